@@ -1,0 +1,99 @@
+/* check_html.c: the escapers of server/html.c and the buffer of buf.c. */
+#include "check_util.h"
+#include "buf.h"
+#include "html.h"
+
+static char *esc(void (*fn)(struct buf *, const char *), const char *in)
+{
+	struct buf b = BUF_INIT;
+	fn(&b, in);
+	ck_assert_int_eq(buf_error(&b), 0);
+	return buf_detach(&b, NULL);
+}
+
+#define ESC_EQ(fn, in, want) do { char *s_ = esc(fn, in); \
+	ck_assert_str_eq(s_, want); free(s_); } while (0)
+
+START_TEST(text_escapes_markup)
+{
+	ESC_EQ(html_txt, "<script>alert('x')</script>",
+	       "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;");
+	ESC_EQ(html_txt, "a & \"b\"", "a &amp; &quot;b&quot;");
+	ESC_EQ(html_txt, "plain", "plain");
+	ESC_EQ(html_txt, "line\nbreak\ttab", "line\nbreak\ttab");
+	ESC_EQ(html_txt, "bell\x07", "bell\xef\xbf\xbd");
+}
+END_TEST
+
+START_TEST(attr_escapes_whitespace)
+{
+	ESC_EQ(html_attr, "a\"b' onmouseover=x", "a&quot;b&#39; onmouseover=x");
+	ESC_EQ(html_attr, "a\nb", "a&#10;b");
+}
+END_TEST
+
+START_TEST(url_arg_percent_encodes)
+{
+	ESC_EQ(html_url_arg, "M3 Ultra/&x=\"1\"", "M3%20Ultra%2F%26x%3D%221%22");
+	ESC_EQ(html_url_arg, "a-b_c.d~e", "a-b_c.d~e");
+	ESC_EQ(html_url_arg, "\xc3\xa9", "%C3%A9");
+}
+END_TEST
+
+START_TEST(lines_keep_breaks)
+{
+	ESC_EQ(html_txt_lines, "one\r\n<two>\nthree", "one<br>\n&lt;two&gt;<br>\nthree");
+}
+END_TEST
+
+START_TEST(buf_grows_and_detaches)
+{
+	struct buf b = BUF_INIT;
+	char *s;
+	size_t n;
+	int i;
+
+	ck_assert_str_eq(b.buf, "");
+	for (i = 0; i < 1000; i++)
+		buf_printf(&b, "%d,", i);
+	ck_assert_int_eq(buf_error(&b), 0);
+	ck_assert(strncmp(b.buf, "0,1,2,", 6) == 0);
+	ck_assert_uint_eq(b.len, strlen(b.buf));
+	s = buf_detach(&b, &n);
+	ck_assert_uint_eq(n, strlen(s));
+	ck_assert_str_eq(b.buf, "");
+	free(s);
+}
+END_TEST
+
+START_TEST(buf_error_is_sticky)
+{
+	struct buf b = BUF_INIT;
+
+	buf_puts(&b, "x");
+	buf_grow(&b, BUF_MAX);
+	ck_assert_int_ne(buf_error(&b), 0);
+	buf_puts(&b, "more");
+	ck_assert_int_ne(buf_error(&b), 0);
+	ck_assert_str_eq(b.buf, "x");
+	ck_assert_ptr_null(buf_detach(&b, NULL));
+	buf_release(&b);
+}
+END_TEST
+
+static Suite *suite_html(void)
+{
+	Suite *s = suite_create("html");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, text_escapes_markup);
+	tcase_add_test(tc, attr_escapes_whitespace);
+	tcase_add_test(tc, url_arg_percent_encodes);
+	tcase_add_test(tc, lines_keep_breaks);
+	tcase_add_test(tc, buf_grows_and_detaches);
+	tcase_add_test(tc, buf_error_is_sticky);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+CHECK_MAIN(suite_html)
