@@ -47,7 +47,8 @@ void buf_puts(struct buf *b, const char *s);
 void buf_putc(struct buf *b, char c);
 void buf_printf(struct buf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-void buf_vprintf(struct buf *b, const char *fmt, va_list ap);
+void buf_vprintf(struct buf *b, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
 
 /* Returns 0 when every append so far succeeded, -1 otherwise. */
 static inline int buf_error(const struct buf *b) { return b->err ? -1 : 0; }

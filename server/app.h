@@ -1,0 +1,40 @@
+/* app.h: the process-wide state every handler can reach through its request:
+ * configuration, the database, templates and the render cache.  Nothing here
+ * is request state; what changes after start-up is owned by its module. */
+#ifndef LLMS_APP_H
+#define LLMS_APP_H
+
+#include <stddef.h>
+
+struct db;
+struct tmpl_set;
+struct cache;
+struct ratelimit;
+
+struct config {
+	const char *listen;           /* host:port, default 127.0.0.1:8080 */
+	const char *db_path;          /* default ./data/llm-speed.db */
+	const char *assets;           /* folder holding templates/, static/, migrations/ */
+	const char *base_url;         /* public origin for links; NULL: from Host */
+	const char *moderator_token;  /* LLMSPEED_MODERATOR_TOKEN, NULL: moderation off */
+	unsigned threads;             /* libmicrohttpd worker threads */
+	unsigned max_connections;     /* in total */
+	unsigned max_per_ip;          /* per client address */
+	unsigned conn_timeout;        /* seconds a connection may be idle */
+	unsigned upload_rate;         /* uploads per minute per account or address */
+	unsigned dispute_rate;        /* dispute posts per minute per address */
+	int trust_proxy;              /* take the client address from X-Forwarded-For */
+	int demo;                     /* fill an empty database with demo runs */
+	int quiet;                    /* no request log */
+};
+
+struct app {
+	struct config cfg;
+	struct db *db;
+	struct tmpl_set *tmpl;
+	struct cache *cache;
+	struct ratelimit *upload_rl;
+	struct ratelimit *dispute_rl;
+};
+
+#endif

@@ -1,0 +1,221 @@
+/* cache.c: the in-memory response cache (see cache.h).  A chained hash table
+ * behind a read-write lock; readers only take the read lock. */
+#include "cache.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NBUCKETS 16384
+
+struct rep {
+	struct MHD_Response *resp;
+	unsigned status;
+	char etag[40];
+	char cc[80];
+};
+
+struct entry {
+	char id[24];
+	struct rep reps[REP__MAX];
+	struct entry *next;
+};
+
+struct cache {
+	pthread_rwlock_t lock;
+	struct entry *buckets[NBUCKETS];
+	unsigned count, max;
+	unsigned evict_cursor;
+	atomic_uint_fast64_t gen;
+};
+
+/* FNV-1a of the id, reduced to a bucket. */
+static unsigned bucket_of(const char *id)
+{
+	uint32_t h = 2166136261u;
+
+	for (; *id; id++)
+		h = (h ^ (unsigned char)*id) * 16777619u;
+	return h % NBUCKETS;
+}
+
+struct cache *cache_new(unsigned max_ids)
+{
+	struct cache *c = calloc(1, sizeof *c);
+
+	if (!c)
+		return NULL;
+	pthread_rwlock_init(&c->lock, NULL);
+	c->max = max_ids ? max_ids : 1;
+	atomic_init(&c->gen, 1);
+	return c;
+}
+
+static void entry_free(struct entry *e)
+{
+	int i;
+
+	for (i = 0; i < REP__MAX; i++)
+		if (e->reps[i].resp)
+			MHD_destroy_response(e->reps[i].resp);
+	free(e);
+}
+
+/* Drops every entry of bucket b; caller holds the write lock. */
+static void drop_bucket(struct cache *c, unsigned b)
+{
+	struct entry *e, *next;
+
+	for (e = c->buckets[b]; e; e = next) {
+		next = e->next;
+		entry_free(e);
+		c->count--;
+	}
+	c->buckets[b] = NULL;
+}
+
+void cache_free(struct cache *c)
+{
+	unsigned b;
+
+	if (!c)
+		return;
+	for (b = 0; b < NBUCKETS; b++)
+		drop_bucket(c, b);
+	pthread_rwlock_destroy(&c->lock);
+	free(c);
+}
+
+uint64_t cache_gen(struct cache *c)
+{
+	return atomic_load(&c->gen);
+}
+
+static struct entry *find(struct cache *c, const char *id, unsigned b)
+{
+	struct entry *e;
+
+	for (e = c->buckets[b]; e; e = e->next)
+		if (!strcmp(e->id, id))
+			return e;
+	return NULL;
+}
+
+int cache_serve(struct cache *c, struct req *r, const char *id,
+		enum cache_rep rep, enum MHD_Result *ret)
+{
+	struct entry *e;
+	struct rep *p;
+	int hit = 0;
+
+	pthread_rwlock_rdlock(&c->lock);
+	e = find(c, id, bucket_of(id));
+	if (e && (p = &e->reps[rep])->resp) {
+		hit = 1;
+		if (p->status == 200 && http_etag_matches(r, p->etag))
+			*ret = http_not_modified(r, p->etag, p->cc);
+		else
+			*ret = http_send_prebuilt(r, p->status, p->resp);
+	}
+	pthread_rwlock_unlock(&c->lock);
+	return hit;
+}
+
+/* Makes room for one more id; caller holds the write lock. */
+static void evict(struct cache *c)
+{
+	while (c->count >= c->max) {
+		drop_bucket(c, c->evict_cursor);
+		c->evict_cursor = (c->evict_cursor + 1) % NBUCKETS;
+	}
+}
+
+void cache_put(struct cache *c, const char *id, enum cache_rep rep,
+	       uint64_t gen, unsigned status, struct MHD_Response *resp,
+	       const char *etag, const char *cache_control)
+{
+	unsigned b = bucket_of(id);
+	struct entry *e;
+	struct rep *p;
+
+	if (strlen(id) >= sizeof e->id) {
+		MHD_destroy_response(resp);
+		return;
+	}
+	pthread_rwlock_wrlock(&c->lock);
+	if (atomic_load(&c->gen) != gen)
+		goto drop;
+	e = find(c, id, b);
+	if (!e) {
+		evict(c);
+		e = calloc(1, sizeof *e);
+		if (!e)
+			goto drop;
+		strcpy(e->id, id);
+		e->next = c->buckets[b];
+		c->buckets[b] = e;
+		c->count++;
+	}
+	p = &e->reps[rep];
+	if (p->resp)
+		MHD_destroy_response(p->resp);
+	p->resp = resp;
+	p->status = status;
+	strncpy(p->etag, etag ? etag : "", sizeof p->etag - 1);
+	strncpy(p->cc, cache_control ? cache_control : "", sizeof p->cc - 1);
+	pthread_rwlock_unlock(&c->lock);
+	return;
+drop:
+	pthread_rwlock_unlock(&c->lock);
+	MHD_destroy_response(resp);
+}
+
+void cache_invalidate(struct cache *c, const char *id)
+{
+	unsigned b = bucket_of(id);
+	struct entry **pp, *e;
+
+	pthread_rwlock_wrlock(&c->lock);
+	atomic_fetch_add(&c->gen, 1);
+	for (pp = &c->buckets[b]; (e = *pp); pp = &e->next) {
+		if (!strcmp(e->id, id)) {
+			*pp = e->next;
+			entry_free(e);
+			c->count--;
+			break;
+		}
+	}
+	pthread_rwlock_unlock(&c->lock);
+}
+
+void cache_clear(struct cache *c)
+{
+	unsigned b;
+
+	pthread_rwlock_wrlock(&c->lock);
+	atomic_fetch_add(&c->gen, 1);
+	for (b = 0; b < NBUCKETS; b++)
+		drop_bucket(c, b);
+	pthread_rwlock_unlock(&c->lock);
+}
+
+enum MHD_Result cache_send(struct cache *c, struct req *r, const char *id,
+			   enum cache_rep rep, uint64_t gen, unsigned status,
+			   const char *ctype, const void *body, size_t len,
+			   const char *cache_control)
+{
+	struct MHD_Response *resp;
+	enum MHD_Result ret;
+	char etag[40];
+
+	http_etag_of(body, len, etag);
+	if (status == 200 && http_etag_matches(r, etag))
+		return http_not_modified(r, etag, cache_control);
+	resp = http_build(ctype, body, len, cache_control, status == 200 ? etag : NULL);
+	if (!resp)
+		return MHD_NO;
+	ret = MHD_queue_response(r->conn, status, resp);
+	cache_put(c, id, rep, gen, status, resp, etag, cache_control);
+	return ret;
+}

@@ -1,0 +1,56 @@
+/* cache.h: rendered responses kept in memory, keyed by run id, so the
+ * hottest reads (badges, run pages) touch no SQL and render nothing.
+ *
+ * Freshness: every write that changes what a run shows calls
+ * cache_invalidate() for that run after its commit.  A reader takes
+ * cache_gen() before it reads the database and passes it to cache_put(); the
+ * put is dropped when any invalidation happened in between, so a response
+ * built from a snapshot older than a commit is never kept. */
+#ifndef LLMS_CACHE_H
+#define LLMS_CACHE_H
+
+#include <stdint.h>
+
+#include "http.h"
+
+enum cache_rep {
+	REP_RUN_HTML,
+	REP_RUN_JSON,
+	REP_BADGE_SVG,
+	REP_BADGE_JSON,
+	REP__MAX
+};
+
+struct cache;
+
+/* A cache holding at most max_ids run ids (each with all its reps). */
+struct cache *cache_new(unsigned max_ids);
+void cache_free(struct cache *c);
+
+uint64_t cache_gen(struct cache *c);
+
+/* When (id, rep) is cached, queues it for r (or 304 when If-None-Match
+ * matches its ETag), stores the result in *ret and returns 1; else 0. */
+int cache_serve(struct cache *c, struct req *r, const char *id,
+		enum cache_rep rep, enum MHD_Result *ret);
+
+/* Keeps resp (the cache takes the caller's reference) as (id, rep) with
+ * its status and ETag, unless an invalidation happened since gen; then the
+ * response is released instead. */
+void cache_put(struct cache *c, const char *id, enum cache_rep rep,
+	       uint64_t gen, unsigned status, struct MHD_Response *resp,
+	       const char *etag, const char *cache_control);
+
+/* Drops every rep of id and moves the generation on. */
+void cache_invalidate(struct cache *c, const char *id);
+/* Drops everything (a moderator ruling, a cluster-wide change). */
+void cache_clear(struct cache *c);
+
+/* Convenience for handlers: builds a response from body, answers r with it
+ * (or 304) and keeps it in the cache; returns the libmicrohttpd result. */
+enum MHD_Result cache_send(struct cache *c, struct req *r, const char *id,
+			   enum cache_rep rep, uint64_t gen, unsigned status,
+			   const char *ctype, const void *body, size_t len,
+			   const char *cache_control);
+
+#endif

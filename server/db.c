@@ -1,0 +1,558 @@
+/* db.c: connections, cached statements, migrations and the group-commit
+ * writer thread (see db.h for the contract). */
+#include "db.h"
+
+#include <dirent.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "log.h"
+
+#define BATCH_MAX 512
+
+struct db {
+	char *path;
+	unsigned long id;              /* distinguishes dbs for thread-locals */
+	struct dbconn *writer;
+	pthread_mutex_t lock;          /* guards the queue, readers, stats */
+	pthread_cond_t wake;
+	struct db_job *head, *tail;
+	int stopping;
+	pthread_t thread;
+	int thread_started;
+	struct dbconn *readers;
+	unsigned long commits, jobs;
+};
+
+static atomic_ulong next_db_id = 1;
+static _Thread_local struct dbconn *tl_reader;
+static _Thread_local unsigned long tl_db_id;
+
+int db_status_of(int rc)
+{
+	switch (rc & 0xff) {
+	case SQLITE_OK: case SQLITE_DONE: case SQLITE_ROW:
+		return DB_OK;
+	case SQLITE_BUSY: case SQLITE_LOCKED:
+		return DB_BUSY;
+	case SQLITE_FULL:
+		return DB_FULL;
+	case SQLITE_READONLY: case SQLITE_CANTOPEN: case SQLITE_PERM:
+		return DB_READONLY;
+	case SQLITE_CONSTRAINT:
+		return DB_CONFLICT;
+	case SQLITE_IOERR:
+		return rc == SQLITE_IOERR_WRITE || rc == SQLITE_IOERR_FSYNC ? DB_FULL : DB_ERR;
+	}
+	return DB_ERR;
+}
+
+const char *db_status_message(int status)
+{
+	switch (status) {
+	case DB_BUSY:
+		return "The database is locked by another process; nothing was stored, try again in a few seconds.";
+	case DB_FULL:
+		return "The server's disk is full or failing, so nothing was stored; the operator must free space.";
+	case DB_READONLY:
+		return "The database file is read-only, so nothing was stored; the operator must make it writable.";
+	case DB_CONFLICT:
+		return "That record already exists.";
+	case DB_NOTFOUND:
+		return "Not found.";
+	}
+	return "The database failed, so nothing was stored; try again later.";
+}
+
+/* Runs SQL without results on c, logging a failure. */
+static int exec(struct dbconn *c, const char *sql)
+{
+	char *msg = NULL;
+	int rc = sqlite3_exec(c->h, sql, NULL, NULL, &msg);
+
+	if (rc != SQLITE_OK) {
+		log_error("sqlite: %s: %s", sql, msg ? msg : sqlite3_errstr(rc));
+		sqlite3_free(msg);
+	}
+	return rc;
+}
+
+/* Opens one connection with the settings every connection shares. */
+static struct dbconn *conn_open(const char *path, int readonly)
+{
+	struct dbconn *c = calloc(1, sizeof *c);
+	int flags = readonly ? SQLITE_OPEN_READONLY
+			     : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+
+	if (!c)
+		return NULL;
+	if (sqlite3_open_v2(path, &c->h, flags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+		log_error("sqlite: cannot open %s: %s", path,
+			  c->h ? sqlite3_errmsg(c->h) : "out of memory");
+		sqlite3_close(c->h);
+		free(c);
+		return NULL;
+	}
+	sqlite3_busy_timeout(c->h, 5000);
+	sqlite3_extended_result_codes(c->h, 1);
+	if (readonly)
+		exec(c, "PRAGMA query_only=1");
+	return c;
+}
+
+static void conn_close(struct dbconn *c)
+{
+	int i;
+
+	if (!c)
+		return;
+	for (i = 0; i < DB_STMT_SLOTS; i++)
+		sqlite3_finalize(c->st[i]);
+	sqlite3_close(c->h);
+	free(c);
+}
+
+sqlite3_stmt *db_stmt(struct dbconn *c, const char *sql)
+{
+	size_t slot = ((uintptr_t)sql >> 3) % DB_STMT_SLOTS, i;
+	sqlite3_stmt *st;
+
+	for (i = 0; i < DB_STMT_SLOTS; i++, slot = (slot + 1) % DB_STMT_SLOTS) {
+		if (c->sql[slot] == sql) {
+			sqlite3_reset(c->st[slot]);
+			sqlite3_clear_bindings(c->st[slot]);
+			return c->st[slot];
+		}
+		if (!c->sql[slot])
+			break;
+	}
+	if (i == DB_STMT_SLOTS) {
+		log_error("sqlite: statement cache full");
+		return NULL;
+	}
+	if (sqlite3_prepare_v3(c->h, sql, -1, SQLITE_PREPARE_PERSISTENT, &st, NULL) != SQLITE_OK) {
+		log_error("sqlite: prepare failed: %s: %s", sqlite3_errmsg(c->h), sql);
+		return NULL;
+	}
+	c->sql[slot] = sql;
+	c->st[slot] = st;
+	return st;
+}
+
+int db_bind_text(sqlite3_stmt *st, int i, const char *s)
+{
+	if (!s)
+		return sqlite3_bind_null(st, i);
+	return sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
+}
+
+json_t *db_row_json(sqlite3_stmt *st)
+{
+	json_t *o = json_object();
+	int i, n = sqlite3_column_count(st);
+
+	for (i = 0; o && i < n; i++) {
+		const char *name = sqlite3_column_name(st, i);
+		json_t *v = NULL;
+
+		switch (sqlite3_column_type(st, i)) {
+		case SQLITE_INTEGER:
+			v = json_integer((json_int_t)sqlite3_column_int64(st, i));
+			break;
+		case SQLITE_FLOAT:
+			v = json_real(sqlite3_column_double(st, i));
+			break;
+		case SQLITE_TEXT:
+			v = json_stringn((const char *)sqlite3_column_text(st, i),
+					 (size_t)sqlite3_column_bytes(st, i));
+			break;
+		case SQLITE_NULL:
+			v = json_null();
+			break;
+		default:
+			continue;
+		}
+		json_object_set_new(o, name, v);
+	}
+	return o;
+}
+
+json_t *db_rows_json(sqlite3_stmt *st)
+{
+	json_t *a = json_array();
+	int rc;
+
+	while (a && (rc = sqlite3_step(st)) == SQLITE_ROW)
+		json_array_append_new(a, db_row_json(st));
+	if (a && rc != SQLITE_DONE) {
+		log_error("sqlite: step: %s", sqlite3_errstr(rc));
+		json_decref(a);
+		a = NULL;
+	}
+	sqlite3_reset(st);
+	return a;
+}
+
+/* ---- migrations ---- */
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* 1 when name looks like NNNN_something.sql. */
+static int is_migration(const char *name)
+{
+	size_t n = strlen(name);
+
+	return n > 9 && strspn(name, "0123456789") == 4 && name[4] == '_' &&
+	       !strcmp(name + n - 4, ".sql");
+}
+
+/* Reads a whole file into b. */
+static int slurp(const char *path, struct buf *b)
+{
+	FILE *f = fopen(path, "rb");
+	char chunk[8192];
+	size_t n;
+
+	if (!f)
+		return -1;
+	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+		buf_add(b, chunk, n);
+	fclose(f);
+	return buf_error(b);
+}
+
+/* Applies one migration file in its own transaction, recording it. */
+static int apply_one(struct dbconn *w, const char *dir, const char *name,
+		     char *err, size_t errlen)
+{
+	static const char rec[] =
+		"INSERT INTO schema_migrations(version, name, applied_at) "
+		"VALUES (?, ?, strftime('%Y-%m-%dT%H:%M:%SZ','now'))";
+	struct buf path = BUF_INIT, sql = BUF_INIT;
+	sqlite3_stmt *st;
+	char *msg = NULL;
+	int rc = DB_ERR;
+
+	buf_printf(&path, "%s/%s", dir, name);
+	if (slurp(path.buf, &sql) < 0) {
+		snprintf(err, errlen, "cannot read migration %s", path.buf);
+		goto out;
+	}
+	exec(w, "BEGIN IMMEDIATE");
+	if (sqlite3_exec(w->h, sql.buf, NULL, NULL, &msg) != SQLITE_OK) {
+		snprintf(err, errlen, "migration %s failed: %s", name, msg ? msg : "?");
+		exec(w, "ROLLBACK");
+		goto out;
+	}
+	st = db_stmt(w, rec);
+	sqlite3_bind_int(st, 1, atoi(name));
+	db_bind_text(st, 2, name);
+	if (!st || sqlite3_step(st) != SQLITE_DONE || exec(w, "COMMIT") != SQLITE_OK) {
+		snprintf(err, errlen, "cannot record migration %s", name);
+		exec(w, "ROLLBACK");
+		goto out;
+	}
+	log_info("applied migration %s", name);
+	rc = DB_OK;
+out:
+	sqlite3_free(msg);
+	buf_release(&sql);
+	buf_release(&path);
+	return rc;
+}
+
+/* 1 when migration version v is recorded. */
+static int applied(struct dbconn *w, int v)
+{
+	static const char q[] = "SELECT 1 FROM schema_migrations WHERE version = ?";
+	sqlite3_stmt *st = db_stmt(w, q);
+	int yes;
+
+	if (!st)
+		return 0;
+	sqlite3_bind_int(st, 1, v);
+	yes = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_reset(st);
+	return yes;
+}
+
+/* Applies, in name order, every migration in dir not yet recorded. */
+static int migrate(struct dbconn *w, const char *dir, char *err, size_t errlen)
+{
+	char *names[256];
+	size_t n = 0, i;
+	struct dirent *de;
+	DIR *d;
+	int rc = DB_OK;
+
+	if (exec(w, "CREATE TABLE IF NOT EXISTS schema_migrations("
+		    "version INTEGER PRIMARY KEY, name TEXT NOT NULL, "
+		    "applied_at TEXT NOT NULL)") != SQLITE_OK) {
+		snprintf(err, errlen, "cannot create schema_migrations: %s", sqlite3_errmsg(w->h));
+		return db_status_of(sqlite3_errcode(w->h));
+	}
+	d = opendir(dir);
+	if (!d) {
+		snprintf(err, errlen, "cannot open migrations folder %s", dir);
+		return DB_ERR;
+	}
+	while ((de = readdir(d)) && n < 256)
+		if (is_migration(de->d_name) && (names[n] = strdup(de->d_name)))
+			n++;
+	closedir(d);
+	qsort(names, n, sizeof *names, name_cmp);
+	for (i = 0; i < n; i++) {
+		if (rc == DB_OK && !applied(w, atoi(names[i])))
+			rc = apply_one(w, dir, names[i], err, errlen);
+		free(names[i]);
+	}
+	return rc;
+}
+
+/* ---- the writer ---- */
+
+/* Marks every job of the batch failed with status. */
+static void fail_all(struct db_job *batch, int status)
+{
+	for (; batch; batch = batch->next)
+		batch->rc = status;
+}
+
+/* Runs one job in a savepoint; returns 0, or a status when the whole
+ * transaction was lost (SQLite rolled it back). */
+static int run_job(struct dbconn *w, struct db_job *j)
+{
+	exec(w, "SAVEPOINT job");
+	j->rc = j->run(w, j);
+	if (j->rc < 0 && sqlite3_get_autocommit(w->h))
+		return j->rc;        /* SQLite rolled back everything */
+	if (j->rc < 0)
+		exec(w, "ROLLBACK TO job");
+	exec(w, "RELEASE job");
+	return 0;
+}
+
+/* Runs a batch in one transaction and one commit. */
+static void run_batch(struct db *db, struct db_job *batch)
+{
+	struct dbconn *w = db->writer;
+	struct db_job *j;
+	int rc;
+
+	rc = exec(w, "BEGIN IMMEDIATE");
+	if (rc != SQLITE_OK) {
+		fail_all(batch, db_status_of(rc));
+		return;
+	}
+	for (j = batch; j; j = j->next) {
+		int lost = run_job(w, j);
+		if (lost) {
+			fail_all(batch, lost);
+			return;
+		}
+	}
+	rc = exec(w, "COMMIT");
+	if (rc != SQLITE_OK) {
+		fail_all(batch, db_status_of(rc) == DB_OK ? DB_ERR : db_status_of(rc));
+		if (!sqlite3_get_autocommit(w->h))
+			exec(w, "ROLLBACK");
+	}
+}
+
+static void *writer_main(void *arg)
+{
+	struct db *db = arg;
+	struct db_job *batch, *j, *next;
+	unsigned n;
+
+	for (;;) {
+		pthread_mutex_lock(&db->lock);
+		while (!db->head && !db->stopping)
+			pthread_cond_wait(&db->wake, &db->lock);
+		if (!db->head) {
+			pthread_mutex_unlock(&db->lock);
+			break;
+		}
+		batch = db->head;
+		for (j = batch, n = 1; j->next && n < BATCH_MAX; j = j->next)
+			n++;
+		db->head = j->next;
+		if (!db->head)
+			db->tail = NULL;
+		j->next = NULL;
+		db->commits++;
+		db->jobs += n;
+		pthread_mutex_unlock(&db->lock);
+
+		run_batch(db, batch);
+		for (j = batch; j; j = next) {
+			next = j->next;
+			j->next = NULL;
+			j->done(j);
+		}
+	}
+	return NULL;
+}
+
+void db_submit(struct db *db, struct db_job *job)
+{
+	job->next = NULL;
+	pthread_mutex_lock(&db->lock);
+	if (db->tail)
+		db->tail->next = job;
+	else
+		db->head = job;
+	db->tail = job;
+	pthread_cond_signal(&db->wake);
+	pthread_mutex_unlock(&db->lock);
+}
+
+struct sync_job {
+	struct db_job j;
+	struct db_job *user;
+	pthread_mutex_t m;
+	pthread_cond_t c;
+	int finished;
+};
+
+static int sync_run(struct dbconn *w, struct db_job *j)
+{
+	struct sync_job *s = (struct sync_job *)j;
+	return s->user->run(w, s->user);
+}
+
+static void sync_done(struct db_job *j)
+{
+	struct sync_job *s = (struct sync_job *)j;
+
+	pthread_mutex_lock(&s->m);
+	s->finished = 1;
+	pthread_cond_signal(&s->c);
+	pthread_mutex_unlock(&s->m);
+}
+
+int db_write(struct db *db, struct db_job *job)
+{
+	struct sync_job s = { .j = { .run = sync_run, .done = sync_done }, .user = job };
+
+	pthread_mutex_init(&s.m, NULL);
+	pthread_cond_init(&s.c, NULL);
+	db_submit(db, &s.j);
+	pthread_mutex_lock(&s.m);
+	while (!s.finished)
+		pthread_cond_wait(&s.c, &s.m);
+	pthread_mutex_unlock(&s.m);
+	pthread_cond_destroy(&s.c);
+	pthread_mutex_destroy(&s.m);
+	job->rc = s.j.rc;
+	return job->rc;
+}
+
+void db_stats(struct db *db, unsigned long *commits, unsigned long *jobs)
+{
+	pthread_mutex_lock(&db->lock);
+	*commits = db->commits;
+	*jobs = db->jobs;
+	pthread_mutex_unlock(&db->lock);
+}
+
+/* ---- open and close ---- */
+
+struct dbconn *db_reader(struct db *db)
+{
+	struct dbconn *c;
+
+	if (tl_reader && tl_db_id == db->id)
+		return tl_reader;
+	c = conn_open(db->path, 1);
+	if (!c)
+		return NULL;
+	pthread_mutex_lock(&db->lock);
+	c->next = db->readers;
+	db->readers = c;
+	pthread_mutex_unlock(&db->lock);
+	tl_reader = c;
+	tl_db_id = db->id;
+	return c;
+}
+
+int db_open(const char *path, const char *migrations_dir, struct db **out,
+	    char *err, size_t errlen)
+{
+	struct db *db = calloc(1, sizeof *db);
+	int rc = DB_ERR;
+
+	*out = NULL;
+	if (!db || !(db->path = strdup(path))) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
+	db->id = atomic_fetch_add(&next_db_id, 1);
+	pthread_mutex_init(&db->lock, NULL);
+	pthread_cond_init(&db->wake, NULL);
+	db->writer = conn_open(path, 0);
+	if (!db->writer) {
+		snprintf(err, errlen, "cannot open database %s (is the folder there and writable?)", path);
+		rc = DB_READONLY;
+		goto fail;
+	}
+	if (exec(db->writer, "PRAGMA journal_mode=WAL") != SQLITE_OK ||
+	    exec(db->writer, "PRAGMA synchronous=FULL") != SQLITE_OK ||
+	    exec(db->writer, "PRAGMA foreign_keys=ON") != SQLITE_OK) {
+		snprintf(err, errlen, "cannot configure database %s: %s", path,
+			 sqlite3_errmsg(db->writer->h));
+		rc = db_status_of(sqlite3_errcode(db->writer->h));
+		goto fail;
+	}
+	rc = migrate(db->writer, migrations_dir, err, errlen);
+	if (rc != DB_OK)
+		goto fail;
+	if (pthread_create(&db->thread, NULL, writer_main, db) != 0) {
+		snprintf(err, errlen, "cannot start the writer thread");
+		rc = DB_ERR;
+		goto fail;
+	}
+	db->thread_started = 1;
+	*out = db;
+	return DB_OK;
+fail:
+	db_close(db);
+	return rc == DB_OK ? DB_ERR : rc;
+}
+
+void db_close(struct db *db)
+{
+	struct dbconn *c, *next;
+
+	if (!db)
+		return;
+	if (db->thread_started) {
+		pthread_mutex_lock(&db->lock);
+		db->stopping = 1;
+		pthread_cond_signal(&db->wake);
+		pthread_mutex_unlock(&db->lock);
+		pthread_join(db->thread, NULL);
+	}
+	for (c = db->readers; c; c = next) {
+		next = c->next;
+		conn_close(c);
+	}
+	if (db->writer) {
+		exec(db->writer, "PRAGMA wal_checkpoint(TRUNCATE)");
+		conn_close(db->writer);
+	}
+	pthread_cond_destroy(&db->wake);
+	pthread_mutex_destroy(&db->lock);
+	free(db->path);
+	free(db);
+	tl_reader = NULL;
+	tl_db_id = 0;
+}

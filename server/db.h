@@ -1,0 +1,90 @@
+/* db.h: SQLite connections, statements prepared once per connection, the
+ * migrations, and the single writer thread that commits in groups.
+ *
+ * Reads: each thread gets its own read-only connection from db_reader().
+ * Writes: a module fills a struct db_job and hands it to the writer thread,
+ * which runs many jobs in one transaction and one fsync (group commit) and
+ * calls each job's done() only after COMMIT returned, so an acknowledged
+ * write is on disk (synchronous=FULL). */
+#ifndef LLMS_DB_H
+#define LLMS_DB_H
+
+#include <jansson.h>
+#include <sqlite3.h>
+#include <stddef.h>
+
+struct db;
+
+#define DB_STMT_SLOTS 128
+
+/* One connection and the statements prepared on it, keyed by the address of
+ * their SQL text (a static string in the module that owns the query). */
+struct dbconn {
+	sqlite3 *h;
+	const char *sql[DB_STMT_SLOTS];
+	sqlite3_stmt *st[DB_STMT_SLOTS];
+	struct dbconn *next;          /* in the db's list, for closing */
+};
+
+enum db_status {
+	DB_OK = 0,
+	DB_ERR = -1,        /* a bug or corrupt file: see the log */
+	DB_BUSY = -2,       /* locked by another process for too long */
+	DB_FULL = -3,       /* the disk is full */
+	DB_READONLY = -4,   /* the file or folder is not writable */
+	DB_CONFLICT = -5,   /* a uniqueness constraint said no */
+	DB_NOTFOUND = -6,
+};
+
+/* Opens (creating if needed) the database at path, applies every migration
+ * in migrations_dir that is not yet recorded, and starts the writer thread.
+ * On failure returns a negative status with a message in err. */
+int db_open(const char *path, const char *migrations_dir, struct db **out,
+	    char *err, size_t errlen);
+/* Drains the writer, finalizes every statement and closes every connection. */
+void db_close(struct db *db);
+
+/* The calling thread's read-only connection, opened on first use; NULL when
+ * it cannot be opened. */
+struct dbconn *db_reader(struct db *db);
+
+/* The statement for sql on c, prepared on first use and reset with its
+ * bindings cleared on every later call.  sql must be a string with static
+ * storage: its address is the cache key.  NULL (and a log line) on error. */
+sqlite3_stmt *db_stmt(struct dbconn *c, const char *sql);
+
+/* Maps an SQLite result code to a db_status. */
+int db_status_of(int sqlite_rc);
+/* A sentence an operator can act on for a db_status. */
+const char *db_status_message(int status);
+
+/* Binds a text value, or NULL when s is NULL. */
+int db_bind_text(sqlite3_stmt *st, int i, const char *s);
+
+/* The current row as a JSON object keyed by column name: integers, reals,
+ * text and NULL map to their JSON kinds; blobs are skipped. */
+json_t *db_row_json(sqlite3_stmt *st);
+/* Steps st to the end and returns the rows as a JSON array (NULL on error). */
+json_t *db_rows_json(sqlite3_stmt *st);
+
+/* A database write.  run() is called on the writer thread inside the
+ * transaction (in its own savepoint: a negative return undoes only this job)
+ * and returns 0 or a negative db_status.  done() is called on the writer
+ * thread after the commit, with rc set to run()'s result, or to the commit's
+ * failure, in which case nothing of the job was kept. */
+struct db_job {
+	int (*run)(struct dbconn *w, struct db_job *job);
+	void (*done)(struct db_job *job);
+	int rc;
+	struct db_job *next;          /* writer queue, owned by db.c */
+};
+
+/* Queues job; done() will be called exactly once. */
+void db_submit(struct db *db, struct db_job *job);
+/* Queues job and waits for it; returns job->rc.  done must be NULL. */
+int db_write(struct db *db, struct db_job *job);
+
+/* Counts of commits and jobs so far (group-commit statistics). */
+void db_stats(struct db *db, unsigned long *commits, unsigned long *jobs);
+
+#endif

@@ -1,0 +1,45 @@
+/* log.c: timestamped operator log lines on stderr. */
+#include "log.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <time.h>
+
+static int quiet;
+
+void log_set_quiet(int q)
+{
+	quiet = q;
+}
+
+static void vlog(const char *level, const char *fmt, va_list ap)
+{
+	char line[1024], ts[32];
+	time_t now = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&now, &tm);
+	strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	vsnprintf(line, sizeof line, fmt, ap);
+	fprintf(stderr, "%s %s %s\n", ts, level, line);
+}
+
+void log_info(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (quiet)
+		return;
+	va_start(ap, fmt);
+	vlog("info", fmt, ap);
+	va_end(ap);
+}
+
+void log_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vlog("error", fmt, ap);
+	va_end(ap);
+}

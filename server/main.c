@@ -1,0 +1,353 @@
+/* main.c: options, the database, the daemon, signals; and the account and
+ * sample-run subcommands. */
+#include <errno.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <limits.h>
+#include <netdb.h>
+#include <signal.h>
+#include <sodium.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "account.h"
+#include "app.h"
+#include "cache.h"
+#include "db.h"
+#include "demo.h"
+#include "log.h"
+#include "page.h"
+#include "ratelimit.h"
+#include "router.h"
+#include "sample.h"
+#include "tmpl.h"
+
+/* Every setting: its flag, its environment variable, its default. */
+static const char usage[] =
+"usage: llm-speedd [options]                 serve the leaderboard\n"
+"       llm-speedd account add NAME [--db F]  create an account, print its token once\n"
+"       llm-speedd account revoke NAME [--db F]\n"
+"       llm-speedd sample-run [--help]        print a signed sample run\n"
+"\n"
+"options (each also read from the environment variable shown):\n"
+"  --listen HOST:PORT     LLMSPEED_LISTEN          default 127.0.0.1:8080\n"
+"  --db FILE              LLMSPEED_DB              default ./data/llm-speed.db\n"
+"  --assets DIR           LLMSPEED_ASSETS          templates/, static/, migrations/;\n"
+"                                                  default: the binary's folder\n"
+"  --base-url URL         LLMSPEED_BASE_URL        public origin for links,\n"
+"                                                  default http://<listen>\n"
+"  --threads N            LLMSPEED_THREADS         worker threads, default 4\n"
+"  --max-connections N    LLMSPEED_MAX_CONNECTIONS open connections in total, default 1024\n"
+"  --max-per-ip N         LLMSPEED_MAX_PER_IP      open connections per client address, default 64\n"
+"  --timeout SECONDS      LLMSPEED_TIMEOUT         idle connection timeout, default 15\n"
+"  --upload-rate N        LLMSPEED_UPLOAD_RATE     uploads per minute per account or\n"
+"                                                  address, default 30 (0: unlimited)\n"
+"  --dispute-rate N       LLMSPEED_DISPUTE_RATE    dispute posts per minute per address,\n"
+"                                                  default 5 (0: unlimited)\n"
+"  --trust-proxy          LLMSPEED_TRUST_PROXY=1   client address from X-Forwarded-For\n"
+"                                                  (only behind your own reverse proxy)\n"
+"  --demo                                          fill an empty database with demo runs\n"
+"  --quiet                LLMSPEED_QUIET=1         no informational log lines\n"
+"  LLMSPEED_MODERATOR_TOKEN=<secret>               enables dispute moderation\n";
+
+static unsigned env_uint(const char *name, unsigned def)
+{
+	const char *v = getenv(name);
+	return v && *v ? (unsigned)strtoul(v, NULL, 10) : def;
+}
+
+static const char *env_str(const char *name, const char *def)
+{
+	const char *v = getenv(name);
+	return v && *v ? v : def;
+}
+
+/* The folder of the running binary (assets sit beside it by default). */
+static char *exe_dir(void)
+{
+	static char path[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
+
+	if (n <= 0)
+		return ".";
+	path[n] = '\0';
+	return dirname(path);
+}
+
+static void defaults(struct config *c)
+{
+	c->listen = env_str("LLMSPEED_LISTEN", "127.0.0.1:8080");
+	c->db_path = env_str("LLMSPEED_DB", "./data/llm-speed.db");
+	c->assets = env_str("LLMSPEED_ASSETS", NULL);
+	c->base_url = env_str("LLMSPEED_BASE_URL", NULL);
+	c->moderator_token = env_str("LLMSPEED_MODERATOR_TOKEN", NULL);
+	c->threads = env_uint("LLMSPEED_THREADS", 4);
+	c->max_connections = env_uint("LLMSPEED_MAX_CONNECTIONS", 1024);
+	c->max_per_ip = env_uint("LLMSPEED_MAX_PER_IP", 64);
+	c->conn_timeout = env_uint("LLMSPEED_TIMEOUT", 15);
+	c->upload_rate = env_uint("LLMSPEED_UPLOAD_RATE", 30);
+	c->dispute_rate = env_uint("LLMSPEED_DISPUTE_RATE", 5);
+	c->trust_proxy = env_uint("LLMSPEED_TRUST_PROXY", 0);
+	c->quiet = env_uint("LLMSPEED_QUIET", 0);
+}
+
+/* Parses the options; returns the index of the first operand, or -1 after
+ * printing what is wrong. */
+static int parse_options(int argc, char **argv, struct config *c)
+{
+	enum { O_LISTEN = 256, O_DB, O_ASSETS, O_BASE, O_THREADS, O_MAXC, O_MAXIP,
+	       O_TIMEOUT, O_URATE, O_DRATE, O_TRUST, O_DEMO, O_QUIET, O_HELP };
+	static const struct option opts[] = {
+		{ "listen", required_argument, NULL, O_LISTEN },
+		{ "db", required_argument, NULL, O_DB },
+		{ "assets", required_argument, NULL, O_ASSETS },
+		{ "base-url", required_argument, NULL, O_BASE },
+		{ "threads", required_argument, NULL, O_THREADS },
+		{ "max-connections", required_argument, NULL, O_MAXC },
+		{ "max-per-ip", required_argument, NULL, O_MAXIP },
+		{ "timeout", required_argument, NULL, O_TIMEOUT },
+		{ "upload-rate", required_argument, NULL, O_URATE },
+		{ "dispute-rate", required_argument, NULL, O_DRATE },
+		{ "trust-proxy", no_argument, NULL, O_TRUST },
+		{ "demo", no_argument, NULL, O_DEMO },
+		{ "quiet", no_argument, NULL, O_QUIET },
+		{ "help", no_argument, NULL, O_HELP },
+		{ NULL, 0, NULL, 0 },
+	};
+	int o;
+
+	while ((o = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
+		switch (o) {
+		case O_LISTEN: c->listen = optarg; break;
+		case O_DB: c->db_path = optarg; break;
+		case O_ASSETS: c->assets = optarg; break;
+		case O_BASE: c->base_url = optarg; break;
+		case O_THREADS: c->threads = (unsigned)atoi(optarg); break;
+		case O_MAXC: c->max_connections = (unsigned)atoi(optarg); break;
+		case O_MAXIP: c->max_per_ip = (unsigned)atoi(optarg); break;
+		case O_TIMEOUT: c->conn_timeout = (unsigned)atoi(optarg); break;
+		case O_URATE: c->upload_rate = (unsigned)atoi(optarg); break;
+		case O_DRATE: c->dispute_rate = (unsigned)atoi(optarg); break;
+		case O_TRUST: c->trust_proxy = 1; break;
+		case O_DEMO: c->demo = 1; break;
+		case O_QUIET: c->quiet = 1; break;
+		case O_HELP: fputs(usage, stdout); exit(0);
+		default: fputs(usage, stderr); return -1;
+		}
+	}
+	if (!c->threads || c->threads > 256) {
+		fprintf(stderr, "llm-speedd: --threads must be between 1 and 256\n");
+		return -1;
+	}
+	if (!c->assets)
+		c->assets = exe_dir();
+	return optind;
+}
+
+/* Opens the database, applying migrations; prints the reason on failure. */
+static struct db *open_db(const struct config *c)
+{
+	char err[512], mig[PATH_MAX];
+	struct db *db;
+
+	snprintf(mig, sizeof mig, "%s/migrations", c->assets);
+	if (db_open(c->db_path, mig, &db, err, sizeof err) != DB_OK) {
+		fprintf(stderr, "llm-speedd: %s\n", err);
+		return NULL;
+	}
+	return db;
+}
+
+/* `llm-speedd account add|revoke NAME`. */
+static int account_main(const struct config *c, int argc, char **argv)
+{
+	char token[ACCOUNT_TOKEN_LEN];
+	struct db *db;
+	int rc;
+
+	if (argc != 2 || (strcmp(argv[0], "add") && strcmp(argv[0], "revoke"))) {
+		fputs("usage: llm-speedd [--db FILE] account add|revoke NAME\n", stderr);
+		return 2;
+	}
+	if (!account_name_ok(argv[1])) {
+		fputs("llm-speedd: an account name is 1 to 64 of A-Z a-z 0-9 . _ -\n", stderr);
+		return 2;
+	}
+	if (!(db = open_db(c)))
+		return 1;
+	if (!strcmp(argv[0], "add")) {
+		rc = account_add(db, argv[1], token);
+		if (rc == DB_OK)
+			printf("%s\n", token);
+		else if (rc == DB_CONFLICT)
+			fprintf(stderr, "llm-speedd: an account named %s exists already\n", argv[1]);
+		sodium_memzero(token, sizeof token);
+	} else {
+		rc = account_revoke(db, argv[1]);
+		if (rc == DB_NOTFOUND)
+			fprintf(stderr, "llm-speedd: no account named %s\n", argv[1]);
+	}
+	if (rc != DB_OK && rc != DB_CONFLICT && rc != DB_NOTFOUND)
+		fprintf(stderr, "llm-speedd: %s\n", db_status_message(rc));
+	db_close(db);
+	return rc == DB_OK ? 0 : 1;
+}
+
+/* Resolves host:port (or [v6]:port) for libmicrohttpd. */
+static struct addrinfo *resolve(const char *listen)
+{
+	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
+				  .ai_flags = AI_PASSIVE | AI_NUMERICSERV };
+	char host[256];
+	const char *colon = strrchr(listen, ':');
+	struct addrinfo *ai = NULL;
+	size_t n;
+
+	if (!colon || (n = (size_t)(colon - listen)) >= sizeof host)
+		return NULL;
+	memcpy(host, listen, n);
+	host[n] = '\0';
+	if (host[0] == '[' && n >= 2 && host[n - 1] == ']') {
+		memmove(host, host + 1, n - 2);
+		host[n - 2] = '\0';
+	}
+	if (getaddrinfo(host, colon + 1, &hints, &ai) != 0)
+		return NULL;
+	return ai;
+}
+
+static struct MHD_Daemon *start_daemon(struct app *app, const struct sockaddr *sa)
+{
+	const struct config *c = &app->cfg;
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
+			 MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ITC;
+
+	if (sa->sa_family == AF_INET6)
+		flags |= MHD_USE_IPv6;
+	return MHD_start_daemon(flags, 0, NULL, NULL, router_access, app,
+		MHD_OPTION_SOCK_ADDR, sa,
+		MHD_OPTION_THREAD_POOL_SIZE, c->threads,
+		MHD_OPTION_CONNECTION_LIMIT, c->max_connections,
+		MHD_OPTION_PER_IP_CONNECTION_LIMIT, c->max_per_ip,
+		MHD_OPTION_CONNECTION_TIMEOUT, c->conn_timeout,
+		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)64 * 1024,
+		MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024,
+		MHD_OPTION_NOTIFY_COMPLETED, router_completed, app,
+		MHD_OPTION_END);
+}
+
+/* Waits for SIGTERM or SIGINT, then stops accepting and lets the requests
+ * in flight finish (up to 30 s) before the daemon is stopped. */
+static void wait_and_drain(struct MHD_Daemon *d, const sigset_t *set)
+{
+	struct timespec tick = { 0, 20 * 1000 * 1000 };
+	MHD_socket ls;
+	int sig, i;
+
+	sigwait(set, &sig);
+	log_info("signal %d: stopping", sig);
+	ls = MHD_quiesce_daemon(d);
+	for (i = 0; i < 1500 && router_in_flight() > 0; i++)
+		nanosleep(&tick, NULL);
+	MHD_stop_daemon(d);
+	if (ls != MHD_INVALID_SOCKET)
+		close(ls);
+}
+
+static int load_assets(struct app *app)
+{
+	struct tmpl_error te = { 0 };
+	char dir[PATH_MAX];
+
+	snprintf(dir, sizeof dir, "%s/templates", app->cfg.assets);
+	app->tmpl = tmpl_set_load(dir, &te);
+	if (!app->tmpl) {
+		fprintf(stderr, "llm-speedd: templates: %s\n", te.message);
+		return -1;
+	}
+	snprintf(dir, sizeof dir, "%s/static", app->cfg.assets);
+	if (page_static_init(dir) < 0)
+		fprintf(stderr, "llm-speedd: no static folder at %s\n", dir);
+	return 0;
+}
+
+static void app_free(struct app *app)
+{
+	db_close(app->db);
+	tmpl_set_free(app->tmpl);
+	cache_free(app->cache);
+	ratelimit_free(app->upload_rl);
+	ratelimit_free(app->dispute_rl);
+	page_static_free();
+}
+
+static int serve(struct app *app)
+{
+	struct MHD_Daemon *d;
+	struct addrinfo *ai;
+	sigset_t set;
+
+	if (load_assets(app) < 0 || !(app->db = open_db(&app->cfg)))
+		return 1;
+	app->cache = cache_new(20000);
+	app->upload_rl = ratelimit_new(app->cfg.upload_rate, app->cfg.upload_rate ? app->cfg.upload_rate : 1);
+	app->dispute_rl = ratelimit_new(app->cfg.dispute_rate, app->cfg.dispute_rate ? app->cfg.dispute_rate : 1);
+	if (app->cfg.demo && demo_fill(app->db) < 0)
+		return 1;
+	if (!(ai = resolve(app->cfg.listen))) {
+		fprintf(stderr, "llm-speedd: cannot use --listen %s (want HOST:PORT)\n", app->cfg.listen);
+		return 1;
+	}
+	d = start_daemon(app, ai->ai_addr);
+	freeaddrinfo(ai);
+	if (!d) {
+		fprintf(stderr, "llm-speedd: cannot listen on %s: %s\n", app->cfg.listen, strerror(errno));
+		return 1;
+	}
+	log_info("serving on http://%s with database %s", app->cfg.listen, app->cfg.db_path);
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	wait_and_drain(d, &set);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct app app = { 0 };
+	sigset_t set;
+	int first, rc;
+
+	if (sodium_init() < 0) {
+		fputs("llm-speedd: libsodium failed to start\n", stderr);
+		return 1;
+	}
+	if (argc > 1 && !strcmp(argv[1], "sample-run"))
+		return sample_main(argc - 1, argv + 1);
+	defaults(&app.cfg);
+	first = parse_options(argc, argv, &app.cfg);
+	if (first < 0)
+		return 2;
+	log_set_quiet(app.cfg.quiet);
+	if (first < argc && !strcmp(argv[first], "account"))
+		return account_main(&app.cfg, argc - first - 1, argv + first + 1);
+	if (first < argc) {
+		fprintf(stderr, "llm-speedd: unknown command %s\n%s", argv[first], usage);
+		return 2;
+	}
+	/* Threads started from here on inherit the blocked signals, so only
+	 * sigwait() in this thread sees them. */
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	rc = serve(&app);
+	app_free(&app);
+	if (!rc)
+		log_info("stopped cleanly");
+	return rc;
+}

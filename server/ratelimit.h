@@ -1,0 +1,18 @@
+/* ratelimit.h: per-client token buckets, in memory only.  Keys (client
+ * addresses, account ids) are kept as keyed hashes and forgotten on restart;
+ * nothing of them is ever written to disk or to the log. */
+#ifndef LLMS_RATELIMIT_H
+#define LLMS_RATELIMIT_H
+
+struct ratelimit;
+
+/* A limiter allowing per_minute events per key on average, in bursts of up
+ * to burst.  per_minute 0 means unlimited. */
+struct ratelimit *ratelimit_new(unsigned per_minute, unsigned burst);
+void ratelimit_free(struct ratelimit *rl);
+
+/* Takes one event for key: returns 0 when allowed, else the whole seconds
+ * to wait before the next event would be (at least 1). */
+unsigned ratelimit_take(struct ratelimit *rl, const char *key);
+
+#endif

@@ -1,0 +1,241 @@
+/* router.c: the route table, request lifecycle and dispatch.  404, 405 and
+ * 413 are decided here, before any handler runs. */
+#include "router.h"
+
+#include <arpa/inet.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app.h"
+#include "badge.h"
+#include "dispute.h"
+#include "page.h"
+#include "upload.h"
+
+#define KB 1024
+
+/* Checked in order; a more specific pattern comes before a general one. */
+static const struct route routes[] = {
+	{ HTTP_GET,  "/",                            page_home,         ROUTE_HTML, 0 },
+	{ HTTP_GET,  "/healthz",                     page_healthz,      0, 0 },
+	{ HTTP_POST, "/api/v1/runs",                 upload_handle,     ROUTE_BODY, 64 * KB },
+	{ HTTP_POST, "/api/v1/runs/*/disputes",      dispute_api_post,  ROUTE_BODY, 16 * KB },
+	{ HTTP_POST, "/api/v1/runs/*/disputes/resolve", dispute_api_resolve, ROUTE_BODY, 16 * KB },
+	{ HTTP_GET,  "/r/*.json",                    page_run_json,     0, 0 },
+	{ HTTP_GET,  "/r/*.jws",                     page_run_jws,      0, 0 },
+	{ HTTP_GET,  "/r/*",                         page_run,          ROUTE_HTML, 0 },
+	{ HTTP_POST, "/r/*/disputes",                dispute_form_post, ROUTE_HTML | ROUTE_BODY, 16 * KB },
+	{ HTTP_GET,  "/m/*.json",                    page_model_json,   0, 0 },
+	{ HTTP_GET,  "/m/*",                         page_model,        ROUTE_HTML, 0 },
+	{ HTTP_GET,  "/hw/*.json",                   page_hw_json,      0, 0 },
+	{ HTTP_GET,  "/hw/*",                        page_hw,           ROUTE_HTML, 0 },
+	{ HTTP_GET,  "/badge/*.svg",                 badge_svg,         0, 0 },
+	{ HTTP_GET,  "/badge/*.json",                badge_json,        0, 0 },
+	{ HTTP_GET,  "/outliers",                    page_outliers,     ROUTE_HTML, 0 },
+	{ HTTP_GET,  "/disputes",                    page_disputes,     ROUTE_HTML, 0 },
+	{ HTTP_GET,  "/glossary",                    page_reference,    ROUTE_HTML, 0 },
+	{ HTTP_GET,  "/methodology",                 page_reference,    ROUTE_HTML, 0 },
+	{ HTTP_GET,  "/privacy",                     page_reference,    ROUTE_HTML, 0 },
+	{ HTTP_GET,  "/static/*",                    page_static_file,  0, 0 },
+};
+
+#define NROUTES (sizeof routes / sizeof routes[0])
+
+static atomic_uint in_flight;
+
+unsigned router_in_flight(void)
+{
+	return atomic_load(&in_flight);
+}
+
+int router_pattern_match(const char *pat, const char *path, char *arg, size_t argn)
+{
+	const char *star = strchr(pat, '*');
+	size_t pre, suf, plen, seg;
+
+	if (!star)
+		return strcmp(pat, path) == 0;
+	pre = (size_t)(star - pat);
+	suf = strlen(star + 1);
+	plen = strlen(path);
+	if (plen < pre + suf + 1 || strncmp(pat, path, pre) != 0 ||
+	    strcmp(path + plen - suf, star + 1) != 0)
+		return 0;
+	seg = plen - pre - suf;
+	if (memchr(path + pre, '/', seg) || seg >= argn)
+		return 0;
+	memcpy(arg, path + pre, seg);
+	arg[seg] = '\0';
+	return 1;
+}
+
+const struct route *router_match(enum http_method m, const char *path,
+				 char *arg, size_t argn)
+{
+	size_t i;
+
+	if (m == HTTP_HEAD)
+		m = HTTP_GET;
+	for (i = 0; i < NROUTES; i++)
+		if (routes[i].method == m &&
+		    router_pattern_match(routes[i].pattern, path, arg, argn))
+			return &routes[i];
+	return NULL;
+}
+
+const char *router_allow(const char *path)
+{
+	char arg[160];
+	int get = 0, post = 0;
+	size_t i;
+
+	for (i = 0; i < NROUTES; i++) {
+		if (!router_pattern_match(routes[i].pattern, path, arg, sizeof arg))
+			continue;
+		if (routes[i].method == HTTP_GET)
+			get = 1;
+		else
+			post = 1;
+	}
+	if (get && post)
+		return "GET, HEAD, POST";
+	if (get)
+		return "GET, HEAD";
+	return post ? "POST" : NULL;
+}
+
+static enum http_method method_of(const char *m)
+{
+	if (!strcmp(m, "GET"))
+		return HTTP_GET;
+	if (!strcmp(m, "HEAD"))
+		return HTTP_HEAD;
+	if (!strcmp(m, "POST"))
+		return HTTP_POST;
+	return HTTP_OTHER;
+}
+
+/* Writes the client's address into r->client: the peer address, or with a
+ * trusted proxy the last X-Forwarded-For entry.  Kept in memory only. */
+static void client_of(struct req *r)
+{
+	const union MHD_ConnectionInfo *ci;
+	const char *xff, *last;
+	const struct sockaddr *sa;
+
+	strcpy(r->client, "unknown");
+	if (r->app->cfg.trust_proxy &&
+	    (xff = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "X-Forwarded-For"))) {
+		last = strrchr(xff, ',');
+		last = last ? last + 1 : xff;
+		while (*last == ' ')
+			last++;
+		if (*last && strlen(last) < sizeof r->client) {
+			strcpy(r->client, last);
+			return;
+		}
+	}
+	ci = MHD_get_connection_info(r->conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	if (!ci || !(sa = ci->client_addr))
+		return;
+	if (sa->sa_family == AF_INET)
+		inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr,
+			  r->client, sizeof r->client);
+	else if (sa->sa_family == AF_INET6)
+		inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr,
+			  r->client, sizeof r->client);
+}
+
+/* Creates the request state on the first call and checks what can be
+ * checked from the headers alone. */
+static struct req *req_new(struct app *app, struct MHD_Connection *conn,
+			   const char *url, const char *method)
+{
+	struct req *r = calloc(1, sizeof *r);
+	const char *cl;
+
+	if (!r)
+		return NULL;
+	r->conn = conn;
+	r->app = app;
+	r->path = url;
+	r->method = method_of(method);
+	buf_init(&r->body);
+	r->route = router_match(r->method, url, r->arg, sizeof r->arg);
+	client_of(r);
+	cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length");
+	if (r->route && cl && strtoull(cl, NULL, 10) > r->route->max_body)
+		r->body_too_large = 1;
+	atomic_fetch_add(&in_flight, 1);
+	return r;
+}
+
+/* Takes one chunk of the request body, or drops it once over the limit. */
+static void req_take_body(struct req *r, const char *data, size_t n)
+{
+	size_t max = r->route && (r->route->flags & ROUTE_BODY) ? r->route->max_body : 0;
+
+	if (r->body_too_large || r->body.len + n > max) {
+		r->body_too_large = 1;
+		buf_release(&r->body);
+		return;
+	}
+	buf_add(&r->body, data, n);
+}
+
+/* Runs once the whole request is in: 404, 405, 413, then the handler. */
+static enum MHD_Result dispatch(struct req *r)
+{
+	if (!r->route) {
+		if (r->method != HTTP_OTHER && !router_allow(r->path))
+			return http_fail(r, 404, "not_found",
+					 "There is no page at this address; check the link, or start from the leaderboard.");
+		return http_error(r, 405, "method_not_allowed",
+				  "This address does not take that method; see the Allow header.", NULL);
+	}
+	if (r->body_too_large)
+		return http_error(r, 413, "payload_too_large",
+				  "The request body is larger than this endpoint accepts (64 KiB for uploads); send a smaller body.", NULL);
+	if (buf_error(&r->body))
+		return http_error(r, 503, "unavailable", "The server is out of memory; try again shortly.", NULL);
+	return r->route->handler(r);
+}
+
+enum MHD_Result router_access(void *cls, struct MHD_Connection *conn,
+			      const char *url, const char *method,
+			      const char *version, const char *upload_data,
+			      size_t *upload_data_size, void **con_cls)
+{
+	struct req *r = *con_cls;
+
+	if (!r) {
+		/* Queueing on this first call would make libmicrohttpd close
+		 * the connection; answer on the next call instead. */
+		r = req_new(cls, conn, url, method);
+		*con_cls = r;
+		return r ? MHD_YES : MHD_NO;
+	}
+	r->calls++;
+	if (*upload_data_size) {
+		req_take_body(r, upload_data, *upload_data_size);
+		*upload_data_size = 0;
+		return MHD_YES;
+	}
+	return dispatch(r);
+}
+
+void router_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
+		      enum MHD_RequestTerminationCode toe)
+{
+	struct req *r = *con_cls;
+
+	if (!r)
+		return;
+	if (r->job && r->job_free)
+		r->job_free(r->job);
+	buf_release(&r->body);
+	free(r);
+	*con_cls = NULL;
+	atomic_fetch_sub(&in_flight, 1);
+}

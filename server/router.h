@@ -1,0 +1,50 @@
+/* router.h: the route table and the one place requests are dispatched. */
+#ifndef LLMS_ROUTER_H
+#define LLMS_ROUTER_H
+
+#include <stddef.h>
+
+#include "http.h"
+
+enum route_flags {
+	ROUTE_HTML = 1,   /* a page for people: errors render as HTML */
+	ROUTE_BODY = 2,   /* reads a request body of at most max_body bytes */
+};
+
+typedef enum MHD_Result (*route_fn)(struct req *r);
+
+/* One row of the route table.  The pattern is a literal path in which one
+ * '*' matches a single non-empty path segment (no '/'), captured in r->arg. */
+struct route {
+	enum http_method method;   /* HTTP_GET also answers HEAD */
+	const char *pattern;
+	route_fn handler;
+	unsigned flags;
+	size_t max_body;
+};
+
+/* Finds the route for method and path; on a match copies the captured
+ * segment into arg.  NULL when nothing matches. */
+const struct route *router_match(enum http_method m, const char *path,
+				 char *arg, size_t argn);
+
+/* The Allow header value for a path some route serves with another method,
+ * or NULL when no route serves the path at all. */
+const char *router_allow(const char *path);
+
+/* 1 when pattern matches path, capturing '*' into arg (exported for tests). */
+int router_pattern_match(const char *pattern, const char *path, char *arg, size_t argn);
+
+/* libmicrohttpd callbacks: the access handler (cls is the struct app) and
+ * the request-completed notifier that frees the request. */
+enum MHD_Result router_access(void *cls, struct MHD_Connection *conn,
+			      const char *url, const char *method,
+			      const char *version, const char *upload_data,
+			      size_t *upload_data_size, void **con_cls);
+void router_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
+		      enum MHD_RequestTerminationCode toe);
+
+/* Requests started and not yet completed, for a graceful stop. */
+unsigned router_in_flight(void);
+
+#endif

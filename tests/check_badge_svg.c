@@ -1,0 +1,641 @@
+/* check_badge_svg.c: the run badge of server/badge_svg.c, text and SVG. */
+#include "check_util.h"
+#include "badge_svg.h"
+#include "buf.h"
+#include "html.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define DOT "\xc2\xb7"          /* · */
+#define ELL "\xe2\x80\xa6"      /* … */
+#define FLAG "\xe2\x9a\x91"     /* ⚑ */
+#define E_ACUTE "\xc3\xa9"      /* é */
+#define HAN "\xe4\xb8\xad"      /* 中 */
+#define HOSTILE "<script>alert(1)</script>&\"'"
+
+static const struct badge_in sample = {
+	BADGE_OK, 112.2, "Qwen3-Coder-30B-A3B-Instruct", "M3 Ultra"
+};
+
+static struct badge_in with_state(enum badge_state st)
+{
+	struct badge_in in = sample;
+	in.state = st;
+	return in;
+}
+
+/* The message for in; the caller frees. */
+static char *message(const struct badge_in *in)
+{
+	struct buf b = BUF_INIT;
+	ck_assert_int_eq(badge_message(in, &b), 0);
+	return buf_detach(&b, NULL);
+}
+
+/* The SVG for in; the caller frees. */
+static char *render(const struct badge_in *in, const char **color)
+{
+	struct buf b = BUF_INIT;
+	ck_assert_int_eq(badge_render_svg(in, &b, color), 0);
+	return buf_detach(&b, NULL);
+}
+
+/* The model's message for a run on "H", the model part only (between the
+ * first and second " · "); the caller frees. */
+static char *model_part(const char *model)
+{
+	struct badge_in in = { BADGE_OK, 1, model, "H" };
+	char *m = message(&in), *a, *z, *r;
+
+	a = strstr(m, " " DOT " ");
+	ck_assert_ptr_nonnull(a);
+	a += strlen(" " DOT " ");
+	z = strstr(a, " " DOT " ");
+	ck_assert_ptr_nonnull(z);
+	r = strndup(a, (size_t)(z - a));
+	free(m);
+	return r;
+}
+
+/* 1 if s is well-formed UTF-8 (no overlongs, surrogates or > U+10FFFF). */
+static int utf8_ok(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	while (*p) {
+		int n = *p < 0x80 ? 1 : *p >= 0xc2 && *p <= 0xdf ? 2 :
+			*p >= 0xe0 && *p <= 0xef ? 3 : *p >= 0xf0 && *p <= 0xf4 ? 4 : 0;
+		uint32_t c = n == 1 ? *p : n == 2 ? *p & 0x1fu : n == 3 ? *p & 0xfu : *p & 7u;
+		int i;
+		if (!n)
+			return 0;
+		for (i = 1; i < n; i++) {
+			if ((p[i] & 0xc0) != 0x80)
+				return 0;
+			c = (c << 6) | (p[i] & 0x3fu);
+		}
+		if ((n == 3 && c < 0x800) || (n == 4 && c < 0x10000) ||
+		    c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+			return 0;
+		p += n;
+	}
+	return 1;
+}
+
+/* Code points in well-formed UTF-8 s. */
+static size_t utf8_len(const char *s)
+{
+	size_t n = 0;
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xc0) != 0x80;
+	return n;
+}
+
+static int ends_with(const char *s, const char *tail)
+{
+	size_t a = strlen(s), b = strlen(tail);
+	return a >= b && !strcmp(s + a - b, tail);
+}
+
+/* The number in attr="..." of the tag that anchor's last '<' opens (or
+ * that anchor is inside of), at anchor's first occurrence in svg. */
+static long attr_num(const char *svg, const char *anchor, const char *attr)
+{
+	char key[64];
+	const char *p = strstr(svg, anchor), *end;
+
+	ck_assert_msg(p != NULL, "no %s", anchor);
+	p += strrchr(anchor, '<') ? strrchr(anchor, '<') - anchor : 0;
+	end = strchr(p, '>');
+	snprintf(key, sizeof key, " %s=\"", attr);
+	p = strstr(p, key);
+	ck_assert_msg(p != NULL && p < end, "no %s in %s", attr, anchor);
+	return strtol(p + strlen(key), NULL, 10);
+}
+
+/* ---- widths ------------------------------------------------------------- */
+
+START_TEST(width_table_values)
+{
+	/* Hand sums from anafanafo's verdana-11px-normal.json. */
+	ck_assert_double_eq_tol(badge_text_width("a"), 6.61, 1e-9);
+	ck_assert_double_eq_tol(badge_text_width("m"), 10.70, 1e-9);
+	ck_assert_double_eq_tol(badge_text_width("M"), 9.27, 1e-9);
+	ck_assert_double_eq_tol(badge_text_width(" "), 3.87, 1e-9);
+	ck_assert_double_eq_tol(badge_text_width("~"), 9.00, 1e-9);
+	/* l l m - s p e e d */
+	ck_assert_double_eq_tol(badge_text_width("llm-speed"),
+				3.02 + 3.02 + 10.70 + 5.00 + 5.73 + 6.85 + 6.55 +
+				6.55 + 6.85, 1e-6);
+	ck_assert(fabs(badge_text_width("llm-speed") - 54.27) < 1.0);
+	/* anafanafo's own test: "v1.2.511" measured 49.48 +- 0.1 in Chrome. */
+	ck_assert(fabs(badge_text_width("v1.2.511") - 49.48) < 0.1);
+	/* shields' "build" label box is 37 px: 26.7 -> 27 + 2 * 5. */
+	ck_assert_double_eq_tol(badge_text_width("build"), 26.70, 1e-6);
+	ck_assert_double_eq_tol(badge_text_width(DOT), 4.00, 1e-9);
+	ck_assert_double_eq_tol(badge_text_width(ELL), 9.00, 1e-9);
+	ck_assert_double_eq_tol(badge_text_width(E_ACUTE), 6.55, 1e-9);
+	ck_assert_double_eq_tol(badge_text_width(""), 0, 1e-9);
+	ck_assert_double_eq_tol(badge_text_width(NULL), 0, 1e-9);
+}
+END_TEST
+
+START_TEST(width_outside_table)
+{
+	ck_assert_double_eq_tol(badge_text_width(HAN), 11.0, 1e-9);
+	ck_assert_double_eq_tol(badge_text_width("\xea\xb0\x80"), 11.0, 1e-9); /* 가 */
+	ck_assert_double_eq_tol(badge_text_width("\xf0\x9f\x9a\x80"), 11.0, 1e-9); /* 🚀 */
+	ck_assert_double_eq_tol(badge_text_width("e\xcc\x81"), 6.55, 1e-9); /* e + ◌́ */
+	ck_assert_double_eq_tol(badge_text_width("\xd0\x96"), 6.99, 1e-9); /* Ж */
+	ck_assert(badge_text_width(FLAG) > 6 && badge_text_width(FLAG) < 11);
+	/* A stray byte counts as one U+FFFD, not as nothing. */
+	ck_assert(badge_text_width("a\xffz") > badge_text_width("az"));
+	ck_assert(badge_text_width("\xe4\xb8") > 0);
+}
+END_TEST
+
+/* ---- the message ---------------------------------------------------------- */
+
+START_TEST(figure_formats)
+{
+	static const struct {
+		double v;
+		const char *want;
+	} cases[] = {
+		{ 112.2, "112.2 tok/s" }, { 112.26, "112.3 tok/s" },
+		{ 5, "5.0 tok/s" }, { 1, "1.0 tok/s" }, { 999.9, "999.9 tok/s" },
+		{ 999.96, "1,000 tok/s" }, { 1234.56, "1,235 tok/s" },
+		{ 1234567.4, "1,234,567 tok/s" }, { 0.42, "0.42 tok/s" },
+		{ 0.4, "0.40 tok/s" }, { 0.0456, "0.046 tok/s" },
+		{ 0.996, "1.0 tok/s" }, { 0, "0.0 tok/s" },
+		{ 0.00001, "<0.0001 tok/s" }, { 5e12, ">999,999,999 tok/s" },
+		{ -1, "? tok/s" }, { NAN, "? tok/s" }, { INFINITY, "? tok/s" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct badge_in in = { BADGE_OK, cases[i].v, NULL, NULL };
+		char *m = message(&in);
+		ck_assert_msg(!strcmp(m, cases[i].want), "%g: got \"%s\" want \"%s\"",
+			      cases[i].v, m, cases[i].want);
+		free(m);
+	}
+}
+END_TEST
+
+START_TEST(message_per_state)
+{
+	struct badge_in in = with_state(BADGE_OK);
+	char *m;
+
+	m = message(&in);
+	ck_assert_str_eq(m, "112.2 tok/s " DOT " Qwen3-Coder-30B-A3B " DOT " M3 Ultra");
+	free(m);
+
+	in = with_state(BADGE_OUTLIER);
+	m = message(&in);
+	ck_assert_str_eq(m, FLAG " 112.2 tok/s " DOT " Qwen3-Coder-30B-A3B " DOT " M3 Ultra");
+	free(m);
+
+	in = with_state(BADGE_UPHELD);
+	m = message(&in);
+	ck_assert_str_eq(m, "disputed: upheld " DOT " Qwen3-Coder-30B-A3B " DOT " M3 Ultra");
+	ck_assert_ptr_null(strstr(m, "tok/s"));
+	ck_assert_ptr_null(strstr(m, "112"));
+	free(m);
+
+	in = with_state(BADGE_NOT_FOUND);
+	m = message(&in);
+	ck_assert_str_eq(m, "run not found");
+	free(m);
+}
+END_TEST
+
+START_TEST(message_omits_missing_parts)
+{
+	struct badge_in in = { BADGE_OK, 42, NULL, "  " };
+	char *m = message(&in);
+
+	ck_assert_str_eq(m, "42.0 tok/s");
+	free(m);
+	in.model = "";
+	in.hardware = "RTX 4090";
+	m = message(&in);
+	ck_assert_str_eq(m, "42.0 tok/s " DOT " RTX 4090");
+	free(m);
+}
+END_TEST
+
+START_TEST(message_rejects_bad_input)
+{
+	struct buf b = BUF_INIT;
+	struct badge_in in = sample;
+
+	ck_assert_int_eq(badge_message(NULL, &b), -1);
+	in.state = (enum badge_state)7;
+	ck_assert_int_eq(badge_message(&in, &b), -1);
+	ck_assert_int_eq(badge_render_svg(&in, &b, NULL), -1);
+	ck_assert_int_eq(badge_render_svg(NULL, &b, NULL), -1);
+	buf_release(&b);
+}
+END_TEST
+
+START_TEST(model_suffixes_dropped)
+{
+	static const char *const cases[][2] = {
+		{ "Qwen3-Coder-30B-A3B-Instruct", "Qwen3-Coder-30B-A3B" },
+		{ "Qwen/Qwen3-Coder-30B-A3B-Instruct-Q4_K_M.gguf", "Qwen3-Coder-30B-A3B" },
+		{ "gemma-3-27b-it", "gemma-3-27b" },
+		{ "llama-2-7b-chat.Q4_K_M.gguf", "llama-2-7b" },
+		{ "Llama-2-7b-chat-hf", "Llama-2-7b" },
+		{ "mlx-community/Qwen3-8B-4bit", "Qwen3-8B" },
+		{ "gpt-oss-120b-MXFP4", "gpt-oss-120b" },
+		{ "unsloth/Qwen3-8B-UD-Q4_K_XL", "Qwen3-8B" },
+		{ "Llama-3.1-8B-Instruct-IQ4_XS", "Llama-3.1-8B" },
+		{ "Mistral-7B-Instruct-v0.3", "Mistral-7B-Instruct-v0.3" },
+		{ "Instruct", "Instruct" },
+		{ "  phi-4  ", "phi-4" },
+		{ "org/", "org" },
+		{ "a/b/c-it", "a/b/c" },
+		{ "/x-chat", "/x" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char *p = model_part(cases[i][0]);
+		ck_assert_msg(!strcmp(p, cases[i][1]), "%s: got \"%s\" want \"%s\"",
+			      cases[i][0], p, cases[i][1]);
+		free(p);
+	}
+}
+END_TEST
+
+/* n copies of unit (one character) followed by "-Instruct". */
+static char *repeat(const char *unit, int n)
+{
+	struct buf b = BUF_INIT;
+	int i;
+
+	for (i = 0; i < n; i++)
+		buf_puts(&b, unit);
+	buf_puts(&b, "-Instruct");
+	return buf_detach(&b, NULL);
+}
+
+/* The model part of a name of 60 units: cut to BADGE_MODEL_MAX characters,
+ * ending in "…", whole characters only. */
+static void check_cut(const char *unit)
+{
+	char *name = repeat(unit, 60), *p = model_part(name);
+	char *want_head = strndup(name, strlen(unit) * (BADGE_MODEL_MAX - 1));
+
+	ck_assert_msg(utf8_ok(p), "invalid UTF-8 for %s", unit);
+	ck_assert_uint_eq(utf8_len(p), BADGE_MODEL_MAX);
+	ck_assert(ends_with(p, ELL));
+	ck_assert(strncmp(p, want_head, strlen(want_head)) == 0);
+	free(want_head);
+	free(name);
+	free(p);
+}
+
+START_TEST(long_names_cut_at_characters)
+{
+	struct badge_in in = { BADGE_OK, 1, "m",
+			       "NVIDIA GeForce RTX 4090 Laptop GPU" };
+	char *m, *hw;
+
+	check_cut("a");
+	check_cut(E_ACUTE);
+	check_cut(HAN);
+	check_cut("\xf0\x9f\x9a\x80");
+
+	m = message(&in);
+	hw = strstr(m, " " DOT " m " DOT " ") + strlen(" " DOT " m " DOT " ");
+	ck_assert_str_eq(hw, "NVIDIA GeForce RTX" ELL);
+	ck_assert_uint_le(utf8_len(hw), BADGE_HW_MAX);
+	free(m);
+
+	/* A cut never leaves a separator before the ellipsis. */
+	in.hardware = "ABCDEFGHIJKLMNOPQRS-UVWXYZ";
+	m = message(&in);
+	ck_assert(ends_with(m, "ABCDEFGHIJKLMNOPQRS" ELL));
+	free(m);
+
+	/* Exactly at the limit: kept whole. */
+	in.hardware = "ABCDEFGHIJKLMNOPQRST";
+	m = message(&in);
+	ck_assert(ends_with(m, " ABCDEFGHIJKLMNOPQRST"));
+	free(m);
+}
+END_TEST
+
+START_TEST(malformed_input_cleaned)
+{
+	static const char *const bad[] = {
+		"a\xffz", "\xc3", "\xe4\xb8", "\xc0\xaf", "\xed\xa0\x80",
+		"\xf4\x90\x80\x80", "tab\there", "nl\nx", "nul\x01x",
+		"\xef\xbf\xbe", "\xef\xbf\xbf",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		struct badge_in in = { BADGE_OUTLIER, 3, bad[i], bad[i] };
+		char *m = message(&in);
+		ck_assert_msg(utf8_ok(m), "case %zu", i);
+		ck_assert_msg(strpbrk(m, "\t\n\x01") == NULL, "case %zu", i);
+		ck_assert_ptr_null(strstr(m, "\xef\xbf\xbe"));
+		ck_assert_ptr_null(strstr(m, "\xef\xbf\xbf"));
+		free(m);
+	}
+}
+END_TEST
+
+/* ---- the SVG ------------------------------------------------------------- */
+
+/* Checks the geometry of svg for message m against the width table. */
+static void check_geometry(const char *svg, const char *m)
+{
+	long lw, mx, mw, total;
+	long want_l = (long)ceil(badge_text_width(BADGE_LABEL) - 1e-9);
+	long want_m = (long)ceil(badge_text_width(m) - 1e-9);
+	const char *t;
+
+	/* The grey rect is the first <rect width= inside the clip group. */
+	t = strstr(svg, "<g clip-path");
+	ck_assert_ptr_nonnull(t);
+	lw = attr_num(t, "<rect", "width");
+	mx = attr_num(t, "<rect x=", "x");
+	mw = attr_num(t, "<rect x=", "width");
+	total = attr_num(svg, "<svg", "width");
+
+	ck_assert_int_eq(lw, want_l + 2 * BADGE_HPAD);
+	ck_assert_int_eq(lw, 65);   /* 54.27 -> 55, plus 10 */
+	ck_assert_int_eq(mx, lw);
+	ck_assert_int_eq(mw, want_m + 2 * BADGE_HPAD);
+	ck_assert_int_eq(total, lw + mw);
+	ck_assert_int_eq(attr_num(svg, "<clipPath id=\"r\"><rect", "width"), total);
+	ck_assert_int_eq(attr_num(svg, "<svg", "height"), 20);
+
+	/* Text: label centred in its box, message in its; textLength = width. */
+	t = strstr(svg, "<text x=");
+	ck_assert_ptr_nonnull(t);
+	ck_assert_int_eq(attr_num(t, "<text", "textLength"), want_l * 10);
+	ck_assert_int_eq(attr_num(t, "<text", "x"), lw * 5);
+	t = strstr(t + 1, "<text x=");
+	ck_assert_ptr_nonnull(t);
+	ck_assert_int_eq(attr_num(t, "<text", "textLength"), want_m * 10);
+	ck_assert_int_eq(attr_num(t, "<text", "x"), lw * 10 + mw * 5);
+}
+
+START_TEST(svg_box_widths)
+{
+	enum badge_state st;
+
+	for (st = BADGE_OK; st <= BADGE_NOT_FOUND; st++) {
+		struct badge_in in = with_state(st);
+		char *m = message(&in), *svg = render(&in, NULL);
+		check_geometry(svg, m);
+		free(svg);
+		free(m);
+	}
+}
+END_TEST
+
+START_TEST(svg_width_grows_with_text)
+{
+	struct badge_in in = sample;
+	char *a, *b, *c;
+
+	in.model = "phi-4";
+	a = render(&in, NULL);
+	in.model = "phi-4-reasoning-plus";
+	b = render(&in, NULL);
+	in.model = "phi-4-reasoning-plus-with-a-much-longer-name";
+	c = render(&in, NULL);
+	ck_assert_int_lt(attr_num(a, "<svg", "width"), attr_num(b, "<svg", "width"));
+	ck_assert_int_lt(attr_num(b, "<svg", "width"), attr_num(c, "<svg", "width"));
+	/* The cut bounds the growth: model <= 28 characters, about 300 px. */
+	ck_assert_int_lt(attr_num(c, "<svg", "width"), 400);
+	free(a);
+	free(b);
+	free(c);
+}
+END_TEST
+
+START_TEST(svg_escapes_hostile_names)
+{
+	struct badge_in in = { BADGE_OUTLIER, 9.5, HOSTILE, "\"'&<>" };
+	char *svg = render(&in, NULL);
+
+	ck_assert_ptr_null(strstr(svg, "<script"));
+	ck_assert_ptr_null(strstr(svg, "</script"));
+	ck_assert_ptr_null(strstr(svg, "&\""));
+	/* 28 characters: at the limit, kept whole. */
+	ck_assert_ptr_nonnull(strstr(svg, ">" FLAG " 9.5 tok/s " DOT
+		" &lt;script&gt;alert(1)&lt;/script&gt;&amp;&quot;&#39; " DOT
+		" &quot;&#39;&amp;&lt;&gt;</text>"));
+	ck_assert_ptr_nonnull(strstr(svg, "aria-label=\"llm-speed: " FLAG " 9.5 tok/s "
+		DOT " &lt;script&gt;alert(1)&lt;/script&gt;&amp;&quot;&#39; " DOT));
+	free(svg);
+
+	/* Not taken for an "org/" prefix: its '/' is inside markup. */
+	in.model = "<b>/x";
+	svg = render(&in, NULL);
+	ck_assert_ptr_nonnull(strstr(svg, " &lt;b&gt;/x " DOT));
+	free(svg);
+}
+END_TEST
+
+/* The accessible name, as its context escapes it, appears in svg. */
+static void check_name(const char *svg, const char *m)
+{
+	struct buf want = BUF_INIT;
+
+	buf_puts(&want, "aria-label=\"");
+	html_attr(&want, BADGE_LABEL ": ");
+	html_attr(&want, m);
+	buf_puts(&want, "\"");
+	ck_assert_msg(strstr(svg, want.buf) != NULL, "no %s", want.buf);
+	buf_reset(&want);
+	buf_puts(&want, "<title>");
+	html_txt(&want, BADGE_LABEL ": ");
+	html_txt(&want, m);
+	buf_puts(&want, "</title>");
+	ck_assert_msg(strstr(svg, want.buf) != NULL, "no %s", want.buf);
+	buf_release(&want);
+}
+
+START_TEST(svg_accessible_name)
+{
+	struct badge_in in = sample;
+	char *m, *svg;
+
+	m = message(&in);
+	svg = render(&in, NULL);
+	ck_assert_ptr_nonnull(strstr(svg, "role=\"img\""));
+	check_name(svg, m);
+	free(svg);
+	free(m);
+
+	in.model = HOSTILE;
+	m = message(&in);
+	svg = render(&in, NULL);
+	check_name(svg, m);
+	free(svg);
+	free(m);
+}
+END_TEST
+
+START_TEST(svg_state_colors)
+{
+	static const char *const hex[] = { "#4c1", "#fe7d37", "#e05d44", "#9f9f9f" };
+	static const char *const name[] = { "brightgreen", "orange", "red", "lightgrey" };
+	static const char *const text[] = {
+		">112.2 tok/s", ">" FLAG " 112.2 tok/s", ">disputed: upheld ", ">run not found<"
+	};
+	enum badge_state st;
+
+	for (st = BADGE_OK; st <= BADGE_NOT_FOUND; st++) {
+		struct badge_in in = with_state(st);
+		const char *color = NULL;
+		char *svg = render(&in, &color), want[64];
+
+		ck_assert_str_eq(color, name[st]);
+		snprintf(want, sizeof want, "<rect x=\"65\" width=");
+		ck_assert_ptr_nonnull(strstr(svg, want));
+		snprintf(want, sizeof want, "fill=\"%s\"/>", hex[st]);
+		ck_assert_ptr_nonnull(strstr(svg, want));
+		ck_assert_msg(strstr(svg, text[st]) != NULL, "state %d", st);
+		ck_assert_ptr_nonnull(strstr(svg, "<rect width=\"65\" height=\"20\" fill=\"#555\"/>"));
+		free(svg);
+	}
+}
+END_TEST
+
+/* ---- parsed by a real XML parser ------------------------------------------ */
+
+/* Runs python3's ElementTree over every *.svg in dir; each must parse, be
+ * an <svg> in the SVG namespace, and have aria-label equal to its <title>,
+ * starting "llm-speed: ".  Returns the exit status (0 when all pass). */
+static int python_check(const char *dir, int quiet)
+{
+	static const char script[] =
+		"import sys, glob, xml.etree.ElementTree as E\n"
+		"ns = '{http://www.w3.org/2000/svg}'\n"
+		"fs = sorted(glob.glob(sys.argv[1] + '/*.svg'))\n"
+		"assert fs\n"
+		"for f in fs:\n"
+		"    r = E.parse(f).getroot()\n"
+		"    assert r.tag == ns + 'svg', f\n"
+		"    t = r.find(ns + 'title').text\n"
+		"    assert r.get('aria-label') == t, (f, t)\n"
+		"    assert t.startswith('llm-speed: '), f\n";
+	char cmd[512], path[256];
+	FILE *f;
+	int rc;
+
+	snprintf(path, sizeof path, "%s/check.py", dir);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(script, f);
+	fclose(f);
+	snprintf(cmd, sizeof cmd, "/usr/bin/python3 %s %s%s", path, dir,
+		 quiet ? " 2>/dev/null" : "");
+	rc = system(cmd);
+	unlink(path);
+	return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+static void write_file(const char *dir, int i, const char *text)
+{
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof path, "%s/%02d.svg", dir, i);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+static void remove_files(const char *dir, int n)
+{
+	char path[256];
+	int i;
+
+	for (i = 0; i < n; i++) {
+		snprintf(path, sizeof path, "%s/%02d.svg", dir, i);
+		unlink(path);
+	}
+	rmdir(dir);
+}
+
+START_TEST(svg_parses_as_xml)
+{
+	static const char *const names[] = {
+		"Qwen3-Coder-30B-A3B-Instruct", HOSTILE, "a]]>b<!--c-->&amp;",
+		"\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+		"\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+		"\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+		"\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9",
+		HAN HAN HAN HAN HAN HAN HAN HAN HAN HAN HAN HAN HAN HAN HAN HAN
+		HAN HAN HAN HAN HAN HAN HAN HAN HAN HAN HAN HAN HAN HAN HAN HAN,
+		"bad\xff\xc3utf8\xed\xa0\x80", "ctl\x01\x1f\x7f\t\n\r",
+		"\xef\xbf\xbf\xef\xbf\xbe", "", NULL,
+	};
+	char dir[] = "/tmp/check_badge_XXXXXX";
+	int n = 0, st;
+	size_t i;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	for (i = 0; i < sizeof names / sizeof names[0]; i++) {
+		for (st = BADGE_OK; st <= BADGE_NOT_FOUND; st++) {
+			struct badge_in in = { (enum badge_state)st, 12.5,
+					       names[i], names[i] };
+			char *svg = render(&in, NULL);
+			write_file(dir, n++, svg);
+			free(svg);
+		}
+	}
+	ck_assert_int_eq(python_check(dir, 0), 0);
+
+	/* The checker does reject what is not XML. */
+	write_file(dir, n++, "<svg xmlns=\"http://www.w3.org/2000/svg\"><title>x</svg>");
+	ck_assert_int_ne(python_check(dir, 1), 0);
+	remove_files(dir, n);
+}
+END_TEST
+
+static Suite *suite_badge_svg(void)
+{
+	Suite *s = suite_create("badge_svg");
+	TCase *w = tcase_create("width");
+	TCase *m = tcase_create("message");
+	TCase *g = tcase_create("svg");
+
+	tcase_add_test(w, width_table_values);
+	tcase_add_test(w, width_outside_table);
+	tcase_add_test(m, figure_formats);
+	tcase_add_test(m, message_per_state);
+	tcase_add_test(m, message_omits_missing_parts);
+	tcase_add_test(m, message_rejects_bad_input);
+	tcase_add_test(m, model_suffixes_dropped);
+	tcase_add_test(m, long_names_cut_at_characters);
+	tcase_add_test(m, malformed_input_cleaned);
+	tcase_add_test(g, svg_box_widths);
+	tcase_add_test(g, svg_width_grows_with_text);
+	tcase_add_test(g, svg_escapes_hostile_names);
+	tcase_add_test(g, svg_accessible_name);
+	tcase_add_test(g, svg_state_colors);
+	tcase_add_test(g, svg_parses_as_xml);
+	tcase_set_timeout(g, 30);
+	suite_add_tcase(s, w);
+	suite_add_tcase(s, m);
+	suite_add_tcase(s, g);
+	return s;
+}
+
+CHECK_MAIN(suite_badge_svg)
