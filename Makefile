@@ -10,56 +10,60 @@ ALL_CFLAGS = $(CSTD) $(WARN) $(CFLAGS) -Iserver $(shell pkg-config --cflags $(PK
 LIBS    := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lmbedcrypto -lpthread -lm
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
 
+# BUILD and BIN let parallel work use separate trees: make BUILD=/tmp/b BIN=/tmp/b/llm-speedd
+BUILD    ?= build
+BIN      ?= llm-speedd
+
 SRC      := $(wildcard server/*.c)
 LIB_SRC  := $(filter-out server/main.c,$(SRC))
 TEST_SRC := $(wildcard tests/check_*.c)
 
-OBJ      := $(SRC:%.c=build/%.o)
-LIB_OBJ  := $(LIB_SRC:%.c=build/%.o)
-TESTS    := $(TEST_SRC:tests/%.c=build/tests/%)
+OBJ      := $(SRC:%.c=$(BUILD)/%.o)
+LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
+TESTS    := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 
 SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
-SAN_LIB_OBJ := $(LIB_SRC:%.c=build/san/%.o)
-SAN_TESTS   := $(TEST_SRC:tests/%.c=build/san/tests/%)
+SAN_LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/san/%.o)
+SAN_TESTS   := $(TEST_SRC:tests/%.c=$(BUILD)/san/tests/%)
 
 PYTHON := /usr/bin/python3
 
 .PHONY: all deps run check unit-tests san-tests http-tests demo bench fuzz clean
-all: llm-speedd
+all: $(BIN)
 
 deps:
 	@sh deploy/deps.sh
 
-llm-speedd: $(OBJ)
+$(BIN): $(OBJ)
 	$(CC) $(ALL_CFLAGS) -o $@ $(OBJ) $(LIBS)
 
-build/%.o: %.c
+$(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 
-build/libllms.a: $(LIB_OBJ)
+$(BUILD)/libllms.a: $(LIB_OBJ)
 	rm -f $@ && ar rcs $@ $(LIB_OBJ)
 
-build/tests/%: tests/%.c build/libllms.a tests/check_util.h
+$(BUILD)/tests/%: tests/%.c $(BUILD)/libllms.a tests/check_util.h
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Itests -o $@ $< build/libllms.a $(LIBS) $(CHECK_LIBS)
+	$(CC) $(ALL_CFLAGS) -Itests -o $@ $< $(BUILD)/libllms.a $(LIBS) $(CHECK_LIBS)
 
-build/san/%.o: %.c
+$(BUILD)/san/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CSTD) $(WARN) $(SAN_FLAGS) -Iserver $(shell pkg-config --cflags $(PKGS)) -MMD -MP -c -o $@ $<
 
-build/san/libllms.a: $(SAN_LIB_OBJ)
+$(BUILD)/san/libllms.a: $(SAN_LIB_OBJ)
 	rm -f $@ && ar rcs $@ $(SAN_LIB_OBJ)
 
-build/san/tests/%: tests/%.c build/san/libllms.a tests/check_util.h
+$(BUILD)/san/tests/%: tests/%.c $(BUILD)/san/libllms.a tests/check_util.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CSTD) $(WARN) $(SAN_FLAGS) -Iserver -Itests -o $@ $< build/san/libllms.a $(LIBS) $(CHECK_LIBS)
+	$(CC) $(CSTD) $(WARN) $(SAN_FLAGS) -Iserver -Itests -o $@ $< $(BUILD)/san/libllms.a $(LIBS) $(CHECK_LIBS)
 
-run: deps llm-speedd
+run: deps $(BIN)
 	@mkdir -p data
 	./llm-speedd --listen 127.0.0.1:8080 --db ./data/llm-speed.db
 
-demo: deps llm-speedd
+demo: deps $(BIN)
 	@mkdir -p data
 	./llm-speedd --demo --listen 127.0.0.1:8080 --db ./data/llm-speed.db
 
@@ -71,18 +75,18 @@ check: deps
 	@$(MAKE) --no-print-directory san-tests
 	@echo "make check: all test stages passed"
 
-unit-tests: $(TESTS) llm-speedd
+unit-tests: $(TESTS) $(BIN)
 	@sh tests/run_unit.sh $(TESTS)
 
 san-tests: $(SAN_TESTS)
 	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		CK_FORK=no sh tests/run_unit.sh $(SAN_TESTS)
 
-http-tests: llm-speedd
-	cd tests/http && LLMSPEED_BIN=$(CURDIR)/llm-speedd $(PYTHON) -m pytest -q -p no:cacheprovider .
+http-tests: $(BIN)
+	cd tests/http && LLMSPEED_BIN=$(abspath $(BIN)) $(PYTHON) -m pytest -q -p no:cacheprovider .
 
-bench: deps llm-speedd
-	$(PYTHON) tests/bench/bench.py --bin $(CURDIR)/llm-speedd
+bench: deps $(BIN)
+	$(PYTHON) tests/bench/bench.py --bin $(abspath $(BIN))
 
 clean:
 	rm -rf build llm-speedd

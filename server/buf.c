@@ -44,7 +44,8 @@ void buf_reset(struct buf *b)
 {
 	b->len = 0;
 	b->err = 0;
-	b->buf[0] = '\0';
+	if (b->cap)
+		b->buf[0] = '\0';
 }
 
 void buf_grow(struct buf *b, size_t extra)

@@ -203,6 +203,8 @@ static const struct spec payload_spec[] = {
 
 /* Fills c->e with status, code, field and the formatted message; returns -1. */
 static int vfail(struct vctx *c, int status, const char *code, const char *field,
+		 const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
+static int vfail(struct vctx *c, int status, const char *code, const char *field,
 		 const char *fmt, va_list ap)
 {
 	c->e->status = status;

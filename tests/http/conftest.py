@@ -1,0 +1,235 @@
+"""Shared fixtures for the tests that drive the real daemon over HTTP.
+
+Each test gets a daemon on a free loopback port with its own database.
+Uploads are signed with jwcrypto, an independent JOSE implementation, so
+these tests check the server against the contract, not against itself.
+"""
+import copy
+import datetime
+import json
+import os
+import socket
+import subprocess
+import tempfile
+import time
+
+import pytest
+import requests
+from jwcrypto import jwk, jws
+from jwcrypto.common import json_encode
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+BIN = os.environ.get("LLMSPEED_BIN", os.path.join(ROOT, "llm-speedd"))
+HTML_VALIDATE = os.path.join(ROOT, "tests", "node_modules", ".bin", "html-validate")
+MODERATOR_TOKEN = "test-moderator-secret-1234567890"
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    """A running llm-speedd with its own database in a temporary folder."""
+
+    def __init__(self, tmpdir, extra_args=(), env=None):
+        self.tmpdir = tmpdir
+        self.db = os.path.join(tmpdir, "llm-speed.db")
+        self.extra_args = list(extra_args)
+        self.env = dict(os.environ)
+        self.env["LLMSPEED_MODERATOR_TOKEN"] = MODERATOR_TOKEN
+        self.env.update(env or {})
+        self.proc = None
+        self.log_path = os.path.join(tmpdir, "server.log")
+        self.start()
+
+    def start(self):
+        self.port = free_port()
+        self.url = "http://127.0.0.1:%d" % self.port
+        args = [BIN, "--listen", "127.0.0.1:%d" % self.port, "--db", self.db,
+                "--assets", ROOT, "--upload-rate", "0", "--dispute-rate", "0",
+                "--max-per-ip", "512"] + self.extra_args
+        self.log = open(self.log_path, "ab")
+        self.proc = subprocess.Popen(args, stdout=self.log, stderr=self.log, env=self.env)
+        deadline = time.time() + 10
+        while time.time() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError("llm-speedd exited: " + self.read_log())
+            try:
+                if requests.get(self.url + "/healthz", timeout=1).status_code == 200:
+                    return
+            except requests.ConnectionError:
+                time.sleep(0.05)
+        raise RuntimeError("llm-speedd did not become ready")
+
+    def stop(self, sig=15):
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(sig)
+            try:
+                self.proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.log.close()
+        return self.proc.returncode
+
+    def restart(self):
+        self.stop()
+        self.start()
+
+    def read_log(self):
+        with open(self.log_path, "rb") as f:
+            return f.read().decode("utf-8", "replace")
+
+    def get(self, path, **kw):
+        return requests.get(self.url + path, timeout=10, **kw)
+
+    def post(self, path, **kw):
+        return requests.post(self.url + path, timeout=10, **kw)
+
+    def upload(self, token, headers=None, content_type="application/jose"):
+        h = {"Content-Type": content_type}
+        h.update(headers or {})
+        data = token.encode() if isinstance(token, str) else token
+        return self.post("/api/v1/runs", data=data, headers=h)
+
+    def account(self, name):
+        """Creates an account with the CLI; returns its token."""
+        out = subprocess.run([BIN, "--db", self.db, "--assets", ROOT, "account", "add", name],
+                             capture_output=True, text=True, timeout=30)
+        assert out.returncode == 0, out.stderr
+        return out.stdout.strip()
+
+
+@pytest.fixture
+def server(tmp_path):
+    s = Server(str(tmp_path))
+    yield s
+    s.stop()
+
+
+@pytest.fixture
+def make_server(tmp_path):
+    """Factory for a server with extra arguments or environment."""
+    made = []
+
+    def make(extra_args=(), env=None):
+        d = tempfile.mkdtemp(dir=str(tmp_path))
+        s = Server(d, extra_args, env)
+        made.append(s)
+        return s
+
+    yield make
+    for s in made:
+        s.stop()
+
+
+def now_rfc3339(offset_s=0):
+    t = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(seconds=offset_s)
+    return t.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def digest_for(name):
+    import hashlib
+    return "sha256:" + hashlib.sha256(name.encode()).hexdigest()
+
+
+BASE_PAYLOAD = {
+    "suite_version": "suite-v1",
+    "created_at": None,
+    "client": {"name": "llm-speed", "version": "1.4.0"},
+    "backend": {"name": "mlx", "version": "0.31.3", "runner": None},
+    "model": {
+        "name": "Qwen3-Coder-30B-A3B-Instruct",
+        "digest": None,
+        "quantization": "4bit",
+        "format": "mlx",
+        "weights_bytes": 17200000000,
+    },
+    "hardware": {
+        "cpu_model": "Apple M3 Ultra", "cpu_cores": 32, "ram_gb": 512,
+        "gpu_name": "Apple M3 Ultra", "vram_gb": 512, "os": "macOS 15",
+        "accelerator_summary": "M3 Ultra", "fingerprint_hash": "3f9a0c11d2e4b5a6",
+    },
+    "workloads": {
+        "chat-short": {"prompt_tokens": 128, "output_tokens": 256, "batch_size": 1,
+                       "ttft_ms": 539.3, "prefill_tok_s": 204.0, "decode_tok_s": 112.2,
+                       "p50_ms": 8.9, "p95_ms": 10.4, "wall_ms": 2821.0},
+        "chat-long": {"prompt_tokens": 4096, "output_tokens": 1024, "batch_size": 1,
+                      "ttft_ms": 9800.0, "prefill_tok_s": 418.0, "decode_tok_s": 98.5,
+                      "p50_ms": 10.1, "p95_ms": 12.0, "wall_ms": 20200.0,
+                      "prefix_cache_hit_rate": 0.0},
+        "long-context-decay": {"points": [
+            {"context_tokens": 32768, "output_tokens": 256, "ttft_ms": 60000.0,
+             "prefill_tok_s": 546.0, "decode_tok_s": 80.1},
+            {"context_tokens": 65536, "output_tokens": 256, "ttft_ms": 150000.0,
+             "prefill_tok_s": 437.0, "decode_tok_s": 64.0},
+            {"context_tokens": 131072, "output_tokens": 256, "ttft_ms": 400000.0,
+             "prefill_tok_s": 327.0, "decode_tok_s": 45.2}]},
+        "concurrent-decode": {"serial": True, "points": [
+            {"batch_size": 1, "aggregate_tok_s": 112.0, "per_stream_tok_s": 112.0, "p50_ms": 8.9, "p95_ms": 10.2},
+            {"batch_size": 4, "aggregate_tok_s": 113.0, "per_stream_tok_s": 28.2, "p50_ms": 35.0, "p95_ms": 40.0},
+            {"batch_size": 8, "aggregate_tok_s": 112.5, "per_stream_tok_s": 14.1, "p50_ms": 71.0, "p95_ms": 80.0},
+            {"batch_size": 16, "aggregate_tok_s": 111.0, "per_stream_tok_s": 6.9, "p50_ms": 144.0, "p95_ms": 160.0}]},
+        "agent-trace": {"turns": [
+            {"turn": 1, "context_tokens": 2100, "ttft_ms": 610.0, "decode_tok_s": 110.0},
+            {"turn": 2, "context_tokens": 6400, "ttft_ms": 420.0, "decode_tok_s": 104.0},
+            {"turn": 3, "context_tokens": 11000, "ttft_ms": 450.0, "decode_tok_s": 99.0},
+            {"turn": 4, "context_tokens": 16000, "ttft_ms": 480.0, "decode_tok_s": 95.0}],
+            "wall_ms": 48000.0, "prefix_cache_hit_rate": 0.83},
+    },
+}
+
+
+def make_payload(**over):
+    """A valid suite-v1 payload; keyword arguments replace top-level
+    members, and dotted keys like model__name replace nested ones."""
+    p = copy.deepcopy(BASE_PAYLOAD)
+    p["created_at"] = now_rfc3339()
+    p["model"]["digest"] = digest_for(p["model"]["name"])
+    for k, v in over.items():
+        path = k.split("__")
+        o = p
+        for part in path[:-1]:
+            o = o[part.replace("_", "-") if part.replace("_", "-") in o else part]
+        last = path[-1]
+        if last not in o and last.replace("_", "-") in o:
+            last = last.replace("_", "-")
+        o[last] = v
+    return p
+
+
+def new_key(kind="Ed25519"):
+    if kind == "ES256":
+        return jwk.JWK.generate(kty="EC", crv="P-256")
+    return jwk.JWK.generate(kty="OKP", crv="Ed25519")
+
+
+def sign(payload, key=None, header_extra=None, raw_payload=None):
+    """Compact JWS over payload (dict, dumped as JSON) with the public key in
+    the protected header; returns (token, key)."""
+    key = key or new_key()
+    alg = "ES256" if key.get("kty") == "EC" else "EdDSA"
+    header = {"alg": alg, "jwk": json.loads(key.export_public())}
+    header.update(header_extra or {})
+    body = raw_payload if raw_payload is not None else json.dumps(payload).encode()
+    s = jws.JWS(body)
+    s.add_signature(key, None, json_encode(header))
+    return s.serialize(compact=True), key
+
+
+def upload_payload(server, payload=None, key=None, headers=None):
+    """Signs and uploads; returns the response."""
+    token, _ = sign(payload or make_payload(), key)
+    return server.upload(token, headers)
+
+
+def validate_html(text, tmpdir):
+    """Runs html-validate on a page; returns (ok, report)."""
+    path = os.path.join(str(tmpdir), "page-%d.html" % time.monotonic_ns())
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+    out = subprocess.run([HTML_VALIDATE, "--config", os.path.join(ROOT, "tests", ".htmlvalidate.json"), path],
+                         capture_output=True, text=True, timeout=120)
+    return out.returncode == 0, out.stdout + out.stderr
