@@ -28,7 +28,29 @@ SAN_TESTS   := $(TEST_SRC:tests/%.c=$(BUILD)/san/tests/%)
 
 PYTHON := /usr/bin/python3
 
-.PHONY: all deps run check unit-tests san-tests http-tests demo bench fuzz clean
+# The daemon itself under AddressSanitizer, UndefinedBehaviorSanitizer and
+# LeakSanitizer, for the HTTP tests (san-http-tests).
+SAN_OBJ  := $(SRC:%.c=$(BUILD)/san/%.o)
+SAN_BIN  := $(BUILD)/san/llm-speedd
+SAN_REPORTS := $(abspath $(BUILD))/san/reports
+# The HTTP tests run under the sanitizers: all of them but the slow flood,
+# crash and database-trouble tests (covered by http-tests), override with
+# SAN_HTTP_TESTS=. to run everything.
+SAN_HTTP_TESTS ?= $(filter-out test_floods.py test_crash.py test_dbtrouble.py,$(notdir $(wildcard tests/http/test_*.py)))
+
+# libFuzzer targets (tests/fuzz/fuzz_<name>.c), built with clang, ASan and
+# UBSan into $(BUILD)/fuzz/.  `make fuzz` runs each for FUZZ_SECONDS,
+# `make fuzz-check` (part of `make check`) for FUZZ_CHECK_SECONDS.
+FUZZ_CC    ?= clang
+FUZZ_FLAGS := -O1 -g -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+FUZZ_CFLAGS = $(CSTD) $(filter-out -Werror,$(WARN)) $(FUZZ_FLAGS) -Iserver $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+FUZZ_LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/fuzz/%.o)
+FUZZ_SRC   := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_BINS  := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
+FUZZ_SECONDS ?= 60
+FUZZ_CHECK_SECONDS ?= 10
+
+.PHONY: all deps run check unit-tests san-tests http-tests san-http-tests demo bench fuzz fuzz-check clean
 all: $(BIN)
 
 deps:
@@ -67,12 +89,15 @@ demo: deps $(BIN)
 	@mkdir -p data
 	./llm-speedd --demo --listen 127.0.0.1:8080 --db ./data/llm-speed.db
 
-# Every test: unit tests, the real daemon over HTTP, then the unit tests
-# again under AddressSanitizer and UndefinedBehaviorSanitizer.
+# Every test: unit tests, the real daemon over HTTP, then the unit tests and
+# the daemon again under AddressSanitizer, UndefinedBehaviorSanitizer and
+# LeakSanitizer, then each fuzz target briefly with its regressions.
 check: deps
 	@$(MAKE) --no-print-directory unit-tests
 	@$(MAKE) --no-print-directory http-tests
 	@$(MAKE) --no-print-directory san-tests
+	@$(MAKE) --no-print-directory san-http-tests
+	@$(MAKE) --no-print-directory fuzz-check
 	@echo "make check: all test stages passed"
 
 unit-tests: $(TESTS) $(BIN)
@@ -85,10 +110,40 @@ san-tests: $(SAN_TESTS)
 http-tests: $(BIN)
 	cd tests/http && LLMSPEED_BIN=$(abspath $(BIN)) $(PYTHON) -m pytest -q -p no:cacheprovider .
 
+$(SAN_BIN): $(SAN_OBJ)
+	$(CC) $(CSTD) $(WARN) $(SAN_FLAGS) -o $@ $(SAN_OBJ) $(LIBS)
+
+# Any sanitizer report (a leak at exit included) lands in $(SAN_REPORTS)
+# and fails the stage, even when the test that caused it passed.
+san-http-tests: $(SAN_BIN)
+	@rm -rf $(SAN_REPORTS) && mkdir -p $(SAN_REPORTS)
+	cd tests/http && LLMSPEED_BIN=$(abspath $(SAN_BIN)) LLMSPEED_SANITIZED=1 \
+		ASAN_OPTIONS=detect_leaks=1:log_path=$(SAN_REPORTS)/asan \
+		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:log_path=$(SAN_REPORTS)/ubsan \
+		$(PYTHON) -m pytest -q -p no:cacheprovider $(SAN_HTTP_TESTS)
+	@if [ -n "$$(ls -A $(SAN_REPORTS))" ]; then cat $(SAN_REPORTS)/*; \
+		echo "san-http-tests: sanitizer reports above"; exit 1; fi
+
+$(BUILD)/fuzz/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,address,undefined -MMD -MP -c -o $@ $<
+
+$(BUILD)/fuzz/libllms.a: $(FUZZ_LIB_OBJ)
+	rm -f $@ && ar rcs $@ $(FUZZ_LIB_OBJ)
+
+$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(BUILD)/fuzz/libllms.a
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer,address,undefined -o $@ $< $(BUILD)/fuzz/libllms.a $(LIBS)
+
+fuzz: deps $(FUZZ_BINS)
+	@sh tests/fuzz/run.sh $(FUZZ_SECONDS) $(BUILD)/fuzz $(FUZZ_BINS)
+
+fuzz-check: $(FUZZ_BINS)
+	@sh tests/fuzz/run.sh $(FUZZ_CHECK_SECONDS) $(BUILD)/fuzz $(FUZZ_BINS)
+
 bench: deps $(BIN)
 	$(PYTHON) tests/bench/bench.py --bin $(abspath $(BIN))
 
 clean:
 	rm -rf build llm-speedd
 
--include $(OBJ:.o=.d) $(SAN_LIB_OBJ:.o=.d)
+-include $(OBJ:.o=.d) $(SAN_OBJ:.o=.d) $(FUZZ_LIB_OBJ:.o=.d)

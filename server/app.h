@@ -10,6 +10,7 @@ struct db;
 struct tmpl_set;
 struct cache;
 struct ratelimit;
+struct guard;
 
 struct config {
 	const char *listen;           /* host:port, default 127.0.0.1:8080 */
@@ -24,6 +25,10 @@ struct config {
 	unsigned upload_rate;         /* uploads per minute per account or address */
 	unsigned dispute_rate;        /* dispute posts per minute per address */
 	int trust_proxy;              /* take the client address from X-Forwarded-For */
+	const char *trust_proxy_addr; /* ...only on connections from this peer; NULL: any */
+	unsigned request_timeout;     /* seconds for a whole request to arrive; 0: off */
+	unsigned max_header_bytes;    /* per-connection buffer for request line and headers */
+	unsigned db_busy_ms;          /* how long a write waits for a locked database */
 	int demo;                     /* fill an empty database with demo runs */
 	int quiet;                    /* no request log */
 };
@@ -35,6 +40,7 @@ struct app {
 	struct cache *cache;
 	struct ratelimit *upload_rl;
 	struct ratelimit *dispute_rl;
+	struct guard *guard;          /* request deadlines, NULL when off */
 };
 
 #endif

@@ -418,6 +418,14 @@ static const struct {
 	[BADGE_NOT_FOUND] = { "#9f9f9f", "lightgrey" },
 };
 
+/* See badge_svg.h. */
+const char *badge_color(enum badge_state state)
+{
+	if ((unsigned)state > BADGE_NOT_FOUND)
+		return NULL;
+	return state_color[state].name;
+}
+
 /* Where everything goes, in whole px. */
 struct layout {
 	long label_tw, msg_tw;   /* text widths, rounded up */

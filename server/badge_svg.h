@@ -77,4 +77,9 @@ double badge_text_width(const char *utf8);
 int badge_render_svg(const struct badge_in *in, struct buf *out,
 		     const char **color_out);
 
+/* The message color of state as a shields color name, the one
+ * badge_render_svg() reports (a static string); NULL for an invalid state.
+ * For the shields.io endpoint JSON, which draws the badge itself. */
+const char *badge_color(enum badge_state state);
+
 #endif

@@ -3,12 +3,16 @@
 #include "db.h"
 
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
 
 #include "buf.h"
 #include "log.h"
@@ -27,6 +31,7 @@ struct db {
 	int thread_started;
 	struct dbconn *readers;
 	unsigned long commits, jobs;
+	unsigned busy_ms;              /* sqlite3_busy_timeout of every connection */
 };
 
 static atomic_ulong next_db_id = 1;
@@ -69,6 +74,66 @@ const char *db_status_message(int status)
 	return "The database failed, so nothing was stored; try again later.";
 }
 
+/* The db_status for a system error, or 0 when it says nothing specific. */
+static int status_of_errno(int e)
+{
+	switch (e) {
+	case EROFS: case EPERM: case EACCES:
+		return DB_READONLY;
+	case ENOSPC: case EDQUOT:
+		return DB_FULL;
+	}
+	return 0;
+}
+
+/* Looks at the files themselves after a failed write: DB_READONLY when the
+ * database or its log cannot be opened for writing (a read-only or
+ * immutable file, a read-only file system), DB_FULL when its file system
+ * has no space left, else 0. */
+static int probe_files(const char *path)
+{
+	const char *suffix[] = { "", "-wal" };
+	char name[4096], *slash;
+	struct statvfs vfs;
+	size_t i;
+	int fd, st;
+
+	for (i = 0; i < 2; i++) {
+		snprintf(name, sizeof name, "%s%s", path, suffix[i]);
+		fd = open(name, O_WRONLY | O_CLOEXEC);
+		if (fd >= 0)
+			close(fd);
+		else if ((st = status_of_errno(errno)) == DB_READONLY)
+			return st;
+	}
+	snprintf(name, sizeof name, "%s", path);
+	slash = strrchr(name, '/');
+	if (slash)
+		slash[slash == name ? 1 : 0] = '\0';
+	if (statvfs(slash ? name : ".", &vfs) == 0 &&
+	    (unsigned long long)vfs.f_bavail * vfs.f_frsize < 64 * 1024)
+		return DB_FULL;
+	return 0;
+}
+
+/* The db_status of a failure rc on the writer.  SQLite reports most failed
+ * writes as a plain I/O error, so the system error behind it, or a look at
+ * the files, tells a read-only file from a full disk: the operator is told
+ * the right thing to fix. */
+static int write_status(struct db *db, int rc)
+{
+	int st = db_status_of(rc), why;
+
+	if (st == DB_OK)
+		return DB_ERR;
+	if (st != DB_ERR && st != DB_FULL && st != DB_READONLY)
+		return st;
+	why = status_of_errno(sqlite3_system_errno(db->writer->h));
+	if (!why)
+		why = probe_files(db->path);
+	return why ? why : st;
+}
+
 /* Runs SQL without results on c, logging a failure. */
 static int exec(struct dbconn *c, const char *sql)
 {
@@ -76,14 +141,17 @@ static int exec(struct dbconn *c, const char *sql)
 	int rc = sqlite3_exec(c->h, sql, NULL, NULL, &msg);
 
 	if (rc != SQLITE_OK) {
-		log_error("sqlite: %s: %s", sql, msg ? msg : sqlite3_errstr(rc));
+		int e = (rc & 0xff) == SQLITE_IOERR || (rc & 0xff) == SQLITE_FULL ?
+			sqlite3_system_errno(c->h) : 0;
+		log_error("sqlite: %s: %s (%d)%s%s", sql, msg ? msg : sqlite3_errstr(rc), rc,
+			  e ? ": " : "", e ? strerror(e) : "");
 		sqlite3_free(msg);
 	}
 	return rc;
 }
 
 /* Opens one connection with the settings every connection shares. */
-static struct dbconn *conn_open(const char *path, int readonly)
+static struct dbconn *conn_open(const char *path, int readonly, unsigned busy_ms)
 {
 	struct dbconn *c = calloc(1, sizeof *c);
 	int flags = readonly ? SQLITE_OPEN_READONLY
@@ -98,7 +166,7 @@ static struct dbconn *conn_open(const char *path, int readonly)
 		free(c);
 		return NULL;
 	}
-	sqlite3_busy_timeout(c->h, 5000);
+	sqlite3_busy_timeout(c->h, (int)busy_ms);
 	sqlite3_extended_result_codes(c->h, 1);
 	if (readonly)
 		exec(c, "PRAGMA query_only=1");
@@ -326,6 +394,14 @@ static void fail_all(struct db_job *batch, int status)
 		batch->rc = status;
 }
 
+/* Fails every job of a batch with status and tells the operator why. */
+static void batch_failed(struct db_job *batch, int status)
+{
+	log_error("database write failed, nothing of it was stored: %s",
+		  db_status_message(status));
+	fail_all(batch, status);
+}
+
 /* Runs one job in a savepoint; returns 0, or a status when the whole
  * transaction was lost (SQLite rolled it back). */
 static int run_job(struct dbconn *w, struct db_job *j)
@@ -349,21 +425,22 @@ static void run_batch(struct db *db, struct db_job *batch)
 
 	rc = exec(w, "BEGIN IMMEDIATE");
 	if (rc != SQLITE_OK) {
-		fail_all(batch, db_status_of(rc));
+		batch_failed(batch, write_status(db, rc));
 		return;
 	}
 	for (j = batch; j; j = j->next) {
 		int lost = run_job(w, j);
 		if (lost) {
-			fail_all(batch, lost);
+			batch_failed(batch, lost);
 			return;
 		}
 	}
 	rc = exec(w, "COMMIT");
 	if (rc != SQLITE_OK) {
-		fail_all(batch, db_status_of(rc) == DB_OK ? DB_ERR : db_status_of(rc));
+		rc = write_status(db, rc);
 		if (!sqlite3_get_autocommit(w->h))
 			exec(w, "ROLLBACK");
+		batch_failed(batch, rc);
 	}
 }
 
@@ -456,6 +533,14 @@ int db_write(struct db *db, struct db_job *job)
 	return job->rc;
 }
 
+void db_set_busy_timeout(struct db *db, unsigned ms)
+{
+	pthread_mutex_lock(&db->lock);
+	db->busy_ms = ms;
+	sqlite3_busy_timeout(db->writer->h, (int)ms);
+	pthread_mutex_unlock(&db->lock);
+}
+
 void db_stats(struct db *db, unsigned long *commits, unsigned long *jobs)
 {
 	pthread_mutex_lock(&db->lock);
@@ -472,7 +557,7 @@ struct dbconn *db_reader(struct db *db)
 
 	if (tl_reader && tl_db_id == db->id)
 		return tl_reader;
-	c = conn_open(db->path, 1);
+	c = conn_open(db->path, 1, db->busy_ms);
 	if (!c)
 		return NULL;
 	pthread_mutex_lock(&db->lock);
@@ -498,7 +583,8 @@ int db_open(const char *path, const char *migrations_dir, struct db **out,
 	db->id = atomic_fetch_add(&next_db_id, 1);
 	pthread_mutex_init(&db->lock, NULL);
 	pthread_cond_init(&db->wake, NULL);
-	db->writer = conn_open(path, 0);
+	db->busy_ms = 5000;
+	db->writer = conn_open(path, 0, db->busy_ms);
 	if (!db->writer) {
 		snprintf(err, errlen, "cannot open database %s (is the folder there and writable?)", path);
 		rc = DB_READONLY;

@@ -41,6 +41,10 @@ enum db_status {
  * On failure returns a negative status with a message in err. */
 int db_open(const char *path, const char *migrations_dir, struct db **out,
 	    char *err, size_t errlen);
+/* How long a connection waits for a lock another process holds before the
+ * statement fails with DB_BUSY (default 5000 ms).  Applies to the writer
+ * and to readers opened from now on; call it before any work is submitted. */
+void db_set_busy_timeout(struct db *db, unsigned ms);
 /* Drains the writer, finalizes every statement and closes every connection. */
 void db_close(struct db *db);
 

@@ -174,8 +174,10 @@ enum MHD_Result http_error(struct req *r, unsigned status, const char *code,
 	json_t *err, *body;
 
 	err = json_pack("{s:s, s:s}", "code", code, "message", message);
-	if (err && message[0] >= 'a' && message[0] <= 'z') {
-		/* Messages from the parsers start lower-case; a sentence does not. */
+	if (err && message[0] >= 'a' && message[0] <= 'z' &&
+	    !(field && *field && !strncmp(message, field, strlen(field)))) {
+		/* Messages from the parsers start lower-case; a sentence does
+		 * not, unless it starts with the field's exact name. */
 		char *m = strdup(message);
 		if (m) {
 			m[0] = (char)(m[0] - 'a' + 'A');

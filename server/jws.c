@@ -57,6 +57,11 @@ static int fail(struct jws_error *err, int status, const char *fmt, ...)
 	for (p = err->message; *p; p++)
 		if ((unsigned char)*p < 0x20 || (unsigned char)*p > 0x7e)
 			*p = '?';
+	/* A sentence ends with a full stop (the messages are written without). */
+	if (p > err->message && p[-1] != '.' && p + 1 < err->message + sizeof err->message) {
+		p[0] = '.';
+		p[1] = '\0';
+	}
 	return status;
 }
 
@@ -131,6 +136,20 @@ static void b64u_put(struct buf *b, const void *bin, size_t n)
 	b->len += m - 1;
 }
 
+/* Fails with a sentence about the byte c at offset i, which is outside the
+ * base64url alphabet, naming the usual mistakes: padding, whitespace (a
+ * trailing newline from a file), and the standard base64 alphabet. */
+static int bad_byte(struct jws_error *err, unsigned char c, size_t i)
+{
+	if (c == '=')
+		return fail(err, JWS_MALFORMED, "the JWS has base64 padding ('=') at offset %zu; base64url here is unpadded, so strip every '='", i);
+	if (c == ' ' || c == '\t' || c == '\r' || c == '\n')
+		return fail(err, JWS_MALFORMED, "the JWS has whitespace (byte 0x%02x) at offset %zu; send the compact JWS alone, with no spaces or line breaks (a file that ends in a newline adds one)", c, i);
+	if (c == '+' || c == '/')
+		return fail(err, JWS_MALFORMED, "the JWS has '%c' at offset %zu, from the standard base64 alphabet; encode each part as base64url ('-' and '_') without padding", c, i);
+	return fail(err, JWS_MALFORMED, "the JWS has byte 0x%02x at offset %zu, which is outside the base64url alphabet; send header.payload.signature as unpadded base64url", c, i);
+}
+
 /* Finds the two dots of compact[0..len) and checks that every other byte is
  * in the base64url alphabet.  The parts themselves are checked as they are
  * decoded, so that an "alg":"none" JWS with an empty signature is reported
@@ -148,7 +167,7 @@ static int split_parts(const char *s, size_t len, struct parts *p, struct jws_er
 		if (s[i] == '.')
 			dots++;
 		else if (!is_b64u_char((unsigned char)s[i]))
-			return fail(err, JWS_MALFORMED, "the JWS has byte 0x%02x at offset %zu, which is outside the base64url alphabet; send unpadded base64url parts with no whitespace", (unsigned char)s[i], i);
+			return bad_byte(err, (unsigned char)s[i], i);
 	}
 	if (dots != 2)
 		return fail(err, JWS_MALFORMED, "the JWS has %zu dot(s); a compact JWS is header.payload.signature, with exactly two", dots);

@@ -1,5 +1,6 @@
 /* main.c: options, the database, the daemon, signals; and the account and
  * sample-run subcommands. */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
 #include <libgen.h>
@@ -7,6 +8,7 @@
 #include <netdb.h>
 #include <signal.h>
 #include <sodium.h>
+#include <sys/socket.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +20,7 @@
 #include "cache.h"
 #include "db.h"
 #include "demo.h"
+#include "guard.h"
 #include "log.h"
 #include "page.h"
 #include "ratelimit.h"
@@ -40,23 +43,89 @@ static const char usage[] =
 "  --base-url URL         LLMSPEED_BASE_URL        public origin for links,\n"
 "                                                  default http://<listen>\n"
 "  --threads N            LLMSPEED_THREADS         worker threads, default 4\n"
-"  --max-connections N    LLMSPEED_MAX_CONNECTIONS open connections in total, default 1024\n"
-"  --max-per-ip N         LLMSPEED_MAX_PER_IP      open connections per client address, default 64\n"
-"  --timeout SECONDS      LLMSPEED_TIMEOUT         idle connection timeout, default 15\n"
+"\n"
+"limits (load tests and benchmarks raise them for their own traffic):\n"
+"  --max-connections N    LLMSPEED_MAX_CONNECTIONS open connections in total, default 1024;\n"
+"                                                  more wait in the listen queue\n"
+"  --max-per-ip N         LLMSPEED_MAX_PER_IP      open connections per client address,\n"
+"                                                  default 64; more are refused at once\n"
+"  --timeout SECONDS      LLMSPEED_TIMEOUT         close a connection idle this long,\n"
+"                                                  default 15\n"
+"  --request-timeout SECONDS LLMSPEED_REQUEST_TIMEOUT a request's line, headers and body\n"
+"                                                  must all arrive within this time of\n"
+"                                                  its start however slowly they trickle,\n"
+"                                                  default 30 (0: off)\n"
+"  --max-header-bytes N   LLMSPEED_MAX_HEADER_BYTES memory per connection for the request\n"
+"                                                  line and headers; larger gets 431,\n"
+"                                                  default 65536 (at least 8192)\n"
+"                         request bodies: 64 KiB for uploads (fixed by the contract),\n"
+"                         64 KiB for dispute posts; larger gets 413\n"
 "  --upload-rate N        LLMSPEED_UPLOAD_RATE     uploads per minute per account or\n"
-"                                                  address, default 30 (0: unlimited)\n"
+"                                                  address, default 30 (0: unlimited);\n"
+"                                                  over it: 429 with Retry-After\n"
 "  --dispute-rate N       LLMSPEED_DISPUTE_RATE    dispute posts per minute per address,\n"
 "                                                  default 5 (0: unlimited)\n"
-"  --trust-proxy          LLMSPEED_TRUST_PROXY=1   client address from X-Forwarded-For\n"
-"                                                  (only behind your own reverse proxy)\n"
+"  --db-busy-timeout MS   LLMSPEED_DB_BUSY_TIMEOUT how long a write waits for a database\n"
+"                                                  locked by another process before the\n"
+"                                                  upload gets 503, default 5000\n"
+"  --trust-proxy[=ADDR]   LLMSPEED_TRUST_PROXY=1|ADDR  take the client address (for rate\n"
+"                                                  limits) from the last X-Forwarded-For\n"
+"                                                  entry; with ADDR only on connections\n"
+"                                                  from that address (your reverse proxy)\n"
+"\n"
 "  --demo                                          fill an empty database with demo runs\n"
 "  --quiet                LLMSPEED_QUIET=1         no informational log lines\n"
 "  LLMSPEED_MODERATOR_TOKEN=<secret>               enables dispute moderation\n";
 
+/* Parses a whole decimal number up to UINT_MAX; -1 for anything else
+ * (atoi would turn a typo into 0, which for a limit means "unlimited"). */
+static int parse_uint(const char *s, unsigned *out)
+{
+	unsigned long v;
+	char *end;
+
+	if (!s || *s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || v > UINT_MAX)
+		return -1;
+	*out = (unsigned)v;
+	return 0;
+}
+
 static unsigned env_uint(const char *name, unsigned def)
 {
 	const char *v = getenv(name);
-	return v && *v ? (unsigned)strtoul(v, NULL, 10) : def;
+	unsigned n;
+
+	if (!v || !*v)
+		return def;
+	if (parse_uint(v, &n) < 0) {
+		fprintf(stderr, "llm-speedd: %s=%s is not a whole number\n", name, v);
+		exit(2);
+	}
+	return n;
+}
+
+/* The number after a flag, or exits naming the flag. */
+static unsigned flag_uint(const char *flag, const char *arg)
+{
+	unsigned n;
+
+	if (parse_uint(arg, &n) < 0) {
+		fprintf(stderr, "llm-speedd: --%s wants a whole number, not \"%s\"\n", flag, arg);
+		exit(2);
+	}
+	return n;
+}
+
+/* --trust-proxy and LLMSPEED_TRUST_PROXY: "1" (or no value) trusts
+ * X-Forwarded-For from any peer, an address only from that peer. */
+static void set_trust(struct config *c, const char *v)
+{
+	c->trust_proxy = v && strcmp(v, "0") != 0;
+	c->trust_proxy_addr = v && strcmp(v, "0") && strcmp(v, "1") ? v : NULL;
 }
 
 static const char *env_str(const char *name, const char *def)
@@ -90,8 +159,35 @@ static void defaults(struct config *c)
 	c->conn_timeout = env_uint("LLMSPEED_TIMEOUT", 15);
 	c->upload_rate = env_uint("LLMSPEED_UPLOAD_RATE", 30);
 	c->dispute_rate = env_uint("LLMSPEED_DISPUTE_RATE", 5);
-	c->trust_proxy = env_uint("LLMSPEED_TRUST_PROXY", 0);
+	c->request_timeout = env_uint("LLMSPEED_REQUEST_TIMEOUT", 30);
+	c->max_header_bytes = env_uint("LLMSPEED_MAX_HEADER_BYTES", 65536);
+	c->db_busy_ms = env_uint("LLMSPEED_DB_BUSY_TIMEOUT", 5000);
+	set_trust(c, env_str("LLMSPEED_TRUST_PROXY", NULL));
 	c->quiet = env_uint("LLMSPEED_QUIET", 0);
+}
+
+/* Refuses limits libmicrohttpd would misread: 0 connections means
+ * "unlimited" to it, and too small a connection buffer cannot hold even a
+ * response's headers. */
+static int check_limits(const struct config *c)
+{
+	struct in6_addr a6;
+	struct in_addr a4;
+
+	if (!c->max_connections || !c->max_per_ip) {
+		fprintf(stderr, "llm-speedd: --max-connections and --max-per-ip must be at least 1\n");
+		return -1;
+	}
+	if (c->max_header_bytes < 8192) {
+		fprintf(stderr, "llm-speedd: --max-header-bytes must be at least 8192\n");
+		return -1;
+	}
+	if (c->trust_proxy_addr && inet_pton(AF_INET, c->trust_proxy_addr, &a4) != 1 &&
+	    inet_pton(AF_INET6, c->trust_proxy_addr, &a6) != 1) {
+		fprintf(stderr, "llm-speedd: --trust-proxy=%s is not an IP address\n", c->trust_proxy_addr);
+		return -1;
+	}
+	return 0;
 }
 
 /* Parses the options; returns the index of the first operand, or -1 after
@@ -99,7 +195,8 @@ static void defaults(struct config *c)
 static int parse_options(int argc, char **argv, struct config *c)
 {
 	enum { O_LISTEN = 256, O_DB, O_ASSETS, O_BASE, O_THREADS, O_MAXC, O_MAXIP,
-	       O_TIMEOUT, O_URATE, O_DRATE, O_TRUST, O_DEMO, O_QUIET, O_HELP };
+	       O_TIMEOUT, O_URATE, O_DRATE, O_TRUST, O_DEMO, O_QUIET, O_HELP,
+	       O_REQTIMEOUT, O_HEADER, O_BUSY };
 	static const struct option opts[] = {
 		{ "listen", required_argument, NULL, O_LISTEN },
 		{ "db", required_argument, NULL, O_DB },
@@ -111,7 +208,10 @@ static int parse_options(int argc, char **argv, struct config *c)
 		{ "timeout", required_argument, NULL, O_TIMEOUT },
 		{ "upload-rate", required_argument, NULL, O_URATE },
 		{ "dispute-rate", required_argument, NULL, O_DRATE },
-		{ "trust-proxy", no_argument, NULL, O_TRUST },
+		{ "trust-proxy", optional_argument, NULL, O_TRUST },
+		{ "request-timeout", required_argument, NULL, O_REQTIMEOUT },
+		{ "max-header-bytes", required_argument, NULL, O_HEADER },
+		{ "db-busy-timeout", required_argument, NULL, O_BUSY },
 		{ "demo", no_argument, NULL, O_DEMO },
 		{ "quiet", no_argument, NULL, O_QUIET },
 		{ "help", no_argument, NULL, O_HELP },
@@ -125,13 +225,16 @@ static int parse_options(int argc, char **argv, struct config *c)
 		case O_DB: c->db_path = optarg; break;
 		case O_ASSETS: c->assets = optarg; break;
 		case O_BASE: c->base_url = optarg; break;
-		case O_THREADS: c->threads = (unsigned)atoi(optarg); break;
-		case O_MAXC: c->max_connections = (unsigned)atoi(optarg); break;
-		case O_MAXIP: c->max_per_ip = (unsigned)atoi(optarg); break;
-		case O_TIMEOUT: c->conn_timeout = (unsigned)atoi(optarg); break;
-		case O_URATE: c->upload_rate = (unsigned)atoi(optarg); break;
-		case O_DRATE: c->dispute_rate = (unsigned)atoi(optarg); break;
-		case O_TRUST: c->trust_proxy = 1; break;
+		case O_THREADS: c->threads = flag_uint("threads", optarg); break;
+		case O_MAXC: c->max_connections = flag_uint("max-connections", optarg); break;
+		case O_MAXIP: c->max_per_ip = flag_uint("max-per-ip", optarg); break;
+		case O_TIMEOUT: c->conn_timeout = flag_uint("timeout", optarg); break;
+		case O_URATE: c->upload_rate = flag_uint("upload-rate", optarg); break;
+		case O_DRATE: c->dispute_rate = flag_uint("dispute-rate", optarg); break;
+		case O_REQTIMEOUT: c->request_timeout = flag_uint("request-timeout", optarg); break;
+		case O_HEADER: c->max_header_bytes = flag_uint("max-header-bytes", optarg); break;
+		case O_BUSY: c->db_busy_ms = flag_uint("db-busy-timeout", optarg); break;
+		case O_TRUST: set_trust(c, optarg ? optarg : "1"); break;
 		case O_DEMO: c->demo = 1; break;
 		case O_QUIET: c->quiet = 1; break;
 		case O_HELP: fputs(usage, stdout); exit(0);
@@ -142,6 +245,8 @@ static int parse_options(int argc, char **argv, struct config *c)
 		fprintf(stderr, "llm-speedd: --threads must be between 1 and 256\n");
 		return -1;
 	}
+	if (check_limits(c) < 0)
+		return -1;
 	if (!c->assets)
 		c->assets = exe_dir();
 	return optind;
@@ -158,6 +263,7 @@ static struct db *open_db(const struct config *c)
 		fprintf(stderr, "llm-speedd: %s\n", err);
 		return NULL;
 	}
+	db_set_busy_timeout(db, c->db_busy_ms);
 	return db;
 }
 
@@ -227,13 +333,15 @@ static struct MHD_Daemon *start_daemon(struct app *app, const struct sockaddr *s
 
 	if (sa->sa_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
+	app->guard = guard_new(c->request_timeout);
 	return MHD_start_daemon(flags, 0, NULL, NULL, router_access, app,
 		MHD_OPTION_SOCK_ADDR, sa,
 		MHD_OPTION_THREAD_POOL_SIZE, c->threads,
 		MHD_OPTION_CONNECTION_LIMIT, c->max_connections,
 		MHD_OPTION_PER_IP_CONNECTION_LIMIT, c->max_per_ip,
 		MHD_OPTION_CONNECTION_TIMEOUT, c->conn_timeout,
-		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)64 * 1024,
+		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)c->max_header_bytes,
+		MHD_OPTION_NOTIFY_CONNECTION, guard_notify, app->guard,
 		MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024,
 		MHD_OPTION_NOTIFY_COMPLETED, router_completed, app,
 		MHD_OPTION_END);
@@ -250,6 +358,11 @@ static void wait_and_drain(struct MHD_Daemon *d, const sigset_t *set)
 	sigwait(set, &sig);
 	log_info("signal %d: stopping", sig);
 	ls = MHD_quiesce_daemon(d);
+	/* The socket may only be closed after MHD_stop_daemon(), but shutting
+	 * it down now makes new connections fail at once instead of waiting
+	 * unanswered in the backlog while the requests in flight finish. */
+	if (ls != MHD_INVALID_SOCKET)
+		shutdown(ls, SHUT_RDWR);
 	for (i = 0; i < 1500 && router_in_flight() > 0; i++)
 		nanosleep(&tick, NULL);
 	MHD_stop_daemon(d);
@@ -276,6 +389,7 @@ static int load_assets(struct app *app)
 
 static void app_free(struct app *app)
 {
+	guard_free(app->guard);
 	db_close(app->db);
 	tmpl_set_free(app->tmpl);
 	cache_free(app->cache);

@@ -1,12 +1,307 @@
-/* page_hw.c: one hardware class's runs at /hw/<slug>. */
+/* page_hw.c: one hardware class's runs at /hw/<slug> and /hw/<slug>.json,
+ * sorted by decode tok/s and grouped by model. */
 #include "page.h"
 
-enum MHD_Result page_hw(struct req *r)
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "browse.h"
+#include "db.h"
+#include "slug.h"
+
+/* Model sections per page, and runs shown in each. */
+#define SECTIONS 10
+#define SECTION_RUNS 5
+/* Models past this many are left off (one seek each to find them). */
+#define MAX_MODELS 20000
+
+static const char sql_name[] =
+	"SELECT accelerator FROM runs WHERE suite_version = ? AND hw_slug = ? "
+	"ORDER BY decode_tok_s DESC LIMIT 1";
+/* The fastest run of the first model after ?3 on this hardware: one seek
+ * in runs_ok_hw, so the sections cost (models x log runs). */
+static const char sql_model_next[] =
+	"SELECT model_slug, decode_tok_s, id FROM runs "
+	"WHERE suite_version = ?1 AND hw_slug = ?2 AND status = 'ok' AND model_slug > ?3 "
+	"ORDER BY model_slug, decode_tok_s DESC, id DESC LIMIT 1";
+static const char sql_model_name[] =
+	"SELECT model_name FROM runs "
+	"WHERE suite_version = ?1 AND hw_slug = ?2 AND model_slug = ?3 AND status = 'ok' "
+	"ORDER BY decode_tok_s DESC, id DESC LIMIT 1";
+static const char sql_list[] =
+	"SELECT " BROWSE_RUN_COLS " FROM runs "
+	"WHERE suite_version = ?1 AND hw_slug = ?2 AND model_slug = ?3 AND status = 'ok' "
+	"AND (decode_tok_s, id) < (?4, ?5) ORDER BY decode_tok_s DESC, id DESC LIMIT ?6";
+
+const char *const page_hw_sql[] = {
+	sql_name, sql_model_next, sql_model_name, sql_list, NULL
+};
+
+/* A model's best run on this hardware. */
+struct section {
+	char model[SLUG_MAX + 1];
+	double decode;
+	char id[16];
+};
+
+/* One hardware page being built. */
+struct hpage {
+	struct browse b;
+	const char *slug;
+	json_t *m;
+	struct section *s;
+	size_t n, cap;
+};
+
+static int db_fail(struct hpage *p)
 {
-	return page_error(r, 501, "Hardware pages are not built yet.");
+	return browse_error(&p->b, 503, "The database is not answering; try again shortly.");
 }
 
+/* The hardware's name (its fastest run's accelerator summary); 0, or -1
+ * with a 404 when the suite has no run on it. */
+static int load_name(struct hpage *p)
+{
+	sqlite3_stmt *st = db_stmt(p->b.c, sql_name);
+	int rc;
+
+	if (!st)
+		return db_fail(p);
+	db_bind_text(st, 1, p->b.suite);
+	db_bind_text(st, 2, p->slug);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		json_object_set_new(p->m, "hardware", json_pack("{s:s, s:s}", "slug", p->slug,
+			"name", (const char *)sqlite3_column_text(st, 0)));
+	sqlite3_reset(st);
+	if (rc == SQLITE_DONE)
+		return browse_error(&p->b, 404, "There is no hardware %s in %s. Hardware pages are named by slug, like /hw/m3-ultra or /hw/rtx-4090; the leaderboard links to every one.",
+				    p->slug, p->b.suite);
+	return rc == SQLITE_ROW ? 0 : db_fail(p);
+}
+
+static int section_add(struct hpage *p, sqlite3_stmt *st)
+{
+	struct section *s;
+
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? p->cap * 2 : 64;
+		if (!(s = realloc(p->s, cap * sizeof *s)))
+			return -1;
+		p->s = s;
+		p->cap = cap;
+	}
+	s = &p->s[p->n++];
+	snprintf(s->model, sizeof s->model, "%s", (const char *)sqlite3_column_text(st, 0));
+	s->decode = sqlite3_column_double(st, 1);
+	snprintf(s->id, sizeof s->id, "%s", (const char *)sqlite3_column_text(st, 2));
+	return 0;
+}
+
+/* Finds every model with a run on this hardware and its best run. */
+static int load_models(struct hpage *p)
+{
+	sqlite3_stmt *st = db_stmt(p->b.c, sql_model_next);
+	char prev[SLUG_MAX + 1] = "";
+	int rc;
+
+	if (!st)
+		return db_fail(p);
+	while (p->n < MAX_MODELS) {
+		db_bind_text(st, 1, p->b.suite);
+		db_bind_text(st, 2, p->slug);
+		db_bind_text(st, 3, prev);
+		rc = sqlite3_step(st);
+		if (rc == SQLITE_ROW && section_add(p, st) == 0) {
+			snprintf(prev, sizeof prev, "%s", p->s[p->n - 1].model);
+			sqlite3_reset(st);
+			continue;
+		}
+		sqlite3_reset(st);
+		return rc == SQLITE_DONE ? 0 : db_fail(p);
+	}
+	return 0;
+}
+
+/* Section order: best decode descending, then run id descending. */
+static int section_cmp(const void *x, const void *y)
+{
+	const struct section *a = x, *b = y;
+
+	if (a->decode != b->decode)
+		return a->decode > b->decode ? -1 : 1;
+	return -strcmp(a->id, b->id);
+}
+
+/* Up to limit runs of model on this hardware after the cursor, as a list
+ * whose links stay on this page with ?model=. */
+static json_t *model_runs(struct hpage *p, const char *model, int limit, int cursor)
+{
+	sqlite3_stmt *st = db_stmt(p->b.c, sql_list);
+
+	if (!st)
+		return NULL;
+	db_bind_text(st, 1, p->b.suite);
+	db_bind_text(st, 2, p->slug);
+	db_bind_text(st, 3, model);
+	if (cursor) {
+		browse_bind_after(&p->b, st, 4);
+	} else {
+		sqlite3_bind_double(st, 4, HUGE_VAL);
+		db_bind_text(st, 5, "~");
+	}
+	sqlite3_bind_int(st, 6, limit + 1);
+	return browse_list(&p->b, st, limit, "/hw/", p->slug, "model", model, NULL);
+}
+
+/* The model block {slug, name, href} of model on this hardware; NULL when
+ * it has no run here that counts. */
+static json_t *model_block(struct hpage *p, const char *model)
+{
+	sqlite3_stmt *st = db_stmt(p->b.c, sql_model_name);
+	json_t *o = NULL;
+
+	if (!st)
+		return NULL;
+	db_bind_text(st, 1, p->b.suite);
+	db_bind_text(st, 2, p->slug);
+	db_bind_text(st, 3, model);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		o = json_pack("{s:s, s:s, s:o}", "slug", model,
+			"name", (const char *)sqlite3_column_text(st, 0),
+			"href", browse_link(&p->b, "/m/", model, "hw", p->slug, NULL));
+	sqlite3_reset(st);
+	return o;
+}
+
+/* One section: the model, its best decode and its first runs, with a link
+ * to all of them when there are more. */
+static json_t *section_json(struct hpage *p, const struct section *s)
+{
+	json_t *model = model_block(p, s->model), *list = model_runs(p, s->model, SECTION_RUNS, 0);
+
+	if (!model || !list) {
+		json_decref(model);
+		json_decref(list);
+		return NULL;
+	}
+	json_object_set_new(list, "more", json_is_null(json_object_get(list, "next")) ? json_null()
+		: browse_link(&p->b, "/hw/", p->slug, "model", s->model, NULL));
+	json_object_set_new(list, "next", json_null());
+	json_object_set_new(list, "first", json_null());
+	json_object_set_new(list, "paged", json_false());
+	return json_pack("{s:o, s:f, s:o}", "model", model, "best_decode_tok_s", s->decode,
+			 "list", list);
+}
+
+/* A page of model sections after the cursor. */
+static int load_sections(struct hpage *p)
+{
+	json_t *a = json_array(), *sec, *pager;
+	const struct section *last = NULL;
+	size_t i, shown = 0;
+	int more = 0;
+	char cur[80];
+
+	if (load_models(p) < 0)
+		return -1;
+	qsort(p->s, p->n, sizeof *p->s, section_cmp);
+	for (i = 0; i < p->n && !more; i++) {
+		const struct section *s = &p->s[i];
+		if (s->decode > p->b.after_decode ||
+		    (s->decode == p->b.after_decode && strcmp(s->id, p->b.after_id) >= 0))
+			continue;
+		if (shown == SECTIONS) {
+			more = 1;
+			break;
+		}
+		if (!(sec = section_json(p, s))) {
+			json_decref(a);
+			return db_fail(p);
+		}
+		json_array_append_new(a, sec);
+		last = s;
+		shown++;
+	}
+	pager = json_pack("{s:I, s:n, s:n, s:b}", "total", (json_int_t)p->n,
+			  "next", "first", "paged", more || p->b.has_after);
+	if (more && last) {
+		browse_cursor(cur, sizeof cur, last->decode, last->id);
+		json_object_set_new(pager, "next", browse_link(&p->b, "/hw/", p->slug, "after", cur, NULL));
+	}
+	if (p->b.has_after)
+		json_object_set_new(pager, "first", browse_link(&p->b, "/hw/", p->slug, NULL));
+	json_object_set_new(p->m, "models", a);
+	json_object_set_new(p->m, "sections", pager);
+	return 0;
+}
+
+/* With ?model=: that model's runs on this hardware, a page at a time. */
+static int load_model_list(struct hpage *p)
+{
+	json_t *model = model_block(p, p->b.model), *list;
+
+	if (!model)
+		return browse_error(&p->b, 404, "There are no runs of model %s on %s in %s; leave out ?model= to see every model on this hardware.",
+				    p->b.model, p->slug, p->b.suite);
+	if (!(list = model_runs(p, p->b.model, BROWSE_PAGE, 1))) {
+		json_decref(model);
+		return db_fail(p);
+	}
+	json_object_set_new(p->m, "model", model);
+	json_object_set_new(p->m, "list", list);
+	json_object_set_new(p->m, "models", json_array());
+	return 0;
+}
+
+/* The view model of /hw/<slug>, or NULL with p->b's failure set. */
+static json_t *hw_model(struct hpage *p, struct req *r, int html)
+{
+	if (browse_begin(&p->b, r, html) < 0)
+		return NULL;
+	p->slug = r->arg;
+	if (!slug_valid(p->slug)) {
+		browse_error(&p->b, 404, "Hardware pages are named by slug: lowercase letters and digits joined by single hyphens, like /hw/m3-ultra.");
+		return NULL;
+	}
+	p->m = json_pack("{s:s, s:s, s:n, s:n}", "suite_version", p->b.suite, "slug", p->slug,
+			 "model", "list");
+	if (!p->m || load_name(p) < 0 ||
+	    (p->b.model ? load_model_list(p) : load_sections(p)) < 0)
+		goto fail;
+	json_object_set_new(p->m, "title", browse_title(json_string_value(
+		json_object_get(json_object_get(p->m, "hardware"), "name"))));
+	json_object_set_new(p->m, "suites", browse_suites(&p->b, "/hw/", p->slug));
+	json_object_set_new(p->m, "all_href", browse_link(&p->b, "/hw/", p->slug, NULL));
+	free(p->s);
+	return p->m;
+fail:
+	free(p->s);
+	json_decref(p->m);
+	return NULL;
+}
+
+/* GET /hw/<slug>: 200 with the page; 404 for an invalid or unknown slug,
+ * ?suite= or ?model=; 400 for a malformed argument. */
+enum MHD_Result page_hw(struct req *r)
+{
+	struct hpage p = { 0 };
+
+	if (!hw_model(&p, r, 1))
+		return browse_fail(&p.b);
+	/* The table's hardware column would repeat the heading. */
+	json_object_set_new(p.m, "cols", json_pack("{s:b, s:b}", "model", 1, "hw", 0));
+	return browse_send(&p.b, "hw", p.m);
+}
+
+/* GET /hw/<slug>.json: the same view model as JSON; errors as the
+ * contract's error body with the statuses of page_hw(). */
 enum MHD_Result page_hw_json(struct req *r)
 {
-	return http_error(r, 501, "not_implemented", "Hardware pages are not built yet.", NULL);
+	struct hpage p = { 0 };
+
+	if (!hw_model(&p, r, 0))
+		return browse_fail(&p.b);
+	return browse_send(&p.b, NULL, p.m);
 }

@@ -1,12 +1,409 @@
-/* page_model.c: one model's runs at /m/<slug>. */
+/* page_model.c: one model's runs at /m/<slug> and /m/<slug>.json, kept
+ * apart by model digest so different quantization pipelines never blend. */
 #include "page.h"
 
-enum MHD_Result page_model(struct req *r)
+#include <stdlib.h>
+#include <string.h>
+
+#include "barchart.h"
+#include "browse.h"
+#include "buf.h"
+#include "db.h"
+#include "slug.h"
+
+/* Bound everywhere: ?1 suite, ?2 model slug, ?3 digest. */
+#define WHERE_MD "suite_version = ?1 AND model_slug = ?2 AND model_digest = ?3 AND status = 'ok'"
+/* A page of a list: ?4/?5 the cursor, ?6 the limit. */
+#define LIST_TAIL " AND (decode_tok_s, id) < (?4, ?5) ORDER BY decode_tok_s DESC, id DESC LIMIT ?6"
+#define BEST_TAIL " ORDER BY decode_tok_s DESC, id DESC LIMIT 1"
+
+static const char sql_name[] =
+	"SELECT model_name FROM runs WHERE suite_version = ? AND model_slug = ? "
+	"ORDER BY decode_tok_s DESC LIMIT 1";
+/* The one aggregate that reads every run of the model: a pass over the
+ * model's entries of a covering index, no table rows (about 15 ms for
+ * 90,000 runs of one model). */
+static const char sql_digest_counts[] =
+	"SELECT model_digest, count(*) FROM runs "
+	"WHERE suite_version = ?1 AND model_slug = ?2 AND status = 'ok' GROUP BY model_digest";
+static const char sql_digest_top[] =
+	"SELECT model_quant, model_format, decode_tok_s FROM runs WHERE " WHERE_MD BEST_TAIL;
+static const char sql_hw_next[] =
+	"SELECT min(hw_slug) FROM runs WHERE " WHERE_MD " AND hw_slug > ?4";
+static const char sql_hw_best[] =
+	"SELECT accelerator, decode_tok_s, id FROM runs WHERE " WHERE_MD " AND hw_slug = ?4" BEST_TAIL;
+static const char sql_hw_best_be[] =
+	"SELECT accelerator, decode_tok_s, id FROM runs WHERE " WHERE_MD
+	" AND hw_slug = ?4 AND backend_name = ?5" BEST_TAIL;
+static const char sql_be_next[] =
+	"SELECT min(backend_name) FROM runs WHERE " WHERE_MD " AND backend_name > ?4";
+static const char sql_list[] =
+	"SELECT " BROWSE_RUN_COLS " FROM runs WHERE " WHERE_MD LIST_TAIL;
+static const char sql_list_hw[] =
+	"SELECT " BROWSE_RUN_COLS " FROM runs WHERE " WHERE_MD " AND hw_slug = ?7" LIST_TAIL;
+static const char sql_list_be[] =
+	"SELECT " BROWSE_RUN_COLS " FROM runs WHERE " WHERE_MD " AND backend_name = ?8" LIST_TAIL;
+static const char sql_list_hw_be[] =
+	"SELECT " BROWSE_RUN_COLS " FROM runs WHERE " WHERE_MD
+	" AND hw_slug = ?7 AND backend_name = ?8" LIST_TAIL;
+
+const char *const page_model_sql[] = {
+	sql_name, sql_digest_counts, sql_digest_top, sql_hw_next, sql_hw_best,
+	sql_hw_best_be, sql_be_next, sql_list, sql_list_hw, sql_list_be,
+	sql_list_hw_be, NULL
+};
+
+/* One model page being built. */
+struct mpage {
+	struct browse b;
+	const char *slug;
+	const char *digest;      /* the digest shown, owned by m; NULL: none */
+	json_t *m;               /* the view model */
+};
+
+static void bind_md(struct mpage *p, sqlite3_stmt *st)
 {
-	return page_error(r, 501, "Model pages are not built yet.");
+	db_bind_text(st, 1, p->b.suite);
+	db_bind_text(st, 2, p->slug);
+	db_bind_text(st, 3, p->digest);
 }
 
+/* The model's name (of its fastest run in the suite); 0, or -1 with a 404
+ * when the suite has no run of it. */
+static int load_name(struct mpage *p)
+{
+	sqlite3_stmt *st = db_stmt(p->b.c, sql_name);
+	int rc;
+
+	if (!st)
+		return browse_error(&p->b, 503, "The database is not answering; try again shortly.");
+	db_bind_text(st, 1, p->b.suite);
+	db_bind_text(st, 2, p->slug);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		json_object_set_new(p->m, "model", json_pack("{s:s, s:s}", "slug", p->slug,
+			"name", (const char *)sqlite3_column_text(st, 0)));
+	sqlite3_reset(st);
+	if (rc == SQLITE_DONE)
+		return browse_error(&p->b, 404, "There is no model %s in %s. Model pages are named by slug, like /m/qwen2-5-7b-instruct; the leaderboard links to every model.",
+				    p->slug, p->b.suite);
+	return rc == SQLITE_ROW ? 0 : browse_error(&p->b, 503, "The database is not answering; try again shortly.");
+}
+
+/* Adds quantization, format and the best decode of digest item d. */
+static int digest_details(struct mpage *p, json_t *d)
+{
+	sqlite3_stmt *st = db_stmt(p->b.c, sql_digest_top);
+	const char *digest = json_string_value(json_object_get(d, "digest"));
+	int rc;
+
+	if (!st)
+		return -1;
+	db_bind_text(st, 1, p->b.suite);
+	db_bind_text(st, 2, p->slug);
+	db_bind_text(st, 3, digest);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		json_object_set_new(d, "quantization", sqlite3_column_type(st, 0) == SQLITE_NULL
+			? json_null() : json_string((const char *)sqlite3_column_text(st, 0)));
+		json_object_set_new(d, "format", sqlite3_column_type(st, 1) == SQLITE_NULL
+			? json_null() : json_string((const char *)sqlite3_column_text(st, 1)));
+		json_object_set_new(d, "best_decode_tok_s", json_real(sqlite3_column_double(st, 2)));
+	}
+	sqlite3_reset(st);
+	json_object_set_new(d, "digest_short", json_stringn(digest + 7, strnlen(digest + 7, 12)));
+	json_object_set_new(d, "href", browse_link(&p->b, "/m/", p->slug, "digest", digest, NULL));
+	return rc == SQLITE_ROW ? 0 : -1;
+}
+
+/* Digest order: most runs first, then the faster best run, then name. */
+static int digest_cmp(const void *x, const void *y)
+{
+	json_t *a = *(json_t *const *)x, *b = *(json_t *const *)y;
+	json_int_t na = json_integer_value(json_object_get(a, "runs"));
+	json_int_t nb = json_integer_value(json_object_get(b, "runs"));
+	double da = json_real_value(json_object_get(a, "best_decode_tok_s"));
+	double db_ = json_real_value(json_object_get(b, "best_decode_tok_s"));
+
+	if (na != nb)
+		return na > nb ? -1 : 1;
+	if (da != db_)
+		return da > db_ ? -1 : 1;
+	return strcmp(json_string_value(json_object_get(a, "digest")),
+		      json_string_value(json_object_get(b, "digest")));
+}
+
+/* The model's digests with their run counts, most runs first, and the one
+ * shown: ?digest= (404 when the model has no such digest) or the first. */
+static int load_digests(struct mpage *p)
+{
+	sqlite3_stmt *st = db_stmt(p->b.c, sql_digest_counts);
+	json_t *a = json_array(), *d, *sel = NULL;
+	size_t i;
+	int rc;
+
+	if (!st || !a)
+		goto fail;
+	db_bind_text(st, 1, p->b.suite);
+	db_bind_text(st, 2, p->slug);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		json_array_append_new(a, json_pack("{s:s, s:I}",
+			"digest", (const char *)sqlite3_column_text(st, 0),
+			"runs", (json_int_t)sqlite3_column_int64(st, 1)));
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE)
+		goto fail;
+	json_array_foreach(a, i, d)
+		if (digest_details(p, d) < 0)
+			goto fail;
+	browse_sort(a, digest_cmp);
+	json_array_foreach(a, i, d) {
+		int on = p->b.digest ? !strcmp(p->b.digest, json_string_value(json_object_get(d, "digest")))
+				     : i == 0;
+		json_object_set_new(d, "selected", json_boolean(on));
+		if (on)
+			sel = d;
+	}
+	json_object_set_new(p->m, "digests", a);
+	json_object_set(p->m, "digest", sel ? sel : json_null());
+	p->digest = sel ? json_string_value(json_object_get(sel, "digest")) : NULL;
+	if (p->b.digest && !sel)
+		return browse_error(&p->b, 404, "Model %s has no runs with digest %s in %s; pick one of the digests listed on its page.",
+				    p->slug, p->b.digest, p->b.suite);
+	return 0;
+fail:
+	json_decref(a);
+	return browse_error(&p->b, 503, "The database is not answering; try again shortly.");
+}
+
+/* The fastest run of hardware hw (and the backend filter when use_be) in
+ * the digest shown: fills name (may be NULL), *decode and id; 1 when
+ * found, 0 when not, -1 on error. */
+static int hw_best(struct mpage *p, const char *hw, int use_be, char *name, size_t n,
+		   double *decode, char id[16])
+{
+	sqlite3_stmt *st = db_stmt(p->b.c, use_be ? sql_hw_best_be : sql_hw_best);
+	int rc;
+
+	if (!st)
+		return -1;
+	bind_md(p, st);
+	db_bind_text(st, 4, hw);
+	if (use_be)
+		db_bind_text(st, 5, p->b.backend);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		if (name)
+			snprintf(name, n, "%s", (const char *)sqlite3_column_text(st, 0));
+		*decode = sqlite3_column_double(st, 1);
+		snprintf(id, 16, "%s", (const char *)sqlite3_column_text(st, 2));
+	}
+	sqlite3_reset(st);
+	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* The next distinct value after prev of the column stepped by sql (one
+ * seek); 1 with it in out, 0 at the end, -1 on error. */
+static int next_value(struct mpage *p, const char *sql, const char *prev, char *out, size_t n)
+{
+	sqlite3_stmt *st = db_stmt(p->b.c, sql);
+	const char *v;
+	int rc, found = 0;
+
+	if (!st)
+		return -1;
+	bind_md(p, st);
+	db_bind_text(st, 4, prev);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && (v = (const char *)sqlite3_column_text(st, 0))) {
+		snprintf(out, n, "%s", v);
+		found = 1;
+	}
+	sqlite3_reset(st);
+	return rc == SQLITE_ROW ? found : -1;
+}
+
+/* Bar order: decode descending, then name. */
+static int bar_cmp(const void *x, const void *y)
+{
+	json_t *a = *(json_t *const *)x, *b = *(json_t *const *)y;
+	double da = json_real_value(json_object_get(a, "decode_tok_s"));
+	double db_ = json_real_value(json_object_get(b, "decode_tok_s"));
+
+	if (da != db_)
+		return da > db_ ? -1 : 1;
+	return strcmp(json_string_value(json_object_get(a, "hw")),
+		      json_string_value(json_object_get(b, "hw")));
+}
+
+/* Walks the digest's hardware classes, one seek each: the hardware filter
+ * choices, and the chart's bars (the best run per hardware, within the
+ * backend filter). */
+static int load_hardware(struct mpage *p)
+{
+	json_t *opts = json_array(), *bars = json_array();
+	char hw[SLUG_MAX + 1] = "", name[256], id[16];
+	double decode;
+	int rc, found;
+
+	while ((rc = next_value(p, sql_hw_next, hw, hw, sizeof hw)) == 1) {
+		if (hw_best(p, hw, 0, name, sizeof name, &decode, id) != 1)
+			goto fail;
+		json_array_append_new(opts, json_pack("{s:s, s:s, s:b}", "slug", hw, "name", name,
+			"selected", p->b.hw && !strcmp(p->b.hw, hw)));
+		found = p->b.backend ? hw_best(p, hw, 1, NULL, 0, &decode, id) : 1;
+		if (found < 0)
+			goto fail;
+		if (found)
+			json_array_append_new(bars, json_pack("{s:s, s:s, s:f, s:s, s:o}", "hw", hw,
+				"name", name, "decode_tok_s", decode, "run_id", id,
+				"href", browse_link(&p->b, "/m/", p->slug, "digest", p->digest,
+						    "hw", hw, "backend", p->b.backend, NULL)));
+	}
+	if (rc < 0)
+		goto fail;
+	browse_sort(bars, bar_cmp);
+	browse_sort_by_name(opts);
+	json_object_set_new(p->m, "hardware_options", opts);
+	json_object_set_new(p->m, "chart", json_pack("{s:s, s:o}", "backend",
+		p->b.backend ? p->b.backend : "any", "bars", bars));
+	return 0;
+fail:
+	json_decref(opts);
+	json_decref(bars);
+	return browse_error(&p->b, 503, "The database is not answering; try again shortly.");
+}
+
+/* The digest's backends, for the backend filter. */
+static int load_backends(struct mpage *p)
+{
+	json_t *opts = json_array();
+	char be[64] = "";
+	int rc;
+
+	while ((rc = next_value(p, sql_be_next, be, be, sizeof be)) == 1)
+		json_array_append_new(opts, json_pack("{s:s, s:b}", "name", be,
+			"selected", p->b.backend && !strcmp(p->b.backend, be)));
+	browse_sort_by_name(opts);
+	json_object_set_new(p->m, "backend_options", opts);
+	return rc < 0 ? browse_error(&p->b, 503, "The database is not answering; try again shortly.") : 0;
+}
+
+/* One page of the digest's runs within the filters, by the index that
+ * matches them. */
+static int load_list(struct mpage *p)
+{
+	static const char *const sqls[2][2] = {
+		{ sql_list, sql_list_be }, { sql_list_hw, sql_list_hw_be }
+	};
+	sqlite3_stmt *st = db_stmt(p->b.c, sqls[p->b.hw != NULL][p->b.backend != NULL]);
+	json_t *list;
+
+	if (!st)
+		return browse_error(&p->b, 503, "The database is not answering; try again shortly.");
+	bind_md(p, st);
+	browse_bind_after(&p->b, st, 4);
+	sqlite3_bind_int(st, 6, BROWSE_PAGE + 1);
+	if (p->b.hw)
+		db_bind_text(st, 7, p->b.hw);
+	if (p->b.backend)
+		db_bind_text(st, 8, p->b.backend);
+	list = browse_list(&p->b, st, BROWSE_PAGE, "/m/", p->slug, "digest", p->digest,
+			   "hw", p->b.hw, "backend", p->b.backend, NULL);
+	if (!list)
+		return browse_error(&p->b, 503, "The database is not answering; try again shortly.");
+	json_object_set_new(p->m, "list", list);
+	return 0;
+}
+
+/* The parts shown only when some digest has runs that count. */
+static int load_digest_parts(struct mpage *p)
+{
+	if (!p->digest) {
+		json_object_set_new(p->m, "hardware_options", json_array());
+		json_object_set_new(p->m, "backend_options", json_array());
+		json_object_set_new(p->m, "chart", json_pack("{s:s, s:[]}", "backend", "any", "bars"));
+		json_object_set_new(p->m, "list", json_pack("{s:[], s:i, s:n, s:n, s:b}", "runs",
+			"count", 0, "next", "first", "paged", 0));
+		return 0;
+	}
+	if (load_hardware(p) < 0 || load_backends(p) < 0)
+		return -1;
+	return load_list(p);
+}
+
+/* The view model of /m/<slug>, or NULL with p->b's failure set. */
+static json_t *model_model(struct mpage *p, struct req *r, int html)
+{
+	if (browse_begin(&p->b, r, html) < 0)
+		return NULL;
+	p->slug = r->arg;
+	if (!slug_valid(p->slug)) {
+		browse_error(&p->b, 404, "Model pages are named by slug: lowercase letters and digits joined by single hyphens, like /m/qwen2-5-7b-instruct.");
+		return NULL;
+	}
+	p->m = json_pack("{s:s, s:s}", "suite_version", p->b.suite, "slug", p->slug);
+	if (!p->m || load_name(p) < 0 || load_digests(p) < 0 || load_digest_parts(p) < 0)
+		goto fail;
+	json_object_set_new(p->m, "title", browse_title(json_string_value(
+		json_object_get(json_object_get(p->m, "model"), "name"))));
+	json_object_set_new(p->m, "suites", browse_suites(&p->b, "/m/", p->slug));
+	json_object_set_new(p->m, "filters", json_pack("{s:s?, s:s?, s:s?, s:s?, s:b}",
+		"suite", p->b.suite_given ? p->b.suite : NULL, "digest", p->digest,
+		"hw", p->b.hw, "backend", p->b.backend, "active", p->b.hw || p->b.backend));
+	json_object_set_new(p->m, "clear_href", browse_link(&p->b, "/m/", p->slug,
+		"digest", p->digest, NULL));
+	return p->m;
+fail:
+	json_decref(p->m);
+	return NULL;
+}
+
+/* Adds the chart as inline SVG (for the HTML page only). */
+static void add_chart_svg(json_t *m)
+{
+	json_t *chart = json_object_get(m, "chart"), *bars = json_object_get(chart, "bars"), *bar;
+	struct barchart_bar v[BARCHART_MAX_BARS];
+	struct buf svg = BUF_INIT, title = BUF_INIT;
+	const char *be = json_string_value(json_object_get(chart, "backend"));
+	size_t i, n = 0;
+
+	json_array_foreach(bars, i, bar) {
+		if (n == BARCHART_MAX_BARS)
+			break;
+		v[n].label = json_string_value(json_object_get(bar, "name"));
+		v[n++].value = json_real_value(json_object_get(bar, "decode_tok_s"));
+	}
+	buf_printf(&title, "Best chat-short decode tok/s per hardware, %s%s",
+		   strcmp(be, "any") ? "backend " : "any backend", strcmp(be, "any") ? be : "");
+	if (barchart_svg(&svg, title.buf, "tok/s", v, n) == 0)
+		json_object_set_new(m, "chart_svg", json_stringn(svg.buf, svg.len));
+	json_object_set_new(m, "chart_title", json_string(title.buf));
+	buf_release(&title);
+	buf_release(&svg);
+}
+
+/* GET /m/<slug>: 200 with the page; 404 for an invalid or unknown slug,
+ * an unknown ?digest= or ?suite=; 400 for a malformed argument. */
+enum MHD_Result page_model(struct req *r)
+{
+	struct mpage p = { 0 };
+
+	if (!model_model(&p, r, 1))
+		return browse_fail(&p.b);
+	add_chart_svg(p.m);
+	/* The table's model column would repeat the heading. */
+	json_object_set_new(p.m, "cols", json_pack("{s:b, s:b}", "model", 0, "hw", 1));
+	return browse_send(&p.b, "model", p.m);
+}
+
+/* GET /m/<slug>.json: the same view model as JSON; errors as the
+ * contract's error body with the statuses of page_model(). */
 enum MHD_Result page_model_json(struct req *r)
 {
-	return http_error(r, 501, "not_implemented", "Model pages are not built yet.", NULL);
+	struct mpage p = { 0 };
+
+	if (!model_model(&p, r, 0))
+		return browse_fail(&p.b);
+	return browse_send(&p.b, NULL, p.m);
 }

@@ -6,9 +6,13 @@
 #include <string.h>
 
 #include "app.h"
+#include "badge_svg.h"
+#include "buf.h"
 #include "cache.h"
+#include "chart.h"
 #include "db.h"
 #include "dispute.h"
+#include "html.h"
 #include "run_store.h"
 
 static const char sql_run[] =
@@ -187,6 +191,403 @@ enum MHD_Result page_run_jws(struct req *r)
 	return ret;
 }
 
+/* ---- the HTML view ------------------------------------------------------
+ * Presentation only: formatted figures, charts and embed snippets made
+ * from the members of the model itself, under "view" and "title".  The
+ * JSON route never sees them, and they never carry other data. */
+
+#define EN_DASH "\xe2\x80\x93"
+
+/* How a figure reads: a measurement, a count, or a 0..1 rate as percent. */
+enum fmt { F_NUM, F_INT, F_PCT };
+
+/* Number v formatted as kind, as a new JSON string. */
+static json_t *fmt_value(double v, enum fmt kind)
+{
+	struct buf b = BUF_INIT;
+	json_t *s;
+
+	if (kind == F_INT)
+		chart_fmt_int(&b, v);
+	else
+		chart_fmt_num(&b, kind == F_PCT ? v * 100 : v);
+	if (kind == F_PCT)
+		buf_putc(&b, '%');
+	s = buf_error(&b) ? NULL : json_string(b.buf);
+	buf_release(&b);
+	return s;
+}
+
+/* Member k of o formatted as kind; an en dash when it is not a number. */
+static json_t *fmt_member(const json_t *o, const char *k, enum fmt kind)
+{
+	json_t *v = json_object_get(o, k);
+
+	return json_is_number(v) ? fmt_value(json_number_value(v), kind)
+				 : json_string(EN_DASH);
+}
+
+/* A table column: the payload member and how it reads. */
+struct col {
+	const char *key;
+	enum fmt kind;
+};
+
+/* Each object of arr as an object of its cols members, formatted. */
+static json_t *fmt_rows(const json_t *arr, const struct col *cols, size_t ncols)
+{
+	json_t *rows = json_array(), *o, *row;
+	size_t i, j;
+
+	json_array_foreach(arr, i, o) {
+		row = json_object();
+		for (j = 0; j < ncols; j++)
+			json_object_set_new(row, cols[j].key, fmt_member(o, cols[j].key, cols[j].kind));
+		json_array_append_new(rows, row);
+	}
+	return rows;
+}
+
+/* Member k of each object of arr into v (NaN when absent), at most
+ * CHART_MAX_POINTS; returns how many. */
+static size_t column(const json_t *arr, const char *k, double *v)
+{
+	size_t i, n = json_array_size(arr);
+	json_t *x;
+
+	if (n > CHART_MAX_POINTS)
+		n = CHART_MAX_POINTS;
+	for (i = 0; i < n; i++) {
+		x = json_object_get(json_array_get(arr, i), k);
+		v[i] = json_is_number(x) ? json_number_value(x) : NAN;
+	}
+	return n;
+}
+
+/* Draws chart c with x from member xk and series i from member yk[i] of
+ * the objects of arr; returns the SVG as a JSON string, or NULL. */
+static json_t *chart_json(const json_t *arr, struct chart c, const char *xk,
+			  const char *const yk[], const char *const names[])
+{
+	double x[CHART_MAX_POINTS], y[CHART_MAX_SERIES][CHART_MAX_POINTS];
+	struct chart_series s[CHART_MAX_SERIES];
+	struct buf b = BUF_INIT;
+	json_t *out = NULL;
+	size_t i;
+
+	c.n = column(arr, xk, x);
+	c.x = x;
+	for (i = 0; i < c.nseries; i++) {
+		column(arr, yk[i], y[i]);
+		s[i].name = names[i];
+		s[i].y = y[i];
+	}
+	c.series = s;
+	if (chart_render_svg(&c, &b) == 0)
+		out = json_stringn(b.buf, b.len);
+	buf_release(&b);
+	return out;
+}
+
+/* One measure of the W1/W2 table: the payload member, how the row is
+ * labelled, its unit, its glossary anchor and how it reads. */
+struct measure {
+	const char *key, *label, *unit, *term;
+	enum fmt kind;
+};
+
+static const struct measure chat_measures[] = {
+	{ "ttft_ms", "Time to first token", "ms", "ttft", F_NUM },
+	{ "prefill_tok_s", "Prefill", "tok/s", "prefill-tok-s", F_NUM },
+	{ "decode_tok_s", "Decode", "tok/s", "decode-tok-s", F_NUM },
+	{ "p50_ms", "p50 between tokens", "ms", "p50", F_NUM },
+	{ "p95_ms", "p95 between tokens", "ms", "p95", F_NUM },
+	{ "wall_ms", "Wall time", "ms", "wall-ms", F_NUM },
+	{ "prompt_tokens", "Prompt", "tokens", "prefill", F_INT },
+	{ "output_tokens", "Output", "tokens", "decode", F_INT },
+	{ "prefix_cache_hit_rate", "Prefix-cache hit rate", "", "prefix-cache", F_PCT },
+};
+
+/* The row of measure me over the n workloads wl, or NULL when none of
+ * them has it. */
+static json_t *chat_row(const struct measure *me, json_t *const *wl, size_t n)
+{
+	json_t *cells = json_array();
+	size_t k;
+	int any = 0;
+
+	for (k = 0; k < n; k++) {
+		any |= json_is_number(json_object_get(wl[k], me->key));
+		json_array_append_new(cells, fmt_member(wl[k], me->key, me->kind));
+	}
+	if (!any) {
+		json_decref(cells);
+		return NULL;
+	}
+	return json_pack("{s:s, s:s, s:s, s:o}", "label", me->label, "unit", me->unit,
+			 "term", me->term, "cells", cells);
+}
+
+/* The W1/W2 table, one row per measure and one column per workload, for
+ * reading the two side by side; null when neither workload is there. */
+static json_t *chat_view(const json_t *w)
+{
+	static const char *const keys[][2] = { { "chat-short", "W1" }, { "chat-long", "W2" } };
+	json_t *cols, *rows, *wl[2];
+	size_t i, n = 0;
+
+	cols = json_array();
+	for (i = 0; i < 2; i++) {
+		wl[n] = json_object_get(w, keys[i][0]);
+		if (!json_is_object(wl[n]))
+			continue;
+		json_array_append_new(cols, json_pack("{s:s, s:s}", "name", keys[i][0],
+						      "code", keys[i][1]));
+		n++;
+	}
+	if (!n) {
+		json_decref(cols);
+		return json_null();
+	}
+	rows = json_array();
+	for (i = 0; i < sizeof chat_measures / sizeof chat_measures[0]; i++) {
+		json_t *row = chat_row(&chat_measures[i], wl, n);
+		if (row)
+			json_array_append_new(rows, row);
+	}
+	return json_pack("{s:o, s:o}", "cols", cols, "rows", rows);
+}
+
+/* W3: decode and prefill tok/s against context length, chart and table. */
+static json_t *decay_view(const json_t *w)
+{
+	static const struct col cols[] = {
+		{ "context_tokens", F_INT }, { "output_tokens", F_INT }, { "ttft_ms", F_NUM },
+		{ "prefill_tok_s", F_NUM }, { "decode_tok_s", F_NUM },
+	};
+	static const char *const yk[] = { "decode_tok_s", "prefill_tok_s" };
+	static const char *const names[] = { "decode tok/s", "prefill tok/s" };
+	struct chart c = { .kind = CHART_LINE, .nseries = 2, .x_scale = CHART_LOG2,
+		.x_ticks = CHART_TICK_TOKENS, .y_label = "tokens per second",
+		.title = "Decode and prefill speed by context length",
+		.x_label = "context length (tokens, log scale)" };
+	json_t *pts = json_object_get(w, "points");
+
+	if (!json_is_array(pts))
+		return json_null();
+	return json_pack("{s:o*, s:o}", "svg", chart_json(pts, c, "context_tokens", yk, names),
+			 "rows", fmt_rows(pts, cols, sizeof cols / sizeof cols[0]));
+}
+
+/* W4: aggregate and per-stream tok/s against batch size, chart and table,
+ * and whether the streams ran one after another. */
+static json_t *concurrency_view(const json_t *w)
+{
+	static const struct col cols[] = {
+		{ "batch_size", F_INT }, { "aggregate_tok_s", F_NUM }, { "per_stream_tok_s", F_NUM },
+		{ "p50_ms", F_NUM }, { "p95_ms", F_NUM },
+	};
+	static const char *const yk[] = { "aggregate_tok_s", "per_stream_tok_s" };
+	static const char *const names[] = { "aggregate tok/s", "per-stream tok/s" };
+	struct chart c = { .kind = CHART_LINE, .nseries = 2, .x_scale = CHART_LOG2,
+		.y_label = "tokens per second", .x_label = "batch size (streams, log scale)" };
+	json_t *pts = json_object_get(w, "points");
+	int serial = json_is_true(json_object_get(w, "serial"));
+
+	if (!json_is_array(pts))
+		return json_null();
+	c.title = serial ? "Throughput by batch size, streams run serially"
+			 : "Throughput by batch size";
+	return json_pack("{s:o*, s:o, s:b}", "svg", chart_json(pts, c, "batch_size", yk, names),
+			 "rows", fmt_rows(pts, cols, sizeof cols / sizeof cols[0]),
+			 "serial", serial);
+}
+
+/* W5: per-turn TTFT (chart and table) and decode, the wall time and the
+ * prefix-cache hit rate. */
+static json_t *agent_view(const json_t *w)
+{
+	static const struct col cols[] = {
+		{ "turn", F_INT }, { "context_tokens", F_INT }, { "ttft_ms", F_NUM },
+		{ "decode_tok_s", F_NUM },
+	};
+	static const char *const yk[] = { "ttft_ms" };
+	static const char *const names[] = { "time to first token, ms" };
+	struct chart c = { .kind = CHART_BAR, .nseries = 1, .title = "Time to first token per turn",
+		.x_label = "turn", .y_label = "milliseconds" };
+	json_t *turns = json_object_get(w, "turns"), *v;
+
+	if (!json_is_array(turns))
+		return json_null();
+	v = json_pack("{s:o*, s:o, s:o}", "svg", chart_json(turns, c, "turn", yk, names),
+		      "rows", fmt_rows(turns, cols, sizeof cols / sizeof cols[0]),
+		      "wall_ms", fmt_member(w, "wall_ms", F_NUM));
+	if (json_is_number(json_object_get(w, "prefix_cache_hit_rate")))
+		json_object_set_new(v, "cache_hit", fmt_member(w, "prefix_cache_hit_rate", F_PCT));
+	return v;
+}
+
+/* The link to the other runs of this run's cluster: the model page
+ * narrowed to its digest, hardware and backend. */
+static json_t *cluster_url(const json_t *m)
+{
+	const json_t *model = json_object_get(m, "model");
+	struct buf b = BUF_INIT;
+	json_t *s;
+
+	buf_puts(&b, "/m/");
+	html_url_arg(&b, s_of(model, "slug"));
+	buf_puts(&b, "?digest=");
+	html_url_arg(&b, s_of(model, "digest"));
+	buf_puts(&b, "&hw=");
+	html_url_arg(&b, s_of(json_object_get(m, "hardware"), "slug"));
+	buf_puts(&b, "&backend=");
+	html_url_arg(&b, s_of(json_object_get(m, "backend"), "name"));
+	s = buf_error(&b) ? NULL : json_string(b.buf);
+	buf_release(&b);
+	return s;
+}
+
+/* The cluster figures in words: size, mean, standard deviation, and how
+ * far this run is from the mean; null when the run is in no cluster. */
+static json_t *outlier_view(const json_t *m)
+{
+	const json_t *o = json_object_get(m, "outlier"), *cl = json_object_get(o, "cluster");
+	double n = json_number_value(json_object_get(cl, "n"));
+	double sd = json_number_value(json_object_get(cl, "stddev"));
+	double sigma = json_number_value(json_object_get(o, "sigma"));
+
+	if (!json_is_object(cl))
+		return json_null();
+	return json_pack("{s:o, s:o, s:o, s:o, s:s, s:b, s:b, s:o*}",
+		"n", fmt_value(n, F_INT),
+		"mean", fmt_member(cl, "mean", F_NUM),
+		"stddev", fmt_member(cl, "stddev", F_NUM),
+		"sigma", fmt_value(fabs(sigma), F_NUM),
+		"side", sigma > 0 ? "above" : sigma < 0 ? "below" : "at",
+		"alone", n <= 1, "spread", n > 1 && sd > 0,
+		"url", cluster_url(m));
+}
+
+/* The badge's embed snippets: the contract's Markdown, and HTML whose alt
+ * text is the badge's own message (attribute-escaped inside the snippet;
+ * the template escapes the snippet again to show it as text). */
+static json_t *embed_view(const json_t *m)
+{
+	const char *url = s_of(m, "url"), *badge = s_of(m, "badge_url");
+	const json_t *o = json_object_get(m, "outlier");
+	struct badge_in in = { BADGE_OK, json_number_value(json_object_get(m, "decode_tok_s")),
+		s_of(json_object_get(m, "model"), "name"),
+		s_of(json_object_get(m, "hardware"), "accelerator_summary") };
+	struct buf msg = BUF_INIT, md = BUF_INIT, html = BUF_INIT;
+	json_t *v = NULL;
+
+	if (s_of(m, "status") && !strcmp(s_of(m, "status"), "upheld"))
+		in.state = BADGE_UPHELD;
+	else if (json_is_true(json_object_get(o, "flagged")))
+		in.state = BADGE_OUTLIER;
+	buf_printf(&md, "[![llm-speed](%s)](%s)", badge, url);
+	buf_puts(&html, "<a href=\"");
+	html_attr(&html, url);
+	buf_puts(&html, "\"><img src=\"");
+	html_attr(&html, badge);
+	buf_puts(&html, "\" alt=\"llm-speed: ");
+	if (badge_message(&in, &msg) == 0)
+		html_attr(&html, msg.buf);
+	buf_puts(&html, "\"></a>");
+	if (!buf_error(&md) && !buf_error(&html) && !buf_error(&msg))
+		v = json_pack("{s:s, s:s, s:s}", "markdown", md.buf, "html", html.buf,
+			      "alt", msg.buf);
+	buf_release(&msg);
+	buf_release(&md);
+	buf_release(&html);
+	return v;
+}
+
+/* How long a page title may be before the site's " · llm-speed" suffix:
+ * 70 in all, what browsers show in a tab and search engines list.  It is
+ * counted as written in the page, an "&" as the five of "&amp;", since
+ * that is how validators count it. */
+#define TITLE_MAX 57
+
+/* The width of byte c of a title as escaped in the page; 0 for the
+ * continuation bytes of a code point. */
+static size_t title_width(unsigned char c)
+{
+	if ((c & 0xc0) == 0x80)
+		return 0;
+	return c == '&' || c == '\'' ? 5 : c == '"' ? 6 : c == '<' || c == '>' ? 4 : 1;
+}
+
+/* The page title: "<model> on <hardware>", cut at a code point boundary
+ * and ended with "…" when it is wider than TITLE_MAX. */
+static json_t *title_of(const json_t *m)
+{
+	struct buf b = BUF_INIT;
+	json_t *s;
+	const char *model = s_of(json_object_get(m, "model"), "name");
+	const char *hw = s_of(json_object_get(m, "hardware"), "accelerator_summary");
+	size_t i, w = 0, cut = 0;
+
+	buf_printf(&b, "%s on %s", model ? model : "?", hw ? hw : "?");
+	for (i = 0; i < b.len; i++) {
+		w += title_width((unsigned char)b.buf[i]);
+		if (w < TITLE_MAX && title_width((unsigned char)b.buf[i + 1]))
+			cut = i + 1;   /* the text up to here still fits with "…" */
+	}
+	if (w > TITLE_MAX) {
+		b.len = cut;
+		b.buf[cut] = '\0';
+		buf_puts(&b, "\xe2\x80\xa6");
+	}
+	s = buf_error(&b) ? NULL : json_string(b.buf);
+	buf_release(&b);
+	return s;
+}
+
+/* A glossary anchor for s: lowercase, every other byte outside [a-z0-9]
+ * as "-" ("llama.cpp" -> "llama-cpp", "EdDSA" -> "eddsa"). */
+static json_t *term_of(const char *s)
+{
+	char t[64];
+	size_t i;
+
+	for (i = 0; s && s[i] && i < sizeof t - 1; i++) {
+		char c = s[i] >= 'A' && s[i] <= 'Z' ? (char)(s[i] - 'A' + 'a') : s[i];
+		t[i] = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ? c : '-';
+	}
+	t[i] = '\0';
+	return json_string(t);
+}
+
+/* Adds "view" and "title" to the run's model m.  Returns 0, or -1 when
+ * memory ran out. */
+static int add_view(json_t *m)
+{
+	const json_t *w = json_object_get(json_object_get(m, "payload"), "workloads");
+	const char *st = s_of(m, "status");
+	json_t *v;
+
+	v = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o*, s:b}",
+		"decode", fmt_member(m, "decode_tok_s", F_NUM),
+		"chat", chat_view(w),
+		"w3", decay_view(json_object_get(w, "long-context-decay")),
+		"w4", concurrency_view(json_object_get(w, "concurrent-decode")),
+		"w5", agent_view(json_object_get(w, "agent-trace")),
+		"outlier", outlier_view(m),
+		"embed", embed_view(m),
+		"upheld", st && !strcmp(st, "upheld"));
+	if (!v || !json_object_get(v, "embed")) {
+		json_decref(v);
+		return -1;
+	}
+	json_object_set_new(v, "backend_term", term_of(s_of(json_object_get(m, "backend"), "name")));
+	json_object_set_new(v, "alg_term", term_of(s_of(json_object_get(m, "signing"), "alg")));
+	if (json_object_set_new(m, "view", v) || json_object_set_new(m, "title", title_of(m)))
+		return -1;
+	return 0;
+}
+
 enum MHD_Result page_run(struct req *r)
 {
 	uint64_t gen = cache_gen(r->app->cache);
@@ -200,6 +601,10 @@ enum MHD_Result page_run(struct req *r)
 	if (!m)
 		return status == 404 ? not_found(r, 1)
 			: page_error(r, 503, "The database is not answering; try again shortly.");
+	if (add_view(m) < 0) {
+		json_decref(m);
+		return page_error(r, 500, "The run page could not be put together; try again shortly.");
+	}
 	ret = page_render_cached(r, "run", m, REP_RUN_HTML, gen);
 	json_decref(m);
 	return ret;

@@ -4,12 +4,14 @@
 
 #include <arpa/inet.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "app.h"
 #include "badge.h"
 #include "dispute.h"
+#include "guard.h"
 #include "page.h"
 #include "upload.h"
 
@@ -20,12 +22,12 @@ static const struct route routes[] = {
 	{ HTTP_GET,  "/",                            page_home,         ROUTE_HTML, 0 },
 	{ HTTP_GET,  "/healthz",                     page_healthz,      0, 0 },
 	{ HTTP_POST, "/api/v1/runs",                 upload_handle,     ROUTE_BODY, 64 * KB },
-	{ HTTP_POST, "/api/v1/runs/*/disputes",      dispute_api_post,  ROUTE_BODY, 16 * KB },
-	{ HTTP_POST, "/api/v1/runs/*/disputes/resolve", dispute_api_resolve, ROUTE_BODY, 16 * KB },
+	{ HTTP_POST, "/api/v1/runs/*/disputes",      dispute_api_post,  ROUTE_BODY, 64 * KB },
+	{ HTTP_POST, "/api/v1/runs/*/disputes/resolve", dispute_api_resolve, ROUTE_BODY, 64 * KB },
 	{ HTTP_GET,  "/r/*.json",                    page_run_json,     0, 0 },
 	{ HTTP_GET,  "/r/*.jws",                     page_run_jws,      0, 0 },
 	{ HTTP_GET,  "/r/*",                         page_run,          ROUTE_HTML, 0 },
-	{ HTTP_POST, "/r/*/disputes",                dispute_form_post, ROUTE_HTML | ROUTE_BODY, 16 * KB },
+	{ HTTP_POST, "/r/*/disputes",                dispute_form_post, ROUTE_HTML | ROUTE_BODY, 64 * KB },
 	{ HTTP_GET,  "/m/*.json",                    page_model_json,   0, 0 },
 	{ HTTP_GET,  "/m/*",                         page_model,        ROUTE_HTML, 0 },
 	{ HTTP_GET,  "/hw/*.json",                   page_hw_json,      0, 0 },
@@ -116,35 +118,76 @@ static enum http_method method_of(const char *m)
 	return HTTP_OTHER;
 }
 
-/* Writes the client's address into r->client: the peer address, or with a
- * trusted proxy the last X-Forwarded-For entry.  Kept in memory only. */
-static void client_of(struct req *r)
+/* 1 when the two textual IP addresses are the same address. */
+static int same_address(const char *a, const char *b)
+{
+	unsigned char x[sizeof(struct in6_addr)], y[sizeof(struct in6_addr)];
+
+	if (inet_pton(AF_INET, a, x) == 1)
+		return inet_pton(AF_INET, b, y) == 1 && !memcmp(x, y, 4);
+	if (inet_pton(AF_INET6, a, x) == 1)
+		return inet_pton(AF_INET6, b, y) == 1 && !memcmp(x, y, 16);
+	return 0;
+}
+
+/* Writes the peer's address (the TCP connection's other end) into out. */
+static void peer_of(struct req *r, char *out, size_t n)
 {
 	const union MHD_ConnectionInfo *ci;
-	const char *xff, *last;
 	const struct sockaddr *sa;
 
-	strcpy(r->client, "unknown");
-	if (r->app->cfg.trust_proxy &&
-	    (xff = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "X-Forwarded-For"))) {
-		last = strrchr(xff, ',');
-		last = last ? last + 1 : xff;
-		while (*last == ' ')
-			last++;
-		if (*last && strlen(last) < sizeof r->client) {
-			strcpy(r->client, last);
-			return;
-		}
-	}
+	snprintf(out, n, "unknown");
 	ci = MHD_get_connection_info(r->conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
 	if (!ci || !(sa = ci->client_addr))
 		return;
 	if (sa->sa_family == AF_INET)
-		inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr,
-			  r->client, sizeof r->client);
+		inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, out, (socklen_t)n);
 	else if (sa->sa_family == AF_INET6)
-		inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr,
-			  r->client, sizeof r->client);
+		inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, out, (socklen_t)n);
+}
+
+/* Copies the last X-Forwarded-For entry (the address our proxy saw) into
+ * out in canonical form; 0, or -1 when there is none or it is not an IP
+ * address. */
+static int forwarded_for(struct req *r, char *out, size_t n)
+{
+	const char *xff = http_header(r, "X-Forwarded-For"), *last;
+	unsigned char bin[sizeof(struct in6_addr)];
+	char text[64];
+	size_t len;
+
+	if (!xff)
+		return -1;
+	last = strrchr(xff, ',');
+	last = last ? last + 1 : xff;
+	last += strspn(last, " \t");
+	len = strcspn(last, " \t");
+	if (!len || len >= sizeof text)
+		return -1;
+	memcpy(text, last, len);
+	text[len] = '\0';
+	if (inet_pton(AF_INET, text, bin) == 1)
+		return inet_ntop(AF_INET, bin, out, (socklen_t)n) ? 0 : -1;
+	if (inet_pton(AF_INET6, text, bin) == 1)
+		return inet_ntop(AF_INET6, bin, out, (socklen_t)n) ? 0 : -1;
+	return -1;
+}
+
+/* Writes the client's address into r->client: the peer address, or, when
+ * the peer is a trusted proxy (--trust-proxy, and when it names an address,
+ * only a peer at that address), the last X-Forwarded-For entry.  Kept in
+ * memory only, for rate limits; never logged or stored. */
+static void client_of(struct req *r)
+{
+	const struct config *c = &r->app->cfg;
+
+	peer_of(r, r->client, sizeof r->client);
+	if (!c->trust_proxy)
+		return;
+	if (c->trust_proxy_addr && !same_address(r->client, c->trust_proxy_addr))
+		return;
+	if (forwarded_for(r, r->client, sizeof r->client) < 0)
+		peer_of(r, r->client, sizeof r->client);
 }
 
 /* Creates the request state on the first call and checks what can be
@@ -214,6 +257,14 @@ enum MHD_Result router_access(void *cls, struct MHD_Connection *conn,
 		 * the connection; answer on the next call instead. */
 		r = req_new(cls, conn, url, method);
 		*con_cls = r;
+		/* Except for a client waiting for "100 Continue" before it
+		 * sends a body declared over the route's limit: it gets the
+		 * 413 at once and the body is never sent.  Other clients are
+		 * already sending; their body is read and dropped (within
+		 * --request-timeout), since closing on them would cut off
+		 * the 413 they are owed. */
+		if (r && r->route && r->body_too_large && http_header(r, "Expect"))
+			return dispatch(r);
 		return r ? MHD_YES : MHD_NO;
 	}
 	r->calls++;
@@ -222,6 +273,7 @@ enum MHD_Result router_access(void *cls, struct MHD_Connection *conn,
 		*upload_data_size = 0;
 		return MHD_YES;
 	}
+	guard_request_in(conn);   /* the whole request is in: no deadline */
 	return dispatch(r);
 }
 
@@ -230,6 +282,7 @@ void router_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 {
 	struct req *r = *con_cls;
 
+	guard_request_done(conn);  /* the next request's deadline starts */
 	if (!r)
 		return;
 	if (r->job && r->job_free)

@@ -219,7 +219,7 @@ static int check_word(struct parser *p, const struct tag *tg)
 	if (!tg->blen)
 		return fail(p, tg->start, "empty tag");
 	for (i = 0; i < tg->blen; i++)
-		if (is_ws(tg->body[i]))
+		if (is_ws(tg->body[i]) || !tg->body[i])   /* a NUL would cut the name short */
 			return fail(p, tg->start, "bad name '%.*s'",
 				    (int)(tg->blen > 64 ? 64 : tg->blen), tg->body);
 	return 0;

@@ -35,11 +35,23 @@ static void upload_free(void *p)
 	free(u);
 }
 
-/* Writer callback: the commit is done (or failed); wake the connection. */
+/* Writer callback: the commit is done (or failed).  Drops the cached pages
+ * the commit changed here, right after it, and not when the answer is
+ * sent: a client that has gone away by then (libmicrohttpd closes a
+ * resumed connection whose peer hung up without calling the handler
+ * again) must not leave stale outlier flags in the cache.  Then wakes the
+ * connection. */
 static void upload_done(struct db_job *j)
 {
 	struct upload *u = (struct upload *)j;
+	struct cache *c = u->r->app->cache;
+	size_t i;
 
+	if (u->n.j.rc == DB_OK && !u->n.duplicate) {
+		for (i = 0; i < json_array_size(u->n.affected); i++)
+			cache_invalidate(c, json_string_value(json_array_get(u->n.affected, i)));
+		cache_invalidate(c, u->n.id);
+	}
 	MHD_resume_connection(u->r->conn);
 }
 
@@ -96,13 +108,9 @@ static enum MHD_Result finish(struct req *r)
 	struct http_opts o = { 0 };
 	enum MHD_Result ret;
 	json_t *body;
-	size_t i;
 
 	if (u->n.j.rc != DB_OK)
 		return http_error(r, 503, "unavailable", db_status_message(u->n.j.rc), NULL);
-	for (i = 0; u->n.affected && i < json_array_size(u->n.affected); i++)
-		cache_invalidate(r->app->cache, json_string_value(json_array_get(u->n.affected, i)));
-	cache_invalidate(r->app->cache, u->n.id);
 	http_origin(r, origin, sizeof origin);
 	snprintf(url, sizeof url, "%s/r/%s", origin, u->n.id);
 	snprintf(badge, sizeof badge, "%s/badge/%s.svg", origin, u->n.id);

@@ -504,6 +504,7 @@ START_TEST(svg_state_colors)
 		char *svg = render(&in, &color), want[64];
 
 		ck_assert_str_eq(color, name[st]);
+		ck_assert_str_eq(badge_color(st), name[st]);
 		snprintf(want, sizeof want, "<rect x=\"65\" width=");
 		ck_assert_ptr_nonnull(strstr(svg, want));
 		snprintf(want, sizeof want, "fill=\"%s\"/>", hex[st]);
@@ -512,6 +513,7 @@ START_TEST(svg_state_colors)
 		ck_assert_ptr_nonnull(strstr(svg, "<rect width=\"65\" height=\"20\" fill=\"#555\"/>"));
 		free(svg);
 	}
+	ck_assert_ptr_null(badge_color((enum badge_state)4));
 }
 END_TEST
 

@@ -233,3 +233,32 @@ def validate_html(text, tmpdir):
     out = subprocess.run([HTML_VALIDATE, "--config", os.path.join(ROOT, "tests", ".htmlvalidate.json"), path],
                          capture_output=True, text=True, timeout=120)
     return out.returncode == 0, out.stdout + out.stderr
+
+
+class _SourceAdapter(requests.adapters.HTTPAdapter):
+    """Sends from a chosen local address (any 127.0.0.x works on Linux)."""
+
+    def __init__(self, source_ip, **kw):
+        self.source_ip = source_ip
+        super().__init__(**kw)
+
+    def init_poolmanager(self, *args, **kw):
+        kw["source_address"] = (self.source_ip, 0)
+        super().init_poolmanager(*args, **kw)
+
+
+def client_from(source_ip):
+    """A requests.Session whose connections come from source_ip, e.g.
+    "127.0.0.2", so tests can act as several client addresses."""
+    s = requests.Session()
+    s.mount("http://", _SourceAdapter(source_ip))
+    return s
+
+
+def raw_connect(server, source_ip="127.0.0.1", timeout=10):
+    """A plain TCP socket to the server from source_ip."""
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.settimeout(timeout)
+    s.bind((source_ip, 0))
+    s.connect(("127.0.0.1", server.port))
+    return s

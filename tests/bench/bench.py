@@ -1,0 +1,510 @@
+#!/usr/bin/env python3
+"""bench.py: how fast llm-speedd serves a badge and a run page, against nginx
+serving the same bytes as static files, measured with wrk in the same run.
+
+A benchmark, not a test: it prints figures and asserts nothing about speed.
+It exits non-zero only when something is broken (a server did not start, a
+response was not 2xx/3xx, wrk saw socket errors, the keep-alive check failed).
+
+  make bench                                   # as the Makefile runs it
+  /usr/bin/python3 tests/bench/bench.py --bin ./llm-speedd [--runs 3000]
+      [--duration 5] [--threads 1,2,4] [--connections 32] [--nginx-workers 1]
+
+Steps: start the daemon on a fresh database in a temporary folder; fill it
+with --runs synthetic runs, each signed with its own Ed25519 key pool entry
+and uploaded through the real upload path (POST /api/v1/runs) from several
+threads; fetch one run's badge and page from the daemon and write the bytes
+into nginx's root with the same Content-Type and caching headers; then wrk
+each URL on nginx and on the daemon for each --threads value.  Everything it
+starts is stopped on exit, on errors and on Ctrl-C.  See README.md here.
+"""
+import argparse
+import base64
+import concurrent.futures
+import http.client
+import json
+import os
+import random
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import zlib
+
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "tests", "http"))
+from conftest import digest_for, make_payload  # noqa: E402  (the payload the tests use)
+
+# The daemon's headers nginx is told to add too, so both send alike.
+HEADERS_ADDED = ("Cache-Control", "X-Content-Type-Options", "Referrer-Policy",
+                 "Content-Security-Policy")
+
+
+class Failure(Exception):
+    """Something the benchmark needs did not work; the message says what."""
+
+
+# ---- processes -------------------------------------------------------------
+
+class Children:
+    """Every process the benchmark starts, stopped in reverse order."""
+
+    def __init__(self):
+        self.procs = []
+
+    def start(self, args, log_path, **kw):
+        log = open(log_path, "ab")
+        p = subprocess.Popen(args, stdout=log, stderr=log, stdin=subprocess.DEVNULL, **kw)
+        log.close()
+        self.procs.append(p)
+        return p
+
+    def stop(self, p, sig=signal.SIGTERM):
+        if p.poll() is None:
+            p.send_signal(sig)
+            try:
+                p.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+        if p in self.procs:
+            self.procs.remove(p)
+
+    def stop_all(self):
+        for p in reversed(list(self.procs)):
+            self.stop(p)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_ready(port, proc, logs, path="/", timeout=10):
+    """Waits until GET path on port answers; raises with the logs if not."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if proc.poll() is not None:
+            raise Failure("%s exited: %s" % (proc.args[0], " ".join(tail(p) for p in logs)))
+        try:
+            c = http.client.HTTPConnection("127.0.0.1", port, timeout=1)
+            c.request("GET", path)
+            c.getresponse().read()
+            c.close()
+            return
+        except OSError:
+            time.sleep(0.05)
+    raise Failure("%s not ready after %ds: %s" % (proc.args[0], timeout, " ".join(tail(p) for p in logs)))
+
+
+def tail(path, n=2000):
+    try:
+        with open(path, "rb") as f:
+            return f.read()[-n:].decode("utf-8", "replace")
+    except OSError:
+        return "(no log)"
+
+
+# ---- the daemon and the synthetic runs -------------------------------------
+
+class Daemon:
+    def __init__(self, children, binary, tmp, threads, extra=()):
+        self.port = free_port()
+        self.log = os.path.join(tmp, "llm-speedd.log")
+        args = [binary, "--listen", "127.0.0.1:%d" % self.port,
+                "--db", os.path.join(tmp, "bench.db"), "--assets", ROOT,
+                "--threads", str(threads), "--base-url", "https://llm-speed.example",
+                "--upload-rate", "0", "--dispute-rate", "0",
+                "--max-connections", "4096", "--max-per-ip", "4096", "--quiet"] + list(extra)
+        self.children = children
+        self.proc = children.start(args, self.log)
+        wait_ready(self.port, self.proc, [self.log], "/healthz")
+
+    def stop(self):
+        self.children.stop(self.proc)
+        if self.proc.returncode not in (0, None):
+            raise Failure("llm-speedd exited with %s: %s" % (self.proc.returncode, tail(self.log)))
+
+
+def b64u(b):
+    return base64.urlsafe_b64encode(b).rstrip(b"=")
+
+
+class Signer:
+    """One Ed25519 key and its compact-JWS protected header."""
+
+    def __init__(self):
+        self.key = Ed25519PrivateKey.generate()
+        x = self.key.public_key().public_bytes(serialization.Encoding.Raw,
+                                               serialization.PublicFormat.Raw)
+        header = {"alg": "EdDSA", "jwk": {"kty": "OKP", "crv": "Ed25519", "x": b64u(x).decode()}}
+        self.header = b64u(json.dumps(header, separators=(",", ":")).encode())
+
+    def sign(self, payload):
+        signing_input = self.header + b"." + b64u(json.dumps(payload).encode())
+        return signing_input + b"." + b64u(self.key.sign(signing_input))
+
+
+MODELS = ["Qwen3-Coder-30B-A3B-Instruct", "Qwen3-8B", "Qwen2.5-7B-Instruct",
+          "Llama-3.1-8B-Instruct", "Llama-3.3-70B-Instruct", "gemma-3-27b-it",
+          "gemma-3-4b-it", "Mistral-Small-3.2-24B-Instruct", "phi-4", "gpt-oss-20b",
+          "gpt-oss-120b", "DeepSeek-R1-Distill-Qwen-14B", "GLM-4.5-Air", "SmolLM3-3B"]
+HARDWARE = ["M3 Ultra", "M4 Max", "M2 Pro", "RTX 4090", "RTX 3090", "RTX 5090",
+            "RX 7900 XTX", "A100 80GB", "H100 SXM", "Ryzen AI Max+ 395", "M1 Max", "L40S"]
+BACKENDS = ["mlx", "llama.cpp", "vllm", "ollama"]
+
+
+def synthetic_payloads(n, seed=1):
+    """n valid payloads spread over models, hardware and backends, with
+    figures that cluster tightly and an occasional far-off one."""
+    rnd = random.Random(seed)
+    out = []
+    for i in range(n):
+        model, hw = rnd.choice(MODELS), rnd.choice(HARDWARE)
+        base = 20 + zlib.crc32((model + hw).encode()) % 180
+        decode = base * rnd.gauss(1.0, 0.03) * (3.0 if i % 97 == 0 else 1.0)
+        out.append(make_payload(model__name=model, model__digest=digest_for(model),
+                                hardware__accelerator_summary=hw,
+                                hardware__fingerprint_hash="%016x" % zlib.crc32(hw.encode()),
+                                backend__name=rnd.choice(BACKENDS),
+                                workloads__chat_short__decode_tok_s=round(max(decode, 0.5), 3)))
+    return out
+
+
+def fill(port, n, workers=8):
+    """Uploads n signed runs through POST /api/v1/runs; returns their ids."""
+    payloads = synthetic_payloads(n)
+    signers = [Signer() for _ in range(32)]
+    local = threading.local()
+
+    def one(i):
+        c = getattr(local, "conn", None)
+        if c is None:
+            c = local.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        c.request("POST", "/api/v1/runs", body=signers[i % len(signers)].sign(payloads[i]),
+                  headers={"Content-Type": "application/jose"})
+        r = c.getresponse()
+        body = r.read()
+        if r.status not in (200, 201):
+            raise Failure("upload %d: HTTP %d %s" % (i, r.status, body[:300]))
+        if r.will_close:
+            local.conn = None
+        return json.loads(body)["id"]
+
+    ex = concurrent.futures.ThreadPoolExecutor(workers)
+    try:
+        return list(ex.map(one, range(n)))
+    finally:   # on Ctrl-C or a failed upload, do not send the rest
+        ex.shutdown(wait=False, cancel_futures=True)
+
+
+# ---- fetching, nginx and wrk -------------------------------------------------
+
+def fetch(port, path):
+    """GET path; returns (status, headers dict, body)."""
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        c.request("GET", path)
+        r = c.getresponse()
+        return r.status, dict(r.getheaders()), r.read()
+    finally:
+        c.close()
+
+
+def check_keep_alive(port, path):
+    """Two GETs on one connection: the first must not close it, and the
+    second must travel on the same socket."""
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        c.request("GET", path)
+        r = c.getresponse()
+        r.read()
+        sock = c.sock
+        if r.will_close or sock is None:
+            raise Failure("%s: the server closed the connection after one request "
+                          "(Connection: %s)" % (path, r.getheader("Connection")))
+        c.request("GET", path)
+        r = c.getresponse()
+        r.read()
+        if c.sock is not sock or r.status != 200:
+            raise Failure("%s: the second request did not reuse the connection" % path)
+    finally:
+        c.close()
+
+
+def nginx_temp_paths(tmp):
+    """Temp-path directives for the modules this nginx was built with, all
+    inside tmp (the compiled-in defaults may not be writable)."""
+    v = subprocess.run(["nginx", "-V"], capture_output=True, text=True).stderr
+    lines = ["client_body_temp_path %s/nginx-body;" % tmp]
+    for mod in ("proxy", "fastcgi", "uwsgi", "scgi"):
+        if "--without-http_%s_module" % mod not in v:
+            lines.append("%s_temp_path %s/nginx-%s;" % (mod, tmp, mod))
+    return "\n    ".join(lines)
+
+
+def nginx_location(path, headers):
+    """An exact-match location serving one file with the daemon's headers."""
+    adds = "".join('        add_header %s "%s" always;\n' % (k, headers[k].replace('"', '\\"'))
+                   for k in HEADERS_ADDED if k in headers)
+    return ("    location = %s {\n        types { }\n        default_type \"%s\";\n"
+            "        etag on;\n%s    }\n" % (path, headers["Content-Type"], adds))
+
+
+def start_nginx(children, tmp, files, workers, sendfile):
+    """Writes files {url path: (headers, body)} under an nginx root and
+    starts nginx on a free port as a child in the foreground."""
+    www = os.path.join(tmp, "www")
+    for path, (_, body) in files.items():
+        dest = os.path.join(www, path.lstrip("/"))
+        os.makedirs(os.path.dirname(dest), exist_ok=True)
+        with open(dest, "wb") as f:
+            f.write(body)
+    for d, _, names in os.walk(tmp):   # nginx workers run as nobody
+        os.chmod(d, 0o755)
+        for n in names:
+            os.chmod(os.path.join(d, n), 0o644)
+    port = free_port()
+    conf = os.path.join(tmp, "nginx.conf")
+    with open(conf, "w") as f:
+        f.write("""daemon off;
+master_process on;
+worker_processes %s;
+pid %s/nginx.pid;
+error_log %s/nginx-error.log;
+events { worker_connections 4096; }
+http {
+    access_log off;
+    sendfile %s;
+    tcp_nopush on;
+    tcp_nodelay on;
+    keepalive_requests 100000000;
+    keepalive_timeout 65;
+    open_file_cache max=64 inactive=60s;
+    server_tokens off;
+    %s
+    server {
+        listen 127.0.0.1:%d backlog=1024;
+        root %s;
+%s    }
+}
+""" % (workers, tmp, tmp, sendfile, nginx_temp_paths(tmp), port, www,
+            "".join(nginx_location(p, h) for p, (h, _) in files.items())))
+    log = os.path.join(tmp, "nginx-stderr.log")
+    proc = children.start(["nginx", "-c", conf, "-p", tmp + "/", "-e", tmp + "/nginx-error.log"], log)
+    wait_ready(port, proc, [log, os.path.join(tmp, "nginx-error.log")], "/", timeout=10)
+    return port, proc
+
+
+UNITS = {"us": 0.001, "ms": 1.0, "s": 1000.0}
+
+
+def to_ms(text):
+    m = re.match(r"([\d.]+)(us|ms|s)$", text)
+    if not m:
+        raise Failure("wrk printed an unexpected latency %r" % text)
+    return float(m.group(1)) * UNITS[m.group(2)]
+
+
+def wrk(port, path, duration, connections):
+    """Runs wrk -t1 against path; returns {rps, p50, p99 (ms), errors}."""
+    url = "http://127.0.0.1:%d%s" % (port, path)
+    args = ["wrk", "-t1", "-c%d" % connections, "-d%ds" % duration, "--latency", url]
+    out = subprocess.run(args, capture_output=True, text=True, timeout=duration + 30).stdout
+    rps = re.search(r"Requests/sec:\s+([\d.]+)", out)
+    p50 = re.search(r"^\s+50%\s+(\S+)", out, re.M)
+    p99 = re.search(r"^\s+99%\s+(\S+)", out, re.M)
+    if not (rps and p50 and p99):
+        raise Failure("could not read wrk's output:\n" + out)
+    errors = []
+    sock = re.search(r"Socket errors: (.*)", out)
+    if sock:
+        errors.append("socket errors: " + sock.group(1))
+    bad = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+    if bad:
+        errors.append(bad.group(1) + " non-2xx/3xx responses")
+    return {"rps": float(rps.group(1)), "p50": to_ms(p50.group(1)),
+            "p99": to_ms(p99.group(1)), "errors": errors}
+
+
+# ---- the run ---------------------------------------------------------------------
+
+def parse_args():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--bin", required=True, help="path to llm-speedd")
+    ap.add_argument("--runs", type=int, default=3000, help="synthetic runs to upload (3000)")
+    ap.add_argument("--duration", type=int, default=2, help="seconds per wrk run (2)")
+    ap.add_argument("--rounds", type=int, default=3, help="wrk runs per server, path and thread count (3)")
+    ap.add_argument("--connections", type=int, default=32, help="wrk connections (32)")
+    ap.add_argument("--threads", default="1,2,4", help="daemon thread counts to try (1,2,4)")
+    ap.add_argument("--nginx-workers", default="auto", help="nginx worker_processes (auto: one per core)")
+    ap.add_argument("--nginx-sendfile", default="off", choices=("on", "off"),
+                    help="nginx sendfile (off: faster for small files here)")
+    ap.add_argument("--daemon-args", default="", help="more llm-speedd options, space-separated")
+    ap.add_argument("--keep", action="store_true", help="keep the temporary folder")
+    return ap.parse_args()
+
+
+def prepare(children, a, tmp):
+    """Fills the database; returns (target paths, {path: (headers, body)})."""
+    t0 = time.time()
+    d = Daemon(children, os.path.abspath(a.bin), tmp, 2)
+    ids = fill(d.port, a.runs)
+    print("filled: %d runs uploaded in %.1f s" % (len(ids), time.time() - t0), flush=True)
+    run_id = ids[len(ids) // 2]
+    paths = {"badge SVG": "/badge/%s.svg" % run_id, "run page HTML": "/r/%s" % run_id}
+    files = {}
+    for name, path in paths.items():
+        status, headers, body = fetch(d.port, path)
+        if status != 200:
+            raise Failure("%s: HTTP %d" % (path, status))
+        files[path] = (headers, body)
+        print("  %-14s %s  %d bytes  %s" % (name, path, len(body), headers["Content-Type"]), flush=True)
+    d.stop()
+    return paths, files
+
+
+def check_nginx(port, files):
+    """nginx must serve the daemon's bytes with its Content-Type, keep-alive."""
+    for path, (headers, body) in files.items():
+        status, h, got = fetch(port, path)
+        if status != 200 or got != body or h.get("Content-Type") != headers["Content-Type"]:
+            raise Failure("nginx does not serve the same bytes for " + path)
+        check_keep_alive(port, path)
+
+
+def median(xs):
+    xs = sorted(xs)
+    n = len(xs)
+    return xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2
+
+
+def summarize(runs):
+    """The median figures of several wrk runs, with every error kept."""
+    return {"rps": median([r["rps"] for r in runs]), "p50": median([r["p50"] for r in runs]),
+            "p99": median([r["p99"] for r in runs]), "errors": [e for r in runs for e in r["errors"]]}
+
+
+def measure_pair(a, nginx_port, our_port, path):
+    """Runs wrk on nginx and on the daemon in alternating short slices
+    (--rounds of --duration seconds each), so that load from the rest of
+    the machine falls on both alike.  Returns (nginx, ours, ratio): the
+    median figures of each and the median of the per-round ratios."""
+    theirs, ours, ratios = [], [], []
+    for i in range(a.rounds):
+        if i % 2 == 0:
+            t = wrk(nginx_port, path, a.duration, a.connections)
+            o = wrk(our_port, path, a.duration, a.connections)
+        else:
+            o = wrk(our_port, path, a.duration, a.connections)
+            t = wrk(nginx_port, path, a.duration, a.connections)
+        theirs.append(t)
+        ours.append(o)
+        ratios.append(o["rps"] / t["rps"])
+    return summarize(theirs), summarize(ours), median(ratios)
+
+
+def bench_daemon(children, a, tmp, paths, files, threads, nginx_port):
+    """Starts the daemon with threads workers and measures each path on it
+    and on nginx.  Returns {name: (nginx, ours, ratio)}."""
+    d = Daemon(children, os.path.abspath(a.bin), tmp, threads, a.daemon_args.split())
+    try:
+        for path, (_, body) in files.items():
+            # Same size, not same bytes: the run page holds a per-process
+            # form token (the dispute form), so a restart changes it.
+            status, _, got = fetch(d.port, path)
+            if status != 200 or len(got) != len(body):
+                raise Failure("llm-speedd changed its answer for %s (HTTP %d, %d bytes, was %d)"
+                              % (path, status, len(got), len(body)))
+            check_keep_alive(d.port, path)
+        wrk(d.port, paths["badge SVG"], 1, a.connections)   # warm-up
+        out = {}
+        for name, path in paths.items():
+            theirs, ours, ratio = measure_pair(a, nginx_port, d.port, path)
+            out[name] = (theirs, ours, ratio)
+            print("  --threads %d  %-14s %5.2fx nginx" % (threads, name, ratio), flush=True)
+        return out
+    finally:
+        d.stop()
+
+
+def fmt(name, r):
+    line = "%-7s %7.0f req/s  p50 %6.3f ms  p99 %7.3f ms" % (name, r["rps"], r["p50"], r["p99"])
+    if r["errors"]:
+        line += "  ERRORS: " + "; ".join(sorted(set(r["errors"])))
+    return line
+
+
+def report(results):
+    """Prints the figures and ratio of each thread count per path, and the
+    best thread count; returns True when any wrk run saw errors."""
+    errors = False
+    names = list(next(iter(results.values())))
+    print("\nratio = llm-speedd requests/s / nginx requests/s, the median of the rounds'"
+          " ratios; figures are medians (target: 1.0x or better)")
+    for name in names:
+        print("\n%s" % name)
+        for threads, res in results.items():
+            theirs, ours, ratio = res[name]
+            errors |= bool(theirs["errors"] or ours["errors"])
+            print("  --threads %d: %5.2fx   %s   %s" % (threads, ratio, fmt("ours", ours), fmt("nginx", theirs)))
+        best = max(results, key=lambda t: results[t][name][2])
+        r = results[best][name][2]
+        print("  best: --threads %d at %.2fx  %s" % (best, r, "ok" if r >= 1.0 else "BELOW TARGET"))
+    return errors
+
+
+def main():
+    a = parse_args()
+    for tool in ("wrk", "nginx"):
+        if not shutil.which(tool):
+            print("bench: %s is not installed (make deps installs it)" % tool, file=sys.stderr)
+            return 2
+    threads = [int(t) for t in a.threads.split(",") if t.strip()]
+    tmp = tempfile.mkdtemp(prefix="llms-bench-")
+    children = Children()
+
+    def on_term(sig, frame):
+        raise KeyboardInterrupt
+    signal.signal(signal.SIGTERM, on_term)
+    signal.signal(signal.SIGINT, on_term)
+    start = time.time()
+    try:
+        print("bench: %d cores, %d x wrk -t1 -c%d -d%ds per server and path, nginx worker_processes %s"
+              " sendfile %s, folder %s" % (os.cpu_count(), a.rounds, a.connections, a.duration,
+                                           a.nginx_workers, a.nginx_sendfile, tmp),
+              flush=True)
+        paths, files = prepare(children, a, tmp)
+        nginx_port, nginx = start_nginx(children, tmp, files, a.nginx_workers, a.nginx_sendfile)
+        check_nginx(nginx_port, files)
+        results = {}
+        for t in threads:
+            results[t] = bench_daemon(children, a, tmp, paths, files, t, nginx_port)
+        children.stop(nginx, signal.SIGQUIT)
+        errors = report(results)
+        print("\nbench: done in %.0f s" % (time.time() - start))
+        return 1 if errors else 0
+    except Failure as e:
+        print("bench: " + str(e), file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("bench: interrupted", file=sys.stderr)
+        return 130
+    finally:
+        children.stop_all()
+        if not a.keep:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,495 @@
+/* check_chart.c: the inline SVG charts of server/chart.c and its number
+ * formats, with the SVG read back by a real XML parser (python3's
+ * ElementTree). */
+#include "check_util.h"
+#include "chart.h"
+#include "buf.h"
+
+#include <math.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define HOSTILE "<script>alert(1)</script>&\"' ]]><!--"
+
+/* ---- helpers ------------------------------------------------------------------ */
+
+/* v formatted by fn; the caller frees. */
+static char *fmt(void (*fn)(struct buf *, double), double v)
+{
+	struct buf b = BUF_INIT;
+
+	fn(&b, v);
+	ck_assert_int_eq(buf_error(&b), 0);
+	return buf_detach(&b, NULL);
+}
+
+#define CK_FMT(fn, v, want) do {                      \
+		char *got_ = fmt(fn, v);                     \
+		ck_assert_str_eq(got_, want);                \
+		free(got_);                                  \
+	} while (0)
+
+/* The SVG of c; the caller frees. */
+static char *render(const struct chart *c)
+{
+	struct buf b = BUF_INIT;
+
+	ck_assert_int_eq(chart_render_svg(c, &b), 0);
+	return buf_detach(&b, NULL);
+}
+
+/* What every chart must be, checked in python before a test's own
+ * assertions: the root <svg> with role="img", aria-label equal to the
+ * <title>; no style attribute, <style> or <script>; no NaN or infinity in
+ * any attribute.  Helpers for the test's assertions:
+ *   ticks('x'|'y')   the tick label texts, in order
+ *   label('x'|'y')   the axis label text
+ *   legend()         the legend texts
+ *   marks(i)         series i's markers as (center x, center y, tooltip)
+ *   bars(i)          series i's bars as (left x, top y, tooltip)
+ *   path(i)          series i's line as [(x, y), ...]
+ *   ybase(), ytop(), yspan  pixel rows of the lowest and highest y tick,
+ *                    and the value the highest tick stands for */
+static const char prelude[] =
+	"import sys, re, xml.etree.ElementTree as E\n"
+	"ns = '{http://www.w3.org/2000/svg}'\n"
+	"root = E.parse(sys.argv[1]).getroot()\n"
+	"assert root.tag == ns + 'svg', root.tag\n"
+	"def T(e): return ''.join(e.itertext())\n"
+	"title = T(root.find(ns + 'title'))\n"
+	"assert root.get('aria-label') == title, (root.get('aria-label'), title)\n"
+	"assert root.get('role') == 'img'\n"
+	"for e in root.iter():\n"
+	"    assert e.get('style') is None, e.tag\n"
+	"    assert e.tag not in (ns + 'style', ns + 'script'), e.tag\n"
+	"    for k, v in e.attrib.items():\n"
+	"        assert not re.search(r'nan|inf', v, re.I) or k in ('aria-label',), (k, v)\n"
+	"def cls(e): return (e.get('class') or '').split()\n"
+	"def ticks(a): return [T(t) for g in root.iter(ns + 'g') if 'ticks' in cls(g) and a in cls(g) for t in g.findall(ns + 'text')]\n"
+	"def tickpos(a): return [float(t.get('y')) - 4.5 for g in root.iter(ns + 'g') if 'ticks' in cls(g) and a in cls(g) for t in g.findall(ns + 'text')]\n"
+	"def label(a): return [T(t) for t in root.iter(ns + 'text') if cls(t) == ['axis-label', a]][0]\n"
+	"def legend(): return [T(t) for g in root.findall(ns + 'g') if 'legend' in cls(g) for t in g.findall(ns + 'text')]\n"
+	"def sgroup(i): return [g for g in root.findall(ns + 'g') if 's%d' % i in cls(g)]\n"
+	"def marks(i):\n"
+	"    out = []\n"
+	"    for g in sgroup(i):\n"
+	"        for e in g:\n"
+	"            if e.tag == ns + 'circle': out.append((float(e.get('cx')), float(e.get('cy')), T(e)))\n"
+	"            if e.tag == ns + 'rect': out.append((float(e.get('x')) + float(e.get('width')) / 2, float(e.get('y')) + float(e.get('height')) / 2, T(e)))\n"
+	"    return out\n"
+	"def bars(i): return [(float(e.get('x')), float(e.get('y')), T(e)) for g in sgroup(i) for e in g.findall(ns + 'rect')]\n"
+	"def path(i):\n"
+	"    for g in sgroup(i):\n"
+	"        for e in g.findall(ns + 'path'):\n"
+	"            n = [float(v) for v in re.findall(r'-?[0-9.]+', e.get('d'))]\n"
+	"            return list(zip(n[0::2], n[1::2]))\n"
+	"    return []\n"
+	"def num(s): return float(s.replace(',', '').replace('K', 'e3'))\n"
+	"ybase = lambda: tickpos('y')[0]\n"
+	"ytop = lambda: tickpos('y')[-1]\n"
+	"yspan = lambda: num(ticks('y')[-1])\n"
+	"def yval(py): return (ybase() - py) / (ybase() - ytop()) * yspan()\n"
+	"notext = [T(t) for t in root.iter(ns + 'text') if 'no-data' in cls(t)]\n";
+
+/* Writes svg and the prelude plus asserts (python, one statement a line)
+ * to a temporary folder and runs python3 on them.  Returns its exit
+ * status: 0 when the SVG parsed and every assertion held. */
+static int py_check(const char *svg, const char *asserts)
+{
+	char dir[] = "/tmp/check_chart_XXXXXX", svgp[64], pyp[64], cmd[256];
+	FILE *f;
+	int rc;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(svgp, sizeof svgp, "%s/c.svg", dir);
+	snprintf(pyp, sizeof pyp, "%s/c.py", dir);
+	f = fopen(svgp, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(svg, f);
+	ck_assert_int_eq(fclose(f), 0);
+	f = fopen(pyp, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(prelude, f);
+	fputs(asserts, f);
+	ck_assert_int_eq(fclose(f), 0);
+	snprintf(cmd, sizeof cmd, "/usr/bin/python3 %s %s", pyp, svgp);
+	rc = system(cmd);
+	unlink(svgp);
+	unlink(pyp);
+	rmdir(dir);
+	return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+/* Renders c and requires asserts to hold; returns nothing, fails the test. */
+static void check_chart(const struct chart *c, const char *asserts)
+{
+	char *svg = render(c);
+
+	ck_assert_msg(py_check(svg, asserts) == 0, "python checks failed for:\n%s", svg);
+	free(svg);
+}
+
+/* ---- numbers ------------------------------------------------------------------ */
+
+START_TEST(fmt_num_rules)
+{
+	CK_FMT(chart_fmt_num, 112.2, "112.2");
+	CK_FMT(chart_fmt_num, 204, "204.0");
+	CK_FMT(chart_fmt_num, 539.34, "539.3");
+	CK_FMT(chart_fmt_num, 9800, "9,800");
+	CK_FMT(chart_fmt_num, 400000, "400,000");
+	CK_FMT(chart_fmt_num, 1234567.8, "1,234,568");
+	CK_FMT(chart_fmt_num, 0.42, "0.42");
+	CK_FMT(chart_fmt_num, 0.05, "0.050");
+	CK_FMT(chart_fmt_num, 0, "0");
+	CK_FMT(chart_fmt_num, -3.5, "-3.5");
+	CK_FMT(chart_fmt_num, -0.01, "-0.010");
+	CK_FMT(chart_fmt_num, -1500, "-1,500");
+	CK_FMT(chart_fmt_num, NAN, "?");
+	CK_FMT(chart_fmt_num, INFINITY, "?");
+	CK_FMT(chart_fmt_num, 1e300, "1e+300");
+}
+END_TEST
+
+START_TEST(fmt_int_rules)
+{
+	CK_FMT(chart_fmt_int, 4096, "4,096");
+	CK_FMT(chart_fmt_int, 131072, "131,072");
+	CK_FMT(chart_fmt_int, 1, "1");
+	CK_FMT(chart_fmt_int, 0, "0");
+	CK_FMT(chart_fmt_int, 2.5, "2.5");
+	CK_FMT(chart_fmt_int, NAN, "?");
+}
+END_TEST
+
+/* ---- known inputs ------------------------------------------------------------------ */
+
+static const double ctx[] = { 32768, 65536, 131072 };
+static const double dec[] = { 80.1, 64.0, 45.2 };
+static const double pre[] = { 546.0, 437.0, 327.0 };
+
+static struct chart decay_chart(struct chart_series *s)
+{
+	struct chart c = { .kind = CHART_LINE, .title = "Decode and prefill by context",
+		.x_label = "context length", .y_label = "tok/s", .x = ctx, .n = 3,
+		.series = s, .nseries = 2, .x_scale = CHART_LOG2,
+		.x_ticks = CHART_TICK_TOKENS };
+	s[0] = (struct chart_series){ "decode tok/s", dec };
+	s[1] = (struct chart_series){ "prefill tok/s", pre };
+	return c;
+}
+
+START_TEST(line_log2_context)
+{
+	struct chart_series s[2];
+	struct chart c = decay_chart(s);
+
+	check_chart(&c,
+		"assert title == 'Decode and prefill by context', title\n"
+		"assert ticks('x') == ['32K', '64K', '128K'], ticks('x')\n"
+		"assert ticks('y') == ['0', '100', '200', '300', '400', '500', '600'] or ticks('y') == ['0', '200', '400', '600'], ticks('y')\n"
+		"assert label('x') == 'context length' and label('y') == 'tok/s'\n"
+		"assert legend() == ['decode tok/s', 'prefill tok/s'], legend()\n"
+		"d, p = marks(1), marks(2)\n"
+		"assert len(d) == 3 and len(p) == 3, (d, p)\n"
+		"xs = [m[0] for m in d]\n"
+		"assert abs((xs[1] - xs[0]) - (xs[2] - xs[1])) < 0.2, xs\n"   /* doublings evenly apart */
+		"assert [m[0] for m in p] == xs\n"
+		"for m, v in zip(d + p, [80.1, 64.0, 45.2, 546.0, 437.0, 327.0]):\n"
+		"    assert abs(yval(m[1]) - v) < 1.0, (m, v, yval(m[1]))\n"
+		"assert d[0][2] == 'context length 32K: decode tok/s 80.1', d[0][2]\n"
+		"assert p[2][2] == 'context length 128K: prefill tok/s 327.0', p[2][2]\n"
+		"assert [round(x) for x, y in path(1)] == [round(x) for x in xs], path(1)\n"
+		"assert notext == []\n");
+}
+END_TEST
+
+START_TEST(line_log2_batch)
+{
+	static const double bs[] = { 1, 4, 8, 16 };
+	static const double agg[] = { 112.0, 113.0, 112.5, 111.0 };
+	static const double per[] = { 112.0, 28.2, 14.1, 6.9 };
+	struct chart_series s[2] = { { "aggregate", agg }, { "per-stream", per } };
+	struct chart c = { .kind = CHART_LINE, .title = "By batch", .x_label = "batch size",
+		.y_label = "tok/s", .x = bs, .n = 4, .series = s, .nseries = 2,
+		.x_scale = CHART_LOG2 };
+
+	check_chart(&c,
+		"assert ticks('x') == ['1', '2', '4', '8', '16'], ticks('x')\n"
+		"assert ticks('y')[0] == '0' and num(ticks('y')[-1]) >= 113, ticks('y')\n"
+		"a = marks(1)\n"
+		"assert len(a) == 4 and len(marks(2)) == 4\n"
+		"assert abs((a[2][0] - a[1][0]) - (a[3][0] - a[2][0])) < 0.2\n"
+		"assert abs((a[1][0] - a[0][0]) - 2 * (a[2][0] - a[1][0])) < 0.2\n"
+		"assert abs(yval(marks(2)[3][1]) - 6.9) < 1\n");
+}
+END_TEST
+
+START_TEST(line_linear_sorted)
+{
+	static const double x[] = { 11000, 2100, 16000, 6400 };   /* out of order */
+	static const double y[] = { 99, 110, 95, 104 };
+	struct chart_series s = { "decode", y };
+	struct chart c = { .kind = CHART_LINE, .title = "Linear", .x_label = "context",
+		.y_label = "tok/s", .x = x, .n = 4, .series = &s, .nseries = 1 };
+
+	check_chart(&c,
+		"t = [num(v) for v in ticks('x')]\n"
+		"assert t[0] <= 2100 and t[-1] >= 16000 and len(t) >= 3, t\n"
+		"assert len(set(round(b - a, 6) for a, b in zip(t, t[1:]))) == 1, t\n"
+		"assert ticks('x')[-1].count(',') == 1, ticks('x')\n"
+		"px = [p[0] for p in path(1)]\n"
+		"assert px == sorted(px) and len(px) == 4, px\n"
+		"assert legend() == ['decode']\n");
+}
+END_TEST
+
+START_TEST(bar_known)
+{
+	static const double turn[] = { 1, 2, 3, 4 };
+	static const double ttft[] = { 610, 420, 450, 480 };
+	struct chart_series s = { "TTFT", ttft };
+	struct chart c = { .kind = CHART_BAR, .title = "TTFT per turn", .x_label = "turn",
+		.y_label = "ms", .x = turn, .n = 4, .series = &s, .nseries = 1 };
+
+	check_chart(&c,
+		"assert ticks('x') == ['1', '2', '3', '4'], ticks('x')\n"
+		"b = bars(1)\n"
+		"assert [m[2] for m in b] == ['turn 1: TTFT 610.0', 'turn 2: TTFT 420.0', 'turn 3: TTFT 450.0', 'turn 4: TTFT 480.0'], b\n"
+		"for m, v in zip(b, [610, 420, 450, 480]):\n"
+		"    assert abs(yval(m[1]) - v) < 1.0, (m, v)\n"
+		"assert [m[0] for m in b] == sorted(m[0] for m in b)\n");
+}
+END_TEST
+
+START_TEST(unnamed_single_series_has_no_legend)
+{
+	static const double x[] = { 1, 2 };
+	static const double y[] = { 3, 4 };
+	struct chart_series s = { NULL, y };
+	struct chart c = { .kind = CHART_LINE, .title = "t", .x_label = "x", .y_label = "y",
+		.x = x, .n = 2, .series = &s, .nseries = 1 };
+
+	check_chart(&c, "assert legend() == []\nassert len(marks(1)) == 2\n");
+}
+END_TEST
+
+/* ---- hostile text ------------------------------------------------------------------ */
+
+START_TEST(hostile_text_escaped)
+{
+	struct chart_series s[2];
+	struct chart c = decay_chart(s);
+	char *svg;
+
+	c.title = c.x_label = c.y_label = HOSTILE;
+	s[0].name = HOSTILE;
+	s[1].name = "ctl\x01\x1f and \xc3\xa9";
+	svg = render(&c);
+	ck_assert_ptr_null(strstr(svg, "<script"));
+	ck_assert_ptr_null(strstr(svg, "<!--"));
+	ck_assert_ptr_nonnull(strstr(svg, "&lt;script&gt;alert(1)&lt;/script&gt;&amp;&quot;&#39;"));
+	ck_assert_int_eq(py_check(svg,
+		"H = '<script>alert(1)</script>&\"\\' ]]><!--'\n"
+		"assert title == H, title\n"
+		"assert label('x') == H and label('y') == H\n"
+		"assert legend()[0] == H, legend()\n"
+		"assert legend()[1] == 'ctl\\ufffd\\ufffd and \\u00e9', legend()\n"
+		"assert marks(1)[0][2] == H + ' 32K: ' + H + ' 80.1', marks(1)[0][2]\n"
+		"assert not any(e.tag.endswith('script') for e in root.iter())\n"), 0);
+	free(svg);
+}
+END_TEST
+
+/* ---- degenerate input -------------------------------------------------------------- */
+
+START_TEST(empty_chart_says_no_data)
+{
+	struct chart_series s = { "decode", NULL };
+	struct chart c = { .kind = CHART_LINE, .title = "Empty", .x_label = "x",
+		.y_label = "y", .x = NULL, .n = 0, .series = &s, .nseries = 1,
+		.x_scale = CHART_LOG2 };
+
+	check_chart(&c, "assert notext == ['no data']\nassert marks(1) == []\nassert ticks('x') == []\n"
+		"assert num(ticks('y')[0]) == 0\n");
+	c.kind = CHART_BAR;
+	check_chart(&c, "assert notext == ['no data']\n");
+}
+END_TEST
+
+START_TEST(nothing_finite_says_no_data)
+{
+	static const double x[] = { 1, 2 };
+	static const double y[] = { NAN, INFINITY };
+	struct chart_series s = { "decode", y };
+	struct chart c = { .kind = CHART_LINE, .title = "NaN", .x_label = "x",
+		.y_label = "y", .x = x, .n = 2, .series = &s, .nseries = 1 };
+
+	check_chart(&c, "assert notext == ['no data']\nassert marks(1) == []\n");
+}
+END_TEST
+
+START_TEST(one_point)
+{
+	static const double x[] = { 4096 };
+	static const double y[] = { 50 };
+	static const double one[] = { 1 };
+	struct chart_series s = { "decode", y };
+	struct chart c = { .kind = CHART_LINE, .title = "One", .x_label = "ctx",
+		.y_label = "tok/s", .x = x, .n = 1, .series = &s, .nseries = 1,
+		.x_scale = CHART_LOG2, .x_ticks = CHART_TICK_TOKENS };
+
+	check_chart(&c, "assert len(marks(1)) == 1\nassert '4K' in ticks('x'), ticks('x')\n"
+		"assert abs(yval(marks(1)[0][1]) - 50) < 1\n");
+	c.x_scale = CHART_LINEAR;
+	check_chart(&c, "assert len(marks(1)) == 1 and len(ticks('x')) >= 2, ticks('x')\n");
+	c.x = one;
+	c.x_scale = CHART_LOG2;
+	c.x_ticks = CHART_TICK_NUM;
+	check_chart(&c, "assert ticks('x')[0] == '1', ticks('x')\n");
+	c.kind = CHART_BAR;
+	check_chart(&c, "assert len(bars(1)) == 1 and ticks('x') == ['1']\n");
+}
+END_TEST
+
+START_TEST(all_zero_values)
+{
+	static const double x[] = { 1, 2, 4 };
+	static const double y[] = { 0, 0, 0 };
+	struct chart_series s = { "zero", y };
+	struct chart c = { .kind = CHART_LINE, .title = "Zeros", .x_label = "x",
+		.y_label = "y", .x = x, .n = 3, .series = &s, .nseries = 1,
+		.x_scale = CHART_LOG2 };
+
+	check_chart(&c, "assert len(marks(1)) == 3\nassert num(ticks('y')[0]) == 0 and num(ticks('y')[-1]) > 0\n"
+		"assert all(abs(m[1] - ybase()) < 0.1 for m in marks(1))\n");
+	c.kind = CHART_BAR;
+	check_chart(&c, "assert len(bars(1)) == 3\n");
+}
+END_TEST
+
+START_TEST(gaps_and_nonpositive_x)
+{
+	static const double x[] = { 0, 2, 4, 8 };
+	static const double y[] = { 10, NAN, 30, 40 };
+	struct chart_series s = { "s", y };
+	struct chart c = { .kind = CHART_LINE, .title = "Gaps", .x_label = "x",
+		.y_label = "y", .x = x, .n = 4, .series = &s, .nseries = 1,
+		.x_scale = CHART_LOG2 };
+
+	/* x = 0 cannot sit on a log scale: the axis turns linear and keeps it. */
+	check_chart(&c, "assert len(marks(1)) == 3 and len(path(1)) == 3\n"
+		"assert ticks('x')[0] == '0', ticks('x')\n");
+}
+END_TEST
+
+START_TEST(huge_and_tiny_values)
+{
+	static const double x[] = { 1, 1e300 };
+	static const double y[] = { 1e300, 1e-300 };
+	static const double y2[] = { 0.004, 0.009 };
+	struct chart_series s = { "s", y };
+	struct chart c = { .kind = CHART_LINE, .title = "Huge", .x_label = "x",
+		.y_label = "y", .x = x, .n = 2, .series = &s, .nseries = 1,
+		.x_scale = CHART_LINEAR };
+
+	check_chart(&c, "assert len(marks(1)) == 2\n");
+	c.x_scale = CHART_LOG2;
+	check_chart(&c, "assert len(marks(1)) == 2\n");
+	s.y = y2;
+	check_chart(&c, "assert ticks('y')[-1] == '0.010', ticks('y')\n");
+}
+END_TEST
+
+START_TEST(many_points_capped)
+{
+	static double x[CHART_MAX_POINTS + 50], y[CHART_MAX_POINTS + 50];
+	struct chart_series s = { "s", y };
+	struct chart c = { .kind = CHART_BAR, .title = "Many", .x_label = "x",
+		.y_label = "y", .x = x, .n = CHART_MAX_POINTS + 50, .series = &s,
+		.nseries = 1 };
+	size_t i;
+
+	for (i = 0; i < c.n; i++) {
+		x[i] = (double)i + 1;
+		y[i] = (double)(i % 7);
+	}
+	check_chart(&c, "assert len(bars(1)) == 256\nassert 0 < len(ticks('x')) <= 13, ticks('x')\n");
+}
+END_TEST
+
+START_TEST(invalid_input_refused)
+{
+	static const double x[] = { 1 };
+	struct chart_series s[3] = { { "a", x }, { "b", x }, { "c", x } };
+	struct chart c = { .kind = CHART_LINE, .title = "t", .x = x, .n = 1,
+		.series = s, .nseries = 1 };
+	struct buf b = BUF_INIT;
+
+	ck_assert_int_eq(chart_render_svg(NULL, &b), -1);
+	c.nseries = 0;
+	ck_assert_int_eq(chart_render_svg(&c, &b), -1);
+	c.nseries = 3;
+	ck_assert_int_eq(chart_render_svg(&c, &b), -1);
+	c.nseries = 1;
+	c.x = NULL;
+	ck_assert_int_eq(chart_render_svg(&c, &b), -1);
+	c.x = x;
+	s[0].y = NULL;
+	ck_assert_int_eq(chart_render_svg(&c, &b), -1);
+	c.series = NULL;
+	ck_assert_int_eq(chart_render_svg(&c, &b), -1);
+	ck_assert_uint_eq(b.len, 0);
+	buf_release(&b);
+}
+END_TEST
+
+START_TEST(no_style_attributes)
+{
+	struct chart_series s[2];
+	struct chart c = decay_chart(s);
+	char *svg = render(&c);
+
+	/* CSP style-src 'self' would drop these: colors are presentation
+	 * attributes and classes only. */
+	ck_assert_ptr_null(strstr(svg, "style="));
+	ck_assert_ptr_null(strstr(svg, "<style"));
+	ck_assert_ptr_nonnull(strstr(svg, "class=\"series s1\""));
+	ck_assert_ptr_nonnull(strstr(svg, "stroke=\"#0072b2\""));
+	free(svg);
+}
+END_TEST
+
+static Suite *suite_chart(void)
+{
+	Suite *s = suite_create("chart");
+	TCase *n = tcase_create("numbers");
+	TCase *k = tcase_create("known");
+	TCase *e = tcase_create("edges");
+
+	tcase_add_test(n, fmt_num_rules);
+	tcase_add_test(n, fmt_int_rules);
+	tcase_add_test(k, line_log2_context);
+	tcase_add_test(k, line_log2_batch);
+	tcase_add_test(k, line_linear_sorted);
+	tcase_add_test(k, bar_known);
+	tcase_add_test(k, unnamed_single_series_has_no_legend);
+	tcase_add_test(k, hostile_text_escaped);
+	tcase_add_test(k, no_style_attributes);
+	tcase_add_test(e, empty_chart_says_no_data);
+	tcase_add_test(e, nothing_finite_says_no_data);
+	tcase_add_test(e, one_point);
+	tcase_add_test(e, all_zero_values);
+	tcase_add_test(e, gaps_and_nonpositive_x);
+	tcase_add_test(e, huge_and_tiny_values);
+	tcase_add_test(e, many_points_capped);
+	tcase_add_test(e, invalid_input_refused);
+	tcase_set_timeout(k, 30);
+	tcase_set_timeout(e, 60);
+	suite_add_tcase(s, n);
+	suite_add_tcase(s, k);
+	suite_add_tcase(s, e);
+	return s;
+}
+
+CHECK_MAIN(suite_chart)

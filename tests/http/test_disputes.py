@@ -1,0 +1,411 @@
+"""Dispute threads (contract section 5) over HTTP: the JSON and JWS API, the
+browser form and its cross-site protection, escaping, rate limiting,
+moderation, and an upheld run leaving its cluster while its page stays."""
+import base64
+import json
+import math
+import re
+
+import pytest
+import requests
+
+from conftest import MODERATOR_TOKEN, make_payload, new_key, sign, validate_html
+
+UNKNOWN = "r_zzzzzzzzzzz"
+
+
+def upload(server, key=None, decode=112.2, **over):
+    p = make_payload(**over)
+    p["workloads"]["chat-short"]["decode_tok_s"] = decode
+    token, key = sign(p, key or new_key())
+    r = server.upload(token)
+    assert r.status_code == 201, r.text
+    return r.json()["id"], key
+
+
+def post(server, rid, body=None, **kw):
+    return server.post("/api/v1/runs/%s/disputes" % rid, json=body, **kw)
+
+
+def post_signed(server, rid, payload, key):
+    token, _ = sign(payload, key)
+    return server.post("/api/v1/runs/%s/disputes" % rid, data=token,
+                       headers={"Content-Type": "application/jose"})
+
+
+def resolve(server, rid, resolution, note=None, token=MODERATOR_TOKEN):
+    body = {"resolution": resolution}
+    if note is not None:
+        body["note"] = note
+    headers = {"Authorization": "Bearer " + token} if token is not None else {}
+    return server.post("/api/v1/runs/%s/disputes/resolve" % rid, json=body, headers=headers)
+
+
+def thread(server, rid):
+    r = server.get("/r/%s.json" % rid)
+    assert r.status_code == 200, r.text
+    return r.json()["dispute"]
+
+
+def error_of(r, status, code, field=None):
+    assert r.status_code == status, r.text
+    assert r.headers["Content-Type"].startswith("application/json")
+    e = r.json()["error"]
+    assert e["code"] == code, e
+    assert e["message"] and e["message"][0].isupper()
+    if field is not None:
+        assert e.get("field") == field, e
+    return e
+
+
+def form_token(server, rid):
+    page = server.get("/r/%s" % rid).text
+    m = re.search(r'<input type="hidden" name="token" value="([^"]+)">', page)
+    assert m, "the run page has no form token"
+    return m.group(1)
+
+
+def form_post(server, rid, fields, origin="self", referer=None):
+    headers = {}
+    if origin == "self":
+        headers["Origin"] = server.url
+    elif origin is not None:
+        headers["Origin"] = origin
+    if referer is not None:
+        headers["Referer"] = referer
+    return server.post("/r/%s/disputes" % rid, data=fields, headers=headers,
+                       allow_redirects=False)
+
+
+# ---- posting through the API ----
+
+def test_json_post_is_created_and_shown_as_plain_text(server):
+    rid, _ = upload(server)
+    body = "This is <script>alert(1)</script> & co.\nSecond line\r\nThird"
+    r = post(server, rid, {"author": "Ann <b>", "body": body})
+    assert r.status_code == 201, r.text
+    p = r.json()
+    assert set(p) == {"id", "run_id", "author", "body", "by_submitter", "created_at"}
+    assert p["run_id"] == rid and p["author"] == "Ann <b>" and p["by_submitter"] is False
+    assert p["body"] == body.replace("\r\n", "\n")
+    anon = post(server, rid, {"body": "no name"})
+    assert anon.status_code == 201 and anon.json()["author"] is None
+    t = thread(server, rid)
+    assert t["state"] == "open" and t["resolution"] is None
+    assert [x["id"] for x in t["posts"]] == [p["id"], anon.json()["id"]]
+    page = server.get("/r/%s" % rid).text
+    section = page[page.index('<section id="dispute">'):]
+    assert "<script>alert" not in page
+    assert "This is &lt;script&gt;alert(1)&lt;/script&gt; &amp; co.<br>" in section
+    assert "Second line<br>" in section and "Third" in section
+    assert "Ann &lt;b&gt;" in section and "<b>" not in section
+    assert "anonymous" in section
+
+
+def test_post_validation_errors(server):
+    rid, _ = upload(server)
+    error_of(post(server, rid, {"body": ""}), 422, "schema_violation", "body")
+    error_of(post(server, rid, {"body": " \n\t "}), 422, "schema_violation", "body")
+    error_of(post(server, rid, {"author": "x"}), 422, "schema_violation", "body")
+    error_of(post(server, rid, {"body": 5}), 422, "schema_violation", "body")
+    error_of(post(server, rid, {"body": "a" * 4001}), 422, "schema_violation", "body")
+    error_of(post(server, rid, {"body": "ok", "author": 7}), 422, "schema_violation", "author")
+    error_of(post(server, rid, {"body": "ok", "author": "a" * 81}), 422, "schema_violation", "author")
+    error_of(post(server, rid, {"body": "a\u0000b"}), 422, "schema_violation", "body")
+    bad = server.post("/api/v1/runs/%s/disputes" % rid, data=b"{not json",
+                      headers={"Content-Type": "application/json"})
+    error_of(bad, 400, "invalid_json")
+    arr = server.post("/api/v1/runs/%s/disputes" % rid, data=b'["body"]',
+                      headers={"Content-Type": "application/json"})
+    error_of(arr, 400, "invalid_json")
+    text = server.post("/api/v1/runs/%s/disputes" % rid, data=b"body=hi",
+                       headers={"Content-Type": "text/plain"})
+    error_of(text, 415, "unsupported_media_type")
+    # 4000 characters is the limit, counted in characters, not bytes.
+    long = "\u00e9" * 3999 + "\U0001F600"
+    r = post(server, rid, {"body": long})
+    assert r.status_code == 201, r.text
+    assert r.json()["body"] == long
+    # Nothing that was refused was stored.
+    assert len(thread(server, rid)["posts"]) == 1
+
+
+def test_unknown_run_is_404_on_every_dispute_route(server):
+    for rid in (UNKNOWN, "nonsense"):
+        error_of(post(server, rid, {"body": "hi"}), 404, "not_found")
+        error_of(resolve(server, rid, "upheld"), 404, "not_found")
+        r = form_post(server, rid, {"body": "hi", "token": "x"})
+        assert r.status_code == 404
+        assert r.headers["Content-Type"].startswith("text/html")
+        signed, _ = sign({"run_id": rid, "body": "hi"})
+        r = server.post("/api/v1/runs/%s/disputes" % rid, data=signed,
+                        headers={"Content-Type": "application/jose"})
+        error_of(r, 404, "not_found")
+
+
+# ---- signed replies ----
+
+@pytest.mark.parametrize("kind", ["Ed25519", "ES256"])
+def test_signed_reply_by_the_runs_key_is_the_submitters(server, kind):
+    key = new_key(kind)
+    rid, _ = upload(server, key)
+    r = post_signed(server, rid, {"run_id": rid, "body": "I measured this twice.\nSee log."}, key)
+    assert r.status_code == 201, r.text
+    assert r.json()["by_submitter"] is True
+    t = thread(server, rid)
+    assert t["posts"][0]["by_submitter"] is True
+    page = server.get("/r/%s" % rid).text
+    section = page[page.index('<section id="dispute">'):]
+    assert "signed with the run&#39;s own key" in section or "signed with the run's own key" in section
+    assert "I measured this twice.<br>" in section
+
+
+def test_signed_reply_by_another_key_is_refused(server):
+    key = new_key()
+    rid, _ = upload(server, key)
+    other = new_key()
+    e = error_of(post_signed(server, rid, {"run_id": rid, "body": "Trust me."}, other), 403, "forbidden_key")
+    assert rid in e["message"] and "key" in e["message"]
+    # The run's key signing a payload for another run is refused too.
+    rid2, _ = upload(server, other)
+    error_of(post_signed(server, rid2, {"run_id": rid, "body": "x"}, other), 422, "schema_violation", "run_id")
+    error_of(post_signed(server, rid, {"body": "no run id"}, key), 422, "schema_violation", "run_id")
+    error_of(post_signed(server, rid, {"run_id": rid}, key), 422, "schema_violation", "body")
+    # Broken JWS and a signature that does not verify.
+    r = server.post("/api/v1/runs/%s/disputes" % rid, data=b"not.a.jws",
+                    headers={"Content-Type": "application/jose"})
+    error_of(r, 400, "malformed_jws")
+    token, _ = sign({"run_id": rid, "body": "hello"}, key)
+    h, p, s = token.split(".")
+    forged = base64.urlsafe_b64encode(json.dumps({"run_id": rid, "body": "forged"}).encode()).rstrip(b"=").decode()
+    r = server.post("/api/v1/runs/%s/disputes" % rid, data="%s.%s.%s" % (h, forged, s),
+                    headers={"Content-Type": "application/jose"})
+    error_of(r, 401, "invalid_signature")
+    assert thread(server, rid)["posts"] == []
+
+
+# ---- the browser form ----
+
+def test_form_posts_and_redirects_back_to_the_thread(server):
+    rid, _ = upload(server)
+    token = form_token(server, rid)
+    r = form_post(server, rid, {"author": "Bo", "body": "From the form\r\n<i>two</i>", "token": token})
+    assert r.status_code == 303, r.text
+    loc = r.headers["Location"]
+    assert loc.startswith("/r/%s" % rid) and loc.endswith("#dispute")
+    page = requests.get(server.url + loc, timeout=10)
+    assert page.status_code == 200
+    assert "From the form<br>" in page.text and "&lt;i&gt;two&lt;/i&gt;" in page.text
+    t = thread(server, rid)
+    assert t["posts"][-1]["author"] == "Bo" and t["posts"][-1]["body"] == "From the form\n<i>two</i>"
+    # Without an Origin, a Referer from our own pages does as well.
+    r = form_post(server, rid, {"body": "by referer", "token": token}, origin=None,
+                  referer=server.url + "/r/" + rid)
+    assert r.status_code == 303, r.text
+
+
+def test_form_refuses_other_sites_and_bad_tokens(server):
+    rid, _ = upload(server)
+    other, _ = upload(server)
+    token = form_token(server, rid)
+    ok = {"body": "hello", "token": token}
+    refusals = [
+        form_post(server, rid, ok, origin="http://evil.example"),
+        form_post(server, rid, ok, origin="null"),
+        form_post(server, rid, ok, origin=None),
+        form_post(server, rid, ok, origin=None, referer="http://evil.example/r/" + rid),
+        form_post(server, rid, {"body": "hello"}),
+        form_post(server, rid, {"body": "hello", "token": "A" * 43}),
+        form_post(server, rid, {"body": "hello", "token": ""}),
+        form_post(server, rid, {"body": "hello", "token": form_token(server, other)}),
+    ]
+    for r in refusals:
+        assert r.status_code == 403, r.text
+        assert r.headers["Content-Type"].startswith("text/html")
+        assert "reload" in r.text or "this site" in r.text
+    assert thread(server, rid)["posts"] == []
+    assert form_post(server, rid, ok).status_code == 303
+
+
+def test_form_behind_a_proxy_takes_the_public_origin_only(make_server):
+    s = make_server(["--base-url", "https://llm-speed.example/"])
+    rid, _ = upload(s)
+    token = form_token(s, rid)
+    r = form_post(s, rid, {"body": "hi", "token": token}, origin="https://llm-speed.example")
+    assert r.status_code == 303, r.text
+    # With a public origin configured, the address the client used does not count.
+    assert form_post(s, rid, {"body": "hi", "token": token}).status_code == 403
+    assert form_post(s, rid, {"body": "hi", "token": token}, origin="http://llm-speed.example").status_code == 403
+
+
+def test_form_validation_is_reported_on_a_page(server):
+    rid, _ = upload(server)
+    token = form_token(server, rid)
+    r = form_post(server, rid, {"body": "   ", "token": token})
+    assert r.status_code == 422 and r.headers["Content-Type"].startswith("text/html")
+    assert "body" in r.text
+    r = form_post(server, rid, {"body": "x" * 4001, "token": token})
+    assert r.status_code == 422
+    r = server.post("/r/%s/disputes" % rid, data=json.dumps({"body": "x"}),
+                    headers={"Origin": server.url, "Content-Type": "application/json"},
+                    allow_redirects=False)
+    assert r.status_code == 415
+    r = server.post("/r/%s/disputes" % rid, data="body=%zz&token=" + token,
+                    headers={"Origin": server.url, "Content-Type": "application/x-www-form-urlencoded"},
+                    allow_redirects=False)
+    assert r.status_code == 400
+    assert thread(server, rid)["posts"] == []
+
+
+# ---- rate limiting ----
+
+def test_posting_is_rate_limited_per_client(make_server):
+    s = make_server(["--dispute-rate", "2"])
+    rid, _ = upload(s)
+    assert post(s, rid, {"body": "one"}).status_code == 201
+    assert post(s, rid, {"body": "two"}).status_code == 201
+    r = post(s, rid, {"body": "three"})
+    error_of(r, 429, "rate_limited")
+    assert int(r.headers["Retry-After"]) >= 1
+    # The form shares the allowance and says so on a page.
+    r = form_post(s, rid, {"body": "four", "token": form_token(s, rid)})
+    assert r.status_code == 429 and int(r.headers["Retry-After"]) >= 1
+    assert len(thread(s, rid)["posts"]) == 2
+    # Invalid posts do not use up the allowance of a fresh server.
+    s2 = make_server(["--dispute-rate", "2"])
+    rid2, _ = upload(s2)
+    for _ in range(3):
+        assert post(s2, rid2, {"body": ""}).status_code == 422
+    assert post(s2, rid2, {"body": "ok"}).status_code == 201
+
+
+# ---- moderation ----
+
+def test_moderation_needs_the_right_token(server):
+    rid, _ = upload(server)
+    post(server, rid, {"body": "Suspicious."})
+    error_of(resolve(server, rid, "upheld", token="wrong-token"), 401, "invalid_token")
+    error_of(resolve(server, rid, "upheld", token=MODERATOR_TOKEN + "x"), 401, "invalid_token")
+    error_of(resolve(server, rid, "upheld", token=None), 401, "invalid_token")
+    assert thread(server, rid)["state"] == "open"
+    error_of(resolve(server, rid, "maybe"), 422, "schema_violation", "resolution")
+    r = server.post("/api/v1/runs/%s/disputes/resolve" % rid, data="resolution=upheld",
+                    headers={"Authorization": "Bearer " + MODERATOR_TOKEN,
+                             "Content-Type": "application/x-www-form-urlencoded"})
+    error_of(r, 415, "unsupported_media_type")
+    r = resolve(server, rid, "dismissed", note="Checked <b>the</b> logs.\nLooks fine.")
+    assert r.status_code == 200, r.text
+    assert r.json()["state"] == "dismissed"
+    t = thread(server, rid)
+    assert t["state"] == "dismissed" and t["resolution"] == "dismissed"
+    assert t["note"] == "Checked <b>the</b> logs.\nLooks fine." and t["resolved_at"]
+    page = server.get("/r/%s" % rid).text
+    assert "Checked &lt;b&gt;the&lt;/b&gt; logs.<br>" in page
+    assert server.get("/r/%s.json" % rid).json()["status"] == "ok"
+    # A moderator can rule on a run nobody posted about.
+    quiet, _ = upload(server)
+    r = resolve(server, quiet, "upheld")
+    assert r.status_code == 200 and r.json()["note"] is None
+    t = thread(server, quiet)
+    assert t["state"] == "upheld" and t["posts"] == [] and t["count"] == 0
+    assert server.get("/r/%s.json" % quiet).json()["status"] == "upheld"
+
+
+def test_moderation_not_configured_is_refused_with_a_message(make_server):
+    s = make_server(env={"LLMSPEED_MODERATOR_TOKEN": ""})
+    rid, _ = upload(s)
+    e = error_of(resolve(s, rid, "upheld"), 401, "invalid_token")
+    assert "LLMSPEED_MODERATOR_TOKEN" in e["message"]
+    assert s.get("/r/%s.json" % rid).json()["status"] == "ok"
+
+
+def population(xs):
+    n = len(xs)
+    mean = sum(xs) / n
+    return n, mean, math.sqrt(sum((x - mean) ** 2 for x in xs) / n)
+
+
+def test_upheld_run_leaves_rankings_and_its_cluster_but_its_page_stays(server, tmp_path):
+    values = [100.0, 100.5, 99.5, 100.2, 99.8, 100.1, 99.9, 100.3, 99.7, 100.4, 99.6, 100.0]
+    ids = [upload(server, decode=v)[0] for v in values]
+    bad, _ = upload(server, decode=400.0)
+    other = ids[0]
+    before = server.get("/r/%s.json" % other).json()["outlier"]["cluster"]
+    n, mean, sd = population(values + [400.0])
+    assert before["n"] == n and before["mean"] == pytest.approx(mean)
+    assert server.get("/r/%s.json" % bad).json()["outlier"]["flagged"] is True
+    assert 'id="outlier-%s"' % bad in server.get("/outliers").text
+
+    assert post(server, bad, {"body": "400 tok/s on this machine is impossible."}).status_code == 201
+    assert 'id="thread-%s"' % bad in server.get("/disputes").text
+    r = resolve(server, bad, "upheld", note="The log shows a cached answer.")
+    assert r.status_code == 200, r.text
+    assert r.json()["run_status"] == "upheld"
+
+    # The cluster no longer counts it: the others' figures change at once.
+    after = server.get("/r/%s.json" % other).json()["outlier"]["cluster"]
+    n2, mean2, sd2 = population(values)
+    assert after["n"] == n2 == before["n"] - 1
+    assert after["mean"] == pytest.approx(mean2) and after["stddev"] == pytest.approx(sd2)
+    # Its page stays, marked, with the ruling and the note.
+    page = server.get("/r/%s" % bad)
+    assert page.status_code == 200
+    assert 'class="upheld"' in page.text or 'class="note upheld"' in page.text
+    assert "The log shows a cached answer." in page.text
+    j = server.get("/r/%s.json" % bad).json()
+    assert j["status"] == "upheld" and j["outlier"]["flagged"] is False
+    assert j["dispute"]["state"] == "upheld"
+    # Out of the lists: not a flagged outlier, not an open thread.
+    assert 'id="outlier-%s"' % bad not in server.get("/outliers").text
+    assert 'id="thread-%s"' % bad not in server.get("/disputes").text
+    ok, report = validate_html(page.text, tmp_path)
+    assert ok, report
+
+    # A later post does not reopen it; a moderator can rule again.
+    assert post(server, bad, {"body": "Appeal."}).status_code == 201
+    assert thread(server, bad)["state"] == "upheld"
+    assert resolve(server, bad, "dismissed").status_code == 200
+    back = server.get("/r/%s.json" % other).json()["outlier"]["cluster"]
+    assert back["n"] == n
+    assert server.get("/r/%s.json" % bad).json()["outlier"]["flagged"] is True
+    assert server.get("/r/%s.json" % bad).json()["status"] == "ok"
+
+
+# ---- the lists ----
+
+def test_disputes_lists_open_threads_newest_first_and_paginates(server, tmp_path):
+    ids = [upload(server, decode=100.0 + i)[0] for i in range(52)]
+    for rid in ids:
+        assert post(server, rid, {"body": "Dispute of " + rid}).status_code == 201
+    # A new post moves a thread to the top.
+    assert post(server, ids[0], {"body": "Bump."}).status_code == 201
+    first = server.get("/disputes")
+    assert first.status_code == 200
+    listed = re.findall(r'id="thread-(r_[a-z0-9_-]{11})"', first.text)
+    assert len(listed) == 50
+    assert listed[:3] == [ids[0], ids[51], ids[50]]
+    assert 'href="/disputes?page=2"' in first.text
+    second = re.findall(r'id="thread-(r_[a-z0-9_-]{11})"', server.get("/disputes?page=2").text)
+    assert second == [ids[2], ids[1]]
+    assert resolve(server, ids[51], "dismissed").status_code == 200
+    listed = re.findall(r'id="thread-(r_[a-z0-9_-]{11})"', server.get("/disputes").text)
+    assert ids[51] not in listed and listed[:2] == [ids[0], ids[50]]
+    ok, report = validate_html(first.text, tmp_path)
+    assert ok, report
+    assert server.get("/disputes?page=-1").status_code == 400
+
+
+def test_pages_validate_with_a_full_thread(server, tmp_path):
+    key = new_key()
+    rid, _ = upload(server, key)
+    post(server, rid, {"author": "Ann", "body": "Line one\nLine two <tag>"})
+    post_signed(server, rid, {"run_id": rid, "body": "Signed reply."}, key)
+    resolve(server, rid, "dismissed", note="Fine.\nReally.")
+    for path in ("/r/" + rid, "/disputes", "/outliers"):
+        r = server.get(path)
+        assert r.status_code == 200, path
+        ok, report = validate_html(r.text, tmp_path)
+        assert ok, path + "\n" + report
+    empty, _ = upload(server)
+    ok, report = validate_html(server.get("/r/" + empty).text, tmp_path)
+    assert ok, report

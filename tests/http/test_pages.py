@@ -1,0 +1,533 @@
+"""The browse pages over HTTP: /, /m/<slug>, /m/<slug>.json, /hw/<slug>,
+/hw/<slug>.json (contract section 3).
+
+Every run is stored through the real upload endpoint; the few states an
+upload cannot make (a run taken out by a moderator, a second suite) are
+written into the database file with sqlite3 while the daemon runs.  Pages
+are read as a person would (parsed HTML, followed links) and as a script
+would (the JSON), and every page must pass html-validate.
+"""
+import concurrent.futures
+import html
+import os
+import sqlite3
+import subprocess
+
+import lxml.html
+import pytest
+
+from conftest import HTML_VALIDATE, ROOT, digest_for, make_payload, sign
+
+PAGE = 20
+
+
+# ---- helpers ----
+
+def payload(model="Model A", accel="M3 Ultra", backend="mlx", decode=100.0,
+            digest=None, quant="4bit", fmt="mlx", fingerprint=None, prefill=None):
+    p = make_payload()
+    p["model"]["name"] = model
+    p["model"]["digest"] = digest or digest_for(model)
+    p["model"]["quantization"] = quant
+    p["model"]["format"] = fmt
+    p["hardware"]["accelerator_summary"] = accel
+    if fingerprint:
+        p["hardware"]["fingerprint_hash"] = fingerprint
+    else:
+        del p["hardware"]["fingerprint_hash"]
+    p["backend"]["name"] = backend
+    p["workloads"]["chat-short"]["decode_tok_s"] = decode
+    if prefill is not None:
+        p["workloads"]["chat-short"]["prefill_tok_s"] = prefill
+    return p
+
+
+def upload(server, p):
+    token, _ = sign(p)
+    r = server.upload(token)
+    assert r.status_code == 201, r.text
+    return r.json()["id"]
+
+
+def upload_all(server, payloads):
+    """Uploads in parallel (the writer commits them in groups); returns the
+    ids in the order of payloads."""
+    with concurrent.futures.ThreadPoolExecutor(8) as ex:
+        return list(ex.map(lambda p: upload(server, p), payloads))
+
+
+@pytest.fixture
+def seen(tmp_path):
+    """Collects every HTML page a test reads; at the end html-validate
+    checks them all in one run (it takes seconds to start)."""
+    pages = []
+    yield pages
+    if not pages:
+        return
+    paths = []
+    for i, (path, text) in enumerate(pages):
+        f = tmp_path / ("page-%03d.html" % i)
+        f.write_text(text, encoding="utf-8")
+        paths.append(str(f))
+    out = subprocess.run([HTML_VALIDATE, "--config", os.path.join(ROOT, "tests", ".htmlvalidate.json")] + paths,
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, "\n".join(p for p, _ in pages) + "\n" + out.stdout + out.stderr
+
+
+def page(server, path, seen, status=200):
+    """GETs an HTML page and checks its status; the page is validated when
+    the test ends."""
+    r = server.get(path)
+    assert r.status_code == status, (path, r.status_code, r.text[:500])
+    assert r.headers["Content-Type"].startswith("text/html")
+    seen.append((path, r.text))
+    return r.text
+
+
+def rows(table):
+    """The runs of a figure-table as dicts."""
+    out = []
+    for tr in table.xpath(".//tbody/tr"):
+        tds = tr.xpath("./td")
+        run = tds[-1].xpath(".//a")[0]
+        out.append({
+            "id": run.text_content().strip(),
+            "decode": float(tds[0].text_content().replace("\u2691", "").strip()),
+            "flag": bool(tds[0].xpath(".//span[@class='flag']")),
+            "demo": bool(tds[-1].xpath(".//span[@class='demo']")),
+            "links": [a.get("href") for a in tr.xpath(".//a")],
+            "text": tr.text_content(),
+        })
+    return out
+
+
+def board(text):
+    """The board table of the home page (rows), or [] when it is empty."""
+    d = lxml.html.fromstring(text)
+    for el in d.xpath("//h2[starts-with(normalize-space(.), 'Fastest run')]")[0].itersiblings():
+        if el.tag == "h2":
+            break
+        if el.tag == "table":
+            return rows(el)
+    return []
+
+
+def recent(text):
+    d = lxml.html.fromstring(text)
+    t = d.xpath("//h2[starts-with(normalize-space(.), 'Most recent')]/following-sibling::table[1]")
+    return rows(t[0]) if t else []
+
+
+def only_table(text):
+    tables = lxml.html.fromstring(text).xpath("//table[@class='figure-table']")
+    assert len(tables) == 1
+    return rows(tables[0])
+
+
+def next_href(text):
+    a = lxml.html.fromstring(text).xpath("//nav[@class='pager']//a[@rel='next']")
+    return a[0].get("href") if a else None
+
+
+def in_order(runs):
+    """Decode descending, ties by run id descending: the order of every list."""
+    keys = [(r["decode"], r["id"]) for r in runs]
+    return keys == sorted(keys, reverse=True)
+
+
+def db_exec(server, sql, args=()):
+    """Writes to the daemon's database from outside (WAL allows a second
+    connection while it runs)."""
+    c = sqlite3.connect(server.db, timeout=10)
+    try:
+        c.execute(sql, args)
+        c.commit()
+    finally:
+        c.close()
+
+
+def copy_run_to_suite(server, run_id, suite, new_id, decode):
+    """Stores a copy of a run under another suite_version (the upload path
+    only knows suite-v1)."""
+    c = sqlite3.connect(server.db, timeout=10)
+    try:
+        cols = [r[1] for r in c.execute("PRAGMA table_info(runs)")]
+        row = dict(zip(cols, c.execute("SELECT * FROM runs WHERE id = ?", (run_id,)).fetchone()))
+        row.update(id=new_id, suite_version=suite, decode_tok_s=decode,
+                   jws_sha256=bytes(reversed(row["jws_sha256"])) + new_id.encode())
+        c.execute("INSERT INTO runs(%s) VALUES (%s)" % (",".join(row), ",".join("?" * len(row))),
+                  list(row.values()))
+        c.commit()
+    finally:
+        c.close()
+
+
+# ---- the leaderboard ----
+
+def test_home_shows_best_run_per_model_hardware_backend(server, seen):
+    ids = upload_all(server, [
+        payload("Model A", "M3 Ultra", "mlx", 100.0),
+        payload("Model A", "M3 Ultra", "mlx", 120.5),
+        payload("Model A", "M3 Ultra", "llama.cpp", 90.0),
+        payload("Model A", "NVIDIA GeForce RTX 4090", "vllm", 200.25),
+        payload("Model B", "M3 Ultra", "mlx", 50.0),
+    ])
+    text = page(server, "/", seen)
+    b = board(text)
+    assert [r["id"] for r in b] == [ids[3], ids[1], ids[2], ids[4]]
+    assert [r["decode"] for r in b] == [200.25, 120.5, 90.0, 50.0]
+    assert ids[0] not in [r["id"] for r in b]
+    assert "/m/model-a?digest=" in b[0]["links"][0]
+    assert "/hw/rtx-4090" in b[0]["links"]
+    assert "/r/" + ids[3] in b[0]["links"]
+    assert "4 combinations" in text
+    # The most recent runs list every upload, the slower duplicate too.
+    assert set(r["id"] for r in recent(text)) == set(ids)
+    assert "This board holds demo data" not in text
+
+
+def test_home_filters_by_backend_and_hardware(server, seen):
+    ids = upload_all(server, [
+        payload("Model A", "M3 Ultra", "mlx", 120.0),
+        payload("Model A", "M3 Ultra", "llama.cpp", 90.0),
+        payload("Model A", "NVIDIA GeForce RTX 4090", "vllm", 200.0),
+        payload("Model B", "M3 Ultra", "mlx", 50.0),
+    ])
+    text = page(server, "/?backend=mlx", seen)
+    assert [r["id"] for r in board(text)] == [ids[0], ids[3]]
+    d = lxml.html.fromstring(text)
+    assert d.xpath("//select[@name='backend']/option[@selected]")[0].get("value") == "mlx"
+    assert {o.get("value") for o in d.xpath("//select[@name='hw']/option")} == {"", "m3-ultra", "rtx-4090"}
+    assert [r["id"] for r in board(page(server, "/?hw=rtx-4090", seen))] == [ids[2]]
+    assert [r["id"] for r in board(page(server, "/?backend=mlx&hw=m3-ultra", seen))] == [ids[0], ids[3]]
+    # The form's "All" options send empty values: no filter.
+    assert len(board(page(server, "/?backend=&hw=", seen))) == 4
+    empty = page(server, "/?backend=exllamav2", seen)
+    assert board(empty) == [] and "No runs to show here." in empty
+
+
+def test_home_board_pages_without_gaps(server, seen):
+    n = 55
+    ids = upload_all(server, [payload("Model %02d" % i, decode=10.0 + (i % 7)) for i in range(n)])
+    acc, path, pages = [], "/", 0
+    while path:
+        text = page(server, path, seen)
+        got = board(text)
+        assert got and in_order(got)
+        acc += got
+        path = next_href(text)
+        pages += 1
+    assert pages == 2
+    assert len(acc) == n and set(r["id"] for r in acc) == set(ids)
+    assert in_order(acc)
+
+
+def test_empty_board_says_so(server, seen):
+    text = page(server, "/", seen)
+    assert "0 combinations" in text
+    assert "No runs to show here." in text
+
+
+# ---- a model ----
+
+def test_model_page_sorts_across_backends_and_hardware(server, seen):
+    ids = upload_all(server, [
+        payload("Qwen2.5-7B-Instruct", "M3 Ultra", "mlx", 80.5),
+        payload("Qwen2.5-7B-Instruct", "M3 Pro", "mlx", 25.25),
+        payload("Qwen2.5-7B-Instruct", "NVIDIA GeForce RTX 4090", "llama.cpp", 150.0),
+        payload("Qwen2.5-7B-Instruct", "M3 Ultra", "llama.cpp", 70.0),
+        payload("Other", "M3 Ultra", "mlx", 500.0),
+    ])
+    text = page(server, "/m/qwen2-5-7b-instruct", seen)
+    got = only_table(text)
+    assert [r["id"] for r in got] == [ids[2], ids[0], ids[3], ids[1]]
+    assert "<h1>Qwen2.5-7B-Instruct</h1>" in text
+    # The chart: best per hardware, drawn by the server, labelled.
+    svg = lxml.html.fromstring(text).xpath("//figure//svg")[0]
+    assert svg.get("role") == "img" and "per hardware" in svg.get("aria-label")
+    labels = [t.text for t in svg.xpath(".//text[@text-anchor='end']")]
+    assert labels == ["NVIDIA GeForce RTX 4090", "M3 Ultra", "M3 Pro"]
+    assert "150.0 tok/s" in text and "80.5 tok/s" in text and "25.2 tok/s" in text
+    # Filters narrow the list; the cluster link of the run page works.
+    assert [r["id"] for r in only_table(page(server, "/m/qwen2-5-7b-instruct?hw=m3-ultra", seen))] == [ids[0], ids[3]]
+    assert [r["id"] for r in only_table(page(server, "/m/qwen2-5-7b-instruct?backend=llama.cpp", seen))] == [ids[2], ids[3]]
+    digest = digest_for("Qwen2.5-7B-Instruct")
+    text = page(server, "/m/qwen2-5-7b-instruct?digest=%s&hw=m3-ultra&backend=mlx" % digest, seen)
+    assert [r["id"] for r in only_table(text)] == [ids[0]]
+    # With a backend filter the chart keeps to that backend.
+    text = page(server, "/m/qwen2-5-7b-instruct?backend=mlx", seen)
+    labels = [t.text for t in lxml.html.fromstring(text).xpath("//figure//svg//text[@text-anchor='end']")]
+    assert labels == ["M3 Ultra", "M3 Pro"]
+
+
+def test_model_page_pages_45_runs_in_3_pages(server, seen):
+    n = 45
+    # Ties of three: the run id orders runs of equal decode.
+    ids = upload_all(server, [payload("Big Model", decode=10.0 + (i // 3) * 0.5) for i in range(n)])
+    # JSON: follow "next".
+    acc, path, pages = [], "/m/big-model.json", 0
+    while path:
+        r = server.get(path)
+        assert r.status_code == 200
+        lst = r.json()["list"]
+        runs = [{"id": x["id"], "decode": x["decode_tok_s"]} for x in lst["runs"]]
+        assert len(runs) == (PAGE if lst["next"] else n - 2 * PAGE)
+        acc += runs
+        path = lst["next"]
+        pages += 1
+    assert pages == 3
+    assert len(acc) == n and len(set(r["id"] for r in acc)) == n and set(r["id"] for r in acc) == set(ids)
+    assert in_order(acc)
+    # HTML: follow rel="next"; the same runs in the same order.
+    html_seen, path, pages = [], "/m/big-model", 0
+    while path:
+        text = page(server, path, seen)
+        html_seen += only_table(text)
+        path = next_href(text)
+        if pages:
+            assert "First page" in text
+        pages += 1
+    assert pages == 3
+    assert [r["id"] for r in html_seen] == [r["id"] for r in acc]
+
+
+def test_model_page_keeps_digests_apart(server, seen):
+    a, b = "sha256:" + "a" * 64, "sha256:" + "b" * 40
+    ids = upload_all(server, [
+        payload("Llama-3.3-70B-Instruct", decode=10.0, digest=a, quant="4bit", fmt="mlx"),
+        payload("Llama-3.3-70B-Instruct", decode=11.0, digest=a, quant="4bit", fmt="mlx"),
+        payload("Llama-3.3-70B-Instruct", decode=12.0, digest=a, quant="4bit", fmt="mlx"),
+        payload("Llama-3.3-70B-Instruct-Q4_K_M-GGUF", decode=30.0, digest=b, quant="Q4_K_M", fmt="gguf"),
+    ])
+    m = server.get("/m/llama-3-3-70b-instruct.json").json()
+    assert m["digest"]["digest"] == a and m["digest"]["runs"] == 3
+    assert [(d["digest"], d["runs"], d["quantization"], d["format"], d["selected"]) for d in m["digests"]] == \
+        [(a, 3, "4bit", "mlx", True), (b, 1, "Q4_K_M", "gguf", False)]
+    assert [r["id"] for r in m["list"]["runs"]] == [ids[2], ids[1], ids[0]]
+    assert [bar["decode_tok_s"] for bar in m["chart"]["bars"]] == [12.0]
+    text = page(server, "/m/llama-3-3-70b-instruct", seen)
+    assert ids[3] not in [r["id"] for r in only_table(text)]
+    assert "Q4_K_M" in text and "30.0 tok/s" not in text
+    text = page(server, "/m/llama-3-3-70b-instruct?digest=" + b, seen)
+    assert [r["id"] for r in only_table(text)] == [ids[3]]
+    assert "30.0 tok/s" in text and "12.0 tok/s" not in text
+    page(server, "/m/llama-3-3-70b-instruct?digest=sha256:" + "c" * 64, seen, 404)
+    page(server, "/m/llama-3-3-70b-instruct?digest=md5:abc", seen, 400)
+
+
+# ---- a hardware class ----
+
+def test_hw_page_groups_by_model(server, seen):
+    ids = upload_all(server, [payload("Fast Model", decode=200.0 + i) for i in range(7)] +
+                     [payload("Slow Model", decode=20.0 + i) for i in range(3)] +
+                     [payload("Fast Model", "M3 Pro", decode=999.0)])
+    text = page(server, "/hw/m3-ultra", seen)
+    d = lxml.html.fromstring(text)
+    heads = [h.xpath("./a")[0].text for h in d.xpath("//section/h2")]
+    assert heads == ["Fast Model", "Slow Model"]
+    fast = rows(d.xpath("//section")[0].xpath(".//table")[0])
+    slow = rows(d.xpath("//section")[1].xpath(".//table")[0])
+    assert [r["decode"] for r in fast] == [206.0, 205.0, 204.0, 203.0, 202.0]
+    assert [r["decode"] for r in slow] == [22.0, 21.0, 20.0]
+    assert ids[10] not in text       # the M3 Pro run
+    more = d.xpath("//section")[0].xpath(".//a[starts-with(., 'All runs of')]")[0].get("href")
+    assert more == "/hw/m3-ultra?model=fast-model"
+    assert not d.xpath("//section")[1].xpath(".//a[starts-with(., 'All runs of')]")
+    text = page(server, more, seen)
+    assert [r["decode"] for r in only_table(text)] == [206.0 - i for i in range(7)]
+    j = server.get("/hw/m3-ultra.json").json()
+    assert j["hardware"] == {"slug": "m3-ultra", "name": "M3 Ultra"}
+    assert [s["model"]["slug"] for s in j["models"]] == ["fast-model", "slow-model"]
+    assert j["models"][0]["list"]["more"] == "/hw/m3-ultra.json?model=fast-model"
+    assert [r["id"] for r in server.get(j["models"][0]["list"]["more"]).json()["list"]["runs"]] == list(reversed(ids[:7]))
+    page(server, "/hw/m3-ultra?model=no-such-model", seen, 404)
+
+
+def test_hw_model_list_pages(server, seen):
+    ids = upload_all(server, [payload("Many", "NVIDIA GeForce RTX 5090", "vllm", 50.0 + i) for i in range(25)])
+    acc, path = [], "/hw/rtx-5090?model=many"
+    while path:
+        text = page(server, path, seen)
+        acc += only_table(text)
+        path = next_href(text)
+    assert [r["id"] for r in acc] == list(reversed(ids))
+
+
+# ---- what counts ----
+
+def test_upheld_runs_leave_every_list_and_aggregate(server, seen):
+    ids = upload_all(server, [payload("Model A", decode=300.0), payload("Model A", decode=100.0)])
+    db_exec(server, "UPDATE runs SET status = 'upheld' WHERE id = ?", (ids[0],))
+    assert [r["id"] for r in board(page(server, "/", seen))] == [ids[1]]
+    assert [r["id"] for r in only_table(page(server, "/m/model-a", seen))] == [ids[1]]
+    m = server.get("/m/model-a.json").json()
+    assert m["digest"]["runs"] == 1 and m["chart"]["bars"][0]["decode_tok_s"] == 100.0
+    h = server.get("/hw/m3-ultra.json").json()
+    assert [r["id"] for r in h["models"][0]["list"]["runs"]] == [ids[1]]
+    assert ids[0] not in page(server, "/hw/m3-ultra", seen)
+    # Every run upheld: the model page stays, and says why it is empty.
+    db_exec(server, "UPDATE runs SET status = 'upheld' WHERE id = ?", (ids[1],))
+    text = page(server, "/m/model-a", seen)
+    assert "taken out of the rankings" in text
+    assert server.get("/m/model-a.json").json()["digest"] is None
+
+
+def test_outliers_stay_listed_and_marked(server, seen):
+    ids = upload_all(server, [payload("Model A", decode=100.0, fingerprint="0123456789abcdef") for _ in range(15)])
+    low = upload(server, payload("Model A", decode=10.0, fingerprint="0123456789abcdef"))
+    for path in ("/m/model-a", "/hw/m3-ultra?model=model-a"):
+        got = only_table(page(server, path, seen))
+        assert got[-1]["id"] == low and got[-1]["flag"]
+        assert not any(r["flag"] for r in got[:-1])
+    text = page(server, "/m/model-a", seen)
+    flag = lxml.html.fromstring(text).xpath("//span[@class='flag']")[0]
+    assert flag.text == "\u2691" and "3 standard deviations" in flag.get("title")
+    runs = server.get("/m/model-a.json").json()["list"]["runs"]
+    assert [r["outlier"] for r in runs] == [False] * 15 + [True]
+    assert ids[0] in [r["id"] for r in runs]
+
+
+def test_demo_runs_are_marked_wherever_they_appear(server, seen):
+    ids = upload_all(server, [payload("Model A", decode=100.0), payload("Model A", decode=90.0)])
+    db_exec(server, "UPDATE runs SET demo = 1 WHERE id = ?", (ids[1],))
+    text = page(server, "/", seen)
+    assert "This board holds demo data" in text
+    for got in (recent(text), only_table(page(server, "/m/model-a", seen)),
+                only_table(page(server, "/hw/m3-ultra?model=model-a", seen))):
+        assert {r["id"]: r["demo"] for r in got} == {ids[0]: False, ids[1]: True}
+    assert [r["demo"] for r in server.get("/m/model-a.json").json()["list"]["runs"]] == [False, True]
+
+
+# ---- suites ----
+
+def test_suites_are_never_blended(server, seen):
+    ids = upload_all(server, [payload("Model A", decode=100.0), payload("Model B", decode=50.0)])
+    copy_run_to_suite(server, ids[0], "suite-v2", "r_suitev2run0", 999.0)
+    copy_run_to_suite(server, ids[0], "suite-v10", "r_suitev10run", 777.0)
+    # Newest is suite-v10 (numbers compare as numbers), and holds one run.
+    text = page(server, "/", seen)
+    assert [r["id"] for r in board(text)] == ["r_suitev10run"]
+    assert "suite-v10" in text and ids[1] not in text
+    assert [r["id"] for r in board(page(server, "/?suite=suite-v2", seen))] == ["r_suitev2run0"]
+    text = page(server, "/?suite=suite-v1", seen)
+    assert [r["id"] for r in board(text)] == [ids[0], ids[1]]
+    assert "r_suitev2run0" not in text and "r_suitev10run" not in text
+    # Links on a named suite keep it.
+    assert "/m/model-a?digest=" in board(text)[0]["links"][0] and "suite=suite-v1" in board(text)[0]["links"][0]
+    m = server.get("/m/model-a.json?suite=suite-v1").json()
+    assert m["suite_version"] == "suite-v1" and [r["id"] for r in m["list"]["runs"]] == [ids[0]]
+    assert m["digest"]["runs"] == 1
+    assert [s["name"] for s in m["suites"]] == ["suite-v1", "suite-v2", "suite-v10"]
+    m = server.get("/m/model-a.json").json()
+    assert m["suite_version"] == "suite-v10" and [r["id"] for r in m["list"]["runs"]] == ["r_suitev10run"]
+    # Model B has no run in the newest suite; it has one in suite-v1.
+    page(server, "/m/model-b", seen, 404)
+    assert [r["id"] for r in only_table(page(server, "/m/model-b?suite=suite-v1", seen))] == [ids[1]]
+    h = server.get("/hw/m3-ultra.json?suite=suite-v2").json()
+    assert [s["best_decode_tok_s"] for s in h["models"]] == [999.0]
+    # A suite without runs is a 404, for people and for scripts.
+    text = page(server, "/?suite=suite-v3", seen, 404)
+    assert "suite-v3" in text
+    r = server.get("/m/model-a.json?suite=suite-v3")
+    assert r.status_code == 404 and r.json()["error"]["code"] == "not_found"
+
+
+# ---- escaping ----
+
+def test_names_with_markup_are_escaped(server, seen):
+    name = "<script>alert(1)</script> & \"Q\" 'x'"
+    accel = "<b onmouseover=x>GPU</b> 9000"
+    run = server.get("/r/%s.json" % upload(server, payload(name, accel, decode=42.0))).json()
+    model_slug, hw_slug = run["model"]["slug"], run["hardware"]["slug"]
+    for path in ("/", "/m/" + model_slug, "/hw/" + hw_slug, "/hw/%s?model=%s" % (hw_slug, model_slug)):
+        text = page(server, path, seen)
+        assert "<script>" not in text and "<b onmouseover" not in text, path
+        assert "&lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;Q&quot; &#39;x&#39;" in text, path
+    text = page(server, "/m/" + model_slug, seen)
+    assert "&lt;b onmouseover=x&gt;GPU&lt;/b&gt; 9000" in text     # the chart label
+    j = server.get("/m/%s.json" % model_slug).json()
+    assert j["model"]["name"] == name and j["list"]["runs"][0]["hardware"]["name"] == accel
+
+
+# ---- errors ----
+
+@pytest.mark.parametrize("path,status,phrase", [
+    ("/m/no-such-model", 404, "There is no model no-such-model"),
+    ("/m/Not_A_Slug", 404, "named by slug"),
+    ("/hw/no-such-gpu", 404, "There is no hardware no-such-gpu"),
+    ("/hw/-bad-", 404, "named by slug"),
+    ("/?after=oops", 400, "after="),
+    ("/m/model-a?after=12:r_short", 400, "after="),
+    ("/m/model-a?hw=M3%20Ultra", 400, "hw="),
+    ("/?backend=hosted-api", 400, "backend="),
+    ("/hw/m3-ultra?model=A%20B", 400, "model="),
+])
+def test_errors_are_pages_people_can_use(server, seen, path, status, phrase):
+    upload(server, payload("Model A"))
+    text = page(server, path, seen, status)
+    assert phrase in html.unescape(text)
+    assert 'href="/"' in text
+
+
+@pytest.mark.parametrize("path", ["/m/no-such-model.json", "/hw/no-such-gpu.json", "/m/Bad_Slug.json"])
+def test_json_404_is_the_error_body(server, path):
+    r = server.get(path)
+    assert r.status_code == 404
+    assert r.headers["Content-Type"].startswith("application/json")
+    assert r.json()["error"]["code"] == "not_found" and r.json()["error"]["message"]
+
+
+def test_json_400_names_the_argument(server):
+    upload(server, payload("Model A"))
+    r = server.get("/m/model-a.json?backend=nope")
+    assert r.status_code == 400
+    assert r.json()["error"]["code"] == "invalid_query" and "backend=" in r.json()["error"]["message"]
+
+
+# ---- headers and caching ----
+
+@pytest.mark.parametrize("path,ctype", [
+    ("/", "text/html"), ("/m/model-a", "text/html"), ("/hw/m3-ultra", "text/html"),
+    ("/m/model-a.json", "application/json"), ("/hw/m3-ultra.json", "application/json"),
+])
+def test_headers_etag_and_304(server, path, ctype):
+    upload(server, payload("Model A"))
+    r = server.get(path)
+    assert r.status_code == 200 and r.headers["Content-Type"].startswith(ctype)
+    assert "default-src 'none'" in r.headers["Content-Security-Policy"]
+    assert r.headers["X-Content-Type-Options"] == "nosniff"
+    assert r.headers["Referrer-Policy"]
+    assert r.headers["Cache-Control"].startswith("public, max-age=60")
+    etag = r.headers["ETag"]
+    again = server.get(path, headers={"If-None-Match": etag})
+    assert again.status_code == 304 and again.content == b""
+    # A new run changes the page, and so its tag.
+    upload(server, payload("Model A", decode=333.0))
+    fresh = server.get(path, headers={"If-None-Match": etag})
+    assert fresh.status_code == 200 and fresh.headers["ETag"] != etag
+
+
+def test_errors_are_not_cached(server):
+    r = server.get("/m/no-such-model")
+    assert r.status_code == 404 and r.headers["Cache-Control"] == "no-store"
+
+
+# ---- one view model, two representations ----
+
+def test_json_and_html_agree(server, seen):
+    upload_all(server, [payload("Model A", accel, be, d, prefill=p) for accel, be, d, p in [
+        ("M3 Ultra", "mlx", 112.2, 204.0), ("M3 Pro", "mlx", 19.4, 61.5),
+        ("NVIDIA GeForce RTX 4090", "exllamav2", 321.75, 4000.0)]])
+    j = server.get("/m/model-a.json").json()
+    got = only_table(page(server, "/m/model-a", seen))
+    assert [r["id"] for r in got] == [r["id"] for r in j["list"]["runs"]]
+    for row, run in zip(got, j["list"]["runs"]):
+        assert row["decode"] == run["decode_tok_s"]
+        assert ("%g" % run["prefill_tok_s"]) in row["text"]
+        assert run["hardware"]["name"] in row["text"] and run["backend"]["name"] in row["text"]
+    h = server.get("/hw/m3-pro.json").json()
+    text = page(server, "/hw/m3-pro", seen)
+    for s in h["models"]:
+        assert s["model"]["name"] in text
+        for run in s["list"]["runs"]:
+            assert run["id"] in text and ("%g" % run["decode_tok_s"]) in text
