@@ -333,6 +333,7 @@ static json_t *chat_row(const struct measure *me, json_t *const *wl, size_t n)
 static json_t *chat_view(const json_t *w)
 {
 	static const char *const keys[][2] = { { "chat-short", "W1" }, { "chat-long", "W2" } };
+	const char *heading;
 	json_t *cols, *rows, *wl[2];
 	size_t i, n = 0;
 
@@ -355,7 +356,9 @@ static json_t *chat_view(const json_t *w)
 		if (row)
 			json_array_append_new(rows, row);
 	}
-	return json_pack("{s:o, s:o}", "cols", cols, "rows", rows);
+	heading = n == 2 ? "W1 and W2" : json_string_value(json_object_get(json_array_get(cols, 0), "code"));
+	return json_pack("{s:o, s:o, s:s, s:b}", "cols", cols, "rows", rows,
+			 "heading", heading ? heading : "", "both", n == 2);
 }
 
 /* W3: decode and prefill tok/s against context length, chart and table. */

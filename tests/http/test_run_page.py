@@ -226,7 +226,8 @@ def test_minimal_strict_anon_run(server, tmp_path):
     assert svgs(r.text) == []
     assert [text_of(th) for th in section(doc, "chat").xpath(".//thead//th")] == ["Measure", "chat-short W1"]
     setup = facts(section(doc, "setup"))
-    assert setup["Fingerprint hash"] == "none: uploaded strict-anon"
+    assert setup["Fingerprint hash"].startswith("none (no fingerprint was sent")
+    assert text_of(section(doc, "chat").xpath(".//h2")[0]) == "Chat: W1"
     assert setup["Account"] == "not attributed to an account"
     assert setup["Quantization"] == "not given" and setup["Format"] == "not given"
     assert "GPU" not in setup and "Operating system" not in setup
