@@ -236,6 +236,22 @@ static int resolve_suite(struct browse *b)
 	return 0;
 }
 
+/* Opens the page's read transaction; one left open by an earlier request
+ * on this thread's connection is rolled back first. */
+static void snapshot_begin(struct browse *b)
+{
+	if (!sqlite3_get_autocommit(b->c->h))
+		sqlite3_exec(b->c->h, "ROLLBACK", NULL, NULL, NULL);
+	b->in_txn = sqlite3_exec(b->c->h, "BEGIN", NULL, NULL, NULL) == SQLITE_OK;
+}
+
+static void snapshot_end(struct browse *b)
+{
+	if (b->in_txn && !sqlite3_get_autocommit(b->c->h))
+		sqlite3_exec(b->c->h, "COMMIT", NULL, NULL, NULL);
+	b->in_txn = 0;
+}
+
 int browse_begin(struct browse *b, struct req *r, int html)
 {
 	memset(b, 0, sizeof *b);
@@ -245,6 +261,7 @@ int browse_begin(struct browse *b, struct req *r, int html)
 	strcpy(b->after_id, "~");
 	if (!(b->c = db_reader(r->app->db)))
 		return browse_error(b, 503, "The database is not answering; try again shortly.");
+	snapshot_begin(b);
 	if (check_args(b) < 0)
 		return -1;
 	return resolve_suite(b);
@@ -255,6 +272,7 @@ enum MHD_Result browse_fail(struct browse *b)
 	const char *code = b->status == 404 ? "not_found"
 		: b->status == 400 ? "invalid_query" : "unavailable";
 
+	snapshot_end(b);
 	if (b->html)
 		return page_error(b->r, b->status, b->message);
 	return http_error(b->r, b->status, code, b->message, NULL);
@@ -265,6 +283,7 @@ enum MHD_Result browse_send(struct browse *b, const char *name, json_t *m)
 	struct http_opts o = { .cache_control = CC_PAGE, .etag = 1 };
 	enum MHD_Result ret;
 
+	snapshot_end(b);
 	if (!m) {
 		browse_error(b, 503, "The server ran out of memory building this page; try again shortly.");
 		return browse_fail(b);

@@ -50,11 +50,14 @@ struct browse {
 	int has_after;             /* ?after= was given */
 	double after_decode;       /* the cursor; +inf and "~" without one */
 	char after_id[16];
+	int in_txn;                /* the page's reads share one snapshot */
 	unsigned status;           /* why the last step failed */
 	char message[300];
 };
 
-/* Starts a browse request: takes the read connection, resolves the suite
+/* Starts a browse request: takes the read connection and opens a read
+ * transaction on it (so every query of the page sees one snapshot; it ends
+ * in browse_fail() or browse_send(), one of which must follow), resolves the suite
  * (?suite=, else the newest in the runs table, else the server's suite when
  * there are no runs) and checks every query argument.  Returns 0, or -1
  * with b->status and b->message set: 400 for a malformed argument (naming

@@ -272,7 +272,8 @@ static json_t *home_model(struct browse *b)
 
 	if (groups_load(b, &gs) < 0)
 		goto fail;
-	qsort(gs.g, gs.n, sizeof *gs.g, group_cmp);
+	if (gs.n)
+		qsort(gs.g, gs.n, sizeof *gs.g, group_cmp);
 	board = board_json(b, &gs);
 	recent = recent_json(b);
 	suites = browse_suites(b, "/", NULL);

@@ -206,7 +206,8 @@ static int load_sections(struct hpage *p)
 
 	if (load_models(p) < 0)
 		return -1;
-	qsort(p->s, p->n, sizeof *p->s, section_cmp);
+	if (p->n)
+		qsort(p->s, p->n, sizeof *p->s, section_cmp);
 	for (i = 0; i < p->n && !more; i++) {
 		const struct section *s = &p->s[i];
 		if (s->decode > p->b.after_decode ||

@@ -113,7 +113,7 @@ static int digest_details(struct mpage *p, json_t *d)
 	sqlite3_reset(st);
 	json_object_set_new(d, "digest_short", json_stringn(digest + 7, strnlen(digest + 7, 12)));
 	json_object_set_new(d, "href", browse_link(&p->b, "/m/", p->slug, "digest", digest, NULL));
-	return rc == SQLITE_ROW ? 0 : -1;
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
 }
 
 /* Digest order: most runs first, then the faster best run, then name. */
@@ -265,8 +265,8 @@ static int load_hardware(struct mpage *p)
 	browse_sort(bars, bar_cmp);
 	browse_sort_by_name(opts);
 	json_object_set_new(p->m, "hardware_options", opts);
-	json_object_set_new(p->m, "chart", json_pack("{s:s, s:o}", "backend",
-		p->b.backend ? p->b.backend : "any", "bars", bars));
+	json_object_set_new(p->m, "chart", json_pack("{s:s?, s:o}", "backend", p->b.backend,
+		"bars", bars));
 	return 0;
 fail:
 	json_decref(opts);
@@ -322,7 +322,7 @@ static int load_digest_parts(struct mpage *p)
 	if (!p->digest) {
 		json_object_set_new(p->m, "hardware_options", json_array());
 		json_object_set_new(p->m, "backend_options", json_array());
-		json_object_set_new(p->m, "chart", json_pack("{s:s, s:[]}", "backend", "any", "bars"));
+		json_object_set_new(p->m, "chart", json_pack("{s:n, s:[]}", "backend", "bars"));
 		json_object_set_new(p->m, "list", json_pack("{s:[], s:i, s:n, s:n, s:b}", "runs",
 			"count", 0, "next", "first", "paged", 0));
 		return 0;
@@ -375,7 +375,7 @@ static void add_chart_svg(json_t *m)
 		v[n++].value = json_real_value(json_object_get(bar, "decode_tok_s"));
 	}
 	buf_printf(&title, "Best chat-short decode tok/s per hardware, %s%s",
-		   strcmp(be, "any") ? "backend " : "any backend", strcmp(be, "any") ? be : "");
+		   be ? "backend " : "any backend", be ? be : "");
 	if (barchart_svg(&svg, title.buf, "tok/s", v, n) == 0)
 		json_object_set_new(m, "chart_svg", json_stringn(svg.buf, svg.len));
 	json_object_set_new(m, "chart_title", json_string(title.buf));

@@ -531,3 +531,19 @@ def test_json_and_html_agree(server, seen):
         assert s["model"]["name"] in text
         for run in s["list"]["runs"]:
             assert run["id"] in text and ("%g" % run["decode_tok_s"]) in text
+
+
+def test_pages_read_fresh_data_after_errors(server):
+    """Each page reads one snapshot and lets go of it, on success and on
+    every error path, whichever worker thread serves it: the connection is
+    shared with the other modules of that thread."""
+    upload(server, payload("Model A", decode=10.0))
+    for path in ("/m/model-a.json", "/hw/m3-ultra", "/") * 4 + \
+            ("/m/no-such-model", "/m/model-a?after=bad", "/?suite=suite-v9", "/hw/nope.json") * 12:
+        server.get(path)
+    rid = upload(server, payload("Model A", decode=20.0))
+    for _ in range(24):
+        assert server.get("/r/%s.json" % rid).status_code == 200
+    for _ in range(8):
+        assert server.get("/m/model-a.json").json()["list"]["runs"][0]["id"] == rid
+        assert rid in server.get("/").text
