@@ -142,6 +142,10 @@ static void peer_of(struct req *r, char *out, size_t n)
 		return;
 	if (sa->sa_family == AF_INET)
 		inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, out, (socklen_t)n);
+	else if (sa->sa_family == AF_INET6 &&
+		 IN6_IS_ADDR_V4MAPPED(&((const struct sockaddr_in6 *)sa)->sin6_addr))
+		inet_ntop(AF_INET, ((const struct sockaddr_in6 *)sa)->sin6_addr.s6_addr + 12,
+			  out, (socklen_t)n);   /* ::ffff:a.b.c.d is a.b.c.d */
 	else if (sa->sa_family == AF_INET6)
 		inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, out, (socklen_t)n);
 }

@@ -40,15 +40,35 @@ def wait_closed(sock, limit_s):
     return False
 
 
+def read_response(sock):
+    """Reads one whole response (headers and Content-Length body) from
+    sock; returns its status, or None when the server closed first."""
+    got = b""
+    while b"\r\n\r\n" not in got:
+        d = sock.recv(4096)
+        if not d:
+            return None
+        got += d
+    head, body = got.split(b"\r\n\r\n", 1)
+    length = 0
+    for line in head.split(b"\r\n")[1:]:
+        name, _, value = line.partition(b":")
+        if name.strip().lower() == b"content-length":
+            length = int(value)
+    while len(body) < length:
+        d = sock.recv(4096)
+        if not d:
+            return None
+        body += d
+    return int(head.split()[1])
+
+
 def keepalive_connection(server, source_ip):
     """A connection that completed one request and stays open (keep-alive),
     so the server has certainly accepted and counted it."""
     s = raw_connect(server, source_ip)
     s.sendall(b"GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n")
-    got = b""
-    while b"\r\n\r\n" not in got:
-        got += s.recv(4096)
-    assert got.startswith(b"HTTP/1.1 200"), got[:100]
+    assert read_response(s) == 200
     return s
 
 
@@ -148,6 +168,20 @@ def test_trickled_body_is_cut_at_request_timeout(make_server):
     s.close()
     assert cut
     assert server.get("/healthz").status_code == 200
+
+
+def test_busy_keepalive_connection_outlives_request_timeout(make_server):
+    """The deadline is per request: a keep-alive connection sending one
+    quick request a second keeps being served long past --request-timeout."""
+    server = make_server(["--request-timeout", "2", "--timeout", "30"])
+    s = keepalive_connection(server, "127.0.0.1")
+    try:
+        for _ in range(6):
+            time.sleep(1)
+            s.sendall(b"GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n")
+            assert read_response(s) == 200, "the server cut a connection that was never slow"
+    finally:
+        s.close()
 
 
 def test_idle_connections_are_closed_after_timeout(make_server):
