@@ -135,7 +135,8 @@ extern const char *const browse_backends[];
 
 /* Every SQL statement of the browse pages, NULL-ended, one array per file:
  * for the unit test that checks each query plan uses an index and never
- * scans the runs table or sorts. */
+ * scans a table (runs, or the digest_counts summary of migration 0004) or
+ * sorts. */
 extern const char *const browse_sql[];
 extern const char *const page_home_sql[];
 extern const char *const page_model_sql[];

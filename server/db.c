@@ -592,7 +592,10 @@ int db_open(const char *path, const char *migrations_dir, struct db **out,
 	}
 	if (exec(db->writer, "PRAGMA journal_mode=WAL") != SQLITE_OK ||
 	    exec(db->writer, "PRAGMA synchronous=FULL") != SQLITE_OK ||
-	    exec(db->writer, "PRAGMA foreign_keys=ON") != SQLITE_OK) {
+	    exec(db->writer, "PRAGMA foreign_keys=ON") != SQLITE_OK ||
+	    /* Statement journals (every insert into runs has one, as triggers
+	     * keep digest_counts in step) stay in memory, not a temp file. */
+	    exec(db->writer, "PRAGMA temp_store=MEMORY") != SQLITE_OK) {
 		snprintf(err, errlen, "cannot configure database %s: %s", path,
 			 sqlite3_errmsg(db->writer->h));
 		rc = db_status_of(sqlite3_errcode(db->writer->h));

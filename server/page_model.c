@@ -20,14 +20,12 @@
 static const char sql_name[] =
 	"SELECT model_name FROM runs WHERE suite_version = ? AND model_slug = ? "
 	"ORDER BY decode_tok_s DESC LIMIT 1";
-/* The one aggregate that reads every run of the model: a pass over the
- * model's entries of a covering index, no table rows (about 15 ms for
- * 90,000 runs of one model). */
-static const char sql_digest_counts[] =
-	"SELECT model_digest, count(*) FROM runs "
-	"WHERE suite_version = ?1 AND model_slug = ?2 AND status = 'ok' GROUP BY model_digest";
-static const char sql_digest_top[] =
-	"SELECT model_quant, model_format, decode_tok_s FROM runs WHERE " WHERE_MD BEST_TAIL;
+/* The model's digests with their counted runs and best run, from the
+ * summary that migration 0004 keeps in step with runs: one row per digest
+ * however many runs the model has. */
+static const char sql_digests[] =
+	"SELECT model_digest, runs, best_decode, model_quant, model_format FROM digest_counts "
+	"WHERE suite_version = ?1 AND model_slug = ?2";
 static const char sql_hw_next[] =
 	"SELECT min(hw_slug) FROM runs WHERE " WHERE_MD " AND hw_slug > ?4";
 static const char sql_hw_best[] =
@@ -48,7 +46,7 @@ static const char sql_list_hw_be[] =
 	" AND hw_slug = ?7 AND backend_name = ?8" LIST_TAIL;
 
 const char *const page_model_sql[] = {
-	sql_name, sql_digest_counts, sql_digest_top, sql_hw_next, sql_hw_best,
+	sql_name, sql_digests, sql_hw_next, sql_hw_best,
 	sql_hw_best_be, sql_be_next, sql_list, sql_list_hw, sql_list_be,
 	sql_list_hw_be, NULL
 };
@@ -90,30 +88,29 @@ static int load_name(struct mpage *p)
 	return rc == SQLITE_ROW ? 0 : browse_error(&p->b, 503, "The database is not answering; try again shortly.");
 }
 
-/* Adds quantization, format and the best decode of digest item d. */
-static int digest_details(struct mpage *p, json_t *d)
+/* Column i as a JSON string, or null. */
+static json_t *col_text(sqlite3_stmt *st, int i)
 {
-	sqlite3_stmt *st = db_stmt(p->b.c, sql_digest_top);
-	const char *digest = json_string_value(json_object_get(d, "digest"));
-	int rc;
+	const char *v = (const char *)sqlite3_column_text(st, i);
 
-	if (!st)
-		return -1;
-	db_bind_text(st, 1, p->b.suite);
-	db_bind_text(st, 2, p->slug);
-	db_bind_text(st, 3, digest);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		json_object_set_new(d, "quantization", sqlite3_column_type(st, 0) == SQLITE_NULL
-			? json_null() : json_string((const char *)sqlite3_column_text(st, 0)));
-		json_object_set_new(d, "format", sqlite3_column_type(st, 1) == SQLITE_NULL
-			? json_null() : json_string((const char *)sqlite3_column_text(st, 1)));
-		json_object_set_new(d, "best_decode_tok_s", json_real(sqlite3_column_double(st, 2)));
-	}
-	sqlite3_reset(st);
-	json_object_set_new(d, "digest_short", json_stringn(digest + 7, strnlen(digest + 7, 12)));
-	json_object_set_new(d, "href", browse_link(&p->b, "/m/", p->slug, "digest", digest, NULL));
-	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
+	return v ? json_string(v) : json_null();
+}
+
+/* The digest item of st's row of sql_digests: digest, digest_short, runs,
+ * best_decode_tok_s, quantization and format (of the best run), href. */
+static json_t *digest_item(struct mpage *p, sqlite3_stmt *st)
+{
+	const char *digest = (const char *)sqlite3_column_text(st, 0), *hex;
+
+	if (!digest)
+		return NULL;
+	hex = strncmp(digest, "sha256:", 7) ? "" : digest + 7;
+	return json_pack("{s:s, s:s%, s:I, s:f, s:o, s:o, s:o*}", "digest", digest,
+		"digest_short", hex, strnlen(hex, 12),
+		"runs", (json_int_t)sqlite3_column_int64(st, 1),
+		"best_decode_tok_s", sqlite3_column_double(st, 2),
+		"quantization", col_text(st, 3), "format", col_text(st, 4),
+		"href", browse_link(&p->b, "/m/", p->slug, "digest", digest, NULL));
 }
 
 /* Digest order: most runs first, then the faster best run, then name. */
@@ -137,7 +134,7 @@ static int digest_cmp(const void *x, const void *y)
  * shown: ?digest= (404 when the model has no such digest) or the first. */
 static int load_digests(struct mpage *p)
 {
-	sqlite3_stmt *st = db_stmt(p->b.c, sql_digest_counts);
+	sqlite3_stmt *st = db_stmt(p->b.c, sql_digests);
 	json_t *a = json_array(), *d, *sel = NULL;
 	size_t i;
 	int rc;
@@ -147,15 +144,10 @@ static int load_digests(struct mpage *p)
 	db_bind_text(st, 1, p->b.suite);
 	db_bind_text(st, 2, p->slug);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		json_array_append_new(a, json_pack("{s:s, s:I}",
-			"digest", (const char *)sqlite3_column_text(st, 0),
-			"runs", (json_int_t)sqlite3_column_int64(st, 1)));
+		json_array_append_new(a, digest_item(p, st));
 	sqlite3_reset(st);
 	if (rc != SQLITE_DONE)
 		goto fail;
-	json_array_foreach(a, i, d)
-		if (digest_details(p, d) < 0)
-			goto fail;
 	browse_sort(a, digest_cmp);
 	json_array_foreach(a, i, d) {
 		int on = p->b.digest ? !strcmp(p->b.digest, json_string_value(json_object_get(d, "digest")))

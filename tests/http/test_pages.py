@@ -16,7 +16,7 @@ import subprocess
 import lxml.html
 import pytest
 
-from conftest import HTML_VALIDATE, ROOT, digest_for, make_payload, sign
+from conftest import HTML_VALIDATE, MODERATOR_TOKEN, ROOT, digest_for, make_payload, sign
 
 PAGE = 20
 
@@ -313,6 +313,57 @@ def test_model_page_keeps_digests_apart(server, seen):
     assert "30.0 tok/s" in text and "12.0 tok/s" not in text
     page(server, "/m/llama-3-3-70b-instruct?digest=sha256:" + "c" * 64, seen, 404)
     page(server, "/m/llama-3-3-70b-instruct?digest=md5:abc", seen, 400)
+
+
+def digest_rows(server, slug):
+    """The digest list of a model page as (digest, runs, fastest, quantization,
+    format) in the order shown, and the digest shown."""
+    m = server.get("/m/%s.json" % slug).json()
+    shown = m["digest"]["digest"] if m["digest"] else None
+    return [(d["digest"], d["runs"], d["best_decode_tok_s"], d["quantization"], d["format"])
+            for d in m["digests"]], shown
+
+
+def rule(server, rid, resolution):
+    r = server.post("/api/v1/runs/%s/disputes/resolve" % rid,
+                    json={"resolution": resolution, "note": "x"},
+                    headers={"Authorization": "Bearer " + MODERATOR_TOKEN})
+    assert r.status_code == 200, r.text
+
+
+def test_digest_counts_follow_uploads_and_rulings(server, seen):
+    a, b = "sha256:" + "a" * 64, "sha256:" + "b" * 64
+    slug = "llama-3-3-70b-instruct"
+    ids = upload_all(server, [payload("Llama-3.3-70B-Instruct", decode=d, digest=a) for d in (10.0, 20.0, 30.0)] +
+                     [payload("Llama-3.3-70B-Instruct", decode=d, digest=b, quant="Q4_K_M", fmt="gguf")
+                      for d in (15.0, 25.0)])
+    assert digest_rows(server, slug) == ([(a, 3, 30.0, "4bit", "mlx"), (b, 2, 25.0, "Q4_K_M", "gguf")], a)
+    # A new fastest run: its digest gains a run, and shows its quantization.
+    p = payload("Llama-3.3-70B-Instruct", decode=40.0, digest=b, quant="Q5_K_M", fmt="gguf")
+    token, _ = sign(p)
+    fast = server.upload(token).json()["id"]
+    # The same bytes again are the same run, not another one.
+    again = server.upload(token)
+    assert again.status_code == 200 and again.json()["id"] == fast
+    assert digest_rows(server, slug) == ([(b, 3, 40.0, "Q5_K_M", "gguf"), (a, 3, 30.0, "4bit", "mlx")], b)
+    text = page(server, "/m/" + slug, seen)
+    items = [li.text_content() for li in lxml.html.fromstring(text).xpath("//h2[.='Weights files']/following-sibling::ul[1]/li")]
+    assert "3 runs, fastest 40 tok/s" in items[0] and "Q5_K_M" in items[0]
+    assert "3 runs, fastest 30 tok/s" in items[1]
+    # A moderator upholds a dispute on it: one run fewer, the next best.
+    rule(server, fast, "upheld")
+    assert digest_rows(server, slug) == ([(a, 3, 30.0, "4bit", "mlx"), (b, 2, 25.0, "Q4_K_M", "gguf")], a)
+    # Dismissing brings it back; dismissing a run that counts changes nothing.
+    rule(server, fast, "dismissed")
+    rule(server, ids[0], "dismissed")
+    assert digest_rows(server, slug) == ([(b, 3, 40.0, "Q5_K_M", "gguf"), (a, 3, 30.0, "4bit", "mlx")], b)
+    # Every run of a digest upheld: it leaves the list, and its link is a 404.
+    for rid in (fast, ids[3], ids[4]):
+        rule(server, rid, "upheld")
+    assert digest_rows(server, slug) == ([(a, 3, 30.0, "4bit", "mlx")], a)
+    assert server.get("/m/%s.json?digest=%s" % (slug, b)).status_code == 404
+    rule(server, ids[2], "upheld")
+    assert digest_rows(server, slug) == ([(a, 2, 20.0, "4bit", "mlx")], a)
 
 
 # ---- a hardware class ----
