@@ -11,6 +11,7 @@
 
 struct rep {
 	struct MHD_Response *resp;
+	size_t bytes;           /* body length, counted in cache->bytes */
 	unsigned status;
 	char etag[40];
 	char cc[80];
@@ -26,6 +27,7 @@ struct cache {
 	pthread_rwlock_t lock;
 	struct entry *buckets[NBUCKETS];
 	unsigned count, max;
+	size_t bytes, max_bytes;
 	unsigned evict_cursor;
 	atomic_uint_fast64_t gen;
 };
@@ -48,18 +50,42 @@ struct cache *cache_new(unsigned max_ids)
 		return NULL;
 	pthread_rwlock_init(&c->lock, NULL);
 	c->max = max_ids ? max_ids : 1;
+	c->max_bytes = CACHE_MAX_BYTES;
 	atomic_init(&c->gen, 1);
 	return c;
 }
 
-static void entry_free(struct entry *e)
+void cache_set_max_bytes(struct cache *c, size_t max_bytes)
+{
+	pthread_rwlock_wrlock(&c->lock);
+	c->max_bytes = max_bytes ? max_bytes : CACHE_MAX_BYTES;
+	pthread_rwlock_unlock(&c->lock);
+}
+
+size_t cache_bytes(struct cache *c)
+{
+	size_t n;
+
+	pthread_rwlock_rdlock(&c->lock);
+	n = c->bytes;
+	pthread_rwlock_unlock(&c->lock);
+	return n;
+}
+
+/* Frees e and takes its bodies off the byte count; caller holds the
+ * write lock and has unlinked e. */
+static void entry_free(struct cache *c, struct entry *e)
 {
 	int i;
 
-	for (i = 0; i < REP__MAX; i++)
-		if (e->reps[i].resp)
-			MHD_destroy_response(e->reps[i].resp);
+	for (i = 0; i < REP__MAX; i++) {
+		if (!e->reps[i].resp)
+			continue;
+		MHD_destroy_response(e->reps[i].resp);
+		c->bytes -= e->reps[i].bytes;
+	}
 	free(e);
+	c->count--;
 }
 
 /* Drops every entry of bucket b; caller holds the write lock. */
@@ -69,8 +95,7 @@ static void drop_bucket(struct cache *c, unsigned b)
 
 	for (e = c->buckets[b]; e; e = next) {
 		next = e->next;
-		entry_free(e);
-		c->count--;
+		entry_free(c, e);
 	}
 	c->buckets[b] = NULL;
 }
@@ -122,10 +147,12 @@ int cache_serve(struct cache *c, struct req *r, const char *id,
 	return hit;
 }
 
-/* Makes room for one more id; caller holds the write lock. */
-static void evict(struct cache *c)
+/* Makes room for bytes more, and for one more id unless id is cached;
+ * caller holds the write lock.  Whole buckets go, round the table. */
+static void evict(struct cache *c, const char *id, unsigned b, size_t bytes)
 {
-	while (c->count >= c->max) {
+	while (c->count && (c->bytes + bytes > c->max_bytes ||
+			    (c->count >= c->max && !find(c, id, b)))) {
 		drop_bucket(c, c->evict_cursor);
 		c->evict_cursor = (c->evict_cursor + 1) % NBUCKETS;
 	}
@@ -133,7 +160,7 @@ static void evict(struct cache *c)
 
 void cache_put(struct cache *c, const char *id, enum cache_rep rep,
 	       uint64_t gen, unsigned status, struct MHD_Response *resp,
-	       const char *etag, const char *cache_control)
+	       const char *etag, const char *cache_control, size_t bytes)
 {
 	unsigned b = bucket_of(id);
 	struct entry *e;
@@ -144,11 +171,19 @@ void cache_put(struct cache *c, const char *id, enum cache_rep rep,
 		return;
 	}
 	pthread_rwlock_wrlock(&c->lock);
-	if (atomic_load(&c->gen) != gen)
+	if (atomic_load(&c->gen) != gen || bytes > c->max_bytes / 4)
 		goto drop;
 	e = find(c, id, b);
+	if (e && e->reps[rep].resp) {
+		/* The old body leaves before the room for the new is made. */
+		MHD_destroy_response(e->reps[rep].resp);
+		c->bytes -= e->reps[rep].bytes;
+		e->reps[rep].resp = NULL;
+		e->reps[rep].bytes = 0;
+	}
+	evict(c, id, b, bytes);
+	e = find(c, id, b);
 	if (!e) {
-		evict(c);
 		e = calloc(1, sizeof *e);
 		if (!e)
 			goto drop;
@@ -158,9 +193,9 @@ void cache_put(struct cache *c, const char *id, enum cache_rep rep,
 		c->count++;
 	}
 	p = &e->reps[rep];
-	if (p->resp)
-		MHD_destroy_response(p->resp);
 	p->resp = resp;
+	p->bytes = bytes;
+	c->bytes += bytes;
 	p->status = status;
 	strncpy(p->etag, etag ? etag : "", sizeof p->etag - 1);
 	strncpy(p->cc, cache_control ? cache_control : "", sizeof p->cc - 1);
@@ -181,8 +216,7 @@ void cache_invalidate(struct cache *c, const char *id)
 	for (pp = &c->buckets[b]; (e = *pp); pp = &e->next) {
 		if (!strcmp(e->id, id)) {
 			*pp = e->next;
-			entry_free(e);
-			c->count--;
+			entry_free(c, e);
 			break;
 		}
 	}
@@ -216,6 +250,6 @@ enum MHD_Result cache_send(struct cache *c, struct req *r, const char *id,
 	if (!resp)
 		return MHD_NO;
 	ret = MHD_queue_response(r->conn, status, resp);
-	cache_put(c, id, rep, gen, status, resp, etag, cache_control);
+	cache_put(c, id, rep, gen, status, resp, etag, cache_control, len);
 	return ret;
 }

@@ -23,9 +23,19 @@ enum cache_rep {
 
 struct cache;
 
-/* A cache holding at most max_ids run ids (each with all its reps). */
+/* Bytes of response bodies the cache holds at most, by default.  A run
+ * page with a full dispute thread is megabytes, so a bound on ids alone
+ * does not bound memory. */
+#define CACHE_MAX_BYTES ((size_t)512 << 20)
+
+/* A cache holding at most max_ids run ids (each with all its reps) and at
+ * most CACHE_MAX_BYTES of bodies; the oldest buckets go first. */
 struct cache *cache_new(unsigned max_ids);
 void cache_free(struct cache *c);
+/* Changes the byte bound (for tests and operators); 0 keeps the default. */
+void cache_set_max_bytes(struct cache *c, size_t max_bytes);
+/* Bytes of bodies held now. */
+size_t cache_bytes(struct cache *c);
 
 uint64_t cache_gen(struct cache *c);
 
@@ -34,12 +44,13 @@ uint64_t cache_gen(struct cache *c);
 int cache_serve(struct cache *c, struct req *r, const char *id,
 		enum cache_rep rep, enum MHD_Result *ret);
 
-/* Keeps resp (the cache takes the caller's reference) as (id, rep) with
- * its status and ETag, unless an invalidation happened since gen; then the
- * response is released instead. */
+/* Keeps resp (the cache takes the caller's reference), whose body is bytes
+ * long, as (id, rep) with its status and ETag, unless an invalidation
+ * happened since gen or the body alone is over a quarter of the byte bound;
+ * then the response is released instead. */
 void cache_put(struct cache *c, const char *id, enum cache_rep rep,
 	       uint64_t gen, unsigned status, struct MHD_Response *resp,
-	       const char *etag, const char *cache_control);
+	       const char *etag, const char *cache_control, size_t bytes);
 
 /* Drops every rep of id and moves the generation on. */
 void cache_invalidate(struct cache *c, const char *id);

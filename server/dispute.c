@@ -243,7 +243,10 @@ static json_t *thread_head(struct dbconn *c, const char *id)
 		json_decref(row);
 		return NULL;
 	}
-	state = json_string_value(json_object_get(row, "state"));
+	if (!(state = json_string_value(json_object_get(row, "state")))) {
+		json_decref(row);   /* out of memory */
+		return NULL;
+	}
 	t = json_pack("{s:s, s:O, s:o, s:O, s:O}", "state", state,
 		      "note", json_object_get(row, "note"),
 		      "note_html", lines_html(json_string_value(json_object_get(row, "note"))),
@@ -329,18 +332,39 @@ void dispute_form_token(const char *run_id, long long now, char out[DISPUTE_TOKE
 	token_of(run_id, now / TOKEN_DAY, out);
 }
 
-int dispute_form_token_ok(const char *run_id, const char *token, long long now)
+/* How many days before now's the token for run_id was made, looking back
+ * at most max days; -1 when it is no token of this process for run_id. */
+static int token_age(const char *run_id, const char *token, long long now, int max)
 {
 	char want[DISPUTE_TOKEN_LEN];
 	size_t n = strlen(token);
 	int back;
 
-	for (back = 0; back < 2; back++) {
+	for (back = 0; back <= max; back++) {
 		token_of(run_id, now / TOKEN_DAY - back, want);
-		if (n == strlen(want) && sodium_memcmp(token, want, n) == 0)
-			return 1;
+		if (n != strlen(want))
+			return -1;
+		if (sodium_memcmp(token, want, n) == 0)
+			return back;
 	}
-	return 0;
+	return -1;
+}
+
+int dispute_form_token_ok(const char *run_id, const char *token, long long now)
+{
+	return token_age(run_id, token, now, 1) >= 0;
+}
+
+/* How far back a refused token is still recognised as one of ours from a
+ * page cached on an older day (the cache has no expiry of its own). */
+#define TOKEN_STALE_DAYS 400
+
+/* 1 when token is one this process made for run_id on a day before the
+ * accepted ones: the page that carried it is a stale cached copy.  A made-up
+ * token is not, so it cannot be used to empty the cache at will. */
+static int token_stale(const char *run_id, const char *token, long long now)
+{
+	return token_age(run_id, token, now, TOKEN_STALE_DAYS) > 1;
 }
 
 /* ---- posting ---- */
@@ -407,11 +431,16 @@ static int post_run(struct dbconn *w, struct db_job *j)
 	return step_done(st);
 }
 
-/* Writer: the commit is done (or failed); wake the connection. */
+/* Writer: the commit is done (or failed).  Drops the run's cached page
+ * here, right after the commit, as upload.c does, and not when the answer
+ * is sent, which need not happen for a client that went away.  Then wakes
+ * the connection. */
 static void job_done(struct db_job *j)
 {
 	struct post_job *p = (struct post_job *)j;
 
+	if (p->j.rc == DB_OK)
+		cache_invalidate(p->r->app->cache, p->run_id);
 	MHD_resume_connection(p->r->conn);
 }
 
@@ -455,7 +484,6 @@ static enum MHD_Result post_finish(struct req *r)
 	if (p->j.rc != DB_OK)
 		return p->form ? form_refuse(r, 503, db_status_message(p->j.rc))
 			: http_error(r, 503, "unavailable", db_status_message(p->j.rc), NULL);
-	cache_invalidate(r->app->cache, p->run_id);
 	if (p->form) {
 		/* A new URL each time, so a browser's cached copy of the run
 		 * page (max-age 60) is not shown instead of the new post. */
@@ -476,7 +504,10 @@ static enum MHD_Result post_finish(struct req *r)
  * in r->retry_after). */
 static int rate_limited(struct req *r)
 {
-	r->retry_after = ratelimit_take(r->app->dispute_rl, r->client);
+	char key[80];
+
+	http_client_key(r, key, sizeof key);
+	r->retry_after = ratelimit_take(r->app->dispute_rl, key);
 	return r->retry_after > 0;
 }
 
@@ -809,7 +840,8 @@ static int form_check(struct req *r, struct post_job *p, struct derr *e)
 	rc = form_fields(r, p, &token, e);
 	if (rc == 0 && !dispute_form_token_ok(r->arg, token.buf, (long long)time(NULL))) {
 		/* The page that carried it may be cached from an older day. */
-		cache_invalidate(r->app->cache, r->arg);
+		if (token_stale(r->arg, token.buf, (long long)time(NULL)))
+			cache_invalidate(r->app->cache, r->arg);
 		rc = refuse(e, 403, "invalid_form_token", NULL, "This form has expired or was not made by this site; reload the run page and post again.");
 	}
 	buf_release(&token);
@@ -859,11 +891,14 @@ static void rule_free(void *p)
 static int rule_status(struct dbconn *w, struct rule_job *rj, sqlite3_stmt *run)
 {
 	const char *want = strcmp(rj->state, "upheld") ? "ok" : "upheld";
+	const char *now = (const char *)sqlite3_column_text(run, 4);
 	struct cluster_key k;
 	sqlite3_stmt *st;
 	int rc;
 
-	if (!strcmp((const char *)sqlite3_column_text(run, 4), want))
+	if (!now)
+		return DB_ERR;      /* out of memory */
+	if (!strcmp(now, want))
 		return DB_OK;
 	if (!(st = db_stmt(w, sql_set_status)))
 		return DB_ERR;
@@ -907,9 +942,16 @@ static int rule_run(struct dbconn *w, struct db_job *j)
 	return rc;
 }
 
+/* Writer: the ruling is committed (or failed).  A ruling can move a whole
+ * cluster's figures and every list, so the whole cache goes, here, right
+ * after the commit (see job_done).  Then wakes the connection. */
 static void rule_done(struct db_job *j)
 {
-	MHD_resume_connection(((struct rule_job *)j)->r->conn);
+	struct rule_job *rj = (struct rule_job *)j;
+
+	if (rj->j.rc == DB_OK)
+		cache_clear(rj->r->app->cache);
+	MHD_resume_connection(rj->r->conn);
 }
 
 /* Answers the moderator once the ruling is stored. */
@@ -923,8 +965,6 @@ static enum MHD_Result rule_finish(struct req *r)
 		return http_error(r, 404, "not_found", "There is no run with this id; run ids look like r_y2_5y8oo97d.", NULL);
 	if (rj->j.rc != DB_OK)
 		return http_error(r, 503, "unavailable", db_status_message(rj->j.rc), NULL);
-	/* A ruling can move a whole cluster's figures and every list. */
-	cache_clear(r->app->cache);
 	body = json_pack("{s:s, s:s, s:s, s:s?, s:s, s:s}", "run_id", rj->run_id,
 			 "state", rj->state, "resolution", rj->state, "note", rj->note,
 			 "resolved_at", rj->resolved_at,

@@ -1,6 +1,7 @@
 /* http.c: responses, status codes, caching and security headers. */
 #include "http.h"
 
+#include <arpa/inet.h>
 #include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -223,9 +224,15 @@ void http_origin(struct req *r, char *out, size_t n)
 
 	/* Never from the Host header: cached pages would carry whatever
 	 * origin the first client claimed. */
-	if (c->base_url)
-		snprintf(out, n, "%s", c->base_url);
-	else if (!strncmp(c->listen, "0.0.0.0:", 8))
+	if (c->base_url) {
+		size_t len = strlen(c->base_url);
+
+		/* "https://host/" is the origin "https://host": links append
+		 * "/r/<id>" and must not get a double slash. */
+		while (len && c->base_url[len - 1] == '/')
+			len--;
+		snprintf(out, n, "%.*s", (int)len, c->base_url);
+	} else if (!strncmp(c->listen, "0.0.0.0:", 8))
 		snprintf(out, n, "http://localhost:%s", c->listen + 8);
 	else
 		snprintf(out, n, "http://%s", c->listen);
@@ -246,4 +253,18 @@ int http_ctype_is(struct req *r, const char *want)
 	while (*ct == ' ' || *ct == '\t')
 		ct++;
 	return *ct == '\0' || *ct == ';';
+}
+
+void http_client_key(struct req *r, char *out, size_t n)
+{
+	unsigned char a[sizeof(struct in6_addr)];
+	char text[INET6_ADDRSTRLEN];
+
+	if (inet_pton(AF_INET6, r->client, a) != 1) {
+		snprintf(out, n, "addr:%s", r->client);
+		return;
+	}
+	memset(a + 8, 0, 8);
+	inet_ntop(AF_INET6, a, text, sizeof text);
+	snprintf(out, n, "net:%s/64", text);
 }

@@ -107,4 +107,10 @@ void http_origin(struct req *r, char *out, size_t n);
  * case ignored). */
 int http_ctype_is(struct req *r, const char *want);
 
+/* The key a per-client rate limit counts under: "addr:<IPv4 address>",
+ * or for IPv6 "net:<the /64 prefix>", since one host is given a whole /64
+ * and could otherwise take a new allowance with every address in it.
+ * Written to out. */
+void http_client_key(struct req *r, char *out, size_t n);
+
 #endif

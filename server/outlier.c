@@ -48,6 +48,11 @@ static long load(struct dbconn *w, const struct cluster_key *k, struct member **
 		return -1;
 	bind_key(st, k);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *id = (const char *)sqlite3_column_text(st, 0);
+		const char *status = (const char *)sqlite3_column_text(st, 3);
+
+		if (!id || !status)     /* out of memory: fail the write */
+			goto fail;
 		if (n == cap) {
 			cap = cap ? cap * 2 : 16;
 			p = realloc(m, cap * sizeof *m);
@@ -55,10 +60,10 @@ static long load(struct dbconn *w, const struct cluster_key *k, struct member **
 				goto fail;
 			m = p;
 		}
-		snprintf(m[n].id, sizeof m[n].id, "%s", (const char *)sqlite3_column_text(st, 0));
+		snprintf(m[n].id, sizeof m[n].id, "%s", id);
 		m[n].x = sqlite3_column_double(st, 1);
 		m[n].flagged = sqlite3_column_int(st, 2);
-		m[n].counted = !strcmp((const char *)sqlite3_column_text(st, 3), "ok");
+		m[n].counted = !strcmp(status, "ok");
 		n++;
 	}
 	if (rc != SQLITE_DONE)

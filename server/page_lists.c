@@ -1,4 +1,4 @@
-/* page_lists.c: /outliers (flagged runs) and /disputes (open threads). */
+/* page_lists.c: /outliers (flagged runs) and /disputes (open threads), each within one suite. */
 #include "page.h"
 
 #include <stdio.h>
@@ -30,7 +30,8 @@ static const char sql_disputes[] =
 	"r.model_name, r.model_slug, r.accelerator, r.hw_slug, r.backend_name, "
 	"r.decode_tok_s, r.outlier, r.demo, r.suite_version "
 	"FROM dispute_threads t JOIN runs r ON r.id = t.run_id "
-	"WHERE t.state = 'open' ORDER BY t.last_post_id DESC, t.run_id DESC LIMIT ? OFFSET ?";
+	"WHERE t.state = 'open' AND r.suite_version = ? "
+	"ORDER BY t.last_post_id DESC, t.run_id DESC LIMIT ? OFFSET ?";
 
 /* The ?page= number (1 when absent); 0 when it is not a whole number in
  * 1..PAGE_MAX. */
@@ -100,15 +101,21 @@ static json_t *page_rows(sqlite3_stmt *st, int at, long page)
 	return db_rows_json(st);
 }
 
-/* The suite to list: ?suite=, else the newest one stored; into out. */
+/* The suite to list: ?suite=, else the newest one stored; into out.
+ * Returns 0, -1 when the database failed, -2 when ?suite= is no suite
+ * name (longer than out, or not UTF-8 text). */
 static int suite_of(struct req *r, struct dbconn *c, char *out, size_t n)
 {
 	const char *q = http_query(r, "suite");
 	sqlite3_stmt *st;
+	json_t *ok;
 	int rc;
 
 	out[0] = '\0';
 	if (q) {
+		if (strlen(q) >= n || !(ok = json_string(q)))
+			return -2;
+		json_decref(ok);
 		snprintf(out, n, "%s", q);
 		return 0;
 	}
@@ -140,17 +147,25 @@ static void outlier_row(json_t *o)
 		json_object_set_new(o, "dispute_state", json_string("none"));
 }
 
-/* The view model of /outliers: flagged runs of one suite, newest first. */
-static json_t *outliers_model(struct req *r, long page)
+/* The view model of /outliers: flagged runs of one suite, newest first;
+ * NULL with *status 400 for a bad ?suite=, 503 when the database failed. */
+static json_t *outliers_model(struct req *r, long page, unsigned *status)
 {
 	char suite[160];
 	struct dbconn *c = db_reader(r->app->db);
 	sqlite3_stmt *st;
 	json_t *m, *rows;
 	size_t i;
+	int rc;
 
-	if (!c || suite_of(r, c, suite, sizeof suite) < 0 || !(st = db_stmt(c, sql_outliers)))
+	*status = 503;
+	if (!c || (rc = suite_of(r, c, suite, sizeof suite)) == -1 ||
+	    !(st = db_stmt(c, sql_outliers)))
 		return NULL;
+	if (rc == -2) {
+		*status = 400;
+		return NULL;
+	}
 	db_bind_text(st, 1, suite);
 	if (!(rows = page_rows(st, 2, page)))
 		return NULL;
@@ -162,40 +177,56 @@ static json_t *outliers_model(struct req *r, long page)
 	return m;
 }
 
-/* The view model of /disputes: open threads, latest post first. */
-static json_t *disputes_model(struct req *r, long page)
+/* The view model of /disputes: open threads of runs of one suite (suites
+ * are never blended), latest post first; NULL with *status 400 for a bad
+ * ?suite=, 503 when the database failed. */
+static json_t *disputes_model(struct req *r, long page, unsigned *status)
 {
+	char suite[160];
 	struct dbconn *c = db_reader(r->app->db);
 	sqlite3_stmt *st;
 	json_t *m, *rows, *o;
 	size_t i;
+	int rc;
 
-	if (!c || !(st = db_stmt(c, sql_disputes)) || !(rows = page_rows(st, 1, page)))
+	*status = 503;
+	if (!c || (rc = suite_of(r, c, suite, sizeof suite)) == -1 ||
+	    !(st = db_stmt(c, sql_disputes)))
+		return NULL;
+	if (rc == -2) {
+		*status = 400;
+		return NULL;
+	}
+	db_bind_text(st, 1, suite);
+	if (!(rows = page_rows(st, 2, page)))
 		return NULL;
 	json_array_foreach(rows, i, o) {
 		json_object_set_new(o, "decode_text", fmt_num(o, "decode_tok_s", 1));
 		json_object_set_new(o, "outlier", json_boolean(json_integer_value(json_object_get(o, "outlier"))));
 		json_object_set_new(o, "demo", json_boolean(json_integer_value(json_object_get(o, "demo"))));
 	}
-	m = json_pack("{s:s}", "title", "Disputes");
-	paginate(m, rows, "/disputes", NULL, page);
+	m = json_pack("{s:s, s:s}", "title", "Disputes", "suite", suite);
+	paginate(m, rows, "/disputes", http_query(r, "suite"), page);
 	json_decref(rows);
 	return m;
 }
 
-/* Renders a list page from its model builder: 400 for a bad page number,
- * 503 when the database does not answer. */
+/* Renders a list page from its model builder: 400 for a bad page number
+ * or suite, 503 when the database does not answer. */
 static enum MHD_Result list_page(struct req *r, const char *name,
-				 json_t *(*build)(struct req *, long))
+				 json_t *(*build)(struct req *, long, unsigned *))
 {
 	long page = page_number(r);
 	enum MHD_Result ret;
+	unsigned status;
 	json_t *m;
 
 	if (!page)
 		return page_error(r, 400, "The page number must be a whole number from 1 to 100000, as in ?page=2.");
-	if (!(m = build(r, page)))
-		return page_error(r, 503, "The database is not answering; try again shortly.");
+	if (!(m = build(r, page, &status)))
+		return status == 400
+			? page_error(r, 400, "The suite must be a suite name such as suite-v1, as in ?suite=suite-v1.")
+			: page_error(r, 503, "The database is not answering; try again shortly.");
 	ret = page_render(r, name, m, 200);
 	json_decref(m);
 	return ret;

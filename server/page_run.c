@@ -57,12 +57,13 @@ static json_t *outlier_json(const json_t *row)
 	return o;
 }
 
-/* Turns the database row into the view model. */
+/* Turns the database row into the view model; NULL when the dispute
+ * thread could not be read (a page without it must not be cached). */
 static json_t *model_of(struct req *r, json_t *row)
 {
 	char origin[300], url[400];
 	const char *id = s_of(row, "id");
-	json_t *payload, *m, *hw;
+	json_t *payload, *m, *hw, *thread;
 
 	payload = json_loads(s_of(row, "payload"), JSON_DECODE_ANY, NULL);
 	if (!payload)
@@ -100,7 +101,12 @@ static json_t *model_of(struct req *r, json_t *row)
 	json_object_set_new(m, "demo", json_boolean(json_integer_value(json_object_get(row, "demo"))));
 	json_object_set(m, "status", json_object_get(row, "status"));
 	json_object_set_new(m, "outlier", outlier_json(row));
-	json_object_set_new(m, "dispute", dispute_thread_json(r, id));
+	if (!(thread = dispute_thread_json(r, id)) ||
+	    json_object_set_new(m, "dispute", thread) < 0) {
+		json_decref(payload);
+		json_decref(m);
+		return NULL;
+	}
 	json_object_set_new(m, "payload", payload);
 	return m;
 }

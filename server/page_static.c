@@ -70,11 +70,54 @@ enum MHD_Result page_render_cached(struct req *r, const char *name, json_t *mode
 	return ret;
 }
 
+/* Length of the well-formed UTF-8 sequence at s (1..4), or 0 when the
+ * bytes there are not one (overlong, surrogate, past U+10FFFF, cut off). */
+static size_t utf8_seq(const unsigned char *s)
+{
+	size_t n = s[0] < 0x80 ? 1 : (s[0] & 0xe0) == 0xc0 ? 2 :
+		   (s[0] & 0xf0) == 0xe0 ? 3 : (s[0] & 0xf8) == 0xf0 ? 4 : 0;
+	unsigned long cp = n == 1 ? s[0] : s[0] & (0x7f >> n);
+	size_t i;
+
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if (!n || (n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) ||
+	    (n == 4 && cp < 0x10000) || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
+/* The request path as a JSON string: libmicrohttpd hands it over
+ * %-decoded, so it may hold any bytes; those that are not UTF-8 show as
+ * U+FFFD (jansson refuses the string otherwise, and the page with it). */
+static json_t *path_json(const char *path)
+{
+	const unsigned char *p = (const unsigned char *)(path ? path : "/");
+	struct buf b = BUF_INIT;
+	json_t *v;
+	size_t n;
+
+	while (*p) {
+		n = utf8_seq(p);
+		if (n)
+			buf_add(&b, p, n);
+		else
+			buf_puts(&b, "\xef\xbf\xbd");
+		p += n ? n : 1;
+	}
+	v = buf_error(&b) ? NULL : json_stringn(b.buf, b.len);
+	buf_release(&b);
+	return v ? v : json_string("/");
+}
+
 enum MHD_Result page_error(struct req *r, unsigned status, const char *message)
 {
-	json_t *m = json_pack("{s:s, s:i, s:s, s:s}", "title", "Not found",
+	json_t *m = json_pack("{s:s, s:i, s:s, s:o}", "title", "Not found",
 			      "status", (int)status, "message", message,
-			      "path", r->path ? r->path : "/");
+			      "path", path_json(r->path));
 	enum MHD_Result ret;
 
 	if (status != 404)

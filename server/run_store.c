@@ -60,7 +60,7 @@ static int find_duplicate(struct dbconn *w, struct run_new *n)
 	if (!st)
 		return 0;
 	sqlite3_bind_blob(st, 1, n->sha, sizeof n->sha, SQLITE_STATIC);
-	if (sqlite3_step(st) == SQLITE_ROW) {
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0)) {
 		snprintf(n->id, sizeof n->id, "%s", (const char *)sqlite3_column_text(st, 0));
 		n->outlier = sqlite3_column_int(st, 1);
 		found = 1;

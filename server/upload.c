@@ -147,13 +147,14 @@ static int check(struct req *r, struct upload *u, enum MHD_Result *ret)
 	return 0;
 }
 
-/* The rate-limit key: the account when attributed, else the address. */
+/* The rate-limit key: the account when attributed, else the address (for
+ * IPv6, its /64; see http_client_key). */
 static const char *rate_key(struct req *r, const struct upload *u, char key[80])
 {
 	if (u->n.account_id)
 		snprintf(key, 80, "account:%lld", u->n.account_id);
 	else
-		snprintf(key, 80, "addr:%s", r->client);
+		http_client_key(r, key, 80);
 	return key;
 }
 

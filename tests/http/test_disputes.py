@@ -5,6 +5,10 @@ import base64
 import json
 import math
 import re
+import socket
+import sqlite3
+import struct
+import time
 
 import pytest
 import requests
@@ -227,6 +231,23 @@ def test_form_refuses_other_sites_and_bad_tokens(server):
     assert form_post(server, rid, ok).status_code == 303
 
 
+
+def test_made_up_form_token_does_not_drop_the_cached_page(server):
+    """A refused token drops the run's cached page only when it is one of
+    ours from an older day (the page was a stale copy); a made-up one must
+    not let anyone empty the cache at will."""
+    rid, _ = upload(server)
+    token = form_token(server, rid)   # the page is cached now
+    # Change the run behind the server's back: only a fresh render shows it.
+    con = sqlite3.connect(server.db, timeout=10)
+    con.execute("UPDATE runs SET backend_version = 'behind-the-back' WHERE id = ?", (rid,))
+    con.commit()
+    con.close()
+    for forged in ["A" * 43, token[:-1] + ("A" if token[-1] != "A" else "B"), "x"]:
+        r = form_post(server, rid, {"body": "hello", "token": forged})
+        assert r.status_code == 403, r.text
+    assert "behind-the-back" not in server.get("/r/%s" % rid).text
+
 def test_form_behind_a_proxy_takes_the_public_origin_only(make_server):
     s = make_server(["--base-url", "https://llm-speed.example/"])
     rid, _ = upload(s)
@@ -395,6 +416,25 @@ def test_disputes_lists_open_threads_newest_first_and_paginates(server, tmp_path
     assert server.get("/disputes?page=-1").status_code == 400
 
 
+
+def test_disputes_list_keeps_suites_apart(server):
+    """Every list is within one suite: /disputes shows the newest suite's
+    threads, ?suite= another's, and never both at once."""
+    a, _ = upload(server)
+    b, _ = upload(server)
+    for rid in (a, b):
+        assert post(server, rid, {"body": "Dispute of " + rid}).status_code == 201
+    con = sqlite3.connect(server.db, timeout=10)
+    con.execute("UPDATE runs SET suite_version = 'suite-v0' WHERE id = ?", (b,))
+    con.commit()
+    con.close()
+    listed = lambda q: re.findall(r'id="thread-(r_[a-z0-9_-]{11})"', server.get("/disputes" + q).text)
+    assert listed("") == [a]
+    assert listed("?suite=suite-v1") == [a]
+    assert listed("?suite=suite-v0") == [b]
+    assert listed("?suite=suite-v9") == []
+    assert server.get("/disputes?suite=%FF").status_code == 400
+
 def test_pages_validate_with_a_full_thread(server, tmp_path):
     key = new_key()
     rid, _ = upload(server, key)
@@ -409,3 +449,71 @@ def test_pages_validate_with_a_full_thread(server, tmp_path):
     empty, _ = upload(server)
     ok, report = validate_html(server.get("/r/" + empty).text, tmp_path)
     assert ok, report
+
+
+
+# ---- a client that hangs up before its answer ----
+
+def hang_up_post(server, path, body, headers):
+    """Sends one POST while another process holds the database's write
+    lock, resets the connection while the write waits (the connection is
+    suspended then), and lets the write go on."""
+    head = "POST %s HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n" % (path, len(body))
+    head += "".join("%s: %s\r\n" % kv for kv in headers.items()) + "\r\n"
+    lock = sqlite3.connect(server.db, timeout=10, isolation_level=None)
+    try:
+        lock.execute("BEGIN IMMEDIATE")
+        s = socket.create_connection(("127.0.0.1", server.port), timeout=10)
+        s.sendall(head.encode() + body)
+        time.sleep(0.2)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        s.close()
+        time.sleep(0.1)
+        lock.execute("COMMIT")
+    finally:
+        lock.close()
+
+
+def db_count(server, sql):
+    con = sqlite3.connect("file:%s?mode=ro" % server.db, uri=True, timeout=10)
+    try:
+        return con.execute(sql).fetchone()[0]
+    finally:
+        con.close()
+
+
+def wait_for_row(server, sql):
+    """Waits until the hung-up write is stored, then makes one more write:
+    the writer finishes a write's job (and its cache drop) before it starts
+    the next, so that write's answer means the first one is all done."""
+    for _ in range(500):
+        if db_count(server, sql):
+            break
+        time.sleep(0.01)
+    else:
+        raise AssertionError("never stored: " + sql)
+    upload(server)
+
+
+def test_hung_up_post_and_ruling_still_refresh_the_cached_run_page(server):
+    """The cached run page, JSON and badge are dropped when a post or a
+    ruling commits: a client that hung up while its write waited must not
+    leave the page without its post, or an upheld run shown as counted."""
+    rid, _ = upload(server)
+    assert thread(server, rid)["count"] == 0   # cached now
+    assert "No posts yet." in server.get("/r/%s" % rid).text
+    hang_up_post(server, "/api/v1/runs/%s/disputes" % rid,
+                 json.dumps({"body": "Hung up."}).encode(),
+                 {"Content-Type": "application/json"})
+    wait_for_row(server, "SELECT count(*) FROM dispute_posts")
+    assert thread(server, rid)["count"] == 1
+    assert "Hung up." in server.get("/r/%s" % rid).text
+
+    assert "disputed" not in server.get("/badge/%s.svg" % rid).text   # cached
+    hang_up_post(server, "/api/v1/runs/%s/disputes/resolve" % rid,
+                 json.dumps({"resolution": "upheld"}).encode(),
+                 {"Content-Type": "application/json",
+                  "Authorization": "Bearer " + MODERATOR_TOKEN})
+    wait_for_row(server, "SELECT count(*) FROM runs WHERE status = 'upheld'")
+    assert server.get("/r/%s.json" % rid).json()["status"] == "upheld"
+    assert "disputed: upheld" in server.get("/badge/%s.svg" % rid).text

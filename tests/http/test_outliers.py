@@ -184,3 +184,8 @@ def test_outliers_page_lists_flagged_runs_and_validates(server, tmp_path):
     empty = server.get("/outliers?page=2")
     assert empty.status_code == 200 and rid not in empty.text
     assert rid not in server.get("/outliers?suite=suite-v9").text
+    # A suite argument that is not text is the client's mistake, said so.
+    for bad in ["%FF", "x" * 200]:
+        r = server.get("/outliers?suite=" + bad)
+        assert r.status_code == 400, r.text
+        assert "suite-v1" in r.text and r.headers["Content-Type"].startswith("text/html")

@@ -394,7 +394,8 @@ def test_headers_etag_and_cluster_change(server, tmp_path):
     assert facts(section(doc, "outlier"))["Mean decode"] == "116.1 tok/s"
 
 
-@pytest.mark.parametrize("rid", ["r_doesnotexis", "r_short", "nope", "r_" + "a" * 40, "r_%3Cscript%3E"])
+@pytest.mark.parametrize("rid", ["r_doesnotexis", "r_short", "nope", "r_" + "a" * 40, "r_%3Cscript%3E",
+                                 "r_%FF%FE", "%C0%AF%ED%A0%80"])
 def test_unknown_run_is_a_usable_404_page(server, tmp_path, rid):
     r = server.get("/r/" + rid)
     assert r.status_code == 404
@@ -406,3 +407,23 @@ def test_unknown_run_is_a_usable_404_page(server, tmp_path, rid):
     assert "no run with this id" in text_of(doc).lower()
     assert doc.xpath('//a[@href="/"]')
     assert "<script>" not in r.text
+
+
+def test_a_run_whose_thread_cannot_be_read_is_503_and_not_cached(server):
+    """The dispute thread is part of the page: when it cannot be read the
+    page is a 503, and nothing without it is kept in the render cache."""
+    import sqlite3
+    rid = upload_ok(server)["id"]
+    con = sqlite3.connect(server.db, timeout=10)
+    try:
+        con.execute("ALTER TABLE dispute_posts RENAME TO dispute_posts_away")
+        con.commit()
+        for path in ["/r/%s", "/r/%s.json"]:
+            assert server.get(path % rid).status_code == 503
+        con.execute("ALTER TABLE dispute_posts_away RENAME TO dispute_posts")
+        con.commit()
+    finally:
+        con.close()
+    j = server.get("/r/%s.json" % rid)
+    assert j.status_code == 200 and j.json()["dispute"]["count"] == 0
+    assert 'name="token" value="' in server.get("/r/%s" % rid).text

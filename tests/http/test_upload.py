@@ -928,3 +928,46 @@ def test_markup_in_names_is_stored_as_text(server):
     run = server.get("/r/%s.json" % body["id"]).json()
     assert run["model"]["name"] == name
     assert re.match(r"^[a-z0-9]+(-[a-z0-9]+)*$", run["model"]["slug"]), run["model"]["slug"]
+
+
+def test_rate_limits_count_an_ipv6_slash_64_as_one_client(make_server):
+    """A host is given a whole IPv6 /64: new addresses in it do not buy new
+    allowances, for uploads or for dispute posts; another /64 has its own."""
+    s = make_server(["--upload-rate", "2", "--dispute-rate", "2", "--trust-proxy"])
+
+    def up(addr):
+        token, _ = sign(make_payload())
+        return s.upload(token, headers={"X-Forwarded-For": addr})
+
+    def dispute(rid, addr):
+        return s.post("/api/v1/runs/%s/disputes" % rid, json={"body": "Why?"},
+                      headers={"X-Forwarded-For": addr})
+
+    first = up("2001:db8:1:2::1")
+    assert first.status_code == 201, first.text
+    assert up("2001:db8:1:2::2").status_code == 201
+    r = up("2001:db8:1:2:ffff:ffff:ffff:fffe")
+    assert r.status_code == 429 and r.json()["error"]["code"] == "rate_limited", r.text
+    assert up("2001:db8:1:3::1").status_code == 201
+    assert up("192.0.2.1").status_code == 201
+    rid = first.json()["id"]
+    assert dispute(rid, "2001:db8:5:6::1").status_code == 201
+    assert dispute(rid, "2001:db8:5:6::a").status_code == 201
+    assert dispute(rid, "2001:db8:5:6:1::").status_code == 429
+    assert dispute(rid, "2001:db8:5:7::1").status_code == 201
+
+
+def test_base_url_with_a_trailing_slash_makes_no_double_slash(make_server):
+    """--base-url https://host/ and https://host give the same links: the
+    contract's url, Location, badge_url and Markdown embed."""
+    s = make_server(["--base-url", "https://llm-speed.example/"])
+    token, _ = sign(make_payload())
+    r = s.upload(token)
+    assert r.status_code == 201, r.text
+    rid = r.json()["id"]
+    assert r.json()["url"] == "https://llm-speed.example/r/" + rid
+    assert r.headers["Location"] == r.json()["url"]
+    assert r.json()["badge_url"] == "https://llm-speed.example/badge/%s.svg" % rid
+    md = "[![llm-speed](https://llm-speed.example/badge/%s.svg)](https://llm-speed.example/r/%s)" % (rid, rid)
+    assert md in s.get("/r/%s" % rid).text
+    assert "example//" not in s.get("/r/%s.json" % rid).text

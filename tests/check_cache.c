@@ -1,0 +1,110 @@
+/* check_cache.c: the render cache of server/cache.c: its bounds on ids and on bytes, and the generation check. */
+#include "check_util.h"
+#include "cache.h"
+
+/* A response with an n-byte body, as cache_send() builds them. */
+static struct MHD_Response *body_of(size_t n)
+{
+	static char zeros[1 << 16];
+	struct MHD_Response *r;
+
+	ck_assert_uint_le(n, sizeof zeros);
+	r = http_build(CT_HTML, zeros, n, CC_PAGE, "\"x\"");
+	ck_assert_ptr_nonnull(r);
+	return r;
+}
+
+static void put(struct cache *c, const char *id, enum cache_rep rep, size_t n)
+{
+	cache_put(c, id, rep, cache_gen(c), 200, body_of(n), "\"x\"", CC_PAGE, n);
+}
+
+/* Ids "r_aaaaaaaaa00".."r_aaaaaaaaa99". */
+static const char *id_of(int i)
+{
+	static char id[16];
+
+	snprintf(id, sizeof id, "r_aaaaaaaaa%02d", i);
+	return id;
+}
+
+START_TEST(test_bytes_are_counted_and_bounded)
+{
+	struct cache *c = cache_new(1000);
+	int i;
+
+	cache_set_max_bytes(c, 40000);
+	put(c, id_of(0), REP_RUN_HTML, 3000);
+	put(c, id_of(0), REP_RUN_JSON, 1000);
+	ck_assert_uint_eq(cache_bytes(c), 4000);
+	/* Replacing a rep replaces its bytes. */
+	put(c, id_of(0), REP_RUN_JSON, 500);
+	ck_assert_uint_eq(cache_bytes(c), 3500);
+	/* Many pages: the total never passes the bound. */
+	for (i = 1; i < 100; i++) {
+		put(c, id_of(i), REP_RUN_HTML, 9000);
+		ck_assert_uint_le(cache_bytes(c), 40000);
+	}
+	ck_assert_uint_ge(cache_bytes(c), 9000);
+	cache_clear(c);
+	ck_assert_uint_eq(cache_bytes(c), 0);
+	cache_free(c);
+}
+END_TEST
+
+START_TEST(test_oversized_bodies_are_not_kept)
+{
+	struct cache *c = cache_new(1000);
+
+	cache_set_max_bytes(c, 40000);
+	put(c, id_of(1), REP_RUN_HTML, 10000);
+	put(c, id_of(2), REP_RUN_HTML, 10001);   /* over a quarter of the bound */
+	ck_assert_uint_eq(cache_bytes(c), 10000);
+	cache_free(c);
+}
+END_TEST
+
+START_TEST(test_invalidate_gives_the_bytes_back)
+{
+	struct cache *c = cache_new(1000);
+	uint64_t gen;
+
+	put(c, id_of(1), REP_RUN_HTML, 2000);
+	put(c, id_of(2), REP_BADGE_SVG, 700);
+	cache_invalidate(c, id_of(1));
+	ck_assert_uint_eq(cache_bytes(c), 700);
+	/* A put made from a read older than an invalidation is dropped. */
+	gen = cache_gen(c);
+	cache_invalidate(c, id_of(3));
+	cache_put(c, id_of(1), REP_RUN_HTML, gen, 200, body_of(2000), "\"x\"", CC_PAGE, 2000);
+	ck_assert_uint_eq(cache_bytes(c), 700);
+	cache_free(c);
+}
+END_TEST
+
+START_TEST(test_id_bound_still_holds)
+{
+	struct cache *c = cache_new(10);
+	int i;
+
+	for (i = 0; i < 100; i++)
+		put(c, id_of(i), REP_BADGE_SVG, 100);
+	ck_assert_uint_le(cache_bytes(c), 10 * 100);
+	cache_free(c);
+}
+END_TEST
+
+static Suite *suite_cache(void)
+{
+	Suite *s = suite_create("cache");
+	TCase *t = tcase_create("core");
+
+	tcase_add_test(t, test_bytes_are_counted_and_bounded);
+	tcase_add_test(t, test_oversized_bodies_are_not_kept);
+	tcase_add_test(t, test_invalidate_gives_the_bytes_back);
+	tcase_add_test(t, test_id_bound_still_holds);
+	suite_add_tcase(s, t);
+	return s;
+}
+
+CHECK_MAIN(suite_cache)
