@@ -31,6 +31,7 @@ struct db {
 	int thread_started;
 	struct dbconn *readers;
 	unsigned long commits, jobs;
+	unsigned long submitted, finished;   /* jobs handed in / done() called */
 	unsigned busy_ms;              /* sqlite3_busy_timeout of every connection */
 };
 
@@ -474,6 +475,9 @@ static void *writer_main(void *arg)
 			next = j->next;
 			j->next = NULL;
 			j->done(j);
+			pthread_mutex_lock(&db->lock);
+			db->finished++;
+			pthread_mutex_unlock(&db->lock);
 		}
 	}
 	return NULL;
@@ -488,6 +492,7 @@ void db_submit(struct db *db, struct db_job *job)
 	else
 		db->head = job;
 	db->tail = job;
+	db->submitted++;
 	pthread_cond_signal(&db->wake);
 	pthread_mutex_unlock(&db->lock);
 }
@@ -539,6 +544,16 @@ void db_set_busy_timeout(struct db *db, unsigned ms)
 	db->busy_ms = ms;
 	sqlite3_busy_timeout(db->writer->h, (int)ms);
 	pthread_mutex_unlock(&db->lock);
+}
+
+unsigned long db_pending(struct db *db)
+{
+	unsigned long n;
+
+	pthread_mutex_lock(&db->lock);
+	n = db->submitted - db->finished;
+	pthread_mutex_unlock(&db->lock);
+	return n;
 }
 
 void db_stats(struct db *db, unsigned long *commits, unsigned long *jobs)

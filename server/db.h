@@ -91,4 +91,7 @@ int db_write(struct db *db, struct db_job *job);
 /* Counts of commits and jobs so far (group-commit statistics). */
 void db_stats(struct db *db, unsigned long *commits, unsigned long *jobs);
 
+/* Jobs submitted whose done() has not returned yet. */
+unsigned long db_pending(struct db *db);
+
 #endif

@@ -349,7 +349,7 @@ static struct MHD_Daemon *start_daemon(struct app *app, const struct sockaddr *s
 
 /* Waits for SIGTERM or SIGINT, then stops accepting and lets the requests
  * in flight finish (up to 30 s) before the daemon is stopped. */
-static void wait_and_drain(struct MHD_Daemon *d, const sigset_t *set)
+static void wait_and_drain(struct MHD_Daemon *d, struct db *db, const sigset_t *set)
 {
 	struct timespec tick = { 0, 20 * 1000 * 1000 };
 	MHD_socket ls;
@@ -363,7 +363,11 @@ static void wait_and_drain(struct MHD_Daemon *d, const sigset_t *set)
 	 * unanswered in the backlog while the requests in flight finish. */
 	if (ls != MHD_INVALID_SOCKET)
 		shutdown(ls, SHUT_RDWR);
-	for (i = 0; i < 1500 && router_in_flight() > 0; i++)
+	/* Requests get 30 s to finish; a connection suspended on a database
+	 * write is waited for however long the write takes (each write ends
+	 * within the busy timeout), since libmicrohttpd must not be stopped
+	 * with a suspended connection. */
+	for (i = 0; router_in_flight() > 0 && (i < 1500 || db_pending(db) > 0); i++)
 		nanosleep(&tick, NULL);
 	MHD_stop_daemon(d);
 	if (ls != MHD_INVALID_SOCKET)
@@ -425,7 +429,7 @@ static int serve(struct app *app)
 	sigemptyset(&set);
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGINT);
-	wait_and_drain(d, &set);
+	wait_and_drain(d, app->db, &set);
 	return 0;
 }
 

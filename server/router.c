@@ -235,7 +235,7 @@ static void req_take_body(struct req *r, const char *data, size_t n)
 static enum MHD_Result dispatch(struct req *r)
 {
 	if (!r->route) {
-		if (r->method != HTTP_OTHER && !router_allow(r->path))
+		if (!router_allow(r->path))
 			return http_fail(r, 404, "not_found",
 					 "There is no page at this address; check the link, or start from the leaderboard.");
 		return http_error(r, 405, "method_not_allowed",
