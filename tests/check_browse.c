@@ -13,12 +13,15 @@
 #include "db.h"
 
 static struct db *db;
-static char dir[] = "/tmp/check_browse_XXXXXX";
+static char dir[64];
 
 static void setup(void)
 {
 	char path[256], migrations[1024], err[256];
 
+	/* The template is refilled each time: without fork, setup runs again
+	 * in the same process and mkdtemp needs its XXXXXX back. */
+	strcpy(dir, "/tmp/check_browse_XXXXXX");
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	snprintf(path, sizeof path, "%s/t.db", dir);
 	snprintf(migrations, sizeof migrations, "%s/migrations", repo_root());
