@@ -42,7 +42,7 @@ static const char usage[] =
 "                                                  default: the binary's folder\n"
 "  --base-url URL         LLMSPEED_BASE_URL        public origin for links,\n"
 "                                                  default http://<listen>\n"
-"  --threads N            LLMSPEED_THREADS         worker threads, default 4\n"
+"  --threads N            LLMSPEED_THREADS         worker threads, default: one per CPU\n"
 "\n"
 "limits (load tests and benchmarks raise them for their own traffic):\n"
 "  --max-connections N    LLMSPEED_MAX_CONNECTIONS open connections in total, default 1024;\n"
@@ -57,7 +57,7 @@ static const char usage[] =
 "                                                  default 30 (0: off)\n"
 "  --max-header-bytes N   LLMSPEED_MAX_HEADER_BYTES memory per connection for the request\n"
 "                                                  line and headers; larger gets 431,\n"
-"                                                  default 65536 (at least 8192)\n"
+"                                                  default 32768 (at least 8192)\n"
 "                         request bodies: 64 KiB for uploads (fixed by the contract),\n"
 "                         64 KiB for dispute posts; larger gets 413\n"
 "  --upload-rate N        LLMSPEED_UPLOAD_RATE     uploads per minute per account or\n"
@@ -146,6 +146,15 @@ static char *exe_dir(void)
 	return dirname(path);
 }
 
+/* Online CPUs, at least 2: serving threads never block on the database
+ * (uploads suspend their connection), so one per core keeps them busy. */
+static unsigned cpu_count(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n > 2 ? (unsigned)(n > 64 ? 64 : n) : 2;
+}
+
 static void defaults(struct config *c)
 {
 	c->listen = env_str("LLMSPEED_LISTEN", "127.0.0.1:8080");
@@ -153,14 +162,14 @@ static void defaults(struct config *c)
 	c->assets = env_str("LLMSPEED_ASSETS", NULL);
 	c->base_url = env_str("LLMSPEED_BASE_URL", NULL);
 	c->moderator_token = env_str("LLMSPEED_MODERATOR_TOKEN", NULL);
-	c->threads = env_uint("LLMSPEED_THREADS", 4);
+	c->threads = env_uint("LLMSPEED_THREADS", cpu_count());
 	c->max_connections = env_uint("LLMSPEED_MAX_CONNECTIONS", 1024);
 	c->max_per_ip = env_uint("LLMSPEED_MAX_PER_IP", 64);
 	c->conn_timeout = env_uint("LLMSPEED_TIMEOUT", 15);
 	c->upload_rate = env_uint("LLMSPEED_UPLOAD_RATE", 30);
 	c->dispute_rate = env_uint("LLMSPEED_DISPUTE_RATE", 5);
 	c->request_timeout = env_uint("LLMSPEED_REQUEST_TIMEOUT", 30);
-	c->max_header_bytes = env_uint("LLMSPEED_MAX_HEADER_BYTES", 65536);
+	c->max_header_bytes = env_uint("LLMSPEED_MAX_HEADER_BYTES", 32768);
 	c->db_busy_ms = env_uint("LLMSPEED_DB_BUSY_TIMEOUT", 5000);
 	set_trust(c, env_str("LLMSPEED_TRUST_PROXY", NULL));
 	c->quiet = env_uint("LLMSPEED_QUIET", 0);
