@@ -144,8 +144,12 @@ fuzz: deps $(FUZZ_BINS)
 fuzz-check: $(FUZZ_BINS)
 	@sh tests/fuzz/run.sh $(FUZZ_CHECK_SECONDS) $(BUILD)/fuzz $(FUZZ_BINS)
 
-bench: deps $(BIN)
-	$(PYTHON) tests/bench/bench.py --bin $(abspath $(BIN))
+bench: deps $(BIN) $(BUILD)/bench/limits
+	$(PYTHON) tests/bench/bench.py --bin $(abspath $(BIN)) --limits $(abspath $(BUILD)/bench/limits)
+
+$(BUILD)/bench/limits: tests/bench/limits.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIBS)
 
 clean:
 	rm -rf build llm-speedd

@@ -352,6 +352,7 @@ def parse_args():
                     help="nginx sendfile (off: faster for small files here)")
     ap.add_argument("--daemon-args", default="", help="more llm-speedd options, space-separated")
     ap.add_argument("--keep", action="store_true", help="keep the temporary folder")
+    ap.add_argument("--limits", default="", help="path to the limits program (tests/bench/limits.c)")
     return ap.parse_args()
 
 
@@ -360,7 +361,9 @@ def prepare(children, a, tmp):
     t0 = time.time()
     d = Daemon(children, os.path.abspath(a.bin), tmp, 2)
     ids = fill(d.port, a.runs)
-    print("filled: %d runs uploaded in %.1f s" % (len(ids), time.time() - t0), flush=True)
+    took = time.time() - t0
+    print("filled: %d runs uploaded in %.1f s" % (len(ids), took), flush=True)
+    ingest_report(a, tmp, len(ids) / took)
     run_id = ids[len(ids) // 2]
     paths = {"badge SVG": "/badge/%s.svg" % run_id, "run page HTML": "/r/%s" % run_id}
     files = {}
@@ -462,6 +465,26 @@ def report(results):
         r = results[best][name][2]
         print("  best: --threads %d at %.2fx  %s" % (best, r, "ok" if r >= 1.0 else "BELOW TARGET"))
     return errors
+
+
+def ingest_report(a, tmp, rate):
+    """Prints the upload rate against the libsodium and SQLite limits."""
+    if not a.limits:
+        return
+    out = subprocess.run([a.limits, tmp], capture_output=True, text=True, timeout=60)
+    if out.returncode != 0:
+        print("  limits: failed: " + out.stderr.strip(), flush=True)
+        return
+    lim = json.loads(out.stdout)
+    print("  ingest: %.0f uploads/s over HTTP, 8 concurrent clients (each one Ed25519 verification"
+          " and one durable commit, shared)" % rate)
+    print("    vs libsodium Ed25519 verify on one core: %.0f/s  ratio %.3f"
+          % (lim["ed25519_verify_per_s"], rate / lim["ed25519_verify_per_s"]))
+    print("    vs SQLite one fsync'd commit per row (synchronous=FULL): %.0f rows/s  ratio %.2f"
+          % (lim["sqlite_commits_per_s"], rate / lim["sqlite_commits_per_s"]))
+    print("    vs SQLite 64 rows per fsync'd commit: %.0f rows/s  ratio %.3f"
+          % (lim["sqlite_rows_per_s_64_per_commit"], rate / lim["sqlite_rows_per_s_64_per_commit"]),
+          flush=True)
 
 
 def main():
