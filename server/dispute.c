@@ -303,13 +303,54 @@ json_t *dispute_thread_json(struct req *r, const char *id)
 
 static unsigned char form_key[crypto_auth_KEYBYTES];
 static pthread_once_t form_key_once = PTHREAD_ONCE_INIT;
+static int form_key_loaded;
 
-/* Draws the process's form key, once. */
+/* Draws a process-only form key, once, unless dispute_init() loaded the
+ * database's key (unit tests run without a database). */
 static void form_key_init(void)
 {
 	if (sodium_init() < 0)
 		abort();
+	if (!form_key_loaded)
+		randombytes_buf(form_key, sizeof form_key);
+}
+
+static const char sql_key_get[] = "SELECT value FROM secrets WHERE name = 'form_key'";
+static const char sql_key_put[] = "INSERT INTO secrets(name, value) VALUES ('form_key', ?)";
+
+/* Writer job: reads the stored form key, storing a fresh one the first
+ * time, into form_key. */
+static int key_run(struct dbconn *w, struct db_job *j)
+{
+	sqlite3_stmt *st = db_stmt(w, sql_key_get);
+	int rc;
+
+	if (!st)
+		return DB_ERR;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && sqlite3_column_bytes(st, 0) == (int)sizeof form_key) {
+		memcpy(form_key, sqlite3_column_blob(st, 0), sizeof form_key);
+		sqlite3_reset(st);
+		return DB_OK;
+	}
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE || !(st = db_stmt(w, sql_key_put)))
+		return DB_ERR;
 	randombytes_buf(form_key, sizeof form_key);
+	sqlite3_bind_blob(st, 1, form_key, sizeof form_key, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? DB_OK : db_status_of(rc);
+}
+
+int dispute_init(struct db *db)
+{
+	struct db_job j = { .run = key_run };
+
+	if (db_write(db, &j) != DB_OK)
+		return -1;
+	form_key_loaded = 1;
+	return 0;
 }
 
 /* The token for run_id in day window day. */

@@ -67,4 +67,10 @@ json_t *dispute_thread_json(struct req *r, const char *id);
 void dispute_form_token(const char *run_id, long long now, char out[DISPUTE_TOKEN_LEN]);
 int dispute_form_token_ok(const char *run_id, const char *token, long long now);
 
+struct db;
+/* Loads the form-token key kept in the database (creating it on first
+ * start), so forms on pages cached before a restart still post.  Call once
+ * before serving; 0 or -1. */
+int dispute_init(struct db *db);
+
 #endif

@@ -20,6 +20,7 @@
 #include "cache.h"
 #include "db.h"
 #include "demo.h"
+#include "dispute.h"
 #include "guard.h"
 #include "log.h"
 #include "page.h"
@@ -422,6 +423,10 @@ static int serve(struct app *app)
 	app->cache = cache_new(20000);
 	app->upload_rl = ratelimit_new(app->cfg.upload_rate, app->cfg.upload_rate ? app->cfg.upload_rate : 1);
 	app->dispute_rl = ratelimit_new(app->cfg.dispute_rate, app->cfg.dispute_rate ? app->cfg.dispute_rate : 1);
+	if (dispute_init(app->db) < 0) {
+		fprintf(stderr, "llm-speedd: cannot read or store the dispute form key\n");
+		return 1;
+	}
 	if (app->cfg.demo && demo_fill(app->db) < 0)
 		return 1;
 	if (!(ai = resolve(app->cfg.listen))) {

@@ -208,6 +208,17 @@ def test_form_posts_and_redirects_back_to_the_thread(server):
     assert r.status_code == 303, r.text
 
 
+def test_form_token_outlives_a_restart(server):
+    """Pages cached by browsers and proxies before a restart still post:
+    the token's key is kept in the database, not drawn per process."""
+    rid, _ = upload(server)
+    token = form_token(server, rid)
+    server.restart()
+    r = form_post(server, rid, {"body": "after a restart", "token": token})
+    assert r.status_code == 303, r.text
+    assert thread(server, rid)["posts"][-1]["body"] == "after a restart"
+
+
 def test_form_refuses_other_sites_and_bad_tokens(server):
     rid, _ = upload(server)
     other, _ = upload(server)
