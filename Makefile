@@ -49,7 +49,7 @@ FUZZ_BINS  := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 FUZZ_SECONDS ?= 60
 FUZZ_CHECK_SECONDS ?= 10
 
-.PHONY: all deps run check unit-tests san-tests http-tests san-http-tests demo bench fuzz fuzz-check clean
+.PHONY: all deps run check unit-tests san-tests http-tests browser-tests san-http-tests demo bench fuzz fuzz-check clean
 all: $(BIN)
 
 deps:
@@ -88,12 +88,14 @@ demo: deps $(BIN)
 	@mkdir -p data
 	./llm-speedd --demo --listen 127.0.0.1:8080 --db ./data/llm-speed.db
 
-# Every test: unit tests, the real daemon over HTTP, then the unit tests and
+# Every test: unit tests, the real daemon over HTTP and in a real browser
+# (Debian's Chromium), then the unit tests and
 # the daemon again under AddressSanitizer, UndefinedBehaviorSanitizer and
 # LeakSanitizer, then each fuzz target briefly with its regressions.
 check: deps
 	@$(MAKE) --no-print-directory unit-tests
 	@$(MAKE) --no-print-directory http-tests
+	@$(MAKE) --no-print-directory browser-tests
 	@$(MAKE) --no-print-directory san-tests
 	@$(MAKE) --no-print-directory san-http-tests
 	@$(MAKE) --no-print-directory fuzz-check
@@ -108,6 +110,12 @@ san-tests: $(SAN_TESTS)
 
 http-tests: $(BIN)
 	cd tests/http && LLMSPEED_BIN=$(abspath $(BIN)) $(PYTHON) -m pytest -q -p no:cacheprovider .
+
+# The pages in headless Chromium (/usr/bin/chromium driven by playwright-core
+# from tests/node_modules): console and CSP errors, phone width, dark mode,
+# the dispute form without JavaScript, the badge, keyboard focus.
+browser-tests: $(BIN)
+	cd tests/browser && LLMSPEED_BIN=$(abspath $(BIN)) node --test
 
 $(SAN_BIN): $(SAN_OBJ)
 	$(CC) $(CSTD) $(WARN) $(SAN_FLAGS) -o $@ $(SAN_OBJ) $(LIBS)

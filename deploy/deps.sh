@@ -6,7 +6,8 @@ PKGS="build-essential pkg-config clang libclang-rt-14-dev
 libmicrohttpd-dev libjansson-dev libsodium-dev libmbedtls-dev libsqlite3-dev sqlite3
 check libsubunit-dev
 python3 python3-pytest python3-jwcrypto python3-cryptography python3-lxml python3-requests python3-jsonschema
-nginx-light wrk curl e2fsprogs"
+nginx-light wrk curl e2fsprogs
+chromium"
 # Node.js (for the HTML validator) may come from Debian or be preinstalled.
 command -v npm >/dev/null 2>&1 || PKGS="$PKGS nodejs npm"
 missing=""
@@ -19,10 +20,13 @@ if [ -n "$missing" ]; then
 	$SUDO apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing
 fi
-# The HTML validator the page tests run (html-validate, pinned in tests/package-lock.json).
+# The test tools from npm, pinned in tests/package-lock.json: the HTML
+# validator the page tests run (html-validate) and the driver of the browser
+# tests (playwright-core; it drives Debian's chromium and downloads nothing).
 here=$(cd "$(dirname "$0")/.." && pwd)
-if [ -f "$here/tests/package.json" ] && [ ! -x "$here/tests/node_modules/.bin/html-validate" ]; then
-	echo "deps: installing html-validate"
+if [ -f "$here/tests/package.json" ] && { [ ! -x "$here/tests/node_modules/.bin/html-validate" ] ||
+	[ ! -f "$here/tests/node_modules/playwright-core/package.json" ]; }; then
+	echo "deps: installing the npm test tools (html-validate, playwright-core)"
 	(cd "$here/tests" && npm ci --no-audit --no-fund --loglevel=error)
 fi
 exit 0

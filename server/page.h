@@ -12,6 +12,7 @@
 enum MHD_Result page_healthz(struct req *r);      /* 200 "ok" once serving */
 enum MHD_Result page_reference(struct req *r);    /* /glossary, /methodology, /privacy */
 enum MHD_Result page_static_file(struct req *r);  /* /static/<name> */
+enum MHD_Result page_favicon(struct req *r);      /* /favicon.ico, from static/ */
 /* Loads every file of dir (static/) into memory once, at start. */
 int page_static_init(const char *dir);
 void page_static_free(void);

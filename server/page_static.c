@@ -244,3 +244,9 @@ enum MHD_Result page_static_file(struct req *r)
 	}
 	return http_error(r, 404, "not_found", "There is no such static file.", NULL);
 }
+
+enum MHD_Result page_favicon(struct req *r)
+{
+	snprintf(r->arg, sizeof r->arg, "favicon.ico");
+	return page_static_file(r);
+}

@@ -40,6 +40,7 @@ static const struct route routes[] = {
 	{ HTTP_GET,  "/methodology",                 page_reference,    ROUTE_HTML, 0 },
 	{ HTTP_GET,  "/privacy",                     page_reference,    ROUTE_HTML, 0 },
 	{ HTTP_GET,  "/static/*",                    page_static_file,  0, 0 },
+	{ HTTP_GET,  "/favicon.ico",                 page_favicon,      0, 0 },
 };
 
 #define NROUTES (sizeof routes / sizeof routes[0])

@@ -95,3 +95,11 @@ def test_stylesheet_is_served_with_a_long_cache(server):
     assert "max-age" in r.headers["Cache-Control"]
     assert server.get("/static/style.css", headers={"If-None-Match": r.headers["ETag"]}).status_code == 304
     assert server.get("/static/nope.css").status_code == 404
+
+
+def test_favicon_is_served_where_browsers_look(server):
+    r = server.get("/favicon.ico")
+    assert r.status_code == 200
+    assert r.headers["Content-Type"] == "image/x-icon"
+    assert r.content[:4] == b"\x00\x00\x01\x00"
+    assert 'rel="icon" href="/favicon.ico"' in server.get("/").text

@@ -1,0 +1,302 @@
+// The site's pages in a real browser (Debian's Chromium): clean loads, phone width, dark mode, the no-JS dispute form, the badge, the keyboard.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+
+import { launch, luminance, watch } from './browser.mjs';
+import { startServer } from './server.mjs';
+
+const HISTORICAL_RUN = 'r_fpsca03u2o_';   // a demo run imported from history: one workload
+
+let server;
+let browser;
+let site;   // what the home page links to: { run, model, hw }
+
+/* The first run linked from the home page whose JSON has all five
+ * workloads (long-context-decay is the one only full runs carry), and the
+ * first model and hardware pages it links to. */
+async function discover(url) {
+	const home = await (await fetch(url + '/')).text();
+	const links = (prefix) => [...home.matchAll(new RegExp(`href="(/${prefix}/[^"?#]+)`, 'g'))].map((m) => m[1]);
+	let run = null;
+	for (const path of new Set(links('r'))) {
+		const res = await fetch(url + path + '.json');
+		if (res.status === 200 && (await res.text()).includes('long-context-decay')) {
+			run = path.slice(3);
+			break;
+		}
+	}
+	assert.ok(run, 'no run on / has the long-context-decay workload');
+	const model = links('m')[0];
+	const hw = links('hw')[0];
+	assert.ok(model && hw, 'the home page links to no model or no hardware page');
+	return { run, model, hw };
+}
+
+before(async () => {
+	server = await startServer();
+	browser = await launch();
+	site = await discover(server.url);
+});
+
+after(async () => {
+	await browser?.close();
+	await server?.stop();
+});
+
+/* Opens path in a fresh page of context and returns { page, res, problems }. */
+async function open(context, path) {
+	const page = await context.newPage();
+	const problems = watch(page);
+	const res = await page.goto(server.url + path, { waitUntil: 'load' });
+	return { page, res, problems };
+}
+
+/* Fails with the problems the browser reported, if any. */
+function assertClean(problems, what) {
+	assert.deepEqual(problems, [], `${what}: the browser reported problems`);
+}
+
+/* The page's stylesheet is in effect: its body rules (no margin, the
+ * system font stack, line-height 1.55) replace the browser's defaults
+ * (8px margin, a serif font, line-height normal). */
+async function assertStyled(page) {
+	const s = await page.evaluate(() => {
+		const cs = getComputedStyle(document.body);
+		return { margin: cs.marginTop, font: cs.fontFamily, lineHeight: cs.lineHeight, fontSize: cs.fontSize,
+			sheets: [...document.styleSheets].map((x) => x.href) };
+	});
+	assert.ok(s.sheets.some((h) => h && h.endsWith('/static/style.css')), `stylesheet not loaded: ${JSON.stringify(s.sheets)}`);
+	assert.equal(s.margin, '0px', 'body margin is the browser default: style.css not applied');
+	assert.match(s.font, /system-ui/, 'body font is the browser default: style.css not applied');
+	assert.equal(parseFloat(s.lineHeight), parseFloat(s.fontSize) * 1.55, 'body line-height not from style.css');
+}
+
+/* Every inline SVG drawn on the page has a non-zero box and a non-empty
+ * <title>.  Returns how many there are. */
+async function assertCharts(page) {
+	const svgs = await page.$$eval('svg', (els) => els.map((e) => {
+		const r = e.getBoundingClientRect();
+		const title = e.querySelector(':scope > title');
+		return { w: r.width, h: r.height, title: title ? title.textContent.trim() : '',
+			label: e.getAttribute('aria-label') };
+	}));
+	for (const [i, s] of svgs.entries()) {
+		assert.ok(s.title, `svg #${i} (${s.label}) has no <title>`);
+		assert.ok(s.w > 0 && s.h > 0, `svg "${s.title}" has an empty box ${s.w}x${s.h}`);
+	}
+	return svgs.length;
+}
+
+describe('every page loads clean: status, no console error or CSP violation, styled, charts drawn', () => {
+	let context;
+	before(async () => { context = await browser.newContext(); });
+	after(async () => { await context.close(); });
+
+	const pages = () => [
+		['/', 200, 0],
+		[`/r/${HISTORICAL_RUN}`, 200, 0],
+		[`/r/${site.run}`, 200, 3],
+		[site.model, 200, 1],
+		[site.hw, 200, 0],
+		['/glossary', 200, 0],
+		['/methodology', 200, 0],
+		['/privacy', 200, 0],
+		['/outliers', 200, 0],
+		['/disputes', 200, 0],
+		['/no-such-page', 404, 0],
+		['/r/r_doesnotexist', 404, 0],
+	];
+
+	test('the watcher sees a CSP violation (so a clean page means something)', async () => {
+		const { page, problems } = await open(context, '/privacy');
+		const reported = page.waitForEvent('console', {
+			predicate: (m) => m.type() === 'error' && /Content Security Policy/.test(m.text()),
+			timeout: 10000,
+		});
+		await page.evaluate(() => {
+			const st = document.createElement('style');
+			st.textContent = 'body { color: red }';
+			document.head.append(st);
+		});
+		await reported;
+		assert.ok(problems.some((p) => /Content Security Policy/.test(p)),
+			`an inline <style> was not reported: ${JSON.stringify(problems)}`);
+		await page.close();
+	});
+
+	test('the pages', async (t) => {
+		for (const [path, status, minCharts] of pages()) {
+			await t.test(path, async () => {
+				const { page, res, problems } = await open(context, path);
+				assert.equal(res.status(), status);
+				assert.match(res.headers()['content-type'], /^text\/html/);
+				assert.ok(res.headers()['content-security-policy'], 'no CSP header');
+				await assertStyled(page);
+				const n = await assertCharts(page);
+				assert.ok(n >= minCharts, `${n} charts, expected at least ${minCharts}`);
+				// A missing page's own 404 is the one error Chromium logs that is expected.
+				const own = `Failed to load resource: the server responded with a status of ${status}`;
+				const unexpected = status === 200 ? problems
+					: problems.filter((p) => !p.endsWith(own) && !p.endsWith(`${own} (Not Found)`));
+				assertClean(unexpected, path);
+				await page.close();
+			});
+		}
+	});
+});
+
+describe('phone (390x844): the document never scrolls sideways', () => {
+	let context;
+	before(async () => {
+		context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+	});
+	after(async () => { await context.close(); });
+
+	const paths = () => ['/', `/r/${site.run}`, `/r/${HISTORICAL_RUN}`, site.model, site.hw];
+	test('no horizontal overflow', async (t) => {
+		for (const path of paths()) {
+			await t.test(path, async () => {
+				const { page, problems } = await open(context, path);
+				const m = await page.evaluate(() => {
+					const w = window.innerWidth;
+					// The widest elements sticking out, to name the culprit.
+					const wide = [...document.querySelectorAll('body *')]
+						.filter((e) => e.getBoundingClientRect().right > w + 1)
+						.slice(0, 5)
+						.map((e) => `${e.tagName.toLowerCase()}${e.className && typeof e.className === 'string' ? '.' + e.className : ''} right=${Math.round(e.getBoundingClientRect().right)}`);
+					return { scroll: document.documentElement.scrollWidth, inner: w, wide };
+				});
+				assert.ok(m.scroll <= m.inner + 1,
+					`${path}: document is ${m.scroll}px wide in a ${m.inner}px window; sticking out: ${m.wide.join(', ')}`);
+				assertClean(problems, path);
+				await page.close();
+			});
+		}
+	});
+});
+
+describe('colour schemes follow the reader', () => {
+	/* Body background and text luminance on path under scheme. */
+	async function colours(scheme, path) {
+		const context = await browser.newContext({ colorScheme: scheme });
+		try {
+			const { page, problems } = await open(context, path);
+			await page.emulateMedia({ colorScheme: scheme });
+			const c = await page.evaluate(() => {
+				const cs = getComputedStyle(document.body);
+				return { bg: cs.backgroundColor, fg: cs.color };
+			});
+			assertClean(problems, path);
+			return { bg: luminance(c.bg), fg: luminance(c.fg), raw: c };
+		} finally {
+			await context.close();
+		}
+	}
+
+	test('dark: dark background, light text', async () => {
+		for (const path of ['/', `/r/${site.run}`]) {
+			const c = await colours('dark', path);
+			assert.ok(c.bg < 0.05, `${path}: dark-mode background too light: ${c.raw.bg}`);
+			assert.ok(c.fg > 0.6, `${path}: dark-mode text too dark: ${c.raw.fg}`);
+			assert.ok((c.fg + 0.05) / (c.bg + 0.05) >= 7, `${path}: dark-mode contrast below 7:1`);
+		}
+	});
+
+	test('light: light background, dark text', async () => {
+		const c = await colours('light', '/');
+		assert.ok(c.bg > 0.9, `light-mode background too dark: ${c.raw.bg}`);
+		assert.ok(c.fg < 0.05, `light-mode text too light: ${c.raw.fg}`);
+	});
+});
+
+describe('dispute form with JavaScript disabled', () => {
+	test('posting lands back on the thread, the post shown as plain text with its line break', async () => {
+		const context = await browser.newContext({ javaScriptEnabled: false });
+		try {
+			const { page, res, problems } = await open(context, `/r/${HISTORICAL_RUN}`);
+			assert.equal(res.status(), 200);
+			await page.fill('#dispute-author', 'Browser <i>tester</i>');
+			await page.fill('#dispute-body', '<b>hi</b>\nline two');
+			const [nav] = await Promise.all([
+				page.waitForNavigation({ waitUntil: 'load' }),
+				page.click('form.dispute-form button[type="submit"]'),
+			]);
+			assert.equal(nav.status(), 200, `after the post the browser got ${nav.status()}`);
+			const url = new URL(page.url());
+			assert.equal(url.pathname, `/r/${HISTORICAL_RUN}`, `landed on ${page.url()}`);
+			assert.match(url.hash, /^#dispute/, `landed on ${page.url()}, not at the thread`);
+
+			// The browser scrolled to the thread (or the post) the fragment names.
+			const target = page.locator(url.hash);
+			assert.equal(await target.count(), 1, `no element ${url.hash}`);
+			const inView = await target.evaluate((e) => {
+				const r = e.getBoundingClientRect();
+				return r.top < window.innerHeight && r.bottom > 0;
+			});
+			assert.ok(inView, `the browser did not scroll to ${url.hash}`);
+
+			const post = page.locator('#dispute li[id^="dispute-post-"]', { hasText: 'Browser <i>tester</i>' });
+			assert.equal(await post.count(), 1, 'the post is not in the thread');
+			assert.ok(await post.isVisible(), 'the post is not visible');
+			const text = await post.innerText();
+			assert.match(text, /<b>hi<\/b>\nline two/, `body not shown as plain text with its line break: ${JSON.stringify(text)}`);
+			assert.equal(await post.locator('b, i').count(), 0, 'markup from the post was rendered as HTML');
+			assert.equal(await post.locator('p:last-child br').count(), 1, 'the line break is not kept as one <br>');
+			assertClean(problems, 'dispute post');
+		} finally {
+			await context.close();
+		}
+	});
+});
+
+describe('badge', () => {
+	test('the SVG renders on its own and in the run page', async () => {
+		const context = await browser.newContext();
+		try {
+			const svg = await open(context, `/badge/${site.run}.svg`);
+			assert.equal(svg.res.status(), 200);
+			assert.match(svg.res.headers()['content-type'], /^image\/svg\+xml/);
+			const box = await svg.page.locator('svg').first().boundingBox();
+			assert.ok(box && box.width > 0 && box.height > 0, 'the badge draws nothing');
+			// A bare SVG document cannot name an icon, so Chromium asks for
+			// /favicon.ico, which the site does not serve (HTML pages name one).
+			assertClean(svg.problems.filter((p) => !p.endsWith(`(${server.url}/favicon.ico)`)), 'badge');
+
+			for (const id of [site.run, HISTORICAL_RUN]) {
+				const { page, problems } = await open(context, `/r/${id}`);
+				const img = page.locator('#badge img.badge');
+				await img.scrollIntoViewIfNeeded();
+				const size = await img.evaluate(async (e) => {
+					if (!e.complete) await new Promise((ok) => { e.onload = e.onerror = ok; });
+					return { w: e.naturalWidth, h: e.naturalHeight, rw: e.getBoundingClientRect().width };
+				});
+				assert.ok(size.w > 0 && size.h > 0, `${id}: badge image did not load: ${JSON.stringify(size)}`);
+				assert.ok(size.rw > 0, `${id}: badge image takes no space`);
+				assertClean(problems, `/r/${id}`);
+			}
+		} finally {
+			await context.close();
+		}
+	});
+});
+
+describe('keyboard', () => {
+	test('the first Tab reaches the site navigation, with a visible focus ring', async () => {
+		const context = await browser.newContext();
+		try {
+			const { page } = await open(context, `/r/${site.run}`);
+			await page.keyboard.press('Tab');
+			const f = await page.evaluate(() => {
+				const e = document.activeElement;
+				const cs = getComputedStyle(e);
+				return { tag: e.tagName, inNav: !!e.closest('header nav'), href: e.getAttribute('href'),
+					outline: cs.outlineStyle, width: cs.outlineWidth };
+			});
+			assert.ok(f.inNav, `first Tab focused ${f.tag} ${f.href}, not the site navigation`);
+			assert.notEqual(f.outline, 'none', 'focused link shows no outline');
+			assert.notEqual(f.width, '0px', 'focused link shows no outline');
+		} finally {
+			await context.close();
+		}
+	});
+});

@@ -1,0 +1,77 @@
+// Starts llm-speedd with demo data on a free loopback port for the browser tests.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const MODERATOR_TOKEN = 'browser-moderator-secret-1234567890';
+
+/* Resolves to a TCP port on 127.0.0.1 that was free a moment ago. */
+function freePort() {
+	return new Promise((ok, fail) => {
+		const s = createServer();
+		s.once('error', fail);
+		s.listen(0, '127.0.0.1', () => {
+			const { port } = s.address();
+			s.close(() => ok(port));
+		});
+	});
+}
+
+const sleep = (ms) => new Promise((ok) => setTimeout(ok, ms));
+
+/* Starts the daemon (LLMSPEED_BIN, else the repository's llm-speedd) with
+ * --demo on its own database in a temporary folder and waits until /healthz
+ * answers 200.  Resolves to { url, log(), stop() }; stop() ends the daemon
+ * and removes the folder, and is safe to call twice.  A daemon that exits or
+ * is not ready within 15 s rejects with its log. */
+export async function startServer() {
+	const bin = process.env.LLMSPEED_BIN || join(ROOT, 'llm-speedd');
+	const dir = mkdtempSync(join(tmpdir(), 'llms-browser-'));
+	const logPath = join(dir, 'server.log');
+	const port = await freePort();
+	const url = `http://127.0.0.1:${port}`;
+	const out = openSync(logPath, 'a');
+	const proc = spawn(bin, [
+		'--listen', `127.0.0.1:${port}`, '--db', join(dir, 'llm-speed.db'),
+		'--assets', ROOT, '--demo', '--upload-rate', '0', '--dispute-rate', '0',
+		'--max-per-ip', '512',
+	], { stdio: ['ignore', out, out], env: { ...process.env, LLMSPEED_MODERATOR_TOKEN: MODERATOR_TOKEN } });
+	let exited = null;
+	proc.on('exit', (code, sig) => { exited = sig || code; });
+	const log = () => { try { return readFileSync(logPath, 'utf8'); } catch { return ''; } };
+	const kill = () => { if (exited === null) proc.kill('SIGKILL'); };
+	process.on('exit', kill);
+
+	const stop = async () => {
+		if (exited === null) {
+			const done = new Promise((ok) => proc.once('exit', ok));
+			proc.kill('SIGTERM');
+			const t = setTimeout(() => proc.kill('SIGKILL'), 10000);
+			await done;
+			clearTimeout(t);
+		}
+		process.off('exit', kill);
+		rmSync(dir, { recursive: true, force: true });
+	};
+
+	const deadline = Date.now() + 15000;
+	while (Date.now() < deadline) {
+		if (exited !== null) {
+			const text = log();
+			await stop();
+			throw new Error(`llm-speedd (${bin}) exited (${exited}):\n${text}`);
+		}
+		try {
+			const res = await fetch(url + '/healthz');
+			if (res.status === 200) return { url, log, stop };
+		} catch { /* not listening yet */ }
+		await sleep(50);
+	}
+	const text = log();
+	await stop();
+	throw new Error(`llm-speedd did not answer /healthz within 15 s:\n${text}`);
+}
