@@ -169,6 +169,10 @@ static struct dbconn *conn_open(const char *path, int readonly, unsigned busy_ms
 	}
 	sqlite3_busy_timeout(c->h, (int)busy_ms);
 	sqlite3_extended_result_codes(c->h, 1);
+	/* 32 MiB of page cache and memory-mapped reads per connection keep
+	 * the indexes an upload or a page touches out of pread(). */
+	exec(c, "PRAGMA cache_size=-32768");
+	exec(c, "PRAGMA mmap_size=268435456");
 	if (readonly)
 		exec(c, "PRAGMA query_only=1");
 	return c;

@@ -415,6 +415,7 @@ static void app_free(struct app *app)
 static int serve(struct app *app)
 {
 	struct MHD_Daemon *d;
+	unsigned long commits, writes;
 	struct addrinfo *ai;
 	sigset_t set;
 
@@ -444,6 +445,8 @@ static int serve(struct app *app)
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGINT);
 	wait_and_drain(d, app->db, &set);
+	db_stats(app->db, &commits, &writes);
+	log_info("database writer: %lu writes in %lu commits", writes, commits);
 	return 0;
 }
 
