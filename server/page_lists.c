@@ -147,27 +147,37 @@ static void outlier_row(json_t *o)
 		json_object_set_new(o, "dispute_state", json_string("none"));
 }
 
-/* The view model of /outliers: flagged runs of one suite, newest first;
- * NULL with *status 400 for a bad ?suite=, 503 when the database failed. */
-static json_t *outliers_model(struct req *r, long page, unsigned *status)
+/* Runs sql (its first parameter the suite, then the paging ones) for the
+ * suite the request names (the newest by default), writing it to suite;
+ * returns page page's rows, or NULL with *status 400 for a bad ?suite= and
+ * 503 when the database failed. */
+static json_t *suite_rows(struct req *r, const char *sql, long page,
+			  unsigned *status, char suite[160])
 {
-	char suite[160];
 	struct dbconn *c = db_reader(r->app->db);
 	sqlite3_stmt *st;
-	json_t *m, *rows;
-	size_t i;
 	int rc;
 
 	*status = 503;
-	if (!c || (rc = suite_of(r, c, suite, sizeof suite)) == -1 ||
-	    !(st = db_stmt(c, sql_outliers)))
+	if (!c || (rc = suite_of(r, c, suite, 160)) == -1 || !(st = db_stmt(c, sql)))
 		return NULL;
 	if (rc == -2) {
 		*status = 400;
 		return NULL;
 	}
 	db_bind_text(st, 1, suite);
-	if (!(rows = page_rows(st, 2, page)))
+	return page_rows(st, 2, page);
+}
+
+/* The view model of /outliers: flagged runs of one suite, newest first;
+ * NULL with *status 400 for a bad ?suite=, 503 when the database failed. */
+static json_t *outliers_model(struct req *r, long page, unsigned *status)
+{
+	char suite[160];
+	json_t *m, *rows;
+	size_t i;
+
+	if (!(rows = suite_rows(r, sql_outliers, page, status, suite)))
 		return NULL;
 	for (i = 0; i < json_array_size(rows); i++)
 		outlier_row(json_array_get(rows, i));
@@ -183,22 +193,10 @@ static json_t *outliers_model(struct req *r, long page, unsigned *status)
 static json_t *disputes_model(struct req *r, long page, unsigned *status)
 {
 	char suite[160];
-	struct dbconn *c = db_reader(r->app->db);
-	sqlite3_stmt *st;
 	json_t *m, *rows, *o;
 	size_t i;
-	int rc;
 
-	*status = 503;
-	if (!c || (rc = suite_of(r, c, suite, sizeof suite)) == -1 ||
-	    !(st = db_stmt(c, sql_disputes)))
-		return NULL;
-	if (rc == -2) {
-		*status = 400;
-		return NULL;
-	}
-	db_bind_text(st, 1, suite);
-	if (!(rows = page_rows(st, 2, page)))
+	if (!(rows = suite_rows(r, sql_disputes, page, status, suite)))
 		return NULL;
 	json_array_foreach(rows, i, o) {
 		json_object_set_new(o, "decode_text", fmt_num(o, "decode_tok_s", 1));
