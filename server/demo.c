@@ -28,6 +28,7 @@
 #include "run_store.h"
 #include "sample.h"
 #include "validate.h"
+#include "timefmt.h"
 
 /* A historical chat-short run from the seed documents.  Decode tok/s,
  * ids, backend and date are as published; prefill and TTFT of the two
@@ -147,17 +148,6 @@ struct item {
 	json_t *payload;          /* the validated payload n.f borrows from */
 	char *compact;            /* the signed JWS */
 };
-
-/* Writes "sha256:" and the SHA-256 of s in hex to out. */
-static void digest_of(const char *s, char out[80])
-{
-	unsigned char h[32];
-	char hex[65];
-
-	crypto_hash_sha256(h, (const unsigned char *)s, strlen(s));
-	sodium_bin2hex(hex, sizeof hex, h, sizeof h);
-	snprintf(out, 80, "sha256:%s", hex);
-}
 
 /* Signs payload with a fresh key and takes it through the upload path up
  * to the write: JWS verification, then payload validation.  0 or -1. */
@@ -297,10 +287,8 @@ static void synthetic_date(char out[32])
 	time_t start = 1777420800;   /* 2026-04-29T00:00:00Z */
 	time_t end = time(NULL) - 3600;
 	time_t t = end > start ? start + (time_t)(rng_unit() * (double)(end - start)) : end;
-	struct tm tm;
 
-	gmtime_r(&t, &tm);
-	strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	time_rfc3339(t, out);
 }
 
 /* One synthetic run of model m on hardware h with backend be at decode. */
@@ -319,7 +307,7 @@ static int add_synthetic(struct plan *pl, const struct dmodel *m, size_t h,
 		return -1;
 	synthetic_date(created);
 	snprintf(key, sizeof key, "%s %s %s", m->name, be->format, be->quant ? be->quant : "");
-	digest_of(be->quant ? key : m->name, digest);
+	sample_digest(be->quant ? key : m->name, digest);
 	o.model = be->quant ? m->base : m->name;
 	o.digest = digest;
 	o.accelerator = hw->accel;

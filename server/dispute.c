@@ -20,6 +20,7 @@
 #include "ratelimit.h"
 #include "run_store.h"
 #include "tmpl.h"
+#include "timefmt.h"
 
 static const char sql_run[] = "SELECT key_thumbprint FROM runs WHERE id = ?";
 static const char sql_thread[] =
@@ -62,15 +63,6 @@ static int refuse(struct derr *e, unsigned status, const char *code,
 	e->field = field;
 	snprintf(e->message, sizeof e->message, "%s", message);
 	return -1;
-}
-
-static void now_rfc3339(char out[32])
-{
-	time_t t = time(NULL);
-	struct tm tm;
-
-	gmtime_r(&t, &tm);
-	strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
 /* ---- plain text ---- */
@@ -448,7 +440,7 @@ static int post_run(struct dbconn *w, struct db_job *j)
 	sqlite3_stmt *st;
 	int rc;
 
-	now_rfc3339(p->created_at);
+	time_now_rfc3339(p->created_at);
 	if (!(st = db_stmt(w, sql_open_thread)))
 		return DB_ERR;
 	db_bind_text(st, 1, p->run_id);
@@ -906,7 +898,7 @@ static int rule_run(struct dbconn *w, struct db_job *j)
 	sqlite3_stmt *run, *st;
 	int rc;
 
-	now_rfc3339(rj->resolved_at);
+	time_now_rfc3339(rj->resolved_at);
 	if (!(run = db_stmt(w, sql_run_cluster)))
 		return DB_ERR;
 	db_bind_text(run, 1, rj->run_id);

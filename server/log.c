@@ -1,5 +1,6 @@
 /* log.c: timestamped operator log lines on stderr. */
 #include "log.h"
+#include "timefmt.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -14,12 +15,9 @@ void log_set_quiet(int q)
 
 static void vlog(const char *level, const char *fmt, va_list ap)
 {
-	char line[1024], ts[32];
-	time_t now = time(NULL);
-	struct tm tm;
+	char line[1024], ts[TIMEFMT_LEN];
 
-	gmtime_r(&now, &tm);
-	strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	time_now_rfc3339(ts);
 	vsnprintf(line, sizeof line, fmt, ap);
 	fprintf(stderr, "%s %s %s\n", ts, level, line);
 }

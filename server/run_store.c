@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "outlier.h"
+#include "timefmt.h"
 
 static const char sql_by_sha[] = "SELECT id, outlier FROM runs WHERE jws_sha256 = ?";
 static const char sql_insert[] =
@@ -69,16 +70,6 @@ static int find_duplicate(struct dbconn *w, struct run_new *n)
 	return found;
 }
 
-static void now_rfc3339(char out[32])
-{
-	struct timespec ts;
-	struct tm tm;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	gmtime_r(&ts.tv_sec, &tm);
-	strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
 /* Binds every column of the insert. */
 static void bind_run(sqlite3_stmt *st, const struct run_new *n,
 		     const char *hw_class, const char *received)
@@ -120,7 +111,7 @@ static int insert(struct dbconn *w, struct run_new *n, const char *hw_class)
 	char received[32];
 	int rc = SQLITE_CONSTRAINT, tries;
 
-	now_rfc3339(received);
+	time_now_rfc3339(received);
 	for (tries = 0; tries < 5 && (rc & 0xff) == SQLITE_CONSTRAINT; tries++) {
 		st = db_stmt(w, sql_insert);
 		if (!st)

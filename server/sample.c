@@ -11,19 +11,10 @@
 #include <unistd.h>
 
 #include "jws.h"
-
-/* created_at now, RFC 3339 UTC. */
-static void now_rfc3339(char out[32])
-{
-	time_t t = time(NULL);
-	struct tm tm;
-
-	gmtime_r(&t, &tm);
-	strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
+#include "timefmt.h"
 
 /* A digest derived from the model name, so samples of one model cluster. */
-static void digest_of(const char *name, char out[80])
+void sample_digest(const char *name, char out[80])
 {
 	unsigned char h[32];
 	char hex[65];
@@ -84,8 +75,8 @@ json_t *sample_payload(const struct sample_opts *o)
 	char created[32], digest[80];
 	json_t *w, *hw, *pl;
 
-	now_rfc3339(created);
-	digest_of(model, digest);
+	time_now_rfc3339(created);
+	sample_digest(model, digest);
 	w = json_pack("{s:o}", "chat-short", chat(d, p, t, 128, 256));
 	if (o->all_workloads)
 		add_long_workloads(w, d, p, o->serial);

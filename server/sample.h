@@ -21,6 +21,10 @@ struct sample_opts {
 	int serial;                 /* concurrent-decode ran serially */
 };
 
+/* Writes a model digest derived from name ("sha256:" + its SHA-256 in
+ * hex), so sample runs of one model share a digest and a cluster. */
+void sample_digest(const char *name, char out[80]);
+
 /* A complete, valid suite-v1 payload built from o. */
 json_t *sample_payload(const struct sample_opts *o);
 

@@ -1,0 +1,15 @@
+/* timefmt.h: timestamps as the site stores and shows them. */
+#ifndef LLMS_TIMEFMT_H
+#define LLMS_TIMEFMT_H
+
+#include <time.h>
+
+#define TIMEFMT_LEN 32
+
+/* Writes t as RFC 3339 in UTC to the second, e.g. "2026-04-28T10:12:00Z". */
+void time_rfc3339(time_t t, char out[TIMEFMT_LEN]);
+
+/* The same for the current time. */
+void time_now_rfc3339(char out[TIMEFMT_LEN]);
+
+#endif
