@@ -332,3 +332,69 @@ void ceiling_fmt3(struct buf *b, double v)
 	dec = mag >= 2 ? 0 : 2 - mag;
 	buf_printf(b, "%.*f", dec, v);
 }
+
+json_t *ceiling_fmt3_json(double v)
+{
+	struct buf b = BUF_INIT;
+	json_t *s;
+
+	ceiling_fmt3(&b, v);
+	s = buf_error(&b) ? NULL : json_string(b.buf);
+	buf_release(&b);
+	return s;
+}
+
+int ceiling_of_run(const struct ceiling_ref *ref, const char *model_slug,
+		   const char *quant, const char *hw_slug, double context,
+		   struct ceiling_run *out)
+{
+	memset(out, 0, sizeof *out);
+	out->m = ceiling_model_by_slug(ref, model_slug);
+	out->f = ceiling_format(ref, quant);
+	out->kv = ceiling_kv(ref, "f16");
+	out->hw = ceiling_hw(ref, hw_slug);
+	if (!out->m || !out->f || !out->kv || !out->hw || !(context > 0))
+		return -1;
+	out->context = context;
+	out->bandwidth = ceiling_sustained(out->hw);
+	ceiling_step(out->m, out->f->bits, out->kv->bits, context, 1, out->bandwidth, &out->step);
+	return 0;
+}
+
+json_t *ceiling_run_json(const struct ceiling_run *c, double measured)
+{
+	const struct ceiling_step *s = &c->step;
+	json_t *o, *t;
+
+	o = json_pack("{s:s, s:s, s:s, s:f, s:s, s:s, s:f, s:f, s:f, s:I, s:f, s:f, s:f, s:f, s:f}",
+		"model", c->m->id, "model_name", c->m->name, "format", c->f->name,
+		"bits_per_weight", c->f->bits, "hardware", c->hw->slug, "hardware_name", c->hw->name,
+		"peak_gb_s", c->hw->peak_gb_s, "sustained_fraction", c->hw->sustained,
+		"bandwidth_gb_s", c->bandwidth / CEILING_GB, "context_tokens", (json_int_t)c->context,
+		"weights_read_gb", s->read_weights / CEILING_GB, "kv_cache_gb", s->kv / CEILING_GB,
+		"state_gb", s->state / CEILING_GB, "read_gb", s->read / CEILING_GB,
+		"ceiling_tok_s", s->tok_s);
+	t = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}",
+		"bandwidth_gb_s", ceiling_fmt3_json(c->bandwidth / CEILING_GB),
+		"weights_read_gb", ceiling_fmt3_json(s->read_weights / CEILING_GB),
+		"kv_cache_gb", ceiling_fmt3_json(s->kv / CEILING_GB),
+		"state_gb", ceiling_fmt3_json(s->state / CEILING_GB),
+		"read_gb", ceiling_fmt3_json(s->read / CEILING_GB),
+		"ceiling_tok_s", ceiling_fmt3_json(s->tok_s));
+	if (!o || !t) {
+		json_decref(o);
+		json_decref(t);
+		return NULL;
+	}
+	if (measured > 0) {
+		json_object_set_new(o, "measured_tok_s", json_real(measured));
+		json_object_set_new(o, "percent_of_ceiling", json_real(100 * measured / s->tok_s));
+		json_object_set_new(t, "percent_of_ceiling",
+				    ceiling_fmt3_json(100 * measured / s->tok_s));
+	} else {
+		json_object_set_new(o, "measured_tok_s", json_null());
+		json_object_set_new(o, "percent_of_ceiling", json_null());
+	}
+	json_object_set_new(o, "text", t);
+	return o;
+}

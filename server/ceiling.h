@@ -107,5 +107,35 @@ double ceiling_crossover(const struct ceiling_model *m, double weight_bits,
 /* Appends v with three significant digits, keeping trailing zeros
  * ("16.0", "8.50", "4.69", "10.5", "163"), as the explainer prints figures. */
 void ceiling_fmt3(struct buf *b, double v);
+/* v with three significant digits as a new JSON string. */
+json_t *ceiling_fmt3_json(double v);
+
+/* ---- a measured run beside its ceiling ---- */
+
+/* The decode context of a chat-short run when its payload does not say:
+ * a 128-token prompt and 256 generated tokens. */
+#define CEILING_CHAT_SHORT_CONTEXT 384
+
+/* The batch-1 ceiling of a run: the model by its site slug, the weights by
+ * the run's quantization label, an FP16 cache of context tokens, on the
+ * hardware of hw_slug at its sustained bandwidth. */
+struct ceiling_run {
+	const struct ceiling_model *m;
+	const struct ceiling_bits *f, *kv;
+	const struct ceiling_hw *hw;
+	double context, bandwidth;
+	struct ceiling_step step;
+};
+/* 0 with out filled when model, format and hardware are all known; -1
+ * when any is not (the page then shows no ceiling). */
+int ceiling_of_run(const struct ceiling_ref *ref, const char *model_slug,
+		   const char *quant, const char *hw_slug, double context,
+		   struct ceiling_run *out);
+/* The arithmetic of c as JSON, and measured tok/s as a share of the
+ * ceiling when measured > 0: {model, format, bits_per_weight, hardware,
+ * peak_gb_s, sustained_fraction, bandwidth_gb_s, context_tokens,
+ * weights_read_gb, kv_cache_gb, state_gb, read_gb, ceiling_tok_s,
+ * measured_tok_s, percent_of_ceiling, text{...}}.  NULL on no memory. */
+json_t *ceiling_run_json(const struct ceiling_run *c, double measured);
 
 #endif
