@@ -108,7 +108,8 @@ static const char *arg_or(struct req *r, const char *k, const char *def)
 	return v && *v ? v : def;
 }
 
-/* The choices: hardware, model, weight format, KV type.  0, or -1 with e. */
+/* The choices: hardware, model, weight format, KV type.  0, or -1 with e
+ * listing the valid values of the argument refused. */
 static int parse_choices(struct req *r, struct fit_in *in, struct fit_err *e)
 {
 	const struct ceiling_ref *ref = r->app->ref;
@@ -118,18 +119,18 @@ static int parse_choices(struct req *r, struct fit_in *in, struct fit_err *e)
 	if (in->hw_slug && !slug_valid(in->hw_slug))
 		return refuse(e, "hw", "The hw= argument must be a hardware slug such as m3-ultra (lowercase letters and digits joined by single hyphens), or empty to type memory and bandwidth.", NULL);
 	in->hw = ceiling_hw(ref, in->hw_slug);
-	in->m = ceiling_model(ref, arg_or(r, "model", FIT_MODEL));
-	id_list(ref, 0, list, sizeof list);
-	if (!in->m)
+	if (!(in->m = ceiling_model(ref, arg_or(r, "model", FIT_MODEL)))) {
+		id_list(ref, 0, list, sizeof list);
 		return refuse(e, "model", "The model= argument must be one of: ", list);
-	in->f = ceiling_format(ref, arg_or(r, "format", FIT_FORMAT));
-	id_list(ref, 1, list, sizeof list);
-	if (!in->f)
+	}
+	if (!(in->f = ceiling_format(ref, arg_or(r, "format", FIT_FORMAT)))) {
+		id_list(ref, 1, list, sizeof list);
 		return refuse(e, "format", "The format= argument must be one of: ", list);
-	in->kv = ceiling_kv(ref, arg_or(r, "kv", FIT_KV));
-	id_list(ref, 2, list, sizeof list);
-	if (!in->kv)
+	}
+	if (!(in->kv = ceiling_kv(ref, arg_or(r, "kv", FIT_KV)))) {
+		id_list(ref, 2, list, sizeof list);
 		return refuse(e, "kv", "The kv= argument must be one of: ", list);
+	}
 	return 0;
 }
 
