@@ -81,21 +81,38 @@ int page_fit_number(struct req *r, const char *name, double lo, double hi,
 	return 1;
 }
 
-/* The ids of entry list at(), comma-separated, into out. */
-static void id_list(const struct ceiling_ref *ref, int kind, char *out, size_t n)
+/* The lists of the reference data the form offers. */
+enum fit_list { L_HW, L_MODEL, L_FORMAT, L_KV };
+
+/* The id and name of entry i of list; 0, or -1 past the end. */
+static int entry_at(const struct ceiling_ref *ref, enum fit_list list, size_t i,
+		    const char **id, const char **name)
+{
+	const struct ceiling_hw *h = list == L_HW ? ceiling_hw_at(ref, i) : NULL;
+	const struct ceiling_model *m = list == L_MODEL ? ceiling_model_at(ref, i) : NULL;
+	const struct ceiling_bits *b = list == L_FORMAT ? ceiling_format_at(ref, i)
+				     : list == L_KV ? ceiling_kv_at(ref, i) : NULL;
+
+	if (h)
+		*id = h->slug, *name = h->name;
+	else if (m)
+		*id = m->id, *name = m->name;
+	else if (b)
+		*id = b->id, *name = b->name;
+	else
+		return -1;
+	return 0;
+}
+
+/* The ids of list, comma-separated, into out. */
+static void id_list(const struct ceiling_ref *ref, enum fit_list list, char *out, size_t n)
 {
 	struct buf b = BUF_INIT;
-	const char *id;
+	const char *id, *name;
 	size_t i;
 
-	for (i = 0;; i++) {
-		id = kind == 0 ? (ceiling_model_at(ref, i) ? ceiling_model_at(ref, i)->id : NULL)
-		   : kind == 1 ? (ceiling_format_at(ref, i) ? ceiling_format_at(ref, i)->id : NULL)
-			       : (ceiling_kv_at(ref, i) ? ceiling_kv_at(ref, i)->id : NULL);
-		if (!id)
-			break;
+	for (i = 0; entry_at(ref, list, i, &id, &name) == 0; i++)
 		buf_printf(&b, "%s%s", i ? ", " : "", id);
-	}
 	snprintf(out, n, "%s", buf_error(&b) ? "" : b.buf);
 	buf_release(&b);
 }
@@ -120,15 +137,15 @@ static int parse_choices(struct req *r, struct fit_in *in, struct fit_err *e)
 		return refuse(e, "hw", "The hw= argument must be a hardware slug such as m3-ultra (lowercase letters and digits joined by single hyphens), or empty to type memory and bandwidth.", NULL);
 	in->hw = ceiling_hw(ref, in->hw_slug);
 	if (!(in->m = ceiling_model(ref, arg_or(r, "model", FIT_MODEL)))) {
-		id_list(ref, 0, list, sizeof list);
+		id_list(ref, L_MODEL, list, sizeof list);
 		return refuse(e, "model", "The model= argument must be one of: ", list);
 	}
 	if (!(in->f = ceiling_format(ref, arg_or(r, "format", FIT_FORMAT)))) {
-		id_list(ref, 1, list, sizeof list);
+		id_list(ref, L_FORMAT, list, sizeof list);
 		return refuse(e, "format", "The format= argument must be one of: ", list);
 	}
 	if (!(in->kv = ceiling_kv(ref, arg_or(r, "kv", FIT_KV)))) {
-		id_list(ref, 2, list, sizeof list);
+		id_list(ref, L_KV, list, sizeof list);
 		return refuse(e, "kv", "The kv= argument must be one of: ", list);
 	}
 	return 0;
@@ -159,27 +176,16 @@ static int parse_figures(struct req *r, struct fit_in *in, struct fit_err *e)
 	return 0;
 }
 
-/* One <option> list: entries of at() with id, name and selected. */
-static json_t *options(const struct ceiling_ref *ref, int kind, const char *sel)
+/* One <option> list: the entries of list with id, name and selected. */
+static json_t *options(const struct ceiling_ref *ref, enum fit_list list, const char *sel)
 {
 	json_t *a = json_array();
 	const char *id, *name;
 	size_t i;
 
-	for (i = 0;; i++) {
-		if (kind == 0 && ceiling_hw_at(ref, i))
-			id = ceiling_hw_at(ref, i)->slug, name = ceiling_hw_at(ref, i)->name;
-		else if (kind == 1 && ceiling_model_at(ref, i))
-			id = ceiling_model_at(ref, i)->id, name = ceiling_model_at(ref, i)->name;
-		else if (kind == 2 && ceiling_format_at(ref, i))
-			id = ceiling_format_at(ref, i)->id, name = ceiling_format_at(ref, i)->name;
-		else if (kind == 3 && ceiling_kv_at(ref, i))
-			id = ceiling_kv_at(ref, i)->id, name = ceiling_kv_at(ref, i)->name;
-		else
-			break;
+	for (i = 0; entry_at(ref, list, i, &id, &name) == 0; i++)
 		json_array_append_new(a, json_pack("{s:s, s:s, s:b}", "id", id, "name", name,
 			"selected", sel && !strcmp(sel, id)));
-	}
 	return a;
 }
 
@@ -341,8 +347,8 @@ static json_t *fit_model(struct req *r, struct fit_err *e)
 	json_object_set_new(m, "runs", measured_runs(r, &in, &failed));
 	json_object_set_new(m, "has_runs", json_boolean(json_array_size(json_object_get(m, "runs")) > 0));
 	json_object_set_new(m, "options", json_pack("{s:o, s:o, s:o, s:o}",
-		"hardware", options(ref, 0, in.hw_slug), "models", options(ref, 1, in.m->id),
-		"formats", options(ref, 2, in.f->id), "kv_types", options(ref, 3, in.kv->id)));
+		"hardware", options(ref, L_HW, in.hw_slug), "models", options(ref, L_MODEL, in.m->id),
+		"formats", options(ref, L_FORMAT, in.f->id), "kv_types", options(ref, L_KV, in.kv->id)));
 	if (failed) {
 		json_decref(m);
 		e->field = NULL;
