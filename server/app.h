@@ -11,6 +11,7 @@ struct tmpl_set;
 struct cache;
 struct ratelimit;
 struct guard;
+struct ceiling_ref;
 
 struct config {
 	const char *listen;           /* host:port, default 127.0.0.1:8080 */
@@ -41,6 +42,7 @@ struct app {
 	struct ratelimit *upload_rl;
 	struct ratelimit *dispute_rl;
 	struct guard *guard;          /* request deadlines, NULL when off */
+	struct ceiling_ref *ref;      /* static/reference/ data, NULL when absent */
 };
 
 #endif

@@ -141,5 +141,6 @@ extern const char *const browse_sql[];
 extern const char *const page_home_sql[];
 extern const char *const page_model_sql[];
 extern const char *const page_hw_sql[];
+extern const char *const page_fit_sql[];     /* page_fit.c */
 
 #endif

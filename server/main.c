@@ -18,6 +18,7 @@
 #include "account.h"
 #include "app.h"
 #include "cache.h"
+#include "ceiling.h"
 #include "db.h"
 #include "demo.h"
 #include "dispute.h"
@@ -398,6 +399,10 @@ static int load_assets(struct app *app)
 	snprintf(dir, sizeof dir, "%s/static", app->cfg.assets);
 	if (page_static_init(dir) < 0)
 		fprintf(stderr, "llm-speedd: no static folder at %s\n", dir);
+	snprintf(dir, sizeof dir, "%s/static/reference", app->cfg.assets);
+	app->ref = ceiling_load(dir, te.message, sizeof te.message);
+	if (!app->ref)   /* pages then show no ceiling; /fit answers 503 */
+		fprintf(stderr, "llm-speedd: no reference data: %s\n", te.message);
 	return 0;
 }
 
@@ -410,6 +415,7 @@ static void app_free(struct app *app)
 	ratelimit_free(app->upload_rl);
 	ratelimit_free(app->dispute_rl);
 	page_static_free();
+	ceiling_free(app->ref);
 }
 
 static int serve(struct app *app)

@@ -42,6 +42,18 @@ enum MHD_Result page_hw_json(struct req *r);      /* /hw/<slug>.json */
 enum MHD_Result page_outliers(struct req *r);     /* /outliers */
 enum MHD_Result page_disputes(struct req *r);     /* /disputes */
 
+/* page_fit.c */
+enum MHD_Result page_fit(struct req *r);          /* /fit */
+enum MHD_Result page_fit_json(struct req *r);     /* /fit.json */
+/* Query argument name as a number in [lo, hi] (a whole one when whole)
+ * into *out: 1 when given, 0 when absent or empty (*out untouched), -1
+ * when malformed or out of range. */
+int page_fit_number(struct req *r, const char *name, double lo, double hi,
+		    int whole, double *out);
+
+/* page_explain.c */
+enum MHD_Result page_explain_quantization(struct req *r); /* /explain/quantization */
+
 /* Renders template name with the view model into an HTML response (with
  * ETag and 304); adds the site-wide fields (title, origin) to model. */
 enum MHD_Result page_render(struct req *r, const char *name, json_t *model,

@@ -5,9 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app.h"
 #include "barchart.h"
 #include "browse.h"
 #include "buf.h"
+#include "ceiling.h"
 #include "db.h"
 #include "slug.h"
 
@@ -324,6 +326,29 @@ static int load_digest_parts(struct mpage *p)
 	return load_list(p);
 }
 
+/* Efficiency per hardware: each bar's best run beside the bandwidth
+ * ceiling of this model at the shown digest's quantization on that
+ * hardware (chat-short context); the ceiling is null where the reference
+ * data does not know the model, the format or the hardware. */
+static json_t *efficiency(struct req *r, const struct mpage *p)
+{
+	json_t *bars = json_object_get(json_object_get(p->m, "chart"), "bars"), *bar, *out = json_array();
+	const char *quant = json_string_value(json_object_get(json_object_get(p->m, "digest"), "quantization"));
+	struct ceiling_run c;
+	size_t i;
+
+	json_array_foreach(bars, i, bar) {
+		double decode = json_real_value(json_object_get(bar, "decode_tok_s"));
+		int known = ceiling_of_run(r->app->ref, p->slug, quant,
+			json_string_value(json_object_get(bar, "hw")), CEILING_CHAT_SHORT_CONTEXT, &c) == 0;
+
+		json_array_append_new(out, json_pack("{s:O, s:O, s:O, s:o}", "hw", json_object_get(bar, "hw"),
+			"name", json_object_get(bar, "name"), "run_id", json_object_get(bar, "run_id"),
+			"ceiling", known ? ceiling_run_json(&c, decode) : json_null()));
+	}
+	return out;
+}
+
 /* The view model of /m/<slug>, or NULL with p->b's failure set. */
 static json_t *model_model(struct mpage *p, struct req *r, int html)
 {
@@ -345,6 +370,7 @@ static json_t *model_model(struct mpage *p, struct req *r, int html)
 		"hw", p->b.hw, "backend", p->b.backend, "active", p->b.hw || p->b.backend));
 	json_object_set_new(p->m, "clear_href", browse_link(&p->b, "/m/", p->slug,
 		"digest", p->digest, NULL));
+	json_object_set_new(p->m, "efficiency", efficiency(r, p));
 	return p->m;
 fail:
 	json_decref(p->m);

@@ -9,6 +9,7 @@
 #include "badge_svg.h"
 #include "buf.h"
 #include "cache.h"
+#include "ceiling.h"
 #include "chart.h"
 #include "db.h"
 #include "dispute.h"
@@ -55,6 +56,26 @@ static json_t *outlier_json(const json_t *row)
 	}
 	json_object_set_new(o, "hw_class", json_string(s_of(row, "hw_class")));
 	return o;
+}
+
+/* The run's decode beside the bandwidth ceiling of its model, weights
+ * and hardware at its chat-short context (prompt plus output tokens), with
+ * the arithmetic; null when the reference data lacks any of them. */
+static json_t *ceiling_json(struct req *r, const json_t *m, const json_t *payload)
+{
+	const json_t *w1 = json_object_get(json_object_get(payload, "workloads"), "chat-short");
+	json_t *p = json_object_get(w1, "prompt_tokens"), *o = json_object_get(w1, "output_tokens");
+	double ctx = json_is_number(p) && json_is_number(o)
+		? json_number_value(p) + json_number_value(o) : CEILING_CHAT_SHORT_CONTEXT;
+	struct ceiling_run c;
+	json_t *v;
+
+	if (ceiling_of_run(r->app->ref, s_of(json_object_get(m, "model"), "slug"),
+			   s_of(json_object_get(m, "model"), "quantization"),
+			   s_of(json_object_get(m, "hardware"), "slug"), ctx, &c) < 0)
+		return json_null();
+	v = ceiling_run_json(&c, json_number_value(json_object_get(m, "decode_tok_s")));
+	return v ? v : json_null();
 }
 
 /* Turns the database row into the view model; NULL when the dispute
@@ -107,6 +128,7 @@ static json_t *model_of(struct req *r, json_t *row)
 		json_decref(m);
 		return NULL;
 	}
+	json_object_set_new(m, "ceiling", ceiling_json(r, m, payload));
 	json_object_set_new(m, "payload", payload);
 	return m;
 }

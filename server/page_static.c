@@ -216,8 +216,9 @@ int page_static_init(const char *dir)
 	if (!d)
 		return -1;
 	while ((de = readdir(d)) && nstatics < sizeof statics / sizeof statics[0]) {
-		if (de->d_name[0] == '.' || strlen(de->d_name) >= sizeof statics[0].name)
-			continue;
+		if (de->d_name[0] == '.' || de->d_type == DT_DIR ||
+		    strlen(de->d_name) >= sizeof statics[0].name)
+			continue;   /* static/reference/ is data the server reads */
 		if (load_static(dir, de->d_name) < 0)
 			log_error("cannot load static file %s/%s", dir, de->d_name);
 	}

@@ -103,6 +103,8 @@ describe('every page loads clean: status, no console error or CSP violation, sty
 		['/privacy', 200, 0],
 		['/outliers', 200, 0],
 		['/disputes', 200, 0],
+		['/fit?hw=m3-ultra', 200, 0],
+		['/explain/quantization', 200, 0],
 		['/no-such-page', 404, 0],
 		['/r/r_doesnotexist', 404, 0],
 	];
@@ -152,7 +154,8 @@ describe('phone (390x844): the document never scrolls sideways', () => {
 	});
 	after(async () => { await context.close(); });
 
-	const paths = () => ['/', `/r/${site.run}`, `/r/${HISTORICAL_RUN}`, site.model, site.hw];
+	const paths = () => ['/', `/r/${site.run}`, `/r/${HISTORICAL_RUN}`, site.model, site.hw,
+		'/fit?hw=m3-ultra', '/explain/quantization'];
 	test('no horizontal overflow', async (t) => {
 		for (const path of paths()) {
 			await t.test(path, async () => {
