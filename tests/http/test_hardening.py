@@ -73,3 +73,67 @@ def test_payload_dedup_survives_the_migration_backfill(tmp_path):
         assert again.json()["id"] == first
     finally:
         s.stop()
+
+
+# ---- request framing (libmicrohttpd 0.9.75 is lenient; the router refuses) ----
+
+import re
+import socket
+
+import pytest
+
+
+def raw_exchange(server, data, timeout=10):
+    """Sends data on a fresh connection and reads until the server closes
+    it; returns (bytes read, closed).  closed is False when the server kept
+    the connection open past timeout."""
+    s = socket.create_connection(("127.0.0.1", server.port))
+    s.settimeout(timeout)
+    out = b""
+    try:
+        s.sendall(data)
+        while True:
+            d = s.recv(65536)
+            if not d:
+                return out, True
+            out += d
+    except socket.timeout:
+        return out, False
+    finally:
+        s.close()
+
+
+SMUGGLED = b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
+FRAMING = {
+    "two_content_lengths": (400, b"POST /api/v1/runs HTTP/1.1\r\nHost: x\r\nContent-Type: application/jose\r\n"
+                                 b"Content-Length: 5\r\nContent-Length: %d\r\n\r\nhello" % (5 + len(SMUGGLED)) + SMUGGLED),
+    "te_and_cl": (400, b"POST /api/v1/runs HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n"
+                       b"Content-Length: 5\r\n\r\n0\r\n\r\n"),
+    "unknown_te": (501, b"POST /api/v1/runs HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\nabc"),
+    "no_host": (400, b"GET /healthz HTTP/1.1\r\n\r\n"),
+    "two_hosts": (400, b"GET /healthz HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n"),
+    "space_before_colon": (400, b"GET /healthz HTTP/1.1\r\nHost: a\r\nX-Thing : b\r\n\r\n"),
+    "space_before_host_colon": (400, b"GET /healthz HTTP/1.1\r\nHost : a\r\n\r\n"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(FRAMING))
+def test_ambiguous_framing_is_refused_and_closed(server, case):
+    status, data = FRAMING[case]
+    out, closed = raw_exchange(server, data)
+    assert closed, out
+    assert out.startswith(b"HTTP/1.1 %d " % status), out
+    assert len(re.findall(rb"HTTP/1\.1 \d{3} ", out)) == 1, out   # nothing smuggled through
+    head = out.split(b"\r\n\r\n", 1)[0].lower()
+    assert b"\r\nconnection: close" in head, out
+
+
+def test_plain_requests_still_pass(server):
+    out, _ = raw_exchange(server, b"GET /healthz HTTP/1.0\r\n\r\n")
+    assert out.startswith(b"HTTP/1.") and b" 200 " in out.split(b"\r\n")[0], out
+    token, _ = sign(make_payload())
+    body = token.encode()
+    chunked = b"%x\r\n%s\r\n0\r\n\r\n" % (len(body), body)
+    out, _ = raw_exchange(server, b"POST /api/v1/runs HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+                                  b"Content-Type: application/jose\r\nTransfer-Encoding: chunked\r\n\r\n" + chunked)
+    assert out.startswith(b"HTTP/1.1 201 "), out
