@@ -137,3 +137,115 @@ def test_plain_requests_still_pass(server):
     out, _ = raw_exchange(server, b"POST /api/v1/runs HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
                                   b"Content-Type: application/jose\r\nTransfer-Encoding: chunked\r\n\r\n" + chunked)
     assert out.startswith(b"HTTP/1.1 201 "), out
+
+
+# ---- connection exhaustion from many addresses ----
+
+import os
+import subprocess
+import threading
+import time
+
+import requests
+
+from conftest import BIN, ROOT, free_port
+
+
+class Holders:
+    """20 loopback addresses (127.0.0.10..29), each opening 64 connections
+    that either sit idle or trickle a request line one byte every 2 s (so
+    the idle timeout never closes them)."""
+
+    def __init__(self, port, addresses=20, per_address=64, idle=True):
+        self.socks = []
+        for a in range(addresses):
+            for i in range(per_address):
+                s = socket.socket()
+                s.bind(("127.0.0.%d" % (10 + a), 0))
+                s.setblocking(False)
+                s.connect_ex(("127.0.0.1", port))
+                self.socks.append((s, not idle or i % 2 == 0))
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self.trickle, daemon=True)
+        self.thread.start()
+
+    def trickle(self):
+        while not self.stop.wait(2):
+            for s, trickles in self.socks:
+                if trickles:
+                    try:
+                        s.send(b"G")
+                    except OSError:
+                        pass
+
+    def close(self):
+        self.stop.set()
+        self.thread.join()
+        for s, _ in self.socks:
+            s.close()
+
+
+def start_daemon(tmp_path, *args):
+    """The daemon with its default limits (conftest's Server raises them)."""
+    port = free_port()
+    log = open(os.path.join(str(tmp_path), "held.log"), "ab")
+    proc = subprocess.Popen([BIN, "--listen", "127.0.0.1:%d" % port, "--assets", ROOT,
+                             "--db", os.path.join(str(tmp_path), "held.db")] + list(args),
+                            stdout=log, stderr=log)
+    for _ in range(200):
+        try:
+            if requests.get("http://127.0.0.1:%d/healthz" % port, timeout=1).status_code == 200:
+                return proc, port
+        except requests.ConnectionError:
+            time.sleep(0.05)
+    proc.kill()
+    raise RuntimeError("llm-speedd did not start")
+
+
+def normal_client_served(port, wait=20):
+    """A fresh client from an address of its own; its request may wait for
+    a slot (wait seconds), but not as long as the --request-timeout (30 s)
+    an attacker's slot would last without shedding."""
+    s = socket.socket()
+    s.bind(("127.0.0.200", 0))
+    s.settimeout(wait)
+    try:
+        s.connect(("127.0.0.1", port))
+        s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        return s.recv(100).startswith(b"HTTP/1.1 200 ")
+    except OSError:
+        return False
+    finally:
+        s.close()
+
+
+def test_twenty_addresses_holding_64_connections_do_not_lock_out_others(tmp_path):
+    """With the default limits, 20 x 64 slow or idle connections cannot
+    fill the server: each address gets its 32, the rest are refused, and a
+    normal client is served without waiting for any of them to time out
+    (the idle timeout is 10 s)."""
+    proc, port = start_daemon(tmp_path)
+    holders = Holders(port)
+    try:
+        time.sleep(1)
+        assert normal_client_served(port, wait=8)
+    finally:
+        holders.close()
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+def test_under_pressure_slow_connections_are_shed(tmp_path):
+    """When the slots do fill (8 x 64 trickling connections against
+    --max-connections 256), they are shed after GUARD_PRESSURE_SECONDS
+    instead of at --request-timeout (30 s), so a client queued behind a
+    second wave of them still gets in."""
+    proc, port = start_daemon(tmp_path, "--max-connections", "256", "--max-per-ip", "64")
+    holders = Holders(port, addresses=8, idle=False)
+    try:
+        time.sleep(1)
+        assert normal_client_served(port, wait=25)
+    finally:
+        holders.close()
+        proc.terminate()
+        proc.wait(timeout=30)
