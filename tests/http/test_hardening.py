@@ -249,3 +249,31 @@ def test_under_pressure_slow_connections_are_shed(tmp_path):
         holders.close()
         proc.terminate()
         proc.wait(timeout=30)
+
+
+# ---- bidi and invisible characters ----
+
+RLO, FSI, PDI, ZWSP = "\u202e", "\u2068", "\u2069", "\u200b"
+
+
+def test_bidi_override_in_names_and_posts_is_isolated(server):
+    p = make_payload(model__name="Qwen" + RLO + "3" + ZWSP + "-7B")
+    token, _ = sign(p)
+    up = server.upload(token)
+    assert up.status_code == 201, up.text
+    rid = up.json()["id"]
+    post = server.post("/api/v1/runs/%s/disputes" % rid,
+                       json={"author": "x" + PDI + RLO + "y", "body": "see " + RLO + "here"})
+    assert post.status_code == 201, post.text
+    page = server.get("/r/" + rid).text
+    h1 = re.search(r"<h1>(.*?)</h1>", page, re.S).group(1)
+    # The override ends inside the isolate, before " on M3 Ultra".
+    assert FSI + "Qwen" + RLO + "3" + ZWSP + "-7B" + PDI in h1, h1
+    assert h1.count(RLO) == 1
+    assert FSI + "see " + RLO + "here" + PDI in page
+    # The author's own PDI, which would close the isolate early, is gone.
+    assert FSI + "x" + RLO + "y" + PDI in page
+    # The JSON keeps the name exactly as signed.
+    assert server.get("/r/%s.json" % rid).json()["model"]["name"] == p["model"]["name"]
+    badge = server.get("/badge/%s.svg" % rid).text
+    assert RLO not in badge and ZWSP not in badge
