@@ -14,3 +14,14 @@ UPDATE runs SET payload_sha256 = sha256(CAST(payload AS BLOB));
 -- migrate; the writer looks the pair up before every insert, and answers
 -- with the oldest run.
 CREATE INDEX runs_key_payload ON runs(key_thumbprint, payload_sha256);
+
+-- A signed dispute post is bound to its signed payload: the same payload
+-- (whatever its signature bytes) makes no second post.  The payload may
+-- carry "iat" and "nonce" (contract section 5), so a submitter who says the
+-- same thing twice signs two different payloads.  Posts stored before this
+-- migration kept no payload and have NULL here.
+ALTER TABLE dispute_posts ADD COLUMN signed_sha256 BLOB;
+CREATE UNIQUE INDEX dispute_posts_signed ON dispute_posts(run_id, signed_sha256)
+	WHERE signed_sha256 IS NOT NULL;
+-- The submitter's posts, pinned on every page of a long thread.
+CREATE INDEX dispute_posts_submitter ON dispute_posts(run_id, id) WHERE by_submitter = 1;
