@@ -549,7 +549,7 @@ def stuff_thread(server, rid, n):
         con.close()
 
 
-def test_submitter_reply_after_500_posts_stays_visible(server):
+def test_submitter_reply_after_500_posts_stays_visible(server, tmp_path):
     key = new_key()
     rid, _ = upload(server, key)
     stuff_thread(server, rid, 520)
@@ -563,6 +563,9 @@ def test_submitter_reply_after_500_posts_stays_visible(server):
     assert t["note"] == "Ruled after 520 posts."
     page = server.get("/r/%s" % rid).text
     assert "My late reply." in page and "Ruled after 520 posts." in page
+    assert 'href="?after=%d#dispute"' % t["next_after"] in page
+    ok, report = validate_html(page, tmp_path)
+    assert ok, report
     # The next page, by key, holds the reply in its place and pins nothing.
     nxt = t["next_after"]
     later = server.get("/r/%s.json?after=%d" % (rid, nxt)).json()["dispute"]
@@ -571,6 +574,8 @@ def test_submitter_reply_after_500_posts_stays_visible(server):
     assert later["posts"][-1]["id"] == reply and later["submitter_posts"] == []
     html = server.get("/r/%s?after=%d" % (rid, nxt)).text
     assert "filler 519" in html and "filler 0<" not in html
+    ok, report = validate_html(html, tmp_path)
+    assert ok, report
     # The first page is still the cached one, not the later page.
     assert thread(server, rid)["after"] is None
 
