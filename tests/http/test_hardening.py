@@ -64,7 +64,10 @@ def test_payload_dedup_survives_the_migration_backfill(tmp_path):
         first = s.upload(token).json()["id"]
         s.stop()
         con = sqlite3.connect(s.db)
+        # Back to the schema before migration 0008.
         con.executescript("DROP INDEX runs_key_payload; ALTER TABLE runs DROP COLUMN payload_sha256;"
+                          "DROP INDEX dispute_posts_signed; DROP INDEX dispute_posts_submitter;"
+                          "ALTER TABLE dispute_posts DROP COLUMN signed_sha256;"
                           "DELETE FROM schema_migrations WHERE version = 8;")
         con.close()
         s.start()
