@@ -191,7 +191,7 @@ class Holders:
 def start_daemon(tmp_path, *args):
     """The daemon with its default limits (conftest's Server raises them)."""
     port = free_port()
-    log = open(os.path.join(str(tmp_path), "held.log"), "ab")
+    log = open(os.path.join(str(tmp_path), "server.log"), "ab")
     proc = subprocess.Popen([BIN, "--listen", "127.0.0.1:%d" % port, "--assets", ROOT,
                              "--db", os.path.join(str(tmp_path), "held.db")] + list(args),
                             stdout=log, stderr=log)
