@@ -197,8 +197,20 @@ struct span {
 	size_t n;
 };
 
+/* 1 for the invisible format characters a badge drops: the bidi marks,
+ * embeddings, overrides and isolates (which could reorder the badge's
+ * other parts), zero-width spaces and joiners, the word joiner and
+ * invisible operators, and the byte order mark. */
+static int invisible(uint32_t cp)
+{
+	return cp == 0x061c || cp == 0x180e || (cp >= 0x200b && cp <= 0x200f) ||
+	       (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2060 && cp <= 0x2069) ||
+	       cp == 0xfeff;
+}
+
 /* Appends s to out as one line of text XML accepts: malformed UTF-8, C0
- * controls (tab and newline too), DEL, U+FFFE and U+FFFF become U+FFFD. */
+ * controls (tab and newline too), DEL, U+FFFE and U+FFFF become U+FFFD;
+ * invisible format characters are left out. */
 static void put_clean(struct buf *out, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
@@ -209,7 +221,8 @@ static void put_clean(struct buf *out, const char *s)
 		size_t k = utf8_decode(p, n, &cp);
 		if (cp < 0x20 || cp == 0x7f || cp == 0xfffe || cp == 0xffff)
 			cp = 0xfffd;
-		utf8_put(out, cp);
+		if (!invisible(cp))
+			utf8_put(out, cp);
 		p += k, n -= k;
 	}
 }

@@ -14,6 +14,8 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include <sodium.h>
+
 #include "buf.h"
 #include "log.h"
 
@@ -151,6 +153,23 @@ static int exec(struct dbconn *c, const char *sql)
 	return rc;
 }
 
+/* sha256(X): the SHA-256 of blob or text X as a 32-byte blob; NULL for
+ * NULL.  Migrations use it to backfill digests (0008). */
+static void sql_sha256(sqlite3_context *cx, int argc, sqlite3_value **argv)
+{
+	unsigned char h[crypto_hash_sha256_BYTES];
+	const void *p;
+	int n;
+
+	(void)argc;
+	if (sqlite3_value_type(argv[0]) == SQLITE_NULL)
+		return;
+	p = sqlite3_value_blob(argv[0]);
+	n = sqlite3_value_bytes(argv[0]);
+	crypto_hash_sha256(h, p ? p : (const void *)"", (unsigned long long)n);
+	sqlite3_result_blob(cx, h, sizeof h, SQLITE_TRANSIENT);
+}
+
 /* Opens one connection with the settings every connection shares. */
 static struct dbconn *conn_open(const char *path, int readonly, unsigned busy_ms)
 {
@@ -168,6 +187,8 @@ static struct dbconn *conn_open(const char *path, int readonly, unsigned busy_ms
 		return NULL;
 	}
 	sqlite3_busy_timeout(c->h, (int)busy_ms);
+	sqlite3_create_function(c->h, "sha256", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC,
+				NULL, sql_sha256, NULL, NULL);
 	sqlite3_extended_result_codes(c->h, 1);
 	/* 32 MiB of page cache and memory-mapped reads per connection keep
 	 * the indexes an upload or a page touches out of pread(). */

@@ -11,6 +11,7 @@
 
 #include "app.h"
 #include "cache.h"
+#include "confusable.h"
 #include "db.h"
 #include "form.h"
 #include "html.h"
@@ -27,13 +28,20 @@ static const char sql_thread[] =
 	"SELECT state, note, resolved_at, posts FROM dispute_threads WHERE run_id = ?";
 static const char sql_posts[] =
 	"SELECT id, run_id, author, body, by_submitter, created_at FROM dispute_posts "
-	"WHERE run_id = ? ORDER BY id LIMIT ?";
+	"WHERE run_id = ?1 AND id > ?2 ORDER BY id LIMIT ?3";
+/* The submitter's latest posts that are not on the page (?2, ?3]. */
+static const char sql_pinned[] =
+	"SELECT id, run_id, author, body, by_submitter, created_at FROM dispute_posts "
+	"WHERE run_id = ?1 AND by_submitter = 1 AND (id <= ?2 OR id > ?3) "
+	"ORDER BY id DESC LIMIT ?4";
+static const char sql_signed_seen[] =
+	"SELECT id FROM dispute_posts WHERE run_id = ? AND signed_sha256 = ?";
 static const char sql_open_thread[] =
 	"INSERT INTO dispute_threads(run_id, state, opened_at, last_post_at) "
 	"VALUES (?1, 'open', ?2, ?2) ON CONFLICT(run_id) DO NOTHING";
 static const char sql_add_post[] =
-	"INSERT INTO dispute_posts(run_id, author, body, by_submitter, created_at) "
-	"VALUES (?, ?, ?, ?, ?)";
+	"INSERT INTO dispute_posts(run_id, author, body, by_submitter, created_at, signed_sha256) "
+	"VALUES (?, ?, ?, ?, ?, ?)";
 static const char sql_bump_thread[] =
 	"UPDATE dispute_threads SET last_post_at = ?1, last_post_id = ?2, "
 	"posts = posts + 1 WHERE run_id = ?3";
@@ -252,38 +260,111 @@ static json_t *thread_head(struct dbconn *c, const char *id)
 	return t;
 }
 
-/* The first DISPUTE_THREAD_MAX posts of the thread, oldest first. */
-static json_t *thread_posts(struct dbconn *c, const char *id)
+/* Runs a bound post query and dresses its rows; NULL on failure. */
+static json_t *posts_of(sqlite3_stmt *st)
+{
+	json_t *a = db_rows_json(st);
+	size_t i;
+
+	for (i = 0; a && i < json_array_size(a); i++)
+		post_dress(json_array_get(a, i), 1);
+	return a;
+}
+
+/* One page of the thread: the posts after post id `after`, oldest first,
+ * at most DISPUTE_THREAD_MAX; *more is set when later posts exist. */
+static json_t *thread_page(struct dbconn *c, const char *id, long long after, int *more)
 {
 	sqlite3_stmt *st = db_stmt(c, sql_posts);
 	json_t *a;
+
+	if (!st)
+		return NULL;
+	db_bind_text(st, 1, id);
+	sqlite3_bind_int64(st, 2, after);
+	sqlite3_bind_int(st, 3, DISPUTE_THREAD_MAX + 1);
+	if (!(a = posts_of(st)))
+		return NULL;
+	*more = json_array_size(a) > DISPUTE_THREAD_MAX;
+	if (*more)
+		json_array_remove(a, DISPUTE_THREAD_MAX);
+	return a;
+}
+
+/* The submitter's latest DISPUTE_PINNED_MAX posts outside the page
+ * (after, last], oldest first, so a long thread cannot bury them. */
+static json_t *thread_pinned(struct dbconn *c, const char *id, long long after, long long last)
+{
+	sqlite3_stmt *st = db_stmt(c, sql_pinned);
+	json_t *a, *out;
 	size_t i;
 
 	if (!st)
 		return NULL;
 	db_bind_text(st, 1, id);
-	sqlite3_bind_int(st, 2, DISPUTE_THREAD_MAX);
-	a = db_rows_json(st);
-	for (i = 0; a && i < json_array_size(a); i++)
-		post_dress(json_array_get(a, i), 1);
-	return a;
+	sqlite3_bind_int64(st, 2, after);
+	sqlite3_bind_int64(st, 3, last);
+	sqlite3_bind_int(st, 4, DISPUTE_PINNED_MAX);
+	if (!(a = posts_of(st)) || !(out = json_array())) {
+		json_decref(a);
+		return NULL;
+	}
+	for (i = json_array_size(a); i > 0; i--)
+		json_array_append(out, json_array_get(a, i - 1));
+	json_decref(a);
+	return out;
+}
+
+long long dispute_after(struct req *r)
+{
+	const char *s = http_query(r, "after");
+	long long v = 0;
+
+	if (!s || !*s || strspn(s, "0123456789") != strlen(s) || strlen(s) > 18)
+		return 0;
+	sscanf(s, "%lld", &v);
+	return v;
+}
+
+/* Adds the page (posts, after, next_after, truncated) and the pinned
+ * submitter posts to thread t; -1 on failure. */
+static int thread_add_posts(struct dbconn *c, const char *id, long long after, json_t *t)
+{
+	json_t *posts, *pinned, *lastp;
+	long long last;
+	int more = 0;
+
+	if (!(posts = thread_page(c, id, after, &more)))
+		return -1;
+	lastp = json_array_get(posts, json_array_size(posts) - 1);
+	last = lastp ? (long long)json_integer_value(json_object_get(lastp, "id")) : after;
+	if (!more)
+		last = 0x7fffffffffffffffLL;   /* nothing later to pin */
+	if (!(pinned = thread_pinned(c, id, after, last))) {
+		json_decref(posts);
+		return -1;
+	}
+	json_object_set_new(t, "after", after ? json_integer((json_int_t)after) : json_null());
+	json_object_set_new(t, "next_after", more ? json_integer((json_int_t)last) : json_null());
+	json_object_set_new(t, "truncated", json_boolean(more));
+	json_object_set_new(t, "posts", posts);
+	json_object_set_new(t, "pinned", json_boolean(json_array_size(pinned) > 0));
+	json_object_set_new(t, "submitter_posts", pinned);
+	return 0;
 }
 
 json_t *dispute_thread_json(struct req *r, const char *id)
 {
 	char token[DISPUTE_TOKEN_LEN];
 	struct dbconn *c = db_reader(r->app->db);
-	json_t *t, *posts;
+	json_t *t;
 
 	if (!c || !(t = thread_head(c, id)))
 		return NULL;
-	if (!(posts = thread_posts(c, id))) {
+	if (thread_add_posts(c, id, dispute_after(r), t) < 0) {
 		json_decref(t);
 		return NULL;
 	}
-	json_object_set_new(t, "truncated", json_boolean(
-		json_integer_value(json_object_get(t, "count")) > (json_int_t)json_array_size(posts)));
-	json_object_set_new(t, "posts", posts);
 	dispute_form_token(id, (long long)time(NULL), token);
 	json_object_set_new(t, "form_token", json_string(token));
 	return t;
@@ -411,6 +492,9 @@ struct post_job {
 	char *author, *body;
 	int by_submitter;
 	int form;                 /* answer with a redirect, not JSON */
+	int has_sig;              /* signed: sig_sha is the payload's SHA-256 */
+	unsigned char sig_sha[32];
+	long long replay_of;      /* out: the post this signed payload made before */
 	long long id;
 	char created_at[32];
 };
@@ -433,13 +517,32 @@ static int step_done(sqlite3_stmt *st)
 	return rc == SQLITE_DONE ? DB_OK : db_status_of(rc);
 }
 
-/* Writer: opens the thread if needed, adds the post, bumps the thread. */
+/* The post the same signed payload made before on this run, or 0. */
+static long long signed_seen(struct dbconn *w, const struct post_job *p)
+{
+	sqlite3_stmt *st = db_stmt(w, sql_signed_seen);
+	long long id = 0;
+
+	if (!st)
+		return 0;
+	db_bind_text(st, 1, p->run_id);
+	sqlite3_bind_blob(st, 2, p->sig_sha, sizeof p->sig_sha, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		id = sqlite3_column_int64(st, 0);
+	sqlite3_reset(st);
+	return id;
+}
+
+/* Writer: opens the thread if needed, adds the post, bumps the thread; a
+ * signed payload seen before adds nothing (replay_of is set). */
 static int post_run(struct dbconn *w, struct db_job *j)
 {
 	struct post_job *p = (struct post_job *)j;
 	sqlite3_stmt *st;
 	int rc;
 
+	if (p->has_sig && (p->replay_of = signed_seen(w, p)) > 0)
+		return DB_OK;
 	time_now_rfc3339(p->created_at);
 	if (!(st = db_stmt(w, sql_open_thread)))
 		return DB_ERR;
@@ -454,6 +557,8 @@ static int post_run(struct dbconn *w, struct db_job *j)
 	db_bind_text(st, 3, p->body);
 	sqlite3_bind_int(st, 4, p->by_submitter);
 	db_bind_text(st, 5, p->created_at);
+	if (p->has_sig)
+		sqlite3_bind_blob(st, 6, p->sig_sha, sizeof p->sig_sha, SQLITE_STATIC);
 	if ((rc = step_done(st)) != DB_OK)
 		return rc == DB_CONFLICT ? DB_NOTFOUND : rc;
 	p->id = (long long)sqlite3_last_insert_rowid(w->h);
@@ -518,6 +623,11 @@ static enum MHD_Result post_finish(struct req *r)
 	if (p->j.rc != DB_OK)
 		return p->form ? form_refuse(r, 503, db_status_message(p->j.rc))
 			: http_error(r, 503, "unavailable", db_status_message(p->j.rc), NULL);
+	if (p->replay_of) {
+		snprintf(loc, sizeof loc, "This signed post was received before (post %lld) and is not posted again; "
+			 "to post once more, sign a new payload with a fresh \"nonce\" or \"iat\".", p->replay_of);
+		return http_error(r, 409, "replayed_post", loc, NULL);
+	}
 	if (p->form) {
 		/* A new URL each time, so a browser's cached copy of the run
 		 * page (max-age 60) is not shown instead of the new post. */
@@ -601,6 +711,17 @@ static json_t *load_object(const char *s, size_t n, struct derr *e)
 	return o;
 }
 
+/* An unsigned post may not take a name that reads as the submitter's or
+ * a moderator's (see confusable.h); 0, or -1 with e filled. */
+static int author_unreserved(const struct post_job *p, struct derr *e)
+{
+	if (!p->author || !confusable_reserved(p->author))
+		return 0;
+	return refuse(e, 422, "reserved_author", "author",
+		      "That name reads as \"submitter\" or \"moderator\", which only posts signed with the "
+		      "run's key and moderators' rulings are shown as; choose another name, or leave it empty.");
+}
+
 /* An unsigned post: {"author"?, "body"}. */
 static int post_from_json(struct req *r, struct post_job *p, struct derr *e)
 {
@@ -611,7 +732,7 @@ static int post_from_json(struct req *r, struct post_job *p, struct derr *e)
 		return -1;
 	rc = post_fields(o, p, e);
 	json_decref(o);
-	return rc;
+	return rc < 0 ? rc : author_unreserved(p, e);
 }
 
 /* Maps a JWS failure to the contract's status and code. */
@@ -646,7 +767,29 @@ static int signed_by_run(struct req *r, const struct jws *j, const json_t *o,
 	return 0;
 }
 
-/* A signed post: a JWS of {"run_id", "body", "author"?} by the run's key. */
+/* Checks the optional "iat" (a whole number of seconds since 1970 within
+ * DISPUTE_IAT_WINDOW of now) and "nonce" (a string of 1 to 200 characters)
+ * of a signed post, which make its payload unique. */
+static int replay_fields(const json_t *o, long long now, struct derr *e)
+{
+	json_t *iat = json_object_get(o, "iat"), *nonce = json_object_get(o, "nonce");
+	char msg[200];
+
+	if (iat && (!json_is_integer(iat) ||
+		    llabs((long long)json_integer_value(iat) - now) > DISPUTE_IAT_WINDOW)) {
+		snprintf(msg, sizeof msg, "The \"iat\" member must be the signing time in whole seconds since 1970, "
+			 "within %d seconds of the server's clock; sign the post again now.", DISPUTE_IAT_WINDOW);
+		return refuse(e, 422, "schema_violation", "iat", msg);
+	}
+	if (nonce && (!json_is_string(nonce) || json_string_length(nonce) < 1 ||
+		      json_string_length(nonce) > 200))
+		return refuse(e, 422, "schema_violation", "nonce",
+			      "The \"nonce\" member must be a string of 1 to 200 characters, fresh for every post.");
+	return 0;
+}
+
+/* A signed post: a JWS of {"run_id", "body", "author"?, "iat"?, "nonce"?}
+ * by the run's key. */
 static int post_from_jws(struct req *r, struct post_job *p, const char *thumb,
 			 struct derr *e)
 {
@@ -660,9 +803,12 @@ static int post_from_jws(struct req *r, struct post_job *p, const char *thumb,
 		return jws_refuse(st, &je, e);
 	if (!(o = load_object((const char *)j.payload, j.payload_len, e)))
 		goto out;
-	if (signed_by_run(r, &j, o, thumb, e) < 0 || post_fields(o, p, e) < 0)
+	if (signed_by_run(r, &j, o, thumb, e) < 0 || replay_fields(o, (long long)time(NULL), e) < 0 ||
+	    post_fields(o, p, e) < 0)
 		goto out;
 	p->by_submitter = 1;
+	p->has_sig = 1;
+	crypto_hash_sha256(p->sig_sha, j.payload, j.payload_len);
 	rc = 0;
 out:
 	json_decref(o);
@@ -793,7 +939,7 @@ static int form_fields(struct req *r, struct post_job *p, struct buf *token,
 		refuse(e, 503, "unavailable", NULL, "The server is out of memory; try again shortly.");
 	else if (text_field(ha ? author.buf : NULL, author.len, "author", DISPUTE_AUTHOR_MAX, 0, 0, &p->author, e) == 0 &&
 		 text_field(hb ? body.buf : NULL, body.len, "body", DISPUTE_BODY_MAX, 1, 1, &p->body, e) == 0)
-		rc = 0;
+		rc = author_unreserved(p, e);
 	buf_release(&author);
 	buf_release(&body);
 	return rc;

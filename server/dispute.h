@@ -3,7 +3,13 @@
  * Posts: anyone may post (author optional, body 1..4000 characters of plain
  * text, kept with its line breaks); a post sent as a JWS signed by the run's
  * own key is shown as the submitter's, one signed by any other key is
- * refused.  Posting is rate-limited per client address, in memory only.
+ * refused.  A signed payload is posted once: sent again (whatever its
+ * signature bytes) it is refused as a replay, so a submitter saying the
+ * same words twice adds a fresh "nonce" or "iat" (within
+ * DISPUTE_IAT_WINDOW of the server's clock).  An unsigned post may not
+ * take an author name that reads as "submitter" or "moderator"
+ * (confusable.h).  Posting is rate-limited per client address, in memory
+ * only.
  *
  * The browser form on the run page posts to /r/<id>/disputes and is
  * answered with 303 back to the thread.  It is protected against posts from
@@ -34,12 +40,15 @@
 #define DISPUTE_BODY_MAX   4000   /* characters of a post's body */
 #define DISPUTE_AUTHOR_MAX 80     /* characters of an author name */
 #define DISPUTE_NOTE_MAX   4000   /* characters of a moderator's note */
-#define DISPUTE_THREAD_MAX 500    /* posts shown on a run page */
+#define DISPUTE_THREAD_MAX 500    /* posts on one page of a thread */
+#define DISPUTE_PINNED_MAX 20     /* submitter posts pinned beside a page */
+#define DISPUTE_IAT_WINDOW 600    /* seconds a signed post's "iat" may be off */
 
 /* POST /api/v1/runs/<id>/disputes: JSON {"author"?, "body"} or a JWS of
  * {"run_id", "body", "author"?}.  201 with the post; 400 invalid_json or
  * malformed_jws, 401 invalid_signature, 403 forbidden_key (signed by
- * another key), 404, 415, 422 schema_violation (with field), 429. */
+ * another key), 404, 409 replayed_post, 415, 422 schema_violation (with
+ * field) or reserved_author, 429. */
 enum MHD_Result dispute_api_post(struct req *r);
 /* POST /api/v1/runs/<id>/disputes/resolve with the moderator token and
  * {"resolution": "upheld"|"dismissed", "note"?}.  200 with the thread's
@@ -56,9 +65,21 @@ enum MHD_Result dispute_form_post(struct req *r);
  *  "upheld", "dismissed" (booleans for templates), "note", "note_html",
  *  "resolved_at", "count", "posts": [{"id", "run_id", "author",
  *  "body", "body_html", "by_submitter", "created_at"}], "truncated",
- *  "form_token"}; an empty open thread when nobody posted.  NULL when the
- * database failed. */
+ *  "after", "next_after", "submitter_posts": [posts], "form_token"};
+ * an empty open thread when nobody posted.  NULL when the database failed.
+ *
+ * The thread is paged by key: `posts` holds at most DISPUTE_THREAD_MAX
+ * posts with an id above the request's ?after= (dispute_after), and
+ * next_after is the value for the next page (null on the last).  Each page
+ * also carries, in submitter_posts, the submitter's latest signed posts
+ * that are not on it, so no number of other posts hides the submitter's
+ * reply; the moderator's ruling and note are in the head of every page. */
 json_t *dispute_thread_json(struct req *r, const char *id);
+
+/* The ?after= post id of a request for a later page of a thread; 0 for
+ * the first page (also when absent or not a number).  A run page with one
+ * is not served from or stored in the render cache. */
+long long dispute_after(struct req *r);
 
 /* The form token for run_id at unix time now (DISPUTE_TOKEN_LEN bytes
  * with the NUL), and whether token is one for run_id still accepted at

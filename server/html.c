@@ -25,7 +25,42 @@ static int put_entity(struct buf *b, unsigned char c, int attr)
 	return 0;
 }
 
-static void escape(struct buf *b, const char *s, size_t n, int attr)
+/* The length of the bidirectional formatting character at s (n bytes
+ * left): the embeddings and overrides U+202A..U+202E, the isolates
+ * U+2066..U+2069, the marks U+200E, U+200F and U+061C; 0 for anything
+ * else.  *pdi is set when it is U+2069 POP DIRECTIONAL ISOLATE, *opens
+ * when it starts an isolate. */
+static size_t bidi_at(const unsigned char *s, size_t n, int *pdi, int *opens)
+{
+	*pdi = *opens = 0;
+	if (n >= 2 && s[0] == 0xd8 && s[1] == 0x9c)
+		return 2;
+	if (n < 3 || s[0] != 0xe2)
+		return 0;
+	if (s[1] == 0x80 && ((s[2] >= 0xaa && s[2] <= 0xae) || s[2] == 0x8e || s[2] == 0x8f))
+		return 3;
+	if (s[1] == 0x81 && s[2] >= 0xa6 && s[2] <= 0xa9) {
+		*pdi = s[2] == 0xa9;
+		*opens = !*pdi;
+		return 3;
+	}
+	return 0;
+}
+
+/* 1 when s holds a bidirectional formatting character. */
+static int has_bidi(const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	int pdi, opens;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if ((p[i] == 0xe2 || p[i] == 0xd8) && bidi_at(p + i, n - i, &pdi, &opens))
+			return 1;
+	return 0;
+}
+
+static void escape_plain(struct buf *b, const char *s, size_t n, int attr)
 {
 	size_t i, start = 0;
 
@@ -43,6 +78,39 @@ static void escape(struct buf *b, const char *s, size_t n, int attr)
 		start = i + 1;
 	}
 	buf_add(b, s + start, n - start);
+}
+
+/* Escapes s; text with bidirectional formatting characters is isolated
+ * between U+2068 FIRST STRONG ISOLATE and U+2069 POP DIRECTIONAL ISOLATE,
+ * so an override it opens (U+202E) ends with it and cannot reorder the
+ * page around it.  A U+2069 of its own that would close that isolate early
+ * (one without an isolate of its own to close) is dropped. */
+static void escape(struct buf *b, const char *s, size_t n, int attr)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i, start = 0, k;
+	int pdi, opens, depth = 0;
+
+	if (!has_bidi(s, n)) {
+		escape_plain(b, s, n, attr);
+		return;
+	}
+	buf_puts(b, "\xe2\x81\xa8");
+	for (i = 0; i < n; i += k ? k : 1) {
+		k = bidi_at(p + i, n - i, &pdi, &opens);
+		if (opens)
+			depth++;
+		if (!pdi)
+			continue;
+		if (depth) {
+			depth--;
+			continue;
+		}
+		escape_plain(b, s + start, i - start, attr);
+		start = i + k;
+	}
+	escape_plain(b, s + start, n - start, attr);
+	buf_puts(b, "\xe2\x81\xa9");
 }
 
 void html_txt_n(struct buf *b, const char *s, size_t n)

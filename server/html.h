@@ -8,7 +8,11 @@
 
 /* Text content of an HTML or XML (SVG) element.  Escapes & < > " ' and
  * replaces C0 control characters other than tab, LF and CR (which XML 1.0
- * forbids) with U+FFFD, so the output is well-formed in both languages. */
+ * forbids) with U+FFFD, so the output is well-formed in both languages.
+ * Text holding a bidirectional formatting character (U+202E and its kin)
+ * is wrapped in U+2068 ... U+2069, a Unicode isolate, so it cannot reorder
+ * the text around it; an unmatched U+2069 of its own is dropped.  The
+ * attribute escaper does the same. */
 void html_txt(struct buf *b, const char *s);
 void html_txt_n(struct buf *b, const char *s, size_t n);
 

@@ -148,6 +148,8 @@ enum MHD_Result http_send(struct req *r, unsigned status, const char *ctype,
 		snprintf(num, sizeof num, "%u", o->retry_after);
 		MHD_add_response_header(resp, "Retry-After", num);
 	}
+	if (r->close)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
 	ret = MHD_queue_response(r->conn, status, resp);
 	MHD_destroy_response(resp);
 	return ret;

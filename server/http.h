@@ -32,6 +32,7 @@ struct req {
 	int suspended;
 	unsigned retry_after;         /* for a 429 or 503: seconds to wait */
 	char client[64];              /* client address, memory only, never logged */
+	int close;                    /* 1: answer with Connection: close */
 };
 
 /* Response options; zeroed means "no such header". */

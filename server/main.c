@@ -48,11 +48,16 @@ static const char usage[] =
 "\n"
 "limits (load tests and benchmarks raise them for their own traffic):\n"
 "  --max-connections N    LLMSPEED_MAX_CONNECTIONS open connections in total, default 1024;\n"
-"                                                  more wait in the listen queue\n"
-"  --max-per-ip N         LLMSPEED_MAX_PER_IP      open connections per client address,\n"
-"                                                  default 64; more are refused at once\n"
+"                                                  more wait in the listen queue; over\n"
+"                                                  three quarters open, idle keep-alive\n"
+"                                                  connections are shed and a request\n"
+"                                                  gets 5 s to arrive\n"
+"  --max-per-ip N         LLMSPEED_MAX_PER_IP      open connections per client address\n"
+"                                                  (IPv6: per /64), default 32; more are\n"
+"                                                  refused at once; a --trust-proxy peer\n"
+"                                                  is exempt\n"
 "  --timeout SECONDS      LLMSPEED_TIMEOUT         close a connection idle this long,\n"
-"                                                  default 15\n"
+"                                                  default 10\n"
 "  --request-timeout SECONDS LLMSPEED_REQUEST_TIMEOUT a request's line, headers and body\n"
 "                                                  must all arrive within this time of\n"
 "                                                  its start however slowly they trickle,\n"
@@ -166,8 +171,8 @@ static void defaults(struct config *c)
 	c->moderator_token = env_str("LLMSPEED_MODERATOR_TOKEN", NULL);
 	c->threads = env_uint("LLMSPEED_THREADS", cpu_count());
 	c->max_connections = env_uint("LLMSPEED_MAX_CONNECTIONS", 1024);
-	c->max_per_ip = env_uint("LLMSPEED_MAX_PER_IP", 64);
-	c->conn_timeout = env_uint("LLMSPEED_TIMEOUT", 15);
+	c->max_per_ip = env_uint("LLMSPEED_MAX_PER_IP", 32);
+	c->conn_timeout = env_uint("LLMSPEED_TIMEOUT", 10);
 	c->upload_rate = env_uint("LLMSPEED_UPLOAD_RATE", 30);
 	c->dispute_rate = env_uint("LLMSPEED_DISPUTE_RATE", 5);
 	c->request_timeout = env_uint("LLMSPEED_REQUEST_TIMEOUT", 30);
@@ -341,15 +346,26 @@ static struct MHD_Daemon *start_daemon(struct app *app, const struct sockaddr *s
 	const struct config *c = &app->cfg;
 	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
 			 MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ITC;
+	struct guard_config gc = {
+		.request_seconds = c->request_timeout,
+		.max_connections = c->max_connections,
+		.max_per_ip = c->max_per_ip,
+		/* A trusted proxy carries many clients on shared keep-alive
+		 * connections; it limits them itself (deploy/nginx.conf). */
+		.exempt_addr = c->trust_proxy ? c->trust_proxy_addr : NULL,
+		.exempt_all = c->trust_proxy && !c->trust_proxy_addr,
+	};
 
 	if (sa->sa_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
-	app->guard = guard_new(c->request_timeout);
-	return MHD_start_daemon(flags, 0, NULL, NULL, router_access, app,
+	if (!(app->guard = guard_new(&gc)))
+		return NULL;
+	/* The per-address limit is the guard's (guard_accept), not
+	 * MHD_OPTION_PER_IP_CONNECTION_LIMIT, which cannot exempt a proxy. */
+	return MHD_start_daemon(flags, 0, guard_accept, app->guard, router_access, app,
 		MHD_OPTION_SOCK_ADDR, sa,
 		MHD_OPTION_THREAD_POOL_SIZE, c->threads,
 		MHD_OPTION_CONNECTION_LIMIT, c->max_connections,
-		MHD_OPTION_PER_IP_CONNECTION_LIMIT, c->max_per_ip,
 		MHD_OPTION_CONNECTION_TIMEOUT, c->conn_timeout,
 		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)c->max_header_bytes,
 		MHD_OPTION_NOTIFY_CONNECTION, guard_notify, app->guard,

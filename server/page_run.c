@@ -179,7 +179,8 @@ enum MHD_Result page_run_json(struct req *r)
 	json_t *m;
 	char *s;
 
-	if (cache_serve(r->app->cache, r, r->arg, REP_RUN_JSON, &ret))
+	/* A later page of the dispute thread is not the cached run. */
+	if (!dispute_after(r) && cache_serve(r->app->cache, r, r->arg, REP_RUN_JSON, &ret))
 		return ret;
 	m = page_run_model(r, r->arg, &status);
 	if (!m)
@@ -189,8 +190,12 @@ enum MHD_Result page_run_json(struct req *r)
 	json_decref(m);
 	if (!s)
 		return MHD_NO;
-	ret = cache_send(r->app->cache, r, r->arg, REP_RUN_JSON, gen, 200, CT_JSON,
-			 s, strlen(s), CC_PAGE);
+	if (dispute_after(r))
+		ret = http_send(r, 200, CT_JSON, s, strlen(s),
+				&(struct http_opts){ .cache_control = CC_PAGE, .etag = 1 });
+	else
+		ret = cache_send(r->app->cache, r, r->arg, REP_RUN_JSON, gen, 200, CT_JSON,
+				 s, strlen(s), CC_PAGE);
 	free(s);
 	return ret;
 }
@@ -626,7 +631,7 @@ enum MHD_Result page_run(struct req *r)
 	unsigned status;
 	json_t *m;
 
-	if (cache_serve(r->app->cache, r, r->arg, REP_RUN_HTML, &ret))
+	if (!dispute_after(r) && cache_serve(r->app->cache, r, r->arg, REP_RUN_HTML, &ret))
 		return ret;
 	m = page_run_model(r, r->arg, &status);
 	if (!m)
@@ -636,7 +641,8 @@ enum MHD_Result page_run(struct req *r)
 		json_decref(m);
 		return page_error(r, 500, "The run page could not be put together; try again shortly.");
 	}
-	ret = page_render_cached(r, "run", m, REP_RUN_HTML, gen);
+	ret = dispute_after(r) ? page_render(r, "run", m, 200)
+		: page_render_cached(r, "run", m, REP_RUN_HTML, gen);
 	json_decref(m);
 	return ret;
 }

@@ -11,6 +11,7 @@
 #include "app.h"
 #include "badge.h"
 #include "dispute.h"
+#include "framing.h"
 #include "guard.h"
 #include "page.h"
 #include "upload.h"
@@ -259,12 +260,19 @@ enum MHD_Result router_access(void *cls, struct MHD_Connection *conn,
 			      size_t *upload_data_size, void **con_cls)
 {
 	struct req *r = *con_cls;
+	struct framing_error fe;
 
 	if (!r) {
 		/* Queueing on this first call would make libmicrohttpd close
 		 * the connection; answer on the next call instead. */
 		r = req_new(cls, conn, url, method);
 		*con_cls = r;
+		/* Except for framing two parsers could read differently: that
+		 * is refused at once, and closing is what it needs. */
+		if (r && framing_check(conn, version, &fe) < 0) {
+			r->close = 1;
+			return http_error(r, fe.status, fe.code, fe.message, NULL);
+		}
 		/* Except for a client waiting for "100 Continue" before it
 		 * sends a body declared over the route's limit: it gets the
 		 * 413 at once and the body is never sent.  Other clients are

@@ -9,13 +9,18 @@
 #include "outlier.h"
 #include "timefmt.h"
 
-static const char sql_by_sha[] = "SELECT id, outlier FROM runs WHERE jws_sha256 = ?";
+/* The same bytes, or the same payload signed by the same key (an ES256
+ * signature's (r, n - s) twin, or any re-signature): the oldest such run. */
+static const char sql_by_sha[] =
+	"SELECT id, outlier FROM runs WHERE jws_sha256 = ?1 "
+	"OR (key_thumbprint = ?2 AND payload_sha256 = ?3) ORDER BY rowid LIMIT 1";
 static const char sql_insert[] =
 	"INSERT INTO runs(id, suite_version, model_name, model_slug, model_digest, "
 	"model_quant, model_format, accelerator, hw_slug, fingerprint_hash, hw_class, "
 	"backend_name, backend_version, decode_tok_s, prefill_tok_s, ttft_ms, "
 	"created_at, received_at, key_thumbprint, alg, account_id, payload, jws, "
-	"jws_sha256, demo) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+	"jws_sha256, demo, payload_sha256) "
+	"VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
 static const char sql_flag_of[] = "SELECT outlier FROM runs WHERE id = ?";
 
 static const char id_alphabet[] = "abcdefghijklmnopqrstuvwxyz0123456789_-";
@@ -49,10 +54,11 @@ int run_id_valid(const char *s)
 void run_new_init(struct run_new *n)
 {
 	crypto_hash_sha256(n->sha, (const unsigned char *)n->jws, n->jws_len);
+	crypto_hash_sha256(n->payload_sha, n->payload, n->payload_len);
 	n->j.run = run_store_run;
 }
 
-/* Looks the upload up by its hash; 1 and fills id/outlier when stored. */
+/* Looks the upload up by its hashes; 1 and fills id/outlier when stored. */
 static int find_duplicate(struct dbconn *w, struct run_new *n)
 {
 	sqlite3_stmt *st = db_stmt(w, sql_by_sha);
@@ -61,6 +67,8 @@ static int find_duplicate(struct dbconn *w, struct run_new *n)
 	if (!st)
 		return 0;
 	sqlite3_bind_blob(st, 1, n->sha, sizeof n->sha, SQLITE_STATIC);
+	db_bind_text(st, 2, n->thumbprint);
+	sqlite3_bind_blob(st, 3, n->payload_sha, sizeof n->payload_sha, SQLITE_STATIC);
 	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0)) {
 		snprintf(n->id, sizeof n->id, "%s", (const char *)sqlite3_column_text(st, 0));
 		n->outlier = sqlite3_column_int(st, 1);
@@ -102,6 +110,7 @@ static void bind_run(sqlite3_stmt *st, const struct run_new *n,
 	sqlite3_bind_blob(st, 23, n->jws, (int)n->jws_len, SQLITE_STATIC);
 	sqlite3_bind_blob(st, 24, n->sha, sizeof n->sha, SQLITE_STATIC);
 	sqlite3_bind_int(st, 25, n->demo);
+	sqlite3_bind_blob(st, 26, n->payload_sha, sizeof n->payload_sha, SQLITE_STATIC);
 }
 
 /* Inserts the row under a fresh id, retrying on the (unlikely) id clash. */

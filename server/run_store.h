@@ -20,7 +20,9 @@ struct run_new {
 	size_t payload_len;
 	const char *jws;               /* the exact uploaded bytes */
 	size_t jws_len;
-	unsigned char sha[32];         /* SHA-256 of jws, the idempotency key */
+	unsigned char sha[32];         /* SHA-256 of jws */
+	unsigned char payload_sha[32]; /* SHA-256 of payload; with thumbprint,
+					* the idempotency key (ES256 s -> n-s) */
 	const char *thumbprint;        /* RFC 7638 thumbprint of the signing key */
 	const char *alg;               /* "EdDSA" or "ES256" */
 	long long account_id;          /* 0: not attributed */
@@ -28,7 +30,8 @@ struct run_new {
 	const char *fixed_id;          /* demo only: store under this id */
 	/* out */
 	char id[RUN_ID_LEN];
-	int duplicate;                 /* 1: the same bytes were stored before */
+	int duplicate;                 /* 1: the same bytes, or the same payload
+					* under the same key, were stored before */
 	int outlier;                   /* the run's flag after the cluster update */
 	json_t *affected;              /* ids whose pages changed (array, owned) */
 };
@@ -39,7 +42,8 @@ void run_id_new(char out[RUN_ID_LEN]);
 /* 1 when s has the shape of a run id. */
 int run_id_valid(const char *s);
 
-/* Prepares n for submission: computes sha over jws and sets n->j.run. */
+/* Prepares n for submission: computes sha over jws, payload_sha over
+ * payload, and sets n->j.run. */
 void run_new_init(struct run_new *n);
 
 /* The db_job run function (exported for tests). */

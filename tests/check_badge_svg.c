@@ -353,6 +353,24 @@ START_TEST(malformed_input_cleaned)
 }
 END_TEST
 
+START_TEST(invisible_format_characters_dropped)
+{
+	/* U+202E would reorder the hardware and the figure after the model;
+	 * U+200B, U+2066 and U+FEFF would hide in it. */
+	struct badge_in in = { BADGE_OUTLIER, 3, "Qwen\xe2\x80\xae" "7B\xe2\x80\x8b",
+			       "M3\xe2\x81\xa6 Ultra\xef\xbb\xbf" };
+	char *m = message(&in);
+
+	ck_assert(utf8_ok(m));
+	ck_assert_ptr_null(strstr(m, "\xe2\x80\xae"));
+	ck_assert_ptr_null(strstr(m, "\xe2\x80\x8b"));
+	ck_assert_ptr_null(strstr(m, "\xe2\x81\xa6"));
+	ck_assert_ptr_null(strstr(m, "\xef\xbb\xbf"));
+	ck_assert_ptr_nonnull(strstr(m, "M3 Ultra"));
+	free(m);
+}
+END_TEST
+
 /* ---- the SVG ------------------------------------------------------------- */
 
 /* Checks the geometry of svg for message m against the width table. */
@@ -627,6 +645,7 @@ static Suite *suite_badge_svg(void)
 	tcase_add_test(m, model_suffixes_dropped);
 	tcase_add_test(m, long_names_cut_at_characters);
 	tcase_add_test(m, malformed_input_cleaned);
+	tcase_add_test(m, invisible_format_characters_dropped);
 	tcase_add_test(g, svg_box_widths);
 	tcase_add_test(g, svg_width_grows_with_text);
 	tcase_add_test(g, svg_escapes_hostile_names);

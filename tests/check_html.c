@@ -25,6 +25,32 @@ START_TEST(text_escapes_markup)
 }
 END_TEST
 
+/* U+2068 FSI ... U+2069 PDI around text with bidi controls. */
+#define FSI "\xe2\x81\xa8"
+#define PDI "\xe2\x81\xa9"
+#define RLO "\xe2\x80\xae"
+#define RLI "\xe2\x81\xa7"
+#define ZWSP "\xe2\x80\x8b"
+
+START_TEST(bidi_text_is_isolated)
+{
+	/* An override ends with the text, not at the end of the heading. */
+	ESC_EQ(html_txt, "Qwen" RLO "evil", FSI "Qwen" RLO "evil" PDI);
+	ESC_EQ(html_attr, "a" RLO "\"b", FSI "a" RLO "&quot;b" PDI);
+	/* A PDI of its own would close our isolate early: dropped ... */
+	ESC_EQ(html_txt, "x" PDI RLO "y", FSI "x" RLO "y" PDI);
+	/* ... unless it closes an isolate the text opened itself. */
+	ESC_EQ(html_txt, RLI "ab" PDI "<", FSI RLI "ab" PDI "&lt;" PDI);
+	/* Marks count too (U+200F RLM, U+061C ALM). */
+	ESC_EQ(html_txt, "a\xe2\x80\x8f", FSI "a\xe2\x80\x8f" PDI);
+	ESC_EQ(html_txt, "a\xd8\x9c", FSI "a\xd8\x9c" PDI);
+	/* Text without them is unchanged: a zero-width space reorders
+	 * nothing, and other scripts are not touched. */
+	ESC_EQ(html_txt, "a" ZWSP "b", "a" ZWSP "b");
+	ESC_EQ(html_txt, "\xd7\xa9\xd7\x9c\xd7\x95\xd7\x9d 7B", "\xd7\xa9\xd7\x9c\xd7\x95\xd7\x9d 7B");
+}
+END_TEST
+
 START_TEST(attr_escapes_whitespace)
 {
 	ESC_EQ(html_attr, "a\"b' onmouseover=x", "a&quot;b&#39; onmouseover=x");
@@ -88,6 +114,7 @@ static Suite *suite_html(void)
 
 	tcase_add_test(tc, text_escapes_markup);
 	tcase_add_test(tc, attr_escapes_whitespace);
+	tcase_add_test(tc, bidi_text_is_isolated);
 	tcase_add_test(tc, url_arg_percent_encodes);
 	tcase_add_test(tc, lines_keep_breaks);
 	tcase_add_test(tc, buf_grows_and_detaches);

@@ -528,3 +528,94 @@ def test_hung_up_post_and_ruling_still_refresh_the_cached_run_page(server):
     wait_for_row(server, "SELECT count(*) FROM runs WHERE status = 'upheld'")
     assert server.get("/r/%s.json" % rid).json()["status"] == "upheld"
     assert "disputed: upheld" in server.get("/badge/%s.svg" % rid).text
+
+
+# ---- issue 11: long threads, replays, reserved names ----
+
+def stuff_thread(server, rid, n):
+    """Adds n anonymous posts straight into the database (as n posts
+    through the API would, without n HTTP round trips)."""
+    con = sqlite3.connect(server.db, timeout=10)
+    try:
+        with con:
+            con.execute("INSERT INTO dispute_threads(run_id, state, opened_at, last_post_at) "
+                        "VALUES (?, 'open', '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z') "
+                        "ON CONFLICT DO NOTHING", (rid,))
+            con.executemany("INSERT INTO dispute_posts(run_id, body, created_at) "
+                            "VALUES (?, ?, '2026-01-01T00:00:00Z')",
+                            [(rid, "filler %d" % i) for i in range(n)])
+            con.execute("UPDATE dispute_threads SET posts = posts + ? WHERE run_id = ?", (n, rid))
+    finally:
+        con.close()
+
+
+def test_submitter_reply_after_500_posts_stays_visible(server, tmp_path):
+    key = new_key()
+    rid, _ = upload(server, key)
+    stuff_thread(server, rid, 520)
+    r = post_signed(server, rid, {"run_id": rid, "body": "My late reply.", "nonce": "a1"}, key)
+    assert r.status_code == 201, r.text
+    reply = r.json()["id"]
+    assert resolve(server, rid, "dismissed", note="Ruled after 520 posts.").status_code == 200
+    t = thread(server, rid)
+    assert len(t["posts"]) == 500 and t["truncated"] is True
+    assert [p["id"] for p in t["submitter_posts"]] == [reply]
+    assert t["note"] == "Ruled after 520 posts."
+    page = server.get("/r/%s" % rid).text
+    assert "My late reply." in page and "Ruled after 520 posts." in page
+    assert 'href="?after=%d#dispute"' % t["next_after"] in page
+    ok, report = validate_html(page, tmp_path)
+    assert ok, report
+    # The next page, by key, holds the reply in its place and pins nothing.
+    nxt = t["next_after"]
+    later = server.get("/r/%s.json?after=%d" % (rid, nxt)).json()["dispute"]
+    assert later["after"] == nxt and later["next_after"] is None
+    assert later["posts"][0]["id"] == nxt + 1
+    assert later["posts"][-1]["id"] == reply and later["submitter_posts"] == []
+    html = server.get("/r/%s?after=%d" % (rid, nxt)).text
+    assert "filler 519" in html and "filler 0<" not in html
+    ok, report = validate_html(html, tmp_path)
+    assert ok, report
+    # The first page is still the cached one, not the later page.
+    assert thread(server, rid)["after"] is None
+
+
+def test_signed_post_sent_twice_is_refused_as_a_replay(server):
+    key = new_key("ES256")
+    rid, _ = upload(server, key)
+    token, _ = sign({"run_id": rid, "body": "Only once."}, key)
+    h = {"Content-Type": "application/jose"}
+    first = server.post("/api/v1/runs/%s/disputes" % rid, data=token, headers=h)
+    assert first.status_code == 201, first.text
+    again = server.post("/api/v1/runs/%s/disputes" % rid, data=token, headers=h)
+    error_of(again, 409, "replayed_post")
+    # The same payload signed again (ES256 signs at random) is a replay too.
+    resigned, _ = sign({"run_id": rid, "body": "Only once."}, key)
+    assert resigned != token
+    error_of(server.post("/api/v1/runs/%s/disputes" % rid, data=resigned, headers=h), 409, "replayed_post")
+    assert thread(server, rid)["count"] == 1
+    # A fresh nonce or iat makes a new post of the same words.
+    assert post_signed(server, rid, {"run_id": rid, "body": "Only once.", "nonce": "n2"}, key).status_code == 201
+    assert post_signed(server, rid, {"run_id": rid, "body": "Only once.", "iat": int(time.time())}, key).status_code == 201
+    error_of(post_signed(server, rid, {"run_id": rid, "body": "Old.", "iat": int(time.time()) - 3600}, key),
+             422, "schema_violation", "iat")
+    assert thread(server, rid)["count"] == 3
+
+
+@pytest.mark.parametrize("name", [
+    "the submitter", "Submitter", "The Sub-Mitter", "SUBMITTER (verified)",
+    "sub\u200bmitter", "\u0455ubm\u0456tter", "\uff53\uff55\uff42\uff4d\uff49\uff54\uff54\uff45\uff52",
+    "subm1tter", "subrnitter", "s\u00fcbmitter", "moderator", "M\u043eder\u0430tor",
+])
+def test_unsigned_author_cannot_pose_as_submitter_or_moderator(server, name):
+    rid, _ = upload(server)
+    error_of(post(server, rid, {"author": name, "body": "Trust me."}), 422, "reserved_author", "author")
+    r = form_post(server, rid, {"author": name, "body": "Trust me."})
+    assert r.status_code == 422, r.text
+    assert thread(server, rid)["count"] == 0
+
+
+def test_ordinary_author_names_are_kept(server):
+    rid, _ = upload(server)
+    for name in ["Alice", "submit team lead", "mod", "\u05e9\u05dc\u05d5\u05dd"]:
+        assert post(server, rid, {"author": name, "body": "Hi."}).status_code == 201, name

@@ -218,9 +218,14 @@ def test_client_over_max_per_ip_is_refused_while_others_are_served(make_server):
 
 def test_max_connections_in_total(make_server):
     """At --max-connections the server stops accepting: a new client, from
-    any address, waits in the listen queue and is served once a slot frees."""
+    any address, waits in the listen queue and is served once a slot frees.
+    (The held connections are mid-request, which pressure sheds only after
+    GUARD_PRESSURE_SECONDS, 5 s.)"""
     server = make_server(["--max-per-ip", "4", "--max-connections", "6"])
-    held = [keepalive_connection(server, "127.0.0.%d" % (10 + i)) for i in range(6)]
+    held = [raw_connect(server, "127.0.0.%d" % (10 + i)) for i in range(6)]
+    for s in held:
+        s.sendall(b"GET /healthz HTTP/1.1\r\n")
+    time.sleep(0.5)   # let the server accept them first
     late = raw_connect(server, "127.0.0.30")
     late.sendall(b"GET /healthz HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
     late.settimeout(2)
@@ -233,6 +238,25 @@ def test_max_connections_in_total(make_server):
     late.settimeout(30)
     assert read_status(late) == 200
     late.close()
+
+
+def test_idle_keepalive_connections_are_shed_under_pressure(make_server):
+    """With every slot held by keep-alive connections idle after a response,
+    a new client does not wait for the idle timeout (60 s here): over three
+    quarters of --max-connections, idle connections are shed first."""
+    server = make_server(["--max-per-ip", "4", "--max-connections", "6",
+                          "--timeout", "60", "--request-timeout", "0"])
+    held = [keepalive_connection(server, "127.0.0.%d" % (10 + i)) for i in range(6)]
+    late = raw_connect(server, "127.0.0.30")
+    late.sendall(b"GET /healthz HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+    late.settimeout(30)
+    try:
+        assert read_status(late) == 200
+        assert sum(closed_by_server(s) for s in held) > 0
+    finally:
+        late.close()
+        for s in held:
+            s.close()
 
 
 # ---- size limits ----

@@ -50,7 +50,7 @@ master_process off;
 worker_processes 1;
 error_log {tmp}/error.log;
 pid {tmp}/nginx.pid;
-events {{ worker_connections 64; }}
+events {{ worker_connections {conns}; }}
 """
 
 HTTP_COMMON = """
@@ -109,12 +109,12 @@ class Nginx:
     """nginx in the foreground with the configuration http_body (the inside
     of the http block) in its own folder under tmp."""
 
-    def __init__(self, tmp, http_body, ports):
+    def __init__(self, tmp, http_body, ports, conns=64):
         self.tmp = tmp
         os.makedirs(tmp, exist_ok=True)
         self.conf = os.path.join(tmp, "nginx.conf")
         with open(self.conf, "w") as f:
-            f.write(MAIN_CONF.format(tmp=tmp))
+            f.write(MAIN_CONF.format(tmp=tmp, conns=conns))
             f.write("http {\n" + HTTP_COMMON.format(tmp=tmp) + http_body + "}\n")
         self.ports = ports
         self.proc = None
@@ -196,8 +196,8 @@ def nginx_factory(tmp_path):
     """Starts nginx processes and stops every one of them at the end."""
     started = []
 
-    def make(tmp, http_body, ports):
-        n = Nginx(tmp, http_body, ports)
+    def make(tmp, http_body, ports, conns=64):
+        n = Nginx(tmp, http_body, ports, conns)
         started.append(n)
         n.start()
         return n
@@ -547,3 +547,47 @@ def test_deploy_conf_proxies(make_server, nginx_factory, tmp_path):
     big = requests.post(url + "/api/v1/runs", data=b"x" * (65 * 1024), timeout=10,
                         headers={"Content-Type": "application/jose"})
     assert big.status_code == 413
+
+
+# Counts the answers by status class across wrk's threads.
+WRK_COUNT = """
+local threads = {}
+function setup(thread) table.insert(threads, thread) end
+function init(args) ok = 0; c4 = 0; c5 = 0 end
+function response(status, headers, body)
+  if status >= 500 then c5 = c5 + 1 elseif status >= 400 then c4 = c4 + 1 else ok = ok + 1 end
+end
+function done(summary, latency, requests)
+  local a, b, c = 0, 0, 0
+  for _, t in ipairs(threads) do a = a + t:get("ok"); b = b + t:get("c4"); c = c + t:get("c5") end
+  io.write(string.format("COUNTS ok=%d c4=%d c5=%d errors=%d\\n", a, b, c,
+    summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.status))
+end
+"""
+
+
+def test_deploy_conf_under_300_connections_answers_no_5xx(make_server, nginx_factory, tmp_path):
+    """The daemon with the flags of deploy/llm-speedd.service and its
+    default per-address limit, behind deploy/nginx.conf: 300 concurrent
+    connections through the proxy get no 502 (nginx's own address is not
+    held to the daemon's per-address limit)."""
+    port = free_port()
+    server = make_server(["--trust-proxy=127.0.0.1", "--base-url", "http://127.0.0.1:%d" % port,
+                          "--max-per-ip", "32"])   # the default; conftest raises it
+    tmp = str(tmp_path / "deploy")
+    nginx_factory(tmp, deploy_http_body(tmp, server.port, port), [port], conns=2048)
+    token, _ = sign(make_payload())
+    up = requests.post("http://127.0.0.1:%d/api/v1/runs" % port, data=token.encode(), timeout=10,
+                       headers={"Content-Type": "application/jose"})
+    assert up.status_code == 201, up.text
+    script = os.path.join(tmp, "count.lua")
+    with open(script, "w") as f:
+        f.write(WRK_COUNT)
+    out = subprocess.run(["wrk", "-t2", "-c300", "-d4s", "-s", script,
+                          "http://127.0.0.1:%d/r/%s.json" % (port, up.json()["id"])],
+                         capture_output=True, text=True, timeout=120)
+    m = re.search(r"COUNTS ok=(\d+) c4=(\d+) c5=(\d+)", out.stdout)
+    assert m, out.stdout + out.stderr
+    ok, c4, c5 = map(int, m.groups())
+    assert c5 == 0, out.stdout
+    assert ok > 0, out.stdout
