@@ -16,6 +16,7 @@
 
 #include "buf.h"
 #include "log.h"
+#include "outlier.h"
 
 #define BATCH_MAX 512
 
@@ -621,6 +622,8 @@ int db_open(const char *path, const char *migrations_dir, struct db **out,
 		goto fail;
 	}
 	rc = migrate(db->writer, migrations_dir, err, errlen);
+	if (rc == DB_OK)
+		rc = outlier_backfill(db->writer, err, errlen);
 	if (rc != DB_OK)
 		goto fail;
 	if (pthread_create(&db->thread, NULL, writer_main, db) != 0) {

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cache.h"
 #include "outlier.h"
 #include "timefmt.h"
 
@@ -127,7 +128,7 @@ static int insert(struct dbconn *w, struct run_new *n, const char *hw_class)
 	return rc == SQLITE_DONE ? DB_OK : db_status_of(rc);
 }
 
-/* Reads back the new run's flag after its cluster was recomputed. */
+/* Reads back the new run's flag after its cluster was updated. */
 static int read_flag(struct dbconn *w, struct run_new *n)
 {
 	sqlite3_stmt *st = db_stmt(w, sql_flag_of);
@@ -165,7 +166,8 @@ int run_store_run(struct dbconn *w, struct db_job *j)
 		n->affected = json_array();
 	k = (struct cluster_key){ n->f.suite_version, n->f.model_digest, hw_class,
 				  n->f.backend_name };
-	rc = outlier_recompute(w, &k, n->affected);
+	n->cluster_tag = cache_cluster_tag(k.suite, k.digest, k.hw_class, k.backend);
+	rc = outlier_run_added(w, &k, n->id, n->f.decode_tok_s, n->thumbprint, n->affected);
 	if (rc != DB_OK)
 		return rc;
 	return read_flag(w, n);

@@ -30,7 +30,8 @@ struct run_new {
 	char id[RUN_ID_LEN];
 	int duplicate;                 /* 1: the same bytes were stored before */
 	int outlier;                   /* the run's flag after the cluster update */
-	json_t *affected;              /* ids whose pages changed (array, owned) */
+	json_t *affected;              /* ids whose outlier flag changed (array, owned) */
+	unsigned cluster_tag;          /* cache_cluster_tag() of the run's cluster */
 };
 
 /* Writes a new unguessable run id: "r_" and 11 of [a-z0-9_-]. */
