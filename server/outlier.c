@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cache.h"
 #include "log.h"
 #include "timefmt.h"
 
@@ -250,6 +251,9 @@ static const char sql_key_newness[] =
 	"WHERE (suite_version, model_digest, hw_class, backend_name) IN "
 	"(SELECT suite_version, model_digest, hw_class, backend_name FROM cluster_keys "
 	"WHERE key_thumbprint = ?1)";
+static const char sql_key_cluster[] =
+	"SELECT suite_version, model_digest, hw_class, backend_name FROM cluster_keys "
+	"WHERE key_thumbprint = ? LIMIT 1";
 static const char sql_ck_enter[] =
 	"INSERT INTO cluster_keys VALUES (?1, ?2, ?3, ?4, ?5, 1) ON CONFLICT DO UPDATE "
 	"SET runs = runs + 1 RETURNING runs";
@@ -433,10 +437,33 @@ static int key_newness(struct dbconn *w, const char *key, int delta)
 	return step_all(st, NULL, NULL);
 }
 
+/* The cache tag of the cluster key's runs count in (0: none). */
+static int key_cluster_tag(struct dbconn *w, const char *key, unsigned *tag)
+{
+	sqlite3_stmt *st = db_stmt(w, sql_key_cluster);
+	int rc;
+
+	if (!tag)
+		return DB_OK;
+	*tag = 0;
+	if (!st)
+		return DB_ERR;
+	db_bind_text(st, 1, key);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*tag = cache_cluster_tag((const char *)sqlite3_column_text(st, 0),
+					 (const char *)sqlite3_column_text(st, 1),
+					 (const char *)sqlite3_column_text(st, 2),
+					 (const char *)sqlite3_column_text(st, 3));
+	sqlite3_reset(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? DB_OK : db_status_of(rc);
+}
+
 /* key stored one more run (sign 1) or one fewer (−1).  A key is new while
  * it has stored exactly one run, so passing 1 <-> 2 changes the new count
- * of the cluster its single run counts in. */
-static int key_count(struct dbconn *w, const char *key, int sign)
+ * of the cluster its single run counts in; *tag (when set) gets that
+ * cluster's cache tag when it loses a new key. */
+static int key_count(struct dbconn *w, const char *key, int sign, unsigned *tag)
 {
 	sqlite3_stmt *st = db_stmt(w, sign > 0 ? sql_key_sign : sql_key_unsign);
 	char now[32];
@@ -451,6 +478,8 @@ static int key_count(struct dbconn *w, const char *key, int sign)
 		db_bind_text(st, 2, now);
 	}
 	if ((rc = step_all(st, NULL, &runs)) != DB_OK)
+		return rc;
+	if (sign > 0 && runs == 2 && (rc = key_cluster_tag(w, key, tag)) != DB_OK)
 		return rc;
 	if (sign > 0 && runs == 2)
 		return key_newness(w, key, -1);
@@ -521,9 +550,9 @@ static int cluster_move(struct dbconn *w, const struct cluster_key *k, const cha
 }
 
 int outlier_run_added(struct dbconn *w, const struct cluster_key *k, const char *id,
-		      double x, const char *thumbprint, json_t *ids)
+		      double x, const char *thumbprint, json_t *ids, unsigned *other_tag)
 {
-	int rc = key_count(w, thumbprint, 1);
+	int rc = key_count(w, thumbprint, 1, other_tag);
 
 	if (rc != DB_OK)
 		return rc;
@@ -596,7 +625,7 @@ int outlier_run_withdrawn(struct dbconn *w, const char *id, json_t *ids)
 	if (r.counted)
 		rc = cluster_move(w, &r.k, id, r.x, r.col[5], -1, 0, ids);
 	if (rc == DB_OK)
-		rc = key_count(w, r.col[5], -1);
+		rc = key_count(w, r.col[5], -1, NULL);
 	run_ref_free(&r);
 	return rc;
 }

@@ -18,7 +18,10 @@ struct cluster_key {
  * rate; a clamped run is still compared by its real value). */
 #define OUTLIER_FRAC_BITS 30
 
-/* The figures a page shows for a cluster. */
+/* The figures a page shows for a cluster: the columns n, mean, stddev,
+ * keys and new_keys of table clusters, one row per cluster with a counted
+ * run, for lists to join.  A signing key is "new" while it has stored
+ * exactly one run on this server (table signing_keys, column runs = 1). */
 struct cluster_figures {
 	long long n;              /* counted runs (status 'ok') */
 	double mean, stddev;      /* population, of chat-short decode tok/s */
@@ -29,10 +32,12 @@ struct cluster_figures {
  * transaction, and return 0 or a negative db_status.  When ids is an
  * array, they append the id of every run whose outlier flag changed. */
 
-/* A new run was stored (any status): counts its signing key and, when its
- * status is 'ok', enters it into its cluster k with value x. */
+/* A new run was stored with status 'ok': counts its signing key and
+ * enters it into its cluster k with value x.  When the key thereby stops
+ * being new, the cluster of its first run shows one new key fewer:
+ * *other_tag (when set) gets that cluster's cache_cluster_tag, else 0. */
 int outlier_run_added(struct dbconn *w, const struct cluster_key *k, const char *id,
-		      double x, const char *thumbprint, json_t *ids);
+		      double x, const char *thumbprint, json_t *ids, unsigned *other_tag);
 
 /* The run's status changed (a moderator upheld or dismissed a dispute):
  * it enters its cluster when its status is now 'ok' and leaves it
@@ -40,7 +45,9 @@ int outlier_run_added(struct dbconn *w, const struct cluster_key *k, const char 
 int outlier_run_status_changed(struct dbconn *w, const char *id, json_t *ids);
 
 /* The run is about to be deleted (a later withdrawal): takes it out of
- * its cluster and its signing key's count.  Call before the DELETE. */
+ * its cluster and its signing key's count.  Call before the DELETE, and
+ * drop the cache of the run's cluster (and of the key's other cluster,
+ * whose new-key count may have grown) after the commit. */
 int outlier_run_withdrawn(struct dbconn *w, const char *id, json_t *ids);
 
 /* Rebuilds cluster k's figures, key counts and every member's flag from

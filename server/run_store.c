@@ -167,7 +167,8 @@ int run_store_run(struct dbconn *w, struct db_job *j)
 	k = (struct cluster_key){ n->f.suite_version, n->f.model_digest, hw_class,
 				  n->f.backend_name };
 	n->cluster_tag = cache_cluster_tag(k.suite, k.digest, k.hw_class, k.backend);
-	rc = outlier_run_added(w, &k, n->id, n->f.decode_tok_s, n->thumbprint, n->affected);
+	rc = outlier_run_added(w, &k, n->id, n->f.decode_tok_s, n->thumbprint, n->affected,
+			       &n->other_tag);
 	if (rc != DB_OK)
 		return rc;
 	return read_flag(w, n);

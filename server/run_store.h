@@ -32,6 +32,7 @@ struct run_new {
 	int outlier;                   /* the run's flag after the cluster update */
 	json_t *affected;              /* ids whose outlier flag changed (array, owned) */
 	unsigned cluster_tag;          /* cache_cluster_tag() of the run's cluster */
+	unsigned other_tag;            /* and of the cluster whose new keys changed, or 0 */
 };
 
 /* Writes a new unguessable run id: "r_" and 11 of [a-z0-9_-]. */

@@ -53,6 +53,7 @@ static void upload_done(struct db_job *j)
 			cache_invalidate(c, json_string_value(json_array_get(u->n.affected, i)));
 		cache_invalidate(c, u->n.id);
 		cache_bump_cluster(c, u->n.cluster_tag);
+		cache_bump_cluster(c, u->n.other_tag);
 	}
 	MHD_resume_connection(u->r->conn);
 }

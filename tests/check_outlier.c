@@ -436,7 +436,7 @@ static int add_run(struct dbconn *w, void *arg)
 		return db_status_of(rc);
 	a->vm_steps = 0;
 	sqlite3_progress_handler(w->h, 1, count_step, &a->vm_steps);
-	rc = outlier_run_added(w, a->k, a->id, a->x, a->key, NULL);
+	rc = outlier_run_added(w, a->k, a->id, a->x, a->key, NULL, NULL);
 	sqlite3_progress_handler(w->h, 0, NULL, NULL);
 	return rc;
 }
