@@ -674,6 +674,8 @@ int outlier_recompute(struct dbconn *w, const struct cluster_key *k, json_t *ids
 
 /* ---- backfill ---- */
 
+static const char sql_has_sums[] =
+	"SELECT count(*) FROM pragma_table_info('clusters') WHERE name = 'sum_q'";
 static const char sql_pending_count[] = "SELECT count(*) FROM clusters WHERE sum_q IS NULL";
 static const char sql_pending[] =
 	"SELECT suite_version, model_digest, hw_class, backend_name FROM clusters "
@@ -720,12 +722,14 @@ static int backfill_batch(struct dbconn *w, long *done)
 int outlier_backfill(struct dbconn *w, char *err, size_t errlen)
 {
 	sqlite3_stmt *st = db_stmt(w, sql_pending_count);
-	long long total = 0;
+	long long total = 0, has = 0;
 	long done = 0, n;
 	time_t last = 0;
 	int rc;
 
-	if (!st || (rc = step_all(st, NULL, &total)) != DB_OK) {
+	if (!st || step_all(db_stmt(w, sql_has_sums), NULL, &has) != DB_OK || !has)
+		return DB_OK;           /* before migration 0006 (tests of older schemas) */
+	if ((rc = step_all(st, NULL, &total)) != DB_OK) {
 		snprintf(err, errlen, "cannot count the clusters to fill: %s", sqlite3_errmsg(w->h));
 		return DB_ERR;
 	}
@@ -738,11 +742,12 @@ int outlier_backfill(struct dbconn *w, char *err, size_t errlen)
 			return rc;
 		}
 		done += n;
-		if (time(NULL) != last || !n) {
+		if (n && time(NULL) != last) {
 			last = time(NULL);
 			fprintf(stderr, "llm-speedd: cluster figures %ld/%lld\n", done, total);
 		}
 	} while (n > 0);
+	fprintf(stderr, "llm-speedd: cluster figures done (%ld clusters)\n", done);
 	return DB_OK;
 }
 

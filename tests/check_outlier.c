@@ -657,6 +657,44 @@ START_TEST(test_upload_cost_does_not_grow_with_the_cluster)
 }
 END_TEST
 
+/* Runs the migrations up to 0005 on a fresh database, fills it the old
+ * way, then opens it with 0006: the backfill fills every cluster's figures
+ * and key counts from the runs. */
+static int insert_twelve(struct dbconn *w, void *arg)
+{
+	int i, rc = DB_OK;
+
+	for (i = 0; rc == DB_OK && twelve[i].id; i++)
+		rc = insert_run(w, &twelve[i]);
+	return rc;
+}
+
+START_TEST(test_migration_backfills_existing_clusters)
+{
+	char old[300], path[300], cmd[2000], err[512] = "";
+	double xs[12];
+	int i;
+
+	db_close(db);
+	db = NULL;
+	snprintf(old, sizeof old, "%s/old_migrations", tmpdir);
+	snprintf(path, sizeof path, "%s/test.db", tmpdir);
+	snprintf(cmd, sizeof cmd, "rm -f '%s'* && mkdir -p '%s' && cp %s/migrations/000[1-5]_*.sql '%s/'",
+		 path, old, repo_root(), old);
+	ck_assert_int_eq(system(cmd), 0);
+	ck_assert_msg(db_open(path, old, &db, err, sizeof err) == DB_OK, "%s", err);
+	ck_assert_int_eq(in_writer(insert_twelve, NULL), DB_OK);
+	db_close(db);
+	snprintf(cmd, sizeof cmd, "%s/migrations", repo_root());
+	ck_assert_msg(db_open(path, cmd, &db, err, sizeof err) == DB_OK, "%s", err);
+	for (i = 0; i < 12; i++)
+		xs[i] = twelve[i].x;
+	assert_stats(&K1, xs, 12);
+	ck_assert_int_eq(flag_of("r_aaaaaaaaa11"), 1);
+	ck_assert_int_eq(flag_of("r_aaaaaaaaa00"), 0);
+}
+END_TEST
+
 static Suite *suite_outlier(void)
 {
 	Suite *s = suite_create("outlier");
@@ -670,6 +708,7 @@ static Suite *suite_outlier(void)
 	tcase_add_test(t, test_later_runs_clear_an_earlier_flag);
 	tcase_add_test(t, test_upheld_runs_leave_the_statistics);
 	tcase_add_test(t, test_exactly_three_sigma_and_no_spread);
+	tcase_add_test(t, test_migration_backfills_existing_clusters);
 	tcase_add_test(t, test_upload_cost_does_not_grow_with_the_cluster);
 	tcase_add_loop_test(t, test_incremental_matches_two_pass_recomputation, 0, 4);
 	suite_add_tcase(s, t);
