@@ -14,8 +14,10 @@
 
 /*
  * Numerical soundness.  A cluster keeps n, S = Σq and Q = Σq² of its
- * counted runs, where q = round(x · 2^30) is the decode rate x in fixed
- * point (resolution 2^-30 ≈ 9.3e-10 tok/s), clamped to |q| <= 2^62.  S is
+ * counted runs, where q = round(x · 10^9) is the decode rate x in decimal
+ * fixed point (resolution 1e-9 tok/s, so a rate sent with up to nine
+ * decimals, as clients send them, is held exactly), clamped to
+ * |q| <= 2^62 (|x| <= 4.6e9 tok/s).  S is
  * a 128-bit and Q a 256-bit integer, so adding and removing runs is exact
  * and order-independent: after any sequence of inserts, upholds and
  * dismissals the sums equal those of a fresh pass over the runs, with no
@@ -27,8 +29,8 @@
  *
  * Compared with an exact two-pass computation over the unrounded values,
  * the mean and standard deviation differ by at most the quantization,
- * 2^-31 tok/s each, plus that final rounding; so a flag can differ only for
- * a run within 4 · 2^-31 + 1e-12 · (|mean| + 3σ) of a bound.
+ * 0.5e-9 tok/s each, plus that final rounding; so a flag can differ only
+ * for a run within 2e-9 + 1e-12 · (|mean| + 3σ) tok/s of a bound.
  *
  * The flag itself compares the run's real value with the bounds
  * lo = mean − 3σ and hi = mean + 3σ (doubles): flagged when x < lo or
@@ -148,15 +150,15 @@ static void be_get(const unsigned char *p, uint64_t *w, int limbs)
 /* x in fixed point, clamped (see the comment at the top). */
 static int64_t quantize(double x)
 {
-	double s = ldexp(x, OUTLIER_FRAC_BITS);
+	long double s = x * OUTLIER_SCALE;
 
 	if (isnan(s))
 		return 0;
-	if (s >= (double)MAXQ)
+	if (s >= (long double)MAXQ)
 		return MAXQ;
-	if (s <= -(double)MAXQ)
+	if (s <= -(long double)MAXQ)
 		return -MAXQ;
-	return llround(s);
+	return llroundl(s);
 }
 
 static u128 mag(__int128 v)
@@ -191,8 +193,8 @@ static void moments(const struct fig *f, double *mean, double *sd, double *lo, d
 		return;
 	d = u256_sub(u256_mul64(f->qq, (uint64_t)f->n), u256_sq(mag(f->s)), &borrow);
 	var = borrow ? 0 : u256_ld(d) / (nn * nn);     /* borrow: impossible, n·Q >= S² */
-	*mean = (double)ldexpl((long double)f->s / nn, -OUTLIER_FRAC_BITS);
-	*sd = (double)ldexpl(sqrtl(var), -OUTLIER_FRAC_BITS);
+	*mean = (double)((long double)f->s / nn / OUTLIER_SCALE);
+	*sd = (double)(sqrtl(var) / OUTLIER_SCALE);
 	if (*sd > 0) {
 		*lo = *mean - 3.0 * *sd;
 		*hi = *mean + 3.0 * *sd;

@@ -13,10 +13,10 @@ struct cluster_key {
 	const char *suite, *digest, *hw_class, *backend;
 };
 
-/* Decode rates enter the sums as q = round(x * 2^OUTLIER_FRAC_BITS), an
- * integer, clamped to |q| <= 2^62 (|x| <= 2^32 tok/s, far beyond any real
+/* Decode rates enter the sums as q = round(x * OUTLIER_SCALE), an
+ * integer, clamped to |q| <= 2^62 (|x| <= 4.6e9 tok/s, far beyond any real
  * rate; a clamped run is still compared by its real value). */
-#define OUTLIER_FRAC_BITS 30
+#define OUTLIER_SCALE 1e9L
 
 /* The figures a page shows for a cluster: the columns n, mean, stddev,
  * keys and new_keys of table clusters, one row per cluster with a counted

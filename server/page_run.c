@@ -2,6 +2,8 @@
 #include "page.h"
 
 #include <math.h>
+#include <sodium.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -62,6 +64,36 @@ static json_t *outlier_json(const json_t *row)
 	return o;
 }
 
+/* The signed payload of run id, decoded from its stored JWS (runs stored
+ * since migration 0006 keep the payload only there); NULL when it cannot
+ * be read. */
+static json_t *payload_from_jws(struct req *r, const char *id)
+{
+	struct dbconn *c = db_reader(r->app->db);
+	sqlite3_stmt *st = c ? db_stmt(c, sql_jws) : NULL;
+	const char *jws, *p, *q;
+	unsigned char *bin = NULL;
+	size_t n, len, got = 0;
+	json_t *v = NULL;
+
+	if (!st)
+		return NULL;
+	db_bind_text(st, 1, id);
+	if (sqlite3_step(st) == SQLITE_ROW && (jws = sqlite3_column_blob(st, 0))) {
+		n = (size_t)sqlite3_column_bytes(st, 0);
+		p = memchr(jws, '.', n);
+		q = p ? memchr(p + 1, '.', n - (size_t)(p + 1 - jws)) : NULL;
+		len = q ? (size_t)(q - p - 1) : 0;
+		if (q && (bin = malloc(len + 1)) &&
+		    sodium_base642bin(bin, len + 1, p + 1, len, NULL, &got, NULL,
+				      sodium_base64_VARIANT_URLSAFE_NO_PADDING) == 0)
+			v = json_loadb((const char *)bin, got, JSON_DECODE_ANY, NULL);
+	}
+	sqlite3_reset(st);
+	free(bin);
+	return v;
+}
+
 /* Turns the database row into the view model; NULL when the dispute
  * thread could not be read (a page without it must not be cached). */
 static json_t *model_of(struct req *r, json_t *row)
@@ -70,7 +102,10 @@ static json_t *model_of(struct req *r, json_t *row)
 	const char *id = s_of(row, "id");
 	json_t *payload, *m, *hw, *thread;
 
-	payload = json_loads(s_of(row, "payload"), JSON_DECODE_ANY, NULL);
+	if (s_of(row, "payload") && *s_of(row, "payload"))
+		payload = json_loads(s_of(row, "payload"), JSON_DECODE_ANY, NULL);
+	else
+		payload = payload_from_jws(r, id);
 	if (!payload)
 		payload = json_object();
 	hw = json_deep_copy(json_object_get(payload, "hardware"));

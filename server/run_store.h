@@ -16,7 +16,9 @@ struct run_new {
 	struct db_job j;
 	/* in: borrowed, must outlive the job */
 	struct run_fields f;
-	const unsigned char *payload;  /* the signed payload JSON bytes */
+	const unsigned char *payload;  /* the signed payload JSON bytes (not stored
+					* again: runs.payload is '' and readers
+					* decode it from the JWS) */
 	size_t payload_len;
 	const char *jws;               /* the exact uploaded bytes */
 	size_t jws_len;
