@@ -349,6 +349,23 @@ static int status_run(struct dbconn *w, void *arg)
 	return outlier_run_status_changed(w, c->id, NULL);
 }
 
+/* A later withdrawal: outlier_run_withdrawn, then the DELETE. */
+static int withdraw_run(struct dbconn *w, void *arg)
+{
+	const char *id = arg;
+	sqlite3_stmt *st;
+	int rc = outlier_run_withdrawn(w, id, NULL);
+
+	if (rc != DB_OK)
+		return rc;
+	if (!(st = db_stmt(w, "DELETE FROM runs WHERE id = ?")))
+		return DB_ERR;
+	db_bind_text(st, 1, id);
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? DB_OK : db_status_of(rc);
+}
+
 static void set_status(const char *id, const char *status)
 {
 	struct status_change c = { id, status };
@@ -537,7 +554,10 @@ static double draw(int kind)
 	double far = rnd() < 0.05 ? (rnd() < 0.5 ? -1 : 1) * (5 + 20 * rnd()) : 0;
 
 	switch (kind) {
-	case 0: return 100 + 5 * (rnd() - 0.5) + 5 * far;
+	case 0:   /* some near the 3-sigma bounds (sd is about 1.5 here) */
+		if (rnd() < 0.15)
+			return 100 + (rnd() < 0.5 ? -1 : 1) * (3.5 + 2 * rnd());
+		return 100 + 5 * (rnd() - 0.5) + 5 * far;
 	case 1: return 4.5e9 + 0.01 * (rnd() - 0.5) + 0.01 * far;   /* mean 1e12 sd */
 	case 2: return 1e-4 + 1e-5 * rnd() + 1e-5 * fabs(far);
 	default: return rnd() < 0.85 ? 50.0 : rnd() < 0.7 ? 50.25 : 50 + 3 * (rnd() - 0.5) + far;
@@ -548,7 +568,7 @@ static const char *kinds[] = { "normal", "huge", "tiny", "equal" };
 
 START_TEST(test_incremental_matches_two_pass_recomputation)
 {
-	enum { OPS = 260 };
+	enum { OPS = 300 };
 	struct cluster_key k = { S1, D1, FP, kinds[_i] };
 	struct mrun *m = calloc(OPS, sizeof *m);
 	int n = 0, op, i, near = 0;
@@ -559,8 +579,14 @@ START_TEST(test_incremental_matches_two_pass_recomputation)
 
 		if (u < 0.7 || n < 3) {
 			struct add a = { .k = &k, .x = draw(_i) };
+			long cn;
+			double cm, csd;
 
-			snprintf(a.id, sizeof a.id, "r_%d%010d", _i, n);
+			/* Now and then a run placed near a 3-sigma bound as they stand. */
+			if (rnd() < 0.15 && stats_of(&k, &cn, &cm, &csd) && csd > 0)
+				a.x = cm + (rnd() < 0.5 ? -1 : 1) * (3 + 0.2 * (rnd() - 0.5)) * csd;
+
+			snprintf(a.id, sizeof a.id, "r_%d%010d", _i, op);
 			/* A few steady keys, and fresh ones (a swarm). */
 			if (rnd() < 0.5)
 				snprintf(a.key, sizeof a.key, "steady%d", (int)(rnd() * 5));
@@ -572,8 +598,12 @@ START_TEST(test_incremental_matches_two_pass_recomputation)
 			m[n].x = a.x;
 			m[n].ok = 1;
 			n++;
+		} else if (u < 0.75) {       /* a withdrawal */
+			i = (int)(rnd() * n);
+			ck_assert_int_eq(in_writer(withdraw_run, m[i].id), DB_OK);
+			m[i] = m[--n];
 		} else {
-			int want_ok = u >= 0.85;   /* dismiss an upheld run, else uphold */
+			int want_ok = u >= 0.87;   /* dismiss an upheld run, else uphold */
 
 			i = (int)(rnd() * n);
 			if (m[i].ok == want_ok)
