@@ -45,11 +45,7 @@ CREATE TABLE cluster_keys (
 -- A key's clusters: when a key stores its second run, the cluster of its
 -- first loses a new key.
 CREATE INDEX cluster_keys_key ON cluster_keys(key_thumbprint);
-
-INSERT INTO cluster_keys
-SELECT suite_version, model_digest, hw_class, backend_name, key_thumbprint, count(*)
-FROM runs WHERE status = 'ok'
-GROUP BY suite_version, model_digest, hw_class, backend_name, key_thumbprint;
+-- Filled per cluster by the backfill, with the figures.
 
 -- A cluster's counted runs by flag and value: the runs whose flag changes
 -- when the bounds move are two range seeks ("unflagged and below the lower
