@@ -34,7 +34,11 @@ struct dbconn;
 #define BROWSE_RUN_COLS \
 	"id, model_name, model_slug, model_digest, model_quant, model_format, " \
 	"accelerator, hw_slug, backend_name, backend_version, decode_tok_s, " \
-	"prefill_tok_s, ttft_ms, created_at, demo, outlier, sigma"
+	"prefill_tok_s, ttft_ms, created_at, demo, outlier, " \
+	"(SELECT (runs.decode_tok_s - c.mean) / nullif(c.stddev, 0) FROM clusters c " \
+	"WHERE c.suite_version = runs.suite_version AND c.model_digest = runs.model_digest " \
+	"AND c.hw_class = runs.hw_class AND c.backend_name = runs.backend_name " \
+	"AND runs.status = 'ok') AS sigma"
 
 /* One browse request: its connection, suite and checked query arguments. */
 struct browse {

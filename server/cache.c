@@ -8,6 +8,7 @@
 #include <string.h>
 
 #define NBUCKETS 16384
+#define NTAGS 65536     /* cluster generations; clusters sharing a slot share one */
 
 struct rep {
 	struct MHD_Response *resp;
@@ -15,6 +16,8 @@ struct rep {
 	unsigned status;
 	char etag[40];
 	char cc[80];
+	unsigned tag;           /* cache_cluster_tag of what it shows, 0: none */
+	unsigned tag_gen;       /* that tag's generation when it was built */
 };
 
 struct entry {
@@ -30,6 +33,7 @@ struct cache {
 	size_t bytes, max_bytes;
 	unsigned evict_cursor;
 	atomic_uint_fast64_t gen;
+	atomic_uint tag_gen[NTAGS];
 };
 
 /* FNV-1a of the id, reduced to a bucket. */
@@ -136,7 +140,8 @@ int cache_serve(struct cache *c, struct req *r, const char *id,
 
 	pthread_rwlock_rdlock(&c->lock);
 	e = find(c, id, bucket_of(id));
-	if (e && (p = &e->reps[rep])->resp) {
+	if (e && (p = &e->reps[rep])->resp &&
+	    (!p->tag || atomic_load(&c->tag_gen[p->tag - 1]) == p->tag_gen)) {
 		hit = 1;
 		if (p->status == 200 && http_etag_matches(r, p->etag))
 			*ret = http_not_modified(r, p->etag, p->cc);
@@ -158,9 +163,43 @@ static void evict(struct cache *c, const char *id, unsigned b, size_t bytes)
 	}
 }
 
+unsigned cache_cluster_tag(const char *suite, const char *digest, const char *hw_class,
+			   const char *backend)
+{
+	const char *part[4] = { suite, digest, hw_class, backend };
+	uint32_t h = 2166136261u;
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		const char *p = part[i] ? part[i] : "";
+
+		for (; *p; p++)
+			h = (h ^ (unsigned char)*p) * 16777619u;
+		h = (h ^ 0xff) * 16777619u;   /* the separator: no UTF-8 byte */
+	}
+	return h % NTAGS + 1;
+}
+
+void cache_bump_cluster(struct cache *c, unsigned tag)
+{
+	if (!tag || tag > NTAGS)
+		return;
+	pthread_rwlock_wrlock(&c->lock);
+	atomic_fetch_add(&c->gen, 1);
+	atomic_fetch_add(&c->tag_gen[tag - 1], 1);
+	pthread_rwlock_unlock(&c->lock);
+}
+
 void cache_put(struct cache *c, const char *id, enum cache_rep rep,
 	       uint64_t gen, unsigned status, struct MHD_Response *resp,
 	       const char *etag, const char *cache_control, size_t bytes)
+{
+	cache_put_tagged(c, id, rep, gen, 0, status, resp, etag, cache_control, bytes);
+}
+
+void cache_put_tagged(struct cache *c, const char *id, enum cache_rep rep,
+		      uint64_t gen, unsigned tag, unsigned status, struct MHD_Response *resp,
+		      const char *etag, const char *cache_control, size_t bytes)
 {
 	unsigned b = bucket_of(id);
 	struct entry *e;
@@ -193,6 +232,8 @@ void cache_put(struct cache *c, const char *id, enum cache_rep rep,
 		c->count++;
 	}
 	p = &e->reps[rep];
+	p->tag = tag <= NTAGS ? tag : 0;
+	p->tag_gen = p->tag ? atomic_load(&c->tag_gen[p->tag - 1]) : 0;
 	p->resp = resp;
 	p->bytes = bytes;
 	c->bytes += bytes;
@@ -239,6 +280,14 @@ enum MHD_Result cache_send(struct cache *c, struct req *r, const char *id,
 			   const char *ctype, const void *body, size_t len,
 			   const char *cache_control)
 {
+	return cache_send_tagged(c, r, id, rep, gen, 0, status, ctype, body, len, cache_control);
+}
+
+enum MHD_Result cache_send_tagged(struct cache *c, struct req *r, const char *id,
+				  enum cache_rep rep, uint64_t gen, unsigned tag, unsigned status,
+				  const char *ctype, const void *body, size_t len,
+				  const char *cache_control)
+{
 	struct MHD_Response *resp;
 	enum MHD_Result ret;
 	char etag[40];
@@ -250,6 +299,6 @@ enum MHD_Result cache_send(struct cache *c, struct req *r, const char *id,
 	if (!resp)
 		return MHD_NO;
 	ret = MHD_queue_response(r->conn, status, resp);
-	cache_put(c, id, rep, gen, status, resp, etag, cache_control, len);
+	cache_put_tagged(c, id, rep, gen, tag, status, resp, etag, cache_control, len);
 	return ret;
 }

@@ -52,6 +52,26 @@ void cache_put(struct cache *c, const char *id, enum cache_rep rep,
 	       uint64_t gen, unsigned status, struct MHD_Response *resp,
 	       const char *etag, const char *cache_control, size_t bytes);
 
+/* Cluster generations: a response that shows a cluster's figures (a run
+ * page shows its cluster's size, mean and spread) is kept with the tag of
+ * that cluster, and stops being served once the cluster changes, without
+ * visiting every member.  The tag of a cluster, in 1..65536 (clusters that
+ * share a tag are bumped together, which only costs extra misses): */
+unsigned cache_cluster_tag(const char *suite, const char *digest, const char *hw_class,
+			   const char *backend);
+/* After a commit that changed the cluster's figures: every response kept
+ * with this tag is stale, and puts begun before now are dropped. */
+void cache_bump_cluster(struct cache *c, unsigned tag);
+/* cache_put and cache_send for a response showing the figures of the
+ * cluster with this tag (0: none). */
+void cache_put_tagged(struct cache *c, const char *id, enum cache_rep rep,
+		      uint64_t gen, unsigned tag, unsigned status, struct MHD_Response *resp,
+		      const char *etag, const char *cache_control, size_t bytes);
+enum MHD_Result cache_send_tagged(struct cache *c, struct req *r, const char *id,
+				  enum cache_rep rep, uint64_t gen, unsigned tag, unsigned status,
+				  const char *ctype, const void *body, size_t len,
+				  const char *cache_control);
+
 /* Drops every rep of id and moves the generation on. */
 void cache_invalidate(struct cache *c, const char *id);
 /* Drops everything (a moderator ruling, a cluster-wide change). */

@@ -18,6 +18,7 @@
 
 #include "buf.h"
 #include "log.h"
+#include "outlier.h"
 
 #define BATCH_MAX 512
 
@@ -35,7 +36,17 @@ struct db {
 	unsigned long commits, jobs;
 	unsigned long submitted, finished;   /* jobs handed in / done() called */
 	unsigned busy_ms;              /* sqlite3_busy_timeout of every connection */
+	/* The checkpointer: copies the WAL into the database on its own
+	 * thread and connection, so the writer's commits never wait for it. */
+	struct dbconn *ckpt;
+	pthread_t ckpt_thread;
+	int ckpt_started, ckpt_wanted;
+	pthread_cond_t ckpt_wake;      /* with lock */
 };
+
+/* WAL pages after which the writer asks the checkpointer to run (SQLite's
+ * own automatic checkpoint runs at 1000, inside the committing write). */
+#define CKPT_PAGES 1000
 
 static atomic_ulong next_db_id = 1;
 static _Thread_local struct dbconn *tl_reader;
@@ -609,6 +620,58 @@ struct dbconn *db_reader(struct db *db)
 	return c;
 }
 
+/* Writer's WAL hook, after every commit: wakes the checkpointer once the
+ * log has grown past CKPT_PAGES. */
+static int wal_grew(void *arg, sqlite3 *h, const char *name, int pages)
+{
+	struct db *db = arg;
+
+	if (pages >= CKPT_PAGES) {
+		pthread_mutex_lock(&db->lock);
+		db->ckpt_wanted = 1;
+		pthread_cond_signal(&db->ckpt_wake);
+		pthread_mutex_unlock(&db->lock);
+	}
+	return SQLITE_OK;
+}
+
+/* The checkpointer thread: a passive checkpoint whenever the writer asks
+ * (it neither blocks nor waits for the writer or readers; a frame a
+ * reader still needs is copied next time). */
+static void *ckpt_main(void *arg)
+{
+	struct db *db = arg;
+	int stop;
+
+	for (;;) {
+		pthread_mutex_lock(&db->lock);
+		while (!db->ckpt_wanted && !db->stopping)
+			pthread_cond_wait(&db->ckpt_wake, &db->lock);
+		stop = db->stopping;
+		db->ckpt_wanted = 0;
+		pthread_mutex_unlock(&db->lock);
+		if (stop)
+			break;
+		sqlite3_wal_checkpoint_v2(db->ckpt->h, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+	}
+	return NULL;
+}
+
+/* Moves checkpoints off the writer: its own automatic checkpoint is
+ * replaced by the hook that wakes the checkpointer thread. */
+static int ckpt_start(struct db *db)
+{
+	db->ckpt = conn_open(db->path, 0, db->busy_ms);
+	if (!db->ckpt || exec(db->ckpt, "PRAGMA synchronous=FULL") != SQLITE_OK)
+		return -1;
+	pthread_cond_init(&db->ckpt_wake, NULL);
+	if (pthread_create(&db->ckpt_thread, NULL, ckpt_main, db) != 0)
+		return -1;
+	db->ckpt_started = 1;
+	sqlite3_wal_hook(db->writer->h, wal_grew, db);
+	return 0;
+}
+
 int db_open(const char *path, const char *migrations_dir, struct db **out,
 	    char *err, size_t errlen)
 {
@@ -642,8 +705,15 @@ int db_open(const char *path, const char *migrations_dir, struct db **out,
 		goto fail;
 	}
 	rc = migrate(db->writer, migrations_dir, err, errlen);
+	if (rc == DB_OK)
+		rc = outlier_backfill(db->writer, err, errlen);
 	if (rc != DB_OK)
 		goto fail;
+	if (ckpt_start(db) < 0) {
+		snprintf(err, errlen, "cannot start the checkpoint thread");
+		rc = DB_ERR;
+		goto fail;
+	}
 	if (pthread_create(&db->thread, NULL, writer_main, db) != 0) {
 		snprintf(err, errlen, "cannot start the writer thread");
 		rc = DB_ERR;
@@ -670,6 +740,16 @@ void db_close(struct db *db)
 		pthread_mutex_unlock(&db->lock);
 		pthread_join(db->thread, NULL);
 	}
+	if (db->ckpt_started) {
+		pthread_mutex_lock(&db->lock);
+		db->stopping = 1;
+		pthread_cond_signal(&db->ckpt_wake);
+		pthread_mutex_unlock(&db->lock);
+		pthread_join(db->ckpt_thread, NULL);
+		pthread_cond_destroy(&db->ckpt_wake);
+	}
+	if (db->ckpt)
+		conn_close(db->ckpt);
 	for (c = db->readers; c; c = next) {
 		next = c->next;
 		conn_close(c);

@@ -1016,7 +1016,6 @@ static int rule_status(struct dbconn *w, struct rule_job *rj, sqlite3_stmt *run)
 {
 	const char *want = strcmp(rj->state, "upheld") ? "ok" : "upheld";
 	const char *now = (const char *)sqlite3_column_text(run, 4);
-	struct cluster_key k;
 	sqlite3_stmt *st;
 	int rc;
 
@@ -1030,11 +1029,7 @@ static int rule_status(struct dbconn *w, struct rule_job *rj, sqlite3_stmt *run)
 	db_bind_text(st, 2, rj->run_id);
 	if ((rc = step_done(st)) != DB_OK)
 		return rc;
-	k = (struct cluster_key){ (const char *)sqlite3_column_text(run, 0),
-				  (const char *)sqlite3_column_text(run, 1),
-				  (const char *)sqlite3_column_text(run, 2),
-				  (const char *)sqlite3_column_text(run, 3) };
-	return outlier_recompute(w, &k, NULL);
+	return outlier_run_status_changed(w, rj->run_id, NULL);
 }
 
 /* Writer: records the ruling on the thread and applies it to the run. */

@@ -63,5 +63,9 @@ enum MHD_Result page_render(struct req *r, const char *name, json_t *model,
  * rep) unless the data moved since gen. */
 enum MHD_Result page_render_cached(struct req *r, const char *name, json_t *model,
 				   enum cache_rep rep, uint64_t gen);
+/* As page_render_cached, for a page showing the figures of the cluster
+ * with cache tag tag (cache_cluster_tag). */
+enum MHD_Result page_render_cached_tag(struct req *r, const char *name, json_t *model,
+				       enum cache_rep rep, uint64_t gen, unsigned tag);
 
 #endif

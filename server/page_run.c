@@ -2,6 +2,8 @@
 #include "page.h"
 
 #include <math.h>
+#include <sodium.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -22,7 +24,7 @@ static const char sql_run[] =
 	"r.hw_class, r.backend_name, r.backend_version, r.decode_tok_s, r.created_at, "
 	"r.received_at, r.key_thumbprint, r.alg, a.name AS account, r.demo, r.outlier, "
 	"r.status, r.payload, c.n AS cluster_n, c.mean AS cluster_mean, "
-	"c.stddev AS cluster_stddev "
+	"c.stddev AS cluster_stddev, c.keys AS cluster_keys, c.new_keys AS cluster_new_keys "
 	"FROM runs r LEFT JOIN accounts a ON a.id = r.account_id "
 	"LEFT JOIN clusters c ON c.suite_version = r.suite_version "
 	"AND c.model_digest = r.model_digest AND c.hw_class = r.hw_class "
@@ -35,8 +37,11 @@ static const char *s_of(const json_t *o, const char *k)
 	return json_string_value(json_object_get(o, k));
 }
 
-/* The outlier block: the flag, the cluster's figures and this run's
- * distance from the mean in standard deviations. */
+/* The outlier block: the flag, the cluster's figures (with the signing
+ * keys behind its runs, and how many of them are new: see outlier.h) and
+ * this run's distance from the mean in standard deviations, computed here
+ * from the cluster's figures as the lists do (null when they have no
+ * spread). */
 static json_t *outlier_json(const json_t *row)
 {
 	double x = json_number_value(json_object_get(row, "decode_tok_s"));
@@ -47,9 +52,11 @@ static json_t *outlier_json(const json_t *row)
 
 	o = json_pack("{s:b}", "flagged", json_integer_value(json_object_get(row, "outlier")) != 0);
 	if (json_is_integer(n)) {
-		json_object_set_new(o, "cluster", json_pack("{s:O, s:f, s:f}",
-			"n", n, "mean", mean, "stddev", sd));
-		json_object_set_new(o, "sigma", sd > 0 ? json_real((x - mean) / sd) : json_real(0));
+		json_object_set_new(o, "cluster", json_pack("{s:O, s:f, s:f, s:O, s:O}",
+			"n", n, "mean", mean, "stddev", sd,
+			"keys", json_object_get(row, "cluster_keys"),
+			"new_keys", json_object_get(row, "cluster_new_keys")));
+		json_object_set_new(o, "sigma", sd > 0 ? json_real((x - mean) / sd) : json_null());
 	} else {
 		json_object_set_new(o, "cluster", json_null());
 		json_object_set_new(o, "sigma", json_null());
@@ -78,6 +85,36 @@ static json_t *ceiling_json(struct req *r, const json_t *m, const json_t *payloa
 	return v ? v : json_null();
 }
 
+/* The signed payload of run id, decoded from its stored JWS (runs stored
+ * since migration 0006 keep the payload only there); NULL when it cannot
+ * be read. */
+static json_t *payload_from_jws(struct req *r, const char *id)
+{
+	struct dbconn *c = db_reader(r->app->db);
+	sqlite3_stmt *st = c ? db_stmt(c, sql_jws) : NULL;
+	const char *jws, *p, *q;
+	unsigned char *bin = NULL;
+	size_t n, len, got = 0;
+	json_t *v = NULL;
+
+	if (!st)
+		return NULL;
+	db_bind_text(st, 1, id);
+	if (sqlite3_step(st) == SQLITE_ROW && (jws = sqlite3_column_blob(st, 0))) {
+		n = (size_t)sqlite3_column_bytes(st, 0);
+		p = memchr(jws, '.', n);
+		q = p ? memchr(p + 1, '.', n - (size_t)(p + 1 - jws)) : NULL;
+		len = q ? (size_t)(q - p - 1) : 0;
+		if (q && (bin = malloc(len + 1)) &&
+		    sodium_base642bin(bin, len + 1, p + 1, len, NULL, &got, NULL,
+				      sodium_base64_VARIANT_URLSAFE_NO_PADDING) == 0)
+			v = json_loadb((const char *)bin, got, JSON_DECODE_ANY, NULL);
+	}
+	sqlite3_reset(st);
+	free(bin);
+	return v;
+}
+
 /* Turns the database row into the view model; NULL when the dispute
  * thread could not be read (a page without it must not be cached). */
 static json_t *model_of(struct req *r, json_t *row)
@@ -86,7 +123,10 @@ static json_t *model_of(struct req *r, json_t *row)
 	const char *id = s_of(row, "id");
 	json_t *payload, *m, *hw, *thread;
 
-	payload = json_loads(s_of(row, "payload"), JSON_DECODE_ANY, NULL);
+	if (s_of(row, "payload") && *s_of(row, "payload"))
+		payload = json_loads(s_of(row, "payload"), JSON_DECODE_ANY, NULL);
+	else
+		payload = payload_from_jws(r, id);
 	if (!payload)
 		payload = json_object();
 	hw = json_deep_copy(json_object_get(payload, "hardware"));
@@ -171,11 +211,20 @@ static enum MHD_Result not_found(struct req *r, int html)
 	return http_error(r, 404, "not_found", "There is no run with this id; run ids look like r_y2_5y8oo97d.", NULL);
 }
 
+/* The cache tag of the cluster whose figures the page m shows. */
+static unsigned tag_of(const json_t *m)
+{
+	return cache_cluster_tag(s_of(m, "suite_version"),
+				 s_of(json_object_get(m, "model"), "digest"),
+				 s_of(json_object_get(m, "outlier"), "hw_class"),
+				 s_of(json_object_get(m, "backend"), "name"));
+}
+
 enum MHD_Result page_run_json(struct req *r)
 {
 	uint64_t gen = cache_gen(r->app->cache);
 	enum MHD_Result ret;
-	unsigned status;
+	unsigned status, tag;
 	json_t *m;
 	char *s;
 
@@ -187,6 +236,7 @@ enum MHD_Result page_run_json(struct req *r)
 		return status == 404 ? not_found(r, 0)
 			: http_error(r, 503, "unavailable", "The database is not answering; try again shortly.", NULL);
 	s = json_dumps(m, JSON_COMPACT | JSON_ENSURE_ASCII);
+	tag = tag_of(m);
 	json_decref(m);
 	if (!s)
 		return MHD_NO;
@@ -194,8 +244,8 @@ enum MHD_Result page_run_json(struct req *r)
 		ret = http_send(r, 200, CT_JSON, s, strlen(s),
 				&(struct http_opts){ .cache_control = CC_PAGE, .etag = 1 });
 	else
-		ret = cache_send(r->app->cache, r, r->arg, REP_RUN_JSON, gen, 200, CT_JSON,
-				 s, strlen(s), CC_PAGE);
+		ret = cache_send_tagged(r->app->cache, r, r->arg, REP_RUN_JSON, gen, tag, 200, CT_JSON,
+					 s, strlen(s), CC_PAGE);
 	free(s);
 	return ret;
 }
@@ -484,6 +534,20 @@ static json_t *cluster_url(const json_t *m)
 	return s;
 }
 
+/* Who stands behind the cluster, in words: "a cluster of 15 runs from 15
+ * signing keys, 14 of them new". */
+static json_t *keys_text(const json_t *cl)
+{
+	long long n = json_integer_value(json_object_get(cl, "n"));
+	long long k = json_integer_value(json_object_get(cl, "keys"));
+	long long j = json_integer_value(json_object_get(cl, "new_keys"));
+	char s[160];
+
+	snprintf(s, sizeof s, "a cluster of %lld run%s from %lld signing key%s, %lld of them new",
+		 n, n == 1 ? "" : "s", k, k == 1 ? "" : "s", j);
+	return json_string(s);
+}
+
 /* The cluster figures in words: size, mean, standard deviation, and how
  * far this run is from the mean; null when the run is in no cluster. */
 static json_t *outlier_view(const json_t *m)
@@ -495,7 +559,8 @@ static json_t *outlier_view(const json_t *m)
 
 	if (!json_is_object(cl))
 		return json_null();
-	return json_pack("{s:o, s:o, s:o, s:o, s:s, s:b, s:b, s:o*}",
+	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:s, s:b, s:b, s:o*}",
+		"keys_text", keys_text(cl),
 		"n", fmt_value(n, F_INT),
 		"mean", fmt_member(cl, "mean", F_NUM),
 		"stddev", fmt_member(cl, "stddev", F_NUM),
@@ -642,7 +707,7 @@ enum MHD_Result page_run(struct req *r)
 		return page_error(r, 500, "The run page could not be put together; try again shortly.");
 	}
 	ret = dispute_after(r) ? page_render(r, "run", m, 200)
-		: page_render_cached(r, "run", m, REP_RUN_HTML, gen);
+		: page_render_cached_tag(r, "run", m, REP_RUN_HTML, gen, tag_of(m));
 	json_decref(m);
 	return ret;
 }

@@ -58,14 +58,20 @@ enum MHD_Result page_render(struct req *r, const char *name, json_t *model,
 enum MHD_Result page_render_cached(struct req *r, const char *name, json_t *model,
 				   enum cache_rep rep, uint64_t gen)
 {
+	return page_render_cached_tag(r, name, model, rep, gen, 0);
+}
+
+enum MHD_Result page_render_cached_tag(struct req *r, const char *name, json_t *model,
+				       enum cache_rep rep, uint64_t gen, unsigned tag)
+{
 	struct buf b = BUF_INIT;
 	enum MHD_Result ret;
 
 	if (render(r, name, model, &b) < 0)
 		ret = render_failed(r);
 	else
-		ret = cache_send(r->app->cache, r, r->arg, rep, gen, 200, CT_HTML,
-				 b.buf, b.len, CC_PAGE);
+		ret = cache_send_tagged(r->app->cache, r, r->arg, rep, gen, tag, 200, CT_HTML,
+					b.buf, b.len, CC_PAGE);
 	buf_release(&b);
 	return ret;
 }

@@ -85,7 +85,9 @@ static struct bucket *slot_for(struct ratelimit *rl, uint64_t h, double now)
 	return stalest;
 }
 
-unsigned ratelimit_take(struct ratelimit *rl, const char *key)
+/* ratelimit_take and ratelimit_check: take says whether an allowed
+ * event uses up its token. */
+static unsigned consult(struct ratelimit *rl, const char *key, int take)
 {
 	unsigned char out[crypto_shorthash_BYTES];
 	struct bucket *b;
@@ -103,11 +105,22 @@ unsigned ratelimit_take(struct ratelimit *rl, const char *key)
 	b->tokens = fmin(rl->burst, b->tokens + (now - b->last) * rl->rate);
 	b->last = now;
 	if (b->tokens >= 1.0) {
-		b->tokens -= 1.0;
+		if (take)
+			b->tokens -= 1.0;
 		pthread_mutex_unlock(&rl->lock);
 		return 0;
 	}
 	wait = (1.0 - b->tokens) / rl->rate;
 	pthread_mutex_unlock(&rl->lock);
 	return wait < 1.0 ? 1u : (unsigned)ceil(wait);
+}
+
+unsigned ratelimit_take(struct ratelimit *rl, const char *key)
+{
+	return consult(rl, key, 1);
+}
+
+unsigned ratelimit_check(struct ratelimit *rl, const char *key)
+{
+	return consult(rl, key, 0);
 }

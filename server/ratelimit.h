@@ -15,4 +15,8 @@ void ratelimit_free(struct ratelimit *rl);
  * to wait before the next event would be (at least 1). */
 unsigned ratelimit_take(struct ratelimit *rl, const char *key);
 
+/* As ratelimit_take, but an allowed event takes nothing: for refusing a
+ * request over its limit before costly checks that may refuse it anyway. */
+unsigned ratelimit_check(struct ratelimit *rl, const char *key);
+
 #endif

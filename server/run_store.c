@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cache.h"
 #include "outlier.h"
 #include "timefmt.h"
 
@@ -106,7 +107,9 @@ static void bind_run(sqlite3_stmt *st, const struct run_new *n,
 	db_bind_text(st, 20, n->alg);
 	if (n->account_id)
 		sqlite3_bind_int64(st, 21, n->account_id);
-	sqlite3_bind_text(st, 22, (const char *)n->payload, (int)n->payload_len, SQLITE_STATIC);
+	/* The payload is inside the JWS already (page_run.c decodes it from
+	 * there); storing it twice doubled the bytes written per upload. */
+	sqlite3_bind_text(st, 22, "", 0, SQLITE_STATIC);
 	sqlite3_bind_blob(st, 23, n->jws, (int)n->jws_len, SQLITE_STATIC);
 	sqlite3_bind_blob(st, 24, n->sha, sizeof n->sha, SQLITE_STATIC);
 	sqlite3_bind_int(st, 25, n->demo);
@@ -136,7 +139,7 @@ static int insert(struct dbconn *w, struct run_new *n, const char *hw_class)
 	return rc == SQLITE_DONE ? DB_OK : db_status_of(rc);
 }
 
-/* Reads back the new run's flag after its cluster was recomputed. */
+/* Reads back the new run's flag after its cluster was updated. */
 static int read_flag(struct dbconn *w, struct run_new *n)
 {
 	sqlite3_stmt *st = db_stmt(w, sql_flag_of);
@@ -174,7 +177,9 @@ int run_store_run(struct dbconn *w, struct db_job *j)
 		n->affected = json_array();
 	k = (struct cluster_key){ n->f.suite_version, n->f.model_digest, hw_class,
 				  n->f.backend_name };
-	rc = outlier_recompute(w, &k, n->affected);
+	n->cluster_tag = cache_cluster_tag(k.suite, k.digest, k.hw_class, k.backend);
+	rc = outlier_run_added(w, &k, n->id, n->f.decode_tok_s, n->thumbprint, n->affected,
+			       &n->other_tag);
 	if (rc != DB_OK)
 		return rc;
 	return read_flag(w, n);

@@ -16,7 +16,9 @@ struct run_new {
 	struct db_job j;
 	/* in: borrowed, must outlive the job */
 	struct run_fields f;
-	const unsigned char *payload;  /* the signed payload JSON bytes */
+	const unsigned char *payload;  /* the signed payload JSON bytes (not stored
+					* again: runs.payload is '' and readers
+					* decode it from the JWS) */
 	size_t payload_len;
 	const char *jws;               /* the exact uploaded bytes */
 	size_t jws_len;
@@ -33,7 +35,9 @@ struct run_new {
 	int duplicate;                 /* 1: the same bytes, or the same payload
 					* under the same key, were stored before */
 	int outlier;                   /* the run's flag after the cluster update */
-	json_t *affected;              /* ids whose pages changed (array, owned) */
+	json_t *affected;              /* ids whose outlier flag changed (array, owned) */
+	unsigned cluster_tag;          /* cache_cluster_tag() of the run's cluster */
+	unsigned other_tag;            /* and of the cluster whose new keys changed, or 0 */
 };
 
 /* Writes a new unguessable run id: "r_" and 11 of [a-z0-9_-]. */

@@ -36,7 +36,8 @@ static void upload_free(void *p)
 }
 
 /* Writer callback: the commit is done (or failed).  Drops the cached pages
- * the commit changed here, right after it, and not when the answer is
+ * the commit changed (the runs whose flag moved, and every page showing
+ * the cluster's figures, by its generation) here, right after it, and not when the answer is
  * sent: a client that has gone away by then (libmicrohttpd closes a
  * resumed connection whose peer hung up without calling the handler
  * again) must not leave stale outlier flags in the cache.  Then wakes the
@@ -51,6 +52,8 @@ static void upload_done(struct db_job *j)
 		for (i = 0; i < json_array_size(u->n.affected); i++)
 			cache_invalidate(c, json_string_value(json_array_get(u->n.affected, i)));
 		cache_invalidate(c, u->n.id);
+		cache_bump_cluster(c, u->n.cluster_tag);
+		cache_bump_cluster(c, u->n.other_tag);
 	}
 	MHD_resume_connection(u->r->conn);
 }
@@ -170,14 +173,19 @@ enum MHD_Result upload_handle(struct req *r)
 	u = calloc(1, sizeof *u);
 	if (!u)
 		return http_error(r, 503, "unavailable", "The server is out of memory; try again shortly.", NULL);
-	if (check(r, u, &ret) < 0 || attribute(r, &u->n.account_id, &ret) < 0)
+	/* Cheap refusals first: the token lookup and the rate limit come
+	 * before the signature is verified, so a flood over the limit costs
+	 * no verification.  The allowance is only used up by an upload that
+	 * passed every check. */
+	if (attribute(r, &u->n.account_id, &ret) < 0)
 		goto fail;
-	if ((wait = ratelimit_take(r->app->upload_rl, rate_key(r, u, key))) > 0) {
-		r->retry_after = wait;
-		ret = http_error(r, 429, "rate_limited",
-				 "Too many uploads from this client; wait for the time in Retry-After and send again.", NULL);
+	rate_key(r, u, key);
+	if ((wait = ratelimit_check(r->app->upload_rl, key)) > 0)
+		goto limited;
+	if (check(r, u, &ret) < 0)
 		goto fail;
-	}
+	if ((wait = ratelimit_take(r->app->upload_rl, key)) > 0)
+		goto limited;
 	u->r = r;
 	u->n.payload = u->jws.payload;
 	u->n.payload_len = u->jws.payload_len;
@@ -192,6 +200,10 @@ enum MHD_Result upload_handle(struct req *r)
 	MHD_suspend_connection(r->conn);
 	db_submit(r->app->db, &u->n.j);
 	return MHD_YES;
+limited:
+	r->retry_after = wait;
+	ret = http_error(r, 429, "rate_limited",
+			 "Too many uploads from this client; wait for the time in Retry-After and send again.", NULL);
 fail:
 	upload_free(u);
 	return ret;

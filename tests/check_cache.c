@@ -94,6 +94,32 @@ START_TEST(test_id_bound_still_holds)
 }
 END_TEST
 
+START_TEST(test_cluster_tags_and_bumps)
+{
+	struct cache *c = cache_new(1000);
+	unsigned t = cache_cluster_tag("suite-v1", "sha256:aa", "3f9a", "mlx");
+	uint64_t gen;
+
+	ck_assert_uint_ge(t, 1);
+	ck_assert_uint_le(t, 65536);
+	ck_assert_uint_eq(t, cache_cluster_tag("suite-v1", "sha256:aa", "3f9a", "mlx"));
+	/* Every key part counts, and where one ends matters. */
+	ck_assert_uint_ne(t, cache_cluster_tag("suite-v1", "sha256:aa", "3f9a", "vllm"));
+	ck_assert_uint_ne(cache_cluster_tag("ab", "c", "d", "e"), cache_cluster_tag("a", "bc", "d", "e"));
+	/* A page built before the cluster changed is not kept. */
+	gen = cache_gen(c);
+	cache_bump_cluster(c, t);
+	cache_put_tagged(c, "r_aaaaaaaaaaa", REP_RUN_HTML, gen, t, 200, body_of(500), "\"x\"", CC_PAGE, 500);
+	ck_assert_uint_eq(cache_bytes(c), 0);
+	/* One built after it is. */
+	gen = cache_gen(c);
+	cache_put_tagged(c, "r_aaaaaaaaaaa", REP_RUN_HTML, gen, t, 200, body_of(500), "\"x\"", CC_PAGE, 500);
+	ck_assert_uint_eq(cache_bytes(c), 500);
+	cache_bump_cluster(c, 0);        /* no tag: nothing happens */
+	cache_free(c);
+}
+END_TEST
+
 static Suite *suite_cache(void)
 {
 	Suite *s = suite_create("cache");
@@ -102,6 +128,7 @@ static Suite *suite_cache(void)
 	tcase_add_test(t, test_bytes_are_counted_and_bounded);
 	tcase_add_test(t, test_oversized_bodies_are_not_kept);
 	tcase_add_test(t, test_invalidate_gives_the_bytes_back);
+	tcase_add_test(t, test_cluster_tags_and_bumps);
 	tcase_add_test(t, test_id_bound_still_holds);
 	suite_add_tcase(s, t);
 	return s;

@@ -352,6 +352,12 @@ def parse_args():
                     help="nginx sendfile (off: faster for small files here)")
     ap.add_argument("--daemon-args", default="", help="more llm-speedd options, space-separated")
     ap.add_argument("--keep", action="store_true", help="keep the temporary folder")
+    ap.add_argument("--ingest-only", action="store_true", help="only the two ingest scenarios")
+    ap.add_argument("--ingest-runs", type=int, default=40000,
+                    help="distinct pre-signed uploads per ingest scenario (40000)")
+    ap.add_argument("--ingest-seconds", type=int, default=5, help="seconds of wrk per ingest scenario (5)")
+    ap.add_argument("--hot-runs", type=int, default=100000,
+                    help="runs already in the hot cluster before it is measured (100000)")
     ap.add_argument("--limits", default="", help="path to the limits program (tests/bench/limits.c)")
     return ap.parse_args()
 
@@ -534,6 +540,134 @@ def ingest_report(a, tmp, port):
           flush=True)
 
 
+# ---- ingest scenarios: many clusters, and one hot cluster -------------------
+
+INGEST_FROM_LUA = """
+-- Posts the pre-signed JWS of LLMS_BODIES in order from line LLMS_START + 1
+-- (wrk -t1), wrapping round to the first (a duplicate answers 200).
+local bodies = {}
+for line in io.lines(os.getenv("LLMS_BODIES")) do bodies[#bodies + 1] = line end
+local i = tonumber(os.getenv("LLMS_START") or "0")
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/jose"
+request = function()
+  i = i + 1
+  if i > #bodies then i = 1 end
+  return wrk.format(nil, "/api/v1/runs", nil, bodies[i])
+end
+"""
+
+
+def hot_payloads(n, seed=11):
+    """n full five-workload payloads of one cluster: one model digest, one
+    fingerprint hash, one backend; decode figures around 100 tok/s."""
+    rnd = random.Random(seed)
+    model, hw = MODELS[0], HARDWARE[0]
+    return [make_payload(model__name=model, model__digest=digest_for(model),
+                         hardware__accelerator_summary=hw,
+                         hardware__fingerprint_hash="%016x" % zlib.crc32(hw.encode()),
+                         backend__name="mlx",
+                         workloads__chat_short__decode_tok_s=round(100 * rnd.gauss(1.0, 0.03), 3)
+                         + i * 1e-7)
+            for i in range(n)]
+
+
+def signed_bodies(payloads, path, keys=512):
+    """Signs payloads with a pool of keys (distinct bytes: every payload
+    differs) and writes them one per line to path."""
+    signers = [Signer() for _ in range(keys)]
+    with open(path, "wb") as f:
+        for i, p in enumerate(payloads):
+            f.write(signers[i % keys].sign(p) + b"\n")
+
+
+def wrk_ingest(port, tmp, bodies, seconds, connections, start=0):
+    """wrk -t1 -c<connections> posting bodies from line start; returns
+    (uploads/s, requests sent)."""
+    script = os.path.join(tmp, "ingest-from.lua")
+    with open(script, "w") as f:
+        f.write(INGEST_FROM_LUA)
+    out = subprocess.run(["wrk", "-t1", "-c%d" % connections, "-d%ds" % seconds, "-s", script,
+                          "http://127.0.0.1:%d/api/v1/runs" % port], capture_output=True,
+                         text=True, timeout=seconds + 120,
+                         env=dict(os.environ, LLMS_BODIES=bodies, LLMS_START=str(start))).stdout
+    rps = re.search(r"Requests/sec:\s+([\d.]+)", out)
+    sent = re.search(r"(\d+) requests in", out)
+    if not rps or not sent or re.search(r"Non-2xx|Socket errors", out):
+        raise Failure("ingest wrk run failed:\n" + out)
+    return float(rps.group(1)), int(sent.group(1))
+
+
+def stored_runs(db):
+    import sqlite3
+    con = sqlite3.connect("file:%s?mode=ro" % db, uri=True)
+    try:
+        return con.execute("SELECT count(*) FROM runs").fetchone()[0]
+    finally:
+        con.close()
+
+
+def commits_of(log):
+    m = re.findall(r"database writer: (\d+) writes in (\d+) commits", tail(log))
+    return (int(m[-1][0]), int(m[-1][1])) if m else (0, 0)
+
+
+def ingest_scenario(children, a, tmp, name, payloads, preload):
+    """Starts a daemon on a fresh database, stores the first preload
+    payloads through the upload path, then measures wrk -c64 on the rest;
+    returns uploads/s."""
+    sub = os.path.join(tmp, name)
+    os.makedirs(sub)
+    bodies = os.path.join(sub, "bodies.txt")
+    signed_bodies(payloads, bodies)
+    d = Daemon(children, os.path.abspath(a.bin), sub, 2)
+    db = os.path.join(sub, "bench.db")
+    if preload:
+        t0, rate = time.time(), 500.0
+        while stored_runs(db) < preload:
+            have = stored_runs(db)
+            secs = max(1, min(10, int((preload - have) / rate)))
+            rate, _ = wrk_ingest(d.port, sub, bodies, secs, 64, start=have)
+        print("  %s: %d runs preloaded into one cluster in %.0f s" % (name, stored_runs(db),
+                                                                       time.time() - t0), flush=True)
+    before = stored_runs(db)
+    w0, c0 = commits_of(d.log)
+    rate, sent = wrk_ingest(d.port, sub, bodies, a.ingest_seconds, 64, start=before)
+    if before + sent > len(payloads):
+        raise Failure("ingest %s: wrk sent more uploads than were signed; raise --ingest-runs" % name)
+    stored = stored_runs(db) - before
+    d.stop()
+    w1, c1 = commits_of(d.log)
+    print("  %s: %.0f uploads/s (wrk -t1 -c64 %ds, %d sent, %d stored, %.1f writes per commit)"
+          % (name, rate, a.ingest_seconds, sent, stored, (w1 - w0) / max(c1 - c0, 1)), flush=True)
+    return rate
+
+
+def ingest_scenarios(children, a, tmp):
+    """The two ingest scenarios of the write path's goal, as ratios against
+    the limits measured in the same run."""
+    n = a.ingest_runs
+    print("ingest: full five-workload payloads, 512 signing keys, 64 connections,"
+          " synchronous=FULL (machine shared: absolute figures are noisy)", flush=True)
+    spread = synthetic_payloads(n, seed=5)
+    for i, p in enumerate(spread):
+        p["workloads"]["chat-short"]["decode_tok_s"] += i * 1e-7     # every body distinct
+    r_spread = ingest_scenario(children, a, tmp, "many-clusters", spread, 0)
+    r_hot = ingest_scenario(children, a, tmp, "hot-cluster", hot_payloads(a.hot_runs + n + n // 2), a.hot_runs)
+    out = subprocess.run([a.limits, tmp], capture_output=True, text=True, timeout=60) if a.limits else None
+    print("  hot cluster (%d runs) / many clusters: %.2f" % (a.hot_runs, r_hot / r_spread))
+    if out is None or out.returncode != 0:
+        print("  limits: not measured" + (": " + out.stderr.strip() if out else ""), flush=True)
+        return
+    lim = json.loads(out.stdout)
+    for name, r in (("many clusters", r_spread), ("hot cluster", r_hot)):
+        print("  %s: %.3f x Ed25519 verify on one core (%.0f/s), %.3f x SQLite 64 rows per"
+              " fsync'd commit (%.0f rows/s), %.2f x one fsync'd commit per row (%.0f/s)"
+              % (name, r / lim["ed25519_verify_per_s"], lim["ed25519_verify_per_s"],
+                 r / lim["sqlite_rows_per_s_64_per_commit"], lim["sqlite_rows_per_s_64_per_commit"],
+                 r / lim["sqlite_commits_per_s"], lim["sqlite_commits_per_s"]), flush=True)
+
+
 def main():
     a = parse_args()
     for tool in ("wrk", "nginx"):
@@ -550,6 +684,9 @@ def main():
     signal.signal(signal.SIGINT, on_term)
     start = time.time()
     try:
+        if a.ingest_only:
+            ingest_scenarios(children, a, tmp)
+            return 0
         print("bench: %d cores, %d x wrk -t1 -c%d -d%ds per server and path, nginx worker_processes %s"
               " sendfile %s, folder %s" % (os.cpu_count(), a.rounds, a.connections, a.duration,
                                            a.nginx_workers, a.nginx_sendfile, tmp),
@@ -562,6 +699,8 @@ def main():
             results[t] = bench_daemon(children, a, tmp, paths, files, t, nginx_port)
         children.stop(nginx, signal.SIGQUIT)
         errors = report(results)
+        print()
+        ingest_scenarios(children, a, tmp)
         print("\nbench: done in %.0f s" % (time.time() - start))
         return 1 if errors else 0
     except Failure as e:

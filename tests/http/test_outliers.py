@@ -189,3 +189,64 @@ def test_outliers_page_lists_flagged_runs_and_validates(server, tmp_path):
         r = server.get("/outliers?suite=" + bad)
         assert r.status_code == 400, r.text
         assert "suite-v1" in r.text and r.headers["Content-Type"].startswith("text/html")
+
+
+def find_run(obj, run_id):
+    """The list item with id run_id anywhere in a JSON document."""
+    if isinstance(obj, dict):
+        if obj.get("id") == run_id and "sigma" in obj:
+            return obj
+        obj = list(obj.values())
+    if isinstance(obj, list):
+        for v in obj:
+            hit = find_run(v, run_id)
+            if hit is not None:
+                return hit
+    return None
+
+
+def test_flags_show_the_keys_behind_the_cluster_and_lists_agree(server):
+    """A swarm of fresh keys flags a run; the run page and its JSON say how
+    many keys stand behind the cluster and how many are new, and the model
+    list shows the same sigma as the run page.  When a swarm key stores a
+    second run (elsewhere), it is no longer new, and the cached page of the
+    first cluster says so."""
+    c = Clusters(server)
+    steady = new_key()
+    rng = random.Random(7)
+    ids = []
+    for v in tight(rng, 100, 5):
+        p = make_payload()
+        p["workloads"]["chat-short"]["decode_tok_s"] = v
+        p["model"]["digest"] = digest_for(p["model"]["name"])
+        token, _ = sign(p, steady)
+        r = server.upload(token)
+        assert r.status_code == 201, r.text
+        ids.append(r.json()["id"])
+    swarm = [new_key() for _ in range(10)]
+    for k, v in zip(swarm, tight(rng, 100, 10)):
+        p = make_payload()
+        p["workloads"]["chat-short"]["decode_tok_s"] = v
+        p["model"]["digest"] = digest_for(p["model"]["name"])
+        assert server.upload(sign(p, k)[0]).status_code == 201
+    far, _ = c.upload(300.0)       # one more fresh key, far away
+    o = server.get("/r/%s.json" % far).json()["outlier"]
+    assert o["flagged"] is True
+    assert o["cluster"]["n"] == 16
+    assert (o["cluster"]["keys"], o["cluster"]["new_keys"]) == (12, 11)
+    page = server.get("/r/%s" % far).text
+    assert "a cluster of 16 runs from 12 signing keys, 11 of them new" in page
+    # Lists compute sigma from the same figures as the run page.
+    slug = server.get("/r/%s.json" % far).json()["model"]["slug"]
+    item = find_run(server.get("/m/%s.json" % slug).json(), far)
+    assert item is not None and item["sigma"] == pytest.approx(o["sigma"], rel=1e-12)
+    assert item["sigma"] > 3
+    # A swarm key signs a second run in another cluster: no longer new.
+    p = make_payload()
+    p["backend"]["name"] = "vllm"
+    assert server.upload(sign(p, swarm[0])[0]).status_code == 201
+    o = server.get("/r/%s.json" % far).json()["outlier"]
+    assert (o["cluster"]["keys"], o["cluster"]["new_keys"]) == (12, 10)
+    assert "12 signing keys, 10 of them new" in server.get("/r/%s" % far).text
+    # A steady run's cached page follows its cluster too.
+    assert server.get("/r/%s.json" % ids[0]).json()["outlier"]["cluster"]["n"] == 16

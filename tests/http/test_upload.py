@@ -860,6 +860,30 @@ def test_upload_rate_is_enforced_with_retry_after(make_server):
     assert count_runs(s) == 2
 
 
+def test_uploads_over_the_limit_are_refused_before_verification(make_server):
+    """A flood over the limit costs no signature check: an over-limit upload
+    whose signature is wrong gets 429, not 401 (nor 400 for garbage), by
+    address and by account."""
+    s = make_server(["--upload-rate", "2"])
+    key = new_key()
+    good = raw_jws(header_for(key), make_payload(), key)
+    forged = good[:-4] + ("AAAA" if not good.endswith("AAAA") else "BBBB")
+    assert_error(s.upload(forged.encode()), 401, "invalid_signature")   # under the limit: checked
+    for _ in range(2):
+        assert upload_payload(s, make_payload(), new_key()).status_code == 201
+    assert_error(s.upload(forged.encode()), 429, "rate_limited")
+    assert_error(s.upload(b"not a jws at all"), 429, "rate_limited")
+    token = s.account("flooder")
+    auth = {"Authorization": "Bearer " + token}
+    for _ in range(2):
+        k = new_key()
+        assert s.upload(raw_jws(header_for(k), make_payload(), k).encode(), headers=auth).status_code == 201
+    assert_error(s.upload(forged.encode(), headers=auth), 429, "rate_limited")
+    # An unknown token is still refused as such: the lookup comes first.
+    assert_error(s.upload(forged.encode(), headers={"Authorization": "Bearer nope"}), 401, "invalid_token")
+    assert count_runs(s) == 4
+
+
 def test_rejected_uploads_do_not_use_up_the_rate(make_server):
     s = make_server(["--upload-rate", "2"])
     for _ in range(5):
