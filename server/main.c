@@ -35,6 +35,7 @@ static const char usage[] =
 "       llm-speedd account add NAME [--db F]  create an account, print its token once\n"
 "       llm-speedd account revoke NAME [--db F]\n"
 "       llm-speedd sample-run [--help]        print a signed sample run\n"
+"       (options may come before or after account add|revoke NAME)\n"
 "\n"
 "options (each also read from the environment variable shown):\n"
 "  --listen HOST:PORT     LLMSPEED_LISTEN          default 127.0.0.1:8080\n"
@@ -201,8 +202,10 @@ static int check_limits(const struct config *c)
 }
 
 /* Parses the options; returns the index of the first operand, or -1 after
- * printing what is wrong. */
-static int parse_options(int argc, char **argv, struct config *c)
+ * printing what is wrong. With `command` 0 it stops at the first operand (the
+ * command's name); with 1 argv[0] is the command and options may come
+ * anywhere among its operands, which GNU getopt moves to the end. */
+static int parse_options(int argc, char **argv, struct config *c, int command)
 {
 	enum { O_LISTEN = 256, O_DB, O_ASSETS, O_BASE, O_THREADS, O_MAXC, O_MAXIP,
 	       O_TIMEOUT, O_URATE, O_DRATE, O_TRUST, O_DEMO, O_QUIET, O_HELP,
@@ -229,7 +232,8 @@ static int parse_options(int argc, char **argv, struct config *c)
 	};
 	int o;
 
-	while ((o = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
+	optind = 0;     /* a fresh scan, also for the second, per-command pass */
+	while ((o = getopt_long(argc, argv, command ? "" : "+", opts, NULL)) != -1) {
 		switch (o) {
 		case O_LISTEN: c->listen = optarg; break;
 		case O_DB: c->db_path = optarg; break;
@@ -285,7 +289,7 @@ static int account_main(const struct config *c, int argc, char **argv)
 	int rc;
 
 	if (argc != 2 || (strcmp(argv[0], "add") && strcmp(argv[0], "revoke"))) {
-		fputs("usage: llm-speedd [--db FILE] account add|revoke NAME\n", stderr);
+		fputs("usage: llm-speedd account add|revoke NAME [--db FILE]\n", stderr);
 		return 2;
 	}
 	if (!account_name_ok(argv[1])) {
@@ -463,12 +467,18 @@ int main(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], "sample-run"))
 		return sample_main(argc - 1, argv + 1);
 	defaults(&app.cfg);
-	first = parse_options(argc, argv, &app.cfg);
+	first = parse_options(argc, argv, &app.cfg, 0);
 	if (first < 0)
 		return 2;
 	log_set_quiet(app.cfg.quiet);
-	if (first < argc && !strcmp(argv[first], "account"))
-		return account_main(&app.cfg, argc - first - 1, argv + first + 1);
+	if (first < argc && !strcmp(argv[first], "account")) {
+		/* Options after the command too: account add NAME --db FILE. */
+		int rest = parse_options(argc - first, argv + first, &app.cfg, 1);
+
+		if (rest < 0)
+			return 2;
+		return account_main(&app.cfg, argc - first - rest, argv + first + rest);
+	}
 	if (first < argc) {
 		fprintf(stderr, "llm-speedd: unknown command %s\n%s", argv[first], usage);
 		return 2;
