@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
+#include <grp.h>
 #include <libgen.h>
 #include <limits.h>
 #include <netdb.h>
@@ -40,6 +41,9 @@ static const char usage[] =
 "options (each also read from the environment variable shown):\n"
 "  --listen HOST:PORT     LLMSPEED_LISTEN          default 127.0.0.1:8080\n"
 "  --db FILE              LLMSPEED_DB              default ./data/llm-speed.db\n"
+"  --db-group NAME        LLMSPEED_DB_GROUP        the database files are created 0600\n"
+"                                                  (owner only) whatever the umask; with\n"
+"                                                  a group, 0640 and that group may read\n"
 "  --assets DIR           LLMSPEED_ASSETS          templates/, static/, migrations/;\n"
 "                                                  default: the binary's folder\n"
 "  --base-url URL         LLMSPEED_BASE_URL        public origin for links,\n"
@@ -161,6 +165,7 @@ static void defaults(struct config *c)
 {
 	c->listen = env_str("LLMSPEED_LISTEN", "127.0.0.1:8080");
 	c->db_path = env_str("LLMSPEED_DB", "./data/llm-speed.db");
+	c->db_group = env_str("LLMSPEED_DB_GROUP", NULL);
 	c->assets = env_str("LLMSPEED_ASSETS", NULL);
 	c->base_url = env_str("LLMSPEED_BASE_URL", NULL);
 	c->moderator_token = env_str("LLMSPEED_MODERATOR_TOKEN", NULL);
@@ -209,10 +214,11 @@ static int parse_options(int argc, char **argv, struct config *c, int command)
 {
 	enum { O_LISTEN = 256, O_DB, O_ASSETS, O_BASE, O_THREADS, O_MAXC, O_MAXIP,
 	       O_TIMEOUT, O_URATE, O_DRATE, O_TRUST, O_DEMO, O_QUIET, O_HELP,
-	       O_REQTIMEOUT, O_HEADER, O_BUSY };
+	       O_REQTIMEOUT, O_HEADER, O_BUSY, O_DBGROUP };
 	static const struct option opts[] = {
 		{ "listen", required_argument, NULL, O_LISTEN },
 		{ "db", required_argument, NULL, O_DB },
+		{ "db-group", required_argument, NULL, O_DBGROUP },
 		{ "assets", required_argument, NULL, O_ASSETS },
 		{ "base-url", required_argument, NULL, O_BASE },
 		{ "threads", required_argument, NULL, O_THREADS },
@@ -237,6 +243,7 @@ static int parse_options(int argc, char **argv, struct config *c, int command)
 		switch (o) {
 		case O_LISTEN: c->listen = optarg; break;
 		case O_DB: c->db_path = optarg; break;
+		case O_DBGROUP: c->db_group = optarg; break;
 		case O_ASSETS: c->assets = optarg; break;
 		case O_BASE: c->base_url = optarg; break;
 		case O_THREADS: c->threads = flag_uint("threads", optarg); break;
@@ -266,14 +273,36 @@ static int parse_options(int argc, char **argv, struct config *c, int command)
 	return optind;
 }
 
+/* The mode and group of the database files: 0600, or 0640 for --db-group. */
+static int db_perm_of(const struct config *c, struct db_perm *p)
+{
+	struct group *g;
+
+	*p = DB_PERM_DEFAULT;
+	if (!c->db_group)
+		return 0;
+	errno = 0;
+	if (!(g = getgrnam(c->db_group))) {
+		fprintf(stderr, "llm-speedd: --db-group %s: %s\n", c->db_group,
+			errno ? strerror(errno) : "there is no group of that name");
+		return -1;
+	}
+	p->mode = 0640;
+	p->gid = g->gr_gid;
+	return 0;
+}
+
 /* Opens the database, applying migrations; prints the reason on failure. */
 static struct db *open_db(const struct config *c)
 {
 	char err[512], mig[PATH_MAX];
+	struct db_perm perm;
 	struct db *db;
 
+	if (db_perm_of(c, &perm) < 0)
+		return NULL;
 	snprintf(mig, sizeof mig, "%s/migrations", c->assets);
-	if (db_open(c->db_path, mig, &db, err, sizeof err) != DB_OK) {
+	if (db_open_perm(c->db_path, mig, perm, &db, err, sizeof err) != DB_OK) {
 		fprintf(stderr, "llm-speedd: %s\n", err);
 		return NULL;
 	}
@@ -428,6 +457,11 @@ static int serve(struct app *app)
 	app->cache = cache_new(20000);
 	app->upload_rl = ratelimit_new(app->cfg.upload_rate, app->cfg.upload_rate ? app->cfg.upload_rate : 1);
 	app->dispute_rl = ratelimit_new(app->cfg.dispute_rate, app->cfg.dispute_rate ? app->cfg.dispute_rate : 1);
+	if (!app->cache || !app->upload_rl || !app->dispute_rl) {
+		fprintf(stderr, "llm-speedd: out of memory setting up the %s\n",
+			!app->cache ? "response cache" : "rate limits");
+		return 1;
+	}
 	if (dispute_init(app->db) < 0) {
 		fprintf(stderr, "llm-speedd: cannot read or store the dispute form key\n");
 		return 1;
