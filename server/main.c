@@ -44,7 +44,7 @@ static const char usage[] =
 "  --db-group NAME        LLMSPEED_DB_GROUP        the database files are created 0600\n"
 "                                                  (owner only) whatever the umask; with\n"
 "                                                  a group, 0640 and that group may read\n"
-"  --assets DIR           LLMSPEED_ASSETS          templates/, static/, migrations/;\n"
+"  --assets DIR           LLMSPEED_ASSETS          templates/, static/, migrations/, schema/;\n"
 "                                                  default: the binary's folder\n"
 "  --base-url URL         LLMSPEED_BASE_URL        public origin for links,\n"
 "                                                  default http://<listen>\n"
@@ -420,12 +420,17 @@ static void wait_and_drain(struct MHD_Daemon *d, struct db *db, const sigset_t *
 static int load_assets(struct app *app)
 {
 	struct tmpl_error te = { 0 };
-	char dir[PATH_MAX];
+	char dir[PATH_MAX], err[512];
 
 	snprintf(dir, sizeof dir, "%s/templates", app->cfg.assets);
 	app->tmpl = tmpl_set_load(dir, &te);
 	if (!app->tmpl) {
 		fprintf(stderr, "llm-speedd: templates: %s\n", te.message);
+		return -1;
+	}
+	snprintf(dir, sizeof dir, "%s/schema/openapi.json", app->cfg.assets);
+	if (page_api_init(dir, err, sizeof err) < 0) {
+		fprintf(stderr, "llm-speedd: %s\n", err);
 		return -1;
 	}
 	snprintf(dir, sizeof dir, "%s/static", app->cfg.assets);
@@ -443,6 +448,7 @@ static void app_free(struct app *app)
 	ratelimit_free(app->upload_rl);
 	ratelimit_free(app->dispute_rl);
 	page_static_free();
+	page_api_free();
 }
 
 static int serve(struct app *app)

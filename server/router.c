@@ -39,6 +39,7 @@ static const struct route routes[] = {
 	{ HTTP_GET,  "/glossary",                    page_reference,    ROUTE_HTML, 0 },
 	{ HTTP_GET,  "/methodology",                 page_reference,    ROUTE_HTML, 0 },
 	{ HTTP_GET,  "/privacy",                     page_reference,    ROUTE_HTML, 0 },
+	{ HTTP_GET,  "/api",                         page_api,          ROUTE_HTML, 0 },
 	{ HTTP_GET,  "/static/*",                    page_static_file,  0, 0 },
 	{ HTTP_GET,  "/favicon.ico",                 page_favicon,      0, 0 },
 };
