@@ -103,7 +103,7 @@ in_root() {
 		${no_proxy:+no_proxy=$no_proxy} ${NO_PROXY:+NO_PROXY=$NO_PROXY} \
 		chroot "$root" "$@"
 }
-in_root update-ca-certificates > /dev/null
+in_root update-ca-certificates > /dev/null 2>&1
 
 t0=$(date +%s)
 log "make check in the root (log: $work/check.log)"
