@@ -243,3 +243,13 @@ def test_account_with_a_missing_name_or_an_unknown_option_is_a_usage_error(tmp_p
         assert out.returncode == 2, argv
         assert out.stdout == "" and "usage" in out.stderr, argv
     assert not os.path.exists(db)
+
+
+def test_the_sample_run_forms_of_the_help_work():
+    out = subprocess.run([BIN, "--help"], capture_output=True, text=True, timeout=30)
+    assert "llm-speedd sample-run [--help]" in out.stdout
+    helped = subprocess.run([BIN, "sample-run", "--help"], capture_output=True, text=True, timeout=30)
+    assert helped.returncode == 0 and "usage: llm-speedd sample-run" in helped.stdout
+    run = subprocess.run([BIN, "sample-run"], capture_output=True, text=True, timeout=30)
+    assert run.returncode == 0
+    assert re.match(r"^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$", run.stdout.strip())
