@@ -49,7 +49,7 @@ FUZZ_BINS  := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 FUZZ_SECONDS ?= 60
 FUZZ_CHECK_SECONDS ?= 10
 
-.PHONY: all deps run check unit-tests san-tests http-tests browser-tests san-http-tests demo bench fuzz fuzz-check clean
+.PHONY: check-fresh all deps run check unit-tests san-tests http-tests browser-tests san-http-tests demo bench fuzz fuzz-check clean
 all: $(BIN)
 
 deps:
@@ -80,13 +80,16 @@ $(BUILD)/san/tests/%: tests/%.c $(BUILD)/san/libllms.a tests/check_util.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CSTD) $(WARN) $(SAN_FLAGS) -Iserver -Itests -o $@ $< $(BUILD)/san/libllms.a $(LIBS) $(CHECK_LIBS)
 
+# Where `make run` and `make demo` listen: make run LISTEN=127.0.0.1:9000
+LISTEN ?= 127.0.0.1:8080
+
 run: deps $(BIN)
 	@mkdir -p data
-	./llm-speedd --listen 127.0.0.1:8080 --db ./data/llm-speed.db
+	./llm-speedd --listen $(LISTEN) --db ./data/llm-speed.db
 
 demo: deps $(BIN)
 	@mkdir -p data
-	./llm-speedd --demo --listen 127.0.0.1:8080 --db ./data/llm-speed.db
+	./llm-speedd --demo --listen $(LISTEN) --db ./data/llm-speed.db
 
 # Every test: unit tests, the real daemon over HTTP and in a real browser
 # (Debian's Chromium), then the unit tests and
@@ -158,6 +161,11 @@ bench: deps $(BIN) $(BUILD)/bench/limits
 $(BUILD)/bench/limits: tests/bench/limits.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIBS)
+
+# The README's two commands on a fresh Debian 12 root (debootstrap, needs
+# root and network, takes long): not part of `make check`.
+check-fresh:
+	sh tests/fresh/run.sh
 
 clean:
 	rm -rf build llm-speedd

@@ -20,13 +20,27 @@ if [ -n "$missing" ]; then
 	$SUDO apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing
 fi
-# The test tools from npm, pinned in tests/package-lock.json: the HTML
+# Node.js runs the HTML validator and the browser tests; both need 18 or
+# later (Debian 12 ships 18.19+). An older node is an error to fix, not to hide.
+if ! node -e 'const [a, b] = process.versions.node.split(".").map(Number); process.exit(a > 18 || (a === 18 && b >= 19) ? 0 : 1)'; then
+	echo "deps: node $(node --version 2>/dev/null) is too old: the test tools need Node.js 18.19 or later (Debian 12's nodejs package)" >&2
+	exit 1
+fi
+# The test tools from npm, pinned in tests/package.json and its lock: the HTML
 # validator the page tests run (html-validate) and the driver of the browser
 # tests (playwright-core; it drives Debian's chromium and downloads nothing).
+# Each must be installed at exactly its pinned version, so a node_modules left
+# from an older pin is refreshed with `npm ci`.
 here=$(cd "$(dirname "$0")/.." && pwd)
-if [ -f "$here/tests/package.json" ] && { [ ! -x "$here/tests/node_modules/.bin/html-validate" ] ||
-	[ ! -f "$here/tests/node_modules/playwright-core/package.json" ]; }; then
-	echo "deps: installing the npm test tools (html-validate, playwright-core)"
-	(cd "$here/tests" && npm ci --no-audit --no-fund --loglevel=error)
+if [ -f "$here/tests/package.json" ] && ! (cd "$here/tests" && node -e '
+	const fs = require("fs");
+	const want = JSON.parse(fs.readFileSync("package.json")).devDependencies;
+	for (const [name, version] of Object.entries(want)) {
+		let got = "(none)";
+		try { got = JSON.parse(fs.readFileSync(`node_modules/${name}/package.json`)).version; } catch (e) {}
+		if (got !== version) { console.log(`deps: ${name} ${got}, pinned ${version}`); process.exit(1); }
+	}'); then
+	echo "deps: installing the npm test tools pinned in tests/package-lock.json"
+	(cd "$here/tests" && rm -rf node_modules && npm ci --no-audit --no-fund --loglevel=error)
 fi
 exit 0

@@ -16,6 +16,7 @@ struct ceiling_ref;
 struct config {
 	const char *listen;           /* host:port, default 127.0.0.1:8080 */
 	const char *db_path;          /* default ./data/llm-speed.db */
+	const char *db_group;         /* group that may read the database files; NULL: none */
 	const char *assets;           /* folder holding templates/, static/, migrations/ */
 	const char *base_url;         /* public origin for links; NULL: from Host */
 	const char *moderator_token;  /* LLMSPEED_MODERATOR_TOKEN, NULL: moderation off */

@@ -2,7 +2,7 @@
  *
  * No I/O and no database: the caller (badge.c) looks the run up, fills a
  * struct badge_in and sends what badge_render_svg() appended, with the
- * caching headers of CONTRACT.md section 3.
+ * caching headers schema/API.md and schema/openapi.json describe.
  *
  *   struct badge_in in = { BADGE_OK, 112.2, "Qwen3-Coder-30B-A3B-Instruct",
  *                          "M3 Ultra" };

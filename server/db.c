@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
@@ -21,6 +22,7 @@
 #include "outlier.h"
 
 #define BATCH_MAX 512
+#define MIGRATIONS_MAX 256
 
 struct db {
 	char *path;
@@ -351,16 +353,25 @@ static int apply_one(struct dbconn *w, const char *dir, const char *name,
 		snprintf(err, errlen, "cannot read migration %s", path.buf);
 		goto out;
 	}
-	exec(w, "BEGIN IMMEDIATE");
+	if (exec(w, "BEGIN IMMEDIATE") != SQLITE_OK) {
+		snprintf(err, errlen, "cannot start the transaction for migration %s: %s",
+			 name, sqlite3_errmsg(w->h));
+		if (db_status_of(sqlite3_errcode(w->h)) < 0)
+			rc = db_status_of(sqlite3_errcode(w->h));
+		goto out;
+	}
 	if (sqlite3_exec(w->h, sql.buf, NULL, NULL, &msg) != SQLITE_OK) {
 		snprintf(err, errlen, "migration %s failed: %s", name, msg ? msg : "?");
 		exec(w, "ROLLBACK");
 		goto out;
 	}
-	st = db_stmt(w, rec);
-	sqlite3_bind_int(st, 1, atoi(name));
-	db_bind_text(st, 2, name);
-	if (!st || sqlite3_step(st) != SQLITE_DONE || exec(w, "COMMIT") != SQLITE_OK) {
+	if (!(st = db_stmt(w, rec))) {
+		snprintf(err, errlen, "cannot record migration %s: %s", name, sqlite3_errmsg(w->h));
+		exec(w, "ROLLBACK");
+		goto out;
+	}
+	if (sqlite3_bind_int(st, 1, atoi(name)) != SQLITE_OK || db_bind_text(st, 2, name) != SQLITE_OK ||
+	    sqlite3_step(st) != SQLITE_DONE || exec(w, "COMMIT") != SQLITE_OK) {
 		snprintf(err, errlen, "cannot record migration %s", name);
 		exec(w, "ROLLBACK");
 		goto out;
@@ -374,29 +385,62 @@ out:
 	return rc;
 }
 
-/* 1 when migration version v is recorded. */
+/* 1 when migration version v is recorded, 0 when not, -1 when the
+ * question could not be asked. */
 static int applied(struct dbconn *w, int v)
 {
 	static const char q[] = "SELECT 1 FROM schema_migrations WHERE version = ?";
 	sqlite3_stmt *st = db_stmt(w, q);
-	int yes;
+	int rc;
 
-	if (!st)
-		return 0;
-	sqlite3_bind_int(st, 1, v);
-	yes = sqlite3_step(st) == SQLITE_ROW;
+	if (!st || sqlite3_bind_int(st, 1, v) != SQLITE_OK)
+		return -1;
+	rc = sqlite3_step(st);
 	sqlite3_reset(st);
-	return yes;
+	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
 }
 
-/* Applies, in name order, every migration in dir not yet recorded. */
+/* Reads the names of the migration files in dir into names (at most
+ * MIGRATIONS_MAX); returns how many, or -1 with the reason in err. */
+static int list_migrations(const char *dir, char **names, char *err, size_t errlen)
+{
+	struct dirent *de;
+	int n = 0;
+	DIR *d = opendir(dir);
+
+	if (!d) {
+		snprintf(err, errlen, "cannot open migrations folder %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	while ((de = readdir(d))) {
+		if (!is_migration(de->d_name))
+			continue;
+		if (n == MIGRATIONS_MAX) {
+			snprintf(err, errlen, "more than %d migration files in %s; the server reads at most %d",
+				 MIGRATIONS_MAX, dir, MIGRATIONS_MAX);
+			goto fail;
+		}
+		if (!(names[n] = strdup(de->d_name))) {
+			snprintf(err, errlen, "out of memory reading the migrations folder %s", dir);
+			goto fail;
+		}
+		n++;
+	}
+	closedir(d);
+	return n;
+fail:
+	closedir(d);
+	while (n > 0)
+		free(names[--n]);
+	return -1;
+}
+
+/* Applies, in name order, every migration in dir not yet recorded; stops at
+ * the first that fails or cannot be checked. */
 static int migrate(struct dbconn *w, const char *dir, char *err, size_t errlen)
 {
-	char *names[256];
-	size_t n = 0, i;
-	struct dirent *de;
-	DIR *d;
-	int rc = DB_OK;
+	char *names[MIGRATIONS_MAX];
+	int n, i, done, rc = DB_OK;
 
 	if (exec(w, "CREATE TABLE IF NOT EXISTS schema_migrations("
 		    "version INTEGER PRIMARY KEY, name TEXT NOT NULL, "
@@ -404,19 +448,17 @@ static int migrate(struct dbconn *w, const char *dir, char *err, size_t errlen)
 		snprintf(err, errlen, "cannot create schema_migrations: %s", sqlite3_errmsg(w->h));
 		return db_status_of(sqlite3_errcode(w->h));
 	}
-	d = opendir(dir);
-	if (!d) {
-		snprintf(err, errlen, "cannot open migrations folder %s", dir);
+	if ((n = list_migrations(dir, names, err, errlen)) < 0)
 		return DB_ERR;
-	}
-	while ((de = readdir(d)) && n < 256)
-		if (is_migration(de->d_name) && (names[n] = strdup(de->d_name)))
-			n++;
-	closedir(d);
-	qsort(names, n, sizeof *names, name_cmp);
+	qsort(names, (size_t)n, sizeof *names, name_cmp);
 	for (i = 0; i < n; i++) {
-		if (rc == DB_OK && !applied(w, atoi(names[i])))
+		if (rc == DB_OK && (done = applied(w, atoi(names[i]))) < 0) {
+			snprintf(err, errlen, "cannot tell whether migration %s was applied: %s",
+				 names[i], sqlite3_errmsg(w->h));
+			rc = DB_ERR;
+		} else if (rc == DB_OK && !done) {
 			rc = apply_one(w, dir, names[i], err, errlen);
+		}
 		free(names[i]);
 	}
 	return rc;
@@ -672,8 +714,72 @@ static int ckpt_start(struct db *db)
 	return 0;
 }
 
+/* Gives the file at path perm's mode and group, whatever the umask,
+ * creating it when create is set; a missing file is fine otherwise. SQLite
+ * creates -wal and -shm with the database file's mode. An existing file is
+ * changed by path, never opened: closing a descriptor of a database file
+ * would drop the POSIX locks this process's connections hold on it. */
+static int set_perm(const char *path, struct db_perm perm, int create, char *err, size_t errlen)
+{
+	int fd = create ? open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, perm.mode) : -1;
+	struct stat st;
+
+	if (fd >= 0) {
+		if (fchmod(fd, perm.mode) < 0 ||
+		    (perm.gid != (gid_t)-1 && fchown(fd, (uid_t)-1, perm.gid) < 0))
+			goto fail;
+		close(fd);
+		return 0;
+	}
+	if (create && errno != EEXIST) {
+		snprintf(err, errlen, "cannot open database %s: %s (is the folder there and writable?)",
+			 path, strerror(errno));
+		return -1;
+	}
+	if (stat(path, &st) < 0) {
+		if (!create && errno == ENOENT)
+			return 0;
+		goto fail;
+	}
+	if ((st.st_mode & 07777) != perm.mode && chmod(path, perm.mode) < 0)
+		goto fail;
+	if (perm.gid != (gid_t)-1 && st.st_gid != perm.gid && chown(path, (uid_t)-1, perm.gid) < 0)
+		goto fail;
+	return 0;
+fail:
+	snprintf(err, errlen, "cannot give %s mode %04o%s: %s", path, (unsigned)perm.mode,
+		 perm.gid != (gid_t)-1 ? " and the database group" : "", strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	return -1;
+}
+
+/* The database, -wal and -shm files with perm's mode and group. */
+static int set_perms(const char *path, struct db_perm perm, int create, char *err, size_t errlen)
+{
+	static const char *const suffix[] = { "-wal", "-shm" };
+	struct buf b = BUF_INIT;
+	size_t i;
+	int rc = set_perm(path, perm, create, err, errlen);
+
+	for (i = 0; rc == 0 && i < sizeof suffix / sizeof *suffix; i++) {
+		buf_reset(&b);
+		buf_printf(&b, "%s%s", path, suffix[i]);
+		rc = buf_error(&b) < 0 ? (snprintf(err, errlen, "out of memory"), -1)
+				       : set_perm(b.buf, perm, 0, err, errlen);
+	}
+	buf_release(&b);
+	return rc;
+}
+
 int db_open(const char *path, const char *migrations_dir, struct db **out,
 	    char *err, size_t errlen)
+{
+	return db_open_perm(path, migrations_dir, DB_PERM_DEFAULT, out, err, errlen);
+}
+
+int db_open_perm(const char *path, const char *migrations_dir, struct db_perm perm,
+		 struct db **out, char *err, size_t errlen)
 {
 	struct db *db = calloc(1, sizeof *db);
 	int rc = DB_ERR;
@@ -681,6 +787,10 @@ int db_open(const char *path, const char *migrations_dir, struct db **out,
 	*out = NULL;
 	if (!db || !(db->path = strdup(path))) {
 		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
+	if (set_perms(path, perm, 1, err, errlen) < 0) {
+		rc = DB_READONLY;
 		goto fail;
 	}
 	db->id = atomic_fetch_add(&next_db_id, 1);
@@ -712,6 +822,12 @@ int db_open(const char *path, const char *migrations_dir, struct db **out,
 	if (ckpt_start(db) < 0) {
 		snprintf(err, errlen, "cannot start the checkpoint thread");
 		rc = DB_ERR;
+		goto fail;
+	}
+	/* -wal and -shm exist now; with a group named, they get it too (SQLite
+	 * gives them the database's owner only when running as root). */
+	if (set_perms(path, perm, 0, err, errlen) < 0) {
+		rc = DB_READONLY;
 		goto fail;
 	}
 	if (pthread_create(&db->thread, NULL, writer_main, db) != 0) {

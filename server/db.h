@@ -12,6 +12,7 @@
 #include <jansson.h>
 #include <sqlite3.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 struct db;
 
@@ -41,6 +42,18 @@ enum db_status {
  * On failure returns a negative status with a message in err. */
 int db_open(const char *path, const char *migrations_dir, struct db **out,
 	    char *err, size_t errlen);
+/* Who may read the database files (the database, -wal and -shm): mode
+ * 0600, or 0640 with gid the group that may read them. */
+struct db_perm {
+	mode_t mode;
+	gid_t gid;                     /* (gid_t)-1: the process's own */
+};
+#define DB_PERM_DEFAULT ((struct db_perm){ 0600, (gid_t)-1 })
+/* db_open with the files' mode and group set whatever the umask: a new
+ * database is created so, an existing one (and its -wal and -shm) brought
+ * to it. Fails with the reason in err when that cannot be done. */
+int db_open_perm(const char *path, const char *migrations_dir, struct db_perm perm,
+		 struct db **out, char *err, size_t errlen);
 /* How long a connection waits for a lock another process holds before the
  * statement fails with DB_BUSY (default 5000 ms).  Applies to the writer
  * and to readers opened from now on; call it before any work is submitted. */

@@ -1,7 +1,7 @@
 /* jws.h: compact JWS parsing and verification (EdDSA/Ed25519 and ES256/P-256).
  *
  * The upload endpoint hands the request body to jws_parse_verify().  It
- * accepts exactly the JWS of CONTRACT.md section 1: three unpadded base64url
+ * accepts exactly the JWS schema/API.md describes: three unpadded base64url
  * parts, a protected header that is a JSON object naming "EdDSA" or "ES256"
  * and carrying the public key as "jwk", and a signature by that key over
  * ASCII(part1 "." part2).  Everything else is refused with a status that maps

@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
+#include <grp.h>
 #include <libgen.h>
 #include <limits.h>
 #include <netdb.h>
@@ -36,11 +37,15 @@ static const char usage[] =
 "       llm-speedd account add NAME [--db F]  create an account, print its token once\n"
 "       llm-speedd account revoke NAME [--db F]\n"
 "       llm-speedd sample-run [--help]        print a signed sample run\n"
+"       (options may come before or after account add|revoke NAME)\n"
 "\n"
 "options (each also read from the environment variable shown):\n"
 "  --listen HOST:PORT     LLMSPEED_LISTEN          default 127.0.0.1:8080\n"
 "  --db FILE              LLMSPEED_DB              default ./data/llm-speed.db\n"
-"  --assets DIR           LLMSPEED_ASSETS          templates/, static/, migrations/;\n"
+"  --db-group NAME        LLMSPEED_DB_GROUP        the database files are created 0600\n"
+"                                                  (owner only) whatever the umask; with\n"
+"                                                  a group, 0640 and that group may read\n"
+"  --assets DIR           LLMSPEED_ASSETS          templates/, static/, migrations/, schema/;\n"
 "                                                  default: the binary's folder\n"
 "  --base-url URL         LLMSPEED_BASE_URL        public origin for links,\n"
 "                                                  default http://<listen>\n"
@@ -166,6 +171,7 @@ static void defaults(struct config *c)
 {
 	c->listen = env_str("LLMSPEED_LISTEN", "127.0.0.1:8080");
 	c->db_path = env_str("LLMSPEED_DB", "./data/llm-speed.db");
+	c->db_group = env_str("LLMSPEED_DB_GROUP", NULL);
 	c->assets = env_str("LLMSPEED_ASSETS", NULL);
 	c->base_url = env_str("LLMSPEED_BASE_URL", NULL);
 	c->moderator_token = env_str("LLMSPEED_MODERATOR_TOKEN", NULL);
@@ -207,15 +213,18 @@ static int check_limits(const struct config *c)
 }
 
 /* Parses the options; returns the index of the first operand, or -1 after
- * printing what is wrong. */
-static int parse_options(int argc, char **argv, struct config *c)
+ * printing what is wrong. With `command` 0 it stops at the first operand (the
+ * command's name); with 1 argv[0] is the command and options may come
+ * anywhere among its operands, which GNU getopt moves to the end. */
+static int parse_options(int argc, char **argv, struct config *c, int command)
 {
 	enum { O_LISTEN = 256, O_DB, O_ASSETS, O_BASE, O_THREADS, O_MAXC, O_MAXIP,
 	       O_TIMEOUT, O_URATE, O_DRATE, O_TRUST, O_DEMO, O_QUIET, O_HELP,
-	       O_REQTIMEOUT, O_HEADER, O_BUSY };
+	       O_REQTIMEOUT, O_HEADER, O_BUSY, O_DBGROUP };
 	static const struct option opts[] = {
 		{ "listen", required_argument, NULL, O_LISTEN },
 		{ "db", required_argument, NULL, O_DB },
+		{ "db-group", required_argument, NULL, O_DBGROUP },
 		{ "assets", required_argument, NULL, O_ASSETS },
 		{ "base-url", required_argument, NULL, O_BASE },
 		{ "threads", required_argument, NULL, O_THREADS },
@@ -235,10 +244,12 @@ static int parse_options(int argc, char **argv, struct config *c)
 	};
 	int o;
 
-	while ((o = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
+	optind = 0;     /* a fresh scan, also for the second, per-command pass */
+	while ((o = getopt_long(argc, argv, command ? "" : "+", opts, NULL)) != -1) {
 		switch (o) {
 		case O_LISTEN: c->listen = optarg; break;
 		case O_DB: c->db_path = optarg; break;
+		case O_DBGROUP: c->db_group = optarg; break;
 		case O_ASSETS: c->assets = optarg; break;
 		case O_BASE: c->base_url = optarg; break;
 		case O_THREADS: c->threads = flag_uint("threads", optarg); break;
@@ -268,14 +279,36 @@ static int parse_options(int argc, char **argv, struct config *c)
 	return optind;
 }
 
+/* The mode and group of the database files: 0600, or 0640 for --db-group. */
+static int db_perm_of(const struct config *c, struct db_perm *p)
+{
+	struct group *g;
+
+	*p = DB_PERM_DEFAULT;
+	if (!c->db_group)
+		return 0;
+	errno = 0;
+	if (!(g = getgrnam(c->db_group))) {
+		fprintf(stderr, "llm-speedd: --db-group %s: %s\n", c->db_group,
+			errno ? strerror(errno) : "there is no group of that name");
+		return -1;
+	}
+	p->mode = 0640;
+	p->gid = g->gr_gid;
+	return 0;
+}
+
 /* Opens the database, applying migrations; prints the reason on failure. */
 static struct db *open_db(const struct config *c)
 {
 	char err[512], mig[PATH_MAX];
+	struct db_perm perm;
 	struct db *db;
 
+	if (db_perm_of(c, &perm) < 0)
+		return NULL;
 	snprintf(mig, sizeof mig, "%s/migrations", c->assets);
-	if (db_open(c->db_path, mig, &db, err, sizeof err) != DB_OK) {
+	if (db_open_perm(c->db_path, mig, perm, &db, err, sizeof err) != DB_OK) {
 		fprintf(stderr, "llm-speedd: %s\n", err);
 		return NULL;
 	}
@@ -291,7 +324,7 @@ static int account_main(const struct config *c, int argc, char **argv)
 	int rc;
 
 	if (argc != 2 || (strcmp(argv[0], "add") && strcmp(argv[0], "revoke"))) {
-		fputs("usage: llm-speedd [--db FILE] account add|revoke NAME\n", stderr);
+		fputs("usage: llm-speedd account add|revoke NAME [--db FILE]\n", stderr);
 		return 2;
 	}
 	if (!account_name_ok(argv[1])) {
@@ -404,12 +437,17 @@ static void wait_and_drain(struct MHD_Daemon *d, struct db *db, const sigset_t *
 static int load_assets(struct app *app)
 {
 	struct tmpl_error te = { 0 };
-	char dir[PATH_MAX];
+	char dir[PATH_MAX], err[512];
 
 	snprintf(dir, sizeof dir, "%s/templates", app->cfg.assets);
 	app->tmpl = tmpl_set_load(dir, &te);
 	if (!app->tmpl) {
 		fprintf(stderr, "llm-speedd: templates: %s\n", te.message);
+		return -1;
+	}
+	snprintf(dir, sizeof dir, "%s/schema/openapi.json", app->cfg.assets);
+	if (page_api_init(dir, err, sizeof err) < 0) {
+		fprintf(stderr, "llm-speedd: %s\n", err);
 		return -1;
 	}
 	snprintf(dir, sizeof dir, "%s/static", app->cfg.assets);
@@ -432,6 +470,7 @@ static void app_free(struct app *app)
 	ratelimit_free(app->dispute_rl);
 	page_static_free();
 	ceiling_free(app->ref);
+	page_api_free();
 }
 
 static int serve(struct app *app)
@@ -446,6 +485,11 @@ static int serve(struct app *app)
 	app->cache = cache_new(20000);
 	app->upload_rl = ratelimit_new(app->cfg.upload_rate, app->cfg.upload_rate ? app->cfg.upload_rate : 1);
 	app->dispute_rl = ratelimit_new(app->cfg.dispute_rate, app->cfg.dispute_rate ? app->cfg.dispute_rate : 1);
+	if (!app->cache || !app->upload_rl || !app->dispute_rl) {
+		fprintf(stderr, "llm-speedd: out of memory setting up the %s\n",
+			!app->cache ? "response cache" : "rate limits");
+		return 1;
+	}
 	if (dispute_init(app->db) < 0) {
 		fprintf(stderr, "llm-speedd: cannot read or store the dispute form key\n");
 		return 1;
@@ -485,12 +529,18 @@ int main(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], "sample-run"))
 		return sample_main(argc - 1, argv + 1);
 	defaults(&app.cfg);
-	first = parse_options(argc, argv, &app.cfg);
+	first = parse_options(argc, argv, &app.cfg, 0);
 	if (first < 0)
 		return 2;
 	log_set_quiet(app.cfg.quiet);
-	if (first < argc && !strcmp(argv[first], "account"))
-		return account_main(&app.cfg, argc - first - 1, argv + first + 1);
+	if (first < argc && !strcmp(argv[first], "account")) {
+		/* Options after the command too: account add NAME --db FILE. */
+		int rest = parse_options(argc - first, argv + first, &app.cfg, 1);
+
+		if (rest < 0)
+			return 2;
+		return account_main(&app.cfg, argc - first - rest, argv + first + rest);
+	}
 	if (first < argc) {
 		fprintf(stderr, "llm-speedd: unknown command %s\n%s", argv[first], usage);
 		return 2;

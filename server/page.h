@@ -19,6 +19,13 @@ void page_static_free(void);
 /* Renders the error page (status, one sentence) for people. */
 enum MHD_Result page_error(struct req *r, unsigned status, const char *message);
 
+/* page_api.c */
+enum MHD_Result page_api(struct req *r);          /* /api */
+/* Builds the /api page's model from the OpenAPI description at path, once
+ * at start; -1 with the reason in err. */
+int page_api_init(const char *path, char *err, size_t errlen);
+void page_api_free(void);
+
 /* page_run.c */
 enum MHD_Result page_run(struct req *r);          /* /r/<id> */
 enum MHD_Result page_run_json(struct req *r);     /* /r/<id>.json */

@@ -266,7 +266,8 @@ enum MHD_Result page_run_jws(struct req *r)
 	rc = sqlite3_step(st);
 	if (rc != SQLITE_ROW) {
 		sqlite3_reset(st);
-		return not_found(r, 0);
+		return rc == SQLITE_DONE ? not_found(r, 0)
+			: http_error(r, 503, "unavailable", "The database is not answering; try again shortly.", NULL);
 	}
 	ret = http_send(r, 200, CT_JOSE, sqlite3_column_blob(st, 0),
 			(size_t)sqlite3_column_bytes(st, 0), &o);

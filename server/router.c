@@ -43,6 +43,7 @@ static const struct route routes[] = {
 	{ HTTP_GET,  "/fit",                         page_fit,          ROUTE_HTML, 0 },
 	{ HTTP_GET,  "/fit.json",                    page_fit_json,     0, 0 },
 	{ HTTP_GET,  "/explain/quantization",        page_explain_quantization, ROUTE_HTML, 0 },
+	{ HTTP_GET,  "/api",                         page_api,          ROUTE_HTML, 0 },
 	{ HTTP_GET,  "/static/*",                    page_static_file,  0, 0 },
 	{ HTTP_GET,  "/favicon.ico",                 page_favicon,      0, 0 },
 };

@@ -124,7 +124,8 @@ int sample_key(const char *path, unsigned char sk[crypto_sign_SECRETKEYBYTES])
 	return close(fd);
 }
 
-static void sample_usage(void)
+/* The usage text: on stdout when asked for (--help), else on stderr. */
+static void sample_usage(FILE *to)
 {
 	fputs("usage: llm-speedd sample-run [--key FILE] [--model NAME] [--hardware SUMMARY]\n"
 	      "         [--backend NAME] [--decode TOK_S] [--fingerprint HEX16] [--all]\n"
@@ -132,7 +133,7 @@ static void sample_usage(void)
 	      "  ./llm-speedd sample-run > run.jws\n"
 	      "  curl -H 'Content-Type: application/jose' --data-binary @run.jws \\\n"
 	      "       http://127.0.0.1:8080/api/v1/runs\n"
-	      "Without --key a fresh key signs each run (like --strict-anon).\n", stderr);
+	      "Without --key a fresh key signs each run (like --strict-anon).\n", to);
 }
 
 int sample_main(int argc, char **argv)
@@ -165,7 +166,7 @@ int sample_main(int argc, char **argv)
 		case 'd': o.decode_tok_s = atof(optarg); break;
 		case 'f': o.fingerprint = optarg; break;
 		case 'a': o.all_workloads = 1; break;
-		default: sample_usage(); return c == 'h' ? 0 : 2;
+		default: sample_usage(c == 'h' ? stdout : stderr); return c == 'h' ? 0 : 2;
 		}
 	}
 	if (sodium_init() < 0)

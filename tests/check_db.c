@@ -537,6 +537,95 @@ START_TEST(new_and_failing_migrations)
 }
 END_TEST
 
+/* More migration files than the loader reads stop start-up with a message
+ * saying so, and none of the extra ones is applied. */
+START_TEST(too_many_migrations_stop_start_up)
+{
+	char mig[300], path[300], err[512] = "", name[64];
+	struct db *db;
+	int i, rc;
+
+	own_migrations(mig, sizeof mig);
+	for (i = 0; i < 257; i++) {
+		snprintf(name, sizeof name, "%04d_t.sql", 6000 + i);
+		write_file(mig, name, "SELECT 1;");
+	}
+	db_path(path, sizeof path);
+	rc = db_open(path, mig, &db, err, sizeof err);
+	ck_assert_int_ne(rc, DB_OK);
+	ck_assert_ptr_null(db);
+	ck_assert_msg(strstr(err, "more than 256 migration files") != NULL, "message: %s", err);
+	ck_assert_int_eq(scalar("SELECT count(*) FROM schema_migrations", NULL), 0);
+}
+END_TEST
+
+/* A migration whose transaction cannot start (another process holds the
+ * write lock) stops start-up naming it, rather than running unprotected. */
+START_TEST(migration_that_cannot_begin_stops_start_up)
+{
+	char mig[300], path[300], err[512] = "";
+	struct db *db;
+	sqlite3 *other;
+	int rc;
+
+	own_migrations(mig, sizeof mig);
+	db = open_with(mig);
+	db_close(db);
+	write_file(mig, "9000_extra.sql", "CREATE TABLE extra(x INTEGER);");
+	other = raw_open();
+	ck_assert_int_eq(sqlite3_exec(other, "BEGIN IMMEDIATE", NULL, NULL, NULL), SQLITE_OK);
+	db_path(path, sizeof path);
+	rc = db_open(path, mig, &db, err, sizeof err);
+	sqlite3_exec(other, "ROLLBACK", NULL, NULL, NULL);
+	sqlite3_close(other);
+	ck_assert_int_ne(rc, DB_OK);
+	ck_assert_ptr_null(db);
+	ck_assert_msg(strstr(err, "9000_extra.sql") && strstr(err, "transaction"), "message: %s", err);
+	ck_assert_int_eq(scalar("SELECT count(*) FROM sqlite_master WHERE name = 'extra'", NULL), 0);
+}
+END_TEST
+
+/* The mode of path's permission bits, or -1 when it is missing. */
+static int mode_of(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 ? (int)(st.st_mode & 07777) : -1;
+}
+
+/* Under umask 022 the database, -wal and -shm are created 0600, a 0644
+ * file left by an older server is brought to 0600, and a group makes it
+ * 0640. */
+START_TEST(database_files_are_private_whatever_the_umask)
+{
+	char path[300], side[320], mig[600], err[512] = "";
+	struct db_perm perm = { 0640, getgid() };
+	mode_t old = umask(022);
+	struct db *db = open_test_db();
+	const char *const suffix[] = { "", "-wal", "-shm" };
+	size_t i;
+
+	db_path(path, sizeof path);
+	for (i = 0; i < 3; i++) {
+		snprintf(side, sizeof side, "%s%s", path, suffix[i]);
+		ck_assert_msg(mode_of(side) == 0600, "%s: %o", side, mode_of(side));
+	}
+	db_close(db);
+	ck_assert_int_eq(chmod(path, 0644), 0);
+	db = open_test_db();
+	ck_assert_int_eq(mode_of(path), 0600);
+	db_close(db);
+	snprintf(mig, sizeof mig, "%s/migrations", repo_root());
+	ck_assert_msg(db_open_perm(path, mig, perm, &db, err, sizeof err) == DB_OK, "%s", err);
+	for (i = 0; i < 3; i++) {
+		snprintf(side, sizeof side, "%s%s", path, suffix[i]);
+		ck_assert_msg(mode_of(side) == 0640, "%s: %o", side, mode_of(side));
+	}
+	db_close(db);
+	umask(old);
+}
+END_TEST
+
 /* ---- run storage ---- */
 
 /* A run_new for a valid sample payload and the given JWS bytes. */
@@ -681,6 +770,7 @@ static Suite *suite_db(void)
 	tcase_add_checked_fixture(m, setup, cleanup);
 	tcase_add_checked_fixture(r, setup, cleanup);
 	tcase_set_timeout(w, 60);
+	tcase_set_timeout(m, 60);    /* a locked database waits out the 5 s busy timeout */
 	tcase_add_test(w, group_commit_shares_commits);
 	tcase_add_test(w, concurrent_submit_commits_all);
 	tcase_add_test(w, failing_job_rolls_back_alone);
@@ -688,6 +778,9 @@ static Suite *suite_db(void)
 	tcase_add_test(w, close_drains_the_queue);
 	tcase_add_test(m, migrations_recorded_once);
 	tcase_add_test(m, new_and_failing_migrations);
+	tcase_add_test(m, too_many_migrations_stop_start_up);
+	tcase_add_test(m, migration_that_cannot_begin_stops_start_up);
+	tcase_add_test(m, database_files_are_private_whatever_the_umask);
 	tcase_add_test(r, duplicate_jws_returns_the_first_id);
 	tcase_add_test(r, account_is_stored_when_given);
 	tcase_add_test(r, run_ids_are_random_and_well_formed);

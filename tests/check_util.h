@@ -7,11 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Directory of the third-party vectors (../shared/vectors). */
+/* Directory of the third-party vectors (tests/vectors, see its SOURCES.md). */
 static inline const char *vectors_dir(void)
 {
 	const char *d = getenv("LLMSPEED_VECTORS");
-	return d ? d : "../shared/vectors";
+	return d ? d : "tests/vectors";
 }
 
 /* Repository root (for templates/, migrations/). */

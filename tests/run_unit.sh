@@ -1,7 +1,7 @@
 #!/bin/sh
 # Runs each Check test binary given; stops at the first failure.
-# Tests find ../shared/vectors through LLMSPEED_VECTORS.
-: "${LLMSPEED_VECTORS:=$(cd "$(dirname "$0")/.." && pwd)/../shared/vectors}"
+# Tests find tests/vectors through LLMSPEED_VECTORS.
+: "${LLMSPEED_VECTORS:=$(cd "$(dirname "$0")" && pwd)/vectors}"
 export LLMSPEED_VECTORS
 LLMSPEED_ROOT=$(cd "$(dirname "$0")/.." && pwd)
 export LLMSPEED_ROOT

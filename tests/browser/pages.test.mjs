@@ -101,6 +101,7 @@ describe('every page loads clean: status, no console error or CSP violation, sty
 		['/glossary', 200, 0],
 		['/methodology', 200, 0],
 		['/privacy', 200, 0],
+		['/api', 200, 0],
 		['/outliers', 200, 0],
 		['/disputes', 200, 0],
 		['/fit?hw=m3-ultra', 200, 0],

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Writes the seed corpora of the fuzz targets into tests/fuzz/corpus/<name>/.
 
-Seeds come from ../shared/vectors (the RFC 8037 and RFC 7515 JWS examples,
+Seeds come from tests/vectors (the RFC 8037 and RFC 7515 JWS examples,
 JSONTestSuite's json_parsing/, the mustache spec), from the HTTP tests'
 payload (tests/http/conftest.py) and from the server's own templates and
 route table.  Run it again after changing any of those; the corpora are
@@ -20,7 +20,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 VECTORS = (sys.argv[1] if len(sys.argv) > 1 else
-           os.environ.get("LLMSPEED_VECTORS", os.path.join(ROOT, "..", "shared", "vectors")))
+           os.environ.get("LLMSPEED_VECTORS", os.path.join(ROOT, "tests", "vectors")))
 CORPUS = os.path.join(HERE, "corpus")
 MAX_SEED = 4096          # bytes; larger vectors are left out to keep runs quick
 FUZZ_NOW = "2026-04-28T10:12:00Z"   # the clock fuzz_validate.c fixes

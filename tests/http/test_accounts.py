@@ -8,6 +8,8 @@ import re
 import sqlite3
 import subprocess
 
+import pytest
+
 from conftest import BIN, ROOT, make_payload, new_key, sign, upload_payload
 
 
@@ -192,3 +194,62 @@ def test_rate_limit_is_per_account(make_server):
     assert r.json()["error"]["code"] == "rate_limited"
     assert int(r.headers["Retry-After"]) >= 1
     assert upload_payload(s, make_payload(), headers={"Authorization": "Bearer " + b}).status_code == 201
+
+
+def help_account_forms():
+    """The account command lines --help prints, e.g. 'account add NAME [--db F]'."""
+    out = subprocess.run([BIN, "--help"], capture_output=True, text=True, timeout=30)
+    assert out.returncode == 0
+    forms = re.findall(r"llm-speedd (account \w+ NAME) \[--db F\]", out.stdout)
+    assert sorted(forms) == ["account add NAME", "account revoke NAME"], out.stdout
+    return forms
+
+
+@pytest.mark.parametrize("where", ["before", "after", "between"])
+def test_every_account_form_of_the_help_takes_its_options_anywhere(tmp_path, where):
+    """`account add NAME --db FILE` (the form --help prints), `--db FILE
+    account add NAME` and `account --db FILE add NAME` all act on FILE."""
+    db = str(tmp_path / "accounts.db")
+    opts = ["--db", db, "--assets", ROOT]
+    for form in help_account_forms():
+        words = form.replace("NAME", "erin").split()
+        if where == "before":
+            argv = opts + words
+        elif where == "after":
+            argv = words + opts
+        else:
+            argv = words[:1] + opts + words[1:]
+        out = subprocess.run([BIN] + argv, capture_output=True, text=True, timeout=30)
+        assert out.returncode == 0, (argv, out.stderr)
+        assert "usage" not in out.stderr
+        con = sqlite3.connect("file:%s?mode=ro" % db, uri=True)
+        try:
+            rows = con.execute("SELECT name, token_hash, revoked FROM accounts").fetchall()
+        finally:
+            con.close()
+        assert [r[0] for r in rows] == ["erin"]
+        if words[1] == "add":
+            assert rows[0][1] == hashlib.sha256(out.stdout.strip().encode()).digest()
+            assert rows[0][2] == 0
+        else:
+            assert rows[0][2] == 1
+
+
+def test_account_with_a_missing_name_or_an_unknown_option_is_a_usage_error(tmp_path):
+    db = str(tmp_path / "accounts.db")
+    for argv in (["account", "add", "--db", db], ["account", "add", "x", "--nope", "--db", db],
+                 ["account", "add", "x", "y", "--db", db]):
+        out = subprocess.run([BIN] + argv, capture_output=True, text=True, timeout=30)
+        assert out.returncode == 2, argv
+        assert out.stdout == "" and "usage" in out.stderr, argv
+    assert not os.path.exists(db)
+
+
+def test_the_sample_run_forms_of_the_help_work():
+    out = subprocess.run([BIN, "--help"], capture_output=True, text=True, timeout=30)
+    assert "llm-speedd sample-run [--help]" in out.stdout
+    helped = subprocess.run([BIN, "sample-run", "--help"], capture_output=True, text=True, timeout=30)
+    assert helped.returncode == 0 and "usage: llm-speedd sample-run" in helped.stdout
+    run = subprocess.run([BIN, "sample-run"], capture_output=True, text=True, timeout=30)
+    assert run.returncode == 0
+    assert re.match(r"^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$", run.stdout.strip())

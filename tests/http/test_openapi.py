@@ -224,7 +224,7 @@ def test_upload_and_read_routes_answer_as_described(server):
     assert check(server.get("/badge/%s.json" % UNKNOWN), "GET", "/badge/{id}.json")["isError"] is True
     check(server.get("/badge/%s.svg" % UNKNOWN), "GET", "/badge/{id}.svg")
 
-    for path in ("/", "/outliers", "/disputes", "/glossary", "/methodology", "/privacy", "/healthz"):
+    for path in ("/", "/outliers", "/disputes", "/glossary", "/methodology", "/privacy", "/api", "/healthz"):
         check(server.get(path), "GET", path)
     check(server.get("/static/style.css"), "GET", "/static/{name}")
     check(server.get("/static/nope.css"), "GET", "/static/{name}")

@@ -427,3 +427,30 @@ def test_a_run_whose_thread_cannot_be_read_is_503_and_not_cached(server):
     j = server.get("/r/%s.json" % rid)
     assert j.status_code == 200 and j.json()["dispute"]["count"] == 0
     assert 'name="token" value="' in server.get("/r/%s" % rid).text
+
+
+def test_signed_bytes_are_503_not_404_when_the_database_fails(server):
+    """/r/<id>.jws tells a database failure (503, try again) from an unknown
+    run (404): a reader whose query fails must not claim the run is gone."""
+    import sqlite3
+    rid = upload_ok(server)["id"]
+    # Every reader prepares the query first, so the failure below comes from
+    # running an already prepared statement against a changed schema.
+    for _ in range(8):
+        assert server.get("/r/%s.jws" % rid).status_code == 200
+    con = sqlite3.connect(server.db, timeout=10)
+    try:
+        con.execute("ALTER TABLE runs RENAME COLUMN jws TO jws_away")
+        con.commit()
+        for _ in range(8):
+            r = server.get("/r/%s.jws" % rid)
+            assert r.status_code == 503, r.text
+            assert r.json()["error"]["code"] == "unavailable"
+            assert int(r.headers["Retry-After"]) >= 1
+        assert server.get("/r/r_doesnotexis.jws").status_code == 503
+        con.execute("ALTER TABLE runs RENAME COLUMN jws_away TO jws")
+        con.commit()
+    finally:
+        con.close()
+    assert server.get("/r/%s.jws" % rid).status_code == 200
+    assert server.get("/r/r_doesnotexis.jws").status_code == 404
