@@ -5,11 +5,12 @@
 -- well, so the bytes of a JWS are not the identity of a run: anyone could
 -- fetch /r/<id>.jws, flip s and upload "another" run.  A run is therefore
 -- identified by its signing key and the SHA-256 of its signed payload;
--- payload_sha256 holds the latter (sha256() is the daemon's own SQL
--- function, registered on its connections).  Rows written by hand without
+-- payload_sha256 holds the latter, the digest of the exact signed bytes
+-- (sha256() and jws_payload() are the daemon's own SQL functions,
+-- registered on its connections; runs keep their payload inside the JWS).  Rows written by hand without
 -- it keep NULL and are still found by jws_sha256.
 ALTER TABLE runs ADD COLUMN payload_sha256 BLOB;
-UPDATE runs SET payload_sha256 = sha256(CAST(payload AS BLOB));
+UPDATE runs SET payload_sha256 = sha256(jws_payload(jws));
 -- Not UNIQUE: a database that already holds flipped twins must still
 -- migrate; the writer looks the pair up before every insert, and answers
 -- with the oldest run.

@@ -183,6 +183,38 @@ static void sql_sha256(sqlite3_context *cx, int argc, sqlite3_value **argv)
 	sqlite3_result_blob(cx, h, sizeof h, SQLITE_TRANSIENT);
 }
 
+/* jws_payload(X): the signed payload bytes of compact JWS X (its middle
+ * segment, base64url-decoded) as a blob; NULL when X is NULL or not three
+ * segments of base64url.  Migrations use it where runs keep the payload
+ * only inside the JWS (0006 on). */
+static void sql_jws_payload(sqlite3_context *cx, int argc, sqlite3_value **argv)
+{
+	const char *jws, *p, *q;
+	unsigned char *bin;
+	size_t n, len, got = 0;
+
+	(void)argc;
+	if (sqlite3_value_type(argv[0]) == SQLITE_NULL)
+		return;
+	jws = sqlite3_value_blob(argv[0]);
+	n = (size_t)sqlite3_value_bytes(argv[0]);
+	p = jws ? memchr(jws, '.', n) : NULL;
+	q = p ? memchr(p + 1, '.', n - (size_t)(p + 1 - jws)) : NULL;
+	if (!q)
+		return;
+	len = (size_t)(q - p - 1);
+	if (!(bin = sqlite3_malloc64(len + 1))) {
+		sqlite3_result_error_nomem(cx);
+		return;
+	}
+	if (sodium_base642bin(bin, len + 1, p + 1, len, NULL, &got, NULL,
+			      sodium_base64_VARIANT_URLSAFE_NO_PADDING) != 0) {
+		sqlite3_free(bin);
+		return;
+	}
+	sqlite3_result_blob64(cx, bin, got, sqlite3_free);
+}
+
 /* Opens one connection with the settings every connection shares. */
 static struct dbconn *conn_open(const char *path, int readonly, unsigned busy_ms)
 {
@@ -202,6 +234,8 @@ static struct dbconn *conn_open(const char *path, int readonly, unsigned busy_ms
 	sqlite3_busy_timeout(c->h, (int)busy_ms);
 	sqlite3_create_function(c->h, "sha256", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC,
 				NULL, sql_sha256, NULL, NULL);
+	sqlite3_create_function(c->h, "jws_payload", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC,
+				NULL, sql_jws_payload, NULL, NULL);
 	sqlite3_extended_result_codes(c->h, 1);
 	/* 32 MiB of page cache and memory-mapped reads per connection keep
 	 * the indexes an upload or a page touches out of pread(). */
