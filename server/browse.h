@@ -141,5 +141,7 @@ extern const char *const browse_sql[];
 extern const char *const page_home_sql[];
 extern const char *const page_model_sql[];
 extern const char *const page_hw_sql[];
+/* /outliers and /disputes (page_lists.c). */
+extern const char *const page_lists_sql[];
 
 #endif
