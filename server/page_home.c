@@ -12,9 +12,9 @@
 
 #define BOARD_PAGE 50
 #define RECENT "10"
-/* The count of matching groups stops here ("10000+"): counting is a walk
+/* The count of matching groups stops here ("More than 1000"): counting is a walk
  * over the summary's index, so it is capped like every list. */
-#define COUNT_CAP 10000
+#define COUNT_CAP 1000
 
 /* The board from board_best (migration 0007), which holds the best run of
  * each (model, hardware, backend): one page in list order after the

@@ -13,8 +13,8 @@
 /* Model sections per page, and runs shown in each. */
 #define SECTIONS 10
 #define SECTION_RUNS 5
-/* The count of models stops here ("More than 10000"). */
-#define COUNT_CAP 10000
+/* The count of models stops here ("More than 1000"). */
+#define COUNT_CAP 1000
 
 static const char sql_name[] =
 	"SELECT accelerator FROM runs WHERE suite_version = ? AND hw_slug = ? "
