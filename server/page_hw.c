@@ -99,17 +99,16 @@ static int load_models(struct hpage *p)
 	db_bind_text(st, 2, p->slug);
 	browse_bind_after(&p->b, st, 3);
 	sqlite3_bind_int(st, 5, SECTIONS + 1);
-	while (p->n < SECTIONS + 1 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+	/* The LIMIT keeps the rows within the SECTIONS + 1 allocated. */
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW && p->n < SECTIONS + 1) {
 		s = &p->s[p->n++];
 		snprintf(s->model, sizeof s->model, "%s", (const char *)sqlite3_column_text(st, 0));
 		s->decode = sqlite3_column_double(st, 1);
 		snprintf(s->id, sizeof s->id, "%s", (const char *)sqlite3_column_text(st, 2));
 	}
-	if (p->n < SECTIONS + 1 && rc != SQLITE_DONE) {
-		sqlite3_reset(st);
-		return db_fail(p);
-	}
 	sqlite3_reset(st);
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+		return db_fail(p);
 	return 0;
 }
 
