@@ -173,6 +173,8 @@ CREATE INDEX dispute_threads_open ON dispute_threads(suite_version, last_post_id
 	WHERE state = 'open';
 
 -- /m/<slug>'s digest list, a page at a time in its order (most runs
--- first, then the faster best run, then the digest).
+-- first, then the faster best run, then the digest, each descending so
+-- that one row value is the keyset cursor).  The row moves in this index
+-- when its run count changes: one small index update per upload.
 CREATE INDEX digest_counts_order ON digest_counts(suite_version, model_slug,
-	runs DESC, best_decode DESC, model_digest);
+	runs DESC, best_decode DESC, model_digest DESC);
