@@ -146,5 +146,7 @@ extern const char *const page_home_sql[];
 extern const char *const page_model_sql[];
 extern const char *const page_hw_sql[];
 extern const char *const page_fit_sql[];     /* page_fit.c */
+/* /outliers and /disputes (page_lists.c). */
+extern const char *const page_lists_sql[];
 
 #endif

@@ -25,8 +25,10 @@ struct cache;
 
 /* Bytes of response bodies the cache holds at most, by default.  A run
  * page with a full dispute thread is megabytes, so a bound on ids alone
- * does not bound memory. */
-#define CACHE_MAX_BYTES ((size_t)512 << 20)
+ * does not bound memory.  64 MB holds some 3,000 run pages with their
+ * badges, or 50,000 badges alone: the hot ones, while the daemon's own
+ * memory stays under 200 MB with default settings (tests/bench/README.md). */
+#define CACHE_MAX_BYTES ((size_t)64 << 20)
 
 /* A cache holding at most max_ids run ids (each with all its reps) and at
  * most CACHE_MAX_BYTES of bodies; the oldest buckets go first. */

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <sodium.h>
@@ -370,6 +371,33 @@ static int slurp(const char *path, struct buf *b)
 	return buf_error(b);
 }
 
+/* A migration that backfills a large database runs for a while: every
+ * few seconds it says so on stderr, with the time spent, so an operator
+ * sees progress rather than a silent start-up. */
+struct progress {
+	const char *name;
+	struct timespec start, last;
+};
+
+static double secs_between(const struct timespec *a, const struct timespec *b)
+{
+	return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_nsec - a->tv_nsec) / 1e9;
+}
+
+static int migration_progress(void *arg)
+{
+	struct progress *p = arg;
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (secs_between(&p->last, &now) >= 2.0) {
+		fprintf(stderr, "migration %s: still backfilling, %.0f s so far\n",
+			p->name, secs_between(&p->start, &now));
+		p->last = now;
+	}
+	return 0;
+}
+
 /* Applies one migration file in its own transaction, recording it. */
 static int apply_one(struct dbconn *w, const char *dir, const char *name,
 		     char *err, size_t errlen)
@@ -379,8 +407,9 @@ static int apply_one(struct dbconn *w, const char *dir, const char *name,
 		"VALUES (?, ?, strftime('%Y-%m-%dT%H:%M:%SZ','now'))";
 	struct buf path = BUF_INIT, sql = BUF_INIT;
 	sqlite3_stmt *st;
+	struct progress prog;
 	char *msg = NULL;
-	int rc = DB_ERR;
+	int rc = DB_ERR, ok;
 
 	buf_printf(&path, "%s/%s", dir, name);
 	if (slurp(path.buf, &sql) < 0) {
@@ -394,7 +423,13 @@ static int apply_one(struct dbconn *w, const char *dir, const char *name,
 			rc = db_status_of(sqlite3_errcode(w->h));
 		goto out;
 	}
-	if (sqlite3_exec(w->h, sql.buf, NULL, NULL, &msg) != SQLITE_OK) {
+	prog.name = name;
+	clock_gettime(CLOCK_MONOTONIC, &prog.start);
+	prog.last = prog.start;
+	sqlite3_progress_handler(w->h, 1000000, migration_progress, &prog);
+	ok = sqlite3_exec(w->h, sql.buf, NULL, NULL, &msg) == SQLITE_OK;
+	sqlite3_progress_handler(w->h, 0, NULL, NULL);
+	if (!ok) {
 		snprintf(err, errlen, "migration %s failed: %s", name, msg ? msg : "?");
 		exec(w, "ROLLBACK");
 		goto out;
@@ -410,7 +445,8 @@ static int apply_one(struct dbconn *w, const char *dir, const char *name,
 		exec(w, "ROLLBACK");
 		goto out;
 	}
-	log_info("applied migration %s", name);
+	clock_gettime(CLOCK_MONOTONIC, &prog.last);
+	log_info("applied migration %s in %.1f s", name, secs_between(&prog.start, &prog.last));
 	rc = DB_OK;
 out:
 	sqlite3_free(msg);

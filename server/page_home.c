@@ -8,26 +8,41 @@
 
 #include "browse.h"
 #include "db.h"
-#include "log.h"
 #include "slug.h"
 
 #define BOARD_PAGE 50
 #define RECENT "10"
-/* Groups past this many are left off the board (and logged). */
-#define MAX_GROUPS 50000
+/* The count of matching groups stops here ("More than 1000"): counting is a walk
+ * over the summary's index, so it is capped like every list. */
+#define COUNT_CAP 1000
 
-/* The best run of the first (model, hardware, backend) group after the
- * one bound, in the order of index runs_ok_board: one seek per group, so
- * the board costs (groups x log runs), not a pass over the suite's runs.
- * The key is bound as (m, h, b || char(1)) with ">=": slugs and backend
- * names hold no control characters, so this seeks straight past the whole
- * current group, where a plain ">" on the row value would seek to the
- * group's start and step over each of its rows. */
-static const char sql_group_next[] =
-	"SELECT model_slug, hw_slug, backend_name, decode_tok_s, id FROM runs "
-	"WHERE suite_version = ?1 AND status = 'ok' "
-	"AND (model_slug, hw_slug, backend_name) >= (?2, ?3, ?4 || char(1)) "
-	"ORDER BY model_slug, hw_slug, backend_name, decode_tok_s DESC, id DESC LIMIT 1";
+/* The board from board_best (migration 0007), which holds the best run of
+ * each (model, hardware, backend): one page in list order after the
+ * cursor, by the index that matches the filters, whatever the number of
+ * runs or groups.  ?1 suite, ?2 hw, ?3 backend, ?4/?5 cursor, ?6 limit. */
+#define BOARD_TAIL " AND (best_decode, best_id) < (?4, ?5) " \
+	"ORDER BY best_decode DESC, best_id DESC LIMIT ?6"
+static const char sql_board[] =
+	"SELECT best_decode, best_id FROM board_best WHERE suite_version = ?1" BOARD_TAIL;
+static const char sql_board_hw[] =
+	"SELECT best_decode, best_id FROM board_best WHERE suite_version = ?1 AND hw_slug = ?2" BOARD_TAIL;
+static const char sql_board_be[] =
+	"SELECT best_decode, best_id FROM board_best WHERE suite_version = ?1 AND backend_name = ?3" BOARD_TAIL;
+static const char sql_board_hw_be[] =
+	"SELECT best_decode, best_id FROM board_best WHERE suite_version = ?1 AND hw_slug = ?2 "
+	"AND backend_name = ?3" BOARD_TAIL;
+/* How many groups match, up to COUNT_CAP + 1. */
+#define COUNT_OF(where) "SELECT count(*) FROM (SELECT 1 FROM board_best WHERE " where " LIMIT ?4)"
+static const char sql_count[] = COUNT_OF("suite_version = ?1");
+static const char sql_count_hw[] = COUNT_OF("suite_version = ?1 AND hw_slug = ?2");
+static const char sql_count_be[] = COUNT_OF("suite_version = ?1 AND backend_name = ?3");
+static const char sql_count_hw_be[] = COUNT_OF("suite_version = ?1 AND hw_slug = ?2 AND backend_name = ?3");
+/* The filter choices: the next hardware or backend with a group, one
+ * seek each. */
+static const char sql_hw_next[] =
+	"SELECT min(hw_slug) FROM board_best WHERE suite_version = ?1 AND hw_slug > ?2";
+static const char sql_be_next[] =
+	"SELECT min(backend_name) FROM board_best WHERE suite_version = ?1 AND backend_name > ?2";
 static const char sql_run_by_id[] =
 	"SELECT " BROWSE_RUN_COLS " FROM runs WHERE id = ?";
 static const char sql_recent[] =
@@ -38,96 +53,19 @@ static const char sql_hw_name[] =
 	"ORDER BY decode_tok_s DESC LIMIT 1";
 
 const char *const page_home_sql[] = {
-	sql_group_next, sql_run_by_id, sql_recent, sql_hw_name, NULL
+	sql_board, sql_board_hw, sql_board_be, sql_board_hw_be,
+	sql_count, sql_count_hw, sql_count_be, sql_count_hw_be,
+	sql_hw_next, sql_be_next, sql_run_by_id, sql_recent, sql_hw_name, NULL
 };
 
-/* One group's best run. */
-struct group {
-	char model[SLUG_MAX + 1];
-	char hw[SLUG_MAX + 1];
-	char backend[32];
-	double decode;
-	char id[16];
-};
-
-struct groups {
-	struct group *g;
-	size_t n, cap;
-};
-
-/* Appends the group in st's row; 0 or -1 when memory runs out. */
-static int groups_add(struct groups *gs, sqlite3_stmt *st)
+/* Binds the suite and the filters (?1..?3) shared by the board queries. */
+static void bind_filters(const struct browse *b, sqlite3_stmt *st)
 {
-	struct group *g;
-
-	if (gs->n == gs->cap) {
-		size_t cap = gs->cap ? gs->cap * 2 : 256;
-		g = realloc(gs->g, cap * sizeof *g);
-		if (!g)
-			return -1;
-		gs->g = g;
-		gs->cap = cap;
-	}
-	g = &gs->g[gs->n++];
-	snprintf(g->model, sizeof g->model, "%s", (const char *)sqlite3_column_text(st, 0));
-	snprintf(g->hw, sizeof g->hw, "%s", (const char *)sqlite3_column_text(st, 1));
-	snprintf(g->backend, sizeof g->backend, "%s", (const char *)sqlite3_column_text(st, 2));
-	g->decode = sqlite3_column_double(st, 3);
-	snprintf(g->id, sizeof g->id, "%s", (const char *)sqlite3_column_text(st, 4));
-	return 0;
-}
-
-/* Loads the best run of every group of the suite into gs, one seek each.
- * 0, or -1 on a database error or when memory runs out. */
-static int groups_load(struct browse *b, struct groups *gs)
-{
-	sqlite3_stmt *st = db_stmt(b->c, sql_group_next);
-	struct group last = { "", "", "", 0, "" };
-	int rc;
-
-	if (!st)
-		return -1;
-	while (gs->n < MAX_GROUPS) {
-		db_bind_text(st, 1, b->suite);
-		db_bind_text(st, 2, last.model);
-		db_bind_text(st, 3, last.hw);
-		db_bind_text(st, 4, last.backend);
-		rc = sqlite3_step(st);
-		if (rc == SQLITE_ROW && groups_add(gs, st) == 0) {
-			last = gs->g[gs->n - 1];
-			sqlite3_reset(st);
-			continue;
-		}
-		sqlite3_reset(st);
-		return rc == SQLITE_DONE ? 0 : -1;
-	}
-	log_error("the leaderboard of %s has more than %d groups; the rest are left off", b->suite, MAX_GROUPS);
-	return 0;
-}
-
-/* Board order: decode tok/s descending, then run id descending (the order
- * of every list, so the keyset cursor means the same everywhere). */
-static int group_cmp(const void *x, const void *y)
-{
-	const struct group *a = x, *b = y;
-
-	if (a->decode != b->decode)
-		return a->decode > b->decode ? -1 : 1;
-	return -strcmp(a->id, b->id);
-}
-
-static int group_matches(const struct browse *b, const struct group *g)
-{
-	return (!b->hw || !strcmp(b->hw, g->hw)) &&
-	       (!b->backend || !strcmp(b->backend, g->backend));
-}
-
-/* 1 when g comes after the cursor in board order. */
-static int after_cursor(const struct browse *b, const struct group *g)
-{
-	if (g->decode != b->after_decode)
-		return g->decode < b->after_decode;
-	return strcmp(g->id, b->after_id) < 0;
+	db_bind_text(st, 1, b->suite);
+	if (b->hw)
+		db_bind_text(st, 2, b->hw);
+	if (b->backend)
+		db_bind_text(st, 3, b->backend);
 }
 
 /* Appends the full run item of id to a, or nothing when it vanished. */
@@ -146,37 +84,72 @@ static int add_run(struct browse *b, json_t *a, const char *id)
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
 }
 
-/* The board: the groups that match the filters, one page of them after
- * the cursor, as {"runs", "count", "total", "next", "first", "paged"}. */
-static json_t *board_json(struct browse *b, const struct groups *gs)
+/* The number of groups within the filters, at most COUNT_CAP + 1; -1 on
+ * a database error. */
+static long board_count(struct browse *b)
 {
-	json_t *runs = json_array(), *o;
-	const struct group *last = NULL;
-	size_t i, total = 0, shown = 0;
-	int more = 0;
-	char cur[80];
+	static const char *const sqls[2][2] = {
+		{ sql_count, sql_count_be }, { sql_count_hw, sql_count_hw_be }
+	};
+	sqlite3_stmt *st = db_stmt(b->c, sqls[b->hw != NULL][b->backend != NULL]);
+	long n = -1;
 
-	for (i = 0; i < gs->n; i++) {
-		const struct group *g = &gs->g[i];
-		if (!group_matches(b, g))
-			continue;
-		total++;
-		if (!after_cursor(b, g))
-			continue;
-		if (shown == BOARD_PAGE) {
+	if (!st)
+		return -1;
+	bind_filters(b, st);
+	sqlite3_bind_int(st, 4, COUNT_CAP + 1);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		n = (long)sqlite3_column_int64(st, 0);
+	sqlite3_reset(st);
+	return n;
+}
+
+/* The board: one page of the groups that match the filters, after the
+ * cursor, as {"runs", "count", "total", "total_text", "next", "first",
+ * "paged"}. */
+static json_t *board_json(struct browse *b)
+{
+	static const char *const sqls[2][2] = {
+		{ sql_board, sql_board_be }, { sql_board_hw, sql_board_hw_be }
+	};
+	sqlite3_stmt *st = db_stmt(b->c, sqls[b->hw != NULL][b->backend != NULL]);
+	json_t *runs = json_array(), *o;
+	char ids[BOARD_PAGE][16], cur[80], total_text[32];
+	double last = 0;
+	int n = 0, more = 0, rc, i;
+	long total;
+
+	if (!st || !runs)
+		goto fail;
+	bind_filters(b, st);
+	browse_bind_after(b, st, 4);
+	sqlite3_bind_int(st, 6, BOARD_PAGE + 1);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (n == BOARD_PAGE) {
 			more = 1;
-			continue;
+			break;
 		}
-		if (add_run(b, runs, g->id) < 0)
-			goto fail;
-		last = g;
-		shown++;
+		last = sqlite3_column_double(st, 0);
+		snprintf(ids[n++], sizeof ids[0], "%s", (const char *)sqlite3_column_text(st, 1));
 	}
-	o = json_pack("{s:o, s:i, s:I, s:n, s:n, s:b}", "runs", runs,
+	sqlite3_reset(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		goto fail;
+	for (i = 0; i < n; i++)
+		if (add_run(b, runs, ids[i]) < 0)
+			goto fail;
+	if ((total = board_count(b)) < 0)
+		goto fail;
+	if (total > COUNT_CAP)
+		snprintf(total_text, sizeof total_text, "More than %d", COUNT_CAP);
+	else
+		snprintf(total_text, sizeof total_text, "%ld", total);
+	o = json_pack("{s:o, s:i, s:I, s:s, s:n, s:n, s:b}", "runs", runs,
 		      "count", (int)json_array_size(runs), "total", (json_int_t)total,
+		      "total_text", total_text,
 		      "next", "first", "paged", more || b->has_after);
-	if (o && more && last) {
-		browse_cursor(cur, sizeof cur, last->decode, last->id);
+	if (o && more) {
+		browse_cursor(cur, sizeof cur, last, ids[n - 1]);
 		json_object_set_new(o, "next", browse_link(b, "/", NULL, "backend", b->backend,
 			"hw", b->hw, "after", cur, NULL));
 	}
@@ -205,42 +178,55 @@ static json_t *hw_name(struct browse *b, const char *hw)
 	return name ? name : json_string(hw);
 }
 
-/* 1 when the options array a holds an item whose key k equals v. */
-static int has_option(const json_t *a, const char *k, const char *v)
+/* The next value after prev of the column stepped by sql (one seek); 1
+ * with it in out, 0 at the end, -1 on error. */
+static int next_value(struct browse *b, const char *sql, const char *prev, char *out, size_t n)
 {
-	size_t i;
-	json_t *o;
+	sqlite3_stmt *st = db_stmt(b->c, sql);
+	const char *v;
+	int rc, found = 0;
 
-	json_array_foreach(a, i, o)
-		if (!strcmp(json_string_value(json_object_get(o, k)), v))
-			return 1;
-	return 0;
+	if (!st)
+		return -1;
+	db_bind_text(st, 1, b->suite);
+	db_bind_text(st, 2, prev);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && (v = (const char *)sqlite3_column_text(st, 0))) {
+		snprintf(out, n, "%s", v);
+		found = 1;
+	}
+	sqlite3_reset(st);
+	return rc == SQLITE_ROW ? found : -1;
 }
 
 /* The filter choices: every hardware class and backend that has a group
- * in the suite, plus the selected one even when it has none. */
-static void add_options(struct browse *b, const struct groups *gs, json_t *m)
+ * in the suite, plus the selected one even when it has none; 0 or -1. */
+static int add_options(struct browse *b, json_t *m)
 {
 	json_t *hws = json_array(), *bes = json_array();
-	size_t i;
+	char v[SLUG_MAX + 1] = "";
+	int rc, rc2 = 0, hw_seen = 0, be_seen = 0;
 
-	for (i = 0; i < gs->n; i++) {
-		const struct group *g = &gs->g[i];
-		if (!has_option(hws, "slug", g->hw))
-			json_array_append_new(hws, json_pack("{s:s, s:o, s:b}", "slug", g->hw,
-				"name", hw_name(b, g->hw), "selected", b->hw && !strcmp(b->hw, g->hw)));
-		if (!has_option(bes, "name", g->backend))
-			json_array_append_new(bes, json_pack("{s:s, s:b}", "name", g->backend,
-				"selected", b->backend && !strcmp(b->backend, g->backend)));
+	while ((rc = next_value(b, sql_hw_next, v, v, sizeof v)) == 1) {
+		hw_seen |= b->hw && !strcmp(b->hw, v);
+		json_array_append_new(hws, json_pack("{s:s, s:o, s:b}", "slug", v,
+			"name", hw_name(b, v), "selected", b->hw && !strcmp(b->hw, v)));
 	}
-	if (b->hw && !has_option(hws, "slug", b->hw))
+	v[0] = '\0';
+	while (rc == 0 && (rc2 = next_value(b, sql_be_next, v, v, sizeof v)) == 1) {
+		be_seen |= b->backend && !strcmp(b->backend, v);
+		json_array_append_new(bes, json_pack("{s:s, s:b}", "name", v,
+			"selected", b->backend && !strcmp(b->backend, v)));
+	}
+	if (b->hw && !hw_seen)
 		json_array_append_new(hws, json_pack("{s:s, s:s, s:b}", "slug", b->hw, "name", b->hw, "selected", 1));
-	if (b->backend && !has_option(bes, "name", b->backend))
+	if (b->backend && !be_seen)
 		json_array_append_new(bes, json_pack("{s:s, s:b}", "name", b->backend, "selected", 1));
 	browse_sort_by_name(hws);
 	browse_sort_by_name(bes);
 	json_object_set_new(m, "hardware_options", hws);
 	json_object_set_new(m, "backend_options", bes);
+	return rc < 0 || rc2 < 0 ? -1 : 0;
 }
 
 /* The most recent runs of the suite, whatever the filters. */
@@ -266,15 +252,10 @@ static json_t *recent_json(struct browse *b)
 /* The page's view model, or NULL with b's failure set. */
 static json_t *home_model(struct browse *b)
 {
-	struct groups gs = { 0 };
 	json_t *m = NULL, *board, *recent, *suites;
 	int demo;
 
-	if (groups_load(b, &gs) < 0)
-		goto fail;
-	if (gs.n)
-		qsort(gs.g, gs.n, sizeof *gs.g, group_cmp);
-	board = board_json(b, &gs);
+	board = board_json(b);
 	recent = recent_json(b);
 	suites = browse_suites(b, "/", NULL);
 	demo = browse_has_demo(b);
@@ -285,18 +266,12 @@ static json_t *home_model(struct browse *b)
 		"backend", b->backend, "active", b->hw || b->backend,
 		"board", board, "recent", recent,
 		"clear_href", browse_link(b, "/", NULL, NULL));
-	if (!m || !board || !recent || !suites || demo < 0) {
+	if (!m || !board || !recent || !suites || demo < 0 || add_options(b, m) < 0) {
 		json_decref(m);
-		m = NULL;
-		goto fail;
+		browse_error(b, 503, "The database is not answering; try again shortly.");
+		return NULL;
 	}
-	add_options(b, &gs, m);
-	free(gs.g);
 	return m;
-fail:
-	free(gs.g);
-	browse_error(b, 503, "The database is not answering; try again shortly.");
-	return NULL;
 }
 
 /* GET /: 200 with the board; 400 for a malformed filter or cursor, 404

@@ -13,18 +13,22 @@
 /* Model sections per page, and runs shown in each. */
 #define SECTIONS 10
 #define SECTION_RUNS 5
-/* Models past this many are left off (one seek each to find them). */
-#define MAX_MODELS 20000
+/* The count of models stops here ("More than 1000"). */
+#define COUNT_CAP 1000
 
 static const char sql_name[] =
 	"SELECT accelerator FROM runs WHERE suite_version = ? AND hw_slug = ? "
 	"ORDER BY decode_tok_s DESC LIMIT 1";
-/* The fastest run of the first model after ?3 on this hardware: one seek
- * in runs_ok_hw, so the sections cost (models x log runs). */
-static const char sql_model_next[] =
-	"SELECT model_slug, decode_tok_s, id FROM runs "
-	"WHERE suite_version = ?1 AND hw_slug = ?2 AND status = 'ok' AND model_slug > ?3 "
-	"ORDER BY model_slug, decode_tok_s DESC, id DESC LIMIT 1";
+/* One page of model sections after the cursor ?3/?4, from hw_best
+ * (migration 0007), which holds each model's best run on each hardware:
+ * one seek plus the page's rows however many models and runs there are. */
+static const char sql_sections[] =
+	"SELECT model_slug, best_decode, best_id FROM hw_best "
+	"WHERE suite_version = ?1 AND hw_slug = ?2 AND (best_decode, best_id) < (?3, ?4) "
+	"ORDER BY best_decode DESC, best_id DESC LIMIT ?5";
+/* How many models have runs here, up to COUNT_CAP + 1. */
+static const char sql_count[] =
+	"SELECT count(*) FROM (SELECT 1 FROM hw_best WHERE suite_version = ?1 AND hw_slug = ?2 LIMIT ?3)";
 static const char sql_model_name[] =
 	"SELECT model_name FROM runs "
 	"WHERE suite_version = ?1 AND hw_slug = ?2 AND model_slug = ?3 AND status = 'ok' "
@@ -35,7 +39,7 @@ static const char sql_list[] =
 	"AND (decode_tok_s, id) < (?4, ?5) ORDER BY decode_tok_s DESC, id DESC LIMIT ?6";
 
 const char *const page_hw_sql[] = {
-	sql_name, sql_model_next, sql_model_name, sql_list, NULL
+	sql_name, sql_sections, sql_count, sql_model_name, sql_list, NULL
 };
 
 /* A model's best run on this hardware. */
@@ -50,8 +54,8 @@ struct hpage {
 	struct browse b;
 	const char *slug;
 	json_t *m;
-	struct section *s;
-	size_t n, cap;
+	struct section *s;         /* the page's sections, and one more */
+	size_t n;
 };
 
 static int db_fail(struct hpage *p)
@@ -81,57 +85,49 @@ static int load_name(struct hpage *p)
 	return rc == SQLITE_ROW ? 0 : db_fail(p);
 }
 
-static int section_add(struct hpage *p, sqlite3_stmt *st)
-{
-	struct section *s;
-
-	if (p->n == p->cap) {
-		size_t cap = p->cap ? p->cap * 2 : 64;
-		if (!(s = realloc(p->s, cap * sizeof *s)))
-			return -1;
-		p->s = s;
-		p->cap = cap;
-	}
-	s = &p->s[p->n++];
-	snprintf(s->model, sizeof s->model, "%s", (const char *)sqlite3_column_text(st, 0));
-	s->decode = sqlite3_column_double(st, 1);
-	snprintf(s->id, sizeof s->id, "%s", (const char *)sqlite3_column_text(st, 2));
-	return 0;
-}
-
-/* Finds every model with a run on this hardware and its best run. */
+/* Loads the page of sections after the cursor (one more than shown, to
+ * know whether a next page exists) into p->s. */
 static int load_models(struct hpage *p)
 {
-	sqlite3_stmt *st = db_stmt(p->b.c, sql_model_next);
-	char prev[SLUG_MAX + 1] = "";
+	sqlite3_stmt *st = db_stmt(p->b.c, sql_sections);
+	struct section *s;
 	int rc;
 
-	if (!st)
+	if (!st || !(p->s = calloc(SECTIONS + 1, sizeof *p->s)))
 		return db_fail(p);
-	while (p->n < MAX_MODELS) {
-		db_bind_text(st, 1, p->b.suite);
-		db_bind_text(st, 2, p->slug);
-		db_bind_text(st, 3, prev);
-		rc = sqlite3_step(st);
-		if (rc == SQLITE_ROW && section_add(p, st) == 0) {
-			snprintf(prev, sizeof prev, "%s", p->s[p->n - 1].model);
-			sqlite3_reset(st);
-			continue;
-		}
-		sqlite3_reset(st);
-		return rc == SQLITE_DONE ? 0 : db_fail(p);
+	db_bind_text(st, 1, p->b.suite);
+	db_bind_text(st, 2, p->slug);
+	browse_bind_after(&p->b, st, 3);
+	sqlite3_bind_int(st, 5, SECTIONS + 1);
+	/* The LIMIT keeps the rows within the SECTIONS + 1 allocated. */
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW && p->n < SECTIONS + 1) {
+		s = &p->s[p->n++];
+		snprintf(s->model, sizeof s->model, "%s", (const char *)sqlite3_column_text(st, 0));
+		s->decode = sqlite3_column_double(st, 1);
+		snprintf(s->id, sizeof s->id, "%s", (const char *)sqlite3_column_text(st, 2));
 	}
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+		return db_fail(p);
 	return 0;
 }
 
-/* Section order: best decode descending, then run id descending. */
-static int section_cmp(const void *x, const void *y)
+/* How many models have runs on this hardware, at most COUNT_CAP + 1; -1
+ * on a database error. */
+static long count_models(struct hpage *p)
 {
-	const struct section *a = x, *b = y;
+	sqlite3_stmt *st = db_stmt(p->b.c, sql_count);
+	long n = -1;
 
-	if (a->decode != b->decode)
-		return a->decode > b->decode ? -1 : 1;
-	return -strcmp(a->id, b->id);
+	if (!st)
+		return -1;
+	db_bind_text(st, 1, p->b.suite);
+	db_bind_text(st, 2, p->slug);
+	sqlite3_bind_int(st, 3, COUNT_CAP + 1);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		n = (long)sqlite3_column_int64(st, 0);
+	sqlite3_reset(st);
+	return n;
 }
 
 /* Up to limit runs of model on this hardware after the cursor, as a list
@@ -199,36 +195,31 @@ static json_t *section_json(struct hpage *p, const struct section *s)
 static int load_sections(struct hpage *p)
 {
 	json_t *a = json_array(), *sec, *pager;
-	const struct section *last = NULL;
-	size_t i, shown = 0;
-	int more = 0;
-	char cur[80];
+	size_t i, shown;
+	char cur[80], total_text[32];
+	long total;
 
-	if (load_models(p) < 0)
-		return -1;
-	if (p->n)
-		qsort(p->s, p->n, sizeof *p->s, section_cmp);
-	for (i = 0; i < p->n && !more; i++) {
-		const struct section *s = &p->s[i];
-		if (s->decode > p->b.after_decode ||
-		    (s->decode == p->b.after_decode && strcmp(s->id, p->b.after_id) >= 0))
-			continue;
-		if (shown == SECTIONS) {
-			more = 1;
-			break;
-		}
-		if (!(sec = section_json(p, s))) {
+	if (load_models(p) < 0 || (total = count_models(p)) < 0) {
+		json_decref(a);
+		return db_fail(p);
+	}
+	shown = p->n > SECTIONS ? SECTIONS : p->n;
+	for (i = 0; i < shown; i++) {
+		if (!(sec = section_json(p, &p->s[i]))) {
 			json_decref(a);
 			return db_fail(p);
 		}
 		json_array_append_new(a, sec);
-		last = s;
-		shown++;
 	}
-	pager = json_pack("{s:I, s:n, s:n, s:b}", "total", (json_int_t)p->n,
-			  "next", "first", "paged", more || p->b.has_after);
-	if (more && last) {
-		browse_cursor(cur, sizeof cur, last->decode, last->id);
+	if (total > COUNT_CAP)
+		snprintf(total_text, sizeof total_text, "More than %d", COUNT_CAP);
+	else
+		snprintf(total_text, sizeof total_text, "%ld", total);
+	pager = json_pack("{s:I, s:s, s:n, s:n, s:b}", "total", (json_int_t)total,
+			  "total_text", total_text, "next", "first",
+			  "paged", p->n > SECTIONS || p->b.has_after);
+	if (p->n > SECTIONS) {
+		browse_cursor(cur, sizeof cur, p->s[shown - 1].decode, p->s[shown - 1].id);
 		json_object_set_new(pager, "next", browse_link(&p->b, "/hw/", p->slug, "after", cur, NULL));
 	}
 	if (p->b.has_after)

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "app.h"
+#include "browse.h"
 #include "buf.h"
 #include "db.h"
 #include "html.h"
@@ -13,7 +14,6 @@
 #define PER_PAGE 50
 #define PAGE_MAX 100000
 
-static const char sql_newest_suite[] = "SELECT max(suite_version) FROM runs";
 static const char sql_outliers[] =
 	"SELECT r.id, r.model_name, r.model_slug, r.accelerator, r.hw_slug, r.hw_class, "
 	"r.backend_name, r.backend_version, r.decode_tok_s, r.demo, r.received_at, "
@@ -30,8 +30,13 @@ static const char sql_disputes[] =
 	"r.model_name, r.model_slug, r.accelerator, r.hw_slug, r.backend_name, "
 	"r.decode_tok_s, r.outlier, r.demo, r.suite_version "
 	"FROM dispute_threads t JOIN runs r ON r.id = t.run_id "
-	"WHERE t.state = 'open' AND r.suite_version = ? "
+	"WHERE t.state = 'open' AND t.suite_version = ? "
 	"ORDER BY t.last_post_id DESC, t.run_id DESC LIMIT ? OFFSET ?";
+
+/* Both lists read an index that holds exactly their rows in their order
+ * (migration 0007: runs_outliers_list, dispute_threads_open), so a page
+ * costs its rows and the offset, never a pass over the runs. */
+const char *const page_lists_sql[] = { sql_outliers, sql_disputes, NULL };
 
 /* The ?page= number (1 when absent); 0 when it is not a whole number in
  * 1..PAGE_MAX. */
@@ -101,33 +106,6 @@ static json_t *page_rows(sqlite3_stmt *st, int at, long page)
 	return db_rows_json(st);
 }
 
-/* The suite to list: ?suite=, else the newest one stored; into out.
- * Returns 0, -1 when the database failed, -2 when ?suite= is no suite
- * name (longer than out, or not UTF-8 text). */
-static int suite_of(struct req *r, struct dbconn *c, char *out, size_t n)
-{
-	const char *q = http_query(r, "suite");
-	sqlite3_stmt *st;
-	json_t *ok;
-	int rc;
-
-	out[0] = '\0';
-	if (q) {
-		if (strlen(q) >= n || !(ok = json_string(q)))
-			return -2;
-		json_decref(ok);
-		snprintf(out, n, "%s", q);
-		return 0;
-	}
-	if (!(st = db_stmt(c, sql_newest_suite)))
-		return -1;
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) == SQLITE_TEXT)
-		snprintf(out, n, "%s", (const char *)sqlite3_column_text(st, 0));
-	sqlite3_reset(st);
-	return rc == SQLITE_ROW ? 0 : -1;
-}
-
 /* Adds the formatted figures of one flagged run for the page. */
 static void outlier_row(json_t *o)
 {
@@ -148,86 +126,78 @@ static void outlier_row(json_t *o)
 }
 
 /* Runs sql (its first parameter the suite, then the paging ones) for the
- * suite the request names (the newest by default), writing it to suite;
- * returns page page's rows, or NULL with *status 400 for a bad ?suite= and
- * 503 when the database failed. */
-static json_t *suite_rows(struct req *r, const char *sql, long page,
-			  unsigned *status, char suite[160])
+ * suite b resolved; returns page page's rows, or NULL when the database
+ * failed. */
+static json_t *suite_rows(struct browse *b, const char *sql, long page)
 {
-	struct dbconn *c = db_reader(r->app->db);
-	sqlite3_stmt *st;
-	int rc;
+	sqlite3_stmt *st = db_stmt(b->c, sql);
 
-	*status = 503;
-	if (!c || (rc = suite_of(r, c, suite, 160)) == -1 || !(st = db_stmt(c, sql)))
+	if (!st)
 		return NULL;
-	if (rc == -2) {
-		*status = 400;
-		return NULL;
-	}
-	db_bind_text(st, 1, suite);
+	db_bind_text(st, 1, b->suite);
 	return page_rows(st, 2, page);
 }
 
 /* The view model of /outliers: flagged runs of one suite, newest first;
- * NULL with *status 400 for a bad ?suite=, 503 when the database failed. */
-static json_t *outliers_model(struct req *r, long page, unsigned *status)
+ * NULL when the database failed. */
+static json_t *outliers_model(struct browse *b, long page)
 {
-	char suite[160];
 	json_t *m, *rows;
 	size_t i;
 
-	if (!(rows = suite_rows(r, sql_outliers, page, status, suite)))
+	if (!(rows = suite_rows(b, sql_outliers, page)))
 		return NULL;
 	for (i = 0; i < json_array_size(rows); i++)
 		outlier_row(json_array_get(rows, i));
-	m = json_pack("{s:s, s:s}", "title", "Outliers", "suite", suite);
-	paginate(m, rows, "/outliers", http_query(r, "suite"), page);
+	m = json_pack("{s:s, s:s}", "title", "Outliers", "suite", b->suite);
+	paginate(m, rows, "/outliers", b->suite_given ? b->suite : NULL, page);
 	json_decref(rows);
 	return m;
 }
 
 /* The view model of /disputes: open threads of runs of one suite (suites
- * are never blended), latest post first; NULL with *status 400 for a bad
- * ?suite=, 503 when the database failed. */
-static json_t *disputes_model(struct req *r, long page, unsigned *status)
+ * are never blended), latest post first; NULL when the database failed. */
+static json_t *disputes_model(struct browse *b, long page)
 {
-	char suite[160];
 	json_t *m, *rows, *o;
 	size_t i;
 
-	if (!(rows = suite_rows(r, sql_disputes, page, status, suite)))
+	if (!(rows = suite_rows(b, sql_disputes, page)))
 		return NULL;
 	json_array_foreach(rows, i, o) {
 		json_object_set_new(o, "decode_text", fmt_num(o, "decode_tok_s", 1));
 		json_object_set_new(o, "outlier", json_boolean(json_integer_value(json_object_get(o, "outlier"))));
 		json_object_set_new(o, "demo", json_boolean(json_integer_value(json_object_get(o, "demo"))));
 	}
-	m = json_pack("{s:s, s:s}", "title", "Disputes", "suite", suite);
-	paginate(m, rows, "/disputes", http_query(r, "suite"), page);
+	m = json_pack("{s:s, s:s}", "title", "Disputes", "suite", b->suite);
+	paginate(m, rows, "/disputes", b->suite_given ? b->suite : NULL, page);
 	json_decref(rows);
 	return m;
 }
 
-/* Renders a list page from its model builder: 400 for a bad page number
- * or suite, 503 when the database does not answer. */
+/* Renders a list page from its model builder.  The suite follows the
+ * browse pages' rules (browse_begin): ?suite= when it has runs (404 when
+ * not, 400 when it is no suite name), else the newest by version order,
+ * so suite-v10 comes after suite-v9.  400 for a bad page number, 503 when
+ * the database does not answer. */
 static enum MHD_Result list_page(struct req *r, const char *name,
-				 json_t *(*build)(struct req *, long, unsigned *))
+				 json_t *(*build)(struct browse *, long))
 {
 	long page = page_number(r);
-	enum MHD_Result ret;
-	unsigned status;
+	struct browse b;
 	json_t *m;
 
-	if (!page)
-		return page_error(r, 400, "The page number must be a whole number from 1 to 100000, as in ?page=2.");
-	if (!(m = build(r, page, &status)))
-		return status == 400
-			? page_error(r, 400, "The suite must be a suite name such as suite-v1, as in ?suite=suite-v1.")
-			: page_error(r, 503, "The database is not answering; try again shortly.");
-	ret = page_render(r, name, m, 200);
-	json_decref(m);
-	return ret;
+	if (browse_begin(&b, r, 1) < 0)
+		return browse_fail(&b);
+	if (!page) {
+		browse_error(&b, 400, "The page number must be a whole number from 1 to 100000, as in ?page=2.");
+		return browse_fail(&b);
+	}
+	if (!(m = build(&b, page))) {
+		browse_error(&b, 503, "The database is not answering; try again shortly.");
+		return browse_fail(&b);
+	}
+	return browse_send(&b, name, m);
 }
 
 enum MHD_Result page_outliers(struct req *r)

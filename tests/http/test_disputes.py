@@ -443,8 +443,34 @@ def test_disputes_list_keeps_suites_apart(server):
     assert listed("") == [a]
     assert listed("?suite=suite-v1") == [a]
     assert listed("?suite=suite-v0") == [b]
-    assert listed("?suite=suite-v9") == []
+    assert server.get("/disputes?suite=suite-v9").status_code == 404
     assert server.get("/disputes?suite=%FF").status_code == 400
+
+
+def test_lists_choose_suites_as_the_browse_pages_do(server):
+    """/disputes and /outliers default to the newest suite by version order
+    (suite-v10 after suite-v9, not text order) and answer 404 for a suite
+    without runs, as /, /m/ and /hw/ do."""
+    a, _ = upload(server)
+    b, _ = upload(server)
+    for rid in (a, b):
+        assert post(server, rid, {"body": "Dispute of " + rid}).status_code == 201
+    con = sqlite3.connect(server.db, timeout=10)
+    con.execute("UPDATE runs SET suite_version = 'suite-v9' WHERE id = ?", (a,))
+    con.execute("UPDATE runs SET suite_version = 'suite-v10' WHERE id = ?", (b,))
+    con.commit()
+    con.close()
+    listed = lambda q: re.findall(r'id="thread-(r_[a-z0-9_-]{11})"', server.get("/disputes" + q).text)
+    assert listed("") == [b]
+    assert listed("?suite=suite-v9") == [a]
+    r = server.get("/outliers")
+    assert r.status_code == 200 and "suite-v10" in r.text and "suite-v9" not in r.text
+    for path in ("/disputes", "/outliers"):
+        r = server.get(path + "?suite=suite-v11")
+        assert r.status_code == 404 and "suite-v11" in r.text, path
+        assert r.headers["Content-Type"].startswith("text/html")
+    # The home page agrees on the newest suite.
+    assert "suite-v10" in server.get("/").text
 
 def test_pages_validate_with_a_full_thread(server, tmp_path):
     key = new_key()

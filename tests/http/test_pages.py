@@ -423,6 +423,62 @@ def test_upheld_runs_leave_every_list_and_aggregate(server, seen):
     assert server.get("/m/model-a.json").json()["digest"] is None
 
 
+def test_board_and_hw_sections_follow_rulings(server, seen):
+    """The summaries behind / and /hw/ (migration 0007) follow a moderator:
+    an upheld best run gives way to the next best, a dismissal brings it
+    back, and a group whose every run is upheld leaves the board."""
+    ids = upload_all(server, [payload("Model A", decode=300.0), payload("Model A", decode=100.0),
+                              payload("Model B", decode=50.0)])
+    best = lambda: [r["id"] for r in board(page(server, "/", seen))]
+    sections = lambda: [(s["model"]["slug"], s["best_decode_tok_s"])
+                        for s in server.get("/hw/m3-ultra.json").json()["models"]]
+    assert best() == [ids[0], ids[2]]
+    assert sections() == [("model-a", 300.0), ("model-b", 50.0)]
+    rule(server, ids[0], "upheld")
+    assert best() == [ids[1], ids[2]]
+    assert sections() == [("model-a", 100.0), ("model-b", 50.0)]
+    rule(server, ids[0], "dismissed")
+    assert best() == [ids[0], ids[2]]
+    rule(server, ids[2], "upheld")
+    assert best() == [ids[0]]
+    assert sections() == [("model-a", 300.0)]
+    assert server.get("/hw/m3-ultra.json").json()["sections"]["total"] == 1
+
+
+def test_model_page_pages_its_digest_list(server, seen):
+    """A model with more weights files than a page lists them 50 at a time,
+    most runs first, and the pages together hold each digest once."""
+    digests = ["sha256:%064x" % (i + 1) for i in range(57)]
+    ps = [payload("Many Files", decode=10.0 + i, digest=d) for i, d in enumerate(digests)]
+    ps += [payload("Many Files", decode=1.0, digest=digests[3]), payload("Many Files", decode=2.0, digest=digests[3]),
+           payload("Many Files", decode=1.0, digest=digests[40])]
+    upload_all(server, ps)
+    got, path, pages = [], "/m/many-files.json", 0
+    while path:
+        m = server.get(path).json()
+        assert m["digest"]["digest"] == digests[3]       # the shown one stays the first
+        assert len(m["digests"]) <= 50
+        got += [(d["runs"], d["best_decode_tok_s"], d["digest"]) for d in m["digests"]]
+        assert (m["digests_first"] is None) == (pages == 0)
+        path = m["digests_next"]
+        pages += 1
+    assert pages == 2 and len(got) == 57 and len({d for _, _, d in got}) == 57
+    assert got == sorted(got, reverse=True)
+    assert got[:2] == [(3, 13.0, digests[3]), (2, 50.0, digests[40])]
+    # The HTML page links the next page of weights files; it validates.
+    text = page(server, "/m/many-files", seen)
+    more = lxml.html.fromstring(text).xpath("//a[.='More weights files']")
+    assert len(more) == 1 and "digests_after=" in more[0].get("href")
+    text = page(server, html.unescape(more[0].get("href")), seen)
+    assert "First weights files" in text and "More weights files" not in text
+    # A digest picked from the second page shows its runs and keeps the page.
+    m = server.get("/m/many-files.json?digest=" + got[55][2]).json()
+    assert m["digest"]["digest"] == got[55][2] and m["list"]["runs"][0]["decode_tok_s"] == got[55][1]
+    assert server.get("/m/many-files.json?digests_after=x").status_code == 400
+    r = server.get("/m/many-files.json?digests_after=1:2:md5:00")
+    assert r.status_code == 400 and "digests_after" in r.json()["error"]["message"]
+
+
 def test_outliers_stay_listed_and_marked(server, seen):
     ids = upload_all(server, [payload("Model A", decode=100.0, fingerprint="0123456789abcdef") for _ in range(15)])
     low = upload(server, payload("Model A", decode=10.0, fingerprint="0123456789abcdef"))

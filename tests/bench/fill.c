@@ -1,0 +1,380 @@
+/* fill.c: builds a large database for `make bench-scale` through the write path the daemon uses.
+ *
+ *   build/bench/fill --db FILE --migrations DIR --runs N [--seed S] [--list FILE]
+ *
+ * Each run is what an upload would bring: a suite-v1 payload (chat-short)
+ * signed with Ed25519 by one of many keys, parsed and verified as a JWS,
+ * validated against the contract, then stored by run_store_run(), the
+ * writer job of POST /api/v1/runs (outlier cluster update and every
+ * trigger included), in writer jobs of BATCH runs each.  Preparing the next
+ * batch (signing, verifying, validating) overlaps with the writer storing
+ * the previous one, as the daemon's request threads overlap with its
+ * writer.
+ *
+ * The spread is like real data: 2,600 models and 60 accelerators with
+ * Zipf-like popularity (a few hot, a long tail), 4 backends, 50,000
+ * machines (fingerprints, Zipf-like activity) with their own accelerator and
+ * key, a decode speed from model and accelerator with a few per cent of
+ * noise, and 1 run in 500 far off its cluster (an outlier).  1 run in 1,000
+ * gets a dispute thread with one post (written with dispute.c's statements).
+ *
+ * --list FILE writes every run id, one a line, for the benchmark's random
+ * paths; the hottest model and accelerator slugs are printed on stdout as
+ * "hot_model <slug>" and "hot_hw <slug>". */
+#include <getopt.h>
+#include <math.h>
+#include <pthread.h>
+#include <sodium.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "db.h"
+#include "jws.h"
+#include "log.h"
+#include "run_store.h"
+#include "sample.h"
+#include "slug.h"
+#include "validate.h"
+
+#define MODELS 2600
+#define ACCELS 60
+#define MACHINES 50000
+#define KEYS 20000
+#define BATCH 500
+
+static const char *const backends[] = { "llama.cpp", "mlx", "ollama", "vllm" };
+
+struct item {
+	struct run_new n;
+	struct jws jws;
+	json_t *payload;
+	char *compact;
+	int dispute;
+};
+
+struct batch {
+	struct db_job j;
+	struct item items[BATCH];
+	size_t n;
+	int busy;
+};
+
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
+static int failed;
+static FILE *list;
+static double writer_s;          /* time the writer spent in the batches */
+
+static double now_s(void);
+
+static unsigned long long rng = 0x9e3779b97f4a7c15ULL;
+
+static unsigned long long rnd(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+static double unit(void)
+{
+	return (double)(rnd() >> 11) / 9007199254740992.0;
+}
+
+/* Cumulative Zipf weights 1/(k+1)^s over n items. */
+static double *zipf(size_t n, double s)
+{
+	double *c = malloc(n * sizeof *c), t = 0;
+	size_t k;
+
+	for (k = 0; k < n; k++)
+		c[k] = (t += 1.0 / pow((double)k + 1.0, s));
+	for (k = 0; k < n; k++)
+		c[k] /= t;
+	return c;
+}
+
+static size_t pick(const double *c, size_t n)
+{
+	double u = unit();
+	size_t lo = 0, hi = n - 1;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (c[mid] < u)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static const char sql_open_thread[] =
+	"INSERT INTO dispute_threads(run_id, state, opened_at, last_post_at) "
+	"VALUES (?1, 'open', ?2, ?2) ON CONFLICT(run_id) DO NOTHING";
+static const char sql_add_post[] =
+	"INSERT INTO dispute_posts(run_id, author, body, by_submitter, created_at) "
+	"VALUES (?1, NULL, 'These figures look too high for this hardware.', 0, ?2)";
+static const char sql_bump_thread[] =
+	"UPDATE dispute_threads SET last_post_at = ?1, last_post_id = ?2, "
+	"posts = posts + 1 WHERE run_id = ?3";
+
+/* Opens run id's thread with one post, as a dispute post does. */
+static int add_dispute(struct dbconn *w, const char *id)
+{
+	const char *sqls[] = { sql_open_thread, sql_add_post, sql_bump_thread };
+	char now[32];
+	sqlite3_stmt *st;
+	int i, rc;
+
+	snprintf(now, sizeof now, "2026-11-30T00:00:00Z");
+	for (i = 0; i < 3; i++) {
+		if (!(st = db_stmt(w, sqls[i])))
+			return DB_ERR;
+		if (i == 0) {
+			db_bind_text(st, 1, id);
+			db_bind_text(st, 2, now);
+		} else if (i == 1) {
+			db_bind_text(st, 1, id);
+			db_bind_text(st, 2, now);
+		} else {
+			db_bind_text(st, 1, now);
+			sqlite3_bind_int64(st, 2, sqlite3_last_insert_rowid(w->h));
+			db_bind_text(st, 3, id);
+		}
+		rc = sqlite3_step(st);
+		sqlite3_reset(st);
+		if (rc != SQLITE_DONE)
+			return db_status_of(rc);
+	}
+	return DB_OK;
+}
+
+/* On the writer, once: a page cache large enough for the indexes of a
+ * million runs.  Only the speed of the build changes, not what is
+ * stored; commits stay synchronous=FULL, one per batch. */
+static int tune_run(struct dbconn *w, struct db_job *j)
+{
+	return sqlite3_exec(w->h, "PRAGMA cache_size = -1000000",
+			    NULL, NULL, NULL) == SQLITE_OK ? DB_OK : DB_ERR;
+}
+
+/* On the writer: stores the batch's runs, each as an upload's job would. */
+static int batch_run(struct dbconn *w, struct db_job *j)
+{
+	struct batch *b = (struct batch *)j;
+	double t0 = now_s();
+	size_t i;
+	int rc = DB_OK;
+
+	for (i = 0; i < b->n && rc == DB_OK; i++) {
+		rc = run_store_run(w, &b->items[i].n.j);
+		if (rc == DB_OK && b->items[i].dispute)
+			rc = add_dispute(w, b->items[i].n.id);
+	}
+	writer_s += now_s() - t0;
+	return rc;
+}
+
+static void item_free(struct item *it)
+{
+	json_decref(it->n.affected);
+	json_decref(it->payload);
+	jws_free(&it->jws);
+	free(it->compact);
+	memset(it, 0, sizeof *it);
+}
+
+/* After the commit: lists the ids and frees the batch for reuse. */
+static void batch_done(struct db_job *j)
+{
+	struct batch *b = (struct batch *)j;
+	size_t i;
+
+	for (i = 0; i < b->n; i++) {
+		if (list && !b->items[i].n.duplicate)
+			fprintf(list, "%s\n", b->items[i].n.id);
+		item_free(&b->items[i]);
+	}
+	pthread_mutex_lock(&mu);
+	if (j->rc != DB_OK)
+		failed = 1;
+	b->busy = 0;
+	pthread_cond_broadcast(&cv);
+	pthread_mutex_unlock(&mu);
+}
+
+struct world {
+	double *model_c, *accel_c, *machine_c;
+	double model_speed[MODELS], accel_speed[ACCELS];
+	unsigned short machine_accel[MACHINES];
+	char machine_fp[MACHINES][17];
+	unsigned char keys[KEYS][crypto_sign_SECRETKEYBYTES];
+	char model_name[MODELS][48], accel_name[ACCELS][32];
+};
+
+static void world_init(struct world *wd)
+{
+	unsigned char pk[crypto_sign_PUBLICKEYBYTES];
+	size_t i;
+
+	wd->model_c = zipf(MODELS, 1.1);
+	wd->accel_c = zipf(ACCELS, 1.2);
+	wd->machine_c = zipf(MACHINES, 0.6);
+	for (i = 0; i < MODELS; i++) {
+		snprintf(wd->model_name[i], sizeof wd->model_name[i], "Bench Model %04zu Instruct", i);
+		wd->model_speed[i] = 20.0 + 180.0 * unit();
+	}
+	for (i = 0; i < ACCELS; i++) {
+		snprintf(wd->accel_name[i], sizeof wd->accel_name[i], "Bench GPU %02zu", i);
+		wd->accel_speed[i] = 0.3 + 1.7 * unit();
+	}
+	for (i = 0; i < MACHINES; i++) {
+		wd->machine_accel[i] = (unsigned short)pick(wd->accel_c, ACCELS);
+		snprintf(wd->machine_fp[i], sizeof wd->machine_fp[i], "%016llx", rnd());
+	}
+	for (i = 0; i < KEYS; i++)
+		crypto_sign_keypair(pk, wd->keys[i]);
+}
+
+/* Makes one run the way an upload arrives and is checked; 0 or -1. */
+static int item_make(struct world *wd, struct item *it)
+{
+	size_t m = pick(wd->model_c, MODELS), mach = pick(wd->machine_c, MACHINES);
+	size_t a = wd->machine_accel[mach];
+	struct sample_opts o = { 0 };
+	struct jws_error je;
+	struct verr ve;
+	json_t *p;
+	char *text;
+	double d = wd->model_speed[m] * wd->accel_speed[a] * (1.0 + 0.03 * (unit() + unit() + unit() - 1.5));
+
+	if (rnd() % 500 == 0)
+		d *= 4.0;
+	o.model = wd->model_name[m];
+	o.accelerator = wd->accel_name[a];
+	o.backend = backends[(mach + rnd() % 8 / 7) % 4];
+	o.fingerprint = wd->machine_fp[mach];
+	o.decode_tok_s = round(d * 10.0) / 10.0 + 0.1;
+	p = sample_payload(&o);
+	text = json_dumps(p, JSON_COMPACT);
+	json_decref(p);
+	it->compact = text ? jws_sign_eddsa(wd->keys[mach % KEYS], (unsigned char *)text, strlen(text)) : NULL;
+	free(text);
+	if (!it->compact || jws_parse_verify(it->compact, strlen(it->compact), &it->jws, &je) != JWS_OK)
+		return -1;
+	if (validate_payload_bytes(it->jws.payload, it->jws.payload_len, (long long)time(NULL),
+				   &it->payload, &it->n.f, &ve) != 0) {
+		fprintf(stderr, "fill: a run does not validate: %s\n", ve.message);
+		return -1;
+	}
+	it->n.payload = it->jws.payload;
+	it->n.payload_len = it->jws.payload_len;
+	it->n.jws = it->compact;
+	it->n.jws_len = strlen(it->compact);
+	it->n.thumbprint = it->jws.thumbprint;
+	it->n.alg = "EdDSA";
+	it->dispute = rnd() % 1000 == 0;
+	run_new_init(&it->n);
+	return 0;
+}
+
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+int main(int argc, char **argv)
+{
+	static struct batch batches[2];
+	static struct world wd;
+	const char *path = NULL, *migrations = NULL, *list_path = NULL;
+	long runs = 0, done = 0, k;
+	struct db *db;
+	char err[512], slug[SLUG_MAX + 1];
+	double t0, t1;
+	int c, cur = 0;
+
+	while ((c = getopt_long(argc, argv, "", (struct option[]){
+			{ "db", required_argument, NULL, 'd' }, { "migrations", required_argument, NULL, 'm' },
+			{ "runs", required_argument, NULL, 'n' }, { "seed", required_argument, NULL, 's' },
+			{ "list", required_argument, NULL, 'l' }, { 0, 0, 0, 0 } }, NULL)) != -1) {
+		if (c == 'd') path = optarg;
+		else if (c == 'm') migrations = optarg;
+		else if (c == 'n') runs = atol(optarg);
+		else if (c == 's') rng = strtoull(optarg, NULL, 10) | 1;
+		else if (c == 'l') list_path = optarg;
+		else return 2;
+	}
+	if (!path || !migrations || runs <= 0) {
+		fprintf(stderr, "usage: fill --db FILE --migrations DIR --runs N [--seed S] [--list FILE]\n");
+		return 2;
+	}
+	if (sodium_init() < 0)
+		return 1;
+	log_set_quiet(1);
+	if (db_open(path, migrations, &db, err, sizeof err) != DB_OK) {
+		fprintf(stderr, "fill: %s\n", err);
+		return 1;
+	}
+	if (list_path && !(list = fopen(list_path, "w"))) {
+		fprintf(stderr, "fill: cannot write %s\n", list_path);
+		return 1;
+	}
+	{
+		struct db_job tune = { .run = tune_run };
+		if (db_write(db, &tune) != DB_OK) {
+			fprintf(stderr, "fill: cannot set the writer's page cache\n");
+			return 1;
+		}
+	}
+	world_init(&wd);
+	slug_model(wd.model_name[0], slug, sizeof slug);
+	printf("hot_model %s\n", slug);
+	slug_hw(wd.accel_name[0], slug, sizeof slug);
+	printf("hot_hw %s\n", slug);
+	fflush(stdout);
+	t0 = t1 = now_s();
+	while (done < runs && !failed) {
+		struct batch *b = &batches[cur];
+		pthread_mutex_lock(&mu);
+		while (b->busy)
+			pthread_cond_wait(&cv, &mu);
+		pthread_mutex_unlock(&mu);
+		if (failed)
+			break;
+		for (b->n = 0; b->n < BATCH && done + (long)b->n < runs; b->n++)
+			if (item_make(&wd, &b->items[b->n]) < 0) {
+				fprintf(stderr, "fill: could not make a run\n");
+				return 1;
+			}
+		done += (long)b->n;
+		b->busy = 1;
+		b->j = (struct db_job){ .run = batch_run, .done = batch_done };
+		db_submit(db, &b->j);
+		cur ^= 1;
+		if (now_s() - t1 >= 10.0) {
+			t1 = now_s();
+			fprintf(stderr, "fill: %ld of %ld runs, %.0f s, %.0f runs/s\n", done, runs,
+				t1 - t0, (double)done / (t1 - t0));
+		}
+	}
+	pthread_mutex_lock(&mu);
+	for (k = 0; k < 2; k++)
+		while (batches[k].busy)
+			pthread_cond_wait(&cv, &mu);
+	pthread_mutex_unlock(&mu);
+	db_close(db);
+	if (list)
+		fclose(list);
+	t1 = now_s();
+	printf("filled %ld runs in %.1f s (%.0f runs/s)\n", done, t1 - t0, (double)done / (t1 - t0));
+	printf("writer jobs took %.1f s (%.0f runs/s), commits not counted\n", writer_s, (double)done / writer_s);
+	return failed ? 1 : 0;
+}
