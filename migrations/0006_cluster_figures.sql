@@ -3,7 +3,7 @@
 --
 -- An upload used to read every run of its cluster to recompute the mean and
 -- standard deviation.  Now clusters keeps exact integer sums of the
--- cluster's counted runs (server/outlier.c says how), so an upload updates
+-- cluster's counted runs (server/store/outlier.c says how), so an upload updates
 -- one row, and the runs whose flag changes are found with range seeks in
 -- runs_cluster_flag.  The sums of existing clusters are filled in by the
 -- server right after this migration (outlier_backfill, with progress on

@@ -16,20 +16,20 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "account.h"
+#include "ingest/account.h"
 #include "app.h"
-#include "cache.h"
-#include "ceiling.h"
-#include "db.h"
-#include "demo.h"
-#include "dispute.h"
-#include "guard.h"
-#include "log.h"
-#include "page.h"
-#include "ratelimit.h"
+#include "http/cache.h"
+#include "store/ceiling.h"
+#include "store/db.h"
+#include "ingest/demo.h"
+#include "disputes/dispute.h"
+#include "http/guard.h"
+#include "util/log.h"
+#include "pages/page.h"
+#include "http/ratelimit.h"
 #include "router.h"
-#include "sample.h"
-#include "tmpl.h"
+#include "ingest/sample.h"
+#include "render/tmpl.h"
 
 /* Every setting: its flag, its environment variable, its default. */
 static const char usage[] =

@@ -9,12 +9,12 @@
 #include <string.h>
 
 #include "app.h"
-#include "badge.h"
-#include "dispute.h"
-#include "framing.h"
-#include "guard.h"
-#include "page.h"
-#include "upload.h"
+#include "pages/badge.h"
+#include "disputes/dispute.h"
+#include "http/framing.h"
+#include "http/guard.h"
+#include "pages/page.h"
+#include "ingest/upload.h"
 
 #define KB 1024
 

@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 
-#include "http.h"
+#include "http/http.h"
 
 enum route_flags {
 	ROUTE_HTML = 1,   /* a page for people: errors render as HTML */

@@ -1,8 +1,8 @@
-/* check_badge_svg.c: the run badge of server/badge_svg.c, text and SVG. */
+/* check_badge_svg.c: the run badge of server/render/badge_svg.c, text and SVG. */
 #include "check_util.h"
-#include "badge_svg.h"
-#include "buf.h"
-#include "html.h"
+#include "render/badge_svg.h"
+#include "util/buf.h"
+#include "render/html.h"
 
 #include <math.h>
 #include <stdint.h>

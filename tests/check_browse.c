@@ -1,4 +1,4 @@
-/* check_browse.c: every query of the browse pages (server/browse.c,
+/* check_browse.c: every query of the browse pages (server/pages/browse.c,
  * page_home.c, page_model.c, page_hw.c) is planned on an index: no pass
  * over the runs table or a whole index, and no sort, whatever the data;
  * the digest summary of migration 0004 stays exact through every change
@@ -8,9 +8,9 @@
 #include <math.h>
 #include <unistd.h>
 
-#include "barchart.h"
-#include "browse.h"
-#include "db.h"
+#include "render/barchart.h"
+#include "pages/browse.h"
+#include "store/db.h"
 
 static struct db *db;
 static char dir[64];

@@ -1,6 +1,6 @@
-/* check_cache.c: the render cache of server/cache.c: its bounds on ids and on bytes, and the generation check. */
+/* check_cache.c: the render cache of server/http/cache.c: its bounds on ids and on bytes, and the generation check. */
 #include "check_util.h"
-#include "cache.h"
+#include "http/cache.h"
 
 /* A response with an n-byte body, as cache_send() builds them. */
 static struct MHD_Response *body_of(size_t n)

@@ -4,9 +4,9 @@
 
 #include <math.h>
 
-#include "buf.h"
-#include "ceiling.h"
-#include "slug.h"
+#include "util/buf.h"
+#include "store/ceiling.h"
+#include "util/slug.h"
 
 static struct ceiling_ref *ref;
 

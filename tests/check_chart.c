@@ -1,9 +1,9 @@
-/* check_chart.c: the inline SVG charts of server/chart.c and its number
+/* check_chart.c: the inline SVG charts of server/render/chart.c and its number
  * formats, with the SVG read back by a real XML parser (python3's
  * ElementTree). */
 #include "check_util.h"
-#include "chart.h"
-#include "buf.h"
+#include "render/chart.h"
+#include "util/buf.h"
 
 #include <math.h>
 #include <sys/wait.h>

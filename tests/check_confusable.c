@@ -1,7 +1,7 @@
-/* check_confusable.c: name skeletons and reserved names of server/confusable.c. */
+/* check_confusable.c: name skeletons and reserved names of server/disputes/confusable.c. */
 #include "check_util.h"
-#include "buf.h"
-#include "confusable.h"
+#include "util/buf.h"
+#include "disputes/confusable.h"
 
 static void skeleton_is(const char *in, const char *want)
 {

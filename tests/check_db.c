@@ -1,10 +1,10 @@
-/* check_db.c: the group-commit writer, savepoint rollback and migrations of server/db.c, and run storage of server/run_store.c. */
+/* check_db.c: the group-commit writer, savepoint rollback and migrations of server/store/db.c, and run storage of server/store/run_store.c. */
 #include "check_util.h"
-#include "db.h"
-#include "log.h"
-#include "run_store.h"
-#include "sample.h"
-#include "validate.h"
+#include "store/db.h"
+#include "util/log.h"
+#include "store/run_store.h"
+#include "ingest/sample.h"
+#include "ingest/validate.h"
 
 #include <dirent.h>
 #include <limits.h>

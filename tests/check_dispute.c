@@ -1,6 +1,6 @@
-/* check_dispute.c: the dispute form's token of server/dispute.c (an HMAC over the run id and the UTC day). */
+/* check_dispute.c: the dispute form's token of server/disputes/dispute.c (an HMAC over the run id and the UTC day). */
 #include "check_util.h"
-#include "dispute.h"
+#include "disputes/dispute.h"
 
 #define DAY 86400LL
 #define T0 (20000 * DAY + 3600)          /* 01:00 UTC on some day */

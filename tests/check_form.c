@@ -1,7 +1,7 @@
-/* check_form.c: urlencoded form decoding (server/form.c). */
+/* check_form.c: urlencoded form decoding (server/http/form.c). */
 #include "check_util.h"
-#include "buf.h"
-#include "form.h"
+#include "util/buf.h"
+#include "http/form.h"
 
 /* Looks field up in body; returns form_field's result, value in out. */
 static int get(const char *body, const char *field, struct buf *out)

@@ -1,7 +1,7 @@
-/* check_html.c: the escapers of server/html.c and the buffer of buf.c. */
+/* check_html.c: the escapers of server/render/html.c and the buffer of buf.c. */
 #include "check_util.h"
-#include "buf.h"
-#include "html.h"
+#include "util/buf.h"
+#include "render/html.h"
 
 static char *esc(void (*fn)(struct buf *, const char *), const char *in)
 {

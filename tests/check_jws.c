@@ -1,6 +1,6 @@
-/* check_jws.c: server/jws.c against Wycheproof, the RFC examples and hostile JWS. */
+/* check_jws.c: server/ingest/jws.c against Wycheproof, the RFC examples and hostile JWS. */
 #include "check_util.h"
-#include "jws.h"
+#include "ingest/jws.h"
 
 #include <jansson.h>
 #include <mbedtls/bignum.h>

@@ -1,8 +1,8 @@
-/* check_outlier.c: cluster statistics and 3-sigma flags of server/outlier.c, on a temporary database. */
+/* check_outlier.c: cluster statistics and 3-sigma flags of server/store/outlier.c, on a temporary database. */
 #include "check_util.h"
-#include "db.h"
-#include "log.h"
-#include "outlier.h"
+#include "store/db.h"
+#include "util/log.h"
+#include "store/outlier.h"
 
 #include <math.h>
 #include <sodium.h>

@@ -1,6 +1,6 @@
-/* check_slug.c: model and hardware slugs of server/slug.c (contract section 2). */
+/* check_slug.c: model and hardware slugs of server/util/slug.c (contract section 2). */
 #include "check_util.h"
-#include "slug.h"
+#include "util/slug.h"
 
 struct slug_case {
 	const char *in, *want;     /* want NULL: the slug is refused */

@@ -1,7 +1,7 @@
-/* check_tmpl.c: the template engine of server/tmpl.c against the Mustache spec and our own rules. */
+/* check_tmpl.c: the template engine of server/render/tmpl.c against the Mustache spec and our own rules. */
 #include "check_util.h"
-#include "buf.h"
-#include "tmpl.h"
+#include "util/buf.h"
+#include "render/tmpl.h"
 
 #include <jansson.h>
 #include <pthread.h>

@@ -1,6 +1,6 @@
-/* check_validate.c: the payload schema of server/validate.c, rule by rule, and the JSON parsing vectors. */
+/* check_validate.c: the payload schema of server/ingest/validate.c, rule by rule, and the JSON parsing vectors. */
 #include "check_util.h"
-#include "validate.h"
+#include "ingest/validate.h"
 
 #include <dirent.h>
 #include <jansson.h>

@@ -30,13 +30,13 @@
 #include <string.h>
 #include <time.h>
 
-#include "db.h"
-#include "jws.h"
-#include "log.h"
-#include "run_store.h"
-#include "sample.h"
-#include "slug.h"
-#include "validate.h"
+#include "store/db.h"
+#include "ingest/jws.h"
+#include "util/log.h"
+#include "store/run_store.h"
+#include "ingest/sample.h"
+#include "util/slug.h"
+#include "ingest/validate.h"
 
 #define MODELS 2600
 #define ACCELS 60

@@ -1,13 +1,13 @@
 /* fuzz_form.c: libFuzzer target for urlencoded form decoding
- * (server/form.c), as the dispute form posts it.  Every field the form
+ * (server/http/form.c), as the dispute form posts it.  Every field the form
  * reads is looked up; a value found decodes to no more bytes than the body
  * holds, and a missing field leaves the buffer untouched. */
 #include <assert.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "buf.h"
-#include "form.h"
+#include "util/buf.h"
+#include "http/form.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

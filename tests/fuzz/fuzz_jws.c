@@ -1,5 +1,5 @@
 /* fuzz_jws.c: libFuzzer target for compact JWS parsing and verification
- * (server/jws.c jws_parse_verify).  Any input must come back as JWS_OK or a
+ * (server/ingest/jws.c jws_parse_verify).  Any input must come back as JWS_OK or a
  * negative status with a message, never a crash, a leak or undefined
  * behaviour; a verified JWS must carry a NUL-terminated payload and a key. */
 #include <assert.h>
@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "jws.h"
+#include "ingest/jws.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -1,4 +1,4 @@
-/* fuzz_tmpl.c: libFuzzer target for the template engine (server/tmpl.c):
+/* fuzz_tmpl.c: libFuzzer target for the template engine (server/render/tmpl.c):
  * the input is compiled as a template and, when it compiles, rendered with a
  * fixed JSON context holding every kind of value.  A partial named "p" is
  * the input itself, so self-inclusion exercises the depth limits.  Work is
@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "tmpl.h"
+#include "render/tmpl.h"
 
 static const char context_json[] =
 	"{\"name\": \"<b>Qwen & \\\"co\\\"</b>\", \"n\": 3, \"zero\": 0, \"r\": 1.21,"

@@ -1,4 +1,4 @@
-/* fuzz_validate.c: libFuzzer target for payload validation (server/validate.c
+/* fuzz_validate.c: libFuzzer target for payload validation (server/ingest/validate.c
  * validate_payload_bytes): strict JSON parsing plus every schema rule.  The
  * clock is fixed so that a crashing input replays the same way. */
 #include <assert.h>
@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "validate.h"
+#include "ingest/validate.h"
 
 /* 2026-04-28T10:12:00Z, the contract's example created_at. */
 #define FUZZ_NOW 1777371120LL

@@ -1,0 +1,304 @@
+/* cache.c: the in-memory response cache (see cache.h).  A chained hash table
+ * behind a read-write lock; readers only take the read lock. */
+#include "http/cache.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NBUCKETS 16384
+#define NTAGS 65536     /* cluster generations; clusters sharing a slot share one */
+
+struct rep {
+	struct MHD_Response *resp;
+	size_t bytes;           /* body length, counted in cache->bytes */
+	unsigned status;
+	char etag[40];
+	char cc[80];
+	unsigned tag;           /* cache_cluster_tag of what it shows, 0: none */
+	unsigned tag_gen;       /* that tag's generation when it was built */
+};
+
+struct entry {
+	char id[24];
+	struct rep reps[REP__MAX];
+	struct entry *next;
+};
+
+struct cache {
+	pthread_rwlock_t lock;
+	struct entry *buckets[NBUCKETS];
+	unsigned count, max;
+	size_t bytes, max_bytes;
+	unsigned evict_cursor;
+	atomic_uint_fast64_t gen;
+	atomic_uint tag_gen[NTAGS];
+};
+
+/* FNV-1a of the id, reduced to a bucket. */
+static unsigned bucket_of(const char *id)
+{
+	uint32_t h = 2166136261u;
+
+	for (; *id; id++)
+		h = (h ^ (unsigned char)*id) * 16777619u;
+	return h % NBUCKETS;
+}
+
+struct cache *cache_new(unsigned max_ids)
+{
+	struct cache *c = calloc(1, sizeof *c);
+
+	if (!c)
+		return NULL;
+	pthread_rwlock_init(&c->lock, NULL);
+	c->max = max_ids ? max_ids : 1;
+	c->max_bytes = CACHE_MAX_BYTES;
+	atomic_init(&c->gen, 1);
+	return c;
+}
+
+void cache_set_max_bytes(struct cache *c, size_t max_bytes)
+{
+	pthread_rwlock_wrlock(&c->lock);
+	c->max_bytes = max_bytes ? max_bytes : CACHE_MAX_BYTES;
+	pthread_rwlock_unlock(&c->lock);
+}
+
+size_t cache_bytes(struct cache *c)
+{
+	size_t n;
+
+	pthread_rwlock_rdlock(&c->lock);
+	n = c->bytes;
+	pthread_rwlock_unlock(&c->lock);
+	return n;
+}
+
+/* Frees e and takes its bodies off the byte count; caller holds the
+ * write lock and has unlinked e. */
+static void entry_free(struct cache *c, struct entry *e)
+{
+	int i;
+
+	for (i = 0; i < REP__MAX; i++) {
+		if (!e->reps[i].resp)
+			continue;
+		MHD_destroy_response(e->reps[i].resp);
+		c->bytes -= e->reps[i].bytes;
+	}
+	free(e);
+	c->count--;
+}
+
+/* Drops every entry of bucket b; caller holds the write lock. */
+static void drop_bucket(struct cache *c, unsigned b)
+{
+	struct entry *e, *next;
+
+	for (e = c->buckets[b]; e; e = next) {
+		next = e->next;
+		entry_free(c, e);
+	}
+	c->buckets[b] = NULL;
+}
+
+void cache_free(struct cache *c)
+{
+	unsigned b;
+
+	if (!c)
+		return;
+	for (b = 0; b < NBUCKETS; b++)
+		drop_bucket(c, b);
+	pthread_rwlock_destroy(&c->lock);
+	free(c);
+}
+
+uint64_t cache_gen(struct cache *c)
+{
+	return atomic_load(&c->gen);
+}
+
+static struct entry *find(struct cache *c, const char *id, unsigned b)
+{
+	struct entry *e;
+
+	for (e = c->buckets[b]; e; e = e->next)
+		if (!strcmp(e->id, id))
+			return e;
+	return NULL;
+}
+
+int cache_serve(struct cache *c, struct req *r, const char *id,
+		enum cache_rep rep, enum MHD_Result *ret)
+{
+	struct entry *e;
+	struct rep *p;
+	int hit = 0;
+
+	pthread_rwlock_rdlock(&c->lock);
+	e = find(c, id, bucket_of(id));
+	if (e && (p = &e->reps[rep])->resp &&
+	    (!p->tag || atomic_load(&c->tag_gen[p->tag - 1]) == p->tag_gen)) {
+		hit = 1;
+		if (p->status == 200 && http_etag_matches(r, p->etag))
+			*ret = http_not_modified(r, p->etag, p->cc);
+		else
+			*ret = http_send_prebuilt(r, p->status, p->resp);
+	}
+	pthread_rwlock_unlock(&c->lock);
+	return hit;
+}
+
+/* Makes room for bytes more, and for one more id unless id is cached;
+ * caller holds the write lock.  Whole buckets go, round the table. */
+static void evict(struct cache *c, const char *id, unsigned b, size_t bytes)
+{
+	while (c->count && (c->bytes + bytes > c->max_bytes ||
+			    (c->count >= c->max && !find(c, id, b)))) {
+		drop_bucket(c, c->evict_cursor);
+		c->evict_cursor = (c->evict_cursor + 1) % NBUCKETS;
+	}
+}
+
+unsigned cache_cluster_tag(const char *suite, const char *digest, const char *hw_class,
+			   const char *backend)
+{
+	const char *part[4] = { suite, digest, hw_class, backend };
+	uint32_t h = 2166136261u;
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		const char *p = part[i] ? part[i] : "";
+
+		for (; *p; p++)
+			h = (h ^ (unsigned char)*p) * 16777619u;
+		h = (h ^ 0xff) * 16777619u;   /* the separator: no UTF-8 byte */
+	}
+	return h % NTAGS + 1;
+}
+
+void cache_bump_cluster(struct cache *c, unsigned tag)
+{
+	if (!tag || tag > NTAGS)
+		return;
+	pthread_rwlock_wrlock(&c->lock);
+	atomic_fetch_add(&c->gen, 1);
+	atomic_fetch_add(&c->tag_gen[tag - 1], 1);
+	pthread_rwlock_unlock(&c->lock);
+}
+
+void cache_put(struct cache *c, const char *id, enum cache_rep rep,
+	       uint64_t gen, unsigned status, struct MHD_Response *resp,
+	       const char *etag, const char *cache_control, size_t bytes)
+{
+	cache_put_tagged(c, id, rep, gen, 0, status, resp, etag, cache_control, bytes);
+}
+
+void cache_put_tagged(struct cache *c, const char *id, enum cache_rep rep,
+		      uint64_t gen, unsigned tag, unsigned status, struct MHD_Response *resp,
+		      const char *etag, const char *cache_control, size_t bytes)
+{
+	unsigned b = bucket_of(id);
+	struct entry *e;
+	struct rep *p;
+
+	if (strlen(id) >= sizeof e->id) {
+		MHD_destroy_response(resp);
+		return;
+	}
+	pthread_rwlock_wrlock(&c->lock);
+	if (atomic_load(&c->gen) != gen || bytes > c->max_bytes / 4)
+		goto drop;
+	e = find(c, id, b);
+	if (e && e->reps[rep].resp) {
+		/* The old body leaves before the room for the new is made. */
+		MHD_destroy_response(e->reps[rep].resp);
+		c->bytes -= e->reps[rep].bytes;
+		e->reps[rep].resp = NULL;
+		e->reps[rep].bytes = 0;
+	}
+	evict(c, id, b, bytes);
+	e = find(c, id, b);
+	if (!e) {
+		e = calloc(1, sizeof *e);
+		if (!e)
+			goto drop;
+		strcpy(e->id, id);
+		e->next = c->buckets[b];
+		c->buckets[b] = e;
+		c->count++;
+	}
+	p = &e->reps[rep];
+	p->tag = tag <= NTAGS ? tag : 0;
+	p->tag_gen = p->tag ? atomic_load(&c->tag_gen[p->tag - 1]) : 0;
+	p->resp = resp;
+	p->bytes = bytes;
+	c->bytes += bytes;
+	p->status = status;
+	strncpy(p->etag, etag ? etag : "", sizeof p->etag - 1);
+	strncpy(p->cc, cache_control ? cache_control : "", sizeof p->cc - 1);
+	pthread_rwlock_unlock(&c->lock);
+	return;
+drop:
+	pthread_rwlock_unlock(&c->lock);
+	MHD_destroy_response(resp);
+}
+
+void cache_invalidate(struct cache *c, const char *id)
+{
+	unsigned b = bucket_of(id);
+	struct entry **pp, *e;
+
+	pthread_rwlock_wrlock(&c->lock);
+	atomic_fetch_add(&c->gen, 1);
+	for (pp = &c->buckets[b]; (e = *pp); pp = &e->next) {
+		if (!strcmp(e->id, id)) {
+			*pp = e->next;
+			entry_free(c, e);
+			break;
+		}
+	}
+	pthread_rwlock_unlock(&c->lock);
+}
+
+void cache_clear(struct cache *c)
+{
+	unsigned b;
+
+	pthread_rwlock_wrlock(&c->lock);
+	atomic_fetch_add(&c->gen, 1);
+	for (b = 0; b < NBUCKETS; b++)
+		drop_bucket(c, b);
+	pthread_rwlock_unlock(&c->lock);
+}
+
+enum MHD_Result cache_send(struct cache *c, struct req *r, const char *id,
+			   enum cache_rep rep, uint64_t gen, unsigned status,
+			   const char *ctype, const void *body, size_t len,
+			   const char *cache_control)
+{
+	return cache_send_tagged(c, r, id, rep, gen, 0, status, ctype, body, len, cache_control);
+}
+
+enum MHD_Result cache_send_tagged(struct cache *c, struct req *r, const char *id,
+				  enum cache_rep rep, uint64_t gen, unsigned tag, unsigned status,
+				  const char *ctype, const void *body, size_t len,
+				  const char *cache_control)
+{
+	struct MHD_Response *resp;
+	enum MHD_Result ret;
+	char etag[40];
+
+	http_etag_of(body, len, etag);
+	if (status == 200 && http_etag_matches(r, etag))
+		return http_not_modified(r, etag, cache_control);
+	resp = http_build(ctype, body, len, cache_control, status == 200 ? etag : NULL);
+	if (!resp)
+		return MHD_NO;
+	ret = MHD_queue_response(r->conn, status, resp);
+	cache_put_tagged(c, id, rep, gen, tag, status, resp, etag, cache_control, len);
+	return ret;
+}

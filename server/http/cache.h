@@ -1,0 +1,89 @@
+/* cache.h: rendered responses kept in memory, keyed by run id, so the
+ * hottest reads (badges, run pages) touch no SQL and render nothing.
+ *
+ * Freshness: every write that changes what a run shows calls
+ * cache_invalidate() for that run after its commit.  A reader takes
+ * cache_gen() before it reads the database and passes it to cache_put(); the
+ * put is dropped when any invalidation happened in between, so a response
+ * built from a snapshot older than a commit is never kept. */
+#ifndef LLMS_CACHE_H
+#define LLMS_CACHE_H
+
+#include <stdint.h>
+
+#include "http/http.h"
+
+enum cache_rep {
+	REP_RUN_HTML,
+	REP_RUN_JSON,
+	REP_BADGE_SVG,
+	REP_BADGE_JSON,
+	REP__MAX
+};
+
+struct cache;
+
+/* Bytes of response bodies the cache holds at most, by default.  A run
+ * page with a full dispute thread is megabytes, so a bound on ids alone
+ * does not bound memory.  64 MB holds some 3,000 run pages with their
+ * badges, or 50,000 badges alone: the hot ones, while the daemon's own
+ * memory stays under 200 MB with default settings (tests/bench/README.md). */
+#define CACHE_MAX_BYTES ((size_t)64 << 20)
+
+/* A cache holding at most max_ids run ids (each with all its reps) and at
+ * most CACHE_MAX_BYTES of bodies; the oldest buckets go first. */
+struct cache *cache_new(unsigned max_ids);
+void cache_free(struct cache *c);
+/* Changes the byte bound (for tests and operators); 0 keeps the default. */
+void cache_set_max_bytes(struct cache *c, size_t max_bytes);
+/* Bytes of bodies held now. */
+size_t cache_bytes(struct cache *c);
+
+uint64_t cache_gen(struct cache *c);
+
+/* When (id, rep) is cached, queues it for r (or 304 when If-None-Match
+ * matches its ETag), stores the result in *ret and returns 1; else 0. */
+int cache_serve(struct cache *c, struct req *r, const char *id,
+		enum cache_rep rep, enum MHD_Result *ret);
+
+/* Keeps resp (the cache takes the caller's reference), whose body is bytes
+ * long, as (id, rep) with its status and ETag, unless an invalidation
+ * happened since gen or the body alone is over a quarter of the byte bound;
+ * then the response is released instead. */
+void cache_put(struct cache *c, const char *id, enum cache_rep rep,
+	       uint64_t gen, unsigned status, struct MHD_Response *resp,
+	       const char *etag, const char *cache_control, size_t bytes);
+
+/* Cluster generations: a response that shows a cluster's figures (a run
+ * page shows its cluster's size, mean and spread) is kept with the tag of
+ * that cluster, and stops being served once the cluster changes, without
+ * visiting every member.  The tag of a cluster, in 1..65536 (clusters that
+ * share a tag are bumped together, which only costs extra misses): */
+unsigned cache_cluster_tag(const char *suite, const char *digest, const char *hw_class,
+			   const char *backend);
+/* After a commit that changed the cluster's figures: every response kept
+ * with this tag is stale, and puts begun before now are dropped. */
+void cache_bump_cluster(struct cache *c, unsigned tag);
+/* cache_put and cache_send for a response showing the figures of the
+ * cluster with this tag (0: none). */
+void cache_put_tagged(struct cache *c, const char *id, enum cache_rep rep,
+		      uint64_t gen, unsigned tag, unsigned status, struct MHD_Response *resp,
+		      const char *etag, const char *cache_control, size_t bytes);
+enum MHD_Result cache_send_tagged(struct cache *c, struct req *r, const char *id,
+				  enum cache_rep rep, uint64_t gen, unsigned tag, unsigned status,
+				  const char *ctype, const void *body, size_t len,
+				  const char *cache_control);
+
+/* Drops every rep of id and moves the generation on. */
+void cache_invalidate(struct cache *c, const char *id);
+/* Drops everything (a moderator ruling, a cluster-wide change). */
+void cache_clear(struct cache *c);
+
+/* Convenience for handlers: builds a response from body, answers r with it
+ * (or 304) and keeps it in the cache; returns the libmicrohttpd result. */
+enum MHD_Result cache_send(struct cache *c, struct req *r, const char *id,
+			   enum cache_rep rep, uint64_t gen, unsigned status,
+			   const char *ctype, const void *body, size_t len,
+			   const char *cache_control);
+
+#endif

@@ -1,0 +1,272 @@
+/* http.c: responses, status codes, caching and security headers. */
+#include "http/http.h"
+
+#include <arpa/inet.h>
+#include <sodium.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "app.h"
+#include "pages/page.h"
+#include "router.h"
+
+/* Content-Security-Policy for everything we serve: no script at all, styles
+ * only from our own stylesheet, no framing. */
+static const char csp[] =
+	"default-src 'none'; style-src 'self'; img-src 'self' data:; "
+	"form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+
+/* Adds the headers every response carries. */
+static void add_common(struct MHD_Response *resp, const char *ctype)
+{
+	MHD_add_response_header(resp, "Content-Type", ctype);
+	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+	MHD_add_response_header(resp, "Referrer-Policy", "strict-origin-when-cross-origin");
+	MHD_add_response_header(resp, "Content-Security-Policy", csp);
+}
+
+void http_etag_of(const void *body, size_t len, char out[40])
+{
+	unsigned char h[16];
+
+	crypto_generichash(h, sizeof h, body, len, NULL, 0);
+	out[0] = '"';
+	sodium_bin2hex(out + 1, 33, h, sizeof h);
+	out[33] = '"';
+	out[34] = '\0';
+}
+
+struct MHD_Response *http_build(const char *ctype, const void *body, size_t len,
+				const char *cache_control, const char *etag)
+{
+	struct MHD_Response *resp;
+
+	resp = MHD_create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY);
+	if (!resp)
+		return NULL;
+	add_common(resp, ctype);
+	if (cache_control)
+		MHD_add_response_header(resp, "Cache-Control", cache_control);
+	if (etag)
+		MHD_add_response_header(resp, "ETag", etag);
+	return resp;
+}
+
+enum MHD_Result http_send_prebuilt(struct req *r, unsigned status,
+				   struct MHD_Response *resp)
+{
+	return MHD_queue_response(r->conn, status, resp);
+}
+
+/* Compares one entity tag from If-None-Match with ours, ignoring a weak
+ * prefix (RFC 9110 uses the weak comparison for If-None-Match). */
+static int tag_eq(const char *t, size_t n, const char *etag)
+{
+	if (n >= 2 && t[0] == 'W' && t[1] == '/') {
+		t += 2;
+		n -= 2;
+	}
+	return n == strlen(etag) && memcmp(t, etag, n) == 0;
+}
+
+int http_etag_matches(struct req *r, const char *etag)
+{
+	const char *h = http_header(r, "If-None-Match");
+	const char *p, *e;
+
+	if (!h)
+		return 0;
+	for (p = h; *p; p = e) {
+		while (*p == ' ' || *p == '\t' || *p == ',')
+			p++;
+		if (!*p)
+			break;
+		if (*p == '*')
+			return 1;
+		e = p;
+		if (e[0] == 'W' && e[1] == '/')
+			e += 2;
+		if (*e == '"') {
+			e = strchr(e + 1, '"');
+			if (!e)
+				return 0;
+			e++;
+		} else {
+			while (*e && *e != ',')
+				e++;
+		}
+		if (tag_eq(p, (size_t)(e - p), etag))
+			return 1;
+	}
+	return 0;
+}
+
+enum MHD_Result http_not_modified(struct req *r, const char *etag,
+				  const char *cache_control)
+{
+	struct MHD_Response *resp;
+	enum MHD_Result ret;
+
+	resp = MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
+	if (!resp)
+		return MHD_NO;
+	MHD_add_response_header(resp, "ETag", etag);
+	if (cache_control)
+		MHD_add_response_header(resp, "Cache-Control", cache_control);
+	ret = MHD_queue_response(r->conn, MHD_HTTP_NOT_MODIFIED, resp);
+	MHD_destroy_response(resp);
+	return ret;
+}
+
+enum MHD_Result http_send(struct req *r, unsigned status, const char *ctype,
+			  const void *body, size_t len, const struct http_opts *o)
+{
+	static const struct http_opts none;
+	struct MHD_Response *resp;
+	enum MHD_Result ret;
+	char etag[40], num[24];
+	const char *cc;
+
+	if (!o)
+		o = &none;
+	cc = o->cache_control ? o->cache_control : CC_NONE;
+	if (o->etag && status == 200) {
+		http_etag_of(body, len, etag);
+		if (http_etag_matches(r, etag))
+			return http_not_modified(r, etag, cc);
+	}
+	resp = http_build(ctype, body, len, cc, o->etag && status == 200 ? etag : NULL);
+	if (!resp)
+		return MHD_NO;
+	if (o->location)
+		MHD_add_response_header(resp, "Location", o->location);
+	if (o->allow)
+		MHD_add_response_header(resp, "Allow", o->allow);
+	if (o->retry_after) {
+		snprintf(num, sizeof num, "%u", o->retry_after);
+		MHD_add_response_header(resp, "Retry-After", num);
+	}
+	if (r->close)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
+	ret = MHD_queue_response(r->conn, status, resp);
+	MHD_destroy_response(resp);
+	return ret;
+}
+
+enum MHD_Result http_send_json(struct req *r, unsigned status, const json_t *v,
+			       const struct http_opts *o)
+{
+	enum MHD_Result ret;
+	char *s;
+
+	s = json_dumps(v, JSON_COMPACT | JSON_ENSURE_ASCII);
+	if (!s)
+		return http_send(r, 500, CT_TEXT, "out of memory\n", 14, NULL);
+	ret = http_send(r, status, CT_JSON, s, strlen(s), o);
+	free(s);
+	return ret;
+}
+
+enum MHD_Result http_error(struct req *r, unsigned status, const char *code,
+			   const char *message, const char *field)
+{
+	struct http_opts o = { 0 };
+	enum MHD_Result ret;
+	json_t *err, *body;
+
+	err = json_pack("{s:s, s:s}", "code", code, "message", message);
+	if (err && message[0] >= 'a' && message[0] <= 'z' &&
+	    !(field && *field && !strncmp(message, field, strlen(field)))) {
+		/* Messages from the parsers start lower-case; a sentence does
+		 * not, unless it starts with the field's exact name. */
+		char *m = strdup(message);
+		if (m) {
+			m[0] = (char)(m[0] - 'a' + 'A');
+			json_object_set_new(err, "message", json_string(m));
+			free(m);
+		}
+	}
+	if (err && field && *field)
+		json_object_set_new(err, "field", json_string(field));
+	body = json_pack("{s:o}", "error", err);
+	if (!body)
+		return http_send(r, 500, CT_TEXT, "out of memory\n", 14, NULL);
+	if (status == 405)
+		o.allow = router_allow(r->path);
+	if (status == 429 || status == 503)
+		o.retry_after = r->retry_after ? r->retry_after : (status == 429 ? 60 : 5);
+	ret = http_send_json(r, status, body, &o);
+	json_decref(body);
+	return ret;
+}
+
+enum MHD_Result http_fail(struct req *r, unsigned status, const char *code,
+			  const char *message)
+{
+	if (!r->route || (r->route->flags & ROUTE_HTML))
+		return page_error(r, status, message);
+	return http_error(r, status, code, message, NULL);
+}
+
+const char *http_header(struct req *r, const char *name)
+{
+	return MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, name);
+}
+
+const char *http_query(struct req *r, const char *name)
+{
+	return MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, name);
+}
+
+void http_origin(struct req *r, char *out, size_t n)
+{
+	const struct config *c = &r->app->cfg;
+
+	/* Never from the Host header: cached pages would carry whatever
+	 * origin the first client claimed. */
+	if (c->base_url) {
+		size_t len = strlen(c->base_url);
+
+		/* "https://host/" is the origin "https://host": links append
+		 * "/r/<id>" and must not get a double slash. */
+		while (len && c->base_url[len - 1] == '/')
+			len--;
+		snprintf(out, n, "%.*s", (int)len, c->base_url);
+	} else if (!strncmp(c->listen, "0.0.0.0:", 8))
+		snprintf(out, n, "http://localhost:%s", c->listen + 8);
+	else
+		snprintf(out, n, "http://%s", c->listen);
+}
+
+int http_ctype_is(struct req *r, const char *want)
+{
+	const char *ct = http_header(r, "Content-Type");
+	size_t n = strlen(want);
+
+	if (!ct)
+		return 0;
+	while (*ct == ' ')
+		ct++;
+	if (strncasecmp(ct, want, n) != 0)
+		return 0;
+	ct += n;
+	while (*ct == ' ' || *ct == '\t')
+		ct++;
+	return *ct == '\0' || *ct == ';';
+}
+
+void http_client_key(struct req *r, char *out, size_t n)
+{
+	unsigned char a[sizeof(struct in6_addr)];
+	char text[INET6_ADDRSTRLEN];
+
+	if (inet_pton(AF_INET6, r->client, a) != 1) {
+		snprintf(out, n, "addr:%s", r->client);
+		return;
+	}
+	memset(a + 8, 0, 8);
+	inet_ntop(AF_INET6, a, text, sizeof text);
+	snprintf(out, n, "net:%s/64", text);
+}

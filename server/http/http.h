@@ -1,0 +1,117 @@
+/* http.h: one request as the handlers see it, and every way of answering it.
+ * Status codes, content types, caching and security headers are set here and
+ * nowhere else. */
+#ifndef LLMS_HTTP_H
+#define LLMS_HTTP_H
+
+#include <microhttpd.h>
+#include <jansson.h>
+#include <stddef.h>
+
+#include "util/buf.h"
+
+struct app;
+struct route;
+
+enum http_method { HTTP_GET, HTTP_HEAD, HTTP_POST, HTTP_OTHER };
+
+/* Per-request state, created on the first access-handler call and freed when
+ * libmicrohttpd reports the request complete.  Handlers own nothing in it. */
+struct req {
+	struct MHD_Connection *conn;
+	struct app *app;
+	const struct route *route;    /* NULL: no route matched */
+	enum http_method method;
+	const char *path;             /* owned by libmicrohttpd */
+	char arg[160];                /* the path segment the route's '*' matched */
+	struct buf body;              /* request body, at most route->max_body */
+	int body_too_large;
+	int calls;                    /* access-handler calls so far */
+	void *job;                    /* a pending database write, see db.h */
+	void (*job_free)(void *job);  /* frees job when the request ends */
+	int suspended;
+	unsigned retry_after;         /* for a 429 or 503: seconds to wait */
+	char client[64];              /* client address, memory only, never logged */
+	int close;                    /* 1: answer with Connection: close */
+};
+
+/* Response options; zeroed means "no such header". */
+struct http_opts {
+	const char *cache_control;    /* default: "no-store" for errors, see http.c */
+	const char *location;
+	const char *allow;
+	unsigned retry_after;
+	int etag;                     /* 1: compute a strong ETag from the body and
+	                               * answer If-None-Match with 304 */
+};
+
+/* Cache-Control values used across the site. */
+#define CC_PAGE   "public, max-age=60, stale-while-revalidate=300"
+#define CC_STATIC "public, max-age=86400"
+#define CC_BADGE  "public, max-age=14400, stale-while-revalidate=86400"
+#define CC_NONE   "no-store"
+
+#define CT_HTML "text/html; charset=utf-8"
+#define CT_JSON "application/json"
+#define CT_JOSE "application/jose"
+#define CT_SVG  "image/svg+xml"
+#define CT_CSS  "text/css; charset=utf-8"
+#define CT_TEXT "text/plain; charset=utf-8"
+
+/* Queues a response with body bytes (copied).  Adds the security headers
+ * every response carries, the content type and the options.  Returns the
+ * libmicrohttpd result. */
+enum MHD_Result http_send(struct req *r, unsigned status, const char *ctype,
+			  const void *body, size_t len, const struct http_opts *o);
+
+/* Queues a JSON value (not consumed). */
+enum MHD_Result http_send_json(struct req *r, unsigned status, const json_t *v,
+			       const struct http_opts *o);
+
+/* Queues the contract's error body
+ * {"error": {"code", "message"[, "field"]}} with status. */
+enum MHD_Result http_error(struct req *r, unsigned status, const char *code,
+			   const char *message, const char *field);
+
+/* Queues an error as the client would read it: an HTML page for people on
+ * page routes, the JSON error body on API routes. */
+enum MHD_Result http_fail(struct req *r, unsigned status, const char *code,
+			  const char *message);
+
+/* Queues a prebuilt response (for the render cache).  The caller keeps its
+ * reference. */
+enum MHD_Result http_send_prebuilt(struct req *r, unsigned status,
+				   struct MHD_Response *resp);
+
+/* Builds a response with the standard headers, for caching and reuse. */
+struct MHD_Response *http_build(const char *ctype, const void *body, size_t len,
+				const char *cache_control, const char *etag);
+
+/* 1 when the request's If-None-Match matches etag (a quoted strong tag). */
+int http_etag_matches(struct req *r, const char *etag);
+/* Queues 304 Not Modified for etag. */
+enum MHD_Result http_not_modified(struct req *r, const char *etag,
+				  const char *cache_control);
+/* Writes a strong ETag ("\"" + 32 hex + "\"") for body into out[40]. */
+void http_etag_of(const void *body, size_t len, char out[40]);
+
+/* Request header, or NULL. */
+const char *http_header(struct req *r, const char *name);
+/* Query-string argument, or NULL. */
+const char *http_query(struct req *r, const char *name);
+
+/* The public origin ("https://host") for absolute links: --base-url, else
+ * the listen address; never the Host header.  Written to out. */
+void http_origin(struct req *r, char *out, size_t n);
+
+/* 1 when the Content-Type header's media type equals want (parameters and
+ * case ignored). */
+int http_ctype_is(struct req *r, const char *want);
+
+/* The key a per-client rate limit counts under: "addr:<IPv4 address>",
+ * or for IPv6 "net:<the /64 prefix>", since one host is given a whole /64
+ * and could otherwise take a new allowance with every address in it.
+ * Written to out. */
+void http_client_key(struct req *r, char *out, size_t n);
+
+#endif

@@ -1,0 +1,210 @@
+/* upload.c: the upload endpoint: JWS -> validated run -> stored run. */
+#include "ingest/upload.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <strings.h>
+#include <string.h>
+#include <time.h>
+
+#include "ingest/account.h"
+#include "app.h"
+#include "http/cache.h"
+#include "store/db.h"
+#include "ingest/jws.h"
+#include "http/ratelimit.h"
+#include "store/run_store.h"
+#include "ingest/validate.h"
+
+/* One upload in flight: what the writer needs, kept alive until the request
+ * ends (the connection is suspended while the writer works). */
+struct upload {
+	struct run_new n;
+	struct jws jws;
+	json_t *payload;
+	struct req *r;
+};
+
+static void upload_free(void *p)
+{
+	struct upload *u = p;
+
+	json_decref(u->n.affected);
+	json_decref(u->payload);
+	jws_free(&u->jws);
+	free(u);
+}
+
+/* Writer callback: the commit is done (or failed).  Drops the cached pages
+ * the commit changed (the runs whose flag moved, and every page showing
+ * the cluster's figures, by its generation) here, right after it, and not when the answer is
+ * sent: a client that has gone away by then (libmicrohttpd closes a
+ * resumed connection whose peer hung up without calling the handler
+ * again) must not leave stale outlier flags in the cache.  Then wakes the
+ * connection. */
+static void upload_done(struct db_job *j)
+{
+	struct upload *u = (struct upload *)j;
+	struct cache *c = u->r->app->cache;
+	size_t i;
+
+	if (u->n.j.rc == DB_OK && !u->n.duplicate) {
+		for (i = 0; i < json_array_size(u->n.affected); i++)
+			cache_invalidate(c, json_string_value(json_array_get(u->n.affected, i)));
+		cache_invalidate(c, u->n.id);
+		cache_bump_cluster(c, u->n.cluster_tag);
+		cache_bump_cluster(c, u->n.other_tag);
+	}
+	MHD_resume_connection(u->r->conn);
+}
+
+/* Maps a JWS failure to the contract's status and code. */
+static enum MHD_Result jws_fail(struct req *r, int st, const struct jws_error *e)
+{
+	if (st == JWS_UNSUPPORTED_ALG)
+		return http_error(r, 400, "unsupported_alg", e->message, "header.alg");
+	if (st == JWS_BAD_SIGNATURE)
+		return http_error(r, 401, "invalid_signature", e->message, NULL);
+	if (st == JWS_NOMEM)
+		return http_error(r, 503, "unavailable", "The server is out of memory; try again shortly.", NULL);
+	return http_error(r, 400, "malformed_jws", e->message, NULL);
+}
+
+/* Resolves the Authorization header to an account id (0: none).
+ * Returns 0, or -1 after queueing the 401. */
+static int attribute(struct req *r, long long *account, enum MHD_Result *ret)
+{
+	const char *auth = http_header(r, "Authorization");
+	const char *anon = http_header(r, "X-LLM-Speed-Anon");
+	struct dbconn *c;
+	int rc;
+
+	*account = 0;
+	if (!auth)
+		return 0;
+	if (strncasecmp(auth, "Bearer ", 7) != 0 || !auth[7]) {
+		*ret = http_error(r, 401, "invalid_token",
+				  "The Authorization header must be \"Bearer <token>\" with the token printed by `llm-speedd account add`.", NULL);
+		return -1;
+	}
+	c = db_reader(r->app->db);
+	rc = c ? account_lookup(c, auth + 7, account) : DB_ERR;
+	if (rc == DB_NOTFOUND) {
+		*ret = http_error(r, 401, "invalid_token",
+				  "The bearer token is unknown or revoked; check it, or upload without an Authorization header.", NULL);
+		return -1;
+	}
+	if (rc != DB_OK) {
+		*ret = http_error(r, 503, "unavailable", db_status_message(rc), NULL);
+		return -1;
+	}
+	if (anon && !strcmp(anon, "1"))
+		*account = 0;
+	return 0;
+}
+
+/* Answers the client once the writer has finished with the upload. */
+static enum MHD_Result finish(struct req *r)
+{
+	struct upload *u = r->job;
+	char origin[300], url[400], badge[400];
+	struct http_opts o = { 0 };
+	enum MHD_Result ret;
+	json_t *body;
+
+	if (u->n.j.rc != DB_OK)
+		return http_error(r, 503, "unavailable", db_status_message(u->n.j.rc), NULL);
+	http_origin(r, origin, sizeof origin);
+	snprintf(url, sizeof url, "%s/r/%s", origin, u->n.id);
+	snprintf(badge, sizeof badge, "%s/badge/%s.svg", origin, u->n.id);
+	body = json_pack("{s:s, s:s, s:s, s:b}", "id", u->n.id, "url", url,
+			 "badge_url", badge, "outlier", u->n.outlier);
+	o.location = url;
+	ret = http_send_json(r, u->n.duplicate ? 200 : 201, body, &o);
+	json_decref(body);
+	return ret;
+}
+
+/* Checks everything about the request that does not need the database. */
+static int check(struct req *r, struct upload *u, enum MHD_Result *ret)
+{
+	struct jws_error je;
+	struct verr ve;
+	int st;
+
+	if (!http_ctype_is(r, CT_JOSE)) {
+		*ret = http_error(r, 415, "unsupported_media_type",
+				  "Send the run as a compact JWS with Content-Type: application/jose.", NULL);
+		return -1;
+	}
+	st = jws_parse_verify(r->body.buf, r->body.len, &u->jws, &je);
+	if (st != JWS_OK) {
+		*ret = jws_fail(r, st, &je);
+		return -1;
+	}
+	if (validate_payload_bytes(u->jws.payload, u->jws.payload_len, (long long)time(NULL),
+				   &u->payload, &u->n.f, &ve) != 0) {
+		*ret = http_error(r, (unsigned)ve.status, ve.code, ve.message, ve.field);
+		return -1;
+	}
+	return 0;
+}
+
+/* The rate-limit key: the account when attributed, else the address (for
+ * IPv6, its /64; see http_client_key). */
+static const char *rate_key(struct req *r, const struct upload *u, char key[80])
+{
+	if (u->n.account_id)
+		snprintf(key, 80, "account:%lld", u->n.account_id);
+	else
+		http_client_key(r, key, 80);
+	return key;
+}
+
+enum MHD_Result upload_handle(struct req *r)
+{
+	enum MHD_Result ret = MHD_NO;
+	char key[80];
+	struct upload *u;
+	unsigned wait;
+
+	if (r->job)
+		return finish(r);
+	u = calloc(1, sizeof *u);
+	if (!u)
+		return http_error(r, 503, "unavailable", "The server is out of memory; try again shortly.", NULL);
+	/* Cheap refusals first: the token lookup and the rate limit come
+	 * before the signature is verified, so a flood over the limit costs
+	 * no verification.  The allowance is only used up by an upload that
+	 * passed every check. */
+	if (attribute(r, &u->n.account_id, &ret) < 0)
+		goto fail;
+	rate_key(r, u, key);
+	if ((wait = ratelimit_check(r->app->upload_rl, key)) > 0)
+		goto limited;
+	if (check(r, u, &ret) < 0)
+		goto fail;
+	if ((wait = ratelimit_take(r->app->upload_rl, key)) > 0)
+		goto limited;
+	u->r = r;
+	u->n.payload = u->jws.payload;
+	u->n.payload_len = u->jws.payload_len;
+	u->n.jws = r->body.buf;
+	u->n.jws_len = r->body.len;
+	u->n.thumbprint = u->jws.thumbprint;
+	u->n.alg = u->jws.alg == JWS_ALG_ES256 ? "ES256" : "EdDSA";
+	run_new_init(&u->n);
+	u->n.j.done = upload_done;
+	r->job = u;
+	r->job_free = upload_free;
+	MHD_suspend_connection(r->conn);
+	db_submit(r->app->db, &u->n.j);
+	return MHD_YES;
+limited:
+	r->retry_after = wait;
+	ret = http_error(r, 429, "rate_limited",
+			 "Too many uploads from this client; wait for the time in Retry-After and send again.", NULL);
+fail:
+	upload_free(u);
+	return ret;
+}

@@ -1,0 +1,862 @@
+/* validate.c: the upload payload schema of contract section 1, with the field path of every error. */
+#include "ingest/validate.h"
+#include "util/slug.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+/* What a member must be; kind_desc[] says it in words for error messages. */
+enum kind {
+	K_STRING,      /* string; spec.max code points; 1 or more when required */
+	K_NUMBER,      /* number >= 0 */
+	K_MS,          /* number >= 0, milliseconds */
+	K_RATE,        /* number > 0, tokens per second */
+	K_COUNT,       /* JSON integer >= 0 */
+	K_BYTES,       /* JSON integer >= 0, no upper bound but int64 */
+	K_ONE,         /* JSON integer equal to 1 */
+	K_BATCH,       /* JSON integer >= 1 */
+	K_FRAC,        /* number in [0, 1] */
+	K_BOOL,        /* true or false */
+	K_OBJECT,      /* object whose members are spec.sub */
+	K_ARRAY,       /* 1..spec.max objects whose members are spec.sub */
+	K__MAX
+};
+
+static const char *const kind_desc[K__MAX] = {
+	[K_STRING] = "a string",
+	[K_NUMBER] = "a number (0 or more)",
+	[K_MS] = "a time in milliseconds (0 or more)",
+	[K_RATE] = "a rate in tokens per second greater than 0",
+	[K_COUNT] = "a whole number (0 or more)",
+	[K_BYTES] = "a whole number of bytes (0 or more)",
+	[K_ONE] = "1 (the chat workloads measure a single stream)",
+	[K_BATCH] = "a whole number of streams (1 or more)",
+	[K_FRAC] = "a fraction from 0 to 1",
+	[K_BOOL] = "true or false",
+	[K_OBJECT] = "an object",
+	[K_ARRAY] = "an array of objects",
+};
+
+/* One validation: the server's clock, what was derived so far, the error. */
+struct vctx {
+	long long now;
+	long long created;
+	struct verr *e;
+};
+
+/* One member of an object in the schema. */
+struct spec {
+	const char *key;
+	enum kind kind;
+	int required;
+	size_t max;                /* K_STRING: code points; K_ARRAY: elements */
+	const struct spec *sub;    /* K_OBJECT, K_ARRAY: members of the object(s) */
+	const char *hint;          /* what to send, when kind_desc is too vague */
+	int (*check)(const json_t *v, const char *field, struct vctx *c);
+};
+
+#define STR(k, req, max) { k, K_STRING, req, max, NULL, NULL, NULL }
+#define STRC(k, req, max, hint, fn) { k, K_STRING, req, max, NULL, hint, fn }
+#define NUM(k, kind, req) { k, kind, req, 0, NULL, NULL, NULL }
+#define OBJ(k, req, sub) { k, K_OBJECT, req, 0, sub, NULL, NULL }
+#define ARR(k, sub) { k, K_ARRAY, 1, VALIDATE_MAX_ITEMS, sub, NULL, NULL }
+#define END { NULL, K__MAX, 0, 0, NULL, NULL, NULL }
+
+static int check_suite(const json_t *v, const char *field, struct vctx *c);
+static int check_time(const json_t *v, const char *field, struct vctx *c);
+static int check_backend(const json_t *v, const char *field, struct vctx *c);
+static int check_model_name(const json_t *v, const char *field, struct vctx *c);
+static int check_digest(const json_t *v, const char *field, struct vctx *c);
+static int check_accel(const json_t *v, const char *field, struct vctx *c);
+static int check_fingerprint(const json_t *v, const char *field, struct vctx *c);
+
+static const char *const known_suites[] = { VALIDATE_SUITE, NULL };
+static const char *const known_backends[] = {
+	"mlx", "llama.cpp", "vllm", "ollama", "exllamav2", NULL
+};
+
+#define HINT_SUITE "\"" VALIDATE_SUITE "\""
+#define HINT_TIME "an RFC 3339 time in UTC such as \"2026-04-28T10:12:00Z\""
+#define HINT_BACKEND "one of mlx, llama.cpp, vllm, ollama, exllamav2"
+#define HINT_DIGEST "\"sha256:\" followed by 16 to 64 lowercase hex digits of the weights file's SHA-256"
+#define HINT_FPRINT "a string of exactly 16 lowercase hex digits"
+#define HINT_ACCEL "the accelerator's name, such as \"M3 Ultra\" or \"RTX 4090\""
+#define HINT_MODEL "the model's name as published, with at least one ASCII letter or digit"
+
+static const struct spec client_spec[] = {
+	STR("name", 1, 100),
+	STR("version", 1, 100),
+	END
+};
+
+static const struct spec backend_spec[] = {
+	STRC("name", 1, 100, HINT_BACKEND, check_backend),
+	STR("version", 1, 100),
+	STR("runner", 0, 100),
+	END
+};
+
+static const struct spec model_spec[] = {
+	STRC("name", 1, 200, HINT_MODEL, check_model_name),
+	STRC("digest", 1, 100, HINT_DIGEST, check_digest),
+	STR("quantization", 0, 64),
+	STR("format", 0, 64),
+	NUM("weights_bytes", K_BYTES, 0),
+	END
+};
+
+static const struct spec hardware_spec[] = {
+	STR("cpu_model", 1, 200),
+	NUM("cpu_cores", K_NUMBER, 0),
+	NUM("ram_gb", K_NUMBER, 0),
+	STR("gpu_name", 0, 200),
+	NUM("vram_gb", K_NUMBER, 0),
+	STR("os", 0, 100),
+	STRC("accelerator_summary", 1, 200, HINT_ACCEL, check_accel),
+	STRC("fingerprint_hash", 0, 100, HINT_FPRINT, check_fingerprint),
+	END
+};
+
+/* chat-short (W1) and chat-long (W2). */
+static const struct spec chat_spec[] = {
+	NUM("prompt_tokens", K_COUNT, 1),
+	NUM("output_tokens", K_COUNT, 1),
+	NUM("batch_size", K_ONE, 1),
+	NUM("ttft_ms", K_MS, 1),
+	NUM("prefill_tok_s", K_RATE, 1),
+	NUM("decode_tok_s", K_RATE, 1),
+	NUM("p50_ms", K_MS, 1),
+	NUM("p95_ms", K_MS, 1),
+	NUM("wall_ms", K_MS, 1),
+	NUM("prefix_cache_hit_rate", K_FRAC, 0),
+	END
+};
+
+/* long-context-decay (W3). */
+static const struct spec decay_point_spec[] = {
+	NUM("context_tokens", K_COUNT, 1),
+	NUM("output_tokens", K_COUNT, 1),
+	NUM("ttft_ms", K_MS, 1),
+	NUM("prefill_tok_s", K_RATE, 1),
+	NUM("decode_tok_s", K_RATE, 1),
+	END
+};
+
+static const struct spec decay_spec[] = {
+	ARR("points", decay_point_spec),
+	END
+};
+
+/* concurrent-decode (W4). */
+static const struct spec conc_point_spec[] = {
+	NUM("batch_size", K_BATCH, 1),
+	NUM("aggregate_tok_s", K_RATE, 1),
+	NUM("per_stream_tok_s", K_RATE, 1),
+	NUM("p50_ms", K_MS, 1),
+	NUM("p95_ms", K_MS, 1),
+	END
+};
+
+static const struct spec conc_spec[] = {
+	NUM("serial", K_BOOL, 1),
+	ARR("points", conc_point_spec),
+	END
+};
+
+/* agent-trace (W5). */
+static const struct spec turn_spec[] = {
+	NUM("turn", K_COUNT, 1),
+	NUM("context_tokens", K_COUNT, 1),
+	NUM("ttft_ms", K_MS, 1),
+	NUM("decode_tok_s", K_RATE, 1),
+	END
+};
+
+static const struct spec agent_spec[] = {
+	ARR("turns", turn_spec),
+	NUM("wall_ms", K_MS, 1),
+	NUM("prefix_cache_hit_rate", K_FRAC, 0),
+	END
+};
+
+static const struct spec workloads_spec[] = {
+	OBJ("chat-short", 1, chat_spec),
+	OBJ("chat-long", 0, chat_spec),
+	OBJ("long-context-decay", 0, decay_spec),
+	OBJ("concurrent-decode", 0, conc_spec),
+	OBJ("agent-trace", 0, agent_spec),
+	END
+};
+
+static const struct spec payload_spec[] = {
+	STRC("suite_version", 1, 100, HINT_SUITE, check_suite),
+	STRC("created_at", 1, 100, HINT_TIME, check_time),
+	OBJ("client", 1, client_spec),
+	OBJ("backend", 1, backend_spec),
+	OBJ("model", 1, model_spec),
+	OBJ("hardware", 1, hardware_spec),
+	OBJ("workloads", 1, workloads_spec),
+	END
+};
+
+/* Fills c->e with status, code, field and the formatted message; returns -1. */
+static int vfail(struct vctx *c, int status, const char *code, const char *field,
+		 const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
+static int vfail(struct vctx *c, int status, const char *code, const char *field,
+		 const char *fmt, va_list ap)
+{
+	c->e->status = status;
+	c->e->code = code;
+	snprintf(c->e->field, sizeof c->e->field, "%s", field);
+	vsnprintf(c->e->message, sizeof c->e->message, fmt, ap);
+	return -1;
+}
+
+/* Reports an error with the given status and code; returns -1. */
+static int fail(struct vctx *c, int status, const char *code, const char *field,
+		const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static int fail(struct vctx *c, int status, const char *code, const char *field,
+		const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vfail(c, status, code, field, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* Reports a 422 schema_violation at field; returns -1. */
+static int bad(struct vctx *c, const char *field, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int bad(struct vctx *c, const char *field, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vfail(c, 422, "schema_violation", field, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* The JSON type of v in words, for "must be X, not Y" messages. */
+static const char *type_name(const json_t *v)
+{
+	switch (json_typeof(v)) {
+	case JSON_OBJECT: return "an object";
+	case JSON_ARRAY: return "an array";
+	case JSON_STRING: return "a string";
+	case JSON_INTEGER:
+	case JSON_REAL: return "a number";
+	case JSON_TRUE:
+	case JSON_FALSE: return "a boolean";
+	default: return "null";
+	}
+}
+
+/* Writes "the required members of sub" as "a, b and c" into out (size n). */
+static void list_required(const struct spec *sub, char *out, size_t n)
+{
+	size_t len = 0, k = 0, total = 0;
+	const struct spec *s;
+
+	out[0] = '\0';
+	for (s = sub; s->key; s++)
+		total += s->required;
+	for (s = sub; s->key && len < n; s++) {
+		if (!s->required)
+			continue;
+		k++;
+		len += (size_t)snprintf(out + len, n - len, "%s%s",
+					k == 1 ? "" : k == total ? " and " : ", ", s->key);
+	}
+}
+
+/* Writes what to send for the member s, in words, into out (size n). */
+static void describe(const struct spec *s, char *out, size_t n)
+{
+	char members[200];
+
+	if (s->hint) {
+		snprintf(out, n, "%s", s->hint);
+	} else if (s->kind == K_STRING) {
+		snprintf(out, n, "a string of %s%zu characters",
+			 s->required ? "1 to " : "at most ", s->max);
+	} else if (s->kind == K_OBJECT || s->kind == K_ARRAY) {
+		list_required(s->sub, members, sizeof members);
+		if (s->kind == K_OBJECT)
+			snprintf(out, n, "an object with %s", members);
+		else
+			snprintf(out, n, "an array of 1 to %zu objects, each with %s",
+				 s->max, members);
+	} else {
+		snprintf(out, n, "%s", kind_desc[s->kind]);
+	}
+}
+
+/* Reports member s at field as missing. */
+static int missing(struct vctx *c, const char *field, const struct spec *s)
+{
+	char want[240];
+
+	describe(s, want, sizeof want);
+	return bad(c, field, "%s is missing; send %s.", field, want);
+}
+
+/* Reports the required string member s at field as empty. */
+static int empty(struct vctx *c, const char *field, const struct spec *s)
+{
+	char want[240];
+
+	describe(s, want, sizeof want);
+	return bad(c, field, "%s is empty; send %s.", field, want);
+}
+
+/* Reports member s at field as having the wrong JSON type. */
+static int wrong_type(struct vctx *c, const char *field, const struct spec *s,
+		      const json_t *v)
+{
+	char want[240];
+
+	describe(s, want, sizeof want);
+	return bad(c, field, "%s must be %s, not %s.", field, want, type_name(v));
+}
+
+/* Number of code points in the UTF-8 string s. */
+static size_t utf8_len(const char *s)
+{
+	size_t n = 0;
+
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xC0) != 0x80;
+	return n;
+}
+
+/* 1 when s holds a C0 control character or DEL. */
+static int has_control(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return 1;
+	return 0;
+}
+
+/* K_STRING: a string without control characters or NULs, of 1 (when
+ * required) to s->max code points. */
+static int check_string(const json_t *v, const char *field, const struct spec *s,
+			struct vctx *c)
+{
+	const char *str;
+	size_t cp;
+
+	if (!json_is_string(v))
+		return wrong_type(c, field, s, v);
+	str = json_string_value(v);
+	if (strlen(str) != json_string_length(v) || has_control(str))
+		return bad(c, field, "%s contains a control character; remove it.", field);
+	cp = utf8_len(str);
+	if (cp == 0 && s->required)
+		return empty(c, field, s);
+	if (cp > s->max)
+		return bad(c, field, "%s is %zu characters long; send at most %zu.",
+			   field, cp, s->max);
+	return 0;
+}
+
+/* 1 when x is in range for the numeric kind k (finiteness checked before). */
+static int in_range(double x, enum kind k)
+{
+	switch (k) {
+	case K_RATE: return x > 0;
+	case K_ONE: return x == 1;
+	case K_BATCH: return x >= 1;
+	case K_FRAC: return x >= 0 && x <= 1;
+	default: return x >= 0;
+	}
+}
+
+/* K_NUMBER .. K_FRAC: a finite JSON number (an integer for the whole-number
+ * kinds) in the kind's range. */
+static int check_number(const json_t *v, const char *field, const struct spec *s,
+			struct vctx *c)
+{
+	int whole = s->kind == K_COUNT || s->kind == K_BYTES ||
+		    s->kind == K_ONE || s->kind == K_BATCH;
+	double x;
+
+	if (json_is_string(v))
+		return bad(c, field, "%s must be a number, not a string; send it without quotes.",
+			   field);
+	if (!json_is_number(v))
+		return wrong_type(c, field, s, v);
+	if (whole && !json_is_integer(v))
+		return bad(c, field, "%s must be %s, written without a decimal point or exponent.",
+			   field, kind_desc[s->kind]);
+	x = json_number_value(v);
+	if (!isfinite(x))
+		return bad(c, field, "%s must be a finite number; send %s.", field,
+			   kind_desc[s->kind]);
+	if (x > VALIDATE_NUM_MAX && s->kind != K_BYTES)
+		return bad(c, field, "%s is %g, larger than any real measurement; send at most 1e12.",
+			   field, x);
+	if (!in_range(x, s->kind))
+		return bad(c, field, "%s is %g; send %s.", field, x, kind_desc[s->kind]);
+	return 0;
+}
+
+/* K_BOOL: true or false. */
+static int check_bool(const json_t *v, const char *field, const struct spec *s,
+		      struct vctx *c)
+{
+	return json_is_boolean(v) ? 0 : wrong_type(c, field, s, v);
+}
+
+static int check_members(const json_t *obj, const char *path, const struct spec *specs,
+			 struct vctx *c);
+
+/* K_OBJECT: an object whose members pass s->sub. */
+static int check_obj(const json_t *v, const char *field, const struct spec *s,
+		     struct vctx *c)
+{
+	if (!json_is_object(v))
+		return wrong_type(c, field, s, v);
+	return check_members(v, field, s->sub, c);
+}
+
+/* K_ARRAY: 1 to s->max objects, each of whose members pass s->sub; element
+ * paths are field[i]. */
+static int check_array(const json_t *v, const char *field, const struct spec *s,
+		       struct vctx *c)
+{
+	char path[160], want[240];
+	size_t i, n;
+	const json_t *el;
+
+	if (!json_is_array(v))
+		return wrong_type(c, field, s, v);
+	n = json_array_size(v);
+	if (n == 0 || n > s->max) {
+		describe(s, want, sizeof want);
+		if (n == 0)
+			return bad(c, field, "%s is empty; send %s.", field, want);
+		return bad(c, field, "%s has %zu elements; send %s.", field, n, want);
+	}
+	json_array_foreach(v, i, el) {
+		if (snprintf(path, sizeof path, "%s[%zu]", field, i) >= (int)sizeof path)
+			return bad(c, field, "%s is nested too deeply.", field);
+		if (!json_is_object(el)) {
+			list_required(s->sub, want, sizeof want);
+			return bad(c, path, "%s must be an object with %s, not %s.",
+				   path, want, type_name(el));
+		}
+		if (check_members(el, path, s->sub, c))
+			return -1;
+	}
+	return 0;
+}
+
+/* The per-kind validators, indexed by enum kind. */
+static int (*const kind_check[K__MAX])(const json_t *, const char *,
+				       const struct spec *, struct vctx *) = {
+	[K_STRING] = check_string,
+	[K_NUMBER] = check_number,
+	[K_MS] = check_number,
+	[K_RATE] = check_number,
+	[K_COUNT] = check_number,
+	[K_BYTES] = check_number,
+	[K_ONE] = check_number,
+	[K_BATCH] = check_number,
+	[K_FRAC] = check_number,
+	[K_BOOL] = check_bool,
+	[K_OBJECT] = check_obj,
+	[K_ARRAY] = check_array,
+};
+
+/* Checks the value v of member s at field: absent or null is fine for an
+ * optional member; then its kind, then its extra rule. */
+static int check_value(const json_t *v, const char *field, const struct spec *s,
+		       struct vctx *c)
+{
+	if (!v || json_is_null(v))
+		return s->required ? missing(c, field, s) : 0;
+	if (kind_check[s->kind](v, field, s, c))
+		return -1;
+	return s->check ? s->check(v, field, c) : 0;
+}
+
+/* Checks every member of specs in the object obj, whose path is path ("" for
+ * the payload); members not in specs are ignored. */
+static int check_members(const json_t *obj, const char *path, const struct spec *specs,
+			 struct vctx *c)
+{
+	char field[160];
+	const struct spec *s;
+	int n;
+
+	for (s = specs; s->key; s++) {
+		n = snprintf(field, sizeof field, "%s%s%s", path, *path ? "." : "", s->key);
+		if (n < 0 || (size_t)n >= sizeof field)
+			return bad(c, path, "%s is nested too deeply.", path);
+		if (check_value(json_object_get(obj, s->key), field, s, c))
+			return -1;
+	}
+	return 0;
+}
+
+/* suite_version: one of known_suites, else 422 unknown_suite. */
+static int check_suite(const json_t *v, const char *field, struct vctx *c)
+{
+	const char *const *k;
+
+	for (k = known_suites; *k; k++)
+		if (strcmp(json_string_value(v), *k) == 0)
+			return 0;
+	return fail(c, 422, "unknown_suite", field,
+		    "%s is not a suite this server knows; the known suites are: %s.",
+		    field, VALIDATE_SUITE);
+}
+
+/* backend.name: one of known_backends; hosted-api is 422 hosted_api_rejected. */
+static int check_backend(const json_t *v, const char *field, struct vctx *c)
+{
+	const char *name = json_string_value(v);
+	const char *const *k;
+
+	for (k = known_backends; *k; k++)
+		if (strcmp(name, *k) == 0)
+			return 0;
+	if (strcmp(name, "hosted-api") == 0)
+		return fail(c, 422, "hosted_api_rejected", field,
+			    "%s is hosted-api, but the public leaderboard measures local "
+			    "hardware only; rerun the benchmark on a local backend (%s).",
+			    field, HINT_BACKEND);
+	return bad(c, field, "%s is not a known backend; send %s.", field, HINT_BACKEND);
+}
+
+/* 1 when the n bytes at s are all lowercase hex digits. */
+static int lower_hex(const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+			return 0;
+	return 1;
+}
+
+/* model.digest: "sha256:" and 16..64 lowercase hex digits. */
+static int check_digest(const json_t *v, const char *field, struct vctx *c)
+{
+	const char *s = json_string_value(v);
+	size_t n = strlen(s);
+
+	if (n >= 7 + 16 && n <= 7 + 64 && strncmp(s, "sha256:", 7) == 0 &&
+	    lower_hex(s + 7, n - 7))
+		return 0;
+	return bad(c, field, "%s must be %s.", field, HINT_DIGEST);
+}
+
+/* hardware.fingerprint_hash: exactly 16 lowercase hex digits. */
+static int check_fingerprint(const json_t *v, const char *field, struct vctx *c)
+{
+	const char *s = json_string_value(v);
+
+	if (strlen(s) == 16 && lower_hex(s, 16))
+		return 0;
+	return bad(c, field, "%s must be exactly 16 lowercase hex digits; send it that way "
+		   "or leave it out.", field);
+}
+
+/* model.name: must give a non-empty model slug. */
+static int check_model_name(const json_t *v, const char *field, struct vctx *c)
+{
+	char slug[SLUG_MAX + 1];
+
+	if (slug_model(json_string_value(v), slug, sizeof slug) == 0)
+		return 0;
+	return bad(c, field, "%s has no ASCII letter or digit to name the model's page by; send %s.",
+		   field, HINT_MODEL);
+}
+
+/* hardware.accelerator_summary: must give a non-empty hardware slug. */
+static int check_accel(const json_t *v, const char *field, struct vctx *c)
+{
+	char slug[SLUG_MAX + 1];
+
+	if (slug_hw(json_string_value(v), slug, sizeof slug) == 0)
+		return 0;
+	return bad(c, field, "%s names no accelerator beyond a vendor word; send %s.",
+		   field, HINT_ACCEL);
+}
+
+/* Reads n ASCII digits at s into *v; returns 0, or -1 on a non-digit. */
+static int digits(const char *s, int n, int *v)
+{
+	int i;
+
+	*v = 0;
+	for (i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		*v = *v * 10 + (s[i] - '0');
+	}
+	return 0;
+}
+
+/* Days in month m (1..12) of year y, proleptic Gregorian. */
+static int month_days(int y, int m)
+{
+	static const int days[12] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+	int leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+
+	return days[m - 1] + (m == 2 && leap);
+}
+
+/* Days from 1970-01-01 to y-m-d (Howard Hinnant's days_from_civil). */
+static long long days_from_civil(int y, int m, int d)
+{
+	long long era, yoe, doy, doe;
+
+	y -= m <= 2;
+	era = (y >= 0 ? y : y - 399) / 400;
+	yoe = y - era * 400;
+	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + doe - 719468;
+}
+
+/* Length of the time-offset part at s that means UTC ("Z", "z", "+00:00"),
+ * 0 when s is another offset, -1 when s is not an offset at all. */
+static int utc_suffix(const char *s)
+{
+	int hh, mm;
+
+	if ((s[0] == 'Z' || s[0] == 'z') && s[1] == '\0')
+		return 1;
+	if ((s[0] != '+' && s[0] != '-') || digits(s + 1, 2, &hh) || s[3] != ':' ||
+	    digits(s + 4, 2, &mm) || s[6] != '\0')
+		return -1;
+	return (s[0] == '+' && hh == 0 && mm == 0) ? 6 : 0;
+}
+
+/* Parses an RFC 3339 date-time in UTC (YYYY-MM-DDTHH:MM:SS[.frac](Z|+00:00))
+ * into seconds since the epoch.  Returns 0, -1 when s is not RFC 3339, -2
+ * when its offset is not UTC, -3 when it is not a real date or time. */
+static int parse_utc(const char *s, long long *out)
+{
+	int y, mo, d, h, mi, sec, f = 0, z;
+
+	if (strlen(s) < 20 || digits(s, 4, &y) || s[4] != '-' || digits(s + 5, 2, &mo) ||
+	    s[7] != '-' || digits(s + 8, 2, &d) || (s[10] != 'T' && s[10] != 't') ||
+	    digits(s + 11, 2, &h) || s[13] != ':' || digits(s + 14, 2, &mi) ||
+	    s[16] != ':' || digits(s + 17, 2, &sec))
+		return -1;
+	s += 19;
+	if (*s == '.') {
+		while (s[1 + f] >= '0' && s[1 + f] <= '9')
+			f++;
+		if (f < 1 || f > 9)
+			return -1;
+		s += 1 + f;
+	}
+	z = utc_suffix(s);
+	if (z <= 0)
+		return z == 0 ? -2 : -1;
+	if (mo < 1 || mo > 12 || d < 1 || d > month_days(y, mo) || h > 23 || mi > 59 ||
+	    sec > 59)
+		return -3;
+	*out = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + sec;
+	return 0;
+}
+
+/* created_at: RFC 3339 in UTC, a real time, not before VALIDATE_OLDEST_UNIX
+ * and not more than VALIDATE_FUTURE_SKEW seconds past the server's clock. */
+static int check_time(const json_t *v, const char *field, struct vctx *c)
+{
+	long long t = 0;
+	int rc = parse_utc(json_string_value(v), &t);
+
+	if (rc == -2)
+		return bad(c, field, "%s must be in UTC, ending in Z, such as \"2026-04-28T10:12:00Z\".",
+			   field);
+	if (rc == -3)
+		return bad(c, field, "%s is not a real calendar date and time; send %s.",
+			   field, HINT_TIME);
+	if (rc)
+		return bad(c, field, "%s must be %s.", field, HINT_TIME);
+	if (t < VALIDATE_OLDEST_UNIX)
+		return bad(c, field, "%s is before 2023-01-01, earlier than any llm-speed run; "
+			   "check the computer's clock and send when the run finished.", field);
+	if (t > c->now + 86400)
+		return bad(c, field, "%s is more than a day in the future by the server's clock; "
+			   "set the computer's clock right and send when the run finished.", field);
+	if (t > c->now + VALIDATE_FUTURE_SKEW)
+		return bad(c, field, "%s is %lld minutes in the future by the server's clock; "
+			   "set the computer's clock right and send when the run finished.",
+			   field, (t - c->now + 59) / 60);
+	c->created = t;
+	return 0;
+}
+
+/* The string member key of the member obj of root (root itself when obj is
+ * NULL), or NULL when absent or not a string. */
+static const char *str_at(const json_t *root, const char *obj, const char *key)
+{
+	const json_t *o = obj ? json_object_get(root, obj) : root;
+
+	return json_string_value(json_object_get(o, key));
+}
+
+/* Fills *out from the valid payload p. */
+static void fill_fields(const json_t *p, const struct vctx *c, struct run_fields *out)
+{
+	const json_t *chat = json_object_get(json_object_get(p, "workloads"), "chat-short");
+
+	memset(out, 0, sizeof *out);
+	out->suite_version = str_at(p, NULL, "suite_version");
+	out->created_at = str_at(p, NULL, "created_at");
+	out->created_unix = c->created;
+	out->client_name = str_at(p, "client", "name");
+	out->client_version = str_at(p, "client", "version");
+	out->backend_name = str_at(p, "backend", "name");
+	out->backend_version = str_at(p, "backend", "version");
+	out->model_name = str_at(p, "model", "name");
+	out->model_digest = str_at(p, "model", "digest");
+	out->model_quant = str_at(p, "model", "quantization");
+	out->model_format = str_at(p, "model", "format");
+	out->accelerator = str_at(p, "hardware", "accelerator_summary");
+	out->cpu_model = str_at(p, "hardware", "cpu_model");
+	out->fingerprint_hash = str_at(p, "hardware", "fingerprint_hash");
+	out->decode_tok_s = json_number_value(json_object_get(chat, "decode_tok_s"));
+	out->prefill_tok_s = json_number_value(json_object_get(chat, "prefill_tok_s"));
+	out->ttft_ms = json_number_value(json_object_get(chat, "ttft_ms"));
+	slug_model(out->model_name, out->model_slug, sizeof out->model_slug);
+	slug_hw(out->accelerator, out->hw_slug, sizeof out->hw_slug);
+}
+
+/* Empties *e: status 0, no code, field and message "". */
+static void verr_clear(struct verr *e)
+{
+	e->status = 0;
+	e->code = NULL;
+	e->field[0] = '\0';
+	e->message[0] = '\0';
+}
+
+int validate_payload(const json_t *payload, long long now_unix,
+		     struct run_fields *out, struct verr *err)
+{
+	struct verr scratch;
+	struct vctx c = { now_unix, 0, err ? err : &scratch };
+
+	verr_clear(c.e);
+	if (!json_is_object(payload))
+		return bad(&c, "", "The payload must be a JSON object, not %s.",
+			   payload ? type_name(payload) : "nothing");
+	if (check_members(payload, "", payload_spec, &c))
+		return -1;
+	if (out)
+		fill_fields(payload, &c, out);
+	return 0;
+}
+
+/* Deepest nesting of arrays and objects in the n JSON bytes at p, counting
+ * brackets outside strings; stops counting past VALIDATE_MAX_DEPTH. */
+static int nesting_depth(const unsigned char *p, size_t n)
+{
+	int depth = 0, max = 0, in_str = 0;
+	size_t i;
+
+	for (i = 0; i < n && max <= VALIDATE_MAX_DEPTH; i++) {
+		if (in_str) {
+			if (p[i] == '\\')
+				i++;
+			else if (p[i] == '"')
+				in_str = 0;
+		} else if (p[i] == '"') {
+			in_str = 1;
+		} else if (p[i] == '[' || p[i] == '{') {
+			if (++depth > max)
+				max = depth;
+		} else if ((p[i] == ']' || p[i] == '}') && depth > 0) {
+			depth--;
+		}
+	}
+	return max;
+}
+
+/* Rejects, before parsing, what no JSON payload of ours can be: empty, with
+ * a NUL byte, or nested too deeply.  Returns 0 or -1 with 400 invalid_json. */
+static int precheck(const unsigned char *p, size_t n, struct vctx *c)
+{
+	const unsigned char *nul = n ? memchr(p, 0, n) : NULL;
+
+	if (n == 0)
+		return fail(c, 400, "invalid_json", "",
+			    "The payload is empty; send a JSON object.");
+	if (nul)
+		return fail(c, 400, "invalid_json", "",
+			    "The payload has a NUL byte at offset %zu; send a JSON object "
+			    "encoded in UTF-8.", (size_t)(nul - p));
+	if (nesting_depth(p, n) > VALIDATE_MAX_DEPTH)
+		return fail(c, 400, "invalid_json", "",
+			    "The payload nests arrays and objects more than %d deep; "
+			    "send the documented payload.", VALIDATE_MAX_DEPTH);
+	return 0;
+}
+
+/* Copies s into out (size n) keeping printable ASCII only, so that parser
+ * messages quoting raw input stay valid UTF-8. */
+static void ascii_copy(char *out, size_t n, const char *s)
+{
+	size_t i;
+
+	for (i = 0; s[i] && i + 1 < n; i++)
+		out[i] = (s[i] >= 0x20 && s[i] < 0x7f) ? s[i] : '?';
+	out[i] = '\0';
+}
+
+/* Parses the n bytes at p strictly into *root.  Returns 0 or -1 with 400
+ * invalid_json naming jansson's line and column. */
+static int parse(const unsigned char *p, size_t n, json_t **root, struct vctx *c)
+{
+	json_error_t jerr;
+	char text[JSON_ERROR_TEXT_LENGTH];
+
+	*root = json_loadb((const char *)p, n, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
+	if (*root)
+		return 0;
+	ascii_copy(text, sizeof text, jerr.text);
+	return fail(c, 400, "invalid_json", "",
+		    "The payload is not valid JSON (%s, at line %d, column %d); send "
+		    "a JSON object encoded in UTF-8.", text, jerr.line, jerr.column);
+}
+
+int validate_payload_bytes(const unsigned char *p, size_t n, long long now_unix,
+			   json_t **out_json, struct run_fields *out, struct verr *err)
+{
+	struct verr scratch;
+	struct vctx c = { now_unix, 0, err ? err : &scratch };
+	json_t *root = NULL;
+	int rc = -1;
+
+	verr_clear(c.e);
+	if (out_json)
+		*out_json = NULL;
+	else
+		out = NULL;
+	if (precheck(p, n, &c) || parse(p, n, &root, &c))
+		goto out;
+	if (validate_payload(root, now_unix, out, c.e))
+		goto out;
+	if (out_json) {
+		*out_json = root;
+		root = NULL;
+	}
+	rc = 0;
+out:
+	json_decref(root);
+	return rc;
+}

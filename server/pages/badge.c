@@ -1,0 +1,157 @@
+/* badge.c: serving run badges from the render cache (drawing is in
+ * badge_svg.c).  A cache hit reads no SQL and renders nothing. */
+#include "pages/badge.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "app.h"
+#include "render/badge_svg.h"
+#include "http/cache.h"
+#include "store/db.h"
+#include "store/run_store.h"
+
+static const char sql_badge[] =
+	"SELECT decode_tok_s, model_name, accelerator, outlier, status "
+	"FROM runs WHERE id = ?";
+
+/* One representation of the badge: its cache slot, type and renderer. */
+struct badge_kind {
+	enum cache_rep rep;
+	const char *ctype;
+	int (*render)(const struct badge_in *in, struct buf *out);
+};
+
+/* Appends the SVG badge for in; 0 or -1. */
+static int render_svg(const struct badge_in *in, struct buf *out)
+{
+	return badge_render_svg(in, out, NULL);
+}
+
+/* Appends the shields.io endpoint JSON for in; 0 or -1.  The message is
+ * the SVG's, so both say the same; jansson escapes it. */
+static int render_json(const struct badge_in *in, struct buf *out)
+{
+	int missing = in->state == BADGE_NOT_FOUND;
+	struct buf msg = BUF_INIT;
+	json_t *o = NULL;
+	char *s = NULL;
+	int ret = -1;
+
+	if (badge_message(in, &msg))
+		goto out;
+	o = json_pack("{s:i, s:s, s:s, s:s, s:i}", "schemaVersion", 1,
+		      "label", BADGE_LABEL, "message", msg.buf,
+		      "color", badge_color(in->state),
+		      "cacheSeconds", missing ? BADGE_MISSING_TTL : BADGE_TTL);
+	if (o && missing)
+		json_object_set_new(o, "isError", json_true());
+	if (!o || !(s = json_dumps(o, JSON_COMPACT | JSON_ENSURE_ASCII)))
+		goto out;
+	buf_puts(out, s);
+	ret = buf_error(out);
+out:
+	free(s);
+	json_decref(o);
+	buf_release(&msg);
+	return ret;
+}
+
+static const struct badge_kind kind_svg = { REP_BADGE_SVG, CT_SVG, render_svg };
+static const struct badge_kind kind_json = { REP_BADGE_JSON, CT_JSON, render_json };
+
+/* Renders in as k and answers r: 200 with CC_BADGE and an ETag, or 404
+ * with CC_BADGE_MISSING.  When cache is set the response is kept as the
+ * id's entry (a negative one for 404), unless an invalidation happened
+ * since gen. */
+static enum MHD_Result send_badge(struct req *r, const struct badge_kind *k,
+				  const struct badge_in *in, int cache, uint64_t gen)
+{
+	unsigned status = in->state == BADGE_NOT_FOUND ? 404 : 200;
+	const char *cc = status == 200 ? CC_BADGE : CC_BADGE_MISSING;
+	struct http_opts o = { .cache_control = cc };
+	struct buf b = BUF_INIT;
+	enum MHD_Result ret;
+
+	if (k->render(in, &b) < 0)
+		ret = http_error(r, 503, "unavailable", "The server is out of memory; try again shortly.", NULL);
+	else if (cache)
+		ret = cache_send(r->app->cache, r, r->arg, k->rep, gen, status,
+				 k->ctype, b.buf, b.len, cc);
+	else
+		ret = http_send(r, status, k->ctype, b.buf, b.len, &o);
+	buf_release(&b);
+	return ret;
+}
+
+/* Fills in from the current row of sql_badge.  The strings point into the
+ * statement and live until it is reset.  An upheld dispute outranks the
+ * outlier flag: the figure is no longer shown at all. */
+static void fill(struct badge_in *in, sqlite3_stmt *st)
+{
+	const char *status = (const char *)sqlite3_column_text(st, 4);
+
+	in->decode_tok_s = sqlite3_column_double(st, 0);
+	in->model = (const char *)sqlite3_column_text(st, 1);
+	in->hardware = (const char *)sqlite3_column_text(st, 2);
+	if (status && !strcmp(status, "upheld"))
+		in->state = BADGE_UPHELD;
+	else if (sqlite3_column_int(st, 3))
+		in->state = BADGE_OUTLIER;
+	else
+		in->state = BADGE_OK;
+}
+
+/* The cache miss: reads the run, renders k while the row is live, answers
+ * r and keeps the result (found or not) for the next request. */
+static enum MHD_Result from_db(struct req *r, const struct badge_kind *k,
+			       uint64_t gen)
+{
+	struct badge_in in = { BADGE_NOT_FOUND, 0, NULL, NULL };
+	enum MHD_Result ret;
+	struct dbconn *c;
+	sqlite3_stmt *st;
+	int rc;
+
+	if (!(c = db_reader(r->app->db)) || !(st = db_stmt(c, sql_badge)))
+		return http_error(r, 503, "unavailable", "The database is not answering; try again shortly.", NULL);
+	db_bind_text(st, 1, r->arg);
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+		sqlite3_reset(st);
+		return http_error(r, 503, "unavailable", "The database is not answering; try again shortly.", NULL);
+	}
+	if (rc == SQLITE_ROW)
+		fill(&in, st);
+	ret = send_badge(r, k, &in, 1, gen);
+	sqlite3_reset(st);
+	return ret;
+}
+
+/* Both routes: a malformed id is a 404 badge at once (no SQL, nothing
+ * cached for it); then the cache; then the database.  The generation is
+ * taken before the read so a concurrent commit drops what we put. */
+static enum MHD_Result serve(struct req *r, const struct badge_kind *k)
+{
+	static const struct badge_in missing = { BADGE_NOT_FOUND, 0, NULL, NULL };
+	struct cache *c = r->app->cache;
+	uint64_t gen;
+	enum MHD_Result ret;
+
+	if (!run_id_valid(r->arg))
+		return send_badge(r, k, &missing, 0, 0);
+	gen = cache_gen(c);
+	if (cache_serve(c, r, r->arg, k->rep, &ret))
+		return ret;
+	return from_db(r, k, gen);
+}
+
+enum MHD_Result badge_svg(struct req *r)
+{
+	return serve(r, &kind_svg);
+}
+
+enum MHD_Result badge_json(struct req *r)
+{
+	return serve(r, &kind_json);
+}

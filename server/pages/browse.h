@@ -1,0 +1,152 @@
+/* browse.h: what the browse pages (/, /m/<slug>, /hw/<slug>) share: the
+ * suite a page lists, the query arguments checked at the edge, the keyset
+ * cursor, run rows as JSON, links, and answering with a page or its JSON.
+ *
+ * Every list and aggregate is within one suite_version and counts only runs
+ * with status 'ok'.  Lists are ordered by chat-short decode_tok_s DESC, id
+ * DESC and paged by the keyset ?after=<decode>:<id> (the last row shown), so
+ * a page costs one index seek plus its rows however long the list is.
+ * Links in view models are site-relative paths ("href") that carry ?suite=
+ * on when the request named the suite; in the JSON they lead to the JSON
+ * of the page linked (/m/<slug>.json, /r/<id>.json), in the HTML to pages.
+ *
+ *   struct browse b;
+ *   if (browse_begin(&b, r, html) < 0)
+ *           return browse_fail(&b);
+ *   ...build json_t *m with browse_run() / browse_list()...
+ *   return browse_send(&b, "model", m);      (consumes m)
+ */
+#ifndef LLMS_BROWSE_H
+#define LLMS_BROWSE_H
+
+#include <jansson.h>
+#include <sqlite3.h>
+
+#include "http/http.h"
+
+struct dbconn;
+
+/* Rows per page of a run list. */
+#define BROWSE_PAGE 20
+
+/* The columns browse_run() reads, in this order; a query selects them
+ * first (more columns may follow). */
+#define BROWSE_RUN_COLS \
+	"id, model_name, model_slug, model_digest, model_quant, model_format, " \
+	"accelerator, hw_slug, backend_name, backend_version, decode_tok_s, " \
+	"prefill_tok_s, ttft_ms, created_at, demo, outlier, " \
+	"(SELECT (runs.decode_tok_s - c.mean) / nullif(c.stddev, 0) FROM clusters c " \
+	"WHERE c.suite_version = runs.suite_version AND c.model_digest = runs.model_digest " \
+	"AND c.hw_class = runs.hw_class AND c.backend_name = runs.backend_name " \
+	"AND runs.status = 'ok') AS sigma"
+
+/* One browse request: its connection, suite and checked query arguments. */
+struct browse {
+	struct req *r;
+	struct dbconn *c;          /* this thread's read connection */
+	int html;                  /* 1: errors as pages, else the JSON body */
+	char suite[64];            /* the suite listed */
+	int suite_given;           /* ?suite= named it */
+	const char *hw;            /* ?hw=, a valid slug, or NULL */
+	const char *backend;       /* ?backend=, a known backend, or NULL */
+	const char *digest;        /* ?digest=, sha256:<hex>, or NULL */
+	const char *model;         /* ?model=, a valid slug, or NULL */
+	int has_after;             /* ?after= was given */
+	double after_decode;       /* the cursor; +inf and "~" without one */
+	char after_id[16];
+	int in_txn;                /* the page's reads share one snapshot */
+	unsigned status;           /* why the last step failed */
+	char message[300];
+};
+
+/* Starts a browse request: takes the read connection and opens a read
+ * transaction on it (so every query of the page sees one snapshot; it ends
+ * in browse_fail() or browse_send(), one of which must follow), resolves the suite
+ * (?suite=, else the newest in the runs table, else the server's suite when
+ * there are no runs) and checks every query argument.  Returns 0, or -1
+ * with b->status and b->message set: 400 for a malformed argument (naming
+ * it and its form), 404 for a suite with no runs, 503 when the database does
+ * not answer. */
+int browse_begin(struct browse *b, struct req *r, int html);
+
+/* Sets b's failure (status and a printf-style sentence); returns -1. */
+int browse_error(struct browse *b, unsigned status, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Answers with b's failure: the error page for people, the contract's
+ * error body ("not_found", "invalid_query", "unavailable") for scripts. */
+enum MHD_Result browse_fail(struct browse *b);
+
+/* Answers with the view model m (consumed): the JSON itself, or the page
+ * rendered from template name.  Both with an ETag (304 on If-None-Match)
+ * and Cache-Control CC_PAGE. */
+enum MHD_Result browse_send(struct browse *b, const char *name, json_t *m);
+
+/* The run in st's current row (selected with BROWSE_RUN_COLS) as a list
+ * item: id, href, decode_tok_s, prefill_tok_s, ttft_ms, created_at, date,
+ * model {name, slug, digest, digest_short, quantization, format, href},
+ * hardware {name, slug, href}, backend {name, version}, outlier, sigma,
+ * demo.  NULL when memory runs out. */
+json_t *browse_run(const struct browse *b, sqlite3_stmt *st);
+
+/* Binds the cursor to parameters i (decode) and i+1 (id) of a statement
+ * whose WHERE has "(decode_tok_s, id) < (?i, ?i+1)". */
+void browse_bind_after(const struct browse *b, sqlite3_stmt *st, int i);
+
+/* Steps st (bound, selecting BROWSE_RUN_COLS in list order, with LIMIT at
+ * least limit + 1) and returns {"runs": [...], "count": n, "next": href or
+ * null, "first": href or null, "paged": next or first}: at most limit runs;
+ * next continues after the last one when more rows exist; first leads back
+ * to page one when this page came from a cursor.  The links are made as by
+ * browse_link() from prefix, segment and the pairs that follow.  Resets st.
+ * NULL when a step fails (logged). */
+json_t *browse_list(const struct browse *b, sqlite3_stmt *st, int limit,
+		    const char *prefix, const char *segment, ...)
+	__attribute__((sentinel));
+
+/* A site-relative link: prefix ("/m/"), then segment URL-escaped (NULL:
+ * none) and ".json" when b answers with JSON, then the key/value pairs
+ * that follow, NULL-terminated, as query arguments (a NULL value skips its
+ * pair), then ?suite= when the request named the suite.  Returns a JSON
+ * string (NULL when memory runs out). */
+json_t *browse_link(const struct browse *b, const char *prefix, const char *segment, ...)
+	__attribute__((sentinel));
+
+/* Appends "<decode>:<id>", the cursor after a row, to out (size >= 48). */
+void browse_cursor(char *out, size_t n, double decode, const char *id);
+
+/* The suites in the runs table as [{"name", "selected", "href"}], oldest
+ * first (at most 50), for a selector whose links lead to prefix and
+ * segment as in browse_link().  NULL on a database error. */
+json_t *browse_suites(const struct browse *b, const char *prefix, const char *segment);
+
+/* A page title from a name people chose: cut (with an ellipsis) so that
+ * the escaped title stays under the 70 characters browsers show and the
+ * HTML checker allows.  Returns a JSON string. */
+json_t *browse_title(const char *name);
+
+/* Sorts the JSON array a in place with cmp, which compares two json_t *
+ * (passed as pointers to them, as qsort does). */
+void browse_sort(json_t *a, int (*cmp)(const void *, const void *));
+/* Sorts an array of objects by their "name" member, ignoring case. */
+void browse_sort_by_name(json_t *a);
+
+/* 1 when any run in the database is a demo run, 0 when none, -1 on error. */
+int browse_has_demo(const struct browse *b);
+
+/* The backends the leaderboard accepts (contract section 1), NULL-ended. */
+extern const char *const browse_backends[];
+
+/* Every SQL statement of the browse pages, NULL-ended, one array per file:
+ * for the unit test that checks each query plan uses an index and never
+ * scans a table (runs, or the digest_counts summary of migration 0004) or
+ * sorts. */
+extern const char *const browse_sql[];
+extern const char *const page_home_sql[];
+extern const char *const page_model_sql[];
+extern const char *const page_hw_sql[];
+extern const char *const page_fit_sql[];     /* page_fit.c */
+/* /outliers and /disputes (page_lists.c). */
+extern const char *const page_lists_sql[];
+
+#endif

@@ -1,0 +1,78 @@
+/* page.h: the handlers for pages people and scripts read (contract section
+ * 3), one file per page kind, and what they share. */
+#ifndef LLMS_PAGE_H
+#define LLMS_PAGE_H
+
+#include <jansson.h>
+
+#include "http/cache.h"
+#include "http/http.h"
+
+/* page_static.c */
+enum MHD_Result page_healthz(struct req *r);      /* 200 "ok" once serving */
+enum MHD_Result page_reference(struct req *r);    /* /glossary, /methodology, /privacy */
+enum MHD_Result page_static_file(struct req *r);  /* /static/<name> */
+enum MHD_Result page_favicon(struct req *r);      /* /favicon.ico, from static/ */
+/* Loads every file of dir (static/) into memory once, at start. */
+int page_static_init(const char *dir);
+void page_static_free(void);
+/* Renders the error page (status, one sentence) for people. */
+enum MHD_Result page_error(struct req *r, unsigned status, const char *message);
+
+/* page_api.c */
+enum MHD_Result page_api(struct req *r);          /* /api */
+/* Builds the /api page's model from the OpenAPI description at path, once
+ * at start; -1 with the reason in err. */
+int page_api_init(const char *path, char *err, size_t errlen);
+void page_api_free(void);
+
+/* page_run.c */
+enum MHD_Result page_run(struct req *r);          /* /r/<id> */
+enum MHD_Result page_run_json(struct req *r);     /* /r/<id>.json */
+enum MHD_Result page_run_jws(struct req *r);      /* /r/<id>.jws */
+/* Builds the run's view model (the JSON of /r/<id>.json); NULL with
+ * *status 404 when there is no such run, 503 when the database failed. */
+json_t *page_run_model(struct req *r, const char *id, unsigned *status);
+
+/* page_home.c */
+enum MHD_Result page_home(struct req *r);         /* / */
+
+/* page_model.c */
+enum MHD_Result page_model(struct req *r);        /* /m/<slug> */
+enum MHD_Result page_model_json(struct req *r);   /* /m/<slug>.json */
+
+/* page_hw.c */
+enum MHD_Result page_hw(struct req *r);           /* /hw/<slug> */
+enum MHD_Result page_hw_json(struct req *r);      /* /hw/<slug>.json */
+
+/* page_lists.c */
+enum MHD_Result page_outliers(struct req *r);     /* /outliers */
+enum MHD_Result page_disputes(struct req *r);     /* /disputes */
+
+/* page_fit.c */
+enum MHD_Result page_fit(struct req *r);          /* /fit */
+enum MHD_Result page_fit_json(struct req *r);     /* /fit.json */
+/* Query argument name as a number in [lo, hi] (a whole one when whole)
+ * into *out: 1 when given, 0 when absent or empty (*out untouched), -1
+ * when malformed or out of range. */
+int page_fit_number(struct req *r, const char *name, double lo, double hi,
+		    int whole, double *out);
+
+/* page_explain.c */
+enum MHD_Result page_explain_quantization(struct req *r); /* /explain/quantization */
+
+/* Renders template name with the view model into an HTML response (with
+ * ETag and 304); adds the site-wide fields (title, origin) to model. */
+enum MHD_Result page_render(struct req *r, const char *name, json_t *model,
+			    unsigned status);
+
+/* As page_render, and keeps the result in the render cache as (r->arg,
+ * rep) unless the data moved since gen. */
+enum MHD_Result page_render_cached(struct req *r, const char *name, json_t *model,
+				   enum cache_rep rep, uint64_t gen);
+/* As page_render_cached, for a page showing the figures of the cluster
+ * with cache tag tag (cache_cluster_tag). */
+enum MHD_Result page_render_cached_tag(struct req *r, const char *name, json_t *model,
+				       enum cache_rep rep, uint64_t gen, unsigned tag);
+
+#endif

@@ -1,0 +1,391 @@
+/* page_fit.c: /fit and /fit.json, "will it fit": a model's weights, KV
+ * cache and runtime overhead against a machine's memory, the decode
+ * ceiling its bandwidth allows, and the measured runs of that model on that
+ * hardware beside it.  The arithmetic is ceiling.c's; this file parses the
+ * query at the edge and builds the one view model both answers share. */
+#include "pages/page.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app.h"
+#include "util/buf.h"
+#include "store/ceiling.h"
+#include "store/db.h"
+#include "util/slug.h"
+#include "ingest/validate.h"
+
+/* What /fit assumes when the query does not say. */
+#define FIT_MODEL     "llama-3-1-8b"
+#define FIT_FORMAT    "q4_k_m"
+#define FIT_KV        "f16"
+#define FIT_CONTEXT   8192
+#define FIT_BATCH     1
+#define FIT_SUSTAINED 0.8   /* of peak, when the hardware is not in hardware.json */
+/* Runtime overhead: compute buffers, the runtime itself and what the OS
+ * keeps back, beyond weights and cache.  An assumption, shown on the page
+ * and editable through overhead_gb=. */
+#define FIT_OVERHEAD_GB 1.0
+#define FIT_RUNS      10    /* measured runs listed beside the ceiling */
+
+/* The fastest counted runs of one model slug on one hardware slug: one
+ * seek of runs_ok_hw (suite, hw, model, decode DESC, id DESC). */
+static const char sql_runs[] =
+	"SELECT id, decode_tok_s, backend_name, model_quant, model_name FROM runs "
+	"WHERE suite_version = ?1 AND hw_slug = ?2 AND model_slug = ?3 AND status = 'ok' "
+	"ORDER BY decode_tok_s DESC, id DESC LIMIT ?4";
+
+const char *const page_fit_sql[] = { sql_runs, NULL };
+
+/* The checked inputs of one /fit request. */
+struct fit_in {
+	const char *hw_slug;              /* ?hw=, a valid slug, or NULL */
+	const struct ceiling_hw *hw;      /* its reference entry, or NULL */
+	const struct ceiling_model *m;
+	const struct ceiling_bits *f, *kv;
+	double memory_gb, peak_gb_s;      /* 0: unknown */
+	double sustained, context, batch, overhead_gb;
+};
+
+/* Why a query was refused: the argument, and a sentence naming the fix. */
+struct fit_err {
+	const char *field;
+	char message[600];
+};
+
+/* Refuses argument field with message, followed by list (the valid
+ * values) and a full stop when list is not NULL.  Returns -1. */
+static int refuse(struct fit_err *e, const char *field, const char *message, const char *list)
+{
+	e->field = field;
+	snprintf(e->message, sizeof e->message, "%s%s%s", message, list ? list : "", list ? "." : "");
+	return -1;
+}
+
+int page_fit_number(struct req *r, const char *name, double lo, double hi,
+		    int whole, double *out)
+{
+	const char *v = http_query(r, name);
+	char *end;
+	double d;
+
+	if (!v || !*v)
+		return 0;
+	d = strtod(v, &end);
+	if (end == v || *end || !isfinite(d) || d < lo || d > hi || (whole && d != floor(d)) ||
+	    *v == ' ' || *v == '+')
+		return -1;
+	*out = d;
+	return 1;
+}
+
+/* The lists of the reference data the form offers. */
+enum fit_list { L_HW, L_MODEL, L_FORMAT, L_KV };
+
+/* The id and name of entry i of list; 0, or -1 past the end. */
+static int entry_at(const struct ceiling_ref *ref, enum fit_list list, size_t i,
+		    const char **id, const char **name)
+{
+	const struct ceiling_hw *h = list == L_HW ? ceiling_hw_at(ref, i) : NULL;
+	const struct ceiling_model *m = list == L_MODEL ? ceiling_model_at(ref, i) : NULL;
+	const struct ceiling_bits *b = list == L_FORMAT ? ceiling_format_at(ref, i)
+				     : list == L_KV ? ceiling_kv_at(ref, i) : NULL;
+
+	if (h)
+		*id = h->slug, *name = h->name;
+	else if (m)
+		*id = m->id, *name = m->name;
+	else if (b)
+		*id = b->id, *name = b->name;
+	else
+		return -1;
+	return 0;
+}
+
+/* The ids of list, comma-separated, into out. */
+static void id_list(const struct ceiling_ref *ref, enum fit_list list, char *out, size_t n)
+{
+	struct buf b = BUF_INIT;
+	const char *id, *name;
+	size_t i;
+
+	for (i = 0; entry_at(ref, list, i, &id, &name) == 0; i++)
+		buf_printf(&b, "%s%s", i ? ", " : "", id);
+	snprintf(out, n, "%s", buf_error(&b) ? "" : b.buf);
+	buf_release(&b);
+}
+
+/* The query argument k, or def when absent or empty. */
+static const char *arg_or(struct req *r, const char *k, const char *def)
+{
+	const char *v = http_query(r, k);
+
+	return v && *v ? v : def;
+}
+
+/* The choices: hardware, model, weight format, KV type.  0, or -1 with e
+ * listing the valid values of the argument refused. */
+static int parse_choices(struct req *r, struct fit_in *in, struct fit_err *e)
+{
+	const struct ceiling_ref *ref = r->app->ref;
+	char list[400];
+
+	in->hw_slug = arg_or(r, "hw", NULL);
+	if (in->hw_slug && !slug_valid(in->hw_slug))
+		return refuse(e, "hw", "The hw= argument must be a hardware slug such as m3-ultra (lowercase letters and digits joined by single hyphens), or empty to type memory and bandwidth.", NULL);
+	in->hw = ceiling_hw(ref, in->hw_slug);
+	if (!(in->m = ceiling_model(ref, arg_or(r, "model", FIT_MODEL)))) {
+		id_list(ref, L_MODEL, list, sizeof list);
+		return refuse(e, "model", "The model= argument must be one of: ", list);
+	}
+	if (!(in->f = ceiling_format(ref, arg_or(r, "format", FIT_FORMAT)))) {
+		id_list(ref, L_FORMAT, list, sizeof list);
+		return refuse(e, "format", "The format= argument must be one of: ", list);
+	}
+	if (!(in->kv = ceiling_kv(ref, arg_or(r, "kv", FIT_KV)))) {
+		id_list(ref, L_KV, list, sizeof list);
+		return refuse(e, "kv", "The kv= argument must be one of: ", list);
+	}
+	return 0;
+}
+
+/* The figures: context, batch, memory, bandwidth, sustained fraction and
+ * overhead, each in range.  0, or -1 with e naming the argument. */
+static int parse_figures(struct req *r, struct fit_in *in, struct fit_err *e)
+{
+	in->context = FIT_CONTEXT;
+	in->batch = FIT_BATCH;
+	in->overhead_gb = FIT_OVERHEAD_GB;
+	in->memory_gb = in->hw ? in->hw->memory_gb : 0;
+	in->peak_gb_s = in->hw ? in->hw->peak_gb_s : 0;
+	in->sustained = in->hw ? in->hw->sustained : FIT_SUSTAINED;
+	if (page_fit_number(r, "context", 1, 10000000, 1, &in->context) < 0)
+		return refuse(e, "context", "The context= argument must be a whole number of tokens from 1 to 10000000 (8K is 8192).", NULL);
+	if (page_fit_number(r, "batch", 1, 1024, 1, &in->batch) < 0)
+		return refuse(e, "batch", "The batch= argument must be a whole number of streams from 1 to 1024.", NULL);
+	if (page_fit_number(r, "memory_gb", 0.001, 1e5, 0, &in->memory_gb) < 0)
+		return refuse(e, "memory_gb", "The memory_gb= argument must be the machine's memory in GB, a number above 0 and at most 100000, or empty.", NULL);
+	if (page_fit_number(r, "bandwidth_gb_s", 0.001, 1e5, 0, &in->peak_gb_s) < 0)
+		return refuse(e, "bandwidth_gb_s", "The bandwidth_gb_s= argument must be the peak memory bandwidth in GB/s, a number above 0 and at most 100000, or empty.", NULL);
+	if (page_fit_number(r, "sustained", 0.01, 1, 0, &in->sustained) < 0)
+		return refuse(e, "sustained", "The sustained= argument must be the share of peak bandwidth decode reads at, a number above 0 and at most 1, such as 0.8.", NULL);
+	if (page_fit_number(r, "overhead_gb", 0, 1000, 0, &in->overhead_gb) < 0)
+		return refuse(e, "overhead_gb", "The overhead_gb= argument must be the runtime overhead in GB, a number from 0 to 1000.", NULL);
+	return 0;
+}
+
+/* One <option> list: the entries of list with id, name and selected. */
+static json_t *options(const struct ceiling_ref *ref, enum fit_list list, const char *sel)
+{
+	json_t *a = json_array();
+	const char *id, *name;
+	size_t i;
+
+	for (i = 0; entry_at(ref, list, i, &id, &name) == 0; i++)
+		json_array_append_new(a, json_pack("{s:s, s:s, s:b}", "id", id, "name", name,
+			"selected", sel && !strcmp(sel, id)));
+	return a;
+}
+
+/* GB with three significant digits, as a JSON string. */
+static json_t *gb(double bytes)
+{
+	return ceiling_fmt3_json(bytes / CEILING_GB);
+}
+
+/* The result: bytes in memory, whether they fit, and the ceiling. */
+static json_t *result_json(const struct fit_in *in)
+{
+	struct ceiling_step s;
+	double bw = in->peak_gb_s * in->sustained * CEILING_GB, total;
+	json_t *o, *t;
+
+	ceiling_step(in->m, in->f->bits, in->kv->bits, in->context, in->batch, bw, &s);
+	total = s.weights + s.kv + s.state + in->overhead_gb * CEILING_GB;
+	o = json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f}",
+		"weights_gb", s.weights / CEILING_GB, "kv_cache_gb", s.kv / CEILING_GB,
+		"state_gb", s.state / CEILING_GB, "overhead_gb", in->overhead_gb,
+		"total_gb", total / CEILING_GB, "read_per_step_gb", s.read / CEILING_GB,
+		"kv_per_token_bytes", ceiling_kv_token_bytes(in->m, in->kv->bits));
+	t = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+		"weights_gb", gb(s.weights), "kv_cache_gb", gb(s.kv), "state_gb", gb(s.state),
+		"overhead_gb", ceiling_fmt3_json(in->overhead_gb), "total_gb", gb(total),
+		"read_per_step_gb", gb(s.read), "read_weights_gb", gb(s.read_weights));
+	json_object_set_new(o, "fits", in->memory_gb > 0 ? json_boolean(total <= in->memory_gb * CEILING_GB) : json_null());
+	json_object_set_new(o, "memory_known", json_boolean(in->memory_gb > 0));
+	json_object_set_new(o, "headroom_gb", in->memory_gb > 0 ? json_real(in->memory_gb - total / CEILING_GB) : json_null());
+	json_object_set_new(o, "bandwidth_known", json_boolean(bw > 0));
+	json_object_set_new(o, "sustained_gb_s", bw > 0 ? json_real(bw / CEILING_GB) : json_null());
+	json_object_set_new(o, "ceiling_tok_s", bw > 0 ? json_real(s.tok_s) : json_null());
+	json_object_set_new(o, "aggregate_tok_s", bw > 0 ? json_real(s.aggregate) : json_null());
+	if (in->memory_gb > 0)
+		json_object_set_new(t, "headroom_gb", ceiling_fmt3_json(fabs(in->memory_gb - total / CEILING_GB)));
+	if (bw > 0) {
+		json_object_set_new(t, "sustained_gb_s", ceiling_fmt3_json(bw / CEILING_GB));
+		json_object_set_new(t, "ceiling_tok_s", ceiling_fmt3_json(s.tok_s));
+		json_object_set_new(t, "aggregate_tok_s", ceiling_fmt3_json(s.aggregate));
+	}
+	json_object_set_new(o, "text", t);
+	return o;
+}
+
+/* Appends st's rows (sql_runs for model slug) to runs, each beside its
+ * own ceiling: its quantization at the chat-short context on hw, or null
+ * when the reference data does not know it. */
+static int add_runs(struct req *r, sqlite3_stmt *st, const char *hw, const char *slug,
+		    json_t *runs)
+{
+	struct ceiling_run c;
+	int rc;
+
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *id = (const char *)sqlite3_column_text(st, 0);
+		const char *quant = (const char *)sqlite3_column_text(st, 3);
+		double decode = sqlite3_column_double(st, 1);
+		char href[64];
+
+		snprintf(href, sizeof href, "/r/%s", id);
+		json_array_append_new(runs, json_pack("{s:s, s:s, s:f, s:o, s:s, s:s?, s:s, s:o}",
+			"id", id, "href", href, "decode_tok_s", decode,
+			"decode_text", ceiling_fmt3_json(decode),
+			"backend", (const char *)sqlite3_column_text(st, 2), "quantization", quant,
+			"model_name", (const char *)sqlite3_column_text(st, 4),
+			"ceiling", ceiling_of_run(r->app->ref, slug, quant, hw,
+						  CEILING_CHAT_SHORT_CONTEXT, &c) == 0
+				? ceiling_run_json(&c, decode) : json_null()));
+	}
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* The fastest counted runs of the model's site slugs on hardware hw, at
+ * most FIT_RUNS per slug; sets *failed when the database did not answer. */
+static json_t *measured_runs(struct req *r, const struct fit_in *in, int *failed)
+{
+	json_t *runs = json_array(), *slugs = ceiling_model_slugs(r->app->ref, in->m), *s;
+	struct dbconn *c;
+	sqlite3_stmt *st;
+	size_t i;
+
+	*failed = 0;
+	if (!in->hw_slug)
+		return runs;
+	c = db_reader(r->app->db);
+	json_array_foreach(slugs, i, s) {
+		if (!c || !(st = db_stmt(c, sql_runs))) {
+			*failed = 1;
+			break;
+		}
+		db_bind_text(st, 1, VALIDATE_SUITE);
+		db_bind_text(st, 2, in->hw_slug);
+		db_bind_text(st, 3, json_string_value(s));
+		sqlite3_bind_int(st, 4, FIT_RUNS);
+		*failed |= add_runs(r, st, in->hw_slug, json_string_value(s), runs) < 0;
+		sqlite3_reset(st);
+	}
+	return runs;
+}
+
+/* The inputs as the answer echoes them (and the form is filled from). */
+static json_t *inputs_json(const struct fit_in *in)
+{
+	json_t *o = json_pack("{s:s?, s:s, s:s, s:s, s:I, s:I, s:f, s:f}",
+		"hw", in->hw_slug, "model", in->m->id, "format", in->f->id, "kv", in->kv->id,
+		"context", (json_int_t)in->context, "batch", (json_int_t)in->batch,
+		"sustained", in->sustained, "overhead_gb", in->overhead_gb);
+
+	json_object_set_new(o, "memory_gb", in->memory_gb > 0 ? json_real(in->memory_gb) : json_null());
+	json_object_set_new(o, "bandwidth_gb_s", in->peak_gb_s > 0 ? json_real(in->peak_gb_s) : json_null());
+	/* As the form's text fields show them: empty when unknown. */
+	json_object_set_new(o, "text", json_pack("{s:o, s:o, s:o, s:o}",
+		"memory_gb", in->memory_gb > 0 ? ceiling_fmt3_json(in->memory_gb) : json_string(""),
+		"bandwidth_gb_s", in->peak_gb_s > 0 ? ceiling_fmt3_json(in->peak_gb_s) : json_string(""),
+		"sustained", ceiling_fmt3_json(in->sustained),
+		"overhead_gb", ceiling_fmt3_json(in->overhead_gb)));
+	return o;
+}
+
+/* What the answer rests on, stated. */
+static json_t *assumptions_json(const struct fit_in *in)
+{
+	return json_pack("{s:f, s:f, s:f, s:s?, s:s, s:s, s:s, s:s}",
+		"overhead_gb", in->overhead_gb, "sustained_fraction", in->sustained,
+		"bits_per_weight", in->f->bits,
+		"hardware_source", in->hw ? in->hw->source : NULL,
+		"model_source", in->m->source, "format_source", in->f->source,
+		"kv_source", in->kv->source,
+		"units", "GB is 10^9 bytes, GB/s 10^9 bytes a second; K is 1,024 tokens.");
+}
+
+/* The view model of /fit, or NULL with e set (field NULL: no memory or
+ * no database, a 503). */
+static json_t *fit_model(struct req *r, struct fit_err *e)
+{
+	const struct ceiling_ref *ref = r->app->ref;
+	struct fit_in in = { 0 };
+	json_t *m;
+	int failed;
+
+	if (!ref) {
+		e->field = NULL;
+		snprintf(e->message, sizeof e->message, "The calculator's reference data is not loaded on this server; try again later.");
+		return NULL;
+	}
+	if (parse_choices(r, &in, e) < 0 || parse_figures(r, &in, e) < 0)
+		return NULL;
+	m = json_pack("{s:s, s:o, s:o, s:o}", "title", "Will it fit?",
+		"inputs", inputs_json(&in), "result", result_json(&in),
+		"assumptions", assumptions_json(&in));
+	json_object_set_new(m, "hardware", in.hw ? json_pack("{s:s, s:s, s:f, s:f, s:f}",
+		"slug", in.hw->slug, "name", in.hw->name, "memory_gb", in.hw->memory_gb,
+		"peak_gb_s", in.hw->peak_gb_s, "sustained_fraction", in.hw->sustained) : json_null());
+	json_object_set_new(m, "hardware_unknown", json_boolean(in.hw_slug && !in.hw));
+	json_object_set_new(m, "model", json_pack("{s:s, s:s, s:f, s:f, s:s}", "id", in.m->id,
+		"name", in.m->name, "total_params", in.m->total_params,
+		"active_params", in.m->active_params, "attention", in.m->pattern));
+	json_object_set_new(m, "runs", measured_runs(r, &in, &failed));
+	json_object_set_new(m, "has_runs", json_boolean(json_array_size(json_object_get(m, "runs")) > 0));
+	json_object_set_new(m, "options", json_pack("{s:o, s:o, s:o, s:o}",
+		"hardware", options(ref, L_HW, in.hw_slug), "models", options(ref, L_MODEL, in.m->id),
+		"formats", options(ref, L_FORMAT, in.f->id), "kv_types", options(ref, L_KV, in.kv->id)));
+	if (failed) {
+		json_decref(m);
+		e->field = NULL;
+		snprintf(e->message, sizeof e->message, "The database is not answering; try again shortly.");
+		return NULL;
+	}
+	return m;
+}
+
+/* GET /fit: 200 with the form and the answer; 400 naming the argument
+ * that is malformed or unknown; 503 without reference data or database. */
+enum MHD_Result page_fit(struct req *r)
+{
+	struct fit_err e = { 0 };
+	enum MHD_Result ret;
+	json_t *m = fit_model(r, &e);
+
+	if (!m)
+		return page_error(r, e.field ? 400 : 503, e.message);
+	ret = page_render(r, "fit", m, 200);
+	json_decref(m);
+	return ret;
+}
+
+/* GET /fit.json: the same view model as JSON; errors as the contract's
+ * error body with "field" naming the argument. */
+enum MHD_Result page_fit_json(struct req *r)
+{
+	struct http_opts o = { .cache_control = CC_PAGE, .etag = 1 };
+	struct fit_err e = { 0 };
+	enum MHD_Result ret;
+	json_t *m = fit_model(r, &e);
+
+	if (!m)
+		return e.field ? http_error(r, 400, "invalid_query", e.message, e.field)
+			       : http_error(r, 503, "unavailable", e.message, NULL);
+	ret = http_send_json(r, 200, m, &o);
+	json_decref(m);
+	return ret;
+}

@@ -1,0 +1,288 @@
+/* page_home.c: the leaderboard at /: the best chat-short decode tok/s of
+ * each model, hardware and backend in one suite, filterable, with the most
+ * recent runs. */
+#include "pages/page.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "pages/browse.h"
+#include "store/db.h"
+#include "util/slug.h"
+
+#define BOARD_PAGE 50
+#define RECENT "10"
+/* The count of matching groups stops here ("More than 1000"): counting is a walk
+ * over the summary's index, so it is capped like every list. */
+#define COUNT_CAP 1000
+
+/* The board from board_best (migration 0007), which holds the best run of
+ * each (model, hardware, backend): one page in list order after the
+ * cursor, by the index that matches the filters, whatever the number of
+ * runs or groups.  ?1 suite, ?2 hw, ?3 backend, ?4/?5 cursor, ?6 limit. */
+#define BOARD_TAIL " AND (best_decode, best_id) < (?4, ?5) " \
+	"ORDER BY best_decode DESC, best_id DESC LIMIT ?6"
+static const char sql_board[] =
+	"SELECT best_decode, best_id FROM board_best WHERE suite_version = ?1" BOARD_TAIL;
+static const char sql_board_hw[] =
+	"SELECT best_decode, best_id FROM board_best WHERE suite_version = ?1 AND hw_slug = ?2" BOARD_TAIL;
+static const char sql_board_be[] =
+	"SELECT best_decode, best_id FROM board_best WHERE suite_version = ?1 AND backend_name = ?3" BOARD_TAIL;
+static const char sql_board_hw_be[] =
+	"SELECT best_decode, best_id FROM board_best WHERE suite_version = ?1 AND hw_slug = ?2 "
+	"AND backend_name = ?3" BOARD_TAIL;
+/* How many groups match, up to COUNT_CAP + 1. */
+#define COUNT_OF(where) "SELECT count(*) FROM (SELECT 1 FROM board_best WHERE " where " LIMIT ?4)"
+static const char sql_count[] = COUNT_OF("suite_version = ?1");
+static const char sql_count_hw[] = COUNT_OF("suite_version = ?1 AND hw_slug = ?2");
+static const char sql_count_be[] = COUNT_OF("suite_version = ?1 AND backend_name = ?3");
+static const char sql_count_hw_be[] = COUNT_OF("suite_version = ?1 AND hw_slug = ?2 AND backend_name = ?3");
+/* The filter choices: the next hardware or backend with a group, one
+ * seek each. */
+static const char sql_hw_next[] =
+	"SELECT min(hw_slug) FROM board_best WHERE suite_version = ?1 AND hw_slug > ?2";
+static const char sql_be_next[] =
+	"SELECT min(backend_name) FROM board_best WHERE suite_version = ?1 AND backend_name > ?2";
+static const char sql_run_by_id[] =
+	"SELECT " BROWSE_RUN_COLS " FROM runs WHERE id = ?";
+static const char sql_recent[] =
+	"SELECT " BROWSE_RUN_COLS " FROM runs WHERE suite_version = ? AND status = 'ok' "
+	"ORDER BY received_at DESC LIMIT " RECENT;
+static const char sql_hw_name[] =
+	"SELECT accelerator FROM runs WHERE suite_version = ? AND hw_slug = ? "
+	"ORDER BY decode_tok_s DESC LIMIT 1";
+
+const char *const page_home_sql[] = {
+	sql_board, sql_board_hw, sql_board_be, sql_board_hw_be,
+	sql_count, sql_count_hw, sql_count_be, sql_count_hw_be,
+	sql_hw_next, sql_be_next, sql_run_by_id, sql_recent, sql_hw_name, NULL
+};
+
+/* Binds the suite and the filters (?1..?3) shared by the board queries. */
+static void bind_filters(const struct browse *b, sqlite3_stmt *st)
+{
+	db_bind_text(st, 1, b->suite);
+	if (b->hw)
+		db_bind_text(st, 2, b->hw);
+	if (b->backend)
+		db_bind_text(st, 3, b->backend);
+}
+
+/* Appends the full run item of id to a, or nothing when it vanished. */
+static int add_run(struct browse *b, json_t *a, const char *id)
+{
+	sqlite3_stmt *st = db_stmt(b->c, sql_run_by_id);
+	int rc;
+
+	if (!st)
+		return -1;
+	db_bind_text(st, 1, id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		json_array_append_new(a, browse_run(b, st));
+	sqlite3_reset(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* The number of groups within the filters, at most COUNT_CAP + 1; -1 on
+ * a database error. */
+static long board_count(struct browse *b)
+{
+	static const char *const sqls[2][2] = {
+		{ sql_count, sql_count_be }, { sql_count_hw, sql_count_hw_be }
+	};
+	sqlite3_stmt *st = db_stmt(b->c, sqls[b->hw != NULL][b->backend != NULL]);
+	long n = -1;
+
+	if (!st)
+		return -1;
+	bind_filters(b, st);
+	sqlite3_bind_int(st, 4, COUNT_CAP + 1);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		n = (long)sqlite3_column_int64(st, 0);
+	sqlite3_reset(st);
+	return n;
+}
+
+/* The board: one page of the groups that match the filters, after the
+ * cursor, as {"runs", "count", "total", "total_text", "next", "first",
+ * "paged"}. */
+static json_t *board_json(struct browse *b)
+{
+	static const char *const sqls[2][2] = {
+		{ sql_board, sql_board_be }, { sql_board_hw, sql_board_hw_be }
+	};
+	sqlite3_stmt *st = db_stmt(b->c, sqls[b->hw != NULL][b->backend != NULL]);
+	json_t *runs = json_array(), *o;
+	char ids[BOARD_PAGE][16], cur[80], total_text[32];
+	double last = 0;
+	int n = 0, more = 0, rc, i;
+	long total;
+
+	if (!st || !runs)
+		goto fail;
+	bind_filters(b, st);
+	browse_bind_after(b, st, 4);
+	sqlite3_bind_int(st, 6, BOARD_PAGE + 1);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (n == BOARD_PAGE) {
+			more = 1;
+			break;
+		}
+		last = sqlite3_column_double(st, 0);
+		snprintf(ids[n++], sizeof ids[0], "%s", (const char *)sqlite3_column_text(st, 1));
+	}
+	sqlite3_reset(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		goto fail;
+	for (i = 0; i < n; i++)
+		if (add_run(b, runs, ids[i]) < 0)
+			goto fail;
+	if ((total = board_count(b)) < 0)
+		goto fail;
+	if (total > COUNT_CAP)
+		snprintf(total_text, sizeof total_text, "More than %d", COUNT_CAP);
+	else
+		snprintf(total_text, sizeof total_text, "%ld", total);
+	o = json_pack("{s:o, s:i, s:I, s:s, s:n, s:n, s:b}", "runs", runs,
+		      "count", (int)json_array_size(runs), "total", (json_int_t)total,
+		      "total_text", total_text,
+		      "next", "first", "paged", more || b->has_after);
+	if (o && more) {
+		browse_cursor(cur, sizeof cur, last, ids[n - 1]);
+		json_object_set_new(o, "next", browse_link(b, "/", NULL, "backend", b->backend,
+			"hw", b->hw, "after", cur, NULL));
+	}
+	if (o && b->has_after)
+		json_object_set_new(o, "first", browse_link(b, "/", NULL, "backend", b->backend,
+			"hw", b->hw, NULL));
+	return o;
+fail:
+	json_decref(runs);
+	return NULL;
+}
+
+/* The name people know hardware slug hw by (its best run's accelerator). */
+static json_t *hw_name(struct browse *b, const char *hw)
+{
+	sqlite3_stmt *st = db_stmt(b->c, sql_hw_name);
+	json_t *name = NULL;
+
+	if (!st)
+		return json_string(hw);
+	db_bind_text(st, 1, b->suite);
+	db_bind_text(st, 2, hw);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		name = json_string((const char *)sqlite3_column_text(st, 0));
+	sqlite3_reset(st);
+	return name ? name : json_string(hw);
+}
+
+/* The next value after prev of the column stepped by sql (one seek); 1
+ * with it in out, 0 at the end, -1 on error. */
+static int next_value(struct browse *b, const char *sql, const char *prev, char *out, size_t n)
+{
+	sqlite3_stmt *st = db_stmt(b->c, sql);
+	const char *v;
+	int rc, found = 0;
+
+	if (!st)
+		return -1;
+	db_bind_text(st, 1, b->suite);
+	db_bind_text(st, 2, prev);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && (v = (const char *)sqlite3_column_text(st, 0))) {
+		snprintf(out, n, "%s", v);
+		found = 1;
+	}
+	sqlite3_reset(st);
+	return rc == SQLITE_ROW ? found : -1;
+}
+
+/* The filter choices: every hardware class and backend that has a group
+ * in the suite, plus the selected one even when it has none; 0 or -1. */
+static int add_options(struct browse *b, json_t *m)
+{
+	json_t *hws = json_array(), *bes = json_array();
+	char v[SLUG_MAX + 1] = "";
+	int rc, rc2 = 0, hw_seen = 0, be_seen = 0;
+
+	while ((rc = next_value(b, sql_hw_next, v, v, sizeof v)) == 1) {
+		hw_seen |= b->hw && !strcmp(b->hw, v);
+		json_array_append_new(hws, json_pack("{s:s, s:o, s:b}", "slug", v,
+			"name", hw_name(b, v), "selected", b->hw && !strcmp(b->hw, v)));
+	}
+	v[0] = '\0';
+	while (rc == 0 && (rc2 = next_value(b, sql_be_next, v, v, sizeof v)) == 1) {
+		be_seen |= b->backend && !strcmp(b->backend, v);
+		json_array_append_new(bes, json_pack("{s:s, s:b}", "name", v,
+			"selected", b->backend && !strcmp(b->backend, v)));
+	}
+	if (b->hw && !hw_seen)
+		json_array_append_new(hws, json_pack("{s:s, s:s, s:b}", "slug", b->hw, "name", b->hw, "selected", 1));
+	if (b->backend && !be_seen)
+		json_array_append_new(bes, json_pack("{s:s, s:b}", "name", b->backend, "selected", 1));
+	browse_sort_by_name(hws);
+	browse_sort_by_name(bes);
+	json_object_set_new(m, "hardware_options", hws);
+	json_object_set_new(m, "backend_options", bes);
+	return rc < 0 || rc2 < 0 ? -1 : 0;
+}
+
+/* The most recent runs of the suite, whatever the filters. */
+static json_t *recent_json(struct browse *b)
+{
+	sqlite3_stmt *st = db_stmt(b->c, sql_recent);
+	json_t *runs = json_array();
+	int rc;
+
+	if (!st)
+		return NULL;
+	db_bind_text(st, 1, b->suite);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		json_array_append_new(runs, browse_run(b, st));
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE) {
+		json_decref(runs);
+		return NULL;
+	}
+	return json_pack("{s:i, s:o}", "count", (int)json_array_size(runs), "runs", runs);
+}
+
+/* The page's view model, or NULL with b's failure set. */
+static json_t *home_model(struct browse *b)
+{
+	json_t *m = NULL, *board, *recent, *suites;
+	int demo;
+
+	board = board_json(b);
+	recent = recent_json(b);
+	suites = browse_suites(b, "/", NULL);
+	demo = browse_has_demo(b);
+	m = json_pack("{s:s, s:s, s:o*, s:b, s:{s:s?, s:s?, s:s?, s:b}, s:o*, s:o*, s:o*}",
+		"title", "Leaderboard", "suite_version", b->suite, "suites", suites,
+		"demo", demo > 0,
+		"filters", "suite", b->suite_given ? b->suite : NULL, "hw", b->hw,
+		"backend", b->backend, "active", b->hw || b->backend,
+		"board", board, "recent", recent,
+		"clear_href", browse_link(b, "/", NULL, NULL));
+	if (!m || !board || !recent || !suites || demo < 0 || add_options(b, m) < 0) {
+		json_decref(m);
+		browse_error(b, 503, "The database is not answering; try again shortly.");
+		return NULL;
+	}
+	return m;
+}
+
+/* GET /: 200 with the board; 400 for a malformed filter or cursor, 404
+ * for ?suite= naming a suite without runs. */
+enum MHD_Result page_home(struct req *r)
+{
+	struct browse b;
+	json_t *m;
+
+	if (browse_begin(&b, r, 1) < 0 || !(m = home_model(&b)))
+		return browse_fail(&b);
+	json_object_set_new(m, "cols", json_pack("{s:b, s:b}", "model", 1, "hw", 1));
+	return browse_send(&b, "home", m);
+}

@@ -1,0 +1,517 @@
+/* page_model.c: one model's runs at /m/<slug> and /m/<slug>.json, kept
+ * apart by model digest so different quantization pipelines never blend. */
+#include "pages/page.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app.h"
+#include "render/barchart.h"
+#include "pages/browse.h"
+#include "util/buf.h"
+#include "store/ceiling.h"
+#include "store/db.h"
+#include "util/slug.h"
+
+/* Bound everywhere: ?1 suite, ?2 model slug, ?3 digest. */
+#define WHERE_MD "suite_version = ?1 AND model_slug = ?2 AND model_digest = ?3 AND status = 'ok'"
+/* A page of a list: ?4/?5 the cursor, ?6 the limit. */
+#define LIST_TAIL " AND (decode_tok_s, id) < (?4, ?5) ORDER BY decode_tok_s DESC, id DESC LIMIT ?6"
+#define BEST_TAIL " ORDER BY decode_tok_s DESC, id DESC LIMIT 1"
+
+static const char sql_name[] =
+	"SELECT model_name FROM runs WHERE suite_version = ? AND model_slug = ? "
+	"ORDER BY decode_tok_s DESC LIMIT 1";
+/* Digests listed per page. */
+#define DIGESTS_PAGE 50
+
+/* The model's digests with their counted runs and best run, from the
+ * summary that migration 0004 keeps in step with runs, a page at a time in
+ * list order (most runs, then the faster best, then the digest, each
+ * descending) after the cursor ?3..?5, by index digest_counts_order of
+ * migration 0007: one seek plus the page's rows however many weights files
+ * the model has. */
+#define DIGEST_COLS "SELECT model_digest, runs, best_decode, model_quant, model_format FROM digest_counts "
+static const char sql_digests[] =
+	DIGEST_COLS "WHERE suite_version = ?1 AND model_slug = ?2 "
+	"AND (runs, best_decode, model_digest) < (?3, ?4, ?5) "
+	"ORDER BY runs DESC, best_decode DESC, model_digest DESC LIMIT ?6";
+/* The digest ?digest= names, wherever it is in the list. */
+static const char sql_digest_one[] =
+	DIGEST_COLS "WHERE suite_version = ?1 AND model_slug = ?2 AND model_digest = ?3";
+static const char sql_hw_next[] =
+	"SELECT min(hw_slug) FROM runs WHERE " WHERE_MD " AND hw_slug > ?4";
+static const char sql_hw_best[] =
+	"SELECT accelerator, decode_tok_s, id FROM runs WHERE " WHERE_MD " AND hw_slug = ?4" BEST_TAIL;
+static const char sql_hw_best_be[] =
+	"SELECT accelerator, decode_tok_s, id FROM runs WHERE " WHERE_MD
+	" AND hw_slug = ?4 AND backend_name = ?5" BEST_TAIL;
+static const char sql_be_next[] =
+	"SELECT min(backend_name) FROM runs WHERE " WHERE_MD " AND backend_name > ?4";
+static const char sql_list[] =
+	"SELECT " BROWSE_RUN_COLS " FROM runs WHERE " WHERE_MD LIST_TAIL;
+static const char sql_list_hw[] =
+	"SELECT " BROWSE_RUN_COLS " FROM runs WHERE " WHERE_MD " AND hw_slug = ?7" LIST_TAIL;
+static const char sql_list_be[] =
+	"SELECT " BROWSE_RUN_COLS " FROM runs WHERE " WHERE_MD " AND backend_name = ?8" LIST_TAIL;
+static const char sql_list_hw_be[] =
+	"SELECT " BROWSE_RUN_COLS " FROM runs WHERE " WHERE_MD
+	" AND hw_slug = ?7 AND backend_name = ?8" LIST_TAIL;
+
+const char *const page_model_sql[] = {
+	sql_name, sql_digests, sql_digest_one, sql_hw_next, sql_hw_best,
+	sql_hw_best_be, sql_be_next, sql_list, sql_list_hw, sql_list_be,
+	sql_list_hw_be, NULL
+};
+
+/* One model page being built. */
+struct mpage {
+	struct browse b;
+	const char *slug;
+	const char *digest;      /* the digest shown, owned by m; NULL: none */
+	json_t *m;               /* the view model */
+	int has_dafter;          /* ?digests_after= gave the digest list's cursor */
+	long long dafter_runs;
+	double dafter_decode;
+	char dafter_digest[80];
+};
+
+static void bind_md(struct mpage *p, sqlite3_stmt *st)
+{
+	db_bind_text(st, 1, p->b.suite);
+	db_bind_text(st, 2, p->slug);
+	db_bind_text(st, 3, p->digest);
+}
+
+/* The model's name (of its fastest run in the suite); 0, or -1 with a 404
+ * when the suite has no run of it. */
+static int load_name(struct mpage *p)
+{
+	sqlite3_stmt *st = db_stmt(p->b.c, sql_name);
+	int rc;
+
+	if (!st)
+		return browse_error(&p->b, 503, "The database is not answering; try again shortly.");
+	db_bind_text(st, 1, p->b.suite);
+	db_bind_text(st, 2, p->slug);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		json_object_set_new(p->m, "model", json_pack("{s:s, s:s}", "slug", p->slug,
+			"name", (const char *)sqlite3_column_text(st, 0)));
+	sqlite3_reset(st);
+	if (rc == SQLITE_DONE)
+		return browse_error(&p->b, 404, "There is no model %s in %s. Model pages are named by slug, like /m/qwen2-5-7b-instruct; the leaderboard links to every model.",
+				    p->slug, p->b.suite);
+	return rc == SQLITE_ROW ? 0 : browse_error(&p->b, 503, "The database is not answering; try again shortly.");
+}
+
+/* Column i as a JSON string, or null. */
+static json_t *col_text(sqlite3_stmt *st, int i)
+{
+	const char *v = (const char *)sqlite3_column_text(st, i);
+
+	return v ? json_string(v) : json_null();
+}
+
+/* The digest item of st's row of sql_digests: digest, digest_short, runs,
+ * best_decode_tok_s, quantization and format (of the best run), href. */
+static json_t *digest_item(struct mpage *p, sqlite3_stmt *st)
+{
+	const char *digest = (const char *)sqlite3_column_text(st, 0), *hex;
+
+	if (!digest)
+		return NULL;
+	hex = strncmp(digest, "sha256:", 7) ? "" : digest + 7;
+	return json_pack("{s:s, s:s%, s:I, s:f, s:o, s:o, s:o*}", "digest", digest,
+		"digest_short", hex, strnlen(hex, 12),
+		"runs", (json_int_t)sqlite3_column_int64(st, 1),
+		"best_decode_tok_s", sqlite3_column_double(st, 2),
+		"quantization", col_text(st, 3), "format", col_text(st, 4),
+		"href", browse_link(&p->b, "/m/", p->slug, "digest", digest, "digests_after",
+				    p->has_dafter ? http_query(p->b.r, "digests_after") : NULL, NULL));
+}
+
+/* Parses ?digests_after=<runs>:<best decode>:<digest>, the cursor of the
+ * digest list; 0, or -1 with a 400 when malformed. */
+static int parse_digests_after(struct mpage *p)
+{
+	const char *s = http_query(p->b.r, "digests_after"), *d;
+	char *end;
+
+	p->dafter_runs = LLONG_MAX;
+	p->dafter_decode = HUGE_VAL;
+	snprintf(p->dafter_digest, sizeof p->dafter_digest, "~");
+	if (!s || !*s)
+		return 0;
+	if (*s < '0' || *s > '9')
+		goto bad;
+	p->dafter_runs = strtoll(s, &end, 10);
+	if (*end != ':' || end[1] < '0' || end[1] > '9')
+		goto bad;
+	p->dafter_decode = strtod(end + 1, &end);
+	d = end + 1;
+	if (*end != ':' || !isfinite(p->dafter_decode) || strncmp(d, "sha256:", 7) ||
+	    strlen(d) >= sizeof p->dafter_digest || strspn(d + 7, "0123456789abcdef") != strlen(d + 7) ||
+	    strlen(d + 7) < 16)
+		goto bad;
+	snprintf(p->dafter_digest, sizeof p->dafter_digest, "%s", d);
+	p->has_dafter = 1;
+	return 0;
+bad:
+	return browse_error(&p->b, 400, "The digests_after= argument must be <runs>:<decode tok/s>:<digest>; follow the More weights files link instead of editing it.");
+}
+
+/* The digest shown: ?digest= (NULL with a 404 when the model has no such
+ * digest), else the first of the list; a new reference, or NULL with
+ * json null when the model has none (0), -1 on failure. */
+static int load_selected(struct mpage *p, json_t **out)
+{
+	sqlite3_stmt *st = db_stmt(p->b.c, p->b.digest ? sql_digest_one : sql_digests);
+	int rc;
+
+	*out = NULL;
+	if (!st)
+		return browse_error(&p->b, 503, "The database is not answering; try again shortly.");
+	db_bind_text(st, 1, p->b.suite);
+	db_bind_text(st, 2, p->slug);
+	if (p->b.digest) {
+		db_bind_text(st, 3, p->b.digest);
+	} else {
+		sqlite3_bind_int64(st, 3, LLONG_MAX);
+		sqlite3_bind_double(st, 4, HUGE_VAL);
+		db_bind_text(st, 5, "~");
+		sqlite3_bind_int(st, 6, 1);
+	}
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*out = digest_item(p, st);
+	sqlite3_reset(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return browse_error(&p->b, 503, "The database is not answering; try again shortly.");
+	if (p->b.digest && !*out)
+		return browse_error(&p->b, 404, "Model %s has no runs with digest %s in %s; pick one of the digests listed on its page.",
+				    p->slug, p->b.digest, p->b.suite);
+	return 0;
+}
+
+/* The link to the digest list's page after the digest item d. */
+static json_t *digests_next(struct mpage *p, json_t *d)
+{
+	char cur[160], num[40];
+
+	browse_cursor(num, sizeof num, json_real_value(json_object_get(d, "best_decode_tok_s")), "");
+	num[strlen(num) - 1] = '\0';   /* browse_cursor's ":" before the (empty) id */
+	snprintf(cur, sizeof cur, "%" JSON_INTEGER_FORMAT ":%s:%s",
+		 json_integer_value(json_object_get(d, "runs")), num,
+		 json_string_value(json_object_get(d, "digest")));
+	return browse_link(&p->b, "/m/", p->slug, "digest", p->b.digest, "digests_after", cur, NULL);
+}
+
+/* One page of the model's digests, most runs first, and the one shown:
+ * ?digest= (404 when the model has no such digest) or the first. */
+static int load_digests(struct mpage *p)
+{
+	sqlite3_stmt *st = db_stmt(p->b.c, sql_digests);
+	json_t *a = json_array(), *d, *sel = NULL, *next = json_null();
+	size_t i;
+	int rc;
+
+	if (parse_digests_after(p) < 0 || load_selected(p, &sel) < 0)
+		goto out;
+	if (!st || !a)
+		goto fail;
+	db_bind_text(st, 1, p->b.suite);
+	db_bind_text(st, 2, p->slug);
+	sqlite3_bind_int64(st, 3, p->dafter_runs);
+	sqlite3_bind_double(st, 4, p->dafter_decode);
+	db_bind_text(st, 5, p->dafter_digest);
+	sqlite3_bind_int(st, 6, DIGESTS_PAGE + 1);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		json_array_append_new(a, digest_item(p, st));
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE)
+		goto fail;
+	if (json_array_size(a) > DIGESTS_PAGE) {
+		json_array_remove(a, DIGESTS_PAGE);
+		json_decref(next);
+		next = digests_next(p, json_array_get(a, DIGESTS_PAGE - 1));
+	}
+	json_array_foreach(a, i, d)
+		json_object_set_new(d, "selected", json_boolean(sel && !strcmp(
+			json_string_value(json_object_get(sel, "digest")),
+			json_string_value(json_object_get(d, "digest")))));
+	if (sel)
+		json_object_set_new(sel, "selected", json_true());
+	json_object_set_new(p->m, "digests", a);
+	json_object_set_new(p->m, "digests_next", next);
+	json_object_set_new(p->m, "digests_first", p->has_dafter
+		? browse_link(&p->b, "/m/", p->slug, "digest", p->b.digest, NULL) : json_null());
+	json_object_set_new(p->m, "digest", sel ? sel : json_null());
+	p->digest = sel ? json_string_value(json_object_get(sel, "digest")) : NULL;
+	return 0;
+fail:
+	browse_error(&p->b, 503, "The database is not answering; try again shortly.");
+out:
+	json_decref(a);
+	json_decref(sel);
+	json_decref(next);
+	return -1;
+}
+
+/* The fastest run of hardware hw (and the backend filter when use_be) in
+ * the digest shown: fills name (may be NULL), *decode and id; 1 when
+ * found, 0 when not, -1 on error. */
+static int hw_best(struct mpage *p, const char *hw, int use_be, char *name, size_t n,
+		   double *decode, char id[16])
+{
+	sqlite3_stmt *st = db_stmt(p->b.c, use_be ? sql_hw_best_be : sql_hw_best);
+	int rc;
+
+	if (!st)
+		return -1;
+	bind_md(p, st);
+	db_bind_text(st, 4, hw);
+	if (use_be)
+		db_bind_text(st, 5, p->b.backend);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		if (name)
+			snprintf(name, n, "%s", (const char *)sqlite3_column_text(st, 0));
+		*decode = sqlite3_column_double(st, 1);
+		snprintf(id, 16, "%s", (const char *)sqlite3_column_text(st, 2));
+	}
+	sqlite3_reset(st);
+	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* The next distinct value after prev of the column stepped by sql (one
+ * seek); 1 with it in out, 0 at the end, -1 on error. */
+static int next_value(struct mpage *p, const char *sql, const char *prev, char *out, size_t n)
+{
+	sqlite3_stmt *st = db_stmt(p->b.c, sql);
+	const char *v;
+	int rc, found = 0;
+
+	if (!st)
+		return -1;
+	bind_md(p, st);
+	db_bind_text(st, 4, prev);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && (v = (const char *)sqlite3_column_text(st, 0))) {
+		snprintf(out, n, "%s", v);
+		found = 1;
+	}
+	sqlite3_reset(st);
+	return rc == SQLITE_ROW ? found : -1;
+}
+
+/* Bar order: decode descending, then name. */
+static int bar_cmp(const void *x, const void *y)
+{
+	json_t *a = *(json_t *const *)x, *b = *(json_t *const *)y;
+	double da = json_real_value(json_object_get(a, "decode_tok_s"));
+	double db_ = json_real_value(json_object_get(b, "decode_tok_s"));
+
+	if (da != db_)
+		return da > db_ ? -1 : 1;
+	return strcmp(json_string_value(json_object_get(a, "hw")),
+		      json_string_value(json_object_get(b, "hw")));
+}
+
+/* Walks the digest's hardware classes, one seek each: the hardware filter
+ * choices, and the chart's bars (the best run per hardware, within the
+ * backend filter). */
+static int load_hardware(struct mpage *p)
+{
+	json_t *opts = json_array(), *bars = json_array();
+	char hw[SLUG_MAX + 1] = "", name[256], id[16];
+	double decode;
+	int rc, found;
+
+	while ((rc = next_value(p, sql_hw_next, hw, hw, sizeof hw)) == 1) {
+		if (hw_best(p, hw, 0, name, sizeof name, &decode, id) != 1)
+			goto fail;
+		json_array_append_new(opts, json_pack("{s:s, s:s, s:b}", "slug", hw, "name", name,
+			"selected", p->b.hw && !strcmp(p->b.hw, hw)));
+		found = p->b.backend ? hw_best(p, hw, 1, NULL, 0, &decode, id) : 1;
+		if (found < 0)
+			goto fail;
+		if (found)
+			json_array_append_new(bars, json_pack("{s:s, s:s, s:f, s:s, s:o}", "hw", hw,
+				"name", name, "decode_tok_s", decode, "run_id", id,
+				"href", browse_link(&p->b, "/m/", p->slug, "digest", p->digest,
+						    "hw", hw, "backend", p->b.backend, NULL)));
+	}
+	if (rc < 0)
+		goto fail;
+	browse_sort(bars, bar_cmp);
+	browse_sort_by_name(opts);
+	json_object_set_new(p->m, "hardware_options", opts);
+	json_object_set_new(p->m, "chart", json_pack("{s:s?, s:o}", "backend", p->b.backend,
+		"bars", bars));
+	return 0;
+fail:
+	json_decref(opts);
+	json_decref(bars);
+	return browse_error(&p->b, 503, "The database is not answering; try again shortly.");
+}
+
+/* The digest's backends, for the backend filter. */
+static int load_backends(struct mpage *p)
+{
+	json_t *opts = json_array();
+	char be[64] = "";
+	int rc;
+
+	while ((rc = next_value(p, sql_be_next, be, be, sizeof be)) == 1)
+		json_array_append_new(opts, json_pack("{s:s, s:b}", "name", be,
+			"selected", p->b.backend && !strcmp(p->b.backend, be)));
+	browse_sort_by_name(opts);
+	json_object_set_new(p->m, "backend_options", opts);
+	return rc < 0 ? browse_error(&p->b, 503, "The database is not answering; try again shortly.") : 0;
+}
+
+/* One page of the digest's runs within the filters, by the index that
+ * matches them. */
+static int load_list(struct mpage *p)
+{
+	static const char *const sqls[2][2] = {
+		{ sql_list, sql_list_be }, { sql_list_hw, sql_list_hw_be }
+	};
+	sqlite3_stmt *st = db_stmt(p->b.c, sqls[p->b.hw != NULL][p->b.backend != NULL]);
+	json_t *list;
+
+	if (!st)
+		return browse_error(&p->b, 503, "The database is not answering; try again shortly.");
+	bind_md(p, st);
+	browse_bind_after(&p->b, st, 4);
+	sqlite3_bind_int(st, 6, BROWSE_PAGE + 1);
+	if (p->b.hw)
+		db_bind_text(st, 7, p->b.hw);
+	if (p->b.backend)
+		db_bind_text(st, 8, p->b.backend);
+	list = browse_list(&p->b, st, BROWSE_PAGE, "/m/", p->slug, "digest", p->digest,
+			   "hw", p->b.hw, "backend", p->b.backend, NULL);
+	if (!list)
+		return browse_error(&p->b, 503, "The database is not answering; try again shortly.");
+	json_object_set_new(p->m, "list", list);
+	return 0;
+}
+
+/* The parts shown only when some digest has runs that count. */
+static int load_digest_parts(struct mpage *p)
+{
+	if (!p->digest) {
+		json_object_set_new(p->m, "hardware_options", json_array());
+		json_object_set_new(p->m, "backend_options", json_array());
+		json_object_set_new(p->m, "chart", json_pack("{s:n, s:[]}", "backend", "bars"));
+		json_object_set_new(p->m, "list", json_pack("{s:[], s:i, s:n, s:n, s:b}", "runs",
+			"count", 0, "next", "first", "paged", 0));
+		return 0;
+	}
+	if (load_hardware(p) < 0 || load_backends(p) < 0)
+		return -1;
+	return load_list(p);
+}
+
+/* Efficiency per hardware: each bar's best run beside the bandwidth
+ * ceiling of this model at the shown digest's quantization on that
+ * hardware (chat-short context); the ceiling is null where the reference
+ * data does not know the model, the format or the hardware. */
+static json_t *efficiency(struct req *r, const struct mpage *p)
+{
+	json_t *bars = json_object_get(json_object_get(p->m, "chart"), "bars"), *bar, *out = json_array();
+	const char *quant = json_string_value(json_object_get(json_object_get(p->m, "digest"), "quantization"));
+	struct ceiling_run c;
+	size_t i;
+
+	json_array_foreach(bars, i, bar) {
+		double decode = json_real_value(json_object_get(bar, "decode_tok_s"));
+		int known = ceiling_of_run(r->app->ref, p->slug, quant,
+			json_string_value(json_object_get(bar, "hw")), CEILING_CHAT_SHORT_CONTEXT, &c) == 0;
+
+		json_array_append_new(out, json_pack("{s:O, s:O, s:O, s:o}", "hw", json_object_get(bar, "hw"),
+			"name", json_object_get(bar, "name"), "run_id", json_object_get(bar, "run_id"),
+			"ceiling", known ? ceiling_run_json(&c, decode) : json_null()));
+	}
+	return out;
+}
+
+/* The view model of /m/<slug>, or NULL with p->b's failure set. */
+static json_t *model_model(struct mpage *p, struct req *r, int html)
+{
+	if (browse_begin(&p->b, r, html) < 0)
+		return NULL;
+	p->slug = r->arg;
+	if (!slug_valid(p->slug)) {
+		browse_error(&p->b, 404, "Model pages are named by slug: lowercase letters and digits joined by single hyphens, like /m/qwen2-5-7b-instruct.");
+		return NULL;
+	}
+	p->m = json_pack("{s:s, s:s}", "suite_version", p->b.suite, "slug", p->slug);
+	if (!p->m || load_name(p) < 0 || load_digests(p) < 0 || load_digest_parts(p) < 0)
+		goto fail;
+	json_object_set_new(p->m, "title", browse_title(json_string_value(
+		json_object_get(json_object_get(p->m, "model"), "name"))));
+	json_object_set_new(p->m, "suites", browse_suites(&p->b, "/m/", p->slug));
+	json_object_set_new(p->m, "filters", json_pack("{s:s?, s:s?, s:s?, s:s?, s:b}",
+		"suite", p->b.suite_given ? p->b.suite : NULL, "digest", p->digest,
+		"hw", p->b.hw, "backend", p->b.backend, "active", p->b.hw || p->b.backend));
+	json_object_set_new(p->m, "clear_href", browse_link(&p->b, "/m/", p->slug,
+		"digest", p->digest, NULL));
+	json_object_set_new(p->m, "efficiency", efficiency(r, p));
+	return p->m;
+fail:
+	json_decref(p->m);
+	return NULL;
+}
+
+/* Adds the chart as inline SVG (for the HTML page only). */
+static void add_chart_svg(json_t *m)
+{
+	json_t *chart = json_object_get(m, "chart"), *bars = json_object_get(chart, "bars"), *bar;
+	struct barchart_bar v[BARCHART_MAX_BARS];
+	struct buf svg = BUF_INIT, title = BUF_INIT;
+	const char *be = json_string_value(json_object_get(chart, "backend"));
+	size_t i, n = 0;
+
+	json_array_foreach(bars, i, bar) {
+		if (n == BARCHART_MAX_BARS)
+			break;
+		v[n].label = json_string_value(json_object_get(bar, "name"));
+		v[n++].value = json_real_value(json_object_get(bar, "decode_tok_s"));
+	}
+	buf_printf(&title, "Best chat-short decode tok/s per hardware, %s%s",
+		   be ? "backend " : "any backend", be ? be : "");
+	if (barchart_svg(&svg, title.buf, "tok/s", v, n) == 0)
+		json_object_set_new(m, "chart_svg", json_stringn(svg.buf, svg.len));
+	json_object_set_new(m, "chart_title", json_string(title.buf));
+	buf_release(&title);
+	buf_release(&svg);
+}
+
+/* GET /m/<slug>: 200 with the page; 404 for an invalid or unknown slug,
+ * an unknown ?digest= or ?suite=; 400 for a malformed argument. */
+enum MHD_Result page_model(struct req *r)
+{
+	struct mpage p = { 0 };
+
+	if (!model_model(&p, r, 1))
+		return browse_fail(&p.b);
+	add_chart_svg(p.m);
+	/* The table's model column would repeat the heading. */
+	json_object_set_new(p.m, "cols", json_pack("{s:b, s:b}", "model", 0, "hw", 1));
+	return browse_send(&p.b, "model", p.m);
+}
+
+/* GET /m/<slug>.json: the same view model as JSON; errors as the
+ * contract's error body with the statuses of page_model(). */
+enum MHD_Result page_model_json(struct req *r)
+{
+	struct mpage p = { 0 };
+
+	if (!model_model(&p, r, 0))
+		return browse_fail(&p.b);
+	return browse_send(&p.b, NULL, p.m);
+}

@@ -1,0 +1,714 @@
+/* page_run.c: the run permalink /r/<id>, its JSON and its exact JWS. */
+#include "pages/page.h"
+
+#include <math.h>
+#include <sodium.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "app.h"
+#include "render/badge_svg.h"
+#include "util/buf.h"
+#include "http/cache.h"
+#include "store/ceiling.h"
+#include "render/chart.h"
+#include "store/db.h"
+#include "disputes/dispute.h"
+#include "render/html.h"
+#include "store/run_store.h"
+
+static const char sql_run[] =
+	"SELECT r.id, r.suite_version, r.model_name, r.model_slug, r.model_digest, "
+	"r.model_quant, r.model_format, r.accelerator, r.hw_slug, r.fingerprint_hash, "
+	"r.hw_class, r.backend_name, r.backend_version, r.decode_tok_s, r.created_at, "
+	"r.received_at, r.key_thumbprint, r.alg, a.name AS account, r.demo, r.outlier, "
+	"r.status, r.payload, c.n AS cluster_n, c.mean AS cluster_mean, "
+	"c.stddev AS cluster_stddev, c.keys AS cluster_keys, c.new_keys AS cluster_new_keys "
+	"FROM runs r LEFT JOIN accounts a ON a.id = r.account_id "
+	"LEFT JOIN clusters c ON c.suite_version = r.suite_version "
+	"AND c.model_digest = r.model_digest AND c.hw_class = r.hw_class "
+	"AND c.backend_name = r.backend_name WHERE r.id = ?";
+static const char sql_jws[] = "SELECT jws FROM runs WHERE id = ?";
+
+/* Shorthand: the string member k of row o, or NULL. */
+static const char *s_of(const json_t *o, const char *k)
+{
+	return json_string_value(json_object_get(o, k));
+}
+
+/* The outlier block: the flag, the cluster's figures (with the signing
+ * keys behind its runs, and how many of them are new: see outlier.h) and
+ * this run's distance from the mean in standard deviations, computed here
+ * from the cluster's figures as the lists do (null when they have no
+ * spread). */
+static json_t *outlier_json(const json_t *row)
+{
+	double x = json_number_value(json_object_get(row, "decode_tok_s"));
+	json_t *n = json_object_get(row, "cluster_n");
+	double mean = json_number_value(json_object_get(row, "cluster_mean"));
+	double sd = json_number_value(json_object_get(row, "cluster_stddev"));
+	json_t *o;
+
+	o = json_pack("{s:b}", "flagged", json_integer_value(json_object_get(row, "outlier")) != 0);
+	if (json_is_integer(n)) {
+		json_object_set_new(o, "cluster", json_pack("{s:O, s:f, s:f, s:O, s:O}",
+			"n", n, "mean", mean, "stddev", sd,
+			"keys", json_object_get(row, "cluster_keys"),
+			"new_keys", json_object_get(row, "cluster_new_keys")));
+		json_object_set_new(o, "sigma", sd > 0 ? json_real((x - mean) / sd) : json_null());
+	} else {
+		json_object_set_new(o, "cluster", json_null());
+		json_object_set_new(o, "sigma", json_null());
+	}
+	json_object_set_new(o, "hw_class", json_string(s_of(row, "hw_class")));
+	return o;
+}
+
+/* The run's decode beside the bandwidth ceiling of its model, weights
+ * and hardware at its chat-short context (prompt plus output tokens), with
+ * the arithmetic; null when the reference data lacks any of them. */
+static json_t *ceiling_json(struct req *r, const json_t *m, const json_t *payload)
+{
+	const json_t *w1 = json_object_get(json_object_get(payload, "workloads"), "chat-short");
+	json_t *p = json_object_get(w1, "prompt_tokens"), *o = json_object_get(w1, "output_tokens");
+	double ctx = json_is_number(p) && json_is_number(o)
+		? json_number_value(p) + json_number_value(o) : CEILING_CHAT_SHORT_CONTEXT;
+	struct ceiling_run c;
+	json_t *v;
+
+	if (ceiling_of_run(r->app->ref, s_of(json_object_get(m, "model"), "slug"),
+			   s_of(json_object_get(m, "model"), "quantization"),
+			   s_of(json_object_get(m, "hardware"), "slug"), ctx, &c) < 0)
+		return json_null();
+	v = ceiling_run_json(&c, json_number_value(json_object_get(m, "decode_tok_s")));
+	return v ? v : json_null();
+}
+
+/* The signed payload of run id, decoded from its stored JWS (runs stored
+ * since migration 0006 keep the payload only there); NULL when it cannot
+ * be read. */
+static json_t *payload_from_jws(struct req *r, const char *id)
+{
+	struct dbconn *c = db_reader(r->app->db);
+	sqlite3_stmt *st = c ? db_stmt(c, sql_jws) : NULL;
+	const char *jws, *p, *q;
+	unsigned char *bin = NULL;
+	size_t n, len, got = 0;
+	json_t *v = NULL;
+
+	if (!st)
+		return NULL;
+	db_bind_text(st, 1, id);
+	if (sqlite3_step(st) == SQLITE_ROW && (jws = sqlite3_column_blob(st, 0))) {
+		n = (size_t)sqlite3_column_bytes(st, 0);
+		p = memchr(jws, '.', n);
+		q = p ? memchr(p + 1, '.', n - (size_t)(p + 1 - jws)) : NULL;
+		len = q ? (size_t)(q - p - 1) : 0;
+		if (q && (bin = malloc(len + 1)) &&
+		    sodium_base642bin(bin, len + 1, p + 1, len, NULL, &got, NULL,
+				      sodium_base64_VARIANT_URLSAFE_NO_PADDING) == 0)
+			v = json_loadb((const char *)bin, got, JSON_DECODE_ANY, NULL);
+	}
+	sqlite3_reset(st);
+	free(bin);
+	return v;
+}
+
+/* Turns the database row into the view model; NULL when the dispute
+ * thread could not be read (a page without it must not be cached). */
+static json_t *model_of(struct req *r, json_t *row)
+{
+	char origin[300], url[400];
+	const char *id = s_of(row, "id");
+	json_t *payload, *m, *hw, *thread;
+
+	if (s_of(row, "payload") && *s_of(row, "payload"))
+		payload = json_loads(s_of(row, "payload"), JSON_DECODE_ANY, NULL);
+	else
+		payload = payload_from_jws(r, id);
+	if (!payload)
+		payload = json_object();
+	hw = json_deep_copy(json_object_get(payload, "hardware"));
+	if (!json_is_object(hw)) {
+		json_decref(hw);
+		hw = json_object();
+	}
+	json_object_set_new(hw, "slug", json_string(s_of(row, "hw_slug")));
+	http_origin(r, origin, sizeof origin);
+	snprintf(url, sizeof url, "%s/r/%s", origin, id);
+	m = json_pack("{s:s, s:s, s:s+, s:s+++, s:s, s:s, s:s, s:O}",
+		"id", id, "url", url,
+		"jws_url", url, ".jws",
+		"badge_url", origin, "/badge/", id, ".svg",
+		"suite_version", s_of(row, "suite_version"),
+		"created_at", s_of(row, "created_at"),
+		"received_at", s_of(row, "received_at"),
+		"decode_tok_s", json_object_get(row, "decode_tok_s"));
+	json_object_set_new(m, "model", json_pack("{s:O, s:O, s:O, s:O, s:O}",
+		"name", json_object_get(row, "model_name"),
+		"slug", json_object_get(row, "model_slug"),
+		"digest", json_object_get(row, "model_digest"),
+		"quantization", json_object_get(row, "model_quant"),
+		"format", json_object_get(row, "model_format")));
+	json_object_set_new(m, "hardware", hw);
+	json_object_set_new(m, "backend", json_pack("{s:O, s:O}",
+		"name", json_object_get(row, "backend_name"),
+		"version", json_object_get(row, "backend_version")));
+	json_object_set_new(m, "signing", json_pack("{s:O, s:O}",
+		"alg", json_object_get(row, "alg"),
+		"thumbprint", json_object_get(row, "key_thumbprint")));
+	json_object_set(m, "account", json_object_get(row, "account"));
+	json_object_set_new(m, "demo", json_boolean(json_integer_value(json_object_get(row, "demo"))));
+	json_object_set(m, "status", json_object_get(row, "status"));
+	json_object_set_new(m, "outlier", outlier_json(row));
+	if (!(thread = dispute_thread_json(r, id)) ||
+	    json_object_set_new(m, "dispute", thread) < 0) {
+		json_decref(payload);
+		json_decref(m);
+		return NULL;
+	}
+	json_object_set_new(m, "ceiling", ceiling_json(r, m, payload));
+	json_object_set_new(m, "payload", payload);
+	return m;
+}
+
+json_t *page_run_model(struct req *r, const char *id, unsigned *status)
+{
+	struct dbconn *c;
+	sqlite3_stmt *st;
+	json_t *row, *m;
+	int rc;
+
+	*status = 404;
+	if (!run_id_valid(id))
+		return NULL;
+	*status = 503;
+	if (!(c = db_reader(r->app->db)) || !(st = db_stmt(c, sql_run)))
+		return NULL;
+	db_bind_text(st, 1, id);
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW) {
+		sqlite3_reset(st);
+		if (rc == SQLITE_DONE)
+			*status = 404;
+		return NULL;
+	}
+	row = db_row_json(st);
+	sqlite3_reset(st);
+	m = row ? model_of(r, row) : NULL;
+	json_decref(row);
+	*status = m ? 200 : 503;
+	return m;
+}
+
+/* The run id from "/r/<id>.json" style arguments (the router strips the
+ * suffix); answers 404 for people or scripts when the run is unknown. */
+static enum MHD_Result not_found(struct req *r, int html)
+{
+	if (html)
+		return page_error(r, 404, "There is no run with this id. Run ids look like r_y2_5y8oo97d; check the link.");
+	return http_error(r, 404, "not_found", "There is no run with this id; run ids look like r_y2_5y8oo97d.", NULL);
+}
+
+/* The cache tag of the cluster whose figures the page m shows. */
+static unsigned tag_of(const json_t *m)
+{
+	return cache_cluster_tag(s_of(m, "suite_version"),
+				 s_of(json_object_get(m, "model"), "digest"),
+				 s_of(json_object_get(m, "outlier"), "hw_class"),
+				 s_of(json_object_get(m, "backend"), "name"));
+}
+
+enum MHD_Result page_run_json(struct req *r)
+{
+	uint64_t gen = cache_gen(r->app->cache);
+	enum MHD_Result ret;
+	unsigned status, tag;
+	json_t *m;
+	char *s;
+
+	/* A later page of the dispute thread is not the cached run. */
+	if (!dispute_after(r) && cache_serve(r->app->cache, r, r->arg, REP_RUN_JSON, &ret))
+		return ret;
+	m = page_run_model(r, r->arg, &status);
+	if (!m)
+		return status == 404 ? not_found(r, 0)
+			: http_error(r, 503, "unavailable", "The database is not answering; try again shortly.", NULL);
+	s = json_dumps(m, JSON_COMPACT | JSON_ENSURE_ASCII);
+	tag = tag_of(m);
+	json_decref(m);
+	if (!s)
+		return MHD_NO;
+	if (dispute_after(r))
+		ret = http_send(r, 200, CT_JSON, s, strlen(s),
+				&(struct http_opts){ .cache_control = CC_PAGE, .etag = 1 });
+	else
+		ret = cache_send_tagged(r->app->cache, r, r->arg, REP_RUN_JSON, gen, tag, 200, CT_JSON,
+					 s, strlen(s), CC_PAGE);
+	free(s);
+	return ret;
+}
+
+enum MHD_Result page_run_jws(struct req *r)
+{
+	struct http_opts o = { .cache_control = "public, max-age=31536000, immutable", .etag = 1 };
+	enum MHD_Result ret;
+	struct dbconn *c;
+	sqlite3_stmt *st;
+	int rc;
+
+	if (!run_id_valid(r->arg))
+		return not_found(r, 0);
+	if (!(c = db_reader(r->app->db)) || !(st = db_stmt(c, sql_jws)))
+		return http_error(r, 503, "unavailable", "The database is not answering; try again shortly.", NULL);
+	db_bind_text(st, 1, r->arg);
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW) {
+		sqlite3_reset(st);
+		return rc == SQLITE_DONE ? not_found(r, 0)
+			: http_error(r, 503, "unavailable", "The database is not answering; try again shortly.", NULL);
+	}
+	ret = http_send(r, 200, CT_JOSE, sqlite3_column_blob(st, 0),
+			(size_t)sqlite3_column_bytes(st, 0), &o);
+	sqlite3_reset(st);
+	return ret;
+}
+
+/* ---- the HTML view ------------------------------------------------------
+ * Presentation only: formatted figures, charts and embed snippets made
+ * from the members of the model itself, under "view" and "title".  The
+ * JSON route never sees them, and they never carry other data. */
+
+#define EN_DASH "\xe2\x80\x93"
+
+/* How a figure reads: a measurement, a count, or a 0..1 rate as percent. */
+enum fmt { F_NUM, F_INT, F_PCT };
+
+/* Number v formatted as kind, as a new JSON string. */
+static json_t *fmt_value(double v, enum fmt kind)
+{
+	struct buf b = BUF_INIT;
+	json_t *s;
+
+	if (kind == F_INT)
+		chart_fmt_int(&b, v);
+	else
+		chart_fmt_num(&b, kind == F_PCT ? v * 100 : v);
+	if (kind == F_PCT)
+		buf_putc(&b, '%');
+	s = buf_error(&b) ? NULL : json_string(b.buf);
+	buf_release(&b);
+	return s;
+}
+
+/* Member k of o formatted as kind; an en dash when it is not a number. */
+static json_t *fmt_member(const json_t *o, const char *k, enum fmt kind)
+{
+	json_t *v = json_object_get(o, k);
+
+	return json_is_number(v) ? fmt_value(json_number_value(v), kind)
+				 : json_string(EN_DASH);
+}
+
+/* A table column: the payload member and how it reads. */
+struct col {
+	const char *key;
+	enum fmt kind;
+};
+
+/* Each object of arr as an object of its cols members, formatted. */
+static json_t *fmt_rows(const json_t *arr, const struct col *cols, size_t ncols)
+{
+	json_t *rows = json_array(), *o, *row;
+	size_t i, j;
+
+	json_array_foreach(arr, i, o) {
+		row = json_object();
+		for (j = 0; j < ncols; j++)
+			json_object_set_new(row, cols[j].key, fmt_member(o, cols[j].key, cols[j].kind));
+		json_array_append_new(rows, row);
+	}
+	return rows;
+}
+
+/* Member k of each object of arr into v (NaN when absent), at most
+ * CHART_MAX_POINTS; returns how many. */
+static size_t column(const json_t *arr, const char *k, double *v)
+{
+	size_t i, n = json_array_size(arr);
+	json_t *x;
+
+	if (n > CHART_MAX_POINTS)
+		n = CHART_MAX_POINTS;
+	for (i = 0; i < n; i++) {
+		x = json_object_get(json_array_get(arr, i), k);
+		v[i] = json_is_number(x) ? json_number_value(x) : NAN;
+	}
+	return n;
+}
+
+/* Draws chart c with x from member xk and series i from member yk[i] of
+ * the objects of arr; returns the SVG as a JSON string, or NULL. */
+static json_t *chart_json(const json_t *arr, struct chart c, const char *xk,
+			  const char *const yk[], const char *const names[])
+{
+	double x[CHART_MAX_POINTS], y[CHART_MAX_SERIES][CHART_MAX_POINTS];
+	struct chart_series s[CHART_MAX_SERIES];
+	struct buf b = BUF_INIT;
+	json_t *out = NULL;
+	size_t i;
+
+	c.n = column(arr, xk, x);
+	c.x = x;
+	for (i = 0; i < c.nseries; i++) {
+		column(arr, yk[i], y[i]);
+		s[i].name = names[i];
+		s[i].y = y[i];
+	}
+	c.series = s;
+	if (chart_render_svg(&c, &b) == 0)
+		out = json_stringn(b.buf, b.len);
+	buf_release(&b);
+	return out;
+}
+
+/* One measure of the W1/W2 table: the payload member, how the row is
+ * labelled, its unit, its glossary anchor and how it reads. */
+struct measure {
+	const char *key, *label, *unit, *term;
+	enum fmt kind;
+};
+
+static const struct measure chat_measures[] = {
+	{ "ttft_ms", "Time to first token", "ms", "ttft", F_NUM },
+	{ "prefill_tok_s", "Prefill", "tok/s", "prefill-tok-s", F_NUM },
+	{ "decode_tok_s", "Decode", "tok/s", "decode-tok-s", F_NUM },
+	{ "p50_ms", "p50 between tokens", "ms", "p50", F_NUM },
+	{ "p95_ms", "p95 between tokens", "ms", "p95", F_NUM },
+	{ "wall_ms", "Wall time", "ms", "wall-ms", F_NUM },
+	{ "prompt_tokens", "Prompt", "tokens", "prefill", F_INT },
+	{ "output_tokens", "Output", "tokens", "decode", F_INT },
+	{ "prefix_cache_hit_rate", "Prefix-cache hit rate", "", "prefix-cache", F_PCT },
+};
+
+/* The row of measure me over the n workloads wl, or NULL when none of
+ * them has it. */
+static json_t *chat_row(const struct measure *me, json_t *const *wl, size_t n)
+{
+	json_t *cells = json_array();
+	size_t k;
+	int any = 0;
+
+	for (k = 0; k < n; k++) {
+		any |= json_is_number(json_object_get(wl[k], me->key));
+		json_array_append_new(cells, fmt_member(wl[k], me->key, me->kind));
+	}
+	if (!any) {
+		json_decref(cells);
+		return NULL;
+	}
+	return json_pack("{s:s, s:s, s:s, s:o}", "label", me->label, "unit", me->unit,
+			 "term", me->term, "cells", cells);
+}
+
+/* The W1/W2 table, one row per measure and one column per workload, for
+ * reading the two side by side; null when neither workload is there. */
+static json_t *chat_view(const json_t *w)
+{
+	static const char *const keys[][2] = { { "chat-short", "W1" }, { "chat-long", "W2" } };
+	const char *heading;
+	json_t *cols, *rows, *wl[2];
+	size_t i, n = 0;
+
+	cols = json_array();
+	for (i = 0; i < 2; i++) {
+		wl[n] = json_object_get(w, keys[i][0]);
+		if (!json_is_object(wl[n]))
+			continue;
+		json_array_append_new(cols, json_pack("{s:s, s:s}", "name", keys[i][0],
+						      "code", keys[i][1]));
+		n++;
+	}
+	if (!n) {
+		json_decref(cols);
+		return json_null();
+	}
+	rows = json_array();
+	for (i = 0; i < sizeof chat_measures / sizeof chat_measures[0]; i++) {
+		json_t *row = chat_row(&chat_measures[i], wl, n);
+		if (row)
+			json_array_append_new(rows, row);
+	}
+	heading = n == 2 ? "W1 and W2" : json_string_value(json_object_get(json_array_get(cols, 0), "code"));
+	return json_pack("{s:o, s:o, s:s, s:b}", "cols", cols, "rows", rows,
+			 "heading", heading ? heading : "", "both", n == 2);
+}
+
+/* W3: decode and prefill tok/s against context length, chart and table. */
+static json_t *decay_view(const json_t *w)
+{
+	static const struct col cols[] = {
+		{ "context_tokens", F_INT }, { "output_tokens", F_INT }, { "ttft_ms", F_NUM },
+		{ "prefill_tok_s", F_NUM }, { "decode_tok_s", F_NUM },
+	};
+	static const char *const yk[] = { "decode_tok_s", "prefill_tok_s" };
+	static const char *const names[] = { "decode tok/s", "prefill tok/s" };
+	struct chart c = { .kind = CHART_LINE, .nseries = 2, .x_scale = CHART_LOG2,
+		.x_ticks = CHART_TICK_TOKENS, .y_label = "tokens per second",
+		.title = "Decode and prefill speed by context length",
+		.x_label = "context length (tokens, log scale)" };
+	json_t *pts = json_object_get(w, "points");
+
+	if (!json_is_array(pts))
+		return json_null();
+	return json_pack("{s:o*, s:o}", "svg", chart_json(pts, c, "context_tokens", yk, names),
+			 "rows", fmt_rows(pts, cols, sizeof cols / sizeof cols[0]));
+}
+
+/* W4: aggregate and per-stream tok/s against batch size, chart and table,
+ * and whether the streams ran one after another. */
+static json_t *concurrency_view(const json_t *w)
+{
+	static const struct col cols[] = {
+		{ "batch_size", F_INT }, { "aggregate_tok_s", F_NUM }, { "per_stream_tok_s", F_NUM },
+		{ "p50_ms", F_NUM }, { "p95_ms", F_NUM },
+	};
+	static const char *const yk[] = { "aggregate_tok_s", "per_stream_tok_s" };
+	static const char *const names[] = { "aggregate tok/s", "per-stream tok/s" };
+	struct chart c = { .kind = CHART_LINE, .nseries = 2, .x_scale = CHART_LOG2,
+		.y_label = "tokens per second", .x_label = "batch size (streams, log scale)" };
+	json_t *pts = json_object_get(w, "points");
+	int serial = json_is_true(json_object_get(w, "serial"));
+
+	if (!json_is_array(pts))
+		return json_null();
+	c.title = serial ? "Throughput by batch size, streams run serially"
+			 : "Throughput by batch size";
+	return json_pack("{s:o*, s:o, s:b}", "svg", chart_json(pts, c, "batch_size", yk, names),
+			 "rows", fmt_rows(pts, cols, sizeof cols / sizeof cols[0]),
+			 "serial", serial);
+}
+
+/* W5: per-turn TTFT (chart and table) and decode, the wall time and the
+ * prefix-cache hit rate. */
+static json_t *agent_view(const json_t *w)
+{
+	static const struct col cols[] = {
+		{ "turn", F_INT }, { "context_tokens", F_INT }, { "ttft_ms", F_NUM },
+		{ "decode_tok_s", F_NUM },
+	};
+	static const char *const yk[] = { "ttft_ms" };
+	static const char *const names[] = { "time to first token, ms" };
+	struct chart c = { .kind = CHART_BAR, .nseries = 1, .title = "Time to first token per turn",
+		.x_label = "turn", .y_label = "milliseconds" };
+	json_t *turns = json_object_get(w, "turns"), *v;
+
+	if (!json_is_array(turns))
+		return json_null();
+	v = json_pack("{s:o*, s:o, s:o}", "svg", chart_json(turns, c, "turn", yk, names),
+		      "rows", fmt_rows(turns, cols, sizeof cols / sizeof cols[0]),
+		      "wall_ms", fmt_member(w, "wall_ms", F_NUM));
+	if (json_is_number(json_object_get(w, "prefix_cache_hit_rate")))
+		json_object_set_new(v, "cache_hit", fmt_member(w, "prefix_cache_hit_rate", F_PCT));
+	return v;
+}
+
+/* The link to the other runs of this run's cluster: the model page
+ * narrowed to its digest, hardware and backend. */
+static json_t *cluster_url(const json_t *m)
+{
+	const json_t *model = json_object_get(m, "model");
+	struct buf b = BUF_INIT;
+	json_t *s;
+
+	buf_puts(&b, "/m/");
+	html_url_arg(&b, s_of(model, "slug"));
+	buf_puts(&b, "?digest=");
+	html_url_arg(&b, s_of(model, "digest"));
+	buf_puts(&b, "&hw=");
+	html_url_arg(&b, s_of(json_object_get(m, "hardware"), "slug"));
+	buf_puts(&b, "&backend=");
+	html_url_arg(&b, s_of(json_object_get(m, "backend"), "name"));
+	s = buf_error(&b) ? NULL : json_string(b.buf);
+	buf_release(&b);
+	return s;
+}
+
+/* Who stands behind the cluster, in words: "a cluster of 15 runs from 15
+ * signing keys, 14 of them new". */
+static json_t *keys_text(const json_t *cl)
+{
+	long long n = json_integer_value(json_object_get(cl, "n"));
+	long long k = json_integer_value(json_object_get(cl, "keys"));
+	long long j = json_integer_value(json_object_get(cl, "new_keys"));
+	char s[160];
+
+	snprintf(s, sizeof s, "a cluster of %lld run%s from %lld signing key%s, %lld of them new",
+		 n, n == 1 ? "" : "s", k, k == 1 ? "" : "s", j);
+	return json_string(s);
+}
+
+/* The cluster figures in words: size, mean, standard deviation, and how
+ * far this run is from the mean; null when the run is in no cluster. */
+static json_t *outlier_view(const json_t *m)
+{
+	const json_t *o = json_object_get(m, "outlier"), *cl = json_object_get(o, "cluster");
+	double n = json_number_value(json_object_get(cl, "n"));
+	double sd = json_number_value(json_object_get(cl, "stddev"));
+	double sigma = json_number_value(json_object_get(o, "sigma"));
+
+	if (!json_is_object(cl))
+		return json_null();
+	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:s, s:b, s:b, s:o*}",
+		"keys_text", keys_text(cl),
+		"n", fmt_value(n, F_INT),
+		"mean", fmt_member(cl, "mean", F_NUM),
+		"stddev", fmt_member(cl, "stddev", F_NUM),
+		"sigma", fmt_value(fabs(sigma), F_NUM),
+		"side", sigma > 0 ? "above" : sigma < 0 ? "below" : "at",
+		"alone", n <= 1, "spread", n > 1 && sd > 0,
+		"url", cluster_url(m));
+}
+
+/* The badge's embed snippets: the contract's Markdown, and HTML whose alt
+ * text is the badge's own message (attribute-escaped inside the snippet;
+ * the template escapes the snippet again to show it as text). */
+static json_t *embed_view(const json_t *m)
+{
+	const char *url = s_of(m, "url"), *badge = s_of(m, "badge_url");
+	const json_t *o = json_object_get(m, "outlier");
+	struct badge_in in = { BADGE_OK, json_number_value(json_object_get(m, "decode_tok_s")),
+		s_of(json_object_get(m, "model"), "name"),
+		s_of(json_object_get(m, "hardware"), "accelerator_summary") };
+	struct buf msg = BUF_INIT, md = BUF_INIT, html = BUF_INIT;
+	json_t *v = NULL;
+
+	if (s_of(m, "status") && !strcmp(s_of(m, "status"), "upheld"))
+		in.state = BADGE_UPHELD;
+	else if (json_is_true(json_object_get(o, "flagged")))
+		in.state = BADGE_OUTLIER;
+	buf_printf(&md, "[![llm-speed](%s)](%s)", badge, url);
+	buf_puts(&html, "<a href=\"");
+	html_attr(&html, url);
+	buf_puts(&html, "\"><img src=\"");
+	html_attr(&html, badge);
+	buf_puts(&html, "\" alt=\"llm-speed: ");
+	if (badge_message(&in, &msg) == 0)
+		html_attr(&html, msg.buf);
+	buf_puts(&html, "\"></a>");
+	if (!buf_error(&md) && !buf_error(&html) && !buf_error(&msg))
+		v = json_pack("{s:s, s:s, s:s}", "markdown", md.buf, "html", html.buf,
+			      "alt", msg.buf);
+	buf_release(&msg);
+	buf_release(&md);
+	buf_release(&html);
+	return v;
+}
+
+/* How long a page title may be before the site's " · llm-speed" suffix:
+ * 70 in all, what browsers show in a tab and search engines list.  It is
+ * counted as written in the page, an "&" as the five of "&amp;", since
+ * that is how validators count it. */
+#define TITLE_MAX 57
+
+/* The width of byte c of a title as escaped in the page; 0 for the
+ * continuation bytes of a code point. */
+static size_t title_width(unsigned char c)
+{
+	if ((c & 0xc0) == 0x80)
+		return 0;
+	return c == '&' || c == '\'' ? 5 : c == '"' ? 6 : c == '<' || c == '>' ? 4 : 1;
+}
+
+/* The page title: "<model> on <hardware>", cut at a code point boundary
+ * and ended with "…" when it is wider than TITLE_MAX. */
+static json_t *title_of(const json_t *m)
+{
+	struct buf b = BUF_INIT;
+	json_t *s;
+	const char *model = s_of(json_object_get(m, "model"), "name");
+	const char *hw = s_of(json_object_get(m, "hardware"), "accelerator_summary");
+	size_t i, w = 0, cut = 0;
+
+	buf_printf(&b, "%s on %s", model ? model : "?", hw ? hw : "?");
+	for (i = 0; i < b.len; i++) {
+		w += title_width((unsigned char)b.buf[i]);
+		if (w < TITLE_MAX && title_width((unsigned char)b.buf[i + 1]))
+			cut = i + 1;   /* the text up to here still fits with "…" */
+	}
+	if (w > TITLE_MAX) {
+		b.len = cut;
+		b.buf[cut] = '\0';
+		buf_puts(&b, "\xe2\x80\xa6");
+	}
+	s = buf_error(&b) ? NULL : json_string(b.buf);
+	buf_release(&b);
+	return s;
+}
+
+/* A glossary anchor for s: lowercase, every other byte outside [a-z0-9]
+ * as "-" ("llama.cpp" -> "llama-cpp", "EdDSA" -> "eddsa"). */
+static json_t *term_of(const char *s)
+{
+	char t[64];
+	size_t i;
+
+	for (i = 0; s && s[i] && i < sizeof t - 1; i++) {
+		char c = s[i] >= 'A' && s[i] <= 'Z' ? (char)(s[i] - 'A' + 'a') : s[i];
+		t[i] = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ? c : '-';
+	}
+	t[i] = '\0';
+	return json_string(t);
+}
+
+/* Adds "view" and "title" to the run's model m.  Returns 0, or -1 when
+ * memory ran out. */
+static int add_view(json_t *m)
+{
+	const json_t *w = json_object_get(json_object_get(m, "payload"), "workloads");
+	const char *st = s_of(m, "status");
+	json_t *v;
+
+	v = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o*, s:b}",
+		"decode", fmt_member(m, "decode_tok_s", F_NUM),
+		"chat", chat_view(w),
+		"w3", decay_view(json_object_get(w, "long-context-decay")),
+		"w4", concurrency_view(json_object_get(w, "concurrent-decode")),
+		"w5", agent_view(json_object_get(w, "agent-trace")),
+		"outlier", outlier_view(m),
+		"embed", embed_view(m),
+		"upheld", st && !strcmp(st, "upheld"));
+	if (!v || !json_object_get(v, "embed")) {
+		json_decref(v);
+		return -1;
+	}
+	json_object_set_new(v, "backend_term", term_of(s_of(json_object_get(m, "backend"), "name")));
+	json_object_set_new(v, "alg_term", term_of(s_of(json_object_get(m, "signing"), "alg")));
+	if (json_object_set_new(m, "view", v) || json_object_set_new(m, "title", title_of(m)))
+		return -1;
+	return 0;
+}
+
+enum MHD_Result page_run(struct req *r)
+{
+	uint64_t gen = cache_gen(r->app->cache);
+	enum MHD_Result ret;
+	unsigned status;
+	json_t *m;
+
+	if (!dispute_after(r) && cache_serve(r->app->cache, r, r->arg, REP_RUN_HTML, &ret))
+		return ret;
+	m = page_run_model(r, r->arg, &status);
+	if (!m)
+		return status == 404 ? not_found(r, 1)
+			: page_error(r, 503, "The database is not answering; try again shortly.");
+	if (add_view(m) < 0) {
+		json_decref(m);
+		return page_error(r, 500, "The run page could not be put together; try again shortly.");
+	}
+	ret = dispute_after(r) ? page_render(r, "run", m, 200)
+		: page_render_cached_tag(r, "run", m, REP_RUN_HTML, gen, tag_of(m));
+	json_decref(m);
+	return ret;
+}

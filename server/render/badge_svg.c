@@ -1,0 +1,545 @@
+/* badge_svg.c: the run badge as a shields.io-style flat SVG, and its text. */
+#include "render/badge_svg.h"
+#include "render/html.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#define MIDDOT " \xc2\xb7 "        /* " · " between the message's parts */
+#define ELLIPSIS "\xe2\x80\xa6"    /* "…" ends a shortened name */
+#define FLAG "\xe2\x9a\x91"        /* "⚑" marks an outlier's figure */
+#define UTF8_FFFD "\xef\xbf\xbd"
+
+/* ---- font metrics ------------------------------------------------------ */
+
+/* Verdana 11px advance widths in hundredths of a px for U+0020..U+007E,
+ * copied from anafanafo's data/verdana-11px-normal.json
+ * (github.com/metabolize/anafanafo, measured in Chrome), the table shields.io's
+ * badge-maker measures with.  Checks: 'm' 10.70 and "v1.2.511" 49.46 (its
+ * tests: 10.7 and 49.48 +- 0.1); "build" 26.70, shields' 37 px "build" box. */
+static const unsigned short ascii_w[0x7f - 0x20] = {
+	387, 433, 505, 900, 699, 1184, 799, 295,     /* 0x20  !"#$%&' */
+	500, 500, 699, 900, 400, 500, 400, 500,      /* 0x28 ()*+,-./ */
+	699, 699, 699, 699, 699, 699, 699, 699,      /* 0x30 01234567 */
+	699, 699, 500, 500, 900, 900, 900, 600,      /* 0x38 89:;<=>? */
+	1100, 752, 754, 768, 848, 696, 632, 853,     /* 0x40 @ABCDEFG */
+	827, 463, 500, 762, 612, 927, 823, 866,      /* 0x48 HIJKLMNO */
+	663, 866, 765, 752, 678, 805, 752, 1088,     /* 0x50 PQRSTUVW */
+	754, 677, 754, 500, 500, 500, 900, 699,      /* 0x58 XYZ[\]^_ */
+	699, 661, 685, 573, 685, 655, 387, 685,      /* 0x60 `abcdefg */
+	696, 302, 379, 651, 302, 1070, 696, 668,     /* 0x68 hijklmno */
+	685, 685, 469, 573, 433, 696, 651, 900,      /* 0x70 pqrstuvw */
+	651, 651, 578, 698, 500, 698, 900,           /* 0x78 xyz{|}~  */
+};
+
+/* The same table for U+00A0..U+00FF (U+00FF, missing there, takes 'y'). */
+static const unsigned short latin1_w[0x100 - 0xa0] = {
+	387, 433, 699, 699, 699, 699, 500, 699,      /* 0xA0 */
+	699, 1100, 600, 709, 900, 0, 1100, 699,      /* 0xA8 */
+	596, 900, 596, 596, 699, 706, 699, 400,      /* 0xB0 (B7 is ·) */
+	699, 596, 600, 709, 1100, 1100, 1100, 600,   /* 0xB8 */
+	752, 752, 752, 752, 752, 752, 1083, 768,     /* 0xC0 */
+	696, 696, 696, 696, 463, 463, 463, 463,      /* 0xC8 */
+	853, 823, 866, 866, 866, 866, 866, 900,      /* 0xD0 */
+	866, 805, 805, 805, 805, 677, 666, 682,      /* 0xD8 */
+	661, 661, 661, 661, 661, 661, 1051, 573,     /* 0xE0 */
+	655, 655, 655, 655, 302, 302, 302, 302,      /* 0xE8 (E9 is é) */
+	673, 696, 668, 668, 668, 668, 668, 900,      /* 0xF0 */
+	668, 696, 696, 696, 696, 651, 685, 651,      /* 0xF8 */
+};
+
+/* Punctuation a name or the message may hold, from the same table, and two
+ * characters Verdana lacks, from DejaVu Sans (next in our font-family):
+ * U+2691 1836/2048 em and U+FFFD 2100/2048 em at 11px. */
+static const struct { uint32_t cp; unsigned short w; } extra_w[] = {
+	{ 0x2010, 636 }, { 0x2011, 636 }, { 0x2013, 699 }, { 0x2014, 1100 },
+	{ 0x2018, 295 }, { 0x2019, 295 }, { 0x201c, 505 }, { 0x201d, 505 },
+	{ 0x2022, 600 }, { 0x2026, 900 }, { 0x20ac, 699 }, { 0x2122, 1074 },
+	{ 0x2691, 986 }, { 0xfffd, 1128 },
+};
+
+/* Code points that take no room: combining marks, zero-width and
+ * bidirectional controls, variation selectors, the BOM. */
+static const uint32_t zero_ranges[][2] = {
+	{ 0x0300, 0x036f }, { 0x200b, 0x200f }, { 0x2028, 0x202e },
+	{ 0x2060, 0x2064 }, { 0xfe00, 0xfe0f }, { 0xfeff, 0xfeff },
+};
+
+/* East Asian wide code points and emoji: one em (11 px, as the table has
+ * for CJK ideographs). */
+static const uint32_t wide_ranges[][2] = {
+	{ 0x1100, 0x115f }, { 0x2e80, 0x303e }, { 0x3041, 0x33ff },
+	{ 0x3400, 0x4dbf }, { 0x4e00, 0x9fff }, { 0xa000, 0xa4cf },
+	{ 0xac00, 0xd7a3 }, { 0xf900, 0xfaff }, { 0xfe30, 0xfe4f },
+	{ 0xff00, 0xff60 }, { 0xffe0, 0xffe6 }, { 0x1f300, 0x1f64f },
+	{ 0x1f680, 0x1f6ff }, { 0x1f900, 0x1faff }, { 0x20000, 0x3fffd },
+};
+
+#define W_WIDE 1100      /* one em */
+#define W_FALLBACK 699   /* a digit; Verdana's letters average 6.2 to 7.5 */
+
+#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Returns 1 if cp lies in one of the n [lo, hi] ranges. */
+static int in_ranges(const uint32_t (*r)[2], size_t n, uint32_t cp)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (cp >= r[i][0] && cp <= r[i][1])
+			return 1;
+	return 0;
+}
+
+/* The advance of one code point in hundredths of a px. */
+static unsigned cp_width(uint32_t cp)
+{
+	size_t i;
+
+	if (cp >= 0x20 && cp < 0x7f)
+		return ascii_w[cp - 0x20];
+	if (cp >= 0xa0 && cp <= 0xff)
+		return latin1_w[cp - 0xa0];
+	for (i = 0; i < NELEM(extra_w); i++)
+		if (extra_w[i].cp == cp)
+			return extra_w[i].w;
+	if (in_ranges(zero_ranges, NELEM(zero_ranges), cp))
+		return 0;
+	if (in_ranges(wide_ranges, NELEM(wide_ranges), cp))
+		return W_WIDE;
+	return W_FALLBACK;
+}
+
+/* ---- UTF-8 --------------------------------------------------------------- */
+
+/* Decodes the code point at s[0..n), n >= 1, into *cp and returns its length
+ * in bytes.  A malformed, truncated, overlong or surrogate sequence decodes
+ * as U+FFFD of length 1, so the caller always moves on. */
+static size_t utf8_decode(const unsigned char *s, size_t n, uint32_t *cp)
+{
+	size_t len, i;
+	uint32_t c = s[0], min;
+
+	*cp = 0xfffd;
+	if (c < 0x80) {
+		*cp = c;
+		return 1;
+	}
+	if (c >= 0xc2 && c <= 0xdf) {
+		len = 2, c &= 0x1f, min = 0x80;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		len = 3, c &= 0x0f, min = 0x800;
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		len = 4, c &= 0x07, min = 0x10000;
+	} else {
+		return 1;
+	}
+	for (i = 1; i < len; i++) {
+		if (i >= n || (s[i] & 0xc0) != 0x80)
+			return 1;
+		c = (c << 6) | (s[i] & 0x3f);
+	}
+	if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+		return 1;
+	*cp = c;
+	return len;
+}
+
+/* Appends cp (a valid scalar value) to b as UTF-8. */
+static void utf8_put(struct buf *b, uint32_t cp)
+{
+	char e[4];
+	size_t n, i;
+
+	if (cp < 0x80) {
+		e[0] = (char)cp, n = 1;
+	} else if (cp < 0x800) {
+		e[0] = (char)(0xc0 | cp >> 6), n = 2;
+	} else if (cp < 0x10000) {
+		e[0] = (char)(0xe0 | cp >> 12), n = 3;
+	} else {
+		e[0] = (char)(0xf0 | cp >> 18), n = 4;
+	}
+	for (i = 1; i < n; i++)
+		e[i] = (char)(0x80 | ((cp >> (6 * (n - 1 - i))) & 0x3f));
+	buf_add(b, e, n);
+}
+
+/* The width of s in hundredths of a px (see badge_text_width). */
+static unsigned long text_cents(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = s ? strlen(s) : 0;
+	unsigned long sum = 0;
+	uint32_t cp;
+
+	while (n) {
+		size_t k = utf8_decode(p, n, &cp);
+		sum += cp_width(cp);
+		p += k, n -= k;
+	}
+	return sum;
+}
+
+/* See badge_svg.h. */
+double badge_text_width(const char *utf8)
+{
+	return (double)text_cents(utf8) / 100.0;
+}
+
+/* ---- the message ----------------------------------------------------------- */
+
+/* A view of bytes inside some other buffer. */
+struct span {
+	const char *p;
+	size_t n;
+};
+
+/* 1 for the invisible format characters a badge drops: the bidi marks,
+ * embeddings, overrides and isolates (which could reorder the badge's
+ * other parts), zero-width spaces and joiners, the word joiner and
+ * invisible operators, and the byte order mark. */
+static int invisible(uint32_t cp)
+{
+	return cp == 0x061c || cp == 0x180e || (cp >= 0x200b && cp <= 0x200f) ||
+	       (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2060 && cp <= 0x2069) ||
+	       cp == 0xfeff;
+}
+
+/* Appends s to out as one line of text XML accepts: malformed UTF-8, C0
+ * controls (tab and newline too), DEL, U+FFFE and U+FFFF become U+FFFD;
+ * invisible format characters are left out. */
+static void put_clean(struct buf *out, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = strlen(s);
+	uint32_t cp;
+
+	while (n) {
+		size_t k = utf8_decode(p, n, &cp);
+		if (cp < 0x20 || cp == 0x7f || cp == 0xfffe || cp == 0xffff)
+			cp = 0xfffd;
+		if (!invisible(cp))
+			utf8_put(out, cp);
+		p += k, n -= k;
+	}
+}
+
+/* Returns 1 for the characters a name's words are joined with. */
+static int is_sep(char c)
+{
+	return c == '-' || c == '.' || c == ' ' || c == '_' || c == '/';
+}
+
+/* s without leading and trailing spaces, and without trailing separators. */
+static struct span trim(struct span s)
+{
+	while (s.n && s.p[0] == ' ')
+		s.p++, s.n--;
+	while (s.n && is_sep(s.p[s.n - 1]))
+		s.n--;
+	return s;
+}
+
+/* s after "org/" when s looks like a Hugging Face id, "org/name" with an
+ * org of [A-Za-z0-9._-]: "Qwen/Qwen3-8B" is "Qwen3-8B". */
+static struct span drop_org(struct span s)
+{
+	static const char org[] = "abcdefghijklmnopqrstuvwxyz"
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-";
+	const char *slash = memchr(s.p, '/', s.n);
+	size_t i;
+
+	if (!slash || slash == s.p || slash == s.p + s.n - 1 ||
+	    memchr(slash + 1, '/', (size_t)(s.p + s.n - slash - 1)))
+		return s;
+	for (i = 0; s.p + i < slash; i++)
+		if (!strchr(org, s.p[i]))
+			return s;
+	i++;
+	s.p += i, s.n -= i;
+	return s;
+}
+
+/* Returns 1 if the lower-case token t is a quantization: q4_k_m, iq4_xs,
+ * q8_0, 4bit, 8bits. */
+static int is_quant(const char *t)
+{
+	size_t d;
+
+	if (t[0] == 'i' && t[1] == 'q')
+		t++;
+	if (t[0] == 'q' && t[1] >= '0' && t[1] <= '9')
+		return strspn(t, "abcdefghijklmnopqrstuvwxyz0123456789_") == strlen(t);
+	d = strspn(t, "0123456789");
+	return d && (!strcmp(t + d, "bit") || !strcmp(t + d, "bits"));
+}
+
+/* Returns 1 if the token tok[0..n) says nothing a badge reader needs: a
+ * variant, a format or a quantization. */
+static int is_noise(const char *tok, size_t n)
+{
+	static const char *const words[] = {
+		"instruct", "chat", "it", "hf", "gguf", "ggml", "mlx", "awq",
+		"gptq", "exl2", "exl3", "ud", "dwq", "f16", "f32", "bf16",
+		"fp16", "fp8", "fp4", "mxfp4", "nvfp4", "int4", "int8",
+	};
+	char t[16];
+	size_t i;
+
+	if (n == 0 || n >= sizeof t)
+		return 0;
+	for (i = 0; i < n; i++)
+		t[i] = (char)(tok[i] >= 'A' && tok[i] <= 'Z' ? tok[i] + 32 : tok[i]);
+	t[n] = '\0';
+	for (i = 0; i < NELEM(words); i++)
+		if (!strcmp(t, words[i]))
+			return 1;
+	return is_quant(t);
+}
+
+/* s without trailing noise tokens, each after a '-', '.' or ' ', keeping at
+ * least the first token: "x-Instruct-Q4_K_M.gguf" is "x". */
+static struct span drop_noise(struct span s)
+{
+	for (;;) {
+		size_t i = s.n;
+		while (i && s.p[i - 1] != '-' && s.p[i - 1] != '.' &&
+		       s.p[i - 1] != ' ')
+			i--;
+		if (i < 2 || !is_noise(s.p + i, s.n - i))
+			return s;
+		s.n = i - 1;
+	}
+}
+
+/* Appends s, cut to at most max code points with "…" as the last one.  s
+ * is well-formed UTF-8, so a code point starts at every non-continuation
+ * byte. */
+static void put_cut(struct buf *out, struct span s, size_t max)
+{
+	size_t i, chars = 0, keep = 0;
+
+	for (i = 0; i < s.n; i++) {
+		if (((unsigned char)s.p[i] & 0xc0) == 0x80)
+			continue;
+		if (chars == max - 1)
+			keep = i;
+		chars++;
+	}
+	if (chars <= max) {
+		buf_add(out, s.p, s.n);
+		return;
+	}
+	s.n = keep;
+	s = trim(s);
+	buf_add(out, s.p, s.n);
+	buf_puts(out, ELLIPSIS);
+}
+
+/* Appends " · " and the shortened name to out, or nothing if the name is
+ * empty.  Returns 0, or -1 when out of memory. */
+static int put_part(struct buf *out, const char *name, size_t max, int model)
+{
+	struct buf clean = BUF_INIT;
+	struct span s;
+	int ret = -1;
+
+	if (!name)
+		return 0;
+	put_clean(&clean, name);
+	if (buf_error(&clean))
+		goto out;
+	s = trim((struct span){ clean.buf, clean.len });
+	if (model)
+		s = trim(drop_noise(drop_org(s)));
+	if (s.n) {
+		buf_puts(out, MIDDOT);
+		put_cut(out, s, max);
+	}
+	ret = 0;
+out:
+	buf_release(&clean);
+	return ret;
+}
+
+/* Appends the whole number v < 1e9 with a comma every three digits. */
+static void put_grouped(struct buf *out, double v)
+{
+	char d[16];
+	int n, i;
+
+	n = snprintf(d, sizeof d, "%ld", (long)llround(v));
+	for (i = 0; i < n; i++) {
+		if (i && (n - i) % 3 == 0)
+			buf_putc(out, ',');
+		buf_putc(out, d[i]);
+	}
+}
+
+/* Appends the figure and " tok/s" (formats in badge_message's comment). */
+static void put_figure(struct buf *out, double v)
+{
+	if (!isfinite(v) || v < 0)
+		buf_puts(out, "?");
+	else if (v >= 1e9)
+		buf_puts(out, ">999,999,999");
+	else if (v >= 999.95)
+		put_grouped(out, v);
+	else if (v >= 1)
+		buf_printf(out, "%.1f", v);
+	else if (v >= 0.0001 || v == 0)
+		buf_printf(out, "%#.2g", v);
+	else
+		buf_puts(out, "<0.0001");
+	buf_puts(out, " tok/s");
+}
+
+/* See badge_svg.h: appends the message, or returns -1. */
+int badge_message(const struct badge_in *in, struct buf *out)
+{
+	if (!in || (unsigned)in->state > BADGE_NOT_FOUND)
+		return -1;
+	if (in->state == BADGE_NOT_FOUND) {
+		buf_puts(out, "run not found");
+		return buf_error(out);
+	}
+	if (in->state == BADGE_UPHELD) {
+		buf_puts(out, "disputed: upheld");
+	} else {
+		if (in->state == BADGE_OUTLIER)
+			buf_puts(out, FLAG " ");
+		put_figure(out, in->decode_tok_s);
+	}
+	if (put_part(out, in->model, BADGE_MODEL_MAX, 1) ||
+	    put_part(out, in->hardware, BADGE_HW_MAX, 0))
+		return -1;
+	return buf_error(out);
+}
+
+/* ---- the SVG ------------------------------------------------------------- */
+
+/* The message box's color per state: hex for the SVG, shields' name. */
+static const struct {
+	const char *hex, *name;
+} state_color[] = {
+	[BADGE_OK] = { "#4c1", "brightgreen" },
+	[BADGE_OUTLIER] = { "#fe7d37", "orange" },
+	[BADGE_UPHELD] = { "#e05d44", "red" },
+	[BADGE_NOT_FOUND] = { "#9f9f9f", "lightgrey" },
+};
+
+/* See badge_svg.h. */
+const char *badge_color(enum badge_state state)
+{
+	if ((unsigned)state > BADGE_NOT_FOUND)
+		return NULL;
+	return state_color[state].name;
+}
+
+/* Where everything goes, in whole px. */
+struct layout {
+	long label_tw, msg_tw;   /* text widths, rounded up */
+	long label_w, msg_w;     /* box widths: text plus padding */
+};
+
+/* s's width rounded up to a whole px, so the box never squeezes it. */
+static long text_px(const char *s)
+{
+	return (long)((text_cents(s) + 99) / 100);
+}
+
+/* Fills l for the two texts: every number comes from the width table. */
+static void layout(struct layout *l, const char *label, const char *msg)
+{
+	l->label_tw = text_px(label);
+	l->msg_tw = text_px(msg);
+	l->label_w = l->label_tw + 2 * BADGE_HPAD;
+	l->msg_w = l->msg_tw + 2 * BADGE_HPAD;
+}
+
+/* The opening tag, the accessible name and the rounded-corner clip. */
+static void put_head(struct buf *out, const struct layout *l, const char *msg)
+{
+	long w = l->label_w + l->msg_w;
+
+	buf_printf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%ld\""
+		   " height=\"%d\" role=\"img\" aria-label=\"", w, BADGE_HEIGHT);
+	html_attr(out, BADGE_LABEL ": ");
+	html_attr(out, msg);
+	buf_puts(out, "\"><title>");
+	html_txt(out, BADGE_LABEL ": ");
+	html_txt(out, msg);
+	buf_puts(out, "</title><linearGradient id=\"s\" x2=\"0\" y2=\"100%\">"
+		 "<stop offset=\"0\" stop-color=\"#bbb\" stop-opacity=\".1\"/>"
+		 "<stop offset=\"1\" stop-opacity=\".1\"/></linearGradient>");
+	buf_printf(out, "<clipPath id=\"r\"><rect width=\"%ld\" height=\"%d\""
+		   " rx=\"3\" fill=\"#fff\"/></clipPath>", w, BADGE_HEIGHT);
+}
+
+/* The two colored boxes and the gradient over them. */
+static void put_boxes(struct buf *out, const struct layout *l, const char *hex)
+{
+	buf_printf(out, "<g clip-path=\"url(#r)\">"
+		   "<rect width=\"%ld\" height=\"%d\" fill=\"#555\"/>"
+		   "<rect x=\"%ld\" width=\"%ld\" height=\"%d\" fill=\"%s\"/>"
+		   "<rect width=\"%ld\" height=\"%d\" fill=\"url(#s)\"/></g>",
+		   l->label_w, BADGE_HEIGHT, l->label_w, l->msg_w, BADGE_HEIGHT,
+		   hex, l->label_w + l->msg_w, BADGE_HEIGHT);
+}
+
+/* One text, its shadow first, centred on box_x + box_w / 2 and stretched to
+ * tw px.  Coordinates are in tenths of a px: the group draws at font-size
+ * 110 and each text scales by .1, as shields does. */
+static void put_text(struct buf *out, long box_x, long box_w, long tw,
+		     const char *s)
+{
+	long x = box_x * 10 + box_w * 5;
+
+	buf_printf(out, "<text aria-hidden=\"true\" x=\"%ld\" y=\"150\""
+		   " fill=\"#010101\" fill-opacity=\".3\" transform=\"scale(.1)\""
+		   " textLength=\"%ld\">", x, tw * 10);
+	html_txt(out, s);
+	buf_printf(out, "</text><text x=\"%ld\" y=\"140\" transform=\"scale(.1)\""
+		   " fill=\"#fff\" textLength=\"%ld\">", x, tw * 10);
+	html_txt(out, s);
+	buf_puts(out, "</text>");
+}
+
+/* The text group: the font once, then the label and the message. */
+static void put_texts(struct buf *out, const struct layout *l, const char *msg)
+{
+	buf_puts(out, "<g fill=\"#fff\" text-anchor=\"middle\""
+		 " font-family=\"Verdana,Geneva,DejaVu Sans,sans-serif\""
+		 " text-rendering=\"geometricPrecision\" font-size=\"110\">");
+	put_text(out, 0, l->label_w, l->label_tw, BADGE_LABEL);
+	put_text(out, l->label_w, l->msg_w, l->msg_tw, msg);
+	buf_puts(out, "</g>");
+}
+
+/* See badge_svg.h: appends the SVG and names its color, or returns -1. */
+int badge_render_svg(const struct badge_in *in, struct buf *out,
+		     const char **color_out)
+{
+	struct buf msg = BUF_INIT;
+	struct layout l;
+	int ret = -1;
+
+	if (badge_message(in, &msg))
+		goto out;
+	layout(&l, BADGE_LABEL, msg.buf);
+	put_head(out, &l, msg.buf);
+	put_boxes(out, &l, state_color[in->state].hex);
+	put_texts(out, &l, msg.buf);
+	buf_puts(out, "</svg>");
+	if (buf_error(out))
+		goto out;
+	if (color_out)
+		*color_out = state_color[in->state].name;
+	ret = 0;
+out:
+	buf_release(&msg);
+	return ret;
+}

@@ -1,0 +1,85 @@
+/* badge_svg.h: the run badge, a shields.io-style flat SVG (pure rendering).
+ *
+ * No I/O and no database: the caller (badge.c) looks the run up, fills a
+ * struct badge_in and sends what badge_render_svg() appended, with the
+ * caching headers schema/API.md and schema/openapi.json describe.
+ *
+ *   struct badge_in in = { BADGE_OK, 112.2, "Qwen3-Coder-30B-A3B-Instruct",
+ *                          "M3 Ultra" };
+ *   struct buf svg = BUF_INIT;
+ *   if (badge_render_svg(&in, &svg, NULL)) goto out;
+ *   ...
+ *   buf_release(&svg);
+ */
+#ifndef LLMS_BADGE_SVG_H
+#define LLMS_BADGE_SVG_H
+
+#include "util/buf.h"
+
+/* What the badge says about the run. */
+enum badge_state {
+	BADGE_OK = 0,        /* green: the figure, model and hardware */
+	BADGE_OUTLIER = 1,   /* orange: the same, the figure flagged */
+	BADGE_UPHELD = 2,    /* red: a dispute was upheld; no figure */
+	BADGE_NOT_FOUND = 3  /* grey: "run not found" */
+};
+
+struct badge_in {
+	enum badge_state state;
+	double decode_tok_s;   /* chat-short decode tok/s */
+	const char *model;     /* as uploaded; any bytes; NULL or "" omits it */
+	const char *hardware;  /* accelerator summary; NULL or "" omits it */
+};
+
+#define BADGE_LABEL "llm-speed"   /* the grey left half */
+#define BADGE_HPAD 5              /* px of box on each side of its text */
+#define BADGE_HEIGHT 20
+#define BADGE_MODEL_MAX 28        /* code points of model, "…" included */
+#define BADGE_HW_MAX 20           /* code points of hardware, "…" included */
+
+/* Appends the badge's message (the right half's text) to out, always as
+ * well-formed UTF-8 with no character XML forbids:
+ *
+ *   OK         "112.2 tok/s · Qwen3-Coder-30B-A3B · M3 Ultra"
+ *   OUTLIER    "⚑ 112.2 tok/s · Qwen3-Coder-30B-A3B · M3 Ultra"
+ *   UPHELD     "disputed: upheld · Qwen3-Coder-30B-A3B · M3 Ultra"
+ *   NOT_FOUND  "run not found"
+ *
+ * The figure has two significant digits below 1 ("0.42"), one decimal below
+ * 1000 ("112.2") and none from 1000, with thousands commas ("1,235"); a
+ * negative or non-finite figure shows "?".
+ *
+ * The model loses an "org/" prefix and trailing variant or quantization
+ * tokens ("-Instruct", "-Chat", "-it", "-hf", "-Q4_K_M", ".gguf", "-4bit",
+ * "-FP8", ...).  Then model and hardware longer than BADGE_MODEL_MAX and
+ * BADGE_HW_MAX code points are cut at a code point boundary and end in "…".
+ * Malformed UTF-8, control characters, U+FFFE and U+FFFF become U+FFFD.
+ *
+ * The text is not escaped: it goes through html_txt or html_attr on its way
+ * into markup.  Returns 0, or -1 if in is invalid or out is in error. */
+int badge_message(const struct badge_in *in, struct buf *out);
+
+/* The advance width in px of utf8 in Verdana 11px, summed per code point
+ * from anafanafo's Verdana table (the one shields.io measures with).
+ * Characters outside the table: 0 for combining and zero-width ones, 11
+ * (one em) for East Asian wide ones and emoji, 6.99 otherwise.  Malformed
+ * bytes count as U+FFFD.  NULL measures 0. */
+double badge_text_width(const char *utf8);
+
+/* Appends the whole flat badge to out: "llm-speed" on #555, the message on
+ * the state's color, each box its text's width rounded up to a whole px
+ * plus BADGE_HPAD on each side, text stretched to that width with
+ * textLength; role="img" with aria-label and <title> "llm-speed: <message>".
+ * Every piece of text goes through html_txt or html_attr.  If color_out is
+ * not NULL it receives the message color as a shields color name
+ * ("brightgreen", "orange", "red", "lightgrey"; a static string).
+ * Returns 0, or -1 if in is invalid or out is in error. */
+int badge_render_svg(const struct badge_in *in, struct buf *out,
+		     const char **color_out);
+
+/* The message color of state as a shields color name, the one
+ * badge_render_svg() reports (a static string); NULL for an invalid state.
+ * For the shields.io endpoint JSON, which draws the badge itself. */
+const char *badge_color(enum badge_state state);
+
+#endif

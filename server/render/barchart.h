@@ -1,0 +1,37 @@
+/* barchart.h: a horizontal bar chart drawn by the server as inline SVG.
+ *
+ * Pure rendering, no I/O.  Colors are presentation attributes (the
+ * Content-Security-Policy forbids style attributes), text follows the
+ * page's color through currentColor, and every label goes through the
+ * escapers of html.h.
+ *
+ *   struct barchart_bar bars[] = { { "M3 Ultra", 192.5 }, { "M3 Pro", 19.4 } };
+ *   barchart_svg(&out, "Best decode tok/s per hardware", "tok/s", bars, 2);
+ */
+#ifndef LLMS_BARCHART_H
+#define LLMS_BARCHART_H
+
+#include <stddef.h>
+
+#include "util/buf.h"
+
+struct barchart_bar {
+	const char *label;   /* any bytes; escaped, cut at BARCHART_LABEL_MAX characters */
+	double value;        /* drawn when finite and >= 0 */
+};
+
+#define BARCHART_WIDTH 640
+#define BARCHART_ROW 28
+#define BARCHART_LABEL_MAX 26
+#define BARCHART_MAX_BARS 64   /* bars past this are not drawn */
+
+/* Appends one <svg class="barchart" role="img"> to out, its aria-label and
+ * <title> equal to title: a row per bar in the order given, the label
+ * right-aligned before the bar, the bar's length in proportion to the
+ * largest value, and the value with one decimal and unit after it; each
+ * row carries a <title> "label: value unit".  No bars: a one-line "no
+ * data" chart.  Returns 0, or -1 when out is in error. */
+int barchart_svg(struct buf *out, const char *title, const char *unit,
+		 const struct barchart_bar *bars, size_t n);
+
+#endif

@@ -1,0 +1,541 @@
+/* chart.c: line and bar charts as inline SVG, drawn by the server. */
+#include "render/chart.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "render/html.h"
+
+/* The plot area inside the viewBox, in user units. */
+#define PAD_LEFT 72
+#define PAD_RIGHT 16
+#define PAD_BOTTOM 58
+#define TOP_PLAIN 40       /* plot top without a legend row */
+#define TOP_LEGEND 62      /* plot top below the legend row */
+#define INSET 14           /* line charts keep end markers off the axes */
+#define CHAR_W 9.5         /* generous advance of one character: phones draw 18px */
+#define Y_TICKS 5
+#define MAX_TICKS 24
+
+/* Okabe-Ito blue and vermillion: apart for color-blind readers, and on
+ * light and dark pages (style.css lightens them for dark mode). */
+static const char *const series_color[CHART_MAX_SERIES] = { "#0072b2", "#d55e00" };
+
+/* One axis: its domain [lo, hi] and tick step.  On a log2 axis lo, hi and
+ * step are exponents of two. */
+struct axis {
+	double lo, hi, step;
+	int log2;
+};
+
+/* Everything one rendering needs: the chart, the plot frame, the axes and
+ * the points in x order. */
+struct plot {
+	const struct chart *c;
+	size_t n;
+	double left, right, top, bottom;
+	struct axis x, y;
+	size_t order[CHART_MAX_POINTS];
+};
+
+/* ---- numbers for people ----------------------------------------------------- */
+
+/* Appends v with dec decimals and thousands commas in the integer part. */
+static void fmt_fixed(struct buf *out, double v, int dec)
+{
+	char s[64];
+	size_t i, neg, intlen;
+
+	if (!isfinite(v)) {
+		buf_putc(out, '?');
+		return;
+	}
+	if (fabs(v) >= 1e15) {
+		buf_printf(out, "%.3g", v);
+		return;
+	}
+	snprintf(s, sizeof s, "%.*f", dec, v);
+	neg = s[0] == '-';
+	if (neg && strspn(s + 1, "0.") == strlen(s + 1)) {
+		memmove(s, s + 1, strlen(s));   /* "-0.0" reads as "0.0" */
+		neg = 0;
+	}
+	intlen = strcspn(s + neg, ".");
+	buf_add(out, s, neg);
+	for (i = 0; i < intlen; i++) {
+		if (i && (intlen - i) % 3 == 0)
+			buf_putc(out, ',');
+		buf_putc(out, s[neg + i]);
+	}
+	buf_puts(out, s + neg + intlen);
+}
+
+void chart_fmt_num(struct buf *out, double v)
+{
+	double a = fabs(v);
+	int dec;
+
+	if (a == 0) {
+		buf_putc(out, '0');
+		return;
+	}
+	if (a < 1) {
+		dec = 1 - (int)floor(log10(a));
+		fmt_fixed(out, v, dec > 8 ? 8 : dec);
+	} else {
+		fmt_fixed(out, v, a < 1000 ? 1 : 0);
+	}
+}
+
+void chart_fmt_int(struct buf *out, double v)
+{
+	if (isfinite(v) && v == floor(v))
+		fmt_fixed(out, v, 0);
+	else
+		chart_fmt_num(out, v);
+}
+
+/* Appends a token count the way context lengths are spoken: 1024 as "1K",
+ * 131072 as "128K", 1536 as "1.5K", 2^20 as "1M"; below 1024 as is. */
+static void fmt_tokens(struct buf *out, double v)
+{
+	double k = v / 1024, m = v / 1048576;
+
+	if (!(fabs(v) >= 1024))
+		chart_fmt_int(out, v);
+	else if (fabs(m) >= 1)
+		buf_printf(out, m == floor(m) ? "%.0fM" : "%.1fM", m);
+	else
+		buf_printf(out, k == floor(k) ? "%.0fK" : "%.1fK", k);
+}
+
+/* Appends a linear tick label with as many decimals as step needs. */
+static void fmt_tick(struct buf *out, double v, double step)
+{
+	int dec = step >= 1 || step <= 0 ? 0 : (int)ceil(-log10(step) - 1e-9);
+
+	fmt_fixed(out, v, dec > 8 ? 8 : dec);
+}
+
+/* Appends an x value as the chart's tick style asks. */
+static void fmt_x(struct buf *out, const struct chart *c, double v)
+{
+	if (c->x_ticks == CHART_TICK_TOKENS)
+		fmt_tokens(out, v);
+	else
+		chart_fmt_int(out, v);
+}
+
+/* ---- scales ------------------------------------------------------------------ */
+
+/* A round step (1, 2 or 5 times a power of ten) cutting range into about
+ * target pieces. */
+static double nice_step(double range, int target)
+{
+	double raw = range / target, p = pow(10, floor(log10(raw))), f = raw / p;
+
+	return (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * p;
+}
+
+/* A linear axis covering [lo, hi] with ends on round ticks.  A domain of
+ * one value is widened around it. */
+static void linear_axis(struct axis *a, double lo, double hi, int target)
+{
+	double d, step;
+
+	if (!(hi > lo)) {
+		d = lo == 0 ? 1 : fabs(lo) / 2;
+		lo -= d;
+		hi += d;
+	}
+	step = nice_step(hi - lo, target);
+	a->log2 = 0;
+	if (!isfinite(step) || step <= 0 || !isfinite(hi - lo)) {
+		a->lo = lo;
+		a->hi = hi;
+		a->step = 0;
+		return;
+	}
+	a->step = step;
+	a->lo = floor(lo / step + 1e-9) * step;
+	a->hi = ceil(hi / step - 1e-9) * step;
+}
+
+/* A log2 axis from the power of two at or below lo to the one at or above
+ * hi (both > 0), at least two octaves wide, at most about eight ticks. */
+static void log2_axis(struct axis *a, double lo, double hi)
+{
+	a->log2 = 1;
+	a->lo = floor(log2(lo));
+	a->hi = ceil(log2(hi));
+	if (a->hi - a->lo < 1) {      /* one value: widen, never below 1 from 1 */
+		a->lo -= a->lo == 0 ? 0 : 1;
+		a->hi += a->lo == 0 && a->hi == 0 ? 2 : 1;
+	}
+	a->step = ceil((a->hi - a->lo) / 8);
+}
+
+/* The position of value v along [from, to] on axis a. */
+static double scale(const struct axis *a, double v, double from, double to)
+{
+	double t = a->log2 ? log2(v) : v;
+
+	return from + (t - a->lo) / (a->hi - a->lo) * (to - from);
+}
+
+static double px(const struct plot *p, double x)
+{
+	double inset = p->c->kind == CHART_LINE ? INSET : 0;
+
+	return scale(&p->x, x, p->left + inset, p->right - inset);
+}
+
+static double py(const struct plot *p, double y)
+{
+	return scale(&p->y, y, p->bottom, p->top);
+}
+
+/* 1 when point i of series s is drawn: finite, and positive x on log2. */
+static int drawn(const struct plot *p, size_t s, size_t i)
+{
+	double x = p->c->x[i], y = p->c->series[s].y[i];
+
+	if (!isfinite(y) || !isfinite(x))
+		return 0;
+	return !p->x.log2 || x > 0;
+}
+
+/* The range of finite x (lo, hi, and whether all are > 0); returns how
+ * many x are finite. */
+static size_t x_range(const struct plot *p, double *lo, double *hi, int *positive)
+{
+	size_t i, k = 0;
+
+	*lo = INFINITY;
+	*hi = -INFINITY;
+	*positive = 1;
+	for (i = 0; i < p->n; i++) {
+		double x = p->c->x[i];
+		if (!isfinite(x))
+			continue;
+		*lo = fmin(*lo, x);
+		*hi = fmax(*hi, x);
+		*positive &= x > 0;
+		k++;
+	}
+	return k;
+}
+
+/* Sets both axes from the data: y from 0 (or the lowest value) to a round
+ * maximum; x on log2 when asked and every x is positive.  Returns the
+ * number of points that will be drawn. */
+static size_t set_axes(struct plot *p)
+{
+	double xlo, xhi, ylo = 0, yhi = -INFINITY;
+	size_t s, i, k = 0;
+	int positive;
+
+	x_range(p, &xlo, &xhi, &positive);
+	p->x.log2 = p->c->kind == CHART_LINE && p->c->x_scale == CHART_LOG2 && positive;
+	for (s = 0; s < p->c->nseries; s++)
+		for (i = 0; i < p->n; i++)
+			if (drawn(p, s, i)) {
+				ylo = fmin(ylo, p->c->series[s].y[i]);
+				yhi = fmax(yhi, p->c->series[s].y[i]);
+				k++;
+			}
+	if (!(yhi > ylo))
+		yhi = ylo + 1;
+	linear_axis(&p->y, ylo, yhi, Y_TICKS);
+	if (!k || !isfinite(xlo)) {   /* nothing to draw: a plain 0..1 axis */
+		xlo = 0;
+		xhi = 1;
+		p->x.log2 = 0;
+	}
+	if (p->x.log2)
+		log2_axis(&p->x, xlo, xhi);
+	else
+		linear_axis(&p->x, xlo, xhi, 6);
+	return k;
+}
+
+/* Fills p->order with the point indices sorted by x (stable; non-finite x
+ * last), so lines run left to right. */
+static void sort_points(struct plot *p)
+{
+	size_t i, j;
+
+	for (i = 0; i < p->n; i++) {
+		size_t v = p->order[i] = i;
+		double xv = p->c->x[v];
+		for (j = i; j > 0; j--) {
+			double xo = p->c->x[p->order[j - 1]];
+			if (!(xo > xv) && !(isnan(xo) && !isnan(xv)))
+				break;
+			p->order[j] = p->order[j - 1];
+		}
+		p->order[j] = v;
+	}
+}
+
+/* ---- drawing ------------------------------------------------------------------ */
+
+/* Code points in s, for a rough text width. */
+static size_t text_len(const char *s)
+{
+	size_t n = 0;
+
+	for (; s && *s; s++)
+		n += ((unsigned char)*s & 0xc0) != 0x80;
+	return n;
+}
+
+/* The root element, its <title> and the visible title. */
+static void open_svg(struct buf *b, const struct chart *c)
+{
+	buf_printf(b, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" "
+		   "viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\" aria-label=\"",
+		   CHART_WIDTH, CHART_HEIGHT, CHART_WIDTH, CHART_HEIGHT);
+	html_attr(b, c->title);
+	buf_puts(b, "\" font-family=\"system-ui, sans-serif\" font-size=\"13\" "
+		 "fill=\"currentColor\"><title>");
+	html_txt(b, c->title);
+	buf_puts(b, "</title>\n<text class=\"chart-title\" x=\"8\" y=\"22\" "
+		 "font-size=\"15\" font-weight=\"bold\">");
+	html_txt(b, c->title);
+	buf_puts(b, "</text>\n");
+}
+
+/* The group attributes of series s: its class and colors. */
+static void series_group(struct buf *b, size_t s)
+{
+	buf_printf(b, "<g class=\"series s%zu\" stroke=\"%s\" fill=\"%s\" stroke-width=\"2\"%s>",
+		   s + 1, series_color[s], series_color[s],
+		   s ? " stroke-dasharray=\"6 4\"" : "");
+}
+
+/* The marker of series s at (x, y): a circle for the first series, a
+ * square for the second, undashed. */
+static void marker(struct buf *b, size_t s, double x, double y)
+{
+	if (s == 0)
+		buf_printf(b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4.5\"", x, y);
+	else
+		buf_printf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"9\" height=\"9\"", x - 4.5, y - 4.5);
+	buf_puts(b, " stroke-dasharray=\"none\"");
+}
+
+/* The legend row: a line sample with its marker and the name, per series;
+ * none for a single unnamed series. */
+static void legend(struct buf *b, const struct plot *p)
+{
+	const struct chart *c = p->c;
+	double x = p->left;
+	size_t s;
+
+	if (c->nseries == 1 && !text_len(c->series[0].name))
+		return;
+	buf_puts(b, "<g class=\"legend\">");
+	for (s = 0; s < c->nseries; s++) {
+		series_group(b, s);
+		if (c->kind == CHART_LINE)
+			buf_printf(b, "<path d=\"M%.1f 45H%.1f\" fill=\"none\"/>", x, x + 28);
+		marker(b, s, x + 14, 45);
+		buf_puts(b, "/></g><text x=\"");
+		buf_printf(b, "%.1f\" y=\"50\">", x + 36);
+		html_txt(b, c->series[s].name);
+		buf_puts(b, "</text>");
+		x += 36 + CHAR_W * (double)text_len(c->series[s].name) + 24;
+	}
+	buf_puts(b, "</g>\n");
+}
+
+/* Horizontal grid lines and y tick labels. */
+static void y_axis(struct buf *b, const struct plot *p)
+{
+	const struct axis *a = &p->y;
+	int i, n = a->step > 0 ? (int)floor((a->hi - a->lo) / a->step + 0.5) : 1;
+
+	buf_puts(b, "<g class=\"grid\" stroke=\"currentColor\" stroke-opacity=\"0.18\">");
+	for (i = 1; i <= n && i <= MAX_TICKS; i++)
+		buf_printf(b, "<path d=\"M%d %.1fH%.1f\"/>", PAD_LEFT,
+			   py(p, a->lo + i * (a->hi - a->lo) / n), p->right);
+	buf_puts(b, "</g>\n<g class=\"ticks y\" text-anchor=\"end\">");
+	for (i = 0; i <= n && i <= MAX_TICKS; i++) {
+		double v = a->lo + i * (a->hi - a->lo) / n;
+		if (fabs(v) < fabs(a->step) * 1e-9)
+			v = 0;
+		buf_printf(b, "<text x=\"%d\" y=\"%.1f\">", PAD_LEFT - 8, py(p, v) + 4.5);
+		fmt_tick(b, v, a->step);
+		buf_puts(b, "</text>");
+	}
+	buf_puts(b, "</g>\n");
+}
+
+/* One x tick with its label at position x. */
+static void x_tick(struct buf *b, const struct plot *p, double x)
+{
+	buf_printf(b, "<path d=\"M%.1f %.1fV%.1f\" stroke=\"currentColor\"/>"
+		   "<text x=\"%.1f\" y=\"%.1f\">", x, p->bottom, p->bottom + 5,
+		   x, p->bottom + 20);
+}
+
+/* X ticks and labels: powers of two on log2, round steps on linear, one
+ * per category (thinned when crowded) for bars. */
+static void x_axis(struct buf *b, const struct plot *p)
+{
+	const struct axis *a = &p->x;
+	size_t i, every;
+	double t;
+
+	buf_puts(b, "<g class=\"ticks x\" text-anchor=\"middle\">");
+	if (p->c->kind == CHART_BAR) {
+		every = p->n > 12 ? (p->n + 11) / 12 : 1;
+		for (i = 0; i < p->n; i += every) {
+			x_tick(b, p, p->left + (i + 0.5) * (p->right - p->left) / (double)p->n);
+			fmt_x(b, p->c, p->c->x[i]);
+			buf_puts(b, "</text>");
+		}
+	} else {
+		for (i = 0; i <= MAX_TICKS && a->step > 0; i++) {
+			t = a->lo + (double)i * a->step;
+			if (t > a->hi + a->step * 1e-9)
+				break;
+			if (fabs(t) < a->step * 1e-9)
+				t = 0;
+			x_tick(b, p, px(p, a->log2 ? exp2(t) : t));
+			if (a->log2)
+				fmt_x(b, p->c, exp2(t));
+			else if (p->c->x_ticks == CHART_TICK_TOKENS)
+				fmt_tokens(b, t);
+			else
+				fmt_tick(b, t, a->step);
+			buf_puts(b, "</text>");
+		}
+	}
+	buf_puts(b, "</g>\n");
+}
+
+/* The two axis lines and the axis labels. */
+static void frame(struct buf *b, const struct plot *p)
+{
+	buf_printf(b, "<path class=\"axis\" d=\"M%d %.1fV%.1fH%.1f\" fill=\"none\" "
+		   "stroke=\"currentColor\"/>\n", PAD_LEFT, p->top, p->bottom, p->right);
+	buf_printf(b, "<text class=\"axis-label x\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">",
+		   (p->left + p->right) / 2, CHART_HEIGHT - 12);
+	html_txt(b, p->c->x_label);
+	buf_printf(b, "</text>\n<text class=\"axis-label y\" transform=\"rotate(-90)\" "
+		   "x=\"%.1f\" y=\"18\" text-anchor=\"middle\">", -(p->top + p->bottom) / 2);
+	html_txt(b, p->c->y_label);
+	buf_puts(b, "</text>\n");
+}
+
+/* The tooltip of point i of series s: "x label value: series value". */
+static void point_title(struct buf *b, const struct plot *p, size_t s, size_t i)
+{
+	buf_puts(b, "<title>");
+	html_txt(b, p->c->x_label);
+	buf_putc(b, ' ');
+	fmt_x(b, p->c, p->c->x[i]);
+	buf_puts(b, ": ");
+	html_txt(b, p->c->series[s].name);
+	buf_putc(b, ' ');
+	chart_fmt_num(b, p->c->series[s].y[i]);
+	buf_puts(b, "</title>");
+}
+
+/* Series s as a line through its drawn points, in x order, with markers. */
+static void line_series(struct buf *b, const struct plot *p, size_t s)
+{
+	const double *y = p->c->series[s].y;
+	size_t k, i, drawn_n = 0;
+
+	series_group(b, s);
+	buf_puts(b, "<path fill=\"none\" d=\"");
+	for (k = 0; k < p->n; k++) {
+		i = p->order[k];
+		if (!drawn(p, s, i))
+			continue;
+		buf_printf(b, "%s%.1f %.1f", drawn_n++ ? "L" : "M", px(p, p->c->x[i]), py(p, y[i]));
+	}
+	buf_puts(b, "\"/>");
+	for (k = 0; k < p->n; k++) {
+		i = p->order[k];
+		if (!drawn(p, s, i))
+			continue;
+		marker(b, s, px(p, p->c->x[i]), py(p, y[i]));
+		buf_puts(b, ">");
+		point_title(b, p, s, i);
+		buf_puts(b, s ? "</rect>" : "</circle>");
+	}
+	buf_puts(b, "</g>\n");
+}
+
+/* Series s as one bar per category, beside the other series' bars. */
+static void bar_series(struct buf *b, const struct plot *p, size_t s)
+{
+	double slot = (p->right - p->left) / (double)p->n;
+	double w = slot * 0.7 / (double)p->c->nseries;
+	double base = py(p, p->y.lo > 0 ? p->y.lo : 0);
+	size_t i;
+
+	series_group(b, s);
+	for (i = 0; i < p->n; i++) {
+		double x = p->left + (double)i * slot + slot * 0.15 + (double)s * w, top;
+		if (!drawn(p, s, i))
+			continue;
+		top = py(p, p->c->series[s].y[i]);
+		buf_printf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+			   "stroke-dasharray=\"none\">", x, fmin(top, base), w, fabs(base - top));
+		point_title(b, p, s, i);
+		buf_puts(b, "</rect>");
+	}
+	buf_puts(b, "</g>\n");
+}
+
+/* 0 when c can be drawn. */
+static int invalid(const struct chart *c)
+{
+	size_t s;
+
+	if (!c || !c->nseries || c->nseries > CHART_MAX_SERIES || !c->series ||
+	    (c->n && !c->x))
+		return -1;
+	for (s = 0; s < c->nseries; s++)
+		if (c->n && !c->series[s].y)
+			return -1;
+	return 0;
+}
+
+int chart_render_svg(const struct chart *c, struct buf *out)
+{
+	struct plot p;
+	size_t s, k;
+
+	if (invalid(c))
+		return -1;
+	memset(&p, 0, sizeof p);
+	p.c = c;
+	p.n = c->n > CHART_MAX_POINTS ? CHART_MAX_POINTS : c->n;
+	p.left = PAD_LEFT;
+	p.right = CHART_WIDTH - PAD_RIGHT;
+	p.bottom = CHART_HEIGHT - PAD_BOTTOM;
+	p.top = c->nseries > 1 || text_len(c->series[0].name) ? TOP_LEGEND : TOP_PLAIN;
+	k = set_axes(&p);
+	sort_points(&p);
+	open_svg(out, c);
+	legend(out, &p);
+	y_axis(out, &p);
+	if (k)
+		x_axis(out, &p);
+	frame(out, &p);
+	for (s = 0; k && s < c->nseries; s++)
+		(c->kind == CHART_BAR ? bar_series : line_series)(out, &p, s);
+	if (!k)
+		buf_printf(out, "<text class=\"no-data\" x=\"%.1f\" y=\"%.1f\" "
+			   "text-anchor=\"middle\">no data</text>\n",
+			   (p.left + p.right) / 2, (p.top + p.bottom) / 2);
+	buf_puts(out, "</svg>");
+	return buf_error(out);
+}

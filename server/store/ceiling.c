@@ -1,0 +1,400 @@
+/* ceiling.c: decode's memory-bandwidth ceiling, memory fit and the cache
+ * crossover, over the reference data of static/reference/.
+ *
+ * The bandwidth the explainer's table divides by: its FP16 row reads 17.07
+ * GB per token (16.0 GB of weights and 1.07 GB of cache at 8K) and tops out
+ * at 4.69 tok/s, so it assumes 80 GB/s of sustained reads on a 100 GB/s
+ * M2.  Its text also says decode reaches 90% of the chip's sustained read
+ * rate; that 90% is of a sustained rate which is itself below the 100 GB/s
+ * peak (about 89 GB/s), and 0.9 x 89 lands on the same 80.  One number
+ * carries both here: hardware.json's sustained_fraction, 0.80 of peak. */
+#include "store/ceiling.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define MAX_ENTRIES 64
+
+struct ceiling_ref {
+	json_t *hw_root, *model_root, *format_root;
+	struct ceiling_hw hw[MAX_ENTRIES];
+	struct ceiling_model model[MAX_ENTRIES];
+	json_t *slugs[MAX_ENTRIES];
+	struct ceiling_bits format[MAX_ENTRIES];
+	json_t *aliases[MAX_ENTRIES];
+	struct ceiling_bits kv[MAX_ENTRIES];
+	size_t nhw, nmodel, nformat, nkv;
+};
+
+/* Member k of o as a number, or NaN. */
+static double num(const json_t *o, const char *k)
+{
+	json_t *v = json_object_get(o, k);
+
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static int int_of(const json_t *o, const char *k)
+{
+	return (int)json_integer_value(json_object_get(o, k));
+}
+
+static const char *str(const json_t *o, const char *k)
+{
+	return json_string_value(json_object_get(o, k));
+}
+
+/* Reads dir/name into *root and returns its member key (an object), or
+ * NULL with err set. */
+static json_t *load_file(const char *dir, const char *name, const char *key,
+			 json_t **root, char *err, size_t errlen)
+{
+	char path[4096];
+	json_error_t je;
+	json_t *o;
+
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	*root = json_load_file(path, 0, &je);
+	if (!*root) {
+		snprintf(err, errlen, "%s: %s (line %d)", path, je.text, je.line);
+		return NULL;
+	}
+	o = json_object_get(*root, key);
+	if (!json_is_object(o) || json_object_size(o) > MAX_ENTRIES) {
+		snprintf(err, errlen, "%s: \"%s\" must be an object of at most %d entries",
+			 path, key, MAX_ENTRIES);
+		return NULL;
+	}
+	return o;
+}
+
+static int load_hw(struct ceiling_ref *ref, json_t *o, char *err, size_t errlen)
+{
+	const char *k;
+	json_t *v;
+
+	json_object_foreach(o, k, v) {
+		struct ceiling_hw *h = &ref->hw[ref->nhw];
+
+		*h = (struct ceiling_hw){ k, str(v, "name"), str(v, "source"),
+			num(v, "memory_gb"), num(v, "peak_gb_s"), num(v, "sustained_fraction") };
+		if (!h->name || !(h->memory_gb > 0) || !(h->peak_gb_s > 0) ||
+		    !(h->sustained > 0 && h->sustained <= 1)) {
+			snprintf(err, errlen, "hardware.json: entry %s lacks name, memory_gb, peak_gb_s or sustained_fraction", k);
+			return -1;
+		}
+		ref->nhw++;
+	}
+	return 0;
+}
+
+static int load_models(struct ceiling_ref *ref, json_t *o, char *err, size_t errlen)
+{
+	const char *k;
+	json_t *v, *a;
+
+	json_object_foreach(o, k, v) {
+		struct ceiling_model *m = &ref->model[ref->nmodel];
+
+		a = json_object_get(v, "attention");
+		*m = (struct ceiling_model){ k, str(v, "name"), str(a, "pattern"), str(v, "source"),
+			num(v, "total_params"), num(v, "active_params"),
+			int_of(v, "layers"), int_of(v, "kv_heads"), int_of(v, "head_dim"),
+			int_of(a, "full_layers"), int_of(a, "sliding_layers"), int_of(a, "window"),
+			int_of(a, "fixed_state_layers"), 0 };
+		m->fixed_bytes = m->fixed_layers ? num(a, "fixed_state_bytes") : 0;
+		ref->slugs[ref->nmodel] = json_object_get(v, "slugs");
+		if (!m->name || !m->pattern || !(m->total_params > 0) || !(m->active_params > 0) ||
+		    m->kv_heads <= 0 || m->head_dim <= 0 || !(m->fixed_bytes >= 0) ||
+		    !json_is_array(ref->slugs[ref->nmodel])) {
+			snprintf(err, errlen, "models.json: entry %s is incomplete", k);
+			return -1;
+		}
+		ref->nmodel++;
+	}
+	return 0;
+}
+
+static int load_bits(struct ceiling_bits *out, json_t **aliases, size_t *n, json_t *o,
+		     const char *what, char *err, size_t errlen)
+{
+	const char *k;
+	json_t *v;
+
+	json_object_foreach(o, k, v) {
+		out[*n] = (struct ceiling_bits){ k, str(v, "name"), str(v, "source"), num(v, "bits") };
+		if (aliases)
+			aliases[*n] = json_object_get(v, "aliases");
+		if (!out[*n].name || !(out[*n].bits > 0)) {
+			snprintf(err, errlen, "formats.json: %s entry %s lacks name or bits", what, k);
+			return -1;
+		}
+		(*n)++;
+	}
+	return 0;
+}
+
+struct ceiling_ref *ceiling_load(const char *dir, char *err, size_t errlen)
+{
+	struct ceiling_ref *ref = calloc(1, sizeof *ref);
+	json_t *hw, *models, *formats, *kv;
+
+	if (!ref) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	if (!(hw = load_file(dir, "hardware.json", "hardware", &ref->hw_root, err, errlen)) ||
+	    !(models = load_file(dir, "models.json", "models", &ref->model_root, err, errlen)) ||
+	    !(formats = load_file(dir, "formats.json", "formats", &ref->format_root, err, errlen)))
+		goto fail;
+	kv = json_object_get(ref->format_root, "kv_types");
+	if (!json_is_object(kv) || json_object_size(kv) > MAX_ENTRIES) {
+		snprintf(err, errlen, "formats.json: \"kv_types\" must be an object");
+		goto fail;
+	}
+	if (load_hw(ref, hw, err, errlen) < 0 || load_models(ref, models, err, errlen) < 0 ||
+	    load_bits(ref->format, ref->aliases, &ref->nformat, formats, "format", err, errlen) < 0 ||
+	    load_bits(ref->kv, NULL, &ref->nkv, kv, "kv_types", err, errlen) < 0)
+		goto fail;
+	return ref;
+fail:
+	ceiling_free(ref);
+	return NULL;
+}
+
+void ceiling_free(struct ceiling_ref *ref)
+{
+	if (!ref)
+		return;
+	json_decref(ref->hw_root);
+	json_decref(ref->model_root);
+	json_decref(ref->format_root);
+	free(ref);
+}
+
+const struct ceiling_hw *ceiling_hw(const struct ceiling_ref *ref, const char *slug)
+{
+	size_t i;
+
+	for (i = 0; ref && slug && i < ref->nhw; i++)
+		if (!strcmp(ref->hw[i].slug, slug))
+			return &ref->hw[i];
+	return NULL;
+}
+
+const struct ceiling_model *ceiling_model(const struct ceiling_ref *ref, const char *id)
+{
+	size_t i;
+
+	for (i = 0; ref && id && i < ref->nmodel; i++)
+		if (!strcmp(ref->model[i].id, id))
+			return &ref->model[i];
+	return NULL;
+}
+
+const struct ceiling_model *ceiling_model_by_slug(const struct ceiling_ref *ref, const char *slug)
+{
+	size_t i, j;
+	json_t *s;
+
+	for (i = 0; ref && slug && i < ref->nmodel; i++)
+		json_array_foreach(ref->slugs[i], j, s)
+			if (json_is_string(s) && !strcmp(json_string_value(s), slug))
+				return &ref->model[i];
+	return NULL;
+}
+
+const struct ceiling_bits *ceiling_format(const struct ceiling_ref *ref, const char *name)
+{
+	size_t i, j;
+	json_t *s;
+
+	for (i = 0; ref && name && i < ref->nformat; i++) {
+		if (!strcasecmp(ref->format[i].id, name) || !strcasecmp(ref->format[i].name, name))
+			return &ref->format[i];
+		json_array_foreach(ref->aliases[i], j, s)
+			if (json_is_string(s) && !strcasecmp(json_string_value(s), name))
+				return &ref->format[i];
+	}
+	return NULL;
+}
+
+const struct ceiling_bits *ceiling_kv(const struct ceiling_ref *ref, const char *id)
+{
+	size_t i;
+
+	for (i = 0; ref && id && i < ref->nkv; i++)
+		if (!strcmp(ref->kv[i].id, id))
+			return &ref->kv[i];
+	return NULL;
+}
+
+const struct ceiling_hw *ceiling_hw_at(const struct ceiling_ref *ref, size_t i)
+{
+	return ref && i < ref->nhw ? &ref->hw[i] : NULL;
+}
+
+const struct ceiling_model *ceiling_model_at(const struct ceiling_ref *ref, size_t i)
+{
+	return ref && i < ref->nmodel ? &ref->model[i] : NULL;
+}
+
+const struct ceiling_bits *ceiling_format_at(const struct ceiling_ref *ref, size_t i)
+{
+	return ref && i < ref->nformat ? &ref->format[i] : NULL;
+}
+
+const struct ceiling_bits *ceiling_kv_at(const struct ceiling_ref *ref, size_t i)
+{
+	return ref && i < ref->nkv ? &ref->kv[i] : NULL;
+}
+
+json_t *ceiling_model_slugs(const struct ceiling_ref *ref, const struct ceiling_model *m)
+{
+	return ref->slugs[m - ref->model];
+}
+
+/* ---- arithmetic ---- */
+
+double ceiling_sustained(const struct ceiling_hw *hw)
+{
+	return hw->peak_gb_s * hw->sustained * CEILING_GB;
+}
+
+double ceiling_weight_bytes(const struct ceiling_model *m, double weight_bits)
+{
+	return m->total_params * weight_bits / 8;
+}
+
+double ceiling_read_weight_bytes(const struct ceiling_model *m, double weight_bits)
+{
+	return m->active_params * weight_bits / 8;
+}
+
+double ceiling_kv_token_bytes(const struct ceiling_model *m, double kv_bits)
+{
+	return 2.0 * m->full_layers * m->kv_heads * m->head_dim * kv_bits / 8;
+}
+
+double ceiling_kv_bytes(const struct ceiling_model *m, double kv_bits, double context)
+{
+	double held = context < m->window ? context : m->window;
+	double per_layer_token = 2.0 * m->kv_heads * m->head_dim * kv_bits / 8;
+
+	return ceiling_kv_token_bytes(m, kv_bits) * context +
+	       per_layer_token * m->sliding_layers * held;
+}
+
+double ceiling_state_bytes(const struct ceiling_model *m)
+{
+	return m->fixed_layers * m->fixed_bytes;
+}
+
+void ceiling_step(const struct ceiling_model *m, double weight_bits, double kv_bits,
+		  double context, double batch, double bandwidth, struct ceiling_step *out)
+{
+	out->weights = ceiling_weight_bytes(m, weight_bits);
+	out->read_weights = ceiling_read_weight_bytes(m, weight_bits);
+	out->kv = batch * ceiling_kv_bytes(m, kv_bits, context);
+	out->state = batch * ceiling_state_bytes(m);
+	out->read = out->read_weights + out->kv + out->state;
+	/* One step reads the weights once and every stream's cache, and
+	 * gives each stream one token. */
+	out->tok_s = bandwidth > 0 ? bandwidth / out->read : 0;
+	out->aggregate = batch * out->tok_s;
+}
+
+double ceiling_crossover(const struct ceiling_model *m, double weight_bits,
+			 double kv_bits, int active)
+{
+	double per_token = ceiling_kv_token_bytes(m, kv_bits);
+	double w = active ? ceiling_read_weight_bytes(m, weight_bits)
+			  : ceiling_weight_bytes(m, weight_bits);
+
+	return per_token > 0 ? w / per_token : 0;
+}
+
+void ceiling_fmt3(struct buf *b, double v)
+{
+	int mag, dec;
+
+	if (!isfinite(v)) {
+		buf_puts(b, "\xe2\x80\x93");
+		return;
+	}
+	mag = v > 0 ? (int)floor(log10(v)) : 0;
+	/* Rounding can carry into the next power of ten (9.996 -> "10.0"). */
+	if (v > 0 && fabs(v) >= 9.995 * pow(10, mag))
+		mag++;
+	dec = mag >= 2 ? 0 : 2 - mag;
+	buf_printf(b, "%.*f", dec, v);
+}
+
+json_t *ceiling_fmt3_json(double v)
+{
+	struct buf b = BUF_INIT;
+	json_t *s;
+
+	ceiling_fmt3(&b, v);
+	s = buf_error(&b) ? NULL : json_string(b.buf);
+	buf_release(&b);
+	return s;
+}
+
+int ceiling_of_run(const struct ceiling_ref *ref, const char *model_slug,
+		   const char *quant, const char *hw_slug, double context,
+		   struct ceiling_run *out)
+{
+	memset(out, 0, sizeof *out);
+	out->m = ceiling_model_by_slug(ref, model_slug);
+	out->f = ceiling_format(ref, quant);
+	out->kv = ceiling_kv(ref, "f16");
+	out->hw = ceiling_hw(ref, hw_slug);
+	if (!out->m || !out->f || !out->kv || !out->hw || !(context > 0))
+		return -1;
+	out->context = context;
+	out->bandwidth = ceiling_sustained(out->hw);
+	ceiling_step(out->m, out->f->bits, out->kv->bits, context, 1, out->bandwidth, &out->step);
+	return 0;
+}
+
+json_t *ceiling_run_json(const struct ceiling_run *c, double measured)
+{
+	const struct ceiling_step *s = &c->step;
+	json_t *o, *t;
+
+	o = json_pack("{s:s, s:s, s:s, s:f, s:s, s:s, s:f, s:f, s:f, s:I, s:f, s:f, s:f, s:f, s:f}",
+		"model", c->m->id, "model_name", c->m->name, "format", c->f->name,
+		"bits_per_weight", c->f->bits, "hardware", c->hw->slug, "hardware_name", c->hw->name,
+		"peak_gb_s", c->hw->peak_gb_s, "sustained_fraction", c->hw->sustained,
+		"bandwidth_gb_s", c->bandwidth / CEILING_GB, "context_tokens", (json_int_t)c->context,
+		"weights_read_gb", s->read_weights / CEILING_GB, "kv_cache_gb", s->kv / CEILING_GB,
+		"state_gb", s->state / CEILING_GB, "read_gb", s->read / CEILING_GB,
+		"ceiling_tok_s", s->tok_s);
+	t = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}",
+		"bandwidth_gb_s", ceiling_fmt3_json(c->bandwidth / CEILING_GB),
+		"weights_read_gb", ceiling_fmt3_json(s->read_weights / CEILING_GB),
+		"kv_cache_gb", ceiling_fmt3_json(s->kv / CEILING_GB),
+		"state_gb", ceiling_fmt3_json(s->state / CEILING_GB),
+		"read_gb", ceiling_fmt3_json(s->read / CEILING_GB),
+		"ceiling_tok_s", ceiling_fmt3_json(s->tok_s));
+	if (!o || !t) {
+		json_decref(o);
+		json_decref(t);
+		return NULL;
+	}
+	if (measured > 0) {
+		json_object_set_new(o, "measured_tok_s", json_real(measured));
+		json_object_set_new(o, "percent_of_ceiling", json_real(100 * measured / s->tok_s));
+		json_object_set_new(t, "percent_of_ceiling",
+				    ceiling_fmt3_json(100 * measured / s->tok_s));
+	} else {
+		json_object_set_new(o, "measured_tok_s", json_null());
+		json_object_set_new(o, "percent_of_ceiling", json_null());
+	}
+	json_object_set_new(o, "text", t);
+	return o;
+}

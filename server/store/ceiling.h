@@ -1,0 +1,141 @@
+/* ceiling.h: the memory-bandwidth arithmetic of decode (weights, KV cache,
+ * fit and the tokens-per-second ceiling) over the reference data in
+ * static/reference/.
+ *
+ * Units, everywhere: bytes and bytes per second in the functions, GB = 10^9
+ * bytes and GB/s = 10^9 bytes per second on pages; context in tokens, and
+ * "K" on pages is 1,024 tokens (the explainer's "8K" is 8,192 tokens).
+ *
+ * The reference data is loaded once at start-up and read-only afterwards;
+ * the arithmetic functions are pure: no state, no allocation. */
+#ifndef LLMS_CEILING_H
+#define LLMS_CEILING_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "util/buf.h"
+
+#define CEILING_GB 1e9        /* bytes in the pages' GB */
+#define CEILING_K  1024.0     /* tokens in the pages' K */
+
+struct ceiling_hw {
+	const char *slug, *name, *source;
+	double memory_gb, peak_gb_s, sustained;   /* sustained: fraction of peak */
+};
+
+struct ceiling_model {
+	const char *id, *name, *pattern, *source;
+	double total_params;      /* in the weights file */
+	double active_params;     /* read per decode step (MoE: routed experts only) */
+	int layers, kv_heads, head_dim;
+	int full_layers;          /* cache grows with every token */
+	int sliding_layers, window; /* cache holds at most window tokens */
+	int fixed_layers;         /* recurrent state of fixed size ... */
+	double fixed_bytes;       /* ... of this many bytes per layer and sequence */
+};
+
+/* A weight format or a KV cache type: bits stored per value, scales included. */
+struct ceiling_bits {
+	const char *id, *name, *source;
+	double bits;
+};
+
+struct ceiling_ref;
+
+/* Loads hardware.json, models.json and formats.json from dir.  Returns the
+ * data (free with ceiling_free), or NULL with a sentence in err. */
+struct ceiling_ref *ceiling_load(const char *dir, char *err, size_t errlen);
+void ceiling_free(struct ceiling_ref *ref);
+
+/* Lookups; NULL when unknown (callers then show no ceiling). */
+const struct ceiling_hw *ceiling_hw(const struct ceiling_ref *ref, const char *slug);
+const struct ceiling_model *ceiling_model(const struct ceiling_ref *ref, const char *id);
+/* The model whose slugs list holds the site's model slug. */
+const struct ceiling_model *ceiling_model_by_slug(const struct ceiling_ref *ref, const char *slug);
+/* Weight format by id, or by one of its aliases, case ignored ("Q4_K_M", "4bit"). */
+const struct ceiling_bits *ceiling_format(const struct ceiling_ref *ref, const char *name);
+const struct ceiling_bits *ceiling_kv(const struct ceiling_ref *ref, const char *id);
+
+/* The i-th entry of each list, in the files' order; NULL past the end. */
+const struct ceiling_hw *ceiling_hw_at(const struct ceiling_ref *ref, size_t i);
+const struct ceiling_model *ceiling_model_at(const struct ceiling_ref *ref, size_t i);
+const struct ceiling_bits *ceiling_format_at(const struct ceiling_ref *ref, size_t i);
+const struct ceiling_bits *ceiling_kv_at(const struct ceiling_ref *ref, size_t i);
+/* The model's site slugs (a JSON array, borrowed). */
+json_t *ceiling_model_slugs(const struct ceiling_ref *ref, const struct ceiling_model *m);
+
+/* ---- the arithmetic (pure) ---- */
+
+/* Sustained bytes per second of hw: peak x sustained fraction. */
+double ceiling_sustained(const struct ceiling_hw *hw);
+
+/* Bytes of the weights file: total parameters x bits / 8. */
+double ceiling_weight_bytes(const struct ceiling_model *m, double weight_bits);
+/* Bytes of weights one decode step reads: active parameters x bits / 8. */
+double ceiling_read_weight_bytes(const struct ceiling_model *m, double weight_bits);
+/* Bytes the cache grows by per token, per sequence: 2 (K and V) x full
+ * layers x KV heads x head dim x bits / 8. */
+double ceiling_kv_token_bytes(const struct ceiling_model *m, double kv_bits);
+/* KV cache bytes of one sequence holding context tokens: the growing
+ * layers, plus the sliding layers' min(context, window) tokens. */
+double ceiling_kv_bytes(const struct ceiling_model *m, double kv_bits, double context);
+/* Fixed recurrent state of one sequence (hybrid layers), in bytes. */
+double ceiling_state_bytes(const struct ceiling_model *m);
+
+/* One decode step at batch streams of context tokens each. */
+struct ceiling_step {
+	double weights;        /* bytes of the weights file */
+	double read_weights;   /* bytes of weights read per step */
+	double kv;             /* bytes of KV cache, all streams */
+	double state;          /* bytes of fixed state, all streams */
+	double read;           /* bytes read per step: read_weights + kv + state */
+	double tok_s;          /* ceiling per stream: bandwidth / read */
+	double aggregate;      /* all streams: batch x tok_s */
+};
+void ceiling_step(const struct ceiling_model *m, double weight_bits, double kv_bits,
+		  double context, double batch, double bandwidth, struct ceiling_step *out);
+
+/* The context (tokens) past which one sequence's cache is larger than the
+ * weights: weight bytes / cache bytes per token.  With active set, the
+ * weights one step reads (a mixture of experts reads fewer than it holds);
+ * otherwise the whole file, as the explainer counts it.  0 when the cache
+ * does not grow (no full-attention layer). */
+double ceiling_crossover(const struct ceiling_model *m, double weight_bits,
+			 double kv_bits, int active);
+
+/* Appends v with three significant digits, keeping trailing zeros
+ * ("16.0", "8.50", "4.69", "10.5", "163"), as the explainer prints figures. */
+void ceiling_fmt3(struct buf *b, double v);
+/* v with three significant digits as a new JSON string. */
+json_t *ceiling_fmt3_json(double v);
+
+/* ---- a measured run beside its ceiling ---- */
+
+/* The decode context of a chat-short run when its payload does not say:
+ * a 128-token prompt and 256 generated tokens. */
+#define CEILING_CHAT_SHORT_CONTEXT 384
+
+/* The batch-1 ceiling of a run: the model by its site slug, the weights by
+ * the run's quantization label, an FP16 cache of context tokens, on the
+ * hardware of hw_slug at its sustained bandwidth. */
+struct ceiling_run {
+	const struct ceiling_model *m;
+	const struct ceiling_bits *f, *kv;
+	const struct ceiling_hw *hw;
+	double context, bandwidth;
+	struct ceiling_step step;
+};
+/* 0 with out filled when model, format and hardware are all known; -1
+ * when any is not (the page then shows no ceiling). */
+int ceiling_of_run(const struct ceiling_ref *ref, const char *model_slug,
+		   const char *quant, const char *hw_slug, double context,
+		   struct ceiling_run *out);
+/* The arithmetic of c as JSON, and measured tok/s as a share of the
+ * ceiling when measured > 0: {model, format, bits_per_weight, hardware,
+ * peak_gb_s, sustained_fraction, bandwidth_gb_s, context_tokens,
+ * weights_read_gb, kv_cache_gb, state_gb, read_gb, ceiling_tok_s,
+ * measured_tok_s, percent_of_ceiling, text{...}}.  NULL on no memory. */
+json_t *ceiling_run_json(const struct ceiling_run *c, double measured);
+
+#endif

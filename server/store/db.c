@@ -1,0 +1,953 @@
+/* db.c: connections, cached statements, migrations and the group-commit
+ * writer thread (see db.h for the contract). */
+#include "store/db.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <sodium.h>
+
+#include "util/buf.h"
+#include "util/log.h"
+#include "store/outlier.h"
+
+#define BATCH_MAX 512
+#define MIGRATIONS_MAX 256
+
+struct db {
+	char *path;
+	unsigned long id;              /* distinguishes dbs for thread-locals */
+	struct dbconn *writer;
+	pthread_mutex_t lock;          /* guards the queue, readers, stats */
+	pthread_cond_t wake;
+	struct db_job *head, *tail;
+	int stopping;
+	pthread_t thread;
+	int thread_started;
+	struct dbconn *readers;
+	unsigned long commits, jobs;
+	unsigned long submitted, finished;   /* jobs handed in / done() called */
+	unsigned busy_ms;              /* sqlite3_busy_timeout of every connection */
+	/* The checkpointer: copies the WAL into the database on its own
+	 * thread and connection, so the writer's commits never wait for it. */
+	struct dbconn *ckpt;
+	pthread_t ckpt_thread;
+	int ckpt_started, ckpt_wanted;
+	pthread_cond_t ckpt_wake;      /* with lock */
+};
+
+/* WAL pages after which the writer asks the checkpointer to run (SQLite's
+ * own automatic checkpoint runs at 1000, inside the committing write). */
+#define CKPT_PAGES 1000
+
+static atomic_ulong next_db_id = 1;
+static _Thread_local struct dbconn *tl_reader;
+static _Thread_local unsigned long tl_db_id;
+
+int db_status_of(int rc)
+{
+	switch (rc & 0xff) {
+	case SQLITE_OK: case SQLITE_DONE: case SQLITE_ROW:
+		return DB_OK;
+	case SQLITE_BUSY: case SQLITE_LOCKED:
+		return DB_BUSY;
+	case SQLITE_FULL:
+		return DB_FULL;
+	case SQLITE_READONLY: case SQLITE_CANTOPEN: case SQLITE_PERM:
+		return DB_READONLY;
+	case SQLITE_CONSTRAINT:
+		return DB_CONFLICT;
+	case SQLITE_IOERR:
+		return rc == SQLITE_IOERR_WRITE || rc == SQLITE_IOERR_FSYNC ? DB_FULL : DB_ERR;
+	}
+	return DB_ERR;
+}
+
+const char *db_status_message(int status)
+{
+	switch (status) {
+	case DB_BUSY:
+		return "The database is locked by another process; nothing was stored, try again in a few seconds.";
+	case DB_FULL:
+		return "The server's disk is full or failing, so nothing was stored; the operator must free space.";
+	case DB_READONLY:
+		return "The database file is read-only, so nothing was stored; the operator must make it writable.";
+	case DB_CONFLICT:
+		return "That record already exists.";
+	case DB_NOTFOUND:
+		return "Not found.";
+	}
+	return "The database failed, so nothing was stored; try again later.";
+}
+
+/* The db_status for a system error, or 0 when it says nothing specific. */
+static int status_of_errno(int e)
+{
+	switch (e) {
+	case EROFS: case EPERM: case EACCES:
+		return DB_READONLY;
+	case ENOSPC: case EDQUOT:
+		return DB_FULL;
+	}
+	return 0;
+}
+
+/* Looks at the files themselves after a failed write: DB_READONLY when the
+ * database or its log cannot be opened for writing (a read-only or
+ * immutable file, a read-only file system), DB_FULL when its file system
+ * has no space left, else 0. */
+static int probe_files(const char *path)
+{
+	const char *suffix[] = { "", "-wal" };
+	char name[4096], *slash;
+	struct statvfs vfs;
+	size_t i;
+	int fd, st;
+
+	for (i = 0; i < 2; i++) {
+		snprintf(name, sizeof name, "%s%s", path, suffix[i]);
+		fd = open(name, O_WRONLY | O_CLOEXEC);
+		if (fd >= 0)
+			close(fd);
+		else if ((st = status_of_errno(errno)) == DB_READONLY)
+			return st;
+	}
+	snprintf(name, sizeof name, "%s", path);
+	slash = strrchr(name, '/');
+	if (slash)
+		slash[slash == name ? 1 : 0] = '\0';
+	if (statvfs(slash ? name : ".", &vfs) == 0 &&
+	    (unsigned long long)vfs.f_bavail * vfs.f_frsize < 64 * 1024)
+		return DB_FULL;
+	return 0;
+}
+
+/* The db_status of a failure rc on the writer.  SQLite reports most failed
+ * writes as a plain I/O error, so the system error behind it, or a look at
+ * the files, tells a read-only file from a full disk: the operator is told
+ * the right thing to fix. */
+static int write_status(struct db *db, int rc)
+{
+	int st = db_status_of(rc), why;
+
+	if (st == DB_OK)
+		return DB_ERR;
+	if (st != DB_ERR && st != DB_FULL && st != DB_READONLY)
+		return st;
+	why = status_of_errno(sqlite3_system_errno(db->writer->h));
+	if (!why)
+		why = probe_files(db->path);
+	return why ? why : st;
+}
+
+/* Runs SQL without results on c, logging a failure. */
+static int exec(struct dbconn *c, const char *sql)
+{
+	char *msg = NULL;
+	int rc = sqlite3_exec(c->h, sql, NULL, NULL, &msg);
+
+	if (rc != SQLITE_OK) {
+		int e = (rc & 0xff) == SQLITE_IOERR || (rc & 0xff) == SQLITE_FULL ?
+			sqlite3_system_errno(c->h) : 0;
+		log_error("sqlite: %s: %s (%d)%s%s", sql, msg ? msg : sqlite3_errstr(rc), rc,
+			  e ? ": " : "", e ? strerror(e) : "");
+		sqlite3_free(msg);
+	}
+	return rc;
+}
+
+/* sha256(X): the SHA-256 of blob or text X as a 32-byte blob; NULL for
+ * NULL.  Migrations use it to backfill digests (0008). */
+static void sql_sha256(sqlite3_context *cx, int argc, sqlite3_value **argv)
+{
+	unsigned char h[crypto_hash_sha256_BYTES];
+	const void *p;
+	int n;
+
+	(void)argc;
+	if (sqlite3_value_type(argv[0]) == SQLITE_NULL)
+		return;
+	p = sqlite3_value_blob(argv[0]);
+	n = sqlite3_value_bytes(argv[0]);
+	crypto_hash_sha256(h, p ? p : (const void *)"", (unsigned long long)n);
+	sqlite3_result_blob(cx, h, sizeof h, SQLITE_TRANSIENT);
+}
+
+/* jws_payload(X): the signed payload bytes of compact JWS X (its middle
+ * segment, base64url-decoded) as a blob; NULL when X is NULL or not three
+ * segments of base64url.  Migrations use it where runs keep the payload
+ * only inside the JWS (0006 on). */
+static void sql_jws_payload(sqlite3_context *cx, int argc, sqlite3_value **argv)
+{
+	const char *jws, *p, *q;
+	unsigned char *bin;
+	size_t n, len, got = 0;
+
+	(void)argc;
+	if (sqlite3_value_type(argv[0]) == SQLITE_NULL)
+		return;
+	jws = sqlite3_value_blob(argv[0]);
+	n = (size_t)sqlite3_value_bytes(argv[0]);
+	p = jws ? memchr(jws, '.', n) : NULL;
+	q = p ? memchr(p + 1, '.', n - (size_t)(p + 1 - jws)) : NULL;
+	if (!q)
+		return;
+	len = (size_t)(q - p - 1);
+	if (!(bin = sqlite3_malloc64(len + 1))) {
+		sqlite3_result_error_nomem(cx);
+		return;
+	}
+	if (sodium_base642bin(bin, len + 1, p + 1, len, NULL, &got, NULL,
+			      sodium_base64_VARIANT_URLSAFE_NO_PADDING) != 0) {
+		sqlite3_free(bin);
+		return;
+	}
+	sqlite3_result_blob64(cx, bin, got, sqlite3_free);
+}
+
+/* Opens one connection with the settings every connection shares. */
+static struct dbconn *conn_open(const char *path, int readonly, unsigned busy_ms)
+{
+	struct dbconn *c = calloc(1, sizeof *c);
+	int flags = readonly ? SQLITE_OPEN_READONLY
+			     : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+
+	if (!c)
+		return NULL;
+	if (sqlite3_open_v2(path, &c->h, flags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+		log_error("sqlite: cannot open %s: %s", path,
+			  c->h ? sqlite3_errmsg(c->h) : "out of memory");
+		sqlite3_close(c->h);
+		free(c);
+		return NULL;
+	}
+	sqlite3_busy_timeout(c->h, (int)busy_ms);
+	sqlite3_create_function(c->h, "sha256", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC,
+				NULL, sql_sha256, NULL, NULL);
+	sqlite3_create_function(c->h, "jws_payload", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC,
+				NULL, sql_jws_payload, NULL, NULL);
+	sqlite3_extended_result_codes(c->h, 1);
+	/* 32 MiB of page cache and memory-mapped reads per connection keep
+	 * the indexes an upload or a page touches out of pread(). */
+	exec(c, "PRAGMA cache_size=-32768");
+	exec(c, "PRAGMA mmap_size=268435456");
+	if (readonly)
+		exec(c, "PRAGMA query_only=1");
+	return c;
+}
+
+static void conn_close(struct dbconn *c)
+{
+	int i;
+
+	if (!c)
+		return;
+	for (i = 0; i < DB_STMT_SLOTS; i++)
+		sqlite3_finalize(c->st[i]);
+	sqlite3_close(c->h);
+	free(c);
+}
+
+sqlite3_stmt *db_stmt(struct dbconn *c, const char *sql)
+{
+	size_t slot = ((uintptr_t)sql >> 3) % DB_STMT_SLOTS, i;
+	sqlite3_stmt *st;
+
+	for (i = 0; i < DB_STMT_SLOTS; i++, slot = (slot + 1) % DB_STMT_SLOTS) {
+		if (c->sql[slot] == sql) {
+			sqlite3_reset(c->st[slot]);
+			sqlite3_clear_bindings(c->st[slot]);
+			return c->st[slot];
+		}
+		if (!c->sql[slot])
+			break;
+	}
+	if (i == DB_STMT_SLOTS) {
+		log_error("sqlite: statement cache full");
+		return NULL;
+	}
+	if (sqlite3_prepare_v3(c->h, sql, -1, SQLITE_PREPARE_PERSISTENT, &st, NULL) != SQLITE_OK) {
+		log_error("sqlite: prepare failed: %s: %s", sqlite3_errmsg(c->h), sql);
+		return NULL;
+	}
+	c->sql[slot] = sql;
+	c->st[slot] = st;
+	return st;
+}
+
+int db_bind_text(sqlite3_stmt *st, int i, const char *s)
+{
+	if (!s)
+		return sqlite3_bind_null(st, i);
+	return sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
+}
+
+json_t *db_row_json(sqlite3_stmt *st)
+{
+	json_t *o = json_object();
+	int i, n = sqlite3_column_count(st);
+
+	for (i = 0; o && i < n; i++) {
+		const char *name = sqlite3_column_name(st, i);
+		json_t *v = NULL;
+
+		switch (sqlite3_column_type(st, i)) {
+		case SQLITE_INTEGER:
+			v = json_integer((json_int_t)sqlite3_column_int64(st, i));
+			break;
+		case SQLITE_FLOAT:
+			v = json_real(sqlite3_column_double(st, i));
+			break;
+		case SQLITE_TEXT:
+			v = json_stringn((const char *)sqlite3_column_text(st, i),
+					 (size_t)sqlite3_column_bytes(st, i));
+			break;
+		case SQLITE_NULL:
+			v = json_null();
+			break;
+		default:
+			continue;
+		}
+		json_object_set_new(o, name, v);
+	}
+	return o;
+}
+
+json_t *db_rows_json(sqlite3_stmt *st)
+{
+	json_t *a = json_array();
+	int rc;
+
+	while (a && (rc = sqlite3_step(st)) == SQLITE_ROW)
+		json_array_append_new(a, db_row_json(st));
+	if (a && rc != SQLITE_DONE) {
+		log_error("sqlite: step: %s", sqlite3_errstr(rc));
+		json_decref(a);
+		a = NULL;
+	}
+	sqlite3_reset(st);
+	return a;
+}
+
+/* ---- migrations ---- */
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* 1 when name looks like NNNN_something.sql. */
+static int is_migration(const char *name)
+{
+	size_t n = strlen(name);
+
+	return n > 9 && strspn(name, "0123456789") == 4 && name[4] == '_' &&
+	       !strcmp(name + n - 4, ".sql");
+}
+
+/* Reads a whole file into b. */
+static int slurp(const char *path, struct buf *b)
+{
+	FILE *f = fopen(path, "rb");
+	char chunk[8192];
+	size_t n;
+
+	if (!f)
+		return -1;
+	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+		buf_add(b, chunk, n);
+	fclose(f);
+	return buf_error(b);
+}
+
+/* A migration that backfills a large database runs for a while: every
+ * few seconds it says so on stderr, with the time spent, so an operator
+ * sees progress rather than a silent start-up. */
+struct progress {
+	const char *name;
+	struct timespec start, last;
+};
+
+static double secs_between(const struct timespec *a, const struct timespec *b)
+{
+	return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_nsec - a->tv_nsec) / 1e9;
+}
+
+static int migration_progress(void *arg)
+{
+	struct progress *p = arg;
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (secs_between(&p->last, &now) >= 2.0) {
+		fprintf(stderr, "migration %s: still backfilling, %.0f s so far\n",
+			p->name, secs_between(&p->start, &now));
+		p->last = now;
+	}
+	return 0;
+}
+
+/* Applies one migration file in its own transaction, recording it. */
+static int apply_one(struct dbconn *w, const char *dir, const char *name,
+		     char *err, size_t errlen)
+{
+	static const char rec[] =
+		"INSERT INTO schema_migrations(version, name, applied_at) "
+		"VALUES (?, ?, strftime('%Y-%m-%dT%H:%M:%SZ','now'))";
+	struct buf path = BUF_INIT, sql = BUF_INIT;
+	sqlite3_stmt *st;
+	struct progress prog;
+	char *msg = NULL;
+	int rc = DB_ERR, ok;
+
+	buf_printf(&path, "%s/%s", dir, name);
+	if (slurp(path.buf, &sql) < 0) {
+		snprintf(err, errlen, "cannot read migration %s", path.buf);
+		goto out;
+	}
+	if (exec(w, "BEGIN IMMEDIATE") != SQLITE_OK) {
+		snprintf(err, errlen, "cannot start the transaction for migration %s: %s",
+			 name, sqlite3_errmsg(w->h));
+		if (db_status_of(sqlite3_errcode(w->h)) < 0)
+			rc = db_status_of(sqlite3_errcode(w->h));
+		goto out;
+	}
+	prog.name = name;
+	clock_gettime(CLOCK_MONOTONIC, &prog.start);
+	prog.last = prog.start;
+	sqlite3_progress_handler(w->h, 1000000, migration_progress, &prog);
+	ok = sqlite3_exec(w->h, sql.buf, NULL, NULL, &msg) == SQLITE_OK;
+	sqlite3_progress_handler(w->h, 0, NULL, NULL);
+	if (!ok) {
+		snprintf(err, errlen, "migration %s failed: %s", name, msg ? msg : "?");
+		exec(w, "ROLLBACK");
+		goto out;
+	}
+	if (!(st = db_stmt(w, rec))) {
+		snprintf(err, errlen, "cannot record migration %s: %s", name, sqlite3_errmsg(w->h));
+		exec(w, "ROLLBACK");
+		goto out;
+	}
+	if (sqlite3_bind_int(st, 1, atoi(name)) != SQLITE_OK || db_bind_text(st, 2, name) != SQLITE_OK ||
+	    sqlite3_step(st) != SQLITE_DONE || exec(w, "COMMIT") != SQLITE_OK) {
+		snprintf(err, errlen, "cannot record migration %s", name);
+		exec(w, "ROLLBACK");
+		goto out;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &prog.last);
+	log_info("applied migration %s in %.1f s", name, secs_between(&prog.start, &prog.last));
+	rc = DB_OK;
+out:
+	sqlite3_free(msg);
+	buf_release(&sql);
+	buf_release(&path);
+	return rc;
+}
+
+/* 1 when migration version v is recorded, 0 when not, -1 when the
+ * question could not be asked. */
+static int applied(struct dbconn *w, int v)
+{
+	static const char q[] = "SELECT 1 FROM schema_migrations WHERE version = ?";
+	sqlite3_stmt *st = db_stmt(w, q);
+	int rc;
+
+	if (!st || sqlite3_bind_int(st, 1, v) != SQLITE_OK)
+		return -1;
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* Reads the names of the migration files in dir into names (at most
+ * MIGRATIONS_MAX); returns how many, or -1 with the reason in err. */
+static int list_migrations(const char *dir, char **names, char *err, size_t errlen)
+{
+	struct dirent *de;
+	int n = 0;
+	DIR *d = opendir(dir);
+
+	if (!d) {
+		snprintf(err, errlen, "cannot open migrations folder %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	while ((de = readdir(d))) {
+		if (!is_migration(de->d_name))
+			continue;
+		if (n == MIGRATIONS_MAX) {
+			snprintf(err, errlen, "more than %d migration files in %s; the server reads at most %d",
+				 MIGRATIONS_MAX, dir, MIGRATIONS_MAX);
+			goto fail;
+		}
+		if (!(names[n] = strdup(de->d_name))) {
+			snprintf(err, errlen, "out of memory reading the migrations folder %s", dir);
+			goto fail;
+		}
+		n++;
+	}
+	closedir(d);
+	return n;
+fail:
+	closedir(d);
+	while (n > 0)
+		free(names[--n]);
+	return -1;
+}
+
+/* Applies, in name order, every migration in dir not yet recorded; stops at
+ * the first that fails or cannot be checked. */
+static int migrate(struct dbconn *w, const char *dir, char *err, size_t errlen)
+{
+	char *names[MIGRATIONS_MAX];
+	int n, i, done, rc = DB_OK;
+
+	if (exec(w, "CREATE TABLE IF NOT EXISTS schema_migrations("
+		    "version INTEGER PRIMARY KEY, name TEXT NOT NULL, "
+		    "applied_at TEXT NOT NULL)") != SQLITE_OK) {
+		snprintf(err, errlen, "cannot create schema_migrations: %s", sqlite3_errmsg(w->h));
+		return db_status_of(sqlite3_errcode(w->h));
+	}
+	if ((n = list_migrations(dir, names, err, errlen)) < 0)
+		return DB_ERR;
+	qsort(names, (size_t)n, sizeof *names, name_cmp);
+	for (i = 0; i < n; i++) {
+		if (rc == DB_OK && (done = applied(w, atoi(names[i]))) < 0) {
+			snprintf(err, errlen, "cannot tell whether migration %s was applied: %s",
+				 names[i], sqlite3_errmsg(w->h));
+			rc = DB_ERR;
+		} else if (rc == DB_OK && !done) {
+			rc = apply_one(w, dir, names[i], err, errlen);
+		}
+		free(names[i]);
+	}
+	return rc;
+}
+
+/* ---- the writer ---- */
+
+/* Marks every job of the batch failed with status. */
+static void fail_all(struct db_job *batch, int status)
+{
+	for (; batch; batch = batch->next)
+		batch->rc = status;
+}
+
+/* Fails every job of a batch with status and tells the operator why. */
+static void batch_failed(struct db_job *batch, int status)
+{
+	log_error("database write failed, nothing of it was stored: %s",
+		  db_status_message(status));
+	fail_all(batch, status);
+}
+
+/* Runs one job in a savepoint; returns 0, or a status when the whole
+ * transaction was lost (SQLite rolled it back). */
+static int run_job(struct dbconn *w, struct db_job *j)
+{
+	exec(w, "SAVEPOINT job");
+	j->rc = j->run(w, j);
+	if (j->rc < 0 && sqlite3_get_autocommit(w->h))
+		return j->rc;        /* SQLite rolled back everything */
+	if (j->rc < 0)
+		exec(w, "ROLLBACK TO job");
+	exec(w, "RELEASE job");
+	return 0;
+}
+
+/* Runs a batch in one transaction and one commit. */
+static void run_batch(struct db *db, struct db_job *batch)
+{
+	struct dbconn *w = db->writer;
+	struct db_job *j;
+	int rc;
+
+	rc = exec(w, "BEGIN IMMEDIATE");
+	if (rc != SQLITE_OK) {
+		batch_failed(batch, write_status(db, rc));
+		return;
+	}
+	for (j = batch; j; j = j->next) {
+		int lost = run_job(w, j);
+		if (lost) {
+			batch_failed(batch, lost);
+			return;
+		}
+	}
+	rc = exec(w, "COMMIT");
+	if (rc != SQLITE_OK) {
+		rc = write_status(db, rc);
+		if (!sqlite3_get_autocommit(w->h))
+			exec(w, "ROLLBACK");
+		batch_failed(batch, rc);
+	}
+}
+
+static void *writer_main(void *arg)
+{
+	struct db *db = arg;
+	struct db_job *batch, *j, *next;
+	unsigned n;
+
+	for (;;) {
+		pthread_mutex_lock(&db->lock);
+		while (!db->head && !db->stopping)
+			pthread_cond_wait(&db->wake, &db->lock);
+		if (!db->head) {
+			pthread_mutex_unlock(&db->lock);
+			break;
+		}
+		batch = db->head;
+		for (j = batch, n = 1; j->next && n < BATCH_MAX; j = j->next)
+			n++;
+		db->head = j->next;
+		if (!db->head)
+			db->tail = NULL;
+		j->next = NULL;
+		db->commits++;
+		db->jobs += n;
+		pthread_mutex_unlock(&db->lock);
+
+		run_batch(db, batch);
+		for (j = batch; j; j = next) {
+			next = j->next;
+			j->next = NULL;
+			j->done(j);
+			pthread_mutex_lock(&db->lock);
+			db->finished++;
+			pthread_mutex_unlock(&db->lock);
+		}
+	}
+	return NULL;
+}
+
+void db_submit(struct db *db, struct db_job *job)
+{
+	job->next = NULL;
+	pthread_mutex_lock(&db->lock);
+	if (db->tail)
+		db->tail->next = job;
+	else
+		db->head = job;
+	db->tail = job;
+	db->submitted++;
+	pthread_cond_signal(&db->wake);
+	pthread_mutex_unlock(&db->lock);
+}
+
+struct sync_job {
+	struct db_job j;
+	struct db_job *user;
+	pthread_mutex_t m;
+	pthread_cond_t c;
+	int finished;
+};
+
+static int sync_run(struct dbconn *w, struct db_job *j)
+{
+	struct sync_job *s = (struct sync_job *)j;
+	return s->user->run(w, s->user);
+}
+
+static void sync_done(struct db_job *j)
+{
+	struct sync_job *s = (struct sync_job *)j;
+
+	pthread_mutex_lock(&s->m);
+	s->finished = 1;
+	pthread_cond_signal(&s->c);
+	pthread_mutex_unlock(&s->m);
+}
+
+int db_write(struct db *db, struct db_job *job)
+{
+	struct sync_job s = { .j = { .run = sync_run, .done = sync_done }, .user = job };
+
+	pthread_mutex_init(&s.m, NULL);
+	pthread_cond_init(&s.c, NULL);
+	db_submit(db, &s.j);
+	pthread_mutex_lock(&s.m);
+	while (!s.finished)
+		pthread_cond_wait(&s.c, &s.m);
+	pthread_mutex_unlock(&s.m);
+	pthread_cond_destroy(&s.c);
+	pthread_mutex_destroy(&s.m);
+	job->rc = s.j.rc;
+	return job->rc;
+}
+
+void db_set_busy_timeout(struct db *db, unsigned ms)
+{
+	pthread_mutex_lock(&db->lock);
+	db->busy_ms = ms;
+	sqlite3_busy_timeout(db->writer->h, (int)ms);
+	pthread_mutex_unlock(&db->lock);
+}
+
+unsigned long db_pending(struct db *db)
+{
+	unsigned long n;
+
+	pthread_mutex_lock(&db->lock);
+	n = db->submitted - db->finished;
+	pthread_mutex_unlock(&db->lock);
+	return n;
+}
+
+void db_stats(struct db *db, unsigned long *commits, unsigned long *jobs)
+{
+	pthread_mutex_lock(&db->lock);
+	*commits = db->commits;
+	*jobs = db->jobs;
+	pthread_mutex_unlock(&db->lock);
+}
+
+/* ---- open and close ---- */
+
+struct dbconn *db_reader(struct db *db)
+{
+	struct dbconn *c;
+
+	if (tl_reader && tl_db_id == db->id)
+		return tl_reader;
+	c = conn_open(db->path, 1, db->busy_ms);
+	if (!c)
+		return NULL;
+	pthread_mutex_lock(&db->lock);
+	c->next = db->readers;
+	db->readers = c;
+	pthread_mutex_unlock(&db->lock);
+	tl_reader = c;
+	tl_db_id = db->id;
+	return c;
+}
+
+/* Writer's WAL hook, after every commit: wakes the checkpointer once the
+ * log has grown past CKPT_PAGES. */
+static int wal_grew(void *arg, sqlite3 *h, const char *name, int pages)
+{
+	struct db *db = arg;
+
+	if (pages >= CKPT_PAGES) {
+		pthread_mutex_lock(&db->lock);
+		db->ckpt_wanted = 1;
+		pthread_cond_signal(&db->ckpt_wake);
+		pthread_mutex_unlock(&db->lock);
+	}
+	return SQLITE_OK;
+}
+
+/* The checkpointer thread: a passive checkpoint whenever the writer asks
+ * (it neither blocks nor waits for the writer or readers; a frame a
+ * reader still needs is copied next time). */
+static void *ckpt_main(void *arg)
+{
+	struct db *db = arg;
+	int stop;
+
+	for (;;) {
+		pthread_mutex_lock(&db->lock);
+		while (!db->ckpt_wanted && !db->stopping)
+			pthread_cond_wait(&db->ckpt_wake, &db->lock);
+		stop = db->stopping;
+		db->ckpt_wanted = 0;
+		pthread_mutex_unlock(&db->lock);
+		if (stop)
+			break;
+		sqlite3_wal_checkpoint_v2(db->ckpt->h, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+	}
+	return NULL;
+}
+
+/* Moves checkpoints off the writer: its own automatic checkpoint is
+ * replaced by the hook that wakes the checkpointer thread. */
+static int ckpt_start(struct db *db)
+{
+	db->ckpt = conn_open(db->path, 0, db->busy_ms);
+	if (!db->ckpt || exec(db->ckpt, "PRAGMA synchronous=FULL") != SQLITE_OK)
+		return -1;
+	pthread_cond_init(&db->ckpt_wake, NULL);
+	if (pthread_create(&db->ckpt_thread, NULL, ckpt_main, db) != 0)
+		return -1;
+	db->ckpt_started = 1;
+	sqlite3_wal_hook(db->writer->h, wal_grew, db);
+	return 0;
+}
+
+/* Gives the file at path perm's mode and group, whatever the umask,
+ * creating it when create is set; a missing file is fine otherwise. SQLite
+ * creates -wal and -shm with the database file's mode. An existing file is
+ * changed by path, never opened: closing a descriptor of a database file
+ * would drop the POSIX locks this process's connections hold on it. */
+static int set_perm(const char *path, struct db_perm perm, int create, char *err, size_t errlen)
+{
+	int fd = create ? open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, perm.mode) : -1;
+	struct stat st;
+
+	if (fd >= 0) {
+		if (fchmod(fd, perm.mode) < 0 ||
+		    (perm.gid != (gid_t)-1 && fchown(fd, (uid_t)-1, perm.gid) < 0))
+			goto fail;
+		close(fd);
+		return 0;
+	}
+	if (create && errno != EEXIST) {
+		snprintf(err, errlen, "cannot open database %s: %s (is the folder there and writable?)",
+			 path, strerror(errno));
+		return -1;
+	}
+	if (stat(path, &st) < 0) {
+		if (!create && errno == ENOENT)
+			return 0;
+		goto fail;
+	}
+	if ((st.st_mode & 07777) != perm.mode && chmod(path, perm.mode) < 0)
+		goto fail;
+	if (perm.gid != (gid_t)-1 && st.st_gid != perm.gid && chown(path, (uid_t)-1, perm.gid) < 0)
+		goto fail;
+	return 0;
+fail:
+	snprintf(err, errlen, "cannot give %s mode %04o%s: %s", path, (unsigned)perm.mode,
+		 perm.gid != (gid_t)-1 ? " and the database group" : "", strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	return -1;
+}
+
+/* The database, -wal and -shm files with perm's mode and group. */
+static int set_perms(const char *path, struct db_perm perm, int create, char *err, size_t errlen)
+{
+	static const char *const suffix[] = { "-wal", "-shm" };
+	struct buf b = BUF_INIT;
+	size_t i;
+	int rc = set_perm(path, perm, create, err, errlen);
+
+	for (i = 0; rc == 0 && i < sizeof suffix / sizeof *suffix; i++) {
+		buf_reset(&b);
+		buf_printf(&b, "%s%s", path, suffix[i]);
+		rc = buf_error(&b) < 0 ? (snprintf(err, errlen, "out of memory"), -1)
+				       : set_perm(b.buf, perm, 0, err, errlen);
+	}
+	buf_release(&b);
+	return rc;
+}
+
+int db_open(const char *path, const char *migrations_dir, struct db **out,
+	    char *err, size_t errlen)
+{
+	return db_open_perm(path, migrations_dir, DB_PERM_DEFAULT, out, err, errlen);
+}
+
+int db_open_perm(const char *path, const char *migrations_dir, struct db_perm perm,
+		 struct db **out, char *err, size_t errlen)
+{
+	struct db *db = calloc(1, sizeof *db);
+	int rc = DB_ERR;
+
+	*out = NULL;
+	if (!db || !(db->path = strdup(path))) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
+	if (set_perms(path, perm, 1, err, errlen) < 0) {
+		rc = DB_READONLY;
+		goto fail;
+	}
+	db->id = atomic_fetch_add(&next_db_id, 1);
+	pthread_mutex_init(&db->lock, NULL);
+	pthread_cond_init(&db->wake, NULL);
+	db->busy_ms = 5000;
+	db->writer = conn_open(path, 0, db->busy_ms);
+	if (!db->writer) {
+		snprintf(err, errlen, "cannot open database %s (is the folder there and writable?)", path);
+		rc = DB_READONLY;
+		goto fail;
+	}
+	if (exec(db->writer, "PRAGMA journal_mode=WAL") != SQLITE_OK ||
+	    exec(db->writer, "PRAGMA synchronous=FULL") != SQLITE_OK ||
+	    exec(db->writer, "PRAGMA foreign_keys=ON") != SQLITE_OK ||
+	    /* Statement journals (every insert into runs has one, as triggers
+	     * keep digest_counts in step) stay in memory, not a temp file. */
+	    exec(db->writer, "PRAGMA temp_store=MEMORY") != SQLITE_OK) {
+		snprintf(err, errlen, "cannot configure database %s: %s", path,
+			 sqlite3_errmsg(db->writer->h));
+		rc = db_status_of(sqlite3_errcode(db->writer->h));
+		goto fail;
+	}
+	rc = migrate(db->writer, migrations_dir, err, errlen);
+	if (rc == DB_OK)
+		rc = outlier_backfill(db->writer, err, errlen);
+	if (rc != DB_OK)
+		goto fail;
+	if (ckpt_start(db) < 0) {
+		snprintf(err, errlen, "cannot start the checkpoint thread");
+		rc = DB_ERR;
+		goto fail;
+	}
+	/* -wal and -shm exist now; with a group named, they get it too (SQLite
+	 * gives them the database's owner only when running as root). */
+	if (set_perms(path, perm, 0, err, errlen) < 0) {
+		rc = DB_READONLY;
+		goto fail;
+	}
+	if (pthread_create(&db->thread, NULL, writer_main, db) != 0) {
+		snprintf(err, errlen, "cannot start the writer thread");
+		rc = DB_ERR;
+		goto fail;
+	}
+	db->thread_started = 1;
+	*out = db;
+	return DB_OK;
+fail:
+	db_close(db);
+	return rc == DB_OK ? DB_ERR : rc;
+}
+
+void db_close(struct db *db)
+{
+	struct dbconn *c, *next;
+
+	if (!db)
+		return;
+	if (db->thread_started) {
+		pthread_mutex_lock(&db->lock);
+		db->stopping = 1;
+		pthread_cond_signal(&db->wake);
+		pthread_mutex_unlock(&db->lock);
+		pthread_join(db->thread, NULL);
+	}
+	if (db->ckpt_started) {
+		pthread_mutex_lock(&db->lock);
+		db->stopping = 1;
+		pthread_cond_signal(&db->ckpt_wake);
+		pthread_mutex_unlock(&db->lock);
+		pthread_join(db->ckpt_thread, NULL);
+		pthread_cond_destroy(&db->ckpt_wake);
+	}
+	if (db->ckpt)
+		conn_close(db->ckpt);
+	for (c = db->readers; c; c = next) {
+		next = c->next;
+		conn_close(c);
+	}
+	if (db->writer) {
+		exec(db->writer, "PRAGMA wal_checkpoint(TRUNCATE)");
+		conn_close(db->writer);
+	}
+	pthread_cond_destroy(&db->wake);
+	pthread_mutex_destroy(&db->lock);
+	free(db->path);
+	free(db);
+	tl_reader = NULL;
+	tl_db_id = 0;
+}

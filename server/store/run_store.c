@@ -1,0 +1,186 @@
+/* run_store.c: the insert of one run and its cluster update, as a db job. */
+#include "store/run_store.h"
+
+#include <sodium.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "http/cache.h"
+#include "store/outlier.h"
+#include "util/timefmt.h"
+
+/* The same bytes, or the same payload signed by the same key (an ES256
+ * signature's (r, n - s) twin, or any re-signature): the oldest such run. */
+static const char sql_by_sha[] =
+	"SELECT id, outlier FROM runs WHERE jws_sha256 = ?1 "
+	"OR (key_thumbprint = ?2 AND payload_sha256 = ?3) ORDER BY rowid LIMIT 1";
+static const char sql_insert[] =
+	"INSERT INTO runs(id, suite_version, model_name, model_slug, model_digest, "
+	"model_quant, model_format, accelerator, hw_slug, fingerprint_hash, hw_class, "
+	"backend_name, backend_version, decode_tok_s, prefill_tok_s, ttft_ms, "
+	"created_at, received_at, key_thumbprint, alg, account_id, payload, jws, "
+	"jws_sha256, demo, payload_sha256) "
+	"VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+static const char sql_flag_of[] = "SELECT outlier FROM runs WHERE id = ?";
+
+static const char id_alphabet[] = "abcdefghijklmnopqrstuvwxyz0123456789_-";
+
+void run_id_new(char out[RUN_ID_LEN])
+{
+	unsigned char b[32];
+	size_t i = 0, k = 0, n = sizeof id_alphabet - 1;   /* 38 */
+
+	out[0] = 'r';
+	out[1] = '_';
+	while (k < 11) {
+		if (i == sizeof b || k == 0) {
+			randombytes_buf(b, sizeof b);
+			i = 0;
+		}
+		/* Rejection sampling keeps every character equally likely. */
+		if (b[i] < 228)
+			out[2 + k++] = id_alphabet[b[i] % n];
+		i++;
+	}
+	out[13] = '\0';
+}
+
+int run_id_valid(const char *s)
+{
+	return strlen(s) == 13 && s[0] == 'r' && s[1] == '_' &&
+	       strspn(s + 2, id_alphabet) == 11;
+}
+
+void run_new_init(struct run_new *n)
+{
+	crypto_hash_sha256(n->sha, (const unsigned char *)n->jws, n->jws_len);
+	crypto_hash_sha256(n->payload_sha, n->payload, n->payload_len);
+	n->j.run = run_store_run;
+}
+
+/* Looks the upload up by its hashes; 1 and fills id/outlier when stored. */
+static int find_duplicate(struct dbconn *w, struct run_new *n)
+{
+	sqlite3_stmt *st = db_stmt(w, sql_by_sha);
+	int found = 0;
+
+	if (!st)
+		return 0;
+	sqlite3_bind_blob(st, 1, n->sha, sizeof n->sha, SQLITE_STATIC);
+	db_bind_text(st, 2, n->thumbprint);
+	sqlite3_bind_blob(st, 3, n->payload_sha, sizeof n->payload_sha, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0)) {
+		snprintf(n->id, sizeof n->id, "%s", (const char *)sqlite3_column_text(st, 0));
+		n->outlier = sqlite3_column_int(st, 1);
+		found = 1;
+	}
+	sqlite3_reset(st);
+	return found;
+}
+
+/* Binds every column of the insert. */
+static void bind_run(sqlite3_stmt *st, const struct run_new *n,
+		     const char *hw_class, const char *received)
+{
+	const struct run_fields *f = &n->f;
+
+	db_bind_text(st, 1, n->id);
+	db_bind_text(st, 2, f->suite_version);
+	db_bind_text(st, 3, f->model_name);
+	db_bind_text(st, 4, f->model_slug);
+	db_bind_text(st, 5, f->model_digest);
+	db_bind_text(st, 6, f->model_quant);
+	db_bind_text(st, 7, f->model_format);
+	db_bind_text(st, 8, f->accelerator);
+	db_bind_text(st, 9, f->hw_slug);
+	db_bind_text(st, 10, f->fingerprint_hash);
+	db_bind_text(st, 11, hw_class);
+	db_bind_text(st, 12, f->backend_name);
+	db_bind_text(st, 13, f->backend_version);
+	sqlite3_bind_double(st, 14, f->decode_tok_s);
+	sqlite3_bind_double(st, 15, f->prefill_tok_s);
+	sqlite3_bind_double(st, 16, f->ttft_ms);
+	db_bind_text(st, 17, f->created_at);
+	db_bind_text(st, 18, received);
+	db_bind_text(st, 19, n->thumbprint);
+	db_bind_text(st, 20, n->alg);
+	if (n->account_id)
+		sqlite3_bind_int64(st, 21, n->account_id);
+	/* The payload is inside the JWS already (page_run.c decodes it from
+	 * there); storing it twice doubled the bytes written per upload. */
+	sqlite3_bind_text(st, 22, "", 0, SQLITE_STATIC);
+	sqlite3_bind_blob(st, 23, n->jws, (int)n->jws_len, SQLITE_STATIC);
+	sqlite3_bind_blob(st, 24, n->sha, sizeof n->sha, SQLITE_STATIC);
+	sqlite3_bind_int(st, 25, n->demo);
+	sqlite3_bind_blob(st, 26, n->payload_sha, sizeof n->payload_sha, SQLITE_STATIC);
+}
+
+/* Inserts the row under a fresh id, retrying on the (unlikely) id clash. */
+static int insert(struct dbconn *w, struct run_new *n, const char *hw_class)
+{
+	sqlite3_stmt *st;
+	char received[32];
+	int rc = SQLITE_CONSTRAINT, tries;
+
+	time_now_rfc3339(received);
+	for (tries = 0; tries < 5 && (rc & 0xff) == SQLITE_CONSTRAINT; tries++) {
+		st = db_stmt(w, sql_insert);
+		if (!st)
+			return DB_ERR;
+		if (n->fixed_id)
+			snprintf(n->id, sizeof n->id, "%s", n->fixed_id);
+		else
+			run_id_new(n->id);
+		bind_run(st, n, hw_class, received);
+		rc = sqlite3_step(st);
+		sqlite3_reset(st);
+	}
+	return rc == SQLITE_DONE ? DB_OK : db_status_of(rc);
+}
+
+/* Reads back the new run's flag after its cluster was updated. */
+static int read_flag(struct dbconn *w, struct run_new *n)
+{
+	sqlite3_stmt *st = db_stmt(w, sql_flag_of);
+	int rc;
+
+	if (!st)
+		return DB_ERR;
+	db_bind_text(st, 1, n->id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		n->outlier = sqlite3_column_int(st, 0);
+	sqlite3_reset(st);
+	return rc == SQLITE_ROW ? DB_OK : DB_ERR;
+}
+
+int run_store_run(struct dbconn *w, struct db_job *j)
+{
+	struct run_new *n = (struct run_new *)j;
+	struct cluster_key k;
+	char hw_class[160];
+	int rc;
+
+	if (find_duplicate(w, n)) {
+		n->duplicate = 1;
+		return DB_OK;
+	}
+	if (n->f.fingerprint_hash)
+		snprintf(hw_class, sizeof hw_class, "%s", n->f.fingerprint_hash);
+	else
+		snprintf(hw_class, sizeof hw_class, "slug:%s", n->f.hw_slug);
+	rc = insert(w, n, hw_class);
+	if (rc != DB_OK)
+		return rc;
+	if (!n->affected)
+		n->affected = json_array();
+	k = (struct cluster_key){ n->f.suite_version, n->f.model_digest, hw_class,
+				  n->f.backend_name };
+	n->cluster_tag = cache_cluster_tag(k.suite, k.digest, k.hw_class, k.backend);
+	rc = outlier_run_added(w, &k, n->id, n->f.decode_tok_s, n->thumbprint, n->affected,
+			       &n->other_tag);
+	if (rc != DB_OK)
+		return rc;
+	return read_flag(w, n);
+}

@@ -1,0 +1,56 @@
+/* run_store.h: storing one verified, validated run.  The write runs on the
+ * database writer thread (db.h) and updates the run's outlier cluster in the
+ * same transaction. */
+#ifndef LLMS_RUN_STORE_H
+#define LLMS_RUN_STORE_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "store/db.h"
+#include "ingest/validate.h"
+
+#define RUN_ID_LEN 14   /* "r_" + 11 characters + NUL */
+
+struct run_new {
+	struct db_job j;
+	/* in: borrowed, must outlive the job */
+	struct run_fields f;
+	const unsigned char *payload;  /* the signed payload JSON bytes (not stored
+					* again: runs.payload is '' and readers
+					* decode it from the JWS) */
+	size_t payload_len;
+	const char *jws;               /* the exact uploaded bytes */
+	size_t jws_len;
+	unsigned char sha[32];         /* SHA-256 of jws */
+	unsigned char payload_sha[32]; /* SHA-256 of payload; with thumbprint,
+					* the idempotency key (ES256 s -> n-s) */
+	const char *thumbprint;        /* RFC 7638 thumbprint of the signing key */
+	const char *alg;               /* "EdDSA" or "ES256" */
+	long long account_id;          /* 0: not attributed */
+	int demo;                      /* 1 for runs made by --demo */
+	const char *fixed_id;          /* demo only: store under this id */
+	/* out */
+	char id[RUN_ID_LEN];
+	int duplicate;                 /* 1: the same bytes, or the same payload
+					* under the same key, were stored before */
+	int outlier;                   /* the run's flag after the cluster update */
+	json_t *affected;              /* ids whose outlier flag changed (array, owned) */
+	unsigned cluster_tag;          /* cache_cluster_tag() of the run's cluster */
+	unsigned other_tag;            /* and of the cluster whose new keys changed, or 0 */
+};
+
+/* Writes a new unguessable run id: "r_" and 11 of [a-z0-9_-]. */
+void run_id_new(char out[RUN_ID_LEN]);
+
+/* 1 when s has the shape of a run id. */
+int run_id_valid(const char *s);
+
+/* Prepares n for submission: computes sha over jws, payload_sha over
+ * payload, and sets n->j.run. */
+void run_new_init(struct run_new *n);
+
+/* The db_job run function (exported for tests). */
+int run_store_run(struct dbconn *w, struct db_job *j);
+
+#endif
