@@ -20,6 +20,7 @@
 #include "buf.h"
 #include "log.h"
 #include "outlier.h"
+#include "tlog_store.h"
 
 #define BATCH_MAX 512
 #define MIGRATIONS_MAX 256
@@ -870,6 +871,8 @@ int db_open_perm(const char *path, const char *migrations_dir, struct db_perm pe
 	rc = migrate(db->writer, migrations_dir, err, errlen);
 	if (rc == DB_OK)
 		rc = outlier_backfill(db->writer, err, errlen);
+	if (rc == DB_OK)
+		rc = tlog_store_backfill(db->writer, err, errlen);
 	if (rc != DB_OK)
 		goto fail;
 	if (ckpt_start(db) < 0) {

@@ -219,3 +219,111 @@ int tlog_store_tile(struct dbconn *c, const struct tlog_tile *t, struct buf *out
 		return DB_ERR;
 	return read_range(st, hash_id(level, lo), hash_id(level, lo + t->width), 0, out);
 }
+
+/* ---- the backlog of migration 0011 ---- */
+
+static const char sql_has_backlog[] =
+	"SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'tlog_backlog'";
+static const char sql_backlog_count[] = "SELECT count(*) FROM tlog_backlog";
+static const char sql_backlog[] =
+	"SELECT seq, kind, ref, sha, run_id FROM tlog_backlog ORDER BY seq LIMIT 1000";
+static const char sql_backlog_done[] = "DELETE FROM tlog_backlog WHERE seq <= ?";
+static const char sql_run_index[] = "UPDATE runs SET log_index = ? WHERE id = ?";
+
+/* A count from a one-row query; -1 on error. */
+static int64_t count_of(struct dbconn *w, const char *sql)
+{
+	sqlite3_stmt *st = db_stmt(w, sql);
+	int64_t n = -1;
+
+	if (st && sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int64(st, 0);
+	if (st)
+		sqlite3_reset(st);
+	return n;
+}
+
+/* Appends one backlog row (the statement's current row). */
+static int backlog_one(struct dbconn *w, sqlite3_stmt *st)
+{
+	static const enum tlog_kind kinds[] = { TLOG_RUN, TLOG_POST, TLOG_RULING };
+	static const char *const names[] = { "run", "post", "ruling" };
+	const char *kind = (const char *)sqlite3_column_text(st, 1);
+	const char *ref = (const char *)sqlite3_column_text(st, 2);
+	const char *run_id = (const char *)sqlite3_column_text(st, 4);
+	sqlite3_stmt *up;
+	uint64_t index;
+	size_t k;
+	int rc;
+
+	if (!kind || !ref || sqlite3_column_bytes(st, 3) != 32)
+		return DB_ERR;
+	for (k = 0; k < 3 && strcmp(kind, names[k]); k++)
+		;
+	if (k == 3)
+		return DB_ERR;
+	rc = tlog_record(w, kinds[k], ref, sqlite3_column_blob(st, 3), &index);
+	if (rc != DB_OK || !run_id)
+		return rc;
+	if (!(up = db_stmt(w, sql_run_index)))
+		return DB_ERR;
+	sqlite3_bind_int64(up, 1, (sqlite3_int64)index);
+	db_bind_text(up, 2, run_id);
+	return step_insert(up);
+}
+
+/* Appends up to 1000 backlog rows in one transaction; *done gets how many. */
+static int backlog_batch(struct dbconn *w, int64_t *done)
+{
+	sqlite3_stmt *st, *del;
+	int64_t last = -1, n = 0;
+	int rc;
+
+	*done = 0;
+	if (sqlite3_exec(w->h, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+		return db_status_of(sqlite3_errcode(w->h));
+	rc = (st = db_stmt(w, sql_backlog)) ? DB_OK : DB_ERR;
+	while (rc == DB_OK && sqlite3_step(st) == SQLITE_ROW) {
+		last = sqlite3_column_int64(st, 0);
+		rc = backlog_one(w, st);
+		n++;
+	}
+	if (st)
+		sqlite3_reset(st);
+	if (rc == DB_OK && n) {
+		rc = (del = db_stmt(w, sql_backlog_done)) ? DB_OK : DB_ERR;
+		if (rc == DB_OK) {
+			sqlite3_bind_int64(del, 1, last);
+			rc = step_insert(del);
+		}
+	}
+	if (rc == DB_OK && sqlite3_exec(w->h, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+		rc = db_status_of(sqlite3_errcode(w->h));
+	if (rc != DB_OK)
+		sqlite3_exec(w->h, "ROLLBACK", NULL, NULL, NULL);
+	*done = n;
+	return rc;
+}
+
+int tlog_store_backfill(struct dbconn *w, char *err, size_t errlen)
+{
+	int64_t total, done = 0, n;
+	int rc;
+
+	if (count_of(w, sql_has_backlog) != 1)
+		return DB_OK;           /* before migration 0011 (tests of older schemas) */
+	if ((total = count_of(w, sql_backlog_count)) <= 0)
+		return total < 0 ? DB_ERR : DB_OK;
+	fprintf(stderr, "llm-speedd: adding %lld earlier runs, posts and rulings to the log\n",
+		(long long)total);
+	do {
+		if ((rc = backlog_batch(w, &n)) != DB_OK) {
+			snprintf(err, errlen, "cannot add earlier entries to the log: %s",
+				 sqlite3_errmsg(w->h));
+			return rc;
+		}
+		done += n;
+	} while (n > 0);
+	fprintf(stderr, "llm-speedd: the log holds the %lld earlier entries\n", (long long)done);
+	return DB_OK;
+}

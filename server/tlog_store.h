@@ -40,6 +40,13 @@ int tlog_record(struct dbconn *w, enum tlog_kind kind, const char *ref,
 void tlog_record_sha(unsigned char out[32], const char *tag, const char *const *fields,
 		     size_t n);
 
+/* Appends what migration 0011 queued (the runs, posts and rulings stored
+ * before the log existed) to the log, a thousand a transaction, on the
+ * writer connection w before the writer thread starts; a run's row gets its
+ * log_index.  Progress on stderr; stopped half-way, it carries on at the
+ * next start.  DB_OK, or a db_status with the reason in err. */
+int tlog_store_backfill(struct dbconn *w, char *err, size_t errlen);
+
 /* A tlog_reader over the stored hashes of connection c. */
 struct tlog_reader tlog_store_reader(struct dbconn *c);
 

@@ -9,6 +9,7 @@
 
 #include "check_util.h"
 #include "db.h"
+#include <sqlite3.h>
 #include "tlog.h"
 #include "tlog_signer.h"
 #include "tlog_store.h"
@@ -602,6 +603,84 @@ START_TEST(signer_signs_an_extended_tree)
 }
 END_TEST
 
+/* A database from before the log: its runs, posts and ruling are appended
+ * at the upgrade, with the same canonical records the daemon makes. */
+START_TEST(upgrade_logs_earlier_rows)
+{
+	static const char *const names[] = { "0001_init.sql", "0002_pages.sql", "0003_disputes.sql",
+		"0004_digest_counts.sql", "0005_secrets.sql", "0006_cluster_figures.sql",
+		"0008_hardening.sql" };
+	char old[300], cmd[1200], path[300], err[512] = "", hex[65], want[3][300];
+	unsigned char sha[32];
+	struct db *db = NULL;
+	sqlite3 *h;
+	sqlite3_stmt *st;
+	size_t i;
+	int n = 0;
+
+	snprintf(old, sizeof old, "%s/old", tmpdir);
+	for (i = 0; i < sizeof names / sizeof names[0]; i++) {
+		snprintf(cmd, sizeof cmd, "mkdir -p '%s' && cp '%s/migrations/%s' '%s/'", old,
+			 repo_root(), names[i], old);
+		ck_assert_int_eq(system(cmd), 0);
+	}
+	snprintf(path, sizeof path, "%s/t.db", tmpdir);
+	ck_assert_msg(db_open(path, old, &db, err, sizeof err) == DB_OK, "%s", err);
+	db_close(db);
+	ck_assert_int_eq(sqlite3_open(path, &h), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(h,
+		"INSERT INTO runs(id, suite_version, model_name, model_slug, model_digest, "
+		"accelerator, hw_slug, hw_class, backend_name, backend_version, decode_tok_s, "
+		"created_at, received_at, key_thumbprint, alg, payload, jws, jws_sha256) "
+		"VALUES ('r_aaaaaaaaaaa', 's', 'M', 'm', 'd', 'A', 'a', 'c', 'b', '1', 1.0, "
+		"'2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z', 't', 'EdDSA', '{}', "
+		"CAST('h.p.s' AS BLOB), randomblob(32));"
+		"INSERT INTO dispute_threads(run_id, state, note, opened_at, resolved_at, last_post_at) "
+		"VALUES ('r_aaaaaaaaaaa', 'upheld', 'Na\xc3\xafve.', '2026-01-02T00:00:00Z', "
+		"'2026-01-03T00:00:00Z', '2026-01-02T00:00:00Z');"
+		"INSERT INTO dispute_posts(id, run_id, author, body, created_at) VALUES "
+		"(7, 'r_aaaaaaaaaaa', NULL, 'caf\xc3\xa9\nline', '2026-01-02T00:00:00Z');",
+		NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(h);
+
+	crypto_hash_sha256(sha, (const unsigned char *)"h.p.s", 5);
+	sodium_bin2hex(hex, sizeof hex, sha, 32);
+	snprintf(want[0], sizeof want[0], "run r_aaaaaaaaaaa %s\n", hex);
+	tlog_record_sha(sha, "post", (const char *const[]){ "r_aaaaaaaaaaa", "7", NULL,
+		"caf\xc3\xa9\nline", "2026-01-02T00:00:00Z" }, 5);
+	sodium_bin2hex(hex, sizeof hex, sha, 32);
+	snprintf(want[1], sizeof want[1], "post r_aaaaaaaaaaa/7 %s\n", hex);
+	tlog_record_sha(sha, "ruling", (const char *const[]){ "r_aaaaaaaaaaa", "upheld",
+		"Na\xc3\xafve.", "2026-01-03T00:00:00Z" }, 4);
+	sodium_bin2hex(hex, sizeof hex, sha, 32);
+	snprintf(want[2], sizeof want[2], "ruling r_aaaaaaaaaaa %s\n", hex);
+
+	db = open_db_at("t.db");        /* every migration: 0011 and its backlog */
+	db_close(db);
+	ck_assert_int_eq(sqlite3_open(path, &h), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_prepare_v2(h, "SELECT idx, data FROM tlog_entries ORDER BY idx",
+					    -1, &st, NULL), SQLITE_OK);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		ck_assert_int_lt(n, 3);
+		ck_assert_int_eq(sqlite3_column_int(st, 0), n);
+		ck_assert_str_eq((const char *)sqlite3_column_text(st, 1), want[n]);
+		n++;
+	}
+	sqlite3_finalize(st);
+	ck_assert_int_eq(n, 3);
+	ck_assert_int_eq(sqlite3_prepare_v2(h, "SELECT log_index FROM runs", -1, &st, NULL), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+	ck_assert_int_eq(sqlite3_column_type(st, 0), SQLITE_INTEGER);
+	ck_assert_int_eq(sqlite3_column_int(st, 0), 0);
+	sqlite3_finalize(st);
+	ck_assert_int_eq(sqlite3_prepare_v2(h, "SELECT count(*) FROM tlog_backlog", -1, &st, NULL), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+	ck_assert_int_eq(sqlite3_column_int(st, 0), 0);
+	sqlite3_finalize(st);
+	sqlite3_close(h);
+}
+END_TEST
+
 static Suite *suite_tlog(void)
 {
 	Suite *s = suite_create("tlog");
@@ -622,6 +701,7 @@ static Suite *suite_tlog(void)
 	tcase_add_test(st, store_matches_memory_and_tiles);
 	tcase_add_test(st, signer_refuses_a_rolled_back_database);
 	tcase_add_test(st, signer_signs_an_extended_tree);
+	tcase_add_test(st, upgrade_logs_earlier_rows);
 	suite_add_tcase(s, st);
 	return s;
 }
