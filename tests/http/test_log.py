@@ -17,7 +17,7 @@ import sys
 
 import pytest
 
-from conftest import MODERATOR_TOKEN, ROOT, BIN, Server, make_payload, sign
+from conftest import MODERATOR_TOKEN, ROOT, Server, make_payload, sign, validate_html
 
 VERIFY = os.path.join(ROOT, "deploy", "tlog-verify.py")
 GOPATH = "/usr/share/gocode"
@@ -284,3 +284,18 @@ def test_the_key_is_private_and_restoring_an_older_database_is_refused(tmp_path)
             assert f.read() == published                     # nothing else was signed
     finally:
         s.stop()
+
+
+def test_log_page_shows_the_key_and_validates(server, tmp_path):
+    upload_run(server)
+    ckpt = server.wait_for_checkpoint(1)
+    page = server.get("/log")
+    assert page.status_code == 200
+    vkey = verifier_key(server)
+    name, keyid, key = vkey.split("+", 2)
+    assert name == ckpt.split("\n")[0]
+    raw = base64.b64decode(key)
+    assert len(raw) == 33 and raw[0] == 1
+    assert hashlib.sha256(name.encode() + b"\n" + raw).digest()[:4].hex() == keyid
+    ok, report = validate_html(page.text, tmp_path)
+    assert ok, report
