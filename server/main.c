@@ -500,6 +500,7 @@ static void app_free(struct app *app)
 	page_static_free();
 	ceiling_free(app->ref);
 	page_api_free();
+	page_log_free();
 }
 
 static int serve(struct app *app)

@@ -1,4 +1,5 @@
 /* page_log.c: the transparency log over HTTP: /log, /log/checkpoint, tiles and entry bundles (C2SP tlog-tiles). */
+#include <pthread.h>
 #include <sodium.h>
 #include <stdio.h>
 #include <string.h>
@@ -72,6 +73,70 @@ static int tile_published(const struct tlog_tile *t, uint64_t n)
 	return 1;
 }
 
+/* Full tiles never change, so the hottest are kept as built responses: a
+ * direct-mapped table (a new tile takes its slot's place), at most
+ * TILE_SLOTS responses of 8 KiB (hashes) to about 30 KiB (entry bundles). */
+#define TILE_SLOTS 2048
+
+struct tile_slot {
+	int level;
+	uint64_t n;
+	struct MHD_Response *resp;    /* NULL: empty; owned by the table */
+};
+
+static struct tile_slot tile_slots[TILE_SLOTS];
+static pthread_mutex_t tile_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static struct tile_slot *slot_of(const struct tlog_tile *t)
+{
+	return &tile_slots[(t->n * 67 + (uint64_t)(t->level + 1)) % TILE_SLOTS];
+}
+
+/* Queues the kept response for full tile t, if there is one; 1 when it did. */
+static int tile_cached(struct req *r, const struct tlog_tile *t, enum MHD_Result *ret)
+{
+	struct tile_slot *s = slot_of(t);
+	int hit;
+
+	pthread_mutex_lock(&tile_lock);
+	hit = s->resp && s->level == t->level && s->n == t->n;
+	if (hit)
+		*ret = http_send_prebuilt(r, 200, s->resp);
+	pthread_mutex_unlock(&tile_lock);
+	return hit;
+}
+
+/* Builds the response for full tile t, keeps it and queues it. */
+static enum MHD_Result tile_keep(struct req *r, const struct tlog_tile *t, const struct buf *b)
+{
+	struct MHD_Response *resp = http_build(CT_OCTETS, b->buf, b->len, CC_IMMUTABLE, NULL);
+	struct tile_slot *s = slot_of(t);
+	enum MHD_Result ret;
+
+	if (!resp)
+		return MHD_NO;
+	ret = http_send_prebuilt(r, 200, resp);
+	pthread_mutex_lock(&tile_lock);
+	if (s->resp)
+		MHD_destroy_response(s->resp);
+	*s = (struct tile_slot){ t->level, t->n, resp };
+	pthread_mutex_unlock(&tile_lock);
+	return ret;
+}
+
+void page_log_free(void)
+{
+	size_t i;
+
+	pthread_mutex_lock(&tile_lock);
+	for (i = 0; i < TILE_SLOTS; i++) {
+		if (tile_slots[i].resp)
+			MHD_destroy_response(tile_slots[i].resp);
+		tile_slots[i].resp = NULL;
+	}
+	pthread_mutex_unlock(&tile_lock);
+}
+
 /* GET /log/tile/<L>/<N>[.p/<W>] and /log/tile/entries/<N>[.p/<W>]: 404 for
  * a path tlog-tiles does not allow or a tile past the latest checkpoint. */
 enum MHD_Result page_log_tile(struct req *r)
@@ -89,10 +154,14 @@ enum MHD_Result page_log_tile(struct req *r)
 	if (tlog_signer_latest(r->app->tlog, NULL, &n, NULL) < 0 || !tile_published(&t, n))
 		return http_error(r, 404, "not_found", "This tile is not covered by the latest checkpoint "
 				  "(/log/checkpoint); fetch the tiles its tree size needs.", NULL);
+	if (t.width == TLOG_TILE_WIDTH && tile_cached(r, &t, &ret))
+		return ret;
 	if (!(c = db_reader(r->app->db)))
 		return http_error(r, 503, "unavailable", "The database is not answering; try again shortly.", NULL);
 	rc = tlog_store_tile(c, &t, &out);
-	if (rc == DB_OK)
+	if (rc == DB_OK && t.width == TLOG_TILE_WIDTH)
+		ret = tile_keep(r, &t, &out);
+	else if (rc == DB_OK)
 		ret = http_send(r, 200, CT_OCTETS, out.buf, out.len, &(struct http_opts){
 			.cache_control = t.width == TLOG_TILE_WIDTH ? CC_IMMUTABLE : CC_LOG_SHORT });
 	else

@@ -272,8 +272,8 @@ static int read_index(const char **p, uint64_t *out)
 			d = d * 10 + (unsigned)(s[i] - '0');
 		}
 		s += 3;
-		if (++parts > 7 || v > UINT64_MAX / 1000)
-			return -1;
+		if (++parts > 7 || v > UINT64_MAX / 1000 || (parts == 1 && x && d == 0))
+			return -1;         /* one spelling per index: no leading x000 */
 		v = v * 1000 + d;
 		if (!x)
 			break;
