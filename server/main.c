@@ -477,9 +477,12 @@ static int open_tlog(struct app *app)
 	else
 		snprintf(base, sizeof base, "http://%s", c->listen);
 	tlog_origin_of(base, origin, sizeof origin);
-	if (tlog_signer_open(app->db, c->db_path, origin, &app->tlog, err, sizeof err) < 0 ||
-	    tlog_signer_start(app->tlog) < 0) {
+	if (tlog_signer_open(app->db, c->db_path, origin, &app->tlog, err, sizeof err) < 0) {
 		fprintf(stderr, "llm-speedd: transparency log: %s\n", err);
+		return -1;
+	}
+	if (tlog_signer_start(app->tlog) < 0) {
+		fprintf(stderr, "llm-speedd: transparency log: cannot start the signing thread\n");
 		return -1;
 	}
 	db_set_commit_hook(app->db, tlog_signer_notify, app->tlog);
