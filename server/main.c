@@ -461,6 +461,13 @@ static int load_assets(struct app *app)
 	return 0;
 }
 
+/* After a new checkpoint: the run JSONs kept in the cache carry proofs
+ * against the previous one. */
+static void checkpoint_published(void *arg)
+{
+	cache_bump_rep(arg, REP_RUN_JSON);
+}
+
 /* Opens the transparency log's signer (key and checkpoints beside the
  * database) with the origin of the public base URL, and wakes it after
  * every commit; prints the reason and returns -1 when the database does
@@ -481,6 +488,7 @@ static int open_tlog(struct app *app)
 		fprintf(stderr, "llm-speedd: transparency log: %s\n", err);
 		return -1;
 	}
+	tlog_signer_on_publish(app->tlog, checkpoint_published, app->cache);
 	if (tlog_signer_start(app->tlog) < 0) {
 		fprintf(stderr, "llm-speedd: transparency log: cannot start the signing thread\n");
 		return -1;

@@ -30,6 +30,8 @@ struct tlog_signer {
 	pthread_cond_t wake;
 	int wanted, stopping, started;
 	pthread_t thread;
+	void (*on_publish)(void *);
+	void *on_publish_arg;
 };
 
 void tlog_origin_of(const char *base_url, char *out, size_t n)
@@ -205,6 +207,8 @@ static int publish(struct tlog_signer *s, uint64_t n, const unsigned char root[T
 	s->size = n;
 	memcpy(s->root, root, TLOG_HASH);
 	pthread_mutex_unlock(&s->lock);
+	if (s->on_publish)
+		s->on_publish(s->on_publish_arg);
 	rc = 0;
 out:
 	buf_release(&body);
@@ -319,6 +323,12 @@ int tlog_signer_start(struct tlog_signer *s)
 		return -1;
 	s->started = 1;
 	return 0;
+}
+
+void tlog_signer_on_publish(struct tlog_signer *s, void (*fn)(void *arg), void *arg)
+{
+	s->on_publish = fn;
+	s->on_publish_arg = arg;
 }
 
 void tlog_signer_notify(void *arg)

@@ -41,6 +41,9 @@ void tlog_signer_notify(void *arg);
 /* Signs the current tree now, unless it is the published one; 0, or -1
  * with the reason logged (a fork is refused, never signed). */
 int tlog_signer_sign(struct tlog_signer *s);
+/* fn(arg) is called after each new checkpoint is published (on the
+ * signing thread); set it before tlog_signer_start. */
+void tlog_signer_on_publish(struct tlog_signer *s, void (*fn)(void *arg), void *arg);
 /* Stops the thread and frees s (NULL is fine). */
 void tlog_signer_close(struct tlog_signer *s);
 
