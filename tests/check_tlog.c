@@ -507,6 +507,50 @@ START_TEST(store_matches_memory_and_tiles)
 }
 END_TEST
 
+struct kind_job {
+	struct db_job j;
+	int bad_refs;              /* out: refs refused */
+	uint64_t index;
+};
+
+/* A withdrawal is recorded as its own kind; refs with a space, a control
+ * character or nothing at all are refused and add nothing. */
+static int kinds_run(struct dbconn *w, struct db_job *j)
+{
+	struct kind_job *k = (struct kind_job *)j;
+	static const char *const bad[] = { "", "r_a b", "r_a\n", "r_\x7f" };
+	unsigned char sha[32];
+	size_t i;
+
+	memset(sha, 0xab, sizeof sha);
+	for (i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		k->bad_refs += tlog_record(w, TLOG_RUN, bad[i], sha, NULL) != DB_OK;
+	k->bad_refs += tlog_record(w, TLOG_KIND__MAX, "r_a", sha, NULL) != DB_OK;
+	return tlog_record(w, TLOG_WITHDRAWAL, "r_abcdefghijk", sha, &k->index);
+}
+
+START_TEST(store_kinds_and_refs)
+{
+	struct db *db = open_db_at("t.db");
+	struct kind_job k = { .j = { .run = kinds_run } };
+	struct tlog_tile t = { -1, 0, 1 };
+	struct buf b = BUF_INIT;
+	char want[128];
+
+	ck_assert_int_eq(db_write(db, &k.j), DB_OK);
+	ck_assert_int_eq(k.bad_refs, 5);
+	ck_assert_uint_eq(k.index, 0);
+	ck_assert_int_eq(tlog_store_size(db_reader(db)), 1);
+	ck_assert_int_eq(tlog_store_tile(db_reader(db), &t, &b), DB_OK);
+	snprintf(want, sizeof want, "withdrawal r_abcdefghijk %s\n",
+		 "abababababababababababababababababababababababababababababababab");
+	ck_assert_uint_eq(b.len, 2 + strlen(want));
+	ck_assert(!memcmp(b.buf + 2, want, strlen(want)));
+	buf_release(&b);
+	db_close(db);
+}
+END_TEST
+
 static void copy_file(const char *from, const char *to)
 {
 	char cmd[800];
@@ -699,6 +743,7 @@ static Suite *suite_tlog(void)
 	tcase_add_checked_fixture(st, setup, teardown);
 	tcase_set_timeout(st, 60);
 	tcase_add_test(st, store_matches_memory_and_tiles);
+	tcase_add_test(st, store_kinds_and_refs);
 	tcase_add_test(st, signer_refuses_a_rolled_back_database);
 	tcase_add_test(st, signer_signs_an_extended_tree);
 	tcase_add_test(st, upgrade_logs_earlier_rows);
