@@ -163,7 +163,7 @@ static json_t *model_of(struct req *r, json_t *row)
 	json_object_set_new(m, "demo", json_boolean(json_integer_value(json_object_get(row, "demo"))));
 	json_object_set(m, "status", json_object_get(row, "status"));
 	json_object_set_new(m, "outlier", outlier_json(row));
-	/* The run's entry in the transparency log (null: stored before it). */
+	/* The run's entry in the transparency log (null: a row the log lacks). */
 	if (json_is_integer(json_object_get(row, "log_index")))
 		json_object_set_new(m, "log", json_pack("{s:O}", "index",
 							 json_object_get(row, "log_index")));
@@ -244,7 +244,8 @@ enum MHD_Result page_run_json(struct req *r)
 		return status == 404 ? not_found(r, 0)
 			: http_error(r, 503, "unavailable", "The database is not answering; try again shortly.", NULL);
 	/* A run not yet in a signed checkpoint is answered without its
-	 * proof, and that answer is not kept. */
+	 * proof, and that answer is not kept here (its Cache-Control is every
+	 * run JSON's, so proxies see one policy for the route). */
 	proven = page_log_run_proof(r, m);
 	s = json_dumps(m, JSON_COMPACT | JSON_ENSURE_ASCII);
 	tag = tag_of(m);
@@ -252,8 +253,8 @@ enum MHD_Result page_run_json(struct req *r)
 	if (!s)
 		return MHD_NO;
 	if (dispute_after(r) || !proven)
-		ret = http_send(r, 200, CT_JSON, s, strlen(s), &(struct http_opts){
-			.cache_control = proven ? CC_PAGE : CC_NONE, .etag = 1 });
+		ret = http_send(r, 200, CT_JSON, s, strlen(s),
+				&(struct http_opts){ .cache_control = CC_PAGE, .etag = 1 });
 	else
 		ret = cache_send_tagged(r->app->cache, r, r->arg, REP_RUN_JSON, gen, tag, 200, CT_JSON,
 					 s, strlen(s), CC_PAGE);
