@@ -49,7 +49,7 @@ FUZZ_BINS  := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 FUZZ_SECONDS ?= 60
 FUZZ_CHECK_SECONDS ?= 10
 
-.PHONY: check-fresh all deps run check unit-tests san-tests http-tests browser-tests san-http-tests demo bench fuzz fuzz-check clean
+.PHONY: bench-tiles check-fresh all deps run check unit-tests san-tests http-tests browser-tests san-http-tests demo bench fuzz fuzz-check clean
 all: $(BIN)
 
 deps:
@@ -157,6 +157,15 @@ fuzz-check: $(FUZZ_BINS)
 
 bench: deps $(BIN) $(BUILD)/bench/limits
 	$(PYTHON) tests/bench/bench.py --bin $(abspath $(BIN)) --limits $(abspath $(BUILD)/bench/limits)
+
+# The log's tiles at 1M entries against nginx (not part of make bench: the
+# fill takes a while): make bench-tiles
+bench-tiles: $(BIN) $(BUILD)/bench/tlogfill
+	$(PYTHON) tests/bench/tlog_tiles.py --bin $(abspath $(BIN)) --fill $(abspath $(BUILD)/bench/tlogfill)
+
+$(BUILD)/bench/tlogfill: tests/bench/tlogfill.c $(BUILD)/libllms.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libllms.a $(LIBS)
 
 $(BUILD)/bench/limits: tests/bench/limits.c
 	@mkdir -p $(dir $@)

@@ -75,8 +75,10 @@ static int tile_published(const struct tlog_tile *t, uint64_t n)
 
 /* Full tiles never change, so the hottest are kept as built responses: a
  * direct-mapped table (a new tile takes its slot's place), at most
- * TILE_SLOTS responses of 8 KiB (hashes) to about 30 KiB (entry bundles). */
-#define TILE_SLOTS 2048
+ * TILE_SLOTS responses of 8 KiB (hashes) to about 30 KiB (entry bundles):
+ * 32 to 120 MiB.  The level-0 tiles of the first 1M entries never collide
+ * with each other. */
+#define TILE_SLOTS 4096
 
 struct tile_slot {
 	int level;
