@@ -49,7 +49,7 @@ FUZZ_BINS  := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 FUZZ_SECONDS ?= 60
 FUZZ_CHECK_SECONDS ?= 10
 
-.PHONY: all deps run check check-fresh unit-tests san-tests http-tests browser-tests san-http-tests demo bench bench-scale fuzz fuzz-check clean
+.PHONY: all deps run check check-fresh unit-tests san-tests http-tests browser-tests san-http-tests demo bench bench-scale bench-tiles fuzz fuzz-check clean
 all: $(BIN)
 
 deps:
@@ -166,6 +166,15 @@ bench-scale: deps $(BIN) $(BUILD)/bench/fill
 		--cache $(abspath $(BUILD)/bench)
 
 $(BUILD)/bench/fill: tests/bench/fill.c $(BUILD)/libllms.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libllms.a $(LIBS)
+
+# The log's tiles at 1M entries against nginx (not part of make bench: the
+# fill takes a while): make bench-tiles
+bench-tiles: $(BIN) $(BUILD)/bench/tlogfill
+	$(PYTHON) tests/bench/tlog_tiles.py --bin $(abspath $(BIN)) --fill $(abspath $(BUILD)/bench/tlogfill)
+
+$(BUILD)/bench/tlogfill: tests/bench/tlogfill.c $(BUILD)/libllms.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libllms.a $(LIBS)
 

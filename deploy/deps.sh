@@ -7,7 +7,11 @@ libmicrohttpd-dev libjansson-dev libsodium-dev libmbedtls-dev libsqlite3-dev sql
 check libsubunit-dev
 python3 python3-pytest python3-jwcrypto python3-cryptography python3-lxml python3-requests python3-jsonschema
 nginx-light wrk curl e2fsprogs
-chromium"
+chromium
+golang-go golang-golang-x-mod-dev"
+# Go and golang.org/x/mod (sumdb/tlog, sumdb/note) from Debian check the
+# transparency log independently (tests/tlog_go, built offline with
+# GO111MODULE=off GOPATH=/usr/share/gocode; nothing is downloaded).
 # Node.js (for the HTML validator) may come from Debian or be preinstalled.
 command -v npm >/dev/null 2>&1 || PKGS="$PKGS nodejs npm"
 missing=""

@@ -12,6 +12,7 @@ struct cache;
 struct ratelimit;
 struct guard;
 struct ceiling_ref;
+struct tlog_signer;
 
 struct config {
 	const char *listen;           /* host:port, default 127.0.0.1:8080 */
@@ -44,6 +45,7 @@ struct app {
 	struct ratelimit *dispute_rl;
 	struct guard *guard;          /* request deadlines, NULL when off */
 	struct ceiling_ref *ref;      /* static/reference/ data, NULL when absent */
+	struct tlog_signer *tlog;     /* the transparency log's key and checkpoints */
 };
 
 #endif

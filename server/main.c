@@ -30,6 +30,7 @@
 #include "router.h"
 #include "ingest/sample.h"
 #include "render/tmpl.h"
+#include "tlog/tlog_signer.h"
 
 /* Every setting: its flag, its environment variable, its default. */
 static const char usage[] =
@@ -460,9 +461,48 @@ static int load_assets(struct app *app)
 	return 0;
 }
 
+/* After a new checkpoint: the run JSONs kept in the cache carry proofs
+ * against the previous one. */
+static void checkpoint_published(void *arg)
+{
+	cache_bump_rep(arg, REP_RUN_JSON);
+}
+
+/* Opens the transparency log's signer (key and checkpoints beside the
+ * database) with the origin of the public base URL, and wakes it after
+ * every commit; prints the reason and returns -1 when the database does
+ * not extend the log already published. */
+static int open_tlog(struct app *app)
+{
+	const struct config *c = &app->cfg;
+	char base[512], origin[256], err[1024];
+
+	if (c->base_url)
+		snprintf(base, sizeof base, "%s", c->base_url);
+	else if (!strncmp(c->listen, "0.0.0.0:", 8))
+		snprintf(base, sizeof base, "http://localhost:%s", c->listen + 8);
+	else
+		snprintf(base, sizeof base, "http://%s", c->listen);
+	tlog_origin_of(base, origin, sizeof origin);
+	if (tlog_signer_open(app->db, c->db_path, origin, &app->tlog, err, sizeof err) < 0) {
+		fprintf(stderr, "llm-speedd: transparency log: %s\n", err);
+		return -1;
+	}
+	tlog_signer_on_publish(app->tlog, checkpoint_published, app->cache);
+	if (tlog_signer_start(app->tlog) < 0) {
+		fprintf(stderr, "llm-speedd: transparency log: cannot start the signing thread\n");
+		return -1;
+	}
+	db_set_commit_hook(app->db, tlog_signer_notify, app->tlog);
+	return 0;
+}
+
 static void app_free(struct app *app)
 {
 	guard_free(app->guard);
+	if (app->db)
+		db_set_commit_hook(app->db, NULL, NULL);
+	tlog_signer_close(app->tlog);
 	db_close(app->db);
 	tmpl_set_free(app->tmpl);
 	cache_free(app->cache);
@@ -471,6 +511,7 @@ static void app_free(struct app *app)
 	page_static_free();
 	ceiling_free(app->ref);
 	page_api_free();
+	page_log_free();
 }
 
 static int serve(struct app *app)
@@ -494,6 +535,8 @@ static int serve(struct app *app)
 		fprintf(stderr, "llm-speedd: cannot read or store the dispute form key\n");
 		return 1;
 	}
+	if (open_tlog(app) < 0)
+		return 1;
 	if (app->cfg.demo && demo_fill(app->db) < 0)
 		return 1;
 	if (!(ai = resolve(app->cfg.listen))) {

@@ -44,6 +44,9 @@ static const struct route routes[] = {
 	{ HTTP_GET,  "/fit.json",                    page_fit_json,     0, 0 },
 	{ HTTP_GET,  "/explain/quantization",        page_explain_quantization, ROUTE_HTML, 0 },
 	{ HTTP_GET,  "/api",                         page_api,          ROUTE_HTML, 0 },
+	{ HTTP_GET,  "/log",                         page_log,          ROUTE_HTML, 0 },
+	{ HTTP_GET,  "/log/checkpoint",              page_log_checkpoint, 0, 0 },
+	{ HTTP_GET,  "/log/tile/**",                 page_log_tile,     0, 0 },
 	{ HTTP_GET,  "/static/*",                    page_static_file,  0, 0 },
 	{ HTTP_GET,  "/favicon.ico",                 page_favicon,      0, 0 },
 };
@@ -65,6 +68,13 @@ int router_pattern_match(const char *pat, const char *path, char *arg, size_t ar
 	if (!star)
 		return strcmp(pat, path) == 0;
 	pre = (size_t)(star - pat);
+	if (!strcmp(star, "**")) {      /* the rest of the path, slashes and all */
+		seg = strlen(path);
+		if (seg <= pre || strncmp(pat, path, pre) || seg - pre >= argn)
+			return 0;
+		memcpy(arg, path + pre, seg - pre + 1);
+		return 1;
+	}
 	suf = strlen(star + 1);
 	plen = strlen(path);
 	if (plen < pre + suf + 1 || strncmp(pat, path, pre) != 0 ||

@@ -14,7 +14,8 @@ enum route_flags {
 typedef enum MHD_Result (*route_fn)(struct req *r);
 
 /* One row of the route table.  The pattern is a literal path in which one
- * '*' matches a single non-empty path segment (no '/'), captured in r->arg. */
+ * '*' matches a single non-empty path segment (no '/'), captured in r->arg;
+ * a pattern ending in "**" matches any non-empty rest, slashes included. */
 struct route {
 	enum http_method method;   /* HTTP_GET also answers HEAD */
 	const char *pattern;

@@ -120,6 +120,24 @@ START_TEST(test_cluster_tags_and_bumps)
 }
 END_TEST
 
+/* A bump of one kind of response drops puts of any kind begun before it
+ * (the HTTP tests check that kept run JSON stops being served). */
+START_TEST(test_rep_bumps)
+{
+	struct cache *c = cache_new(1000);
+	uint64_t gen = cache_gen(c);
+
+	cache_bump_rep(c, REP_RUN_JSON);
+	ck_assert_uint_gt(cache_gen(c), gen);
+	cache_put(c, "r_aaaaaaaaaaa", REP_RUN_JSON, gen, 200, body_of(300), "\"x\"", CC_PAGE, 300);
+	ck_assert_uint_eq(cache_bytes(c), 0);
+	put(c, "r_aaaaaaaaaaa", REP_RUN_JSON, 300);
+	ck_assert_uint_eq(cache_bytes(c), 300);
+	cache_bump_rep(c, REP__MAX);     /* not a kind: nothing happens */
+	cache_free(c);
+}
+END_TEST
+
 static Suite *suite_cache(void)
 {
 	Suite *s = suite_create("cache");
@@ -129,6 +147,7 @@ static Suite *suite_cache(void)
 	tcase_add_test(t, test_oversized_bodies_are_not_kept);
 	tcase_add_test(t, test_invalidate_gives_the_bytes_back);
 	tcase_add_test(t, test_cluster_tags_and_bumps);
+	tcase_add_test(t, test_rep_bumps);
 	tcase_add_test(t, test_id_bound_still_holds);
 	suite_add_tcase(s, t);
 	return s;

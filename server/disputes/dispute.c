@@ -22,6 +22,7 @@
 #include "store/run_store.h"
 #include "render/tmpl.h"
 #include "util/timefmt.h"
+#include "tlog/tlog_store.h"
 
 static const char sql_run[] = "SELECT key_thumbprint FROM runs WHERE id = ?";
 static const char sql_thread[] =
@@ -494,6 +495,7 @@ struct post_job {
 	int form;                 /* answer with a redirect, not JSON */
 	int has_sig;              /* signed: sig_sha is the payload's SHA-256 */
 	unsigned char sig_sha[32];
+	unsigned char jws_sha[32];  /* signed: SHA-256 of the exact JWS bytes */
 	long long replay_of;      /* out: the post this signed payload made before */
 	long long id;
 	char created_at[32];
@@ -533,6 +535,30 @@ static long long signed_seen(struct dbconn *w, const struct post_job *p)
 	return id;
 }
 
+/* Writer: appends the stored post to the transparency log: the SHA-256 of
+ * its exact JWS bytes when signed, else of its canonical record (run id,
+ * post id, author, body, time; schema/TLOG.md). */
+static int log_post(struct dbconn *w, const struct post_job *p)
+{
+	unsigned char sha[32];
+	char ref[200], id[24];
+	const char *fields[5];
+
+	snprintf(id, sizeof id, "%lld", p->id);
+	snprintf(ref, sizeof ref, "%s/%s", p->run_id, id);
+	if (p->has_sig) {
+		memcpy(sha, p->jws_sha, sizeof sha);
+	} else {
+		fields[0] = p->run_id;
+		fields[1] = id;
+		fields[2] = p->author;
+		fields[3] = p->body;
+		fields[4] = p->created_at;
+		tlog_record_sha(sha, "post", fields, 5);
+	}
+	return tlog_record(w, TLOG_POST, ref, sha, NULL);
+}
+
 /* Writer: opens the thread if needed, adds the post, bumps the thread; a
  * signed payload seen before adds nothing (replay_of is set). */
 static int post_run(struct dbconn *w, struct db_job *j)
@@ -562,6 +588,8 @@ static int post_run(struct dbconn *w, struct db_job *j)
 	if ((rc = step_done(st)) != DB_OK)
 		return rc == DB_CONFLICT ? DB_NOTFOUND : rc;
 	p->id = (long long)sqlite3_last_insert_rowid(w->h);
+	if ((rc = log_post(w, p)) != DB_OK)
+		return rc;
 	if (!(st = db_stmt(w, sql_bump_thread)))
 		return DB_ERR;
 	db_bind_text(st, 1, p->created_at);
@@ -809,6 +837,7 @@ static int post_from_jws(struct req *r, struct post_job *p, const char *thumb,
 	p->by_submitter = 1;
 	p->has_sig = 1;
 	crypto_hash_sha256(p->sig_sha, j.payload, j.payload_len);
+	crypto_hash_sha256(p->jws_sha, (const unsigned char *)r->body.buf, r->body.len);
 	rc = 0;
 out:
 	json_decref(o);
@@ -1032,6 +1061,17 @@ static int rule_status(struct dbconn *w, struct rule_job *rj, sqlite3_stmt *run)
 	return outlier_run_status_changed(w, rj->run_id, NULL);
 }
 
+/* Writer: appends the ruling's canonical record (run id, resolution, note,
+ * time; schema/TLOG.md) to the transparency log. */
+static int log_ruling(struct dbconn *w, const struct rule_job *rj)
+{
+	const char *fields[4] = { rj->run_id, rj->state, rj->note, rj->resolved_at };
+	unsigned char sha[32];
+
+	tlog_record_sha(sha, "ruling", fields, 4);
+	return tlog_record(w, TLOG_RULING, rj->run_id, sha, NULL);
+}
+
 /* Writer: records the ruling on the thread and applies it to the run. */
 static int rule_run(struct dbconn *w, struct db_job *j)
 {
@@ -1057,6 +1097,8 @@ static int rule_run(struct dbconn *w, struct db_job *j)
 	}
 	if (rc == DB_OK)
 		rc = rule_status(w, rj, run);
+	if (rc == DB_OK)
+		rc = log_ruling(w, rj);
 	sqlite3_reset(run);
 	return rc;
 }

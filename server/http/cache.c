@@ -18,6 +18,7 @@ struct rep {
 	char cc[80];
 	unsigned tag;           /* cache_cluster_tag of what it shows, 0: none */
 	unsigned tag_gen;       /* that tag's generation when it was built */
+	unsigned rep_gen;       /* its rep's generation when it was kept */
 };
 
 struct entry {
@@ -34,6 +35,7 @@ struct cache {
 	unsigned evict_cursor;
 	atomic_uint_fast64_t gen;
 	atomic_uint tag_gen[NTAGS];
+	atomic_uint rep_gen[REP__MAX];
 };
 
 /* FNV-1a of the id, reduced to a bucket. */
@@ -141,7 +143,8 @@ int cache_serve(struct cache *c, struct req *r, const char *id,
 	pthread_rwlock_rdlock(&c->lock);
 	e = find(c, id, bucket_of(id));
 	if (e && (p = &e->reps[rep])->resp &&
-	    (!p->tag || atomic_load(&c->tag_gen[p->tag - 1]) == p->tag_gen)) {
+	    (!p->tag || atomic_load(&c->tag_gen[p->tag - 1]) == p->tag_gen) &&
+	    atomic_load(&c->rep_gen[rep]) == p->rep_gen) {
 		hit = 1;
 		if (p->status == 200 && http_etag_matches(r, p->etag))
 			*ret = http_not_modified(r, p->etag, p->cc);
@@ -190,6 +193,16 @@ void cache_bump_cluster(struct cache *c, unsigned tag)
 	pthread_rwlock_unlock(&c->lock);
 }
 
+void cache_bump_rep(struct cache *c, enum cache_rep rep)
+{
+	if ((unsigned)rep >= REP__MAX)
+		return;
+	pthread_rwlock_wrlock(&c->lock);
+	atomic_fetch_add(&c->gen, 1);
+	atomic_fetch_add(&c->rep_gen[rep], 1);
+	pthread_rwlock_unlock(&c->lock);
+}
+
 void cache_put(struct cache *c, const char *id, enum cache_rep rep,
 	       uint64_t gen, unsigned status, struct MHD_Response *resp,
 	       const char *etag, const char *cache_control, size_t bytes)
@@ -234,6 +247,7 @@ void cache_put_tagged(struct cache *c, const char *id, enum cache_rep rep,
 	p = &e->reps[rep];
 	p->tag = tag <= NTAGS ? tag : 0;
 	p->tag_gen = p->tag ? atomic_load(&c->tag_gen[p->tag - 1]) : 0;
+	p->rep_gen = atomic_load(&c->rep_gen[rep]);
 	p->resp = resp;
 	p->bytes = bytes;
 	c->bytes += bytes;

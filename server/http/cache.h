@@ -64,6 +64,10 @@ unsigned cache_cluster_tag(const char *suite, const char *digest, const char *hw
 /* After a commit that changed the cluster's figures: every response kept
  * with this tag is stale, and puts begun before now are dropped. */
 void cache_bump_cluster(struct cache *c, unsigned tag);
+/* Every kept response of kind rep is stale, and puts begun before now are
+ * dropped (a new log checkpoint: each /r/<id>.json carries a proof against
+ * the latest one). */
+void cache_bump_rep(struct cache *c, enum cache_rep rep);
 /* cache_put and cache_send for a response showing the figures of the
  * cluster with this tag (0: none). */
 void cache_put_tagged(struct cache *c, const char *id, enum cache_rep rep,

@@ -58,6 +58,18 @@ enum MHD_Result page_fit_json(struct req *r);     /* /fit.json */
 int page_fit_number(struct req *r, const char *name, double lo, double hi,
 		    int whole, double *out);
 
+/* page_log.c */
+enum MHD_Result page_log(struct req *r);            /* /log */
+enum MHD_Result page_log_checkpoint(struct req *r); /* /log/checkpoint */
+enum MHD_Result page_log_tile(struct req *r);       /* /log/tile/... (C2SP tlog-tiles) */
+/* Releases the full tiles kept in memory (at exit). */
+void page_log_free(void);
+/* Completes m's "log" member ({"index"}, set by the run's model) with the
+ * latest checkpoint, its size and root, and the run's inclusion proof
+ * against it.  Returns 1 when m is complete, 0 when the run is not in a
+ * signed checkpoint yet (the answer must then not be cached). */
+int page_log_run_proof(struct req *r, json_t *m);
+
 /* page_explain.c */
 enum MHD_Result page_explain_quantization(struct req *r); /* /explain/quantization */
 

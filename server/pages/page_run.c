@@ -24,7 +24,8 @@ static const char sql_run[] =
 	"r.hw_class, r.backend_name, r.backend_version, r.decode_tok_s, r.created_at, "
 	"r.received_at, r.key_thumbprint, r.alg, a.name AS account, r.demo, r.outlier, "
 	"r.status, r.payload, c.n AS cluster_n, c.mean AS cluster_mean, "
-	"c.stddev AS cluster_stddev, c.keys AS cluster_keys, c.new_keys AS cluster_new_keys "
+	"c.stddev AS cluster_stddev, c.keys AS cluster_keys, c.new_keys AS cluster_new_keys, "
+	"r.log_index "
 	"FROM runs r LEFT JOIN accounts a ON a.id = r.account_id "
 	"LEFT JOIN clusters c ON c.suite_version = r.suite_version "
 	"AND c.model_digest = r.model_digest AND c.hw_class = r.hw_class "
@@ -162,6 +163,12 @@ static json_t *model_of(struct req *r, json_t *row)
 	json_object_set_new(m, "demo", json_boolean(json_integer_value(json_object_get(row, "demo"))));
 	json_object_set(m, "status", json_object_get(row, "status"));
 	json_object_set_new(m, "outlier", outlier_json(row));
+	/* The run's entry in the transparency log (null: a row the log lacks). */
+	if (json_is_integer(json_object_get(row, "log_index")))
+		json_object_set_new(m, "log", json_pack("{s:O}", "index",
+							 json_object_get(row, "log_index")));
+	else
+		json_object_set_new(m, "log", json_null());
 	if (!(thread = dispute_thread_json(r, id)) ||
 	    json_object_set_new(m, "dispute", thread) < 0) {
 		json_decref(payload);
@@ -225,6 +232,7 @@ enum MHD_Result page_run_json(struct req *r)
 	uint64_t gen = cache_gen(r->app->cache);
 	enum MHD_Result ret;
 	unsigned status, tag;
+	int proven;
 	json_t *m;
 	char *s;
 
@@ -235,12 +243,16 @@ enum MHD_Result page_run_json(struct req *r)
 	if (!m)
 		return status == 404 ? not_found(r, 0)
 			: http_error(r, 503, "unavailable", "The database is not answering; try again shortly.", NULL);
+	/* A run not yet in a signed checkpoint is answered without its
+	 * proof, and that answer is not kept here (its Cache-Control is every
+	 * run JSON's, so proxies see one policy for the route). */
+	proven = page_log_run_proof(r, m);
 	s = json_dumps(m, JSON_COMPACT | JSON_ENSURE_ASCII);
 	tag = tag_of(m);
 	json_decref(m);
 	if (!s)
 		return MHD_NO;
-	if (dispute_after(r))
+	if (dispute_after(r) || !proven)
 		ret = http_send(r, 200, CT_JSON, s, strlen(s),
 				&(struct http_opts){ .cache_control = CC_PAGE, .etag = 1 });
 	else

@@ -21,6 +21,7 @@
 #include "util/buf.h"
 #include "util/log.h"
 #include "store/outlier.h"
+#include "tlog/tlog_store.h"
 
 #define BATCH_MAX 512
 #define MIGRATIONS_MAX 256
@@ -45,6 +46,8 @@ struct db {
 	pthread_t ckpt_thread;
 	int ckpt_started, ckpt_wanted;
 	pthread_cond_t ckpt_wake;      /* with lock */
+	void (*commit_hook)(void *);   /* with lock: called after each commit */
+	void *commit_arg;
 };
 
 /* WAL pages after which the writer asks the checkpointer to run (SQLite's
@@ -569,6 +572,8 @@ static int run_job(struct dbconn *w, struct db_job *j)
 static void run_batch(struct db *db, struct db_job *batch)
 {
 	struct dbconn *w = db->writer;
+	void (*hook)(void *);
+	void *hook_arg;
 	struct db_job *j;
 	int rc;
 
@@ -590,7 +595,22 @@ static void run_batch(struct db *db, struct db_job *batch)
 		if (!sqlite3_get_autocommit(w->h))
 			exec(w, "ROLLBACK");
 		batch_failed(batch, rc);
+		return;
 	}
+	pthread_mutex_lock(&db->lock);
+	hook = db->commit_hook;
+	hook_arg = db->commit_arg;
+	pthread_mutex_unlock(&db->lock);
+	if (hook)
+		hook(hook_arg);
+}
+
+void db_set_commit_hook(struct db *db, void (*fn)(void *arg), void *arg)
+{
+	pthread_mutex_lock(&db->lock);
+	db->commit_hook = fn;
+	db->commit_arg = arg;
+	pthread_mutex_unlock(&db->lock);
 }
 
 static void *writer_main(void *arg)
@@ -887,6 +907,8 @@ int db_open_perm(const char *path, const char *migrations_dir, struct db_perm pe
 	rc = migrate(db->writer, migrations_dir, err, errlen);
 	if (rc == DB_OK)
 		rc = outlier_backfill(db->writer, err, errlen);
+	if (rc == DB_OK)
+		rc = tlog_store_backfill(db->writer, err, errlen);
 	if (rc != DB_OK)
 		goto fail;
 	if (ckpt_start(db) < 0) {

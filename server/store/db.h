@@ -101,6 +101,11 @@ void db_submit(struct db *db, struct db_job *job);
 /* Queues job and waits for it; returns job->rc.  done must be NULL. */
 int db_write(struct db *db, struct db_job *job);
 
+/* fn(arg) is called on the writer thread after every successful commit
+ * (the transparency log's signer is woken so); NULL removes it.  fn must
+ * return quickly. */
+void db_set_commit_hook(struct db *db, void (*fn)(void *arg), void *arg);
+
 /* Counts of commits and jobs so far (group-commit statistics). */
 void db_stats(struct db *db, unsigned long *commits, unsigned long *jobs);
 

@@ -9,6 +9,7 @@
 #include "http/cache.h"
 #include "store/outlier.h"
 #include "util/timefmt.h"
+#include "tlog/tlog_store.h"
 
 /* The same bytes, or the same payload signed by the same key (an ES256
  * signature's (r, n - s) twin, or any re-signature): the oldest such run. */
@@ -22,6 +23,7 @@ static const char sql_insert[] =
 	"created_at, received_at, key_thumbprint, alg, account_id, payload, jws, "
 	"jws_sha256, demo, payload_sha256) "
 	"VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+static const char sql_set_log_index[] = "UPDATE runs SET log_index = ? WHERE id = ?";
 static const char sql_flag_of[] = "SELECT outlier FROM runs WHERE id = ?";
 
 static const char id_alphabet[] = "abcdefghijklmnopqrstuvwxyz0123456789_-";
@@ -139,6 +141,25 @@ static int insert(struct dbconn *w, struct run_new *n, const char *hw_class)
 	return rc == SQLITE_DONE ? DB_OK : db_status_of(rc);
 }
 
+/* Appends the run to the transparency log (the SHA-256 of its exact JWS
+ * bytes) and keeps its leaf index on the row, in the run's transaction. */
+static int log_run(struct dbconn *w, struct run_new *n)
+{
+	sqlite3_stmt *st;
+	uint64_t index;
+	int rc = tlog_record(w, TLOG_RUN, n->id, n->sha, &index);
+
+	if (rc != DB_OK)
+		return rc;
+	if (!(st = db_stmt(w, sql_set_log_index)))
+		return DB_ERR;
+	sqlite3_bind_int64(st, 1, (sqlite3_int64)index);
+	db_bind_text(st, 2, n->id);
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? DB_OK : db_status_of(rc);
+}
+
 /* Reads back the new run's flag after its cluster was updated. */
 static int read_flag(struct dbconn *w, struct run_new *n)
 {
@@ -171,6 +192,8 @@ int run_store_run(struct dbconn *w, struct db_job *j)
 	else
 		snprintf(hw_class, sizeof hw_class, "slug:%s", n->f.hw_slug);
 	rc = insert(w, n, hw_class);
+	if (rc == DB_OK)
+		rc = log_run(w, n);
 	if (rc != DB_OK)
 		return rc;
 	if (!n->affected)

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""bench.py: how fast llm-speedd serves a badge and a run page, against nginx
+"""bench.py: how fast llm-speedd serves a badge, a run page and a log tile, against nginx
 serving the same bytes as static files, measured with wrk in the same run.
 
 A benchmark, not a test: it prints figures and asserts nothing about speed.
@@ -378,7 +378,9 @@ def prepare(children, a, tmp):
               % (writes, commits, writes / max(commits, 1)), flush=True)
     d = Daemon(children, os.path.abspath(a.bin), tmp, 2)
     run_id = ids[len(ids) // 2]
-    paths = {"badge SVG": "/badge/%s.svg" % run_id, "run page HTML": "/r/%s" % run_id}
+    paths = {"badge SVG": "/badge/%s.svg" % run_id, "run page HTML": "/r/%s" % run_id,
+             # a full tile of the transparency log (8 KiB of leaf hashes), immutable
+             "log tile": "/log/tile/0/000"}
     files = {}
     for name, path in paths.items():
         status, headers, body = fetch(d.port, path)

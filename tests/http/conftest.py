@@ -94,6 +94,19 @@ class Server:
         data = token.encode() if isinstance(token, str) else token
         return self.post("/api/v1/runs", data=data, headers=h)
 
+    def checkpoint_size(self):
+        r = self.get("/log/checkpoint")
+        return int(r.text.split("\n")[1]) if r.status_code == 200 else -1
+
+    def wait_for_checkpoint(self, size):
+        """Waits (up to 10 s) until a signed checkpoint covers size entries;
+        returns its text.  The daemon signs within a second of a commit."""
+        deadline = time.time() + 10
+        while self.checkpoint_size() < size:
+            assert time.time() < deadline, "no checkpoint of %d entries was signed" % size
+            time.sleep(0.05)
+        return self.get("/log/checkpoint").text
+
     def account(self, name):
         """Creates an account with the CLI; returns its token."""
         out = subprocess.run([BIN, "--db", self.db, "--assets", ROOT, "account", "add", name],

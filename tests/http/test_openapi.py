@@ -42,12 +42,14 @@ def route_table():
 
 def spec_routes():
     """The (METHOD, pattern) pairs openapi.json describes, each path
-    template written as the router writes it ({id} -> *)."""
+    template written as the router writes it ({id} -> *, and a trailing
+    parameter named *_path, which spans segments, -> **)."""
     out = set()
     for path, item in SPEC["paths"].items():
         for method in item:
             if method in METHODS:
-                out.add((method.upper(), re.sub(r"\{[^{}/]+\}", "*", path)))
+                pattern = re.sub(r"\{[^{}/]+_path\}$", "**", path)
+                out.add((method.upper(), re.sub(r"\{[^{}/]+\}", "*", pattern)))
     return out
 
 
@@ -228,6 +230,19 @@ def test_upload_and_read_routes_answer_as_described(server):
         check(server.get(path), "GET", path)
     check(server.get("/static/style.css"), "GET", "/static/{name}")
     check(server.get("/static/nope.css"), "GET", "/static/{name}")
+
+
+def test_log_routes_answer_as_described(server):
+    rid = upload_ok(server)["id"]
+    server.wait_for_checkpoint(1)
+    check(server.get("/log"), "GET", "/log")
+    check(server.get("/log/checkpoint"), "GET", "/log/checkpoint")
+    check(server.get("/log/tile/0/000.p/1"), "GET", "/log/tile/{tile_path}")
+    check(server.get("/log/tile/entries/000.p/1"), "GET", "/log/tile/{tile_path}")
+    check(server.get("/log/tile/0/000"), "GET", "/log/tile/{tile_path}")          # not covered: 404
+    check(server.get("/log/tile/0/0"), "GET", "/log/tile/{tile_path}")            # not a tile path
+    run = check(server.get("/r/%s.json" % rid), "GET", "/r/{id}.json")
+    assert run["log"]["index"] == 0 and run["log"]["tree_size"] >= 1
 
 
 def test_error_bodies_are_the_described_ones(server):

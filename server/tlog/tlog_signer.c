@@ -1,0 +1,392 @@
+/* tlog_signer.c: the log key, the last published checkpoint and the thread that signs new ones. */
+#include "tlog/tlog_signer.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <pthread.h>
+#include <sodium.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util/log.h"
+#include "tlog/tlog_store.h"
+
+struct tlog_signer {
+	struct db *db;
+	char origin[256];
+	char key_path[4096], ckpt_path[4096];
+	unsigned char pk[32], sk[64];
+	pthread_mutex_t lock;         /* guards the published checkpoint below */
+	struct buf text;              /* the published checkpoint, "" when none */
+	uint64_t size;
+	unsigned char root[TLOG_HASH];
+	pthread_mutex_t sign_lock;    /* one signer at a time */
+	pthread_mutex_t wake_lock;
+	pthread_cond_t wake;
+	int wanted, stopping, started;
+	pthread_t thread;
+	void (*on_publish)(void *);
+	void *on_publish_arg;
+};
+
+void tlog_origin_of(const char *base_url, char *out, size_t n)
+{
+	const char *p = strstr(base_url, "://");
+	size_t len;
+
+	p = p ? p + 3 : base_url;
+	len = strlen(p);
+	while (len && p[len - 1] == '/')
+		len--;
+	snprintf(out, n, "%.*s", (int)len, p);
+}
+
+/* fsyncs the folder holding path, so a new or renamed file survives a crash. */
+static void sync_dir(const char *path)
+{
+	char copy[4096];
+	int fd;
+
+	snprintf(copy, sizeof copy, "%s", path);
+	if ((fd = open(dirname(copy), O_RDONLY | O_DIRECTORY)) >= 0) {
+		fsync(fd);
+		close(fd);
+	}
+}
+
+/* Reads exactly n bytes of the file at path into p; 0, 1 when it does not
+ * exist, -1 with err on any other failure.  A file readable by others is
+ * brought to 0600. */
+static int read_secret(const char *path, void *p, size_t n, size_t *got, char *err, size_t errlen)
+{
+	struct stat sb;
+	ssize_t r;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0 && errno == ENOENT)
+		return 1;
+	if (fd < 0 || fstat(fd, &sb) < 0) {
+		snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	if ((sb.st_mode & 077) && fchmod(fd, 0600) < 0) {
+		snprintf(err, errlen, "cannot narrow %s to mode 0600: %s", path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	r = read(fd, p, n);
+	close(fd);
+	if (r < 0) {
+		snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+		return -1;
+	}
+	*got = (size_t)r;
+	return 0;
+}
+
+/* Writes n bytes to path through a 0600 temporary file, synced and renamed
+ * into place; 0 or -1 with err. */
+static int write_file(const char *path, const void *p, size_t n, char *err, size_t errlen)
+{
+	char tmp[4200];
+	int fd, ok;
+
+	snprintf(tmp, sizeof tmp, "%s.tmp", path);
+	unlink(tmp);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot create %s: %s", tmp, strerror(errno));
+		return -1;
+	}
+	ok = fchmod(fd, 0600) == 0 && write(fd, p, n) == (ssize_t)n && fsync(fd) == 0;
+	ok = close(fd) == 0 && ok;
+	if (!ok || rename(tmp, path) < 0) {
+		snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+		unlink(tmp);
+		return -1;
+	}
+	sync_dir(path);
+	return 0;
+}
+
+/* Loads the key's seed, or creates one on first start. */
+static int load_key(struct tlog_signer *s, char *err, size_t errlen)
+{
+	unsigned char seed[crypto_sign_SEEDBYTES + 1];
+	size_t got = 0;
+	int rc = read_secret(s->key_path, seed, sizeof seed, &got, err, errlen);
+
+	if (rc < 0)
+		return -1;
+	if (rc == 1) {
+		randombytes_buf(seed, crypto_sign_SEEDBYTES);
+		if (write_file(s->key_path, seed, crypto_sign_SEEDBYTES, err, errlen) < 0)
+			return -1;
+		log_info("created the log key %s", s->key_path);
+	} else if (got != crypto_sign_SEEDBYTES) {
+		snprintf(err, errlen, "%s is not a log key (32 bytes); restore it from the backup",
+			 s->key_path);
+		return -1;
+	}
+	crypto_sign_seed_keypair(s->pk, s->sk, seed);
+	sodium_memzero(seed, sizeof seed);
+	return 0;
+}
+
+/* Loads the last published checkpoint, if any, after checking its
+ * signature by our key (under whatever origin it was signed with). */
+static int load_checkpoint(struct tlog_signer *s, char *err, size_t errlen)
+{
+	char text[4096], origin[256];
+	size_t got = 0, body;
+	int rc = read_secret(s->ckpt_path, text, sizeof text - 1, &got, err, errlen);
+
+	if (rc != 0)
+		return rc < 0 ? -1 : 0;
+	if (tlog_checkpoint_parse(text, got, origin, sizeof origin, &s->size, s->root) < 0 ||
+	    !tlog_note_verify(text, got, origin, s->pk, &body)) {
+		snprintf(err, errlen, "%s is not a checkpoint signed by the log key %s; "
+			 "restore both files from the same backup", s->ckpt_path, s->key_path);
+		return -1;
+	}
+	buf_add(&s->text, text, got);
+	return buf_error(&s->text);
+}
+
+/* Checks that the tree of the database (size n, read on c) extends the
+ * published checkpoint; 0, or -1 with the reason in err. */
+static int extends_published(struct tlog_signer *s, struct dbconn *c, uint64_t n,
+			     char *err, size_t errlen)
+{
+	struct tlog_reader rd = tlog_store_reader(c);
+	unsigned char root[TLOG_HASH];
+
+	if (n < s->size) {
+		snprintf(err, errlen, "the database holds %llu log entries but the log already "
+			 "published a checkpoint of %llu (%s): this database is older than the log. "
+			 "Restore a newer backup; see README, \"Backups and the log\"",
+			 (unsigned long long)n, (unsigned long long)s->size, s->ckpt_path);
+		return -1;
+	}
+	if (s->size && (tlog_root(&rd, s->size, root) < 0 ||
+			sodium_memcmp(root, s->root, TLOG_HASH) != 0)) {
+		snprintf(err, errlen, "the first %llu log entries of the database do not hash to the "
+			 "published checkpoint (%s): signing would fork the log. Restore the backup "
+			 "this log was published from; see README, \"Backups and the log\"",
+			 (unsigned long long)s->size, s->ckpt_path);
+		return -1;
+	}
+	return 0;
+}
+
+/* Signs the tree of size n (root) and publishes it: file first, then memory. */
+static int publish(struct tlog_signer *s, uint64_t n, const unsigned char root[TLOG_HASH],
+		   char *err, size_t errlen)
+{
+	struct buf body = BUF_INIT, note = BUF_INIT;
+	int rc = -1;
+
+	tlog_checkpoint_body(&body, s->origin, n, root);
+	tlog_note_sign(&note, body.buf, body.len, s->origin, s->sk, s->pk);
+	if (buf_error(&body) || buf_error(&note)) {
+		snprintf(err, errlen, "out of memory signing a checkpoint");
+		goto out;
+	}
+	if (write_file(s->ckpt_path, note.buf, note.len, err, errlen) < 0)
+		goto out;
+	pthread_mutex_lock(&s->lock);
+	buf_reset(&s->text);
+	buf_add(&s->text, note.buf, note.len);
+	s->size = n;
+	memcpy(s->root, root, TLOG_HASH);
+	pthread_mutex_unlock(&s->lock);
+	if (s->on_publish)
+		s->on_publish(s->on_publish_arg);
+	rc = 0;
+out:
+	buf_release(&body);
+	buf_release(&note);
+	return rc;
+}
+
+/* The whole signing step, with errors in err. */
+static int sign_now(struct tlog_signer *s, char *err, size_t errlen)
+{
+	struct dbconn *c = db_reader(s->db);
+	unsigned char root[TLOG_HASH];
+	struct tlog_reader rd;
+	int64_t n;
+	int rc = -1;
+
+	pthread_mutex_lock(&s->sign_lock);
+	if (!c || (n = tlog_store_size(c)) < 0) {
+		snprintf(err, errlen, "cannot read the log's size from the database");
+		goto out;
+	}
+	if (extends_published(s, c, (uint64_t)n, err, errlen) < 0)
+		goto out;
+	rc = 0;
+	if ((uint64_t)n == s->size && s->text.len &&
+	    !strncmp(s->text.buf, s->origin, strlen(s->origin)) &&
+	    s->text.buf[strlen(s->origin)] == '\n')
+		goto out;           /* nothing new, same origin */
+	rd = tlog_store_reader(c);
+	if (tlog_root(&rd, (uint64_t)n, root) < 0) {
+		snprintf(err, errlen, "a stored hash of the log is missing");
+		rc = -1;
+		goto out;
+	}
+	rc = publish(s, (uint64_t)n, root, err, errlen);
+out:
+	pthread_mutex_unlock(&s->sign_lock);
+	return rc;
+}
+
+int tlog_signer_sign(struct tlog_signer *s)
+{
+	char err[512];
+
+	if (sign_now(s, err, sizeof err) < 0) {
+		log_error("log: no checkpoint signed: %s", err);
+		return -1;
+	}
+	return 0;
+}
+
+int tlog_signer_open(struct db *db, const char *db_path, const char *origin,
+		     struct tlog_signer **out, char *err, size_t errlen)
+{
+	struct tlog_signer *s = calloc(1, sizeof *s);
+
+	*out = NULL;
+	if (!s) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	s->db = db;
+	buf_init(&s->text);
+	pthread_mutex_init(&s->lock, NULL);
+	pthread_mutex_init(&s->sign_lock, NULL);
+	pthread_mutex_init(&s->wake_lock, NULL);
+	pthread_cond_init(&s->wake, NULL);
+	snprintf(s->origin, sizeof s->origin, "%s", origin);
+	snprintf(s->key_path, sizeof s->key_path, "%s.logkey", db_path);
+	snprintf(s->ckpt_path, sizeof s->ckpt_path, "%s.checkpoint", db_path);
+	if (load_key(s, err, errlen) < 0 || load_checkpoint(s, err, errlen) < 0 ||
+	    sign_now(s, err, errlen) < 0) {
+		tlog_signer_close(s);
+		return -1;
+	}
+	*out = s;
+	return 0;
+}
+
+/* Sleeps ms milliseconds. */
+static void sleep_ms(unsigned ms)
+{
+	struct timespec t = { ms / 1000, (long)(ms % 1000) * 1000000L };
+
+	while (nanosleep(&t, &t) < 0 && errno == EINTR)
+		;
+}
+
+static void *sign_main(void *arg)
+{
+	struct tlog_signer *s = arg;
+
+	for (;;) {
+		pthread_mutex_lock(&s->wake_lock);
+		while (!s->wanted && !s->stopping)
+			pthread_cond_wait(&s->wake, &s->wake_lock);
+		s->wanted = 0;
+		if (s->stopping) {
+			pthread_mutex_unlock(&s->wake_lock);
+			break;
+		}
+		pthread_mutex_unlock(&s->wake_lock);
+		tlog_signer_sign(s);
+		sleep_ms(TLOG_SIGN_INTERVAL_MS);
+	}
+	return NULL;
+}
+
+int tlog_signer_start(struct tlog_signer *s)
+{
+	if (pthread_create(&s->thread, NULL, sign_main, s) != 0)
+		return -1;
+	s->started = 1;
+	return 0;
+}
+
+void tlog_signer_on_publish(struct tlog_signer *s, void (*fn)(void *arg), void *arg)
+{
+	s->on_publish = fn;
+	s->on_publish_arg = arg;
+}
+
+void tlog_signer_notify(void *arg)
+{
+	struct tlog_signer *s = arg;
+
+	pthread_mutex_lock(&s->wake_lock);
+	s->wanted = 1;
+	pthread_cond_signal(&s->wake);
+	pthread_mutex_unlock(&s->wake_lock);
+}
+
+void tlog_signer_close(struct tlog_signer *s)
+{
+	if (!s)
+		return;
+	if (s->started) {
+		pthread_mutex_lock(&s->wake_lock);
+		s->stopping = 1;
+		pthread_cond_signal(&s->wake);
+		pthread_mutex_unlock(&s->wake_lock);
+		pthread_join(s->thread, NULL);
+		tlog_signer_sign(s);          /* what the last commits added */
+	}
+	sodium_memzero(s->sk, sizeof s->sk);
+	buf_release(&s->text);
+	pthread_cond_destroy(&s->wake);
+	pthread_mutex_destroy(&s->wake_lock);
+	pthread_mutex_destroy(&s->sign_lock);
+	pthread_mutex_destroy(&s->lock);
+	free(s);
+}
+
+int tlog_signer_latest(struct tlog_signer *s, struct buf *text, uint64_t *n,
+		       unsigned char root[TLOG_HASH])
+{
+	int rc = -1;
+
+	pthread_mutex_lock(&s->lock);
+	if (s->text.len) {
+		if (text)
+			buf_add(text, s->text.buf, s->text.len);
+		if (n)
+			*n = s->size;
+		if (root)
+			memcpy(root, s->root, TLOG_HASH);
+		rc = 0;
+	}
+	pthread_mutex_unlock(&s->lock);
+	return rc;
+}
+
+void tlog_signer_vkey(struct tlog_signer *s, struct buf *b)
+{
+	tlog_verifier_key(b, s->origin, s->pk);
+}
+
+const char *tlog_signer_origin(struct tlog_signer *s)
+{
+	return s->origin;
+}
