@@ -638,7 +638,7 @@ struct stored {
 static void stored_init(struct stored *s, const char *jws, const char *fingerprint)
 {
 	struct sample_opts o = { .fingerprint = fingerprint };
-	struct verr e;
+	struct err e;
 	json_t *p = sample_payload(&o);
 
 	memset(&s->n, 0, sizeof s->n);

@@ -54,23 +54,11 @@ static const char sql_rule[] =
 	"state = excluded.state, note = excluded.note, resolved_at = excluded.resolved_at";
 static const char sql_set_status[] = "UPDATE runs SET status = ? WHERE id = ?";
 
-/* Why a request was refused: status, contract code, message, field. */
-struct derr {
-	unsigned status;
-	const char *code;
-	const char *field;
-	char message[300];
-};
-
 /* Fills e and returns -1, for one-line refusals. */
-static int refuse(struct derr *e, unsigned status, const char *code,
+static int refuse(struct err *e, unsigned status, const char *code,
 		  const char *field, const char *message)
 {
-	e->status = status;
-	e->code = code;
-	e->field = field;
-	snprintf(e->message, sizeof e->message, "%s", message);
-	return -1;
+	return err_set(e, status, code, field, "%s", message);
 }
 
 /* ---- plain text ---- */
@@ -144,7 +132,7 @@ static char *clean_text(const char *s, size_t n, int lines)
 /* Checks one text field and stores its cleaned copy in *out (NULL when
  * empty and optional).  Returns 0, or -1 with e filled. */
 static int text_field(const char *s, size_t n, const char *field, long max,
-		      int lines, int required, char **out, struct derr *e)
+		      int lines, int required, char **out, struct err *e)
 {
 	char msg[200];
 	long chars;
@@ -161,7 +149,7 @@ static int text_field(const char *s, size_t n, const char *field, long max,
 		return refuse(e, 422, "schema_violation", field, msg);
 	}
 	if (!(*out = clean_text(s, n, lines)))
-		return refuse(e, 503, "unavailable", NULL, "The server is out of memory; try again shortly.");
+		return refuse(e, 503, "unavailable", NULL, MSG_NOMEM);
 	chars = utf8_chars((const unsigned char *)*out, strlen(*out));
 	if (chars > max || (required && chars == 0)) {
 		free(*out);
@@ -491,7 +479,6 @@ struct post_job {
 	char run_id[sizeof ((struct req *)0)->arg];
 	char *author, *body;
 	int by_submitter;
-	int form;                 /* answer with a redirect, not JSON */
 	int has_sig;              /* signed: sig_sha is the payload's SHA-256 */
 	unsigned char sig_sha[32];
 	long long replay_of;      /* out: the post this signed payload made before */
@@ -606,8 +593,6 @@ static json_t *post_created_json(const struct post_job *p)
 		"created_at", p->created_at);
 }
 
-static enum MHD_Result form_refuse(struct req *r, unsigned status, const char *message);
-
 /* Answers once the writer has stored (or failed to store) the post. */
 static enum MHD_Result post_finish(struct req *r)
 {
@@ -618,17 +603,15 @@ static enum MHD_Result post_finish(struct req *r)
 	json_t *body;
 
 	if (p->j.rc == DB_NOTFOUND)
-		return p->form ? page_error(r, 404, "There is no run with this id to dispute; check the link.")
-			: http_error(r, 404, "not_found", "There is no run with this id; run ids look like r_y2_5y8oo97d.", NULL);
+		return http_fail(r, 404, "not_found", MSG_NO_RUN, NULL);
 	if (p->j.rc != DB_OK)
-		return p->form ? form_refuse(r, 503, db_status_message(p->j.rc))
-			: http_error(r, 503, "unavailable", db_status_message(p->j.rc), NULL);
+		return http_fail(r, 503, "unavailable", db_status_message(p->j.rc), NULL);
 	if (p->replay_of) {
 		snprintf(loc, sizeof loc, "This signed post was received before (post %lld) and is not posted again; "
 			 "to post once more, sign a new payload with a fresh \"nonce\" or \"iat\".", p->replay_of);
-		return http_error(r, 409, "replayed_post", loc, NULL);
+		return http_fail(r, 409, "replayed_post", loc, NULL);
 	}
-	if (p->form) {
+	if (r->html) {
 		/* A new URL each time, so a browser's cached copy of the run
 		 * page (max-age 60) is not shown instead of the new post. */
 		snprintf(loc, sizeof loc, "/r/%s?posted=%lld#dispute", p->run_id, p->id);
@@ -673,7 +656,7 @@ static int member_str(const json_t *o, const char *k, const char **s, size_t *n)
 }
 
 /* Checks author and body of the JSON object o into p. */
-static int post_fields(const json_t *o, struct post_job *p, struct derr *e)
+static int post_fields(const json_t *o, struct post_job *p, struct err *e)
 {
 	const char *author, *body;
 	size_t alen, blen;
@@ -691,7 +674,7 @@ static int post_fields(const json_t *o, struct post_job *p, struct derr *e)
 }
 
 /* Parses bytes as a JSON object; 400 invalid_json otherwise. */
-static json_t *load_object(const char *s, size_t n, struct derr *e)
+static json_t *load_object(const char *s, size_t n, struct err *e)
 {
 	json_error_t je;
 	json_t *o = json_loadb(s, n, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, &je);
@@ -713,7 +696,7 @@ static json_t *load_object(const char *s, size_t n, struct derr *e)
 
 /* An unsigned post may not take a name that reads as the submitter's or
  * a moderator's (see confusable.h); 0, or -1 with e filled. */
-static int author_unreserved(const struct post_job *p, struct derr *e)
+static int author_unreserved(const struct post_job *p, struct err *e)
 {
 	if (!p->author || !confusable_reserved(p->author))
 		return 0;
@@ -723,7 +706,7 @@ static int author_unreserved(const struct post_job *p, struct derr *e)
 }
 
 /* An unsigned post: {"author"?, "body"}. */
-static int post_from_json(struct req *r, struct post_job *p, struct derr *e)
+static int post_from_json(struct req *r, struct post_job *p, struct err *e)
 {
 	json_t *o = load_object(r->body.buf, r->body.len, e);
 	int rc;
@@ -735,21 +718,9 @@ static int post_from_json(struct req *r, struct post_job *p, struct derr *e)
 	return rc < 0 ? rc : author_unreserved(p, e);
 }
 
-/* Maps a JWS failure to the contract's status and code. */
-static int jws_refuse(int st, const struct jws_error *je, struct derr *e)
-{
-	if (st == JWS_UNSUPPORTED_ALG)
-		return refuse(e, 400, "unsupported_alg", "header.alg", je->message);
-	if (st == JWS_BAD_SIGNATURE)
-		return refuse(e, 401, "invalid_signature", NULL, je->message);
-	if (st == JWS_NOMEM)
-		return refuse(e, 503, "unavailable", NULL, "The server is out of memory; try again shortly.");
-	return refuse(e, 400, "malformed_jws", NULL, je->message);
-}
-
 /* Checks the signed payload's run_id and key against the run. */
 static int signed_by_run(struct req *r, const struct jws *j, const json_t *o,
-			 const char *thumb, struct derr *e)
+			 const char *thumb, struct err *e)
 {
 	json_t *v = json_object_get(o, "run_id");
 	const char *id = json_string_value(v);
@@ -770,7 +741,7 @@ static int signed_by_run(struct req *r, const struct jws *j, const json_t *o,
 /* Checks the optional "iat" (a whole number of seconds since 1970 within
  * DISPUTE_IAT_WINDOW of now) and "nonce" (a string of 1 to 200 characters)
  * of a signed post, which make its payload unique. */
-static int replay_fields(const json_t *o, long long now, struct derr *e)
+static int replay_fields(const json_t *o, long long now, struct err *e)
 {
 	json_t *iat = json_object_get(o, "iat"), *nonce = json_object_get(o, "nonce");
 	char msg[200];
@@ -791,16 +762,14 @@ static int replay_fields(const json_t *o, long long now, struct derr *e)
 /* A signed post: a JWS of {"run_id", "body", "author"?, "iat"?, "nonce"?}
  * by the run's key. */
 static int post_from_jws(struct req *r, struct post_job *p, const char *thumb,
-			 struct derr *e)
+			 struct err *e)
 {
-	struct jws_error je;
 	struct jws j;
 	json_t *o = NULL;
-	int st, rc = -1;
+	int rc = -1;
 
-	st = jws_parse_verify(r->body.buf, r->body.len, &j, &je);
-	if (st != JWS_OK)
-		return jws_refuse(st, &je, e);
+	if (jws_parse_verify(r->body.buf, r->body.len, &j, e) != JWS_OK)
+		return -1;
 	if (!(o = load_object((const char *)j.payload, j.payload_len, e)))
 		goto out;
 	if (signed_by_run(r, &j, o, thumb, e) < 0 || replay_fields(o, (long long)time(NULL), e) < 0 ||
@@ -817,15 +786,15 @@ out:
 }
 
 /* Checks an API post into p; 0, or -1 with e filled. */
-static int api_check(struct req *r, struct post_job *p, struct derr *e)
+static int api_check(struct req *r, struct post_job *p, struct err *e)
 {
 	char thumb[48];
 	int rc = run_lookup(r, r->arg, thumb);
 
 	if (rc == DB_NOTFOUND)
-		return refuse(e, 404, "not_found", NULL, "There is no run with this id; run ids look like r_y2_5y8oo97d.");
+		return refuse(e, 404, "not_found", NULL, MSG_NO_RUN);
 	if (rc != DB_OK)
-		return refuse(e, 503, "unavailable", NULL, "The database is not answering; try again shortly.");
+		return refuse(e, 503, "unavailable", NULL, MSG_DB_DOWN);
 	if (http_ctype_is(r, CT_JSON))
 		rc = post_from_json(r, p, e);
 	else if (http_ctype_is(r, CT_JOSE))
@@ -843,15 +812,15 @@ static int api_check(struct req *r, struct post_job *p, struct derr *e)
 enum MHD_Result dispute_api_post(struct req *r)
 {
 	struct post_job *p;
-	struct derr e;
+	struct err e;
 
 	if (r->job)
 		return post_finish(r);
 	if (!(p = calloc(1, sizeof *p)))
-		return http_error(r, 503, "unavailable", "The server is out of memory; try again shortly.", NULL);
+		return http_fail(r, 503, "unavailable", MSG_NOMEM, NULL);
 	if (api_check(r, p, &e) < 0) {
 		post_free(p);
-		return http_error(r, e.status, e.code, e.message, e.field);
+		return http_reply_err(r, &e);
 	}
 	return post_submit(r, p);
 }
@@ -900,33 +869,9 @@ static int same_site(struct req *r)
 	return origin_is_ours(r, ref, p ? (size_t)(p - ref) : strlen(ref));
 }
 
-/* Renders the error page for a refused form, with Retry-After on a 429. */
-static enum MHD_Result form_refuse(struct req *r, unsigned status, const char *message)
-{
-	struct http_opts o = { .retry_after = r->retry_after ? r->retry_after : 60 };
-	struct buf b = BUF_INIT;
-	enum MHD_Result ret;
-	char origin[300];
-	json_t *m;
-
-	if (status != 429)
-		return page_error(r, status, message);
-	http_origin(r, origin, sizeof origin);
-	m = json_pack("{s:s, s:i, s:s, s:s, s:s}", "title", "Too many posts",
-		      "status", (int)status, "message", message, "path", r->path,
-		      "origin", origin);
-	if (tmpl_set_render(r->app->tmpl, "error", m, &b) < 0 || buf_error(&b))
-		ret = http_send(r, status, CT_TEXT, message, strlen(message), &o);
-	else
-		ret = http_send(r, status, CT_HTML, b.buf, b.len, &o);
-	json_decref(m);
-	buf_release(&b);
-	return ret;
-}
-
 /* Reads author, body and token from the form into p and token. */
 static int form_fields(struct req *r, struct post_job *p, struct buf *token,
-		       struct derr *e)
+		       struct err *e)
 {
 	struct buf author = BUF_INIT, body = BUF_INIT;
 	int ha, hb, rc = -1;
@@ -936,7 +881,7 @@ static int form_fields(struct req *r, struct post_job *p, struct buf *token,
 	if (ha < 0 || hb < 0 || form_field(r->body.buf, r->body.len, "token", token) < 0)
 		refuse(e, 400, "malformed_form", NULL, "The form data is malformed (a broken %-escape); post it again from the run page.");
 	else if (buf_error(&author) || buf_error(&body) || buf_error(token))
-		refuse(e, 503, "unavailable", NULL, "The server is out of memory; try again shortly.");
+		refuse(e, 503, "unavailable", NULL, MSG_NOMEM);
 	else if (text_field(ha ? author.buf : NULL, author.len, "author", DISPUTE_AUTHOR_MAX, 0, 0, &p->author, e) == 0 &&
 		 text_field(hb ? body.buf : NULL, body.len, "body", DISPUTE_BODY_MAX, 1, 1, &p->body, e) == 0)
 		rc = author_unreserved(p, e);
@@ -947,16 +892,16 @@ static int form_fields(struct req *r, struct post_job *p, struct buf *token,
 
 /* Checks the browser form into p: the run, where it came from, its token,
  * its fields and the client's allowance. */
-static int form_check(struct req *r, struct post_job *p, struct derr *e)
+static int form_check(struct req *r, struct post_job *p, struct err *e)
 {
 	struct buf token = BUF_INIT;
 	char thumb[48];
 	int rc = run_lookup(r, r->arg, thumb);
 
 	if (rc == DB_NOTFOUND)
-		return refuse(e, 404, "not_found", NULL, "There is no run with this id to dispute; check the link.");
+		return refuse(e, 404, "not_found", NULL, MSG_NO_RUN);
 	if (rc != DB_OK)
-		return refuse(e, 503, "unavailable", NULL, "The database is not answering; try again shortly.");
+		return refuse(e, 503, "unavailable", NULL, MSG_DB_DOWN);
 	if (!same_site(r))
 		return refuse(e, 403, "cross_site", NULL, "This form can only be posted from the run's page on this site; open the run page and post from there.");
 	if (!http_ctype_is(r, "application/x-www-form-urlencoded"))
@@ -977,16 +922,15 @@ static int form_check(struct req *r, struct post_job *p, struct derr *e)
 enum MHD_Result dispute_form_post(struct req *r)
 {
 	struct post_job *p;
-	struct derr e;
+	struct err e;
 
 	if (r->job)
 		return post_finish(r);
 	if (!(p = calloc(1, sizeof *p)))
-		return page_error(r, 503, "The server is out of memory; try again shortly.");
-	p->form = 1;
+		return http_fail(r, 503, NULL, MSG_NOMEM, NULL);
 	if (form_check(r, p, &e) < 0) {
 		post_free(p);
-		return form_refuse(r, e.status, e.message);
+		return http_reply_err(r, &e);
 	}
 	return post_submit(r, p);
 }
@@ -1081,9 +1025,9 @@ static enum MHD_Result rule_finish(struct req *r)
 	json_t *body;
 
 	if (rj->j.rc == DB_NOTFOUND)
-		return http_error(r, 404, "not_found", "There is no run with this id; run ids look like r_y2_5y8oo97d.", NULL);
+		return http_fail(r, 404, "not_found", MSG_NO_RUN, NULL);
 	if (rj->j.rc != DB_OK)
-		return http_error(r, 503, "unavailable", db_status_message(rj->j.rc), NULL);
+		return http_fail(r, 503, "unavailable", db_status_message(rj->j.rc), NULL);
 	body = json_pack("{s:s, s:s, s:s, s:s?, s:s, s:s}", "run_id", rj->run_id,
 			 "state", rj->state, "resolution", rj->state, "note", rj->note,
 			 "resolved_at", rj->resolved_at,
@@ -1110,7 +1054,7 @@ static int is_moderator(struct req *r)
 }
 
 /* Reads the ruling {"resolution": "upheld"|"dismissed", "note"?} into rj. */
-static int rule_fields(const json_t *o, struct rule_job *rj, struct derr *e)
+static int rule_fields(const json_t *o, struct rule_job *rj, struct err *e)
 {
 	static const char *const states[] = { "upheld", "dismissed" };
 	const char *res, *note;
@@ -1128,7 +1072,7 @@ static int rule_fields(const json_t *o, struct rule_job *rj, struct derr *e)
 }
 
 /* Checks the moderator, the run and the ruling. */
-static int rule_check(struct req *r, struct rule_job *rj, struct derr *e)
+static int rule_check(struct req *r, struct rule_job *rj, struct err *e)
 {
 	const char *want = r->app->cfg.moderator_token;
 	char thumb[48];
@@ -1144,9 +1088,9 @@ static int rule_check(struct req *r, struct rule_job *rj, struct derr *e)
 	}
 	rc = run_lookup(r, r->arg, thumb);
 	if (rc == DB_NOTFOUND)
-		return refuse(e, 404, "not_found", NULL, "There is no run with this id; run ids look like r_y2_5y8oo97d.");
+		return refuse(e, 404, "not_found", NULL, MSG_NO_RUN);
 	if (rc != DB_OK)
-		return refuse(e, 503, "unavailable", NULL, "The database is not answering; try again shortly.");
+		return refuse(e, 503, "unavailable", NULL, MSG_DB_DOWN);
 	if (!http_ctype_is(r, CT_JSON))
 		return refuse(e, 415, "unsupported_media_type", NULL, "Send the ruling as Content-Type: application/json.");
 	if (!(o = load_object(r->body.buf, r->body.len, e)))
@@ -1159,15 +1103,15 @@ static int rule_check(struct req *r, struct rule_job *rj, struct derr *e)
 enum MHD_Result dispute_api_resolve(struct req *r)
 {
 	struct rule_job *rj;
-	struct derr e;
+	struct err e;
 
 	if (r->job)
 		return rule_finish(r);
 	if (!(rj = calloc(1, sizeof *rj)))
-		return http_error(r, 503, "unavailable", "The server is out of memory; try again shortly.", NULL);
+		return http_fail(r, 503, "unavailable", MSG_NOMEM, NULL);
 	if (rule_check(r, rj, &e) < 0) {
 		rule_free(rj);
-		return http_error(r, e.status, e.code, e.message, e.field);
+		return http_reply_err(r, &e);
 	}
 	rj->r = r;
 	snprintf(rj->run_id, sizeof rj->run_id, "%s", r->arg);

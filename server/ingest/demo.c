@@ -155,8 +155,8 @@ static int item_prepare(struct item *it, json_t *payload, const char *fixed_id)
 {
 	unsigned char pk[crypto_sign_PUBLICKEYBYTES], sk[crypto_sign_SECRETKEYBYTES];
 	char *text = json_dumps(payload, JSON_COMPACT);
-	struct jws_error je;
-	struct verr ve;
+	struct err je;
+	struct err ve;
 	int rc = -1;
 
 	crypto_sign_keypair(pk, sk);

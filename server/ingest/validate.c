@@ -43,7 +43,7 @@ static const char *const kind_desc[K__MAX] = {
 struct vctx {
 	long long now;
 	long long created;
-	struct verr *e;
+	struct err *e;
 };
 
 /* One member of an object in the schema. */
@@ -737,7 +737,7 @@ static void fill_fields(const json_t *p, const struct vctx *c, struct run_fields
 }
 
 /* Empties *e: status 0, no code, field and message "". */
-static void verr_clear(struct verr *e)
+static void err_clear(struct err *e)
 {
 	e->status = 0;
 	e->code = NULL;
@@ -746,12 +746,12 @@ static void verr_clear(struct verr *e)
 }
 
 int validate_payload(const json_t *payload, long long now_unix,
-		     struct run_fields *out, struct verr *err)
+		     struct run_fields *out, struct err *err)
 {
-	struct verr scratch;
+	struct err scratch;
 	struct vctx c = { now_unix, 0, err ? err : &scratch };
 
-	verr_clear(c.e);
+	err_clear(c.e);
 	if (!json_is_object(payload))
 		return bad(&c, "", "The payload must be a JSON object, not %s.",
 			   payload ? type_name(payload) : "nothing");
@@ -835,14 +835,14 @@ static int parse(const unsigned char *p, size_t n, json_t **root, struct vctx *c
 }
 
 int validate_payload_bytes(const unsigned char *p, size_t n, long long now_unix,
-			   json_t **out_json, struct run_fields *out, struct verr *err)
+			   json_t **out_json, struct run_fields *out, struct err *err)
 {
-	struct verr scratch;
+	struct err scratch;
 	struct vctx c = { now_unix, 0, err ? err : &scratch };
 	json_t *root = NULL;
 	int rc = -1;
 
-	verr_clear(c.e);
+	err_clear(c.e);
 	if (out_json)
 		*out_json = NULL;
 	else

@@ -4,7 +4,7 @@
  * every handler sees only fields that parsed and passed.  Every rule here is
  * also written down, with descriptions, in schema/payload.schema.json.
  *
- * Errors come back in a struct verr: the HTTP status, the contract's error
+ * Errors come back in a struct err: the HTTP status, the contract's error
  * code, the dotted path of the field at fault and one sentence a person can
  * act on.  Messages are plain ASCII; field paths name only members the
  * schema knows, never user-supplied keys.
@@ -14,6 +14,8 @@
 
 #include <stddef.h>
 #include <jansson.h>
+
+#include "util/err.h"
 
 /* The suite this server knows; others get 422 unknown_suite. */
 #define VALIDATE_SUITE "suite-v1"
@@ -28,15 +30,6 @@
 /* No measured number (time, rate, count, GB) may exceed this. */
 #define VALIDATE_NUM_MAX 1e12
 
-struct verr {
-	int status;            /* HTTP status: 400 for invalid_json, 422 otherwise; 0 when valid */
-	const char *code;      /* "invalid_json", "schema_violation", "unknown_suite",
-	                        * "hosted_api_rejected"; NULL when valid; static storage */
-	char field[160];       /* dotted path of the field at fault, e.g.
-	                        * "workloads.long-context-decay.points[2].decode_tok_s";
-	                        * "" when none (the payload as a whole) */
-	char message[320];     /* one sentence naming the field and what to send instead */
-};
 
 /* What the rest of the server needs from a valid payload.  The pointers are
  * borrowed from the json_t that was validated and live as long as it does. */
@@ -62,7 +55,7 @@ struct run_fields {
  * *out_json to NULL.  out_json may be NULL only when out is NULL too; out and
  * err may be NULL. */
 int validate_payload_bytes(const unsigned char *p, size_t n, long long now_unix,
-			   json_t **out_json, struct run_fields *out, struct verr *err);
+			   json_t **out_json, struct run_fields *out, struct err *err);
 
 /* Validates an already-parsed payload against every rule of the contract;
  * now_unix is the server's clock for the "created_at not more than 10
@@ -71,6 +64,6 @@ int validate_payload_bytes(const unsigned char *p, size_t n, long long now_unix,
  * optional may also be null.  Returns 0 with *out filled (out may be NULL),
  * or -1 with *err filled (err may be NULL). */
 int validate_payload(const json_t *payload, long long now_unix,
-		     struct run_fields *out, struct verr *err);
+		     struct run_fields *out, struct err *err);
 
 #endif

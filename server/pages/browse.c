@@ -47,9 +47,10 @@ int browse_error(struct browse *b, unsigned status, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(b->message, sizeof b->message, fmt, ap);
+	vsnprintf(b->err.message, sizeof b->err.message, fmt, ap);
 	va_end(ap);
-	b->status = status;
+	b->err.status = status;
+	b->err.code = status == 400 ? "invalid_query" : NULL;
 	return -1;
 }
 
@@ -222,7 +223,7 @@ static int resolve_suite(struct browse *b)
 	if (s) {
 		known = suite_known(b->c, s);
 		if (known < 0)
-			return browse_error(b, 503, "The database is not answering; try again shortly.");
+			return browse_error(b, 503, MSG_DB_DOWN);
 		if (!known)
 			return browse_error(b, 404, "There are no runs in suite %s. Leave out ?suite= to see the newest suite.", s);
 		snprintf(b->suite, sizeof b->suite, "%s", s);
@@ -231,7 +232,7 @@ static int resolve_suite(struct browse *b)
 	}
 	n = suite_list(b->c, suites);
 	if (n < 0)
-		return browse_error(b, 503, "The database is not answering; try again shortly.");
+		return browse_error(b, 503, MSG_DB_DOWN);
 	snprintf(b->suite, sizeof b->suite, "%s", n ? suites[n - 1] : VALIDATE_SUITE);
 	return 0;
 }
@@ -252,15 +253,15 @@ static void snapshot_end(struct browse *b)
 	b->in_txn = 0;
 }
 
-int browse_begin(struct browse *b, struct req *r, int html)
+int browse_begin(struct browse *b, struct req *r)
 {
 	memset(b, 0, sizeof *b);
 	b->r = r;
-	b->html = html;
+	b->html = r->html;
 	b->after_decode = HUGE_VAL;
 	strcpy(b->after_id, "~");
 	if (!(b->c = db_reader(r->app->db)))
-		return browse_error(b, 503, "The database is not answering; try again shortly.");
+		return browse_error(b, 503, MSG_DB_DOWN);
 	snapshot_begin(b);
 	if (check_args(b) < 0)
 		return -1;
@@ -269,13 +270,8 @@ int browse_begin(struct browse *b, struct req *r, int html)
 
 enum MHD_Result browse_fail(struct browse *b)
 {
-	const char *code = b->status == 404 ? "not_found"
-		: b->status == 400 ? "invalid_query" : "unavailable";
-
 	snapshot_end(b);
-	if (b->html)
-		return page_error(b->r, b->status, b->message);
-	return http_error(b->r, b->status, code, b->message, NULL);
+	return http_reply_err(b->r, &b->err);
 }
 
 enum MHD_Result browse_send(struct browse *b, const char *name, json_t *m)
@@ -285,7 +281,7 @@ enum MHD_Result browse_send(struct browse *b, const char *name, json_t *m)
 
 	snapshot_end(b);
 	if (!m) {
-		browse_error(b, 503, "The server ran out of memory building this page; try again shortly.");
+		browse_error(b, 503, MSG_NOMEM);
 		return browse_fail(b);
 	}
 	if (b->html)

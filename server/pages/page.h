@@ -16,8 +16,9 @@ enum MHD_Result page_favicon(struct req *r);      /* /favicon.ico, from static/ 
 /* Loads every file of dir (static/) into memory once, at start. */
 int page_static_init(const char *dir);
 void page_static_free(void);
-/* Renders the error page (status, one sentence) for people. */
-enum MHD_Result page_error(struct req *r, unsigned status, const char *message);
+/* Renders the error page (status, one sentence) for people; the router
+ * hands it to the HTTP layer's responder (http_reply_err) as data. */
+enum MHD_Result page_error(struct req *r, const struct err *e);
 
 /* page_api.c */
 enum MHD_Result page_api(struct req *r);          /* /api */

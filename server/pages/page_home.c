@@ -268,7 +268,7 @@ static json_t *home_model(struct browse *b)
 		"clear_href", browse_link(b, "/", NULL, NULL));
 	if (!m || !board || !recent || !suites || demo < 0 || add_options(b, m) < 0) {
 		json_decref(m);
-		browse_error(b, 503, "The database is not answering; try again shortly.");
+		browse_error(b, 503, MSG_DB_DOWN);
 		return NULL;
 	}
 	return m;
@@ -281,7 +281,7 @@ enum MHD_Result page_home(struct req *r)
 	struct browse b;
 	json_t *m;
 
-	if (browse_begin(&b, r, 1) < 0 || !(m = home_model(&b)))
+	if (browse_begin(&b, r) < 0 || !(m = home_model(&b)))
 		return browse_fail(&b);
 	json_object_set_new(m, "cols", json_pack("{s:b, s:b}", "model", 1, "hw", 1));
 	return browse_send(&b, "home", m);

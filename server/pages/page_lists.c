@@ -187,14 +187,14 @@ static enum MHD_Result list_page(struct req *r, const char *name,
 	struct browse b;
 	json_t *m;
 
-	if (browse_begin(&b, r, 1) < 0)
+	if (browse_begin(&b, r) < 0)
 		return browse_fail(&b);
 	if (!page) {
 		browse_error(&b, 400, "The page number must be a whole number from 1 to 100000, as in ?page=2.");
 		return browse_fail(&b);
 	}
 	if (!(m = build(&b, page))) {
-		browse_error(&b, 503, "The database is not answering; try again shortly.");
+		browse_error(&b, 503, MSG_DB_DOWN);
 		return browse_fail(&b);
 	}
 	return browse_send(&b, name, m);

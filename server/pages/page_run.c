@@ -202,13 +202,10 @@ json_t *page_run_model(struct req *r, const char *id, unsigned *status)
 	return m;
 }
 
-/* The run id from "/r/<id>.json" style arguments (the router strips the
- * suffix); answers 404 for people or scripts when the run is unknown. */
-static enum MHD_Result not_found(struct req *r, int html)
+/* Answers 404 for an unknown run id (as a page or JSON, by the route). */
+static enum MHD_Result not_found(struct req *r)
 {
-	if (html)
-		return page_error(r, 404, "There is no run with this id. Run ids look like r_y2_5y8oo97d; check the link.");
-	return http_error(r, 404, "not_found", "There is no run with this id; run ids look like r_y2_5y8oo97d.", NULL);
+	return http_fail(r, 404, "not_found", MSG_NO_RUN, NULL);
 }
 
 /* The cache tag of the cluster whose figures the page m shows. */
@@ -233,8 +230,8 @@ enum MHD_Result page_run_json(struct req *r)
 		return ret;
 	m = page_run_model(r, r->arg, &status);
 	if (!m)
-		return status == 404 ? not_found(r, 0)
-			: http_error(r, 503, "unavailable", "The database is not answering; try again shortly.", NULL);
+		return status == 404 ? not_found(r)
+			: http_fail(r, 503, NULL, MSG_DB_DOWN, NULL);
 	s = json_dumps(m, JSON_COMPACT | JSON_ENSURE_ASCII);
 	tag = tag_of(m);
 	json_decref(m);
@@ -259,15 +256,15 @@ enum MHD_Result page_run_jws(struct req *r)
 	int rc;
 
 	if (!run_id_valid(r->arg))
-		return not_found(r, 0);
+		return not_found(r);
 	if (!(c = db_reader(r->app->db)) || !(st = db_stmt(c, sql_jws)))
-		return http_error(r, 503, "unavailable", "The database is not answering; try again shortly.", NULL);
+		return http_fail(r, 503, NULL, MSG_DB_DOWN, NULL);
 	db_bind_text(st, 1, r->arg);
 	rc = sqlite3_step(st);
 	if (rc != SQLITE_ROW) {
 		sqlite3_reset(st);
-		return rc == SQLITE_DONE ? not_found(r, 0)
-			: http_error(r, 503, "unavailable", "The database is not answering; try again shortly.", NULL);
+		return rc == SQLITE_DONE ? not_found(r)
+			: http_fail(r, 503, NULL, MSG_DB_DOWN, NULL);
 	}
 	ret = http_send(r, 200, CT_JOSE, sqlite3_column_blob(st, 0),
 			(size_t)sqlite3_column_bytes(st, 0), &o);
@@ -701,11 +698,11 @@ enum MHD_Result page_run(struct req *r)
 		return ret;
 	m = page_run_model(r, r->arg, &status);
 	if (!m)
-		return status == 404 ? not_found(r, 1)
-			: page_error(r, 503, "The database is not answering; try again shortly.");
+		return status == 404 ? not_found(r)
+			: http_fail(r, 503, NULL, MSG_DB_DOWN, NULL);
 	if (add_view(m) < 0) {
 		json_decref(m);
-		return page_error(r, 500, "The run page could not be put together; try again shortly.");
+		return http_fail(r, 500, NULL, "The run page could not be put together; try again shortly.", NULL);
 	}
 	ret = dispute_after(r) ? page_render(r, "run", m, 200)
 		: page_render_cached_tag(r, "run", m, REP_RUN_HTML, gen, tag_of(m));

@@ -119,16 +119,16 @@ static json_t *path_json(const char *path)
 	return v ? v : json_string("/");
 }
 
-enum MHD_Result page_error(struct req *r, unsigned status, const char *message)
+enum MHD_Result page_error(struct req *r, const struct err *e)
 {
 	json_t *m = json_pack("{s:s, s:i, s:s, s:o}", "title", "Not found",
-			      "status", (int)status, "message", message,
+			      "status", (int)e->status, "message", e->message,
 			      "path", path_json(r->path));
 	enum MHD_Result ret;
 
-	if (status != 404)
-		json_object_set_new(m, "title", json_string(status >= 500 ? "Server trouble" : "Request refused"));
-	ret = page_render(r, "error", m, status);
+	if (e->status != 404)
+		json_object_set_new(m, "title", json_string(e->status >= 500 ? "Server trouble" : "Request refused"));
+	ret = page_render(r, "error", m, e->status);
 	json_decref(m);
 	return ret;
 }
@@ -153,7 +153,7 @@ enum MHD_Result page_reference(struct req *r)
 		json_decref(m);
 		return ret;
 	}
-	return page_error(r, 404, "There is no such reference page.");
+	return http_fail(r, 404, NULL, "There is no such reference page.", NULL);
 }
 
 /* ---- static files, loaded once at start ---- */
@@ -249,7 +249,7 @@ enum MHD_Result page_static_file(struct req *r)
 			return http_not_modified(r, statics[i].etag, CC_STATIC);
 		return http_send_prebuilt(r, 200, statics[i].resp);
 	}
-	return http_error(r, 404, "not_found", "There is no such static file.", NULL);
+	return http_fail(r, 404, "not_found", "There is no such static file.", NULL);
 }
 
 enum MHD_Result page_favicon(struct req *r)
