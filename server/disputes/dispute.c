@@ -13,6 +13,7 @@
 #include "http/cache.h"
 #include "disputes/confusable.h"
 #include "store/db.h"
+#include "store/defer.h"
 #include "http/form.h"
 #include "render/html.h"
 #include "ingest/jws.h"
@@ -524,7 +525,7 @@ static long long signed_seen(struct dbconn *w, const struct post_job *p)
  * signed payload seen before adds nothing (replay_of is set). */
 static int post_run(struct dbconn *w, struct db_job *j)
 {
-	struct post_job *p = (struct post_job *)j;
+	struct post_job *p = container_of(j, struct post_job, j);
 	sqlite3_stmt *st;
 	int rc;
 
@@ -563,11 +564,11 @@ static int post_run(struct dbconn *w, struct db_job *j)
  * the connection. */
 static void job_done(struct db_job *j)
 {
-	struct post_job *p = (struct post_job *)j;
+	struct post_job *p = container_of(j, struct post_job, j);
 
 	if (p->j.rc == DB_OK)
 		cache_invalidate(p->r->app->cache, p->run_id);
-	MHD_resume_connection(p->r->conn);
+	defer_wake(p->r);
 }
 
 /* Hands the checked post to the writer and suspends the connection. */
@@ -576,12 +577,7 @@ static enum MHD_Result post_submit(struct req *r, struct post_job *p)
 	p->r = r;
 	snprintf(p->run_id, sizeof p->run_id, "%s", r->arg);
 	p->j.run = post_run;
-	p->j.done = job_done;
-	r->job = p;
-	r->job_free = post_free;
-	MHD_suspend_connection(r->conn);
-	db_submit(r->app->db, &p->j);
-	return MHD_YES;
+	return defer_submit(r, &p->j, job_done, p, post_free);
 }
 
 /* The 201 body: the created post. */
@@ -979,7 +975,7 @@ static int rule_status(struct dbconn *w, struct rule_job *rj, sqlite3_stmt *run)
 /* Writer: records the ruling on the thread and applies it to the run. */
 static int rule_run(struct dbconn *w, struct db_job *j)
 {
-	struct rule_job *rj = (struct rule_job *)j;
+	struct rule_job *rj = container_of(j, struct rule_job, j);
 	sqlite3_stmt *run, *st;
 	int rc;
 
@@ -1010,11 +1006,11 @@ static int rule_run(struct dbconn *w, struct db_job *j)
  * after the commit (see job_done).  Then wakes the connection. */
 static void rule_done(struct db_job *j)
 {
-	struct rule_job *rj = (struct rule_job *)j;
+	struct rule_job *rj = container_of(j, struct rule_job, j);
 
 	if (rj->j.rc == DB_OK)
 		cache_clear(rj->r->app->cache);
-	MHD_resume_connection(rj->r->conn);
+	defer_wake(rj->r);
 }
 
 /* Answers the moderator once the ruling is stored. */
@@ -1116,10 +1112,5 @@ enum MHD_Result dispute_api_resolve(struct req *r)
 	rj->r = r;
 	snprintf(rj->run_id, sizeof rj->run_id, "%s", r->arg);
 	rj->j.run = rule_run;
-	rj->j.done = rule_done;
-	r->job = rj;
-	r->job_free = rule_free;
-	MHD_suspend_connection(r->conn);
-	db_submit(r->app->db, &rj->j);
-	return MHD_YES;
+	return defer_submit(r, &rj->j, rule_done, rj, rule_free);
 }

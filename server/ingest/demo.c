@@ -29,6 +29,7 @@
 #include "ingest/sample.h"
 #include "ingest/validate.h"
 #include "util/timefmt.h"
+#include "util/container_of.h"
 
 /* A historical chat-short run from the seed documents.  Decode tok/s,
  * ids, backend and date are as published; prefill and TTFT of the two
@@ -381,7 +382,7 @@ static const char sql_any_run[] = "SELECT 1 FROM runs LIMIT 1";
  * one failure undoes them all. */
 static int demo_run(struct dbconn *w, struct db_job *j)
 {
-	struct demo_job *d = (struct demo_job *)j;
+	struct demo_job *d = container_of(j, struct demo_job, j);
 	sqlite3_stmt *st = db_stmt(w, sql_any_run);
 	size_t i;
 	int rc;

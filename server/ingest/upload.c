@@ -11,6 +11,7 @@
 #include "app.h"
 #include "http/cache.h"
 #include "store/db.h"
+#include "store/defer.h"
 #include "ingest/jws.h"
 #include "http/ratelimit.h"
 #include "store/run_store.h"
@@ -44,7 +45,7 @@ static void upload_free(void *p)
  * connection. */
 static void upload_done(struct db_job *j)
 {
-	struct upload *u = (struct upload *)j;
+	struct upload *u = container_of(j, struct upload, n.j);
 	struct cache *c = u->r->app->cache;
 	size_t i;
 
@@ -55,7 +56,7 @@ static void upload_done(struct db_job *j)
 		cache_bump_cluster(c, u->n.cluster_tag);
 		cache_bump_cluster(c, u->n.other_tag);
 	}
-	MHD_resume_connection(u->r->conn);
+	defer_wake(u->r);
 }
 
 /* Resolves the Authorization header to an account id (0: none).
@@ -176,12 +177,7 @@ enum MHD_Result upload_handle(struct req *r)
 	u->n.thumbprint = u->jws.thumbprint;
 	u->n.alg = u->jws.alg == JWS_ALG_ES256 ? "ES256" : "EdDSA";
 	run_new_init(&u->n);
-	u->n.j.done = upload_done;
-	r->job = u;
-	r->job_free = upload_free;
-	MHD_suspend_connection(r->conn);
-	db_submit(r->app->db, &u->n.j);
-	return MHD_YES;
+	return defer_submit(r, &u->n.j, upload_done, u, upload_free);
 limited:
 	r->retry_after = wait;
 	ret = http_fail(r, 429, "rate_limited",
