@@ -8,40 +8,8 @@
 #include "app.h"
 #include "disputes/dispute_int.h"
 #include "util/err.h"
+#include "util/utf8.h"
 
-
-/* The number of characters of UTF-8 s[0..n), or -1 when it is not valid
- * UTF-8 (overlong forms, surrogates and values past U+10FFFF included) or
- * holds a NUL. */
-static long dispute_utf8_chars(const unsigned char *s, size_t n)
-{
-	size_t i = 0, k, len;
-	unsigned long cp;
-	long count = 0;
-
-	while (i < n) {
-		unsigned char c = s[i];
-		if (c == 0)
-			return -1;
-		len = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 :
-		      (c & 0xf8) == 0xf0 ? 4 : 0;
-		if (!len || i + len > n)
-			return -1;
-		cp = len == 1 ? c : c & (0x7f >> len);
-		for (k = 1; k < len; k++) {
-			if ((s[i + k] & 0xc0) != 0x80)
-				return -1;
-			cp = (cp << 6) | (s[i + k] & 0x3f);
-		}
-		if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) ||
-		    (len == 4 && cp < 0x10000) || cp > 0x10ffff ||
-		    (cp >= 0xd800 && cp <= 0xdfff))
-			return -1;
-		i += len;
-		count++;
-	}
-	return count;
-}
 
 static int is_space(char c)
 {
@@ -91,13 +59,13 @@ int dispute_text_field(const char *s, size_t n, const char *field, long max,
 		snprintf(msg, sizeof msg, "Write the dispute in \"%s\": 1 to %ld characters of plain text.", field, max);
 		return err_set(e, 422, "schema_violation", field, "%s", msg);
 	}
-	if ((chars = dispute_utf8_chars((const unsigned char *)s, n)) < 0) {
+	if ((chars = utf8_count((const unsigned char *)s, n)) < 0) {
 		snprintf(msg, sizeof msg, "The \"%s\" field must be UTF-8 text without NUL characters.", field);
 		return err_set(e, 422, "schema_violation", field, "%s", msg);
 	}
 	if (!(*out = clean_text(s, n, lines)))
 		return err_set(e, 503, "unavailable", NULL, "%s", MSG_NOMEM);
-	chars = dispute_utf8_chars((const unsigned char *)*out, strlen(*out));
+	chars = utf8_count((const unsigned char *)*out, strlen(*out));
 	if (chars > max || (required && chars == 0)) {
 		free(*out);
 		*out = NULL;

@@ -16,9 +16,6 @@ enum MHD_Result page_favicon(struct req *r);      /* /favicon.ico, from static/ 
 /* Loads every file of dir (static/) into memory once, at start. */
 int page_static_init(const char *dir);
 void page_static_free(void);
-/* Renders the error page (status, one sentence) for people; the router
- * hands it to the HTTP layer's responder (http_reply_err) as data. */
-enum MHD_Result page_error(struct req *r, const struct err *e);
 
 /* page_api.c */
 enum MHD_Result page_api(struct req *r);          /* /api */
@@ -61,6 +58,11 @@ int page_fit_number(struct req *r, const char *name, double lo, double hi,
 
 /* page_explain.c */
 enum MHD_Result page_explain_quantization(struct req *r); /* /explain/quantization */
+
+/* page.c: what every page shares. */
+/* Renders the error page (status, one sentence) for people; the router
+ * hands it to the HTTP layer's responder (http_reply_err) as data. */
+enum MHD_Result page_error(struct req *r, const struct err *e);
 
 /* Renders template name with the view model into an HTML response (with
  * ETag and 304); adds the site-wide fields (title, origin) to model. */
