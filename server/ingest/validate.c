@@ -75,13 +75,13 @@ static int check_accel(const json_t *v, const char *field, struct vctx *c);
 static int check_fingerprint(const json_t *v, const char *field, struct vctx *c);
 
 static const char *const known_suites[] = { VALIDATE_SUITE, NULL };
-static const char *const known_backends[] = {
+const char *const validate_backends[] = {
 	"mlx", "llama.cpp", "vllm", "ollama", "exllamav2", NULL
 };
 
 #define HINT_SUITE "\"" VALIDATE_SUITE "\""
 #define HINT_TIME "an RFC 3339 time in UTC such as \"2026-04-28T10:12:00Z\""
-#define HINT_BACKEND "one of mlx, llama.cpp, vllm, ollama, exllamav2"
+#define HINT_BACKEND "one of " VALIDATE_BACKENDS_TEXT
 #define HINT_DIGEST "\"sha256:\" followed by 16 to 64 lowercase hex digits of the weights file's SHA-256"
 #define HINT_FPRINT "a string of exactly 16 lowercase hex digits"
 #define HINT_ACCEL "the accelerator's name, such as \"M3 Ultra\" or \"RTX 4090\""
@@ -510,15 +510,23 @@ static int check_suite(const json_t *v, const char *field, struct vctx *c)
 		    field, VALIDATE_SUITE);
 }
 
-/* backend.name: one of known_backends; hosted-api is 422 hosted_api_rejected. */
+int validate_backend_known(const char *name)
+{
+	const char *const *k;
+
+	for (k = validate_backends; *k; k++)
+		if (strcmp(name, *k) == 0)
+			return 1;
+	return 0;
+}
+
+/* backend.name: one of validate_backends; hosted-api is 422 hosted_api_rejected. */
 static int check_backend(const json_t *v, const char *field, struct vctx *c)
 {
 	const char *name = json_string_value(v);
-	const char *const *k;
 
-	for (k = known_backends; *k; k++)
-		if (strcmp(name, *k) == 0)
-			return 0;
+	if (validate_backend_known(name))
+		return 0;
 	if (strcmp(name, "hosted-api") == 0)
 		return fail(c, 422, "hosted_api_rejected", field,
 			    "%s is hosted-api, but the public leaderboard measures local "
@@ -538,14 +546,18 @@ static int lower_hex(const char *s, size_t n)
 	return 1;
 }
 
-/* model.digest: "sha256:" and 16..64 lowercase hex digits. */
-static int check_digest(const json_t *v, const char *field, struct vctx *c)
+int validate_digest_ok(const char *s)
 {
-	const char *s = json_string_value(v);
 	size_t n = strlen(s);
 
-	if (n >= 7 + 16 && n <= 7 + 64 && strncmp(s, "sha256:", 7) == 0 &&
-	    lower_hex(s + 7, n - 7))
+	return n >= 7 + 16 && n <= 7 + 64 && strncmp(s, "sha256:", 7) == 0 &&
+	       lower_hex(s + 7, n - 7);
+}
+
+/* model.digest: validate_digest_ok. */
+static int check_digest(const json_t *v, const char *field, struct vctx *c)
+{
+	if (validate_digest_ok(json_string_value(v)))
 		return 0;
 	return bad(c, field, "%s must be %s.", field, HINT_DIGEST);
 }

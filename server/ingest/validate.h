@@ -19,6 +19,17 @@
 
 /* The suite this server knows; others get 422 unknown_suite. */
 #define VALIDATE_SUITE "suite-v1"
+/* The backends the leaderboard accepts (contract section 1), the one list:
+ * NULL-ended, and as a sentence for error messages. */
+extern const char *const validate_backends[];
+#define VALIDATE_BACKENDS_TEXT "mlx, llama.cpp, vllm, ollama, exllamav2"
+/* 1 when name is one of validate_backends. */
+int validate_backend_known(const char *name);
+
+/* 1 when s is a model digest as the payload may send it: "sha256:" and 16
+ * to 64 lowercase hex digits; the one digest rule. */
+int validate_digest_ok(const char *s);
+
 /* created_at may be at most this many seconds ahead of the server's clock. */
 #define VALIDATE_FUTURE_SKEW 600
 /* created_at may not be earlier than 2023-01-01T00:00:00Z. */

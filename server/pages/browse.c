@@ -28,10 +28,6 @@ static const char sql_demo[] = "SELECT 1 FROM runs WHERE demo = 1 LIMIT 1";
 
 const char *const browse_sql[] = { sql_suite_next, sql_suite_known, sql_demo, NULL };
 
-const char *const browse_backends[] = {
-	"mlx", "llama.cpp", "vllm", "ollama", "exllamav2", NULL
-};
-
 #define MAX_SUITES 50
 #define SUITE_LEN 64
 
@@ -63,17 +59,6 @@ static const char *arg(struct req *r, const char *k)
 	return v && *v ? v : NULL;
 }
 
-/* 1 when s is "sha256:" and 16 to 64 lowercase hex digits. */
-static int digest_valid(const char *s)
-{
-	size_t n;
-
-	if (strncmp(s, "sha256:", 7))
-		return 0;
-	n = strspn(s + 7, "0123456789abcdef");
-	return n >= 16 && n <= 64 && s[7 + n] == '\0';
-}
-
 /* 1 when s names a suite the way the payload can: [A-Za-z0-9._-], 1 to 63. */
 static int suite_name_valid(const char *s)
 {
@@ -81,16 +66,6 @@ static int suite_name_valid(const char *s)
 
 	return n > 0 && n < SUITE_LEN &&
 	       strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == n;
-}
-
-static int backend_known(const char *s)
-{
-	const char *const *k;
-
-	for (k = browse_backends; *k; k++)
-		if (!strcmp(*k, s))
-			return 1;
-	return 0;
 }
 
 /* Parses "<decode>:<run id>" into b's cursor; 0, or -1 when malformed. */
@@ -127,9 +102,9 @@ static int check_args(struct browse *b)
 		return browse_error(b, 400, "The hw= argument must be a hardware slug such as m3-ultra: lowercase letters and digits joined by single hyphens.");
 	if ((v = arg(b->r, "model")) && !slug_valid(v))
 		return browse_error(b, 400, "The model= argument must be a model slug such as qwen2-5-7b-instruct: lowercase letters and digits joined by single hyphens.");
-	if ((v = arg(b->r, "backend")) && !backend_known(v))
-		return browse_error(b, 400, "The backend= argument must be one of mlx, llama.cpp, vllm, ollama, exllamav2.");
-	if ((v = arg(b->r, "digest")) && !digest_valid(v))
+	if ((v = arg(b->r, "backend")) && !validate_backend_known(v))
+		return browse_error(b, 400, "The backend= argument must be one of " VALIDATE_BACKENDS_TEXT ".");
+	if ((v = arg(b->r, "digest")) && !validate_digest_ok(v))
 		return browse_error(b, 400, "The digest= argument must be \"sha256:\" followed by 16 to 64 lowercase hex digits, as the model page links it.");
 	if ((v = arg(b->r, "suite")) && !suite_name_valid(v))
 		return browse_error(b, 400, "The suite= argument must name a suite such as %s.", VALIDATE_SUITE);

@@ -132,9 +132,6 @@ void browse_sort_by_name(json_t *a);
 /* 1 when any run in the database is a demo run, 0 when none, -1 on error. */
 int browse_has_demo(const struct browse *b);
 
-/* The backends the leaderboard accepts (contract section 1), NULL-ended. */
-extern const char *const browse_backends[];
-
 /* Every SQL statement of the browse pages, NULL-ended, one array per file:
  * for the unit test that checks each query plan uses an index and never
  * scans a table (runs, or the digest_counts summary of migration 0004) or

@@ -10,6 +10,7 @@
 #include "app.h"
 #include "render/barchart.h"
 #include "pages/browse.h"
+#include "ingest/validate.h"
 #include "util/buf.h"
 #include "store/ceiling.h"
 #include "store/db.h"
@@ -152,9 +153,7 @@ static int parse_digests_after(struct mpage *p)
 		goto bad;
 	p->dafter_decode = strtod(end + 1, &end);
 	d = end + 1;
-	if (*end != ':' || !isfinite(p->dafter_decode) || strncmp(d, "sha256:", 7) ||
-	    strlen(d) >= sizeof p->dafter_digest || strspn(d + 7, "0123456789abcdef") != strlen(d + 7) ||
-	    strlen(d + 7) < 16)
+	if (*end != ':' || !isfinite(p->dafter_decode) || !validate_digest_ok(d))
 		goto bad;
 	snprintf(p->dafter_digest, sizeof p->dafter_digest, "%s", d);
 	p->has_dafter = 1;
