@@ -1,5 +1,6 @@
 /* check_db.c: the group-commit writer, savepoint rollback and migrations of server/store/db.c, and run storage of server/store/run_store.c. */
 #include "check_util.h"
+#include "check_tmpdb.h"
 #include "store/db.h"
 #include "util/log.h"
 #include "store/run_store.h"
@@ -17,46 +18,29 @@
 /* ---- fixtures ---- */
 
 /* A fresh folder for one test's database; removed by cleanup(). */
-static char tmpdir[256];
+static struct tmpdb T;
 
 static void setup(void)
 {
-	snprintf(tmpdir, sizeof tmpdir, "%s/check_db.XXXXXX",
-		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+	tmpdb_begin(&T, "check_db");
 	ck_assert_int_ge(sodium_init(), 0);
 	log_set_quiet(1);
 }
 
 static void cleanup(void)
 {
-	char cmd[600];
-
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "check_db: could not remove %s\n", tmpdir);
+	tmpdb_end(&T);
 }
 
 static void db_path(char *out, size_t n)
 {
-	snprintf(out, n, "%s/test.db", tmpdir);
+	snprintf(out, n, "%s", T.path);
 }
 
 /* Opens the test database with the repository's migrations (or dir). */
 static struct db *open_with(const char *migrations)
 {
-	char path[300], mig[600], err[512] = "";
-	struct db *db = NULL;
-	int rc;
-
-	db_path(path, sizeof path);
-	if (migrations)
-		snprintf(mig, sizeof mig, "%s", migrations);
-	else
-		snprintf(mig, sizeof mig, "%s/migrations", repo_root());
-	rc = db_open(path, mig, &db, err, sizeof err);
-	ck_assert_msg(rc == DB_OK, "db_open: %d %s", rc, err);
-	return db;
+	return tmpdb_open(&T, migrations);
 }
 
 static struct db *open_test_db(void)
@@ -488,7 +472,7 @@ static void own_migrations(char *dir, size_t n)
 	struct dirent *de;
 	DIR *d;
 
-	snprintf(dir, n, "%s/mig", tmpdir);
+	snprintf(dir, n, "%s/mig", T.dir);
 	ck_assert_int_eq(mkdir(dir, 0700), 0);
 	snprintf(rel, sizeof rel, "%s/migrations", repo_root());
 	ck_assert_ptr_nonnull(realpath(rel, real));
