@@ -1,0 +1,153 @@
+/* check_run_store.c: run ids and storing a run (server/store/run_store.c):
+ * the digests it keys on, and what counts as the same upload twice. */
+#include "check_util.h"
+#include "check_tmpdb.h"
+#include "ingest/sample.h"
+#include "store/run_store.h"
+#include "util/log.h"
+
+#include <sodium.h>
+#include <time.h>
+
+static struct tmpdb T;
+static struct db *db;
+
+static void setup(void)
+{
+	ck_assert_int_ge(sodium_init(), 0);
+	log_set_quiet(1);
+	tmpdb_begin(&T, "check_run_store");
+	db = tmpdb_open(&T, NULL);
+}
+
+static void teardown(void)
+{
+	db_close(db);
+	tmpdb_end(&T);
+}
+
+/* A run_new for the sample payload of model, with JWS bytes jws, signed
+ * (as far as the store knows) by key thumb. */
+struct upload {
+	struct run_new n;
+	json_t *payload;
+	char *text;
+};
+
+static void upload_init(struct upload *u, const char *model, const char *jws, const char *thumb)
+{
+	struct sample_opts o = { .model = model };
+	struct err e;
+	json_t *p = sample_payload(&o);
+
+	memset(u, 0, sizeof *u);
+	u->text = json_dumps(p, JSON_COMPACT);
+	json_decref(p);
+	ck_assert_msg(validate_payload_bytes((unsigned char *)u->text, strlen(u->text),
+					     (long long)time(NULL), &u->payload, &u->n.f, &e) == 0,
+		      "%s", e.message);
+	u->n.payload = (unsigned char *)u->text;
+	u->n.payload_len = strlen(u->text);
+	u->n.jws = jws;
+	u->n.jws_len = strlen(jws);
+	u->n.thumbprint = thumb;
+	u->n.alg = "ES256";
+	run_new_init(&u->n);
+}
+
+static void upload_free(struct upload *u)
+{
+	json_decref(u->n.affected);
+	json_decref(u->payload);
+	free(u->text);
+}
+
+/* New ids have the contract's shape and differ; the shape check refuses
+ * anything else. */
+START_TEST(ids_have_the_shape)
+{
+	char a[RUN_ID_LEN], b[RUN_ID_LEN];
+
+	run_id_new(a);
+	run_id_new(b);
+	ck_assert(run_id_valid(a));
+	ck_assert(run_id_valid(b));
+	ck_assert_str_ne(a, b);
+	ck_assert(run_id_valid("r_y2_5y8oo97d"));
+	ck_assert(!run_id_valid("r_y2_5y8oo97"));     /* 10 characters */
+	ck_assert(!run_id_valid("r_y2_5y8oo97dd"));   /* 12 */
+	ck_assert(!run_id_valid("x_y2_5y8oo97d"));
+	ck_assert(!run_id_valid("r_Y2_5y8oo97d"));    /* upper case */
+	ck_assert(!run_id_valid("r_y2/5y8oo97d"));
+}
+END_TEST
+
+/* run_new_init keys the run on SHA-256 of the JWS bytes and of the
+ * payload, and makes it a writer job. */
+START_TEST(init_digests_jws_and_payload)
+{
+	unsigned char want[32];
+	struct upload u;
+
+	upload_init(&u, NULL, "aaaa.bbbb.cccc", "key-1");
+	crypto_hash_sha256(want, (const unsigned char *)"aaaa.bbbb.cccc", 14);
+	ck_assert_int_eq(memcmp(u.n.sha, want, 32), 0);
+	crypto_hash_sha256(want, u.n.payload, u.n.payload_len);
+	ck_assert_int_eq(memcmp(u.n.payload_sha, want, 32), 0);
+	ck_assert(u.n.j.run == run_store_run);
+	upload_free(&u);
+}
+END_TEST
+
+/* The same payload signed again by the same key (ES256 signatures differ
+ * each time) is the same run; under another key it is a new one. */
+START_TEST(same_payload_same_key_is_a_duplicate)
+{
+	struct upload a, b, c;
+
+	upload_init(&a, NULL, "aaaa.bbbb.sig1", "key-1");
+	upload_init(&b, NULL, "aaaa.bbbb.sig2", "key-1");
+	upload_init(&c, NULL, "aaaa.bbbb.sig3", "key-2");
+	ck_assert_int_eq(db_write(db, &a.n.j), DB_OK);
+	ck_assert_int_eq(a.n.duplicate, 0);
+	ck_assert_int_eq(db_write(db, &b.n.j), DB_OK);
+	ck_assert_int_eq(b.n.duplicate, 1);
+	ck_assert_str_eq(b.n.id, a.n.id);
+	ck_assert_int_eq(db_write(db, &c.n.j), DB_OK);
+	ck_assert_int_eq(c.n.duplicate, 0);
+	ck_assert_str_ne(c.n.id, a.n.id);
+	upload_free(&a);
+	upload_free(&b);
+	upload_free(&c);
+}
+END_TEST
+
+/* A lone run is not an outlier, and its cluster has a cache tag. */
+START_TEST(first_run_of_a_cluster_is_not_flagged)
+{
+	struct upload u;
+
+	upload_init(&u, "Lonely-Model-7B", "cccc.dddd.eeee", "key-1");
+	ck_assert_int_eq(db_write(db, &u.n.j), DB_OK);
+	ck_assert(run_id_valid(u.n.id));
+	ck_assert_int_eq(u.n.outlier, 0);
+	ck_assert_uint_ne(u.n.cluster_tag, 0);
+	upload_free(&u);
+}
+END_TEST
+
+static Suite *suite_run_store(void)
+{
+	Suite *s = suite_create("run_store");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, ids_have_the_shape);
+	tcase_add_test(tc, init_digests_jws_and_payload);
+	tcase_add_test(tc, same_payload_same_key_is_a_duplicate);
+	tcase_add_test(tc, first_run_of_a_cluster_is_not_flagged);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+CHECK_MAIN(suite_run_store)
