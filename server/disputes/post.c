@@ -16,6 +16,8 @@
 #include "store/defer.h"
 #include "util/timefmt.h"
 
+#define MSG_POSTS_LIMITED "Too many dispute posts from this address; wait for the time in Retry-After (a minute at most) and post again."
+
 static const char sql_signed_seen[] =
 	"SELECT id FROM dispute_posts WHERE run_id = ? AND signed_sha256 = ?";
 static const char sql_open_thread[] =
@@ -298,12 +300,14 @@ static int api_check(struct req *r, struct post_job *p, struct err *e)
 			      "Send the post as Content-Type: application/json ({\"author\", \"body\"}), "
 			      "or application/jose signed with the run's key.");
 	if (rc == 0 && dispute_rate_limited(r))
-		return err_set(e, 429, "rate_limited", NULL,
-			      "Too many dispute posts from this address; wait for the time in Retry-After and post again.");
+		return err_set(e, 429, "rate_limited", NULL, "%s", MSG_POSTS_LIMITED);
 	return rc;
 }
 
-enum MHD_Result dispute_api_post(struct req *r)
+/* Both ways of posting: the first call checks the request with check and
+ * hands the post to the writer; the second, after the commit, answers. */
+static enum MHD_Result post_handle(struct req *r,
+				   int (*check)(struct req *, struct post_job *, struct err *))
 {
 	struct post_job *p;
 	struct err e;
@@ -311,12 +315,17 @@ enum MHD_Result dispute_api_post(struct req *r)
 	if (r->job)
 		return post_finish(r);
 	if (!(p = calloc(1, sizeof *p)))
-		return http_fail(r, 503, "unavailable", MSG_NOMEM, NULL);
-	if (api_check(r, p, &e) < 0) {
+		return http_fail(r, 503, NULL, MSG_NOMEM, NULL);
+	if (check(r, p, &e) < 0) {
 		post_free(p);
 		return http_reply_err(r, &e);
 	}
 	return post_submit(r, p);
+}
+
+enum MHD_Result dispute_api_post(struct req *r)
+{
+	return post_handle(r, api_check);
 }
 
 /* ---- the form ---- */
@@ -368,22 +377,11 @@ static int form_check(struct req *r, struct post_job *p, struct err *e)
 	}
 	buf_release(&token);
 	if (rc == 0 && dispute_rate_limited(r))
-		rc = err_set(e, 429, "rate_limited", NULL, "%s", "Too many dispute posts from this address; wait a minute and post again.");
+		rc = err_set(e, 429, "rate_limited", NULL, "%s", MSG_POSTS_LIMITED);
 	return rc;
 }
 
 enum MHD_Result dispute_form_post(struct req *r)
 {
-	struct post_job *p;
-	struct err e;
-
-	if (r->job)
-		return post_finish(r);
-	if (!(p = calloc(1, sizeof *p)))
-		return http_fail(r, 503, NULL, MSG_NOMEM, NULL);
-	if (form_check(r, p, &e) < 0) {
-		post_free(p);
-		return http_reply_err(r, &e);
-	}
-	return post_submit(r, p);
+	return post_handle(r, form_check);
 }

@@ -473,6 +473,19 @@ json_t *browse_suites(const struct browse *b, const char *prefix, const char *se
 	return a;
 }
 
+int browse_step_text(sqlite3_stmt *st, char *out, size_t n)
+{
+	int rc = sqlite3_step(st), found = 0;
+	const char *v;
+
+	if (rc == SQLITE_ROW && (v = (const char *)sqlite3_column_text(st, 0))) {
+		snprintf(out, n, "%s", v);
+		found = 1;
+	}
+	sqlite3_reset(st);
+	return rc == SQLITE_ROW ? found : -1;
+}
+
 int browse_has_demo(const struct browse *b)
 {
 	sqlite3_stmt *st = db_stmt(b->c, sql_demo);

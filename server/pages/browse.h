@@ -129,6 +129,10 @@ void browse_sort(json_t *a, int (*cmp)(const void *, const void *));
 /* Sorts an array of objects by their "name" member, ignoring case. */
 void browse_sort_by_name(json_t *a);
 
+/* Steps the bound st once and copies column 0's text of the row to out;
+ * 1 with it, 0 when there is no row (or a NULL), -1 on error.  Resets st. */
+int browse_step_text(sqlite3_stmt *st, char *out, size_t n);
+
 /* 1 when any run in the database is a demo run, 0 when none, -1 on error. */
 int browse_has_demo(const struct browse *b);
 

@@ -183,20 +183,12 @@ static json_t *hw_name(struct browse *b, const char *hw)
 static int next_value(struct browse *b, const char *sql, const char *prev, char *out, size_t n)
 {
 	sqlite3_stmt *st = db_stmt(b->c, sql);
-	const char *v;
-	int rc, found = 0;
 
 	if (!st)
 		return -1;
 	db_bind_text(st, 1, b->suite);
 	db_bind_text(st, 2, prev);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW && (v = (const char *)sqlite3_column_text(st, 0))) {
-		snprintf(out, n, "%s", v);
-		found = 1;
-	}
-	sqlite3_reset(st);
-	return rc == SQLITE_ROW ? found : -1;
+	return browse_step_text(st, out, n);
 }
 
 /* The filter choices: every hardware class and backend that has a group

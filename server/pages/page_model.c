@@ -290,20 +290,12 @@ static int hw_best(struct mpage *p, const char *hw, int use_be, char *name, size
 static int next_value(struct mpage *p, const char *sql, const char *prev, char *out, size_t n)
 {
 	sqlite3_stmt *st = db_stmt(p->b.c, sql);
-	const char *v;
-	int rc, found = 0;
 
 	if (!st)
 		return -1;
 	bind_md(p, st);
 	db_bind_text(st, 4, prev);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW && (v = (const char *)sqlite3_column_text(st, 0))) {
-		snprintf(out, n, "%s", v);
-		found = 1;
-	}
-	sqlite3_reset(st);
-	return rc == SQLITE_ROW ? found : -1;
+	return browse_step_text(st, out, n);
 }
 
 /* Bar order: decode descending, then name. */
