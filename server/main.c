@@ -21,6 +21,7 @@
 #include "http/cache.h"
 #include "store/ceiling.h"
 #include "store/db.h"
+#include "store/outlier.h"
 #include "ingest/demo.h"
 #include "disputes/dispute.h"
 #include "http/guard.h"
@@ -308,6 +309,7 @@ static struct db *open_db(const struct config *c)
 	if (db_perm_of(c, &perm) < 0)
 		return NULL;
 	snprintf(mig, sizeof mig, "%s/migrations", c->assets);
+	db_after_migrate = outlier_backfill;   /* clusters migrated without sums */
 	if (db_open_perm(c->db_path, mig, perm, &db, err, sizeof err) != DB_OK) {
 		fprintf(stderr, "llm-speedd: %s\n", err);
 		return NULL;

@@ -3,6 +3,7 @@
 #include "check_util.h"
 #include "check_tmpdb.h"
 #include "ingest/sample.h"
+#include "ingest/validate.h"
 #include "store/run_store.h"
 #include "util/log.h"
 

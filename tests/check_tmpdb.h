@@ -15,6 +15,7 @@
 
 #include "check_util.h"
 #include "store/db.h"
+#include "store/outlier.h"
 
 struct tmpdb {
 	char dir[256];    /* the folder, removed by tmpdb_end */
@@ -32,7 +33,8 @@ static inline void tmpdb_begin(struct tmpdb *t, const char *name)
 }
 
 /* Opens t's database with the migrations in folder migrations (NULL: the
- * repository's); fails the test when it does not open. */
+ * repository's) and, as the server does, the outlier backfill after them;
+ * fails the test when it does not open. */
 static inline struct db *tmpdb_open(struct tmpdb *t, const char *migrations)
 {
 	char mig[600], err[512] = "";
@@ -40,6 +42,7 @@ static inline struct db *tmpdb_open(struct tmpdb *t, const char *migrations)
 	int rc;
 
 	snprintf(mig, sizeof mig, "%s/migrations", repo_root());
+	db_after_migrate = outlier_backfill;
 	rc = db_open(t->path, migrations ? migrations : mig, &db, err, sizeof err);
 	ck_assert_msg(rc == DB_OK, "db_open: %d %s", rc, err);
 	return db;

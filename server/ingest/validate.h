@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <jansson.h>
 
+#include "store/run_fields.h"
 #include "util/err.h"
 
 /* The suite this server knows; others get 422 unknown_suite. */
@@ -41,19 +42,6 @@ int validate_digest_ok(const char *s);
 /* No measured number (time, rate, count, GB) may exceed this. */
 #define VALIDATE_NUM_MAX 1e12
 
-
-/* What the rest of the server needs from a valid payload.  The pointers are
- * borrowed from the json_t that was validated and live as long as it does. */
-struct run_fields {
-	const char *suite_version, *created_at;   /* created_at as sent (RFC 3339 UTC) */
-	long long created_unix;                   /* created_at as seconds since the epoch */
-	const char *client_name, *client_version;
-	const char *backend_name, *backend_version;
-	const char *model_name, *model_digest, *model_quant, *model_format; /* quant/format NULL when absent or null */
-	const char *accelerator, *cpu_model, *fingerprint_hash;  /* fingerprint NULL when absent or null */
-	double decode_tok_s, prefill_tok_s, ttft_ms;  /* from workloads.chat-short */
-	char model_slug[128], hw_slug[128];
-};
 
 /* Parses the n payload bytes at p as JSON and validates them.  Parsing is
  * strict RFC 8259: no NUL bytes, valid UTF-8 (no BOM), no duplicate keys,
