@@ -1,6 +1,7 @@
 /* check_db.c: the group-commit writer, savepoint rollback and migrations of server/store/db.c, and run storage of server/store/run_store.c. */
 #include "check_util.h"
 #include "check_tmpdb.h"
+#include "check_sample_run.h"
 #include "store/db.h"
 #include "util/log.h"
 #include "store/run_store.h"
@@ -613,46 +614,18 @@ END_TEST
 /* ---- run storage ---- */
 
 /* A run_new for a valid sample payload and the given JWS bytes. */
-struct stored {
-	struct run_new n;
-	json_t *payload;
-	char *text;
-};
-
-static void stored_init(struct stored *s, const char *jws, const char *fingerprint)
+static void stored_init(struct sample_run *s, const char *jws, const char *fingerprint)
 {
 	struct sample_opts o = { .fingerprint = fingerprint };
-	struct err e;
-	json_t *p = sample_payload(&o);
 
-	memset(&s->n, 0, sizeof s->n);
-	s->text = json_dumps(p, JSON_COMPACT);
-	json_decref(p);
-	ck_assert_ptr_nonnull(s->text);
-	ck_assert_msg(validate_payload_bytes((unsigned char *)s->text, strlen(s->text),
-					     (long long)time(NULL), &s->payload, &s->n.f, &e) == 0,
-		      "%s: %s", e.field, e.message);
-	s->n.payload = (unsigned char *)s->text;
-	s->n.payload_len = strlen(s->text);
-	s->n.jws = jws;
-	s->n.jws_len = strlen(jws);
-	s->n.thumbprint = "thumbprint-of-the-test-key";
-	s->n.alg = "EdDSA";
-	run_new_init(&s->n);
-}
-
-static void stored_free(struct stored *s)
-{
-	json_decref(s->n.affected);
-	json_decref(s->payload);
-	free(s->text);
+	sample_run_init(s, &o, jws, "thumbprint-of-the-test-key");
 }
 
 /* The same JWS bytes stored twice give the first id back, marked duplicate,
  * and one row; other bytes get a new id. */
 START_TEST(duplicate_jws_returns_the_first_id)
 {
-	struct stored a, b, c;
+	struct sample_run a, b, c;
 	struct db *db = open_test_db();
 
 	stored_init(&a, "aaaa.bbbb.cccc", "3f9a0c11d2e4b5a6");
@@ -673,9 +646,9 @@ START_TEST(duplicate_jws_returns_the_first_id)
 				"AND hw_class = 'slug:m3-ultra' AND account_id IS NULL", c.n.id), 1);
 	ck_assert_int_eq(scalar("SELECT count(*) FROM runs WHERE id = ? AND "
 				"hw_class = '3f9a0c11d2e4b5a6' AND jws = CAST('aaaa.bbbb.cccc' AS BLOB)", a.n.id), 1);
-	stored_free(&a);
-	stored_free(&b);
-	stored_free(&c);
+	sample_run_free(&a);
+	sample_run_free(&b);
+	sample_run_free(&c);
 }
 END_TEST
 
@@ -683,7 +656,7 @@ END_TEST
 START_TEST(account_is_stored_when_given)
 {
 	struct acct_job acc = { .j = { .run = acct_run }, .names = { "alice" }, .n = 1 };
-	struct stored s;
+	struct sample_run s;
 	struct db *db = open_test_db();
 
 	ck_assert_int_eq(db_write(db, &acc.j), DB_OK);
@@ -693,7 +666,7 @@ START_TEST(account_is_stored_when_given)
 	db_close(db);
 	ck_assert_int_eq(scalar("SELECT count(*) FROM runs r JOIN accounts a ON a.id = r.account_id "
 				"WHERE r.id = ? AND a.name = 'alice'", s.n.id), 1);
-	stored_free(&s);
+	sample_run_free(&s);
 }
 END_TEST
 

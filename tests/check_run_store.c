@@ -2,6 +2,7 @@
  * the digests it keys on, and what counts as the same upload twice. */
 #include "check_util.h"
 #include "check_tmpdb.h"
+#include "check_sample_run.h"
 #include "ingest/sample.h"
 #include "ingest/validate.h"
 #include "store/run_store.h"
@@ -27,40 +28,13 @@ static void teardown(void)
 	tmpdb_end(&T);
 }
 
-/* A run_new for the sample payload of model, with JWS bytes jws, signed
- * (as far as the store knows) by key thumb. */
-struct upload {
-	struct run_new n;
-	json_t *payload;
-	char *text;
-};
-
-static void upload_init(struct upload *u, const char *model, const char *jws, const char *thumb)
+/* A run for the sample payload of model (NULL: the default), stored as
+ * the JWS bytes jws signed by the key thumb. */
+static void upload_init(struct sample_run *u, const char *model, const char *jws, const char *thumb)
 {
 	struct sample_opts o = { .model = model };
-	struct err e;
-	json_t *p = sample_payload(&o);
 
-	memset(u, 0, sizeof *u);
-	u->text = json_dumps(p, JSON_COMPACT);
-	json_decref(p);
-	ck_assert_msg(validate_payload_bytes((unsigned char *)u->text, strlen(u->text),
-					     (long long)time(NULL), &u->payload, &u->n.f, &e) == 0,
-		      "%s", e.message);
-	u->n.payload = (unsigned char *)u->text;
-	u->n.payload_len = strlen(u->text);
-	u->n.jws = jws;
-	u->n.jws_len = strlen(jws);
-	u->n.thumbprint = thumb;
-	u->n.alg = "ES256";
-	run_new_init(&u->n);
-}
-
-static void upload_free(struct upload *u)
-{
-	json_decref(u->n.affected);
-	json_decref(u->payload);
-	free(u->text);
+	sample_run_init(u, &o, jws, thumb);
 }
 
 /* New ids have the contract's shape and differ; the shape check refuses
@@ -88,7 +62,7 @@ END_TEST
 START_TEST(init_digests_jws_and_payload)
 {
 	unsigned char want[32];
-	struct upload u;
+	struct sample_run u;
 
 	upload_init(&u, NULL, "aaaa.bbbb.cccc", "key-1");
 	crypto_hash_sha256(want, (const unsigned char *)"aaaa.bbbb.cccc", 14);
@@ -96,7 +70,7 @@ START_TEST(init_digests_jws_and_payload)
 	crypto_hash_sha256(want, u.n.payload, u.n.payload_len);
 	ck_assert_int_eq(memcmp(u.n.payload_sha, want, 32), 0);
 	ck_assert(u.n.j.run == run_store_run);
-	upload_free(&u);
+	sample_run_free(&u);
 }
 END_TEST
 
@@ -104,7 +78,7 @@ END_TEST
  * each time) is the same run; under another key it is a new one. */
 START_TEST(same_payload_same_key_is_a_duplicate)
 {
-	struct upload a, b, c;
+	struct sample_run a, b, c;
 
 	upload_init(&a, NULL, "aaaa.bbbb.sig1", "key-1");
 	upload_init(&b, NULL, "aaaa.bbbb.sig2", "key-1");
@@ -117,23 +91,23 @@ START_TEST(same_payload_same_key_is_a_duplicate)
 	ck_assert_int_eq(db_write(db, &c.n.j), DB_OK);
 	ck_assert_int_eq(c.n.duplicate, 0);
 	ck_assert_str_ne(c.n.id, a.n.id);
-	upload_free(&a);
-	upload_free(&b);
-	upload_free(&c);
+	sample_run_free(&a);
+	sample_run_free(&b);
+	sample_run_free(&c);
 }
 END_TEST
 
 /* A lone run is not an outlier, and its cluster has a cache tag. */
 START_TEST(first_run_of_a_cluster_is_not_flagged)
 {
-	struct upload u;
+	struct sample_run u;
 
 	upload_init(&u, "Lonely-Model-7B", "cccc.dddd.eeee", "key-1");
 	ck_assert_int_eq(db_write(db, &u.n.j), DB_OK);
 	ck_assert(run_id_valid(u.n.id));
 	ck_assert_int_eq(u.n.outlier, 0);
 	ck_assert_uint_ne(u.n.cluster_tag, 0);
-	upload_free(&u);
+	sample_run_free(&u);
 }
 END_TEST
 
