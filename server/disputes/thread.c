@@ -36,14 +36,13 @@ static json_t *lines_html(const char *s)
 }
 
 /* Adds body_html and turns by_submitter into a boolean, for a post row. */
-static void post_dress(json_t *p, int html)
+static void post_dress(json_t *p)
 {
 	json_t *by = json_object_get(p, "by_submitter");
 
 	json_object_set_new(p, "by_submitter", json_boolean(json_integer_value(by)));
-	if (html)
-		json_object_set_new(p, "body_html",
-				    lines_html(json_string_value(json_object_get(p, "body"))));
+	json_object_set_new(p, "body_html",
+			    lines_html(json_string_value(json_object_get(p, "body"))));
 }
 
 /* The thread's row as the view model's head, or an empty open thread. */
@@ -89,7 +88,7 @@ static json_t *posts_of(sqlite3_stmt *st)
 	size_t i;
 
 	for (i = 0; a && i < json_array_size(a); i++)
-		post_dress(json_array_get(a, i), 1);
+		post_dress(json_array_get(a, i));
 	return a;
 }
 
