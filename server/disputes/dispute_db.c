@@ -33,6 +33,17 @@ int dispute_run_lookup(struct req *r, const char *id, char thumb[48])
 	return rc == SQLITE_ROW ? DB_OK : rc == SQLITE_DONE ? DB_NOTFOUND : DB_ERR;
 }
 
+int dispute_run_check(struct req *r, char thumb[48], struct err *e)
+{
+	int rc = dispute_run_lookup(r, r->arg, thumb);
+
+	if (rc == DB_NOTFOUND)
+		return err_set(e, 404, "not_found", NULL, "%s", MSG_NO_RUN);
+	if (rc != DB_OK)
+		return err_unavailable(e, MSG_DB_DOWN);
+	return 0;
+}
+
 /* Steps a bound write statement; returns a db_status. */
 int dispute_step(sqlite3_stmt *st)
 {

@@ -21,6 +21,9 @@ int dispute_text_field(const char *s, size_t n, const char *field, long max,
 /* dispute_db.c: 0 when run id exists (its key thumbprint copied to thumb),
  * DB_NOTFOUND, or another negative db_status. */
 int dispute_run_lookup(struct req *r, const char *id, char thumb[48]);
+/* dispute_run_lookup for the request's run (r->arg), as a refusal: 0, or
+ * -1 with e filled (404 for no such run, 503 when the database failed). */
+int dispute_run_check(struct req *r, char thumb[48], struct err *e);
 /* Steps a bound write statement and resets it; returns a db_status. */
 int dispute_step(sqlite3_stmt *st);
 /* Takes one post from the client's allowance; 1 when over it (the wait is

@@ -171,11 +171,8 @@ static int rule_check(struct req *r, struct rule_job *rj, struct err *e)
 			return err_set(e, 429, "rate_limited", NULL, "%s", "Too many failed moderator attempts from this address; wait for the time in Retry-After.");
 		return err_set(e, 401, "invalid_token", NULL, "%s", "Send the moderator token as \"Authorization: Bearer <token>\"; the one sent is missing or wrong.");
 	}
-	rc = dispute_run_lookup(r, r->arg, thumb);
-	if (rc == DB_NOTFOUND)
-		return err_set(e, 404, "not_found", NULL, "%s", MSG_NO_RUN);
-	if (rc != DB_OK)
-		return err_set(e, 503, "unavailable", NULL, "%s", MSG_DB_DOWN);
+	if (dispute_run_check(r, thumb, e) < 0)
+		return -1;
 	if (!http_ctype_is(r, CT_JSON))
 		return err_set(e, 415, "unsupported_media_type", NULL, "%s", "Send the ruling as Content-Type: application/json.");
 	if (!(o = dispute_load_object(r->body.buf, r->body.len, e)))

@@ -285,12 +285,10 @@ out:
 static int api_check(struct req *r, struct post_job *p, struct err *e)
 {
 	char thumb[48];
-	int rc = dispute_run_lookup(r, r->arg, thumb);
+	int rc;
 
-	if (rc == DB_NOTFOUND)
-		return err_set(e, 404, "not_found", NULL, "%s", MSG_NO_RUN);
-	if (rc != DB_OK)
-		return err_set(e, 503, "unavailable", NULL, "%s", MSG_DB_DOWN);
+	if (dispute_run_check(r, thumb, e) < 0)
+		return -1;
 	if (http_ctype_is(r, CT_JSON))
 		rc = post_from_json(r, p, e);
 	else if (http_ctype_is(r, CT_JOSE))
@@ -358,12 +356,10 @@ static int form_check(struct req *r, struct post_job *p, struct err *e)
 {
 	struct buf token = BUF_INIT;
 	char thumb[48];
-	int rc = dispute_run_lookup(r, r->arg, thumb);
+	int rc;
 
-	if (rc == DB_NOTFOUND)
-		return err_set(e, 404, "not_found", NULL, "%s", MSG_NO_RUN);
-	if (rc != DB_OK)
-		return err_set(e, 503, "unavailable", NULL, "%s", MSG_DB_DOWN);
+	if (dispute_run_check(r, thumb, e) < 0)
+		return -1;
 	if (!dispute_same_site(r))
 		return err_set(e, 403, "cross_site", NULL, "%s", "This form can only be posted from the run's page on this site; open the run page and post from there.");
 	if (!http_ctype_is(r, "application/x-www-form-urlencoded"))
