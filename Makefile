@@ -17,13 +17,12 @@ BIN      ?= llm-speedd
 SRC      := $(wildcard server/*.c server/*/*.c)
 LIB_SRC  := $(filter-out server/main.c,$(SRC))
 TEST_SRC := $(wildcard tests/check_*.c)
+TEST_HDR := $(wildcard tests/*.h)
 
 OBJ      := $(SRC:%.c=$(BUILD)/%.o)
-LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
 TESTS    := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 
 SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
-SAN_LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/san/%.o)
 SAN_TESTS   := $(TEST_SRC:tests/%.c=$(BUILD)/san/tests/%)
 
 PYTHON := /usr/bin/python3
@@ -58,27 +57,27 @@ deps:
 $(BIN): $(OBJ)
 	$(CC) $(ALL_CFLAGS) -o $@ $(OBJ) $(LIBS)
 
-$(BUILD)/%.o: %.c
-	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+# The compile and link rules, written once for each build tree: tree,
+# then the names of its compiler and flags variables.  A tree holds the
+# objects, libllms.a (everything but main.c) and the unit tests.
+define tree_rules
+$(1)/%.o: %.c
+	@mkdir -p $$(dir $$@)
+	$$($(2)) $$($(3)) -MMD -MP -c -o $$@ $$<
 
-$(BUILD)/libllms.a: $(LIB_OBJ)
-	rm -f $@ && ar rcs $@ $(LIB_OBJ)
+$(1)/libllms.a: $$(LIB_SRC:%.c=$(1)/%.o)
+	rm -f $$@ && ar rcs $$@ $$^
 
-$(BUILD)/tests/%: tests/%.c $(BUILD)/libllms.a tests/check_util.h
-	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Itests -o $@ $< $(BUILD)/libllms.a $(LIBS) $(CHECK_LIBS)
+$(1)/tests/%: tests/%.c $(1)/libllms.a $$(TEST_HDR)
+	@mkdir -p $$(dir $$@)
+	$$($(2)) $$($(3)) -Itests -o $$@ $$< $(1)/libllms.a $$(LIBS) $$(CHECK_LIBS)
+endef
 
-$(BUILD)/san/%.o: %.c
-	@mkdir -p $(dir $@)
-	$(CC) $(CSTD) $(WARN) $(SAN_FLAGS) -Iserver $(shell pkg-config --cflags $(PKGS)) -MMD -MP -c -o $@ $<
-
-$(BUILD)/san/libllms.a: $(SAN_LIB_OBJ)
-	rm -f $@ && ar rcs $@ $(SAN_LIB_OBJ)
-
-$(BUILD)/san/tests/%: tests/%.c $(BUILD)/san/libllms.a tests/check_util.h
-	@mkdir -p $(dir $@)
-	$(CC) $(CSTD) $(WARN) $(SAN_FLAGS) -Iserver -Itests -o $@ $< $(BUILD)/san/libllms.a $(LIBS) $(CHECK_LIBS)
+SAN_CFLAGS = $(CSTD) $(WARN) $(SAN_FLAGS) -Iserver $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+FUZZ_OBJ_CFLAGS = $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,address,undefined
+$(eval $(call tree_rules,$(BUILD),CC,ALL_CFLAGS))
+$(eval $(call tree_rules,$(BUILD)/san,CC,SAN_CFLAGS))
+$(eval $(call tree_rules,$(BUILD)/fuzz,FUZZ_CC,FUZZ_OBJ_CFLAGS))
 
 # Where `make run` and `make demo` listen: make run LISTEN=127.0.0.1:9000
 LISTEN ?= 127.0.0.1:8080
@@ -121,7 +120,7 @@ browser-tests: $(BIN)
 	cd tests/browser && LLMSPEED_BIN=$(abspath $(BIN)) node --test
 
 $(SAN_BIN): $(SAN_OBJ)
-	$(CC) $(CSTD) $(WARN) $(SAN_FLAGS) -o $@ $(SAN_OBJ) $(LIBS)
+	$(CC) $(SAN_CFLAGS) -o $@ $(SAN_OBJ) $(LIBS)
 
 # Any sanitizer report fails the stage, even when the test that caused it
 # passed: ASan and LSan reports (a leak at exit included) land in
@@ -138,13 +137,6 @@ san-http-tests: $(SAN_BIN)
 	@if [ -s $(SAN_REPORTS)/logs-with-reports ] || ls $(SAN_REPORTS)/asan.* >/dev/null 2>&1; then \
 		cat $(SAN_REPORTS)/asan.* $$(cat $(SAN_REPORTS)/logs-with-reports) 2>/dev/null | head -n 200; \
 		echo "san-http-tests: sanitizer reports above"; exit 1; fi
-
-$(BUILD)/fuzz/%.o: %.c
-	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,address,undefined -MMD -MP -c -o $@ $<
-
-$(BUILD)/fuzz/libllms.a: $(FUZZ_LIB_OBJ)
-	rm -f $@ && ar rcs $@ $(FUZZ_LIB_OBJ)
 
 $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(BUILD)/fuzz/libllms.a
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer,address,undefined -o $@ $< $(BUILD)/fuzz/libllms.a $(LIBS)
@@ -188,6 +180,6 @@ check-fresh:
 	sh tests/fresh/run.sh
 
 clean:
-	rm -rf build llm-speedd
+	rm -rf $(BUILD) $(BIN)
 
 -include $(OBJ:.o=.d) $(SAN_OBJ:.o=.d) $(FUZZ_LIB_OBJ:.o=.d)

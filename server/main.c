@@ -21,6 +21,7 @@
 #include "http/cache.h"
 #include "store/ceiling.h"
 #include "store/db.h"
+#include "store/outlier.h"
 #include "ingest/demo.h"
 #include "disputes/dispute.h"
 #include "http/guard.h"
@@ -31,6 +32,7 @@
 #include "ingest/sample.h"
 #include "render/tmpl.h"
 #include "tlog/tlog_signer.h"
+#include "tlog/tlog_store.h"
 
 /* Every setting: its flag, its environment variable, its default. */
 static const char usage[] =
@@ -299,6 +301,16 @@ static int db_perm_of(const struct config *c, struct db_perm *p)
 	return 0;
 }
 
+/* After the migrations, on the writer before it starts: the cluster sums
+ * migrated without them, then the log entries of rows stored before the
+ * log.  A db_status, with the reason in err. */
+static int after_migrate(struct dbconn *w, char *err, size_t errlen)
+{
+	int rc = outlier_backfill(w, err, errlen);
+
+	return rc == DB_OK ? tlog_store_backfill(w, err, errlen) : rc;
+}
+
 /* Opens the database, applying migrations; prints the reason on failure. */
 static struct db *open_db(const struct config *c)
 {
@@ -309,6 +321,7 @@ static struct db *open_db(const struct config *c)
 	if (db_perm_of(c, &perm) < 0)
 		return NULL;
 	snprintf(mig, sizeof mig, "%s/migrations", c->assets);
+	db_after_migrate = after_migrate;
 	if (db_open_perm(c->db_path, mig, perm, &db, err, sizeof err) != DB_OK) {
 		fprintf(stderr, "llm-speedd: %s\n", err);
 		return NULL;

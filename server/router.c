@@ -226,6 +226,9 @@ static struct req *req_new(struct app *app, struct MHD_Connection *conn,
 	r->method = method_of(method);
 	buf_init(&r->body);
 	r->route = router_match(r->method, url, r->arg, sizeof r->arg);
+	/* What the responder needs, as data: no route is a page for people. */
+	r->html = !r->route || (r->route->flags & ROUTE_HTML);
+	r->error_page = page_error;
 	client_of(r);
 	cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length");
 	if (r->route && cl && strtoull(cl, NULL, 10) > r->route->max_body)
@@ -247,21 +250,33 @@ static void req_take_body(struct req *r, const char *data, size_t n)
 	buf_add(&r->body, data, n);
 }
 
+/* Refuses with the contract's JSON body whatever the path: for answers
+ * about the request's framing or method, which no page is for. */
+static enum MHD_Result refuse_json(struct req *r, unsigned status, const char *code,
+				   const char *message)
+{
+	struct err e;
+
+	err_set(&e, status, code, NULL, "%s", message);
+	return http_reply_err_json(r, &e);
+}
+
 /* Runs once the whole request is in: 404, 405, 413, then the handler. */
 static enum MHD_Result dispatch(struct req *r)
 {
 	if (!r->route) {
-		if (!router_allow(r->path))
+		r->allow = router_allow(r->path);
+		if (!r->allow)
 			return http_fail(r, 404, "not_found",
-					 "There is no page at this address; check the link, or start from the leaderboard.");
-		return http_error(r, 405, "method_not_allowed",
-				  "This address does not take that method; see the Allow header.", NULL);
+					 "There is no page at this address; check the link, or start from the leaderboard.", NULL);
+		return refuse_json(r, 405, "method_not_allowed",
+				   "This address does not take that method; see the Allow header.");
 	}
 	if (r->body_too_large)
-		return http_error(r, 413, "payload_too_large",
+		return http_fail(r, 413, "payload_too_large",
 				  "The request body is larger than this endpoint accepts (64 KiB for uploads); send a smaller body.", NULL);
 	if (buf_error(&r->body))
-		return http_error(r, 503, "unavailable", "The server is out of memory; try again shortly.", NULL);
+		return http_fail(r, 503, "unavailable", MSG_NOMEM, NULL);
 	return r->route->handler(r);
 }
 
@@ -282,7 +297,7 @@ enum MHD_Result router_access(void *cls, struct MHD_Connection *conn,
 		 * is refused at once, and closing is what it needs. */
 		if (r && framing_check(conn, version, &fe) < 0) {
 			r->close = 1;
-			return http_error(r, fe.status, fe.code, fe.message, NULL);
+			return refuse_json(r, fe.status, fe.code, fe.message);
 		}
 		/* Except for a client waiting for "100 Continue" before it
 		 * sends a body declared over the route's limit: it gets the

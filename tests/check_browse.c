@@ -4,6 +4,7 @@
  * the digest summary of migration 0004 stays exact through every change
  * to runs at a cost that does not grow with the model's runs. */
 #include "check_util.h"
+#include "check_tmpdb.h"
 
 #include <math.h>
 #include <unistd.h>
@@ -13,28 +14,18 @@
 #include "store/db.h"
 
 static struct db *db;
-static char dir[64];
+static struct tmpdb T;
 
 static void setup(void)
 {
-	char path[256], migrations[1024], err[256];
-
-	/* The template is refilled each time: without fork, setup runs again
-	 * in the same process and mkdtemp needs its XXXXXX back. */
-	strcpy(dir, "/tmp/check_browse_XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(dir));
-	snprintf(path, sizeof path, "%s/t.db", dir);
-	snprintf(migrations, sizeof migrations, "%s/migrations", repo_root());
-	ck_assert_msg(db_open(path, migrations, &db, err, sizeof err) == DB_OK, "%s", err);
+	tmpdb_begin(&T, "check_browse");
+	db = tmpdb_open(&T, NULL);
 }
 
 static void teardown(void)
 {
-	char path[300];
-
 	db_close(db);
-	snprintf(path, sizeof path, "rm -rf %s", dir);
-	ck_assert_int_eq(system(path), 0);
+	tmpdb_end(&T);
 }
 
 /* Fails when the plan of sql reads a table (runs, digest_counts) front to
@@ -84,7 +75,7 @@ static sqlite3 *raw_open(void)
 	char path[300];
 	sqlite3 *h;
 
-	snprintf(path, sizeof path, "%s/t.db", dir);
+	snprintf(path, sizeof path, "%s", T.path);
 	ck_assert_int_eq(sqlite3_open(path, &h), SQLITE_OK);
 	sqlite3_busy_timeout(h, 5000);
 	/* A test's database need not survive a power cut. */

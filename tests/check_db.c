@@ -1,5 +1,7 @@
 /* check_db.c: the group-commit writer, savepoint rollback and migrations of server/store/db.c, and run storage of server/store/run_store.c. */
 #include "check_util.h"
+#include "check_tmpdb.h"
+#include "check_sample_run.h"
 #include "store/db.h"
 #include "util/log.h"
 #include "store/run_store.h"
@@ -17,46 +19,29 @@
 /* ---- fixtures ---- */
 
 /* A fresh folder for one test's database; removed by cleanup(). */
-static char tmpdir[256];
+static struct tmpdb T;
 
 static void setup(void)
 {
-	snprintf(tmpdir, sizeof tmpdir, "%s/check_db.XXXXXX",
-		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+	tmpdb_begin(&T, "check_db");
 	ck_assert_int_ge(sodium_init(), 0);
 	log_set_quiet(1);
 }
 
 static void cleanup(void)
 {
-	char cmd[600];
-
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "check_db: could not remove %s\n", tmpdir);
+	tmpdb_end(&T);
 }
 
 static void db_path(char *out, size_t n)
 {
-	snprintf(out, n, "%s/test.db", tmpdir);
+	snprintf(out, n, "%s", T.path);
 }
 
 /* Opens the test database with the repository's migrations (or dir). */
 static struct db *open_with(const char *migrations)
 {
-	char path[300], mig[600], err[512] = "";
-	struct db *db = NULL;
-	int rc;
-
-	db_path(path, sizeof path);
-	if (migrations)
-		snprintf(mig, sizeof mig, "%s", migrations);
-	else
-		snprintf(mig, sizeof mig, "%s/migrations", repo_root());
-	rc = db_open(path, mig, &db, err, sizeof err);
-	ck_assert_msg(rc == DB_OK, "db_open: %d %s", rc, err);
-	return db;
+	return tmpdb_open(&T, migrations);
 }
 
 static struct db *open_test_db(void)
@@ -488,7 +473,7 @@ static void own_migrations(char *dir, size_t n)
 	struct dirent *de;
 	DIR *d;
 
-	snprintf(dir, n, "%s/mig", tmpdir);
+	snprintf(dir, n, "%s/mig", T.dir);
 	ck_assert_int_eq(mkdir(dir, 0700), 0);
 	snprintf(rel, sizeof rel, "%s/migrations", repo_root());
 	ck_assert_ptr_nonnull(realpath(rel, real));
@@ -629,46 +614,18 @@ END_TEST
 /* ---- run storage ---- */
 
 /* A run_new for a valid sample payload and the given JWS bytes. */
-struct stored {
-	struct run_new n;
-	json_t *payload;
-	char *text;
-};
-
-static void stored_init(struct stored *s, const char *jws, const char *fingerprint)
+static void stored_init(struct sample_run *s, const char *jws, const char *fingerprint)
 {
 	struct sample_opts o = { .fingerprint = fingerprint };
-	struct verr e;
-	json_t *p = sample_payload(&o);
 
-	memset(&s->n, 0, sizeof s->n);
-	s->text = json_dumps(p, JSON_COMPACT);
-	json_decref(p);
-	ck_assert_ptr_nonnull(s->text);
-	ck_assert_msg(validate_payload_bytes((unsigned char *)s->text, strlen(s->text),
-					     (long long)time(NULL), &s->payload, &s->n.f, &e) == 0,
-		      "%s: %s", e.field, e.message);
-	s->n.payload = (unsigned char *)s->text;
-	s->n.payload_len = strlen(s->text);
-	s->n.jws = jws;
-	s->n.jws_len = strlen(jws);
-	s->n.thumbprint = "thumbprint-of-the-test-key";
-	s->n.alg = "EdDSA";
-	run_new_init(&s->n);
-}
-
-static void stored_free(struct stored *s)
-{
-	json_decref(s->n.affected);
-	json_decref(s->payload);
-	free(s->text);
+	sample_run_init(s, &o, jws, "thumbprint-of-the-test-key");
 }
 
 /* The same JWS bytes stored twice give the first id back, marked duplicate,
  * and one row; other bytes get a new id. */
 START_TEST(duplicate_jws_returns_the_first_id)
 {
-	struct stored a, b, c;
+	struct sample_run a, b, c;
 	struct db *db = open_test_db();
 
 	stored_init(&a, "aaaa.bbbb.cccc", "3f9a0c11d2e4b5a6");
@@ -689,9 +646,9 @@ START_TEST(duplicate_jws_returns_the_first_id)
 				"AND hw_class = 'slug:m3-ultra' AND account_id IS NULL", c.n.id), 1);
 	ck_assert_int_eq(scalar("SELECT count(*) FROM runs WHERE id = ? AND "
 				"hw_class = '3f9a0c11d2e4b5a6' AND jws = CAST('aaaa.bbbb.cccc' AS BLOB)", a.n.id), 1);
-	stored_free(&a);
-	stored_free(&b);
-	stored_free(&c);
+	sample_run_free(&a);
+	sample_run_free(&b);
+	sample_run_free(&c);
 }
 END_TEST
 
@@ -699,7 +656,7 @@ END_TEST
 START_TEST(account_is_stored_when_given)
 {
 	struct acct_job acc = { .j = { .run = acct_run }, .names = { "alice" }, .n = 1 };
-	struct stored s;
+	struct sample_run s;
 	struct db *db = open_test_db();
 
 	ck_assert_int_eq(db_write(db, &acc.j), DB_OK);
@@ -709,7 +666,7 @@ START_TEST(account_is_stored_when_given)
 	db_close(db);
 	ck_assert_int_eq(scalar("SELECT count(*) FROM runs r JOIN accounts a ON a.id = r.account_id "
 				"WHERE r.id = ? AND a.name = 'alice'", s.n.id), 1);
-	stored_free(&s);
+	sample_run_free(&s);
 }
 END_TEST
 

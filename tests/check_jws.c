@@ -127,7 +127,7 @@ static char *make_eddsa(const unsigned char sk[64], const char *hdr, const char 
 static int parse_status(const char *compact, size_t len)
 {
 	struct jws j;
-	struct jws_error e;
+	struct err e;
 	int rc = jws_parse_verify(compact, len, &j, &e);
 
 	if (rc < 0) {
@@ -317,7 +317,7 @@ START_TEST(eddsa_round_trip)
 	const char *payload = "{\"suite_version\":\"suite-v1\"}";
 	char *s, *x, thumb[48];
 	struct jws j;
-	struct jws_error e;
+	struct err e;
 
 	ck_assert_int_eq(jws_init(), 0);
 	crypto_sign_keypair(pk, sk);
@@ -555,7 +555,7 @@ START_TEST(header_rules)
 		const struct hdr_case *c = &hdr_cases[i];
 		char *s = make_eddsa(sk, c->hdr, "{\"a\":1}");
 		struct jws j;
-		struct jws_error e;
+		struct err e;
 		int rc = jws_parse_verify(s, strlen(s), &j, &e);
 
 		ck_assert_msg(rc == c->want, "header %s: got %d, want %d (%s)", c->hdr, rc, c->want, e.message);
@@ -664,7 +664,7 @@ START_TEST(es256_parse_verify)
 {
 	struct ec_key k;
 	struct jws j;
-	struct jws_error e;
+	struct err e;
 	char *s, thumb[48], *bad_y;
 	size_t n;
 

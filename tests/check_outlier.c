@@ -1,5 +1,6 @@
 /* check_outlier.c: cluster statistics and 3-sigma flags of server/store/outlier.c, on a temporary database. */
 #include "check_util.h"
+#include "check_tmpdb.h"
 #include "store/db.h"
 #include "util/log.h"
 #include "store/outlier.h"
@@ -10,32 +11,22 @@
 
 /* ---- fixtures ---- */
 
-static char tmpdir[256];
+static struct tmpdb T;
 static struct db *db;
 
 static void setup(void)
 {
-	char path[300], mig[600], err[512] = "";
-
-	snprintf(tmpdir, sizeof tmpdir, "%s/check_outlier.XXXXXX",
-		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+	tmpdb_begin(&T, "check_outlier");
 	ck_assert_int_ge(sodium_init(), 0);
 	log_set_quiet(1);
-	snprintf(path, sizeof path, "%s/test.db", tmpdir);
-	snprintf(mig, sizeof mig, "%s/migrations", repo_root());
-	ck_assert_msg(db_open(path, mig, &db, err, sizeof err) == DB_OK, "db_open: %s", err);
+	db = tmpdb_open(&T, NULL);
 }
 
 static void teardown(void)
 {
-	char cmd[600];
-
 	db_close(db);
 	db = NULL;
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "check_outlier: could not remove %s\n", tmpdir);
+	tmpdb_end(&T);
 }
 
 /* Runs fn(w, arg) as one job on the writer thread; returns its status. */
@@ -131,7 +122,7 @@ static sqlite3 *raw(void)
 	char path[300];
 	sqlite3 *h = NULL;
 
-	snprintf(path, sizeof path, "%s/test.db", tmpdir);
+	snprintf(path, sizeof path, "%s", T.path);
 	ck_assert_int_eq(sqlite3_open_v2(path, &h, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK);
 	sqlite3_busy_timeout(h, 5000);
 	return h;
@@ -707,11 +698,12 @@ START_TEST(test_migration_backfills_existing_clusters)
 
 	db_close(db);
 	db = NULL;
-	snprintf(old, sizeof old, "%s/old_migrations", tmpdir);
-	snprintf(path, sizeof path, "%s/test.db", tmpdir);
+	snprintf(old, sizeof old, "%s/old_migrations", T.dir);
+	snprintf(path, sizeof path, "%s", T.path);
 	snprintf(cmd, sizeof cmd, "rm -f '%s'* && mkdir -p '%s' && cp %s/migrations/000[1-5]_*.sql '%s/'",
 		 path, old, repo_root(), old);
 	ck_assert_int_eq(system(cmd), 0);
+	db_after_migrate = outlier_backfill;   /* as main.c does */
 	ck_assert_msg(db_open(path, old, &db, err, sizeof err) == DB_OK, "%s", err);
 	ck_assert_int_eq(in_writer(insert_twelve, NULL), DB_OK);
 	db_close(db);

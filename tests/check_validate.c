@@ -105,7 +105,7 @@ static int ascii(const char *s)
 static void expect_reject(json_t *root, long long now, int status, const char *code,
 			  const char *field)
 {
-	struct verr e;
+	struct err e;
 	struct run_fields rf;
 	json_t *back = (json_t *)1;
 	char *text;
@@ -132,7 +132,7 @@ static void expect_reject(json_t *root, long long now, int status, const char *c
 
 static void expect_accept(json_t *root, long long now)
 {
-	struct verr e;
+	struct err e;
 	struct run_fields rf;
 
 	ck_assert_msg(validate_payload(root, now, &rf, &e) == 0, "%s: %s", e.field, e.message);
@@ -292,7 +292,7 @@ END_TEST
 
 START_TEST(full_payload_passes)
 {
-	struct verr e;
+	struct err e;
 	struct run_fields rf;
 	json_t *root = NULL;
 
@@ -330,7 +330,7 @@ END_TEST
 
 START_TEST(minimal_payload_passes)
 {
-	struct verr e;
+	struct err e;
 	struct run_fields rf;
 	json_t *root = load(minimal_payload);
 
@@ -351,7 +351,7 @@ END_TEST
 START_TEST(optional_members_may_be_null)
 {
 	struct run_fields rf;
-	struct verr e;
+	struct err e;
 	json_t *root = load(full_payload);
 
 	mutate(root, "model", "quantization", "null");
@@ -437,7 +437,7 @@ END_TEST
 static int with_time(const char *s, long long now)
 {
 	json_t *root = load(full_payload);
-	struct verr e;
+	struct err e;
 	int rc;
 
 	json_object_set_new(root, "created_at", json_string(s));
@@ -449,7 +449,7 @@ static int with_time(const char *s, long long now)
 START_TEST(created_at_window)
 {
 	struct run_fields rf;
-	struct verr e;
+	struct err e;
 	json_t *root = load(full_payload);
 
 	/* the clock is 10:12:00; up to 10 minutes ahead is fine */
@@ -499,7 +499,7 @@ END_TEST
 
 START_TEST(messages_say_what_to_send)
 {
-	struct verr e;
+	struct err e;
 	json_t *root = load(full_payload);
 
 	mutate(root, "workloads.chat-short", "decode_tok_s", "\"41.2\"");
@@ -538,7 +538,7 @@ END_TEST
 
 /* Runs the n bytes at p through validate_payload_bytes; returns its result
  * and leaves the error in *e. */
-static int bytes(const char *p, size_t n, struct verr *e)
+static int bytes(const char *p, size_t n, struct err *e)
 {
 	struct run_fields rf;
 	json_t *root = (json_t *)1;
@@ -550,14 +550,14 @@ static int bytes(const char *p, size_t n, struct verr *e)
 	return rc;
 }
 
-#define EXPECT_BYTES(text, st, cd) do { struct verr e_; \
+#define EXPECT_BYTES(text, st, cd) do { struct err e_; \
 	ck_assert_int_eq(bytes(text, sizeof(text) - 1, &e_), -1); \
 	ck_assert_int_eq(e_.status, st); ck_assert_str_eq(e_.code, cd); \
 	ck_assert_str_eq(e_.field, ""); ck_assert(ascii(e_.message)); } while (0)
 
 START_TEST(bytes_strict_json)
 {
-	struct verr e;
+	struct err e;
 	char deep[200];
 
 	EXPECT_BYTES("", 400, "invalid_json");
@@ -598,7 +598,7 @@ END_TEST
 
 START_TEST(bytes_null_out_json)
 {
-	struct verr e;
+	struct err e;
 	struct run_fields rf;
 
 	ck_assert_int_eq(validate_payload_bytes((const unsigned char *)full_payload,
@@ -621,7 +621,7 @@ START_TEST(json_parsing_vectors)
 	char dir[1024], name[300];
 	DIR *d;
 	struct dirent *de;
-	struct verr e;
+	struct err e;
 	size_t len;
 	char *data;
 	int seen = 0, rc;

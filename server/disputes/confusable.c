@@ -4,6 +4,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "util/utf8.h"
+
 /* Look-alikes outside ASCII and Latin-1, each with the letter it imitates. */
 static const struct { uint32_t cp; char to; } lookalike[] = {
 	{ 0x0131, 'i' },                                       /* dotless i */
@@ -26,29 +28,6 @@ static const struct { uint32_t cp; char to; } lookalike[] = {
 static const char latin1[] =
 	"aaaaaaaceeeeiiii" "dnooooo.ouuuuyps"
 	"aaaaaaaceeeeiiii" "dnooooo.ouuuuypy";
-
-/* Decodes one UTF-8 character at s into *cp; returns its length (1 for a
- * malformed byte, decoded as U+FFFD). */
-static size_t decode(const unsigned char *s, uint32_t *cp)
-{
-	size_t len = s[0] < 0x80 ? 1 : (s[0] & 0xe0) == 0xc0 ? 2 :
-		     (s[0] & 0xf0) == 0xe0 ? 3 : (s[0] & 0xf8) == 0xf0 ? 4 : 0;
-	size_t k;
-
-	if (!len) {
-		*cp = 0xfffd;
-		return 1;
-	}
-	*cp = len == 1 ? s[0] : s[0] & (0x7f >> len);
-	for (k = 1; k < len; k++) {
-		if ((s[k] & 0xc0) != 0x80) {
-			*cp = 0xfffd;
-			return 1;
-		}
-		*cp = (*cp << 6) | (s[k] & 0x3f);
-	}
-	return len;
-}
 
 /* The ASCII letter cp folds to, or 0 to leave it out. */
 static char fold(uint32_t cp)
@@ -82,7 +61,7 @@ void confusable_skeleton(const char *s, struct buf *b)
 	char c;
 
 	while (*p) {
-		p += decode(p, &cp);
+		p += utf8_next(p, 4, &cp);   /* stops at the NUL */
 		if (!(c = fold(cp)))
 			continue;
 		if (c == 'n' && b->len && b->buf[b->len - 1] == 'r')

@@ -9,8 +9,6 @@
 #include <strings.h>
 
 #include "app.h"
-#include "pages/page.h"
-#include "router.h"
 
 /* Content-Security-Policy for everything we serve: no script at all, styles
  * only from our own stylesheet, no framing. */
@@ -120,17 +118,29 @@ enum MHD_Result http_not_modified(struct req *r, const char *etag,
 	return ret;
 }
 
+/* The headers an error status carries, unless o already names them:
+ * Allow for 405, Retry-After for 429 and 503. */
+static void error_opts(struct req *r, unsigned status, struct http_opts *o)
+{
+	if (status == 405 && !o->allow)
+		o->allow = r->allow;
+	if ((status == 429 || status == 503) && !o->retry_after)
+		o->retry_after = r->retry_after ? r->retry_after : (status == 429 ? 60 : 5);
+}
+
 enum MHD_Result http_send(struct req *r, unsigned status, const char *ctype,
 			  const void *body, size_t len, const struct http_opts *o)
 {
-	static const struct http_opts none;
+	struct http_opts all = { 0 };
 	struct MHD_Response *resp;
 	enum MHD_Result ret;
 	char etag[40], num[24];
 	const char *cc;
 
-	if (!o)
-		o = &none;
+	if (o)
+		all = *o;
+	error_opts(r, status, &all);
+	o = &all;
 	cc = o->cache_control ? o->cache_control : CC_NONE;
 	if (o->etag && status == 200) {
 		http_etag_of(body, len, etag);
@@ -169,45 +179,53 @@ enum MHD_Result http_send_json(struct req *r, unsigned status, const json_t *v,
 	return ret;
 }
 
-enum MHD_Result http_error(struct req *r, unsigned status, const char *code,
-			   const char *message, const char *field)
+/* A message from a parser starts lower-case; a sentence does not, unless
+ * it starts with the field's exact name.  Returns the message to send
+ * (m when it was capitalised into it). */
+static const char *sentence(const struct err *e, char *m, size_t n)
 {
-	struct http_opts o = { 0 };
-	enum MHD_Result ret;
-	json_t *err, *body;
+	const char *s = e->message;
 
-	err = json_pack("{s:s, s:s}", "code", code, "message", message);
-	if (err && message[0] >= 'a' && message[0] <= 'z' &&
-	    !(field && *field && !strncmp(message, field, strlen(field)))) {
-		/* Messages from the parsers start lower-case; a sentence does
-		 * not, unless it starts with the field's exact name. */
-		char *m = strdup(message);
-		if (m) {
-			m[0] = (char)(m[0] - 'a' + 'A');
-			json_object_set_new(err, "message", json_string(m));
-			free(m);
-		}
-	}
-	if (err && field && *field)
-		json_object_set_new(err, "field", json_string(field));
-	body = json_pack("{s:o}", "error", err);
+	if (!(s[0] >= 'a' && s[0] <= 'z') ||
+	    (e->field[0] && !strncmp(s, e->field, strlen(e->field))))
+		return s;
+	snprintf(m, n, "%s", s);
+	m[0] = (char)(m[0] - 'a' + 'A');
+	return m;
+}
+
+enum MHD_Result http_reply_err_json(struct req *r, const struct err *e)
+{
+	char m[sizeof e->message];
+	enum MHD_Result ret;
+	json_t *body;
+
+	body = json_pack("{s:{s:s, s:s}}", "error", "code", err_code(e),
+			 "message", sentence(e, m, sizeof m));
+	if (body && e->field[0])
+		json_object_set_new(json_object_get(body, "error"), "field",
+				    json_string(e->field));
 	if (!body)
 		return http_send(r, 500, CT_TEXT, "out of memory\n", 14, NULL);
-	if (status == 405)
-		o.allow = router_allow(r->path);
-	if (status == 429 || status == 503)
-		o.retry_after = r->retry_after ? r->retry_after : (status == 429 ? 60 : 5);
-	ret = http_send_json(r, status, body, &o);
+	ret = http_send_json(r, e->status, body, NULL);
 	json_decref(body);
 	return ret;
 }
 
-enum MHD_Result http_fail(struct req *r, unsigned status, const char *code,
-			  const char *message)
+enum MHD_Result http_reply_err(struct req *r, const struct err *e)
 {
-	if (!r->route || (r->route->flags & ROUTE_HTML))
-		return page_error(r, status, message);
-	return http_error(r, status, code, message, NULL);
+	if (r->html && r->error_page)
+		return r->error_page(r, e);
+	return http_reply_err_json(r, e);
+}
+
+enum MHD_Result http_fail(struct req *r, unsigned status, const char *code,
+			  const char *message, const char *field)
+{
+	struct err e;
+
+	err_set(&e, status, code, field, "%s", message);
+	return http_reply_err(r, &e);
 }
 
 const char *http_header(struct req *r, const char *name)

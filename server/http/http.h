@@ -9,9 +9,15 @@
 #include <stddef.h>
 
 #include "util/buf.h"
+#include "util/err.h"
 
 struct app;
 struct route;
+struct req;
+
+/* Renders an error page for people (the site's look, one sentence); given
+ * to the HTTP layer as data by whoever knows the pages (the router). */
+typedef enum MHD_Result (*http_error_page_fn)(struct req *r, const struct err *e);
 
 enum http_method { HTTP_GET, HTTP_HEAD, HTTP_POST, HTTP_OTHER };
 
@@ -20,7 +26,12 @@ enum http_method { HTTP_GET, HTTP_HEAD, HTTP_POST, HTTP_OTHER };
 struct req {
 	struct MHD_Connection *conn;
 	struct app *app;
-	const struct route *route;    /* NULL: no route matched */
+	const struct route *route;    /* NULL: no route matched; read by the
+	                               * router only */
+	int html;                     /* 1: a page for people (from the route
+	                               * row): errors answer as HTML pages */
+	http_error_page_fn error_page;/* renders errors when html; NULL: JSON */
+	const char *allow;            /* the Allow header of a 405 */
 	enum http_method method;
 	const char *path;             /* owned by libmicrohttpd */
 	char arg[160];                /* the path segment the route's '*' matched */
@@ -68,15 +79,21 @@ enum MHD_Result http_send(struct req *r, unsigned status, const char *ctype,
 enum MHD_Result http_send_json(struct req *r, unsigned status, const json_t *v,
 			       const struct http_opts *o);
 
-/* Queues the contract's error body
- * {"error": {"code", "message"[, "field"]}} with status. */
-enum MHD_Result http_error(struct req *r, unsigned status, const char *code,
-			   const char *message, const char *field);
+/* The one error responder.  Queues e as the client reads it: on routes for
+ * people (r->html) the error page r->error_page renders, elsewhere the
+ * contract's body {"error": {"code", "message"[, "field"]}}.  Either way
+ * status is e->status, 405 carries r->allow as Allow, and 429 and 503
+ * carry Retry-After (r->retry_after, else 60 s for 429 and 5 s for 503). */
+enum MHD_Result http_reply_err(struct req *r, const struct err *e);
 
-/* Queues an error as the client would read it: an HTML page for people on
- * page routes, the JSON error body on API routes. */
+/* http_reply_err for an error made on the spot; code NULL picks the
+ * status's usual code (err_code), field may be NULL. */
 enum MHD_Result http_fail(struct req *r, unsigned status, const char *code,
-			  const char *message);
+			  const char *message, const char *field);
+
+/* The contract's JSON error body for e, whatever the route (for answers
+ * that are JSON by nature).  Same headers as http_reply_err. */
+enum MHD_Result http_reply_err_json(struct req *r, const struct err *e);
 
 /* Queues a prebuilt response (for the render cache).  The caller keeps its
  * reference. */

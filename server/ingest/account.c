@@ -3,6 +3,7 @@
 
 #include <sodium.h>
 #include <string.h>
+#include "util/container_of.h"
 
 static const char sql_insert[] =
 	"INSERT INTO accounts(name, token_hash, created_at) "
@@ -27,7 +28,7 @@ int account_name_ok(const char *name)
 
 static int account_run(struct dbconn *w, struct db_job *j)
 {
-	struct account_job *a = (struct account_job *)j;
+	struct account_job *a = container_of(j, struct account_job, j);
 	sqlite3_stmt *st = db_stmt(w, a->revoke ? sql_revoke : sql_insert);
 	int rc;
 

@@ -29,6 +29,7 @@
 #include "ingest/sample.h"
 #include "ingest/validate.h"
 #include "util/timefmt.h"
+#include "util/container_of.h"
 
 /* A historical chat-short run from the seed documents.  Decode tok/s,
  * ids, backend and date are as published; prefill and TTFT of the two
@@ -155,8 +156,8 @@ static int item_prepare(struct item *it, json_t *payload, const char *fixed_id)
 {
 	unsigned char pk[crypto_sign_PUBLICKEYBYTES], sk[crypto_sign_SECRETKEYBYTES];
 	char *text = json_dumps(payload, JSON_COMPACT);
-	struct jws_error je;
-	struct verr ve;
+	struct err je;
+	struct err ve;
 	int rc = -1;
 
 	crypto_sign_keypair(pk, sk);
@@ -381,7 +382,7 @@ static const char sql_any_run[] = "SELECT 1 FROM runs LIMIT 1";
  * one failure undoes them all. */
 static int demo_run(struct dbconn *w, struct db_job *j)
 {
-	struct demo_job *d = (struct demo_job *)j;
+	struct demo_job *d = container_of(j, struct demo_job, j);
 	sqlite3_stmt *st = db_stmt(w, sql_any_run);
 	size_t i;
 	int rc;

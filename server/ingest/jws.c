@@ -39,21 +39,50 @@ int jws_init(void)
 	return sodium_init() < 0 ? -1 : 0;
 }
 
-/* Fills err (when there is one) with the formatted sentence, with every byte
- * outside printable ASCII replaced by '?' so that the message is always
- * valid UTF-8 for a JSON error body, and returns status. */
-static int fail(struct jws_error *err, int status, const char *fmt, ...)
+/* The one map from a JWS failure to the contract's status, code and
+ * field. */
+static void jws_http(struct err *err, int status)
+{
+	static const struct { int st; unsigned http; const char *code, *field; } map[] = {
+		{ JWS_UNSUPPORTED_ALG, 400, "unsupported_alg", "header.alg" },
+		{ JWS_BAD_SIGNATURE, 401, "invalid_signature", NULL },
+		{ JWS_NOMEM, 503, "unavailable", NULL },
+	};
+	size_t i;
+
+	err->status = 400;
+	err->code = "malformed_jws";
+	err->field[0] = '\0';
+	for (i = 0; i < sizeof map / sizeof map[0]; i++) {
+		if (map[i].st != status)
+			continue;
+		err->status = map[i].http;
+		err->code = map[i].code;
+		snprintf(err->field, sizeof err->field, "%s", map[i].field ? map[i].field : "");
+	}
+}
+
+/* Fills err (when there is one) with the HTTP answer for status and the
+ * formatted sentence, with every byte outside printable ASCII replaced by
+ * '?' so that the message is always valid UTF-8 for a JSON error body, and
+ * returns status. */
+static int fail(struct err *err, int status, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-static int fail(struct jws_error *err, int status, const char *fmt, ...)
+static int fail(struct err *err, int status, const char *fmt, ...)
 {
 	va_list ap;
 	char *p;
 
 	if (!err)
 		return status;
+	jws_http(err, status);
 	va_start(ap, fmt);
 	vsnprintf(err->message, sizeof err->message, fmt, ap);
 	va_end(ap);
+	if (status == JWS_NOMEM) {
+		snprintf(err->message, sizeof err->message, "%s", MSG_NOMEM);
+		return status;
+	}
 	for (p = err->message; *p; p++)
 		if ((unsigned char)*p < 0x20 || (unsigned char)*p > 0x7e)
 			*p = '?';
@@ -139,7 +168,7 @@ static void b64u_put(struct buf *b, const void *bin, size_t n)
 /* Fails with a sentence about the byte c at offset i, which is outside the
  * base64url alphabet, naming the usual mistakes: padding, whitespace (a
  * trailing newline from a file), and the standard base64 alphabet. */
-static int bad_byte(struct jws_error *err, unsigned char c, size_t i)
+static int bad_byte(struct err *err, unsigned char c, size_t i)
 {
 	if (c == '=')
 		return fail(err, JWS_MALFORMED, "the JWS has base64 padding ('=') at offset %zu; base64url here is unpadded, so strip every '='", i);
@@ -154,7 +183,7 @@ static int bad_byte(struct jws_error *err, unsigned char c, size_t i)
  * in the base64url alphabet.  The parts themselves are checked as they are
  * decoded, so that an "alg":"none" JWS with an empty signature is reported
  * as such.  Returns 0 with p filled, or JWS_MALFORMED. */
-static int split_parts(const char *s, size_t len, struct parts *p, struct jws_error *err)
+static int split_parts(const char *s, size_t len, struct parts *p, struct err *err)
 {
 	const char *d1, *d2;
 	size_t i, dots = 0;
@@ -183,7 +212,7 @@ static int split_parts(const char *s, size_t len, struct parts *p, struct jws_er
 }
 
 /* Fails with a sentence saying why part i of p did not decode. */
-static int bad_part(const struct parts *p, int i, struct jws_error *err)
+static int bad_part(const struct parts *p, int i, struct err *err)
 {
 	if (p->len[i] == 0)
 		return fail(err, JWS_MALFORMED, "the JWS's %s part is empty; send header.payload.signature with all three parts", part_name[i]);
@@ -192,7 +221,7 @@ static int bad_part(const struct parts *p, int i, struct jws_error *err)
 
 /* Decodes the protected header into out->header, a JSON object.
  * Returns 0, JWS_MALFORMED or JWS_NOMEM. */
-static int decode_header(const struct parts *p, struct jws *out, struct jws_error *err)
+static int decode_header(const struct parts *p, struct jws *out, struct err *err)
 {
 	unsigned char *raw;
 	size_t n;
@@ -216,7 +245,7 @@ static int decode_header(const struct parts *p, struct jws *out, struct jws_erro
 /* Looks up the header's "alg" among the supported ones.  Returns 0 with
  * *ai set, JWS_MALFORMED when alg is missing or not a string, or
  * JWS_UNSUPPORTED_ALG. */
-static int check_alg(json_t *h, const struct alg_info **ai, struct jws_error *err)
+static int check_alg(json_t *h, const struct alg_info **ai, struct err *err)
 {
 	const char *name = json_string_value(json_object_get(h, "alg"));
 	size_t i;
@@ -235,7 +264,7 @@ static int check_alg(json_t *h, const struct alg_info **ai, struct jws_error *er
 /* Refuses the JWS extensions this server does not implement: any "crit",
  * and an unencoded payload ("b64" other than true).  Returns 0 or
  * JWS_MALFORMED. */
-static int check_extensions(json_t *h, struct jws_error *err)
+static int check_extensions(json_t *h, struct err *err)
 {
 	json_t *b64 = json_object_get(h, "b64");
 
@@ -249,7 +278,7 @@ static int check_extensions(json_t *h, struct jws_error *err)
 /* Checks that jwk's member name is the string want, as alg ai requires.
  * Returns 0 or JWS_MALFORMED. */
 static int check_jwk_str(json_t *jwk, const char *name, const char *want,
-			 const struct alg_info *ai, struct jws_error *err)
+			 const struct alg_info *ai, struct err *err)
 {
 	const char *v = json_string_value(json_object_get(jwk, name));
 
@@ -262,7 +291,7 @@ static int check_jwk_str(json_t *jwk, const char *name, const char *want,
 /* Decodes the jwk coordinate name into 32 bytes at dst and returns its text
  * in *text.  Returns 0 or JWS_MALFORMED. */
 static int read_coord(json_t *jwk, const char *name, unsigned char dst[32],
-		      const char **text, struct jws_error *err)
+		      const char **text, struct err *err)
 {
 	*text = json_string_value(json_object_get(jwk, name));
 	if (!*text || b64u_decode_fixed(*text, strlen(*text), dst, 32) < 0)
@@ -304,7 +333,7 @@ static int es256_point_ok(const unsigned char x[32], const unsigned char y[32])
 
 /* Reads the P-256 key of the jwk into out->pub (0x04||X||Y) and its
  * thumbprint.  Returns 0, JWS_MALFORMED or JWS_NOMEM. */
-static int read_ec_key(json_t *jwk, struct jws *out, struct jws_error *err)
+static int read_ec_key(json_t *jwk, struct jws *out, struct err *err)
 {
 	const char *xs, *ys;
 	int rc;
@@ -323,7 +352,7 @@ static int read_ec_key(json_t *jwk, struct jws *out, struct jws_error *err)
 
 /* Reads the Ed25519 key of the jwk into out->pub and its thumbprint.
  * Returns 0, JWS_MALFORMED or JWS_NOMEM. */
-static int read_okp_key(json_t *jwk, struct jws *out, struct jws_error *err)
+static int read_okp_key(json_t *jwk, struct jws *out, struct err *err)
 {
 	const char *xs;
 	int rc;
@@ -338,7 +367,7 @@ static int read_okp_key(json_t *jwk, struct jws *out, struct jws_error *err)
 
 /* Checks the header's "jwk" against alg ai and reads the public key from it.
  * Returns 0, JWS_MALFORMED or JWS_NOMEM. */
-static int read_jwk(json_t *h, const struct alg_info *ai, struct jws *out, struct jws_error *err)
+static int read_jwk(json_t *h, const struct alg_info *ai, struct jws *out, struct err *err)
 {
 	json_t *jwk = json_object_get(h, "jwk");
 	int rc;
@@ -358,7 +387,7 @@ static int read_jwk(json_t *h, const struct alg_info *ai, struct jws *out, struc
 
 /* Decodes the payload part into out->payload.  Returns 0, JWS_MALFORMED or
  * JWS_NOMEM. */
-static int decode_payload(const struct parts *p, struct jws *out, struct jws_error *err)
+static int decode_payload(const struct parts *p, struct jws *out, struct err *err)
 {
 	int rc = b64u_decode_alloc(p->at[1], p->len[1], &out->payload, &out->payload_len);
 
@@ -372,7 +401,7 @@ static int decode_payload(const struct parts *p, struct jws *out, struct jws_err
 /* Verifies the signature part over ASCII(header "." payload) with out's key.
  * Returns 0, JWS_MALFORMED (not 64 bytes) or JWS_BAD_SIGNATURE. */
 static int check_signature(const char *compact, const struct parts *p,
-			   const struct jws *out, struct jws_error *err)
+			   const struct jws *out, struct err *err)
 {
 	const unsigned char *msg = (const unsigned char *)compact;
 	size_t msg_len = p->len[0] + 1 + p->len[1];
@@ -394,7 +423,7 @@ static int check_signature(const char *compact, const struct parts *p,
 }
 
 int jws_parse_verify(const char *compact, size_t len, struct jws *out,
-		     struct jws_error *err)
+		     struct err *err)
 {
 	const struct alg_info *ai = NULL;
 	struct parts p = { 0 };

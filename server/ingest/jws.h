@@ -10,11 +10,12 @@
  *   JWS_MALFORMED        -> 400 malformed_jws
  *   JWS_UNSUPPORTED_ALG  -> 400 unsupported_alg
  *   JWS_BAD_SIGNATURE    -> 401 invalid_signature
- *   JWS_NOMEM            -> 500
+ *   JWS_NOMEM            -> 503 unavailable
  *
  *   struct jws j;
- *   struct jws_error e;
- *   if (jws_parse_verify(body, len, &j, &e) < 0) { ...e.message...; }
+ *   struct err e;
+ *   if (jws_parse_verify(body, len, &j, &e) < 0)
+ *           return http_reply_err(r, &e);
  *   ...j.payload, j.thumbprint...
  *   jws_free(&j);
  *
@@ -25,6 +26,8 @@
 
 #include <jansson.h>
 #include <stddef.h>
+
+#include "util/err.h"
 
 /* Largest compact JWS accepted: the 64 KiB body limit plus some slack, so
  * this module never decides a size question the HTTP layer should answer. */
@@ -39,9 +42,6 @@ enum jws_status {
 	JWS_BAD_SIGNATURE = -3,
 	JWS_NOMEM = -4
 };
-
-/* One sentence a person can act on, naming what is wrong. */
-struct jws_error { char message[256]; };
 
 /* A verified JWS.  Owns header and payload; release with jws_free(). */
 struct jws {
@@ -64,7 +64,7 @@ int jws_init(void);
  * enum jws_status with err->message filled (err may be NULL).  On failure
  * *out holds nothing that needs freeing, and jws_free(out) is still safe. */
 int jws_parse_verify(const char *compact, size_t len, struct jws *out,
-		     struct jws_error *err);
+		     struct err *err);
 
 /* Frees what jws_parse_verify() stored in j and zeroes it; safe on a zeroed
  * or already freed struct. */

@@ -11,6 +11,7 @@
 #include "app.h"
 #include "http/cache.h"
 #include "store/db.h"
+#include "store/defer.h"
 #include "ingest/jws.h"
 #include "http/ratelimit.h"
 #include "store/run_store.h"
@@ -44,7 +45,7 @@ static void upload_free(void *p)
  * connection. */
 static void upload_done(struct db_job *j)
 {
-	struct upload *u = (struct upload *)j;
+	struct upload *u = container_of(j, struct upload, n.j);
 	struct cache *c = u->r->app->cache;
 	size_t i;
 
@@ -55,19 +56,7 @@ static void upload_done(struct db_job *j)
 		cache_bump_cluster(c, u->n.cluster_tag);
 		cache_bump_cluster(c, u->n.other_tag);
 	}
-	MHD_resume_connection(u->r->conn);
-}
-
-/* Maps a JWS failure to the contract's status and code. */
-static enum MHD_Result jws_fail(struct req *r, int st, const struct jws_error *e)
-{
-	if (st == JWS_UNSUPPORTED_ALG)
-		return http_error(r, 400, "unsupported_alg", e->message, "header.alg");
-	if (st == JWS_BAD_SIGNATURE)
-		return http_error(r, 401, "invalid_signature", e->message, NULL);
-	if (st == JWS_NOMEM)
-		return http_error(r, 503, "unavailable", "The server is out of memory; try again shortly.", NULL);
-	return http_error(r, 400, "malformed_jws", e->message, NULL);
+	defer_wake(u->r);
 }
 
 /* Resolves the Authorization header to an account id (0: none).
@@ -83,19 +72,19 @@ static int attribute(struct req *r, long long *account, enum MHD_Result *ret)
 	if (!auth)
 		return 0;
 	if (strncasecmp(auth, "Bearer ", 7) != 0 || !auth[7]) {
-		*ret = http_error(r, 401, "invalid_token",
+		*ret = http_fail(r, 401, "invalid_token",
 				  "The Authorization header must be \"Bearer <token>\" with the token printed by `llm-speedd account add`.", NULL);
 		return -1;
 	}
 	c = db_reader(r->app->db);
 	rc = c ? account_lookup(c, auth + 7, account) : DB_ERR;
 	if (rc == DB_NOTFOUND) {
-		*ret = http_error(r, 401, "invalid_token",
+		*ret = http_fail(r, 401, "invalid_token",
 				  "The bearer token is unknown or revoked; check it, or upload without an Authorization header.", NULL);
 		return -1;
 	}
 	if (rc != DB_OK) {
-		*ret = http_error(r, 503, "unavailable", db_status_message(rc), NULL);
+		*ret = http_fail(r, 503, NULL, db_status_message(rc), NULL);
 		return -1;
 	}
 	if (anon && !strcmp(anon, "1"))
@@ -113,7 +102,7 @@ static enum MHD_Result finish(struct req *r)
 	json_t *body;
 
 	if (u->n.j.rc != DB_OK)
-		return http_error(r, 503, "unavailable", db_status_message(u->n.j.rc), NULL);
+		return http_fail(r, 503, NULL, db_status_message(u->n.j.rc), NULL);
 	http_origin(r, origin, sizeof origin);
 	snprintf(url, sizeof url, "%s/r/%s", origin, u->n.id);
 	snprintf(badge, sizeof badge, "%s/badge/%s.svg", origin, u->n.id);
@@ -128,23 +117,17 @@ static enum MHD_Result finish(struct req *r)
 /* Checks everything about the request that does not need the database. */
 static int check(struct req *r, struct upload *u, enum MHD_Result *ret)
 {
-	struct jws_error je;
-	struct verr ve;
-	int st;
+	struct err e;
 
 	if (!http_ctype_is(r, CT_JOSE)) {
-		*ret = http_error(r, 415, "unsupported_media_type",
+		*ret = http_fail(r, 415, "unsupported_media_type",
 				  "Send the run as a compact JWS with Content-Type: application/jose.", NULL);
 		return -1;
 	}
-	st = jws_parse_verify(r->body.buf, r->body.len, &u->jws, &je);
-	if (st != JWS_OK) {
-		*ret = jws_fail(r, st, &je);
-		return -1;
-	}
-	if (validate_payload_bytes(u->jws.payload, u->jws.payload_len, (long long)time(NULL),
-				   &u->payload, &u->n.f, &ve) != 0) {
-		*ret = http_error(r, (unsigned)ve.status, ve.code, ve.message, ve.field);
+	if (jws_parse_verify(r->body.buf, r->body.len, &u->jws, &e) != JWS_OK ||
+	    validate_payload_bytes(u->jws.payload, u->jws.payload_len, (long long)time(NULL),
+				   &u->payload, &u->n.f, &e) != 0) {
+		*ret = http_reply_err(r, &e);
 		return -1;
 	}
 	return 0;
@@ -172,7 +155,7 @@ enum MHD_Result upload_handle(struct req *r)
 		return finish(r);
 	u = calloc(1, sizeof *u);
 	if (!u)
-		return http_error(r, 503, "unavailable", "The server is out of memory; try again shortly.", NULL);
+		return http_fail(r, 503, NULL, MSG_NOMEM, NULL);
 	/* Cheap refusals first: the token lookup and the rate limit come
 	 * before the signature is verified, so a flood over the limit costs
 	 * no verification.  The allowance is only used up by an upload that
@@ -194,15 +177,10 @@ enum MHD_Result upload_handle(struct req *r)
 	u->n.thumbprint = u->jws.thumbprint;
 	u->n.alg = u->jws.alg == JWS_ALG_ES256 ? "ES256" : "EdDSA";
 	run_new_init(&u->n);
-	u->n.j.done = upload_done;
-	r->job = u;
-	r->job_free = upload_free;
-	MHD_suspend_connection(r->conn);
-	db_submit(r->app->db, &u->n.j);
-	return MHD_YES;
+	return defer_submit(r, &u->n.j, upload_done, u, upload_free);
 limited:
 	r->retry_after = wait;
-	ret = http_error(r, 429, "rate_limited",
+	ret = http_fail(r, 429, "rate_limited",
 			 "Too many uploads from this client; wait for the time in Retry-After and send again.", NULL);
 fail:
 	upload_free(u);

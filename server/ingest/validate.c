@@ -1,6 +1,10 @@
-/* validate.c: the upload payload schema of contract section 1, with the field path of every error. */
+/* validate.c: the upload payload schema of contract section 1, with the field path of every error.
+ * One cohesive thing, the schema and its checks in one table, so it is one
+ * file past the usual 600 lines. */
 #include "ingest/validate.h"
+#include "util/timefmt.h"
 #include "util/slug.h"
+#include "util/utf8.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -43,7 +47,7 @@ static const char *const kind_desc[K__MAX] = {
 struct vctx {
 	long long now;
 	long long created;
-	struct verr *e;
+	struct err *e;
 };
 
 /* One member of an object in the schema. */
@@ -73,13 +77,13 @@ static int check_accel(const json_t *v, const char *field, struct vctx *c);
 static int check_fingerprint(const json_t *v, const char *field, struct vctx *c);
 
 static const char *const known_suites[] = { VALIDATE_SUITE, NULL };
-static const char *const known_backends[] = {
+const char *const validate_backends[] = {
 	"mlx", "llama.cpp", "vllm", "ollama", "exllamav2", NULL
 };
 
 #define HINT_SUITE "\"" VALIDATE_SUITE "\""
 #define HINT_TIME "an RFC 3339 time in UTC such as \"2026-04-28T10:12:00Z\""
-#define HINT_BACKEND "one of mlx, llama.cpp, vllm, ollama, exllamav2"
+#define HINT_BACKEND "one of " VALIDATE_BACKENDS_TEXT
 #define HINT_DIGEST "\"sha256:\" followed by 16 to 64 lowercase hex digits of the weights file's SHA-256"
 #define HINT_FPRINT "a string of exactly 16 lowercase hex digits"
 #define HINT_ACCEL "the accelerator's name, such as \"M3 Ultra\" or \"RTX 4090\""
@@ -324,16 +328,6 @@ static int wrong_type(struct vctx *c, const char *field, const struct spec *s,
 	return bad(c, field, "%s must be %s, not %s.", field, want, type_name(v));
 }
 
-/* Number of code points in the UTF-8 string s. */
-static size_t utf8_len(const char *s)
-{
-	size_t n = 0;
-
-	for (; *s; s++)
-		n += ((unsigned char)*s & 0xC0) != 0x80;
-	return n;
-}
-
 /* 1 when s holds a C0 control character or DEL. */
 static int has_control(const char *s)
 {
@@ -518,15 +512,23 @@ static int check_suite(const json_t *v, const char *field, struct vctx *c)
 		    field, VALIDATE_SUITE);
 }
 
-/* backend.name: one of known_backends; hosted-api is 422 hosted_api_rejected. */
+int validate_backend_known(const char *name)
+{
+	const char *const *k;
+
+	for (k = validate_backends; *k; k++)
+		if (strcmp(name, *k) == 0)
+			return 1;
+	return 0;
+}
+
+/* backend.name: one of validate_backends; hosted-api is 422 hosted_api_rejected. */
 static int check_backend(const json_t *v, const char *field, struct vctx *c)
 {
 	const char *name = json_string_value(v);
-	const char *const *k;
 
-	for (k = known_backends; *k; k++)
-		if (strcmp(name, *k) == 0)
-			return 0;
+	if (validate_backend_known(name))
+		return 0;
 	if (strcmp(name, "hosted-api") == 0)
 		return fail(c, 422, "hosted_api_rejected", field,
 			    "%s is hosted-api, but the public leaderboard measures local "
@@ -546,14 +548,18 @@ static int lower_hex(const char *s, size_t n)
 	return 1;
 }
 
-/* model.digest: "sha256:" and 16..64 lowercase hex digits. */
-static int check_digest(const json_t *v, const char *field, struct vctx *c)
+int validate_digest_ok(const char *s)
 {
-	const char *s = json_string_value(v);
 	size_t n = strlen(s);
 
-	if (n >= 7 + 16 && n <= 7 + 64 && strncmp(s, "sha256:", 7) == 0 &&
-	    lower_hex(s + 7, n - 7))
+	return n >= 7 + 16 && n <= 7 + 64 && strncmp(s, "sha256:", 7) == 0 &&
+	       lower_hex(s + 7, n - 7);
+}
+
+/* model.digest: validate_digest_ok. */
+static int check_digest(const json_t *v, const char *field, struct vctx *c)
+{
+	if (validate_digest_ok(json_string_value(v)))
 		return 0;
 	return bad(c, field, "%s must be %s.", field, HINT_DIGEST);
 }
@@ -591,92 +597,12 @@ static int check_accel(const json_t *v, const char *field, struct vctx *c)
 		   field, HINT_ACCEL);
 }
 
-/* Reads n ASCII digits at s into *v; returns 0, or -1 on a non-digit. */
-static int digits(const char *s, int n, int *v)
-{
-	int i;
-
-	*v = 0;
-	for (i = 0; i < n; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return -1;
-		*v = *v * 10 + (s[i] - '0');
-	}
-	return 0;
-}
-
-/* Days in month m (1..12) of year y, proleptic Gregorian. */
-static int month_days(int y, int m)
-{
-	static const int days[12] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
-	int leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-
-	return days[m - 1] + (m == 2 && leap);
-}
-
-/* Days from 1970-01-01 to y-m-d (Howard Hinnant's days_from_civil). */
-static long long days_from_civil(int y, int m, int d)
-{
-	long long era, yoe, doy, doe;
-
-	y -= m <= 2;
-	era = (y >= 0 ? y : y - 399) / 400;
-	yoe = y - era * 400;
-	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return era * 146097 + doe - 719468;
-}
-
-/* Length of the time-offset part at s that means UTC ("Z", "z", "+00:00"),
- * 0 when s is another offset, -1 when s is not an offset at all. */
-static int utc_suffix(const char *s)
-{
-	int hh, mm;
-
-	if ((s[0] == 'Z' || s[0] == 'z') && s[1] == '\0')
-		return 1;
-	if ((s[0] != '+' && s[0] != '-') || digits(s + 1, 2, &hh) || s[3] != ':' ||
-	    digits(s + 4, 2, &mm) || s[6] != '\0')
-		return -1;
-	return (s[0] == '+' && hh == 0 && mm == 0) ? 6 : 0;
-}
-
-/* Parses an RFC 3339 date-time in UTC (YYYY-MM-DDTHH:MM:SS[.frac](Z|+00:00))
- * into seconds since the epoch.  Returns 0, -1 when s is not RFC 3339, -2
- * when its offset is not UTC, -3 when it is not a real date or time. */
-static int parse_utc(const char *s, long long *out)
-{
-	int y, mo, d, h, mi, sec, f = 0, z;
-
-	if (strlen(s) < 20 || digits(s, 4, &y) || s[4] != '-' || digits(s + 5, 2, &mo) ||
-	    s[7] != '-' || digits(s + 8, 2, &d) || (s[10] != 'T' && s[10] != 't') ||
-	    digits(s + 11, 2, &h) || s[13] != ':' || digits(s + 14, 2, &mi) ||
-	    s[16] != ':' || digits(s + 17, 2, &sec))
-		return -1;
-	s += 19;
-	if (*s == '.') {
-		while (s[1 + f] >= '0' && s[1 + f] <= '9')
-			f++;
-		if (f < 1 || f > 9)
-			return -1;
-		s += 1 + f;
-	}
-	z = utc_suffix(s);
-	if (z <= 0)
-		return z == 0 ? -2 : -1;
-	if (mo < 1 || mo > 12 || d < 1 || d > month_days(y, mo) || h > 23 || mi > 59 ||
-	    sec > 59)
-		return -3;
-	*out = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + sec;
-	return 0;
-}
-
 /* created_at: RFC 3339 in UTC, a real time, not before VALIDATE_OLDEST_UNIX
  * and not more than VALIDATE_FUTURE_SKEW seconds past the server's clock. */
 static int check_time(const json_t *v, const char *field, struct vctx *c)
 {
 	long long t = 0;
-	int rc = parse_utc(json_string_value(v), &t);
+	int rc = time_parse_rfc3339_utc(json_string_value(v), &t);
 
 	if (rc == -2)
 		return bad(c, field, "%s must be in UTC, ending in Z, such as \"2026-04-28T10:12:00Z\".",
@@ -737,7 +663,7 @@ static void fill_fields(const json_t *p, const struct vctx *c, struct run_fields
 }
 
 /* Empties *e: status 0, no code, field and message "". */
-static void verr_clear(struct verr *e)
+static void err_clear(struct err *e)
 {
 	e->status = 0;
 	e->code = NULL;
@@ -746,12 +672,12 @@ static void verr_clear(struct verr *e)
 }
 
 int validate_payload(const json_t *payload, long long now_unix,
-		     struct run_fields *out, struct verr *err)
+		     struct run_fields *out, struct err *err)
 {
-	struct verr scratch;
+	struct err scratch;
 	struct vctx c = { now_unix, 0, err ? err : &scratch };
 
-	verr_clear(c.e);
+	err_clear(c.e);
 	if (!json_is_object(payload))
 		return bad(&c, "", "The payload must be a JSON object, not %s.",
 			   payload ? type_name(payload) : "nothing");
@@ -835,14 +761,14 @@ static int parse(const unsigned char *p, size_t n, json_t **root, struct vctx *c
 }
 
 int validate_payload_bytes(const unsigned char *p, size_t n, long long now_unix,
-			   json_t **out_json, struct run_fields *out, struct verr *err)
+			   json_t **out_json, struct run_fields *out, struct err *err)
 {
-	struct verr scratch;
+	struct err scratch;
 	struct vctx c = { now_unix, 0, err ? err : &scratch };
 	json_t *root = NULL;
 	int rc = -1;
 
-	verr_clear(c.e);
+	err_clear(c.e);
 	if (out_json)
 		*out_json = NULL;
 	else

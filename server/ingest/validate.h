@@ -4,7 +4,7 @@
  * every handler sees only fields that parsed and passed.  Every rule here is
  * also written down, with descriptions, in schema/payload.schema.json.
  *
- * Errors come back in a struct verr: the HTTP status, the contract's error
+ * Errors come back in a struct err: the HTTP status, the contract's error
  * code, the dotted path of the field at fault and one sentence a person can
  * act on.  Messages are plain ASCII; field paths name only members the
  * schema knows, never user-supplied keys.
@@ -15,8 +15,22 @@
 #include <stddef.h>
 #include <jansson.h>
 
+#include "store/run_fields.h"
+#include "util/err.h"
+
 /* The suite this server knows; others get 422 unknown_suite. */
 #define VALIDATE_SUITE "suite-v1"
+/* The backends the leaderboard accepts (contract section 1), the one list:
+ * NULL-ended, and as a sentence for error messages. */
+extern const char *const validate_backends[];
+#define VALIDATE_BACKENDS_TEXT "mlx, llama.cpp, vllm, ollama, exllamav2"
+/* 1 when name is one of validate_backends. */
+int validate_backend_known(const char *name);
+
+/* 1 when s is a model digest as the payload may send it: "sha256:" and 16
+ * to 64 lowercase hex digits; the one digest rule. */
+int validate_digest_ok(const char *s);
+
 /* created_at may be at most this many seconds ahead of the server's clock. */
 #define VALIDATE_FUTURE_SKEW 600
 /* created_at may not be earlier than 2023-01-01T00:00:00Z. */
@@ -28,28 +42,6 @@
 /* No measured number (time, rate, count, GB) may exceed this. */
 #define VALIDATE_NUM_MAX 1e12
 
-struct verr {
-	int status;            /* HTTP status: 400 for invalid_json, 422 otherwise; 0 when valid */
-	const char *code;      /* "invalid_json", "schema_violation", "unknown_suite",
-	                        * "hosted_api_rejected"; NULL when valid; static storage */
-	char field[160];       /* dotted path of the field at fault, e.g.
-	                        * "workloads.long-context-decay.points[2].decode_tok_s";
-	                        * "" when none (the payload as a whole) */
-	char message[320];     /* one sentence naming the field and what to send instead */
-};
-
-/* What the rest of the server needs from a valid payload.  The pointers are
- * borrowed from the json_t that was validated and live as long as it does. */
-struct run_fields {
-	const char *suite_version, *created_at;   /* created_at as sent (RFC 3339 UTC) */
-	long long created_unix;                   /* created_at as seconds since the epoch */
-	const char *client_name, *client_version;
-	const char *backend_name, *backend_version;
-	const char *model_name, *model_digest, *model_quant, *model_format; /* quant/format NULL when absent or null */
-	const char *accelerator, *cpu_model, *fingerprint_hash;  /* fingerprint NULL when absent or null */
-	double decode_tok_s, prefill_tok_s, ttft_ms;  /* from workloads.chat-short */
-	char model_slug[128], hw_slug[128];
-};
 
 /* Parses the n payload bytes at p as JSON and validates them.  Parsing is
  * strict RFC 8259: no NUL bytes, valid UTF-8 (no BOM), no duplicate keys,
@@ -62,7 +54,7 @@ struct run_fields {
  * *out_json to NULL.  out_json may be NULL only when out is NULL too; out and
  * err may be NULL. */
 int validate_payload_bytes(const unsigned char *p, size_t n, long long now_unix,
-			   json_t **out_json, struct run_fields *out, struct verr *err);
+			   json_t **out_json, struct run_fields *out, struct err *err);
 
 /* Validates an already-parsed payload against every rule of the contract;
  * now_unix is the server's clock for the "created_at not more than 10
@@ -71,6 +63,6 @@ int validate_payload_bytes(const unsigned char *p, size_t n, long long now_unix,
  * optional may also be null.  Returns 0 with *out filled (out may be NULL),
  * or -1 with *err filled (err may be NULL). */
 int validate_payload(const json_t *payload, long long now_unix,
-		     struct run_fields *out, struct verr *err);
+		     struct run_fields *out, struct err *err);
 
 #endif

@@ -74,7 +74,7 @@ static enum MHD_Result send_badge(struct req *r, const struct badge_kind *k,
 	enum MHD_Result ret;
 
 	if (k->render(in, &b) < 0)
-		ret = http_error(r, 503, "unavailable", "The server is out of memory; try again shortly.", NULL);
+		ret = http_fail(r, 503, "unavailable", MSG_NOMEM, NULL);
 	else if (cache)
 		ret = cache_send(r->app->cache, r, r->arg, k->rep, gen, status,
 				 k->ctype, b.buf, b.len, cc);
@@ -114,12 +114,12 @@ static enum MHD_Result from_db(struct req *r, const struct badge_kind *k,
 	int rc;
 
 	if (!(c = db_reader(r->app->db)) || !(st = db_stmt(c, sql_badge)))
-		return http_error(r, 503, "unavailable", "The database is not answering; try again shortly.", NULL);
+		return http_fail(r, 503, "unavailable", MSG_DB_DOWN, NULL);
 	db_bind_text(st, 1, r->arg);
 	rc = sqlite3_step(st);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
 		sqlite3_reset(st);
-		return http_error(r, 503, "unavailable", "The database is not answering; try again shortly.", NULL);
+		return http_fail(r, 503, "unavailable", MSG_DB_DOWN, NULL);
 	}
 	if (rc == SQLITE_ROW)
 		fill(&in, st);

@@ -28,10 +28,6 @@ static const char sql_demo[] = "SELECT 1 FROM runs WHERE demo = 1 LIMIT 1";
 
 const char *const browse_sql[] = { sql_suite_next, sql_suite_known, sql_demo, NULL };
 
-const char *const browse_backends[] = {
-	"mlx", "llama.cpp", "vllm", "ollama", "exllamav2", NULL
-};
-
 #define MAX_SUITES 50
 #define SUITE_LEN 64
 
@@ -47,9 +43,10 @@ int browse_error(struct browse *b, unsigned status, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(b->message, sizeof b->message, fmt, ap);
+	vsnprintf(b->err.message, sizeof b->err.message, fmt, ap);
 	va_end(ap);
-	b->status = status;
+	b->err.status = status;
+	b->err.code = status == 400 ? "invalid_query" : NULL;
 	return -1;
 }
 
@@ -62,17 +59,6 @@ static const char *arg(struct req *r, const char *k)
 	return v && *v ? v : NULL;
 }
 
-/* 1 when s is "sha256:" and 16 to 64 lowercase hex digits. */
-static int digest_valid(const char *s)
-{
-	size_t n;
-
-	if (strncmp(s, "sha256:", 7))
-		return 0;
-	n = strspn(s + 7, "0123456789abcdef");
-	return n >= 16 && n <= 64 && s[7 + n] == '\0';
-}
-
 /* 1 when s names a suite the way the payload can: [A-Za-z0-9._-], 1 to 63. */
 static int suite_name_valid(const char *s)
 {
@@ -80,16 +66,6 @@ static int suite_name_valid(const char *s)
 
 	return n > 0 && n < SUITE_LEN &&
 	       strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == n;
-}
-
-static int backend_known(const char *s)
-{
-	const char *const *k;
-
-	for (k = browse_backends; *k; k++)
-		if (!strcmp(*k, s))
-			return 1;
-	return 0;
 }
 
 /* Parses "<decode>:<run id>" into b's cursor; 0, or -1 when malformed. */
@@ -126,9 +102,9 @@ static int check_args(struct browse *b)
 		return browse_error(b, 400, "The hw= argument must be a hardware slug such as m3-ultra: lowercase letters and digits joined by single hyphens.");
 	if ((v = arg(b->r, "model")) && !slug_valid(v))
 		return browse_error(b, 400, "The model= argument must be a model slug such as qwen2-5-7b-instruct: lowercase letters and digits joined by single hyphens.");
-	if ((v = arg(b->r, "backend")) && !backend_known(v))
-		return browse_error(b, 400, "The backend= argument must be one of mlx, llama.cpp, vllm, ollama, exllamav2.");
-	if ((v = arg(b->r, "digest")) && !digest_valid(v))
+	if ((v = arg(b->r, "backend")) && !validate_backend_known(v))
+		return browse_error(b, 400, "The backend= argument must be one of " VALIDATE_BACKENDS_TEXT ".");
+	if ((v = arg(b->r, "digest")) && !validate_digest_ok(v))
 		return browse_error(b, 400, "The digest= argument must be \"sha256:\" followed by 16 to 64 lowercase hex digits, as the model page links it.");
 	if ((v = arg(b->r, "suite")) && !suite_name_valid(v))
 		return browse_error(b, 400, "The suite= argument must name a suite such as %s.", VALIDATE_SUITE);
@@ -222,7 +198,7 @@ static int resolve_suite(struct browse *b)
 	if (s) {
 		known = suite_known(b->c, s);
 		if (known < 0)
-			return browse_error(b, 503, "The database is not answering; try again shortly.");
+			return browse_error(b, 503, MSG_DB_DOWN);
 		if (!known)
 			return browse_error(b, 404, "There are no runs in suite %s. Leave out ?suite= to see the newest suite.", s);
 		snprintf(b->suite, sizeof b->suite, "%s", s);
@@ -231,7 +207,7 @@ static int resolve_suite(struct browse *b)
 	}
 	n = suite_list(b->c, suites);
 	if (n < 0)
-		return browse_error(b, 503, "The database is not answering; try again shortly.");
+		return browse_error(b, 503, MSG_DB_DOWN);
 	snprintf(b->suite, sizeof b->suite, "%s", n ? suites[n - 1] : VALIDATE_SUITE);
 	return 0;
 }
@@ -252,15 +228,15 @@ static void snapshot_end(struct browse *b)
 	b->in_txn = 0;
 }
 
-int browse_begin(struct browse *b, struct req *r, int html)
+int browse_begin(struct browse *b, struct req *r)
 {
 	memset(b, 0, sizeof *b);
 	b->r = r;
-	b->html = html;
+	b->html = r->html;
 	b->after_decode = HUGE_VAL;
 	strcpy(b->after_id, "~");
 	if (!(b->c = db_reader(r->app->db)))
-		return browse_error(b, 503, "The database is not answering; try again shortly.");
+		return browse_error(b, 503, MSG_DB_DOWN);
 	snapshot_begin(b);
 	if (check_args(b) < 0)
 		return -1;
@@ -269,13 +245,8 @@ int browse_begin(struct browse *b, struct req *r, int html)
 
 enum MHD_Result browse_fail(struct browse *b)
 {
-	const char *code = b->status == 404 ? "not_found"
-		: b->status == 400 ? "invalid_query" : "unavailable";
-
 	snapshot_end(b);
-	if (b->html)
-		return page_error(b->r, b->status, b->message);
-	return http_error(b->r, b->status, code, b->message, NULL);
+	return http_reply_err(b->r, &b->err);
 }
 
 enum MHD_Result browse_send(struct browse *b, const char *name, json_t *m)
@@ -285,7 +256,7 @@ enum MHD_Result browse_send(struct browse *b, const char *name, json_t *m)
 
 	snapshot_end(b);
 	if (!m) {
-		browse_error(b, 503, "The server ran out of memory building this page; try again shortly.");
+		browse_error(b, 503, MSG_NOMEM);
 		return browse_fail(b);
 	}
 	if (b->html)
@@ -500,6 +471,19 @@ json_t *browse_suites(const struct browse *b, const char *prefix, const char *se
 	}
 	buf_release(&href);
 	return a;
+}
+
+int browse_step_text(sqlite3_stmt *st, char *out, size_t n)
+{
+	int rc = sqlite3_step(st), found = 0;
+	const char *v;
+
+	if (rc == SQLITE_ROW && (v = (const char *)sqlite3_column_text(st, 0))) {
+		snprintf(out, n, "%s", v);
+		found = 1;
+	}
+	sqlite3_reset(st);
+	return rc == SQLITE_ROW ? found : -1;
 }
 
 int browse_has_demo(const struct browse *b)

@@ -11,7 +11,7 @@
  * of the page linked (/m/<slug>.json, /r/<id>.json), in the HTML to pages.
  *
  *   struct browse b;
- *   if (browse_begin(&b, r, html) < 0)
+ *   if (browse_begin(&b, r) < 0)
  *           return browse_fail(&b);
  *   ...build json_t *m with browse_run() / browse_list()...
  *   return browse_send(&b, "model", m);      (consumes m)
@@ -44,7 +44,7 @@ struct dbconn;
 struct browse {
 	struct req *r;
 	struct dbconn *c;          /* this thread's read connection */
-	int html;                  /* 1: errors as pages, else the JSON body */
+	int html;                  /* r->html: a page, else the JSON view model */
 	char suite[64];            /* the suite listed */
 	int suite_given;           /* ?suite= named it */
 	const char *hw;            /* ?hw=, a valid slug, or NULL */
@@ -55,8 +55,7 @@ struct browse {
 	double after_decode;       /* the cursor; +inf and "~" without one */
 	char after_id[16];
 	int in_txn;                /* the page's reads share one snapshot */
-	unsigned status;           /* why the last step failed */
-	char message[300];
+	struct err err;            /* why the last step failed */
 };
 
 /* Starts a browse request: takes the read connection and opens a read
@@ -64,17 +63,16 @@ struct browse {
  * in browse_fail() or browse_send(), one of which must follow), resolves the suite
  * (?suite=, else the newest in the runs table, else the server's suite when
  * there are no runs) and checks every query argument.  Returns 0, or -1
- * with b->status and b->message set: 400 for a malformed argument (naming
+ * with b->err set: 400 for a malformed argument (naming
  * it and its form), 404 for a suite with no runs, 503 when the database does
  * not answer. */
-int browse_begin(struct browse *b, struct req *r, int html);
+int browse_begin(struct browse *b, struct req *r);
 
 /* Sets b's failure (status and a printf-style sentence); returns -1. */
 int browse_error(struct browse *b, unsigned status, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* Answers with b's failure: the error page for people, the contract's
- * error body ("not_found", "invalid_query", "unavailable") for scripts. */
+/* Answers with b's failure through the one responder (http_reply_err). */
 enum MHD_Result browse_fail(struct browse *b);
 
 /* Answers with the view model m (consumed): the JSON itself, or the page
@@ -131,11 +129,12 @@ void browse_sort(json_t *a, int (*cmp)(const void *, const void *));
 /* Sorts an array of objects by their "name" member, ignoring case. */
 void browse_sort_by_name(json_t *a);
 
+/* Steps the bound st once and copies column 0's text of the row to out;
+ * 1 with it, 0 when there is no row (or a NULL), -1 on error.  Resets st. */
+int browse_step_text(sqlite3_stmt *st, char *out, size_t n);
+
 /* 1 when any run in the database is a demo run, 0 when none, -1 on error. */
 int browse_has_demo(const struct browse *b);
-
-/* The backends the leaderboard accepts (contract section 1), NULL-ended. */
-extern const char *const browse_backends[];
 
 /* Every SQL statement of the browse pages, NULL-ended, one array per file:
  * for the unit test that checks each query plan uses an index and never

@@ -16,8 +16,6 @@ enum MHD_Result page_favicon(struct req *r);      /* /favicon.ico, from static/ 
 /* Loads every file of dir (static/) into memory once, at start. */
 int page_static_init(const char *dir);
 void page_static_free(void);
-/* Renders the error page (status, one sentence) for people. */
-enum MHD_Result page_error(struct req *r, unsigned status, const char *message);
 
 /* page_api.c */
 enum MHD_Result page_api(struct req *r);          /* /api */
@@ -30,7 +28,7 @@ void page_api_free(void);
 enum MHD_Result page_run(struct req *r);          /* /r/<id> */
 enum MHD_Result page_run_json(struct req *r);     /* /r/<id>.json */
 enum MHD_Result page_run_jws(struct req *r);      /* /r/<id>.jws */
-/* Builds the run's view model (the JSON of /r/<id>.json); NULL with
+/* run_model.c: builds the run's view model (the JSON of /r/<id>.json); NULL with
  * *status 404 when there is no such run, 503 when the database failed. */
 json_t *page_run_model(struct req *r, const char *id, unsigned *status);
 
@@ -72,6 +70,11 @@ int page_log_run_proof(struct req *r, json_t *m);
 
 /* page_explain.c */
 enum MHD_Result page_explain_quantization(struct req *r); /* /explain/quantization */
+
+/* page.c: what every page shares. */
+/* Renders the error page (status, one sentence) for people; the router
+ * hands it to the HTTP layer's responder (http_reply_err) as data. */
+enum MHD_Result page_error(struct req *r, const struct err *e);
 
 /* Renders template name with the view model into an HTML response (with
  * ETag and 304); adds the site-wide fields (title, origin) to model. */

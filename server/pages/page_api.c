@@ -246,7 +246,7 @@ enum MHD_Result page_api(struct req *r)
 	enum MHD_Result ret;
 
 	if (!m)
-		return page_error(r, 503, "The API description is not available.");
+		return http_fail(r, 503, NULL, "The API description is not available.", NULL);
 	ret = page_render(r, "api", m, 200);
 	json_decref(m);
 	return ret;

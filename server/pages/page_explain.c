@@ -153,8 +153,8 @@ enum MHD_Result page_explain_quantization(struct req *r)
 	if (!m) {
 		for (i = 0; field && i < sizeof why / sizeof why[0]; i++)
 			if (!strcmp(why[i].field, field))
-				return page_error(r, 400, why[i].message);
-		return page_error(r, 503, "The explainer's reference data is not loaded on this server; try again later.");
+				return http_fail(r, 400, NULL, why[i].message, NULL);
+		return http_fail(r, 503, NULL, "The explainer's reference data is not loaded on this server; try again later.", NULL);
 	}
 	ret = page_render(r, "explain_quantization", m, 200);
 	json_decref(m);

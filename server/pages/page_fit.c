@@ -50,18 +50,12 @@ struct fit_in {
 };
 
 /* Why a query was refused: the argument, and a sentence naming the fix. */
-struct fit_err {
-	const char *field;
-	char message[600];
-};
-
 /* Refuses argument field with message, followed by list (the valid
  * values) and a full stop when list is not NULL.  Returns -1. */
-static int refuse(struct fit_err *e, const char *field, const char *message, const char *list)
+static int refuse(struct err *e, const char *field, const char *message, const char *list)
 {
-	e->field = field;
-	snprintf(e->message, sizeof e->message, "%s%s%s", message, list ? list : "", list ? "." : "");
-	return -1;
+	return err_set(e, 400, "invalid_query", field, "%s%s%s", message,
+		       list ? list : "", list ? "." : "");
 }
 
 int page_fit_number(struct req *r, const char *name, double lo, double hi,
@@ -127,7 +121,7 @@ static const char *arg_or(struct req *r, const char *k, const char *def)
 
 /* The choices: hardware, model, weight format, KV type.  0, or -1 with e
  * listing the valid values of the argument refused. */
-static int parse_choices(struct req *r, struct fit_in *in, struct fit_err *e)
+static int parse_choices(struct req *r, struct fit_in *in, struct err *e)
 {
 	const struct ceiling_ref *ref = r->app->ref;
 	char list[400];
@@ -153,7 +147,7 @@ static int parse_choices(struct req *r, struct fit_in *in, struct fit_err *e)
 
 /* The figures: context, batch, memory, bandwidth, sustained fraction and
  * overhead, each in range.  0, or -1 with e naming the argument. */
-static int parse_figures(struct req *r, struct fit_in *in, struct fit_err *e)
+static int parse_figures(struct req *r, struct fit_in *in, struct err *e)
 {
 	in->context = FIT_CONTEXT;
 	in->batch = FIT_BATCH;
@@ -320,7 +314,7 @@ static json_t *assumptions_json(const struct fit_in *in)
 
 /* The view model of /fit, or NULL with e set (field NULL: no memory or
  * no database, a 503). */
-static json_t *fit_model(struct req *r, struct fit_err *e)
+static json_t *fit_model(struct req *r, struct err *e)
 {
 	const struct ceiling_ref *ref = r->app->ref;
 	struct fit_in in = { 0 };
@@ -328,8 +322,7 @@ static json_t *fit_model(struct req *r, struct fit_err *e)
 	int failed;
 
 	if (!ref) {
-		e->field = NULL;
-		snprintf(e->message, sizeof e->message, "The calculator's reference data is not loaded on this server; try again later.");
+		err_unavailable(e, "The calculator's reference data is not loaded on this server; try again later.");
 		return NULL;
 	}
 	if (parse_choices(r, &in, e) < 0 || parse_figures(r, &in, e) < 0)
@@ -351,8 +344,7 @@ static json_t *fit_model(struct req *r, struct fit_err *e)
 		"formats", options(ref, L_FORMAT, in.f->id), "kv_types", options(ref, L_KV, in.kv->id)));
 	if (failed) {
 		json_decref(m);
-		e->field = NULL;
-		snprintf(e->message, sizeof e->message, "The database is not answering; try again shortly.");
+		err_unavailable(e, MSG_DB_DOWN);
 		return NULL;
 	}
 	return m;
@@ -362,12 +354,12 @@ static json_t *fit_model(struct req *r, struct fit_err *e)
  * that is malformed or unknown; 503 without reference data or database. */
 enum MHD_Result page_fit(struct req *r)
 {
-	struct fit_err e = { 0 };
+	struct err e = ERR_INIT;
 	enum MHD_Result ret;
 	json_t *m = fit_model(r, &e);
 
 	if (!m)
-		return page_error(r, e.field ? 400 : 503, e.message);
+		return http_reply_err(r, &e);
 	ret = page_render(r, "fit", m, 200);
 	json_decref(m);
 	return ret;
@@ -378,13 +370,12 @@ enum MHD_Result page_fit(struct req *r)
 enum MHD_Result page_fit_json(struct req *r)
 {
 	struct http_opts o = { .cache_control = CC_PAGE, .etag = 1 };
-	struct fit_err e = { 0 };
+	struct err e = ERR_INIT;
 	enum MHD_Result ret;
 	json_t *m = fit_model(r, &e);
 
 	if (!m)
-		return e.field ? http_error(r, 400, "invalid_query", e.message, e.field)
-			       : http_error(r, 503, "unavailable", e.message, NULL);
+		return http_reply_err(r, &e);
 	ret = http_send_json(r, 200, m, &o);
 	json_decref(m);
 	return ret;

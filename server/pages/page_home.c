@@ -183,20 +183,12 @@ static json_t *hw_name(struct browse *b, const char *hw)
 static int next_value(struct browse *b, const char *sql, const char *prev, char *out, size_t n)
 {
 	sqlite3_stmt *st = db_stmt(b->c, sql);
-	const char *v;
-	int rc, found = 0;
 
 	if (!st)
 		return -1;
 	db_bind_text(st, 1, b->suite);
 	db_bind_text(st, 2, prev);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW && (v = (const char *)sqlite3_column_text(st, 0))) {
-		snprintf(out, n, "%s", v);
-		found = 1;
-	}
-	sqlite3_reset(st);
-	return rc == SQLITE_ROW ? found : -1;
+	return browse_step_text(st, out, n);
 }
 
 /* The filter choices: every hardware class and backend that has a group
@@ -268,7 +260,7 @@ static json_t *home_model(struct browse *b)
 		"clear_href", browse_link(b, "/", NULL, NULL));
 	if (!m || !board || !recent || !suites || demo < 0 || add_options(b, m) < 0) {
 		json_decref(m);
-		browse_error(b, 503, "The database is not answering; try again shortly.");
+		browse_error(b, 503, MSG_DB_DOWN);
 		return NULL;
 	}
 	return m;
@@ -281,7 +273,7 @@ enum MHD_Result page_home(struct req *r)
 	struct browse b;
 	json_t *m;
 
-	if (browse_begin(&b, r, 1) < 0 || !(m = home_model(&b)))
+	if (browse_begin(&b, r) < 0 || !(m = home_model(&b)))
 		return browse_fail(&b);
 	json_object_set_new(m, "cols", json_pack("{s:b, s:b}", "model", 1, "hw", 1));
 	return browse_send(&b, "home", m);

@@ -60,7 +60,7 @@ struct hpage {
 
 static int db_fail(struct hpage *p)
 {
-	return browse_error(&p->b, 503, "The database is not answering; try again shortly.");
+	return browse_error(&p->b, 503, MSG_DB_DOWN);
 }
 
 /* The hardware's name (its fastest run's accelerator summary); 0, or -1
@@ -248,9 +248,9 @@ static int load_model_list(struct hpage *p)
 }
 
 /* The view model of /hw/<slug>, or NULL with p->b's failure set. */
-static json_t *hw_model(struct hpage *p, struct req *r, int html)
+static json_t *hw_model(struct hpage *p, struct req *r)
 {
-	if (browse_begin(&p->b, r, html) < 0)
+	if (browse_begin(&p->b, r) < 0)
 		return NULL;
 	p->slug = r->arg;
 	if (!slug_valid(p->slug)) {
@@ -280,7 +280,7 @@ enum MHD_Result page_hw(struct req *r)
 {
 	struct hpage p = { 0 };
 
-	if (!hw_model(&p, r, 1))
+	if (!hw_model(&p, r))
 		return browse_fail(&p.b);
 	/* The table's hardware column would repeat the heading. */
 	json_object_set_new(p.m, "cols", json_pack("{s:b, s:b}", "model", 1, "hw", 0));
@@ -293,7 +293,7 @@ enum MHD_Result page_hw_json(struct req *r)
 {
 	struct hpage p = { 0 };
 
-	if (!hw_model(&p, r, 0))
+	if (!hw_model(&p, r))
 		return browse_fail(&p.b);
 	return browse_send(&p.b, NULL, p.m);
 }

@@ -1,4 +1,7 @@
-/* page_lists.c: /outliers (flagged runs) and /disputes (open threads), each within one suite. */
+/* page_lists.c: /outliers (flagged runs) and /disputes (open threads), each
+ * within one suite, on the browse machinery: its suite rule, its ?after=
+ * cursor (keyset paging: a page costs its rows, whatever its depth) and
+ * its pager (templates/_list_pager.html). */
 #include "pages/page.h"
 
 #include <stdio.h>
@@ -9,10 +12,9 @@
 #include "pages/browse.h"
 #include "util/buf.h"
 #include "store/db.h"
-#include "render/html.h"
+#include "util/timefmt.h"
 
 #define PER_PAGE 50
-#define PAGE_MAX 100000
 
 static const char sql_outliers[] =
 	"SELECT r.id, r.model_name, r.model_slug, r.accelerator, r.hw_slug, r.hw_class, "
@@ -23,34 +25,22 @@ static const char sql_outliers[] =
 	"AND c.model_digest = r.model_digest AND c.hw_class = r.hw_class "
 	"AND c.backend_name = r.backend_name "
 	"LEFT JOIN dispute_threads t ON t.run_id = r.id "
-	"WHERE r.outlier = 1 AND r.status = 'ok' AND r.suite_version = ? "
-	"ORDER BY r.received_at DESC, r.id DESC LIMIT ? OFFSET ?";
+	"WHERE r.outlier = 1 AND r.status = 'ok' AND r.suite_version = ?1 "
+	"AND (r.received_at, r.id) < (?2, ?3) "
+	"ORDER BY r.received_at DESC, r.id DESC LIMIT ?4";
 static const char sql_disputes[] =
-	"SELECT t.run_id AS id, t.opened_at, t.last_post_at, t.posts, "
+	"SELECT t.run_id AS id, t.opened_at, t.last_post_at, t.last_post_id, t.posts, "
 	"r.model_name, r.model_slug, r.accelerator, r.hw_slug, r.backend_name, "
 	"r.decode_tok_s, r.outlier, r.demo, r.suite_version "
 	"FROM dispute_threads t JOIN runs r ON r.id = t.run_id "
-	"WHERE t.state = 'open' AND t.suite_version = ? "
-	"ORDER BY t.last_post_id DESC, t.run_id DESC LIMIT ? OFFSET ?";
+	"WHERE t.state = 'open' AND t.suite_version = ?1 "
+	"AND (t.last_post_id, t.run_id) < (?2, ?3) "
+	"ORDER BY t.last_post_id DESC, t.run_id DESC LIMIT ?4";
 
 /* Both lists read an index that holds exactly their rows in their order
- * (migration 0007: runs_outliers_list, dispute_threads_open), so a page
- * costs its rows and the offset, never a pass over the runs. */
+ * (migration 0007: runs_outliers_list, dispute_threads_open) from the
+ * cursor on, so a page costs its rows, never a pass over the runs. */
 const char *const page_lists_sql[] = { sql_outliers, sql_disputes, NULL };
-
-/* The ?page= number (1 when absent); 0 when it is not a whole number in
- * 1..PAGE_MAX. */
-static long page_number(struct req *r)
-{
-	const char *s = http_query(r, "page");
-	char *end;
-	long p;
-
-	if (!s)
-		return 1;
-	p = strtol(s, &end, 10);
-	return *s >= '0' && *s <= '9' && !*end && p >= 1 && p <= PAGE_MAX ? p : 0;
-}
 
 /* Member k of o with that many decimals as a new JSON string ("" for no
  * number). */
@@ -63,47 +53,6 @@ static json_t *fmt_num(const json_t *o, const char *k, int decimals)
 		return json_string("");
 	snprintf(s, sizeof s, "%.*f", decimals, json_number_value(v));
 	return json_string(s);
-}
-
-/* The link to page p of path, keeping the suite argument when given. */
-static json_t *page_link(const char *path, const char *suite, long p)
-{
-	struct buf b = BUF_INIT;
-	json_t *v;
-
-	buf_printf(&b, "%s?page=%ld", path, p);
-	if (suite) {
-		buf_puts(&b, "&suite=");
-		html_url_arg(&b, suite);
-	}
-	v = buf_error(&b) ? NULL : json_stringn(b.buf, b.len);
-	buf_release(&b);
-	return v;
-}
-
-/* Trims rows to PER_PAGE and adds page, prev and next to the model. */
-static void paginate(json_t *m, json_t *rows, const char *path,
-		     const char *suite, long page)
-{
-	int more = json_array_size(rows) > PER_PAGE;
-
-	if (more)
-		json_array_remove(rows, PER_PAGE);
-	json_object_set_new(m, "page", json_integer(page));
-	json_object_set_new(m, "prev", page > 1 ? page_link(path, suite, page - 1) : json_null());
-	json_object_set_new(m, "next", more ? page_link(path, suite, page + 1) : json_null());
-	json_object_set_new(m, "pager", json_boolean(page > 1 || more));
-	json_object_set(m, "rows", rows);
-	json_object_set_new(m, "count", json_integer((json_int_t)json_array_size(rows)));
-}
-
-/* Runs st (bound but for the last two parameters, limit and offset) for
- * page and returns up to PER_PAGE + 1 rows, or NULL. */
-static json_t *page_rows(sqlite3_stmt *st, int at, long page)
-{
-	sqlite3_bind_int(st, at, PER_PAGE + 1);
-	sqlite3_bind_int64(st, at + 1, (sqlite3_int64)(page - 1) * PER_PAGE);
-	return db_rows_json(st);
 }
 
 /* Adds the formatted figures of one flagged run for the page. */
@@ -125,44 +74,106 @@ static void outlier_row(json_t *o)
 		json_object_set_new(o, "dispute_state", json_string("none"));
 }
 
-/* Runs sql (its first parameter the suite, then the paging ones) for the
- * suite b resolved; returns page page's rows, or NULL when the database
- * failed. */
-static json_t *suite_rows(struct browse *b, const char *sql, long page)
+/* One list: its statement, the column that orders it (a number, or for
+ * a time, an RFC 3339 text read as seconds), and its path. */
+struct list {
+	const char *sql;
+	const char *key;
+	int key_is_time;
+	const char *path;
+};
+
+/* Binds the suite and b's cursor (?after=<key>:<run id>; none: past the
+ * first row) and the limit. */
+static void list_bind(const struct browse *b, const struct list *l, sqlite3_stmt *st)
 {
-	sqlite3_stmt *st = db_stmt(b->c, sql);
+	char t[TIMEFMT_LEN];
+
+	db_bind_text(st, 1, b->suite);
+	if (!l->key_is_time)
+		browse_bind_after(b, st, 2);
+	else {
+		if (b->has_after)
+			time_rfc3339((time_t)b->after_decode, t);
+		db_bind_text(st, 2, b->has_after ? t : "~");
+		db_bind_text(st, 3, b->after_id);
+	}
+	sqlite3_bind_int(st, 4, PER_PAGE + 1);
+}
+
+/* The cursor after row o, as ?after= reads it. */
+static void list_cursor(const struct list *l, const json_t *o, char *out, size_t n)
+{
+	json_t *k = json_object_get(o, l->key);
+	long long t = 0;
+
+	if (l->key_is_time)
+		time_parse_rfc3339_utc(json_string_value(k) ? json_string_value(k) : "", &t);
+	browse_cursor(out, n, l->key_is_time ? (double)t : json_number_value(k),
+		      json_string_value(json_object_get(o, "id")));
+}
+
+/* Adds rows (trimmed to PER_PAGE) and the pager to m: "next" after the
+ * last row when more exist, "first" when this page came from a cursor,
+ * "paged" when either is there. */
+static void list_pager(const struct browse *b, const struct list *l, json_t *m, json_t *rows)
+{
+	int more = json_array_size(rows) > PER_PAGE;
+	char cur[64];
+
+	if (more) {
+		json_array_remove(rows, PER_PAGE);
+		list_cursor(l, json_array_get(rows, PER_PAGE - 1), cur, sizeof cur);
+	}
+	json_object_set_new(m, "next", more ? browse_link(b, l->path, NULL, "after", cur, NULL)
+				   : json_null());
+	json_object_set_new(m, "first", b->has_after ? browse_link(b, l->path, NULL, NULL)
+				    : json_null());
+	json_object_set_new(m, "paged", json_boolean(more || b->has_after));
+	json_object_set(m, "rows", rows);
+	json_object_set_new(m, "count", json_integer((json_int_t)json_array_size(rows)));
+}
+
+/* One page of list l's rows for the suite b resolved, or NULL when the
+ * database failed. */
+static json_t *list_rows(struct browse *b, const struct list *l)
+{
+	sqlite3_stmt *st = db_stmt(b->c, l->sql);
 
 	if (!st)
 		return NULL;
-	db_bind_text(st, 1, b->suite);
-	return page_rows(st, 2, page);
+	list_bind(b, l, st);
+	return db_rows_json(st);
 }
+
+static const struct list outliers = { sql_outliers, "received_at", 1, "/outliers" };
+static const struct list disputes = { sql_disputes, "last_post_id", 0, "/disputes" };
 
 /* The view model of /outliers: flagged runs of one suite, newest first;
  * NULL when the database failed. */
-static json_t *outliers_model(struct browse *b, long page)
+static json_t *outliers_model(struct browse *b)
 {
 	json_t *m, *rows;
 	size_t i;
 
-	if (!(rows = suite_rows(b, sql_outliers, page)))
+	if (!(rows = list_rows(b, &outliers)))
 		return NULL;
 	for (i = 0; i < json_array_size(rows); i++)
 		outlier_row(json_array_get(rows, i));
 	m = json_pack("{s:s, s:s}", "title", "Outliers", "suite", b->suite);
-	paginate(m, rows, "/outliers", b->suite_given ? b->suite : NULL, page);
+	list_pager(b, &outliers, m, rows);
 	json_decref(rows);
 	return m;
 }
 
 /* The view model of /disputes: open threads of runs of one suite (suites
  * are never blended), latest post first; NULL when the database failed. */
-static json_t *disputes_model(struct browse *b, long page)
+static json_t *disputes_model(struct browse *b)
 {
 	json_t *m, *rows, *o;
 	size_t i;
 
-	if (!(rows = suite_rows(b, sql_disputes, page)))
+	if (!(rows = list_rows(b, &disputes)))
 		return NULL;
 	json_array_foreach(rows, i, o) {
 		json_object_set_new(o, "decode_text", fmt_num(o, "decode_tok_s", 1));
@@ -170,7 +181,7 @@ static json_t *disputes_model(struct browse *b, long page)
 		json_object_set_new(o, "demo", json_boolean(json_integer_value(json_object_get(o, "demo"))));
 	}
 	m = json_pack("{s:s, s:s}", "title", "Disputes", "suite", b->suite);
-	paginate(m, rows, "/disputes", b->suite_given ? b->suite : NULL, page);
+	list_pager(b, &disputes, m, rows);
 	json_decref(rows);
 	return m;
 }
@@ -178,23 +189,18 @@ static json_t *disputes_model(struct browse *b, long page)
 /* Renders a list page from its model builder.  The suite follows the
  * browse pages' rules (browse_begin): ?suite= when it has runs (404 when
  * not, 400 when it is no suite name), else the newest by version order,
- * so suite-v10 comes after suite-v9.  400 for a bad page number, 503 when
+ * so suite-v10 comes after suite-v9; 400 for a malformed ?after=, 503 when
  * the database does not answer. */
 static enum MHD_Result list_page(struct req *r, const char *name,
-				 json_t *(*build)(struct browse *, long))
+				 json_t *(*build)(struct browse *))
 {
-	long page = page_number(r);
 	struct browse b;
 	json_t *m;
 
-	if (browse_begin(&b, r, 1) < 0)
+	if (browse_begin(&b, r) < 0)
 		return browse_fail(&b);
-	if (!page) {
-		browse_error(&b, 400, "The page number must be a whole number from 1 to 100000, as in ?page=2.");
-		return browse_fail(&b);
-	}
-	if (!(m = build(&b, page))) {
-		browse_error(&b, 503, "The database is not answering; try again shortly.");
+	if (!(m = build(&b))) {
+		browse_error(&b, 503, MSG_DB_DOWN);
 		return browse_fail(&b);
 	}
 	return browse_send(&b, name, m);

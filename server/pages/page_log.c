@@ -28,7 +28,7 @@ enum MHD_Result page_log(struct req *r)
 
 	if (tlog_signer_latest(r->app->tlog, &ckpt, &n, NULL) < 0) {
 		buf_release(&ckpt);
-		return page_error(r, 503, "The log has no signed checkpoint yet; try again shortly.");
+		return http_fail(r, 503, NULL, "The log has no signed checkpoint yet; try again shortly.", NULL);
 	}
 	tlog_signer_vkey(r->app->tlog, &vkey);
 	http_origin(r, origin, sizeof origin);
@@ -53,7 +53,7 @@ enum MHD_Result page_log_checkpoint(struct req *r)
 
 	if (tlog_signer_latest(r->app->tlog, &ckpt, NULL, NULL) < 0) {
 		buf_release(&ckpt);
-		return http_error(r, 503, "unavailable", "The log has no signed checkpoint yet; try again shortly.", NULL);
+		return http_fail(r, 503, "unavailable", "The log has no signed checkpoint yet; try again shortly.", NULL);
 	}
 	ret = http_send(r, 200, CT_TEXT, ckpt.buf, ckpt.len,
 			&(struct http_opts){ .cache_control = CC_LOG_SHORT });
@@ -151,15 +151,15 @@ enum MHD_Result page_log_tile(struct req *r)
 	int rc;
 
 	if (tlog_tile_parse(r->arg, &t) < 0)
-		return http_error(r, 404, "not_found", "Tiles are at /log/tile/<L>/<N>[.p/<W>] and "
+		return http_fail(r, 404, "not_found", "Tiles are at /log/tile/<L>/<N>[.p/<W>] and "
 				  "/log/tile/entries/<N>[.p/<W>], N written as x001/x234/067 (C2SP tlog-tiles).", NULL);
 	if (tlog_signer_latest(r->app->tlog, NULL, &n, NULL) < 0 || !tile_published(&t, n))
-		return http_error(r, 404, "not_found", "This tile is not covered by the latest checkpoint "
+		return http_fail(r, 404, "not_found", "This tile is not covered by the latest checkpoint "
 				  "(/log/checkpoint); fetch the tiles its tree size needs.", NULL);
 	if (t.width == TLOG_TILE_WIDTH && tile_cached(r, &t, &ret))
 		return ret;
 	if (!(c = db_reader(r->app->db)))
-		return http_error(r, 503, "unavailable", "The database is not answering; try again shortly.", NULL);
+		return http_fail(r, 503, "unavailable", MSG_DB_DOWN, NULL);
 	rc = tlog_store_tile(c, &t, &out);
 	if (rc == DB_OK && t.width == TLOG_TILE_WIDTH)
 		ret = tile_keep(r, &t, &out);
@@ -167,7 +167,7 @@ enum MHD_Result page_log_tile(struct req *r)
 		ret = http_send(r, 200, CT_OCTETS, out.buf, out.len, &(struct http_opts){
 			.cache_control = t.width == TLOG_TILE_WIDTH ? CC_IMMUTABLE : CC_LOG_SHORT });
 	else
-		ret = http_error(r, 503, "unavailable", "The database is not answering; try again shortly.", NULL);
+		ret = http_fail(r, 503, "unavailable", MSG_DB_DOWN, NULL);
 	buf_release(&out);
 	return ret;
 }

@@ -10,6 +10,7 @@
 #include "app.h"
 #include "render/barchart.h"
 #include "pages/browse.h"
+#include "ingest/validate.h"
 #include "util/buf.h"
 #include "store/ceiling.h"
 #include "store/db.h"
@@ -93,7 +94,7 @@ static int load_name(struct mpage *p)
 	int rc;
 
 	if (!st)
-		return browse_error(&p->b, 503, "The database is not answering; try again shortly.");
+		return browse_error(&p->b, 503, MSG_DB_DOWN);
 	db_bind_text(st, 1, p->b.suite);
 	db_bind_text(st, 2, p->slug);
 	rc = sqlite3_step(st);
@@ -104,7 +105,7 @@ static int load_name(struct mpage *p)
 	if (rc == SQLITE_DONE)
 		return browse_error(&p->b, 404, "There is no model %s in %s. Model pages are named by slug, like /m/qwen2-5-7b-instruct; the leaderboard links to every model.",
 				    p->slug, p->b.suite);
-	return rc == SQLITE_ROW ? 0 : browse_error(&p->b, 503, "The database is not answering; try again shortly.");
+	return rc == SQLITE_ROW ? 0 : browse_error(&p->b, 503, MSG_DB_DOWN);
 }
 
 /* Column i as a JSON string, or null. */
@@ -152,9 +153,7 @@ static int parse_digests_after(struct mpage *p)
 		goto bad;
 	p->dafter_decode = strtod(end + 1, &end);
 	d = end + 1;
-	if (*end != ':' || !isfinite(p->dafter_decode) || strncmp(d, "sha256:", 7) ||
-	    strlen(d) >= sizeof p->dafter_digest || strspn(d + 7, "0123456789abcdef") != strlen(d + 7) ||
-	    strlen(d + 7) < 16)
+	if (*end != ':' || !isfinite(p->dafter_decode) || !validate_digest_ok(d))
 		goto bad;
 	snprintf(p->dafter_digest, sizeof p->dafter_digest, "%s", d);
 	p->has_dafter = 1;
@@ -173,7 +172,7 @@ static int load_selected(struct mpage *p, json_t **out)
 
 	*out = NULL;
 	if (!st)
-		return browse_error(&p->b, 503, "The database is not answering; try again shortly.");
+		return browse_error(&p->b, 503, MSG_DB_DOWN);
 	db_bind_text(st, 1, p->b.suite);
 	db_bind_text(st, 2, p->slug);
 	if (p->b.digest) {
@@ -189,7 +188,7 @@ static int load_selected(struct mpage *p, json_t **out)
 		*out = digest_item(p, st);
 	sqlite3_reset(st);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return browse_error(&p->b, 503, "The database is not answering; try again shortly.");
+		return browse_error(&p->b, 503, MSG_DB_DOWN);
 	if (p->b.digest && !*out)
 		return browse_error(&p->b, 404, "Model %s has no runs with digest %s in %s; pick one of the digests listed on its page.",
 				    p->slug, p->b.digest, p->b.suite);
@@ -252,7 +251,7 @@ static int load_digests(struct mpage *p)
 	p->digest = sel ? json_string_value(json_object_get(sel, "digest")) : NULL;
 	return 0;
 fail:
-	browse_error(&p->b, 503, "The database is not answering; try again shortly.");
+	browse_error(&p->b, 503, MSG_DB_DOWN);
 out:
 	json_decref(a);
 	json_decref(sel);
@@ -291,20 +290,12 @@ static int hw_best(struct mpage *p, const char *hw, int use_be, char *name, size
 static int next_value(struct mpage *p, const char *sql, const char *prev, char *out, size_t n)
 {
 	sqlite3_stmt *st = db_stmt(p->b.c, sql);
-	const char *v;
-	int rc, found = 0;
 
 	if (!st)
 		return -1;
 	bind_md(p, st);
 	db_bind_text(st, 4, prev);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW && (v = (const char *)sqlite3_column_text(st, 0))) {
-		snprintf(out, n, "%s", v);
-		found = 1;
-	}
-	sqlite3_reset(st);
-	return rc == SQLITE_ROW ? found : -1;
+	return browse_step_text(st, out, n);
 }
 
 /* Bar order: decode descending, then name. */
@@ -355,7 +346,7 @@ static int load_hardware(struct mpage *p)
 fail:
 	json_decref(opts);
 	json_decref(bars);
-	return browse_error(&p->b, 503, "The database is not answering; try again shortly.");
+	return browse_error(&p->b, 503, MSG_DB_DOWN);
 }
 
 /* The digest's backends, for the backend filter. */
@@ -370,7 +361,7 @@ static int load_backends(struct mpage *p)
 			"selected", p->b.backend && !strcmp(p->b.backend, be)));
 	browse_sort_by_name(opts);
 	json_object_set_new(p->m, "backend_options", opts);
-	return rc < 0 ? browse_error(&p->b, 503, "The database is not answering; try again shortly.") : 0;
+	return rc < 0 ? browse_error(&p->b, 503, MSG_DB_DOWN) : 0;
 }
 
 /* One page of the digest's runs within the filters, by the index that
@@ -384,7 +375,7 @@ static int load_list(struct mpage *p)
 	json_t *list;
 
 	if (!st)
-		return browse_error(&p->b, 503, "The database is not answering; try again shortly.");
+		return browse_error(&p->b, 503, MSG_DB_DOWN);
 	bind_md(p, st);
 	browse_bind_after(&p->b, st, 4);
 	sqlite3_bind_int(st, 6, BROWSE_PAGE + 1);
@@ -395,7 +386,7 @@ static int load_list(struct mpage *p)
 	list = browse_list(&p->b, st, BROWSE_PAGE, "/m/", p->slug, "digest", p->digest,
 			   "hw", p->b.hw, "backend", p->b.backend, NULL);
 	if (!list)
-		return browse_error(&p->b, 503, "The database is not answering; try again shortly.");
+		return browse_error(&p->b, 503, MSG_DB_DOWN);
 	json_object_set_new(p->m, "list", list);
 	return 0;
 }
@@ -440,9 +431,9 @@ static json_t *efficiency(struct req *r, const struct mpage *p)
 }
 
 /* The view model of /m/<slug>, or NULL with p->b's failure set. */
-static json_t *model_model(struct mpage *p, struct req *r, int html)
+static json_t *model_model(struct mpage *p, struct req *r)
 {
-	if (browse_begin(&p->b, r, html) < 0)
+	if (browse_begin(&p->b, r) < 0)
 		return NULL;
 	p->slug = r->arg;
 	if (!slug_valid(p->slug)) {
@@ -497,7 +488,7 @@ enum MHD_Result page_model(struct req *r)
 {
 	struct mpage p = { 0 };
 
-	if (!model_model(&p, r, 1))
+	if (!model_model(&p, r))
 		return browse_fail(&p.b);
 	add_chart_svg(p.m);
 	/* The table's model column would repeat the heading. */
@@ -511,7 +502,7 @@ enum MHD_Result page_model_json(struct req *r)
 {
 	struct mpage p = { 0 };
 
-	if (!model_model(&p, r, 0))
+	if (!model_model(&p, r))
 		return browse_fail(&p.b);
 	return browse_send(&p.b, NULL, p.m);
 }

@@ -1,4 +1,5 @@
-/* page_run.c: the run permalink /r/<id>, its JSON and its exact JWS. */
+/* page_run.c: the run permalink /r/<id>, its JSON and its exact JWS; the
+ * model they share is made in run_model.c, the page's view here. */
 #include "pages/page.h"
 
 #include <math.h>
@@ -18,18 +19,6 @@
 #include "render/html.h"
 #include "store/run_store.h"
 
-static const char sql_run[] =
-	"SELECT r.id, r.suite_version, r.model_name, r.model_slug, r.model_digest, "
-	"r.model_quant, r.model_format, r.accelerator, r.hw_slug, r.fingerprint_hash, "
-	"r.hw_class, r.backend_name, r.backend_version, r.decode_tok_s, r.created_at, "
-	"r.received_at, r.key_thumbprint, r.alg, a.name AS account, r.demo, r.outlier, "
-	"r.status, r.payload, c.n AS cluster_n, c.mean AS cluster_mean, "
-	"c.stddev AS cluster_stddev, c.keys AS cluster_keys, c.new_keys AS cluster_new_keys, "
-	"r.log_index "
-	"FROM runs r LEFT JOIN accounts a ON a.id = r.account_id "
-	"LEFT JOIN clusters c ON c.suite_version = r.suite_version "
-	"AND c.model_digest = r.model_digest AND c.hw_class = r.hw_class "
-	"AND c.backend_name = r.backend_name WHERE r.id = ?";
 static const char sql_jws[] = "SELECT jws FROM runs WHERE id = ?";
 
 /* Shorthand: the string member k of row o, or NULL. */
@@ -38,184 +27,10 @@ static const char *s_of(const json_t *o, const char *k)
 	return json_string_value(json_object_get(o, k));
 }
 
-/* The outlier block: the flag, the cluster's figures (with the signing
- * keys behind its runs, and how many of them are new: see outlier.h) and
- * this run's distance from the mean in standard deviations, computed here
- * from the cluster's figures as the lists do (null when they have no
- * spread). */
-static json_t *outlier_json(const json_t *row)
+/* Answers 404 for an unknown run id (as a page or JSON, by the route). */
+static enum MHD_Result not_found(struct req *r)
 {
-	double x = json_number_value(json_object_get(row, "decode_tok_s"));
-	json_t *n = json_object_get(row, "cluster_n");
-	double mean = json_number_value(json_object_get(row, "cluster_mean"));
-	double sd = json_number_value(json_object_get(row, "cluster_stddev"));
-	json_t *o;
-
-	o = json_pack("{s:b}", "flagged", json_integer_value(json_object_get(row, "outlier")) != 0);
-	if (json_is_integer(n)) {
-		json_object_set_new(o, "cluster", json_pack("{s:O, s:f, s:f, s:O, s:O}",
-			"n", n, "mean", mean, "stddev", sd,
-			"keys", json_object_get(row, "cluster_keys"),
-			"new_keys", json_object_get(row, "cluster_new_keys")));
-		json_object_set_new(o, "sigma", sd > 0 ? json_real((x - mean) / sd) : json_null());
-	} else {
-		json_object_set_new(o, "cluster", json_null());
-		json_object_set_new(o, "sigma", json_null());
-	}
-	json_object_set_new(o, "hw_class", json_string(s_of(row, "hw_class")));
-	return o;
-}
-
-/* The run's decode beside the bandwidth ceiling of its model, weights
- * and hardware at its chat-short context (prompt plus output tokens), with
- * the arithmetic; null when the reference data lacks any of them. */
-static json_t *ceiling_json(struct req *r, const json_t *m, const json_t *payload)
-{
-	const json_t *w1 = json_object_get(json_object_get(payload, "workloads"), "chat-short");
-	json_t *p = json_object_get(w1, "prompt_tokens"), *o = json_object_get(w1, "output_tokens");
-	double ctx = json_is_number(p) && json_is_number(o)
-		? json_number_value(p) + json_number_value(o) : CEILING_CHAT_SHORT_CONTEXT;
-	struct ceiling_run c;
-	json_t *v;
-
-	if (ceiling_of_run(r->app->ref, s_of(json_object_get(m, "model"), "slug"),
-			   s_of(json_object_get(m, "model"), "quantization"),
-			   s_of(json_object_get(m, "hardware"), "slug"), ctx, &c) < 0)
-		return json_null();
-	v = ceiling_run_json(&c, json_number_value(json_object_get(m, "decode_tok_s")));
-	return v ? v : json_null();
-}
-
-/* The signed payload of run id, decoded from its stored JWS (runs stored
- * since migration 0006 keep the payload only there); NULL when it cannot
- * be read. */
-static json_t *payload_from_jws(struct req *r, const char *id)
-{
-	struct dbconn *c = db_reader(r->app->db);
-	sqlite3_stmt *st = c ? db_stmt(c, sql_jws) : NULL;
-	const char *jws, *p, *q;
-	unsigned char *bin = NULL;
-	size_t n, len, got = 0;
-	json_t *v = NULL;
-
-	if (!st)
-		return NULL;
-	db_bind_text(st, 1, id);
-	if (sqlite3_step(st) == SQLITE_ROW && (jws = sqlite3_column_blob(st, 0))) {
-		n = (size_t)sqlite3_column_bytes(st, 0);
-		p = memchr(jws, '.', n);
-		q = p ? memchr(p + 1, '.', n - (size_t)(p + 1 - jws)) : NULL;
-		len = q ? (size_t)(q - p - 1) : 0;
-		if (q && (bin = malloc(len + 1)) &&
-		    sodium_base642bin(bin, len + 1, p + 1, len, NULL, &got, NULL,
-				      sodium_base64_VARIANT_URLSAFE_NO_PADDING) == 0)
-			v = json_loadb((const char *)bin, got, JSON_DECODE_ANY, NULL);
-	}
-	sqlite3_reset(st);
-	free(bin);
-	return v;
-}
-
-/* Turns the database row into the view model; NULL when the dispute
- * thread could not be read (a page without it must not be cached). */
-static json_t *model_of(struct req *r, json_t *row)
-{
-	char origin[300], url[400];
-	const char *id = s_of(row, "id");
-	json_t *payload, *m, *hw, *thread;
-
-	if (s_of(row, "payload") && *s_of(row, "payload"))
-		payload = json_loads(s_of(row, "payload"), JSON_DECODE_ANY, NULL);
-	else
-		payload = payload_from_jws(r, id);
-	if (!payload)
-		payload = json_object();
-	hw = json_deep_copy(json_object_get(payload, "hardware"));
-	if (!json_is_object(hw)) {
-		json_decref(hw);
-		hw = json_object();
-	}
-	json_object_set_new(hw, "slug", json_string(s_of(row, "hw_slug")));
-	http_origin(r, origin, sizeof origin);
-	snprintf(url, sizeof url, "%s/r/%s", origin, id);
-	m = json_pack("{s:s, s:s, s:s+, s:s+++, s:s, s:s, s:s, s:O}",
-		"id", id, "url", url,
-		"jws_url", url, ".jws",
-		"badge_url", origin, "/badge/", id, ".svg",
-		"suite_version", s_of(row, "suite_version"),
-		"created_at", s_of(row, "created_at"),
-		"received_at", s_of(row, "received_at"),
-		"decode_tok_s", json_object_get(row, "decode_tok_s"));
-	json_object_set_new(m, "model", json_pack("{s:O, s:O, s:O, s:O, s:O}",
-		"name", json_object_get(row, "model_name"),
-		"slug", json_object_get(row, "model_slug"),
-		"digest", json_object_get(row, "model_digest"),
-		"quantization", json_object_get(row, "model_quant"),
-		"format", json_object_get(row, "model_format")));
-	json_object_set_new(m, "hardware", hw);
-	json_object_set_new(m, "backend", json_pack("{s:O, s:O}",
-		"name", json_object_get(row, "backend_name"),
-		"version", json_object_get(row, "backend_version")));
-	json_object_set_new(m, "signing", json_pack("{s:O, s:O}",
-		"alg", json_object_get(row, "alg"),
-		"thumbprint", json_object_get(row, "key_thumbprint")));
-	json_object_set(m, "account", json_object_get(row, "account"));
-	json_object_set_new(m, "demo", json_boolean(json_integer_value(json_object_get(row, "demo"))));
-	json_object_set(m, "status", json_object_get(row, "status"));
-	json_object_set_new(m, "outlier", outlier_json(row));
-	/* The run's entry in the transparency log (null: a row the log lacks). */
-	if (json_is_integer(json_object_get(row, "log_index")))
-		json_object_set_new(m, "log", json_pack("{s:O}", "index",
-							 json_object_get(row, "log_index")));
-	else
-		json_object_set_new(m, "log", json_null());
-	if (!(thread = dispute_thread_json(r, id)) ||
-	    json_object_set_new(m, "dispute", thread) < 0) {
-		json_decref(payload);
-		json_decref(m);
-		return NULL;
-	}
-	json_object_set_new(m, "ceiling", ceiling_json(r, m, payload));
-	json_object_set_new(m, "payload", payload);
-	return m;
-}
-
-json_t *page_run_model(struct req *r, const char *id, unsigned *status)
-{
-	struct dbconn *c;
-	sqlite3_stmt *st;
-	json_t *row, *m;
-	int rc;
-
-	*status = 404;
-	if (!run_id_valid(id))
-		return NULL;
-	*status = 503;
-	if (!(c = db_reader(r->app->db)) || !(st = db_stmt(c, sql_run)))
-		return NULL;
-	db_bind_text(st, 1, id);
-	rc = sqlite3_step(st);
-	if (rc != SQLITE_ROW) {
-		sqlite3_reset(st);
-		if (rc == SQLITE_DONE)
-			*status = 404;
-		return NULL;
-	}
-	row = db_row_json(st);
-	sqlite3_reset(st);
-	m = row ? model_of(r, row) : NULL;
-	json_decref(row);
-	*status = m ? 200 : 503;
-	return m;
-}
-
-/* The run id from "/r/<id>.json" style arguments (the router strips the
- * suffix); answers 404 for people or scripts when the run is unknown. */
-static enum MHD_Result not_found(struct req *r, int html)
-{
-	if (html)
-		return page_error(r, 404, "There is no run with this id. Run ids look like r_y2_5y8oo97d; check the link.");
-	return http_error(r, 404, "not_found", "There is no run with this id; run ids look like r_y2_5y8oo97d.", NULL);
+	return http_fail(r, 404, "not_found", MSG_NO_RUN, NULL);
 }
 
 /* The cache tag of the cluster whose figures the page m shows. */
@@ -241,8 +56,8 @@ enum MHD_Result page_run_json(struct req *r)
 		return ret;
 	m = page_run_model(r, r->arg, &status);
 	if (!m)
-		return status == 404 ? not_found(r, 0)
-			: http_error(r, 503, "unavailable", "The database is not answering; try again shortly.", NULL);
+		return status == 404 ? not_found(r)
+			: http_fail(r, 503, NULL, MSG_DB_DOWN, NULL);
 	/* A run not yet in a signed checkpoint is answered without its
 	 * proof, and that answer is not kept here (its Cache-Control is every
 	 * run JSON's, so proxies see one policy for the route). */
@@ -271,15 +86,15 @@ enum MHD_Result page_run_jws(struct req *r)
 	int rc;
 
 	if (!run_id_valid(r->arg))
-		return not_found(r, 0);
+		return not_found(r);
 	if (!(c = db_reader(r->app->db)) || !(st = db_stmt(c, sql_jws)))
-		return http_error(r, 503, "unavailable", "The database is not answering; try again shortly.", NULL);
+		return http_fail(r, 503, NULL, MSG_DB_DOWN, NULL);
 	db_bind_text(st, 1, r->arg);
 	rc = sqlite3_step(st);
 	if (rc != SQLITE_ROW) {
 		sqlite3_reset(st);
-		return rc == SQLITE_DONE ? not_found(r, 0)
-			: http_error(r, 503, "unavailable", "The database is not answering; try again shortly.", NULL);
+		return rc == SQLITE_DONE ? not_found(r)
+			: http_fail(r, 503, NULL, MSG_DB_DOWN, NULL);
 	}
 	ret = http_send(r, 200, CT_JOSE, sqlite3_column_blob(st, 0),
 			(size_t)sqlite3_column_bytes(st, 0), &o);
@@ -713,11 +528,11 @@ enum MHD_Result page_run(struct req *r)
 		return ret;
 	m = page_run_model(r, r->arg, &status);
 	if (!m)
-		return status == 404 ? not_found(r, 1)
-			: page_error(r, 503, "The database is not answering; try again shortly.");
+		return status == 404 ? not_found(r)
+			: http_fail(r, 503, NULL, MSG_DB_DOWN, NULL);
 	if (add_view(m) < 0) {
 		json_decref(m);
-		return page_error(r, 500, "The run page could not be put together; try again shortly.");
+		return http_fail(r, 500, NULL, "The run page could not be put together; try again shortly.", NULL);
 	}
 	ret = dispute_after(r) ? page_render(r, "run", m, 200)
 		: page_render_cached_tag(r, "run", m, REP_RUN_HTML, gen, tag_of(m));

@@ -1,5 +1,4 @@
-/* page_static.c: health check, reference pages, static files, error pages,
- * and the shared page renderer. */
+/* page_static.c: health check, reference pages and static files. */
 #include "pages/page.h"
 
 #include <dirent.h>
@@ -15,122 +14,6 @@
 enum MHD_Result page_healthz(struct req *r)
 {
 	return http_send(r, 200, CT_TEXT, "ok\n", 3, NULL);
-}
-
-/* Renders template name with model (plus the site-wide fields) into b. */
-static int render(struct req *r, const char *name, json_t *model, struct buf *b)
-{
-	char origin[300];
-
-	http_origin(r, origin, sizeof origin);
-	json_object_set_new(model, "origin", json_string(origin));
-	if (!json_object_get(model, "title"))
-		json_object_set_new(model, "title", json_string("llm-speed"));
-	if (tmpl_set_render(r->app->tmpl, name, model, b) < 0 || buf_error(b)) {
-		log_error("template %s failed to render", name);
-		return -1;
-	}
-	return 0;
-}
-
-static enum MHD_Result render_failed(struct req *r)
-{
-	static const char msg[] = "The page could not be rendered.\n";
-	return http_send(r, 500, CT_TEXT, msg, sizeof msg - 1, NULL);
-}
-
-enum MHD_Result page_render(struct req *r, const char *name, json_t *model,
-			    unsigned status)
-{
-	struct http_opts o = { .cache_control = status == 200 ? CC_PAGE : CC_NONE,
-			       .etag = 1 };
-	struct buf b = BUF_INIT;
-	enum MHD_Result ret;
-
-	if (render(r, name, model, &b) < 0)
-		ret = render_failed(r);
-	else
-		ret = http_send(r, status, CT_HTML, b.buf, b.len, &o);
-	buf_release(&b);
-	return ret;
-}
-
-enum MHD_Result page_render_cached(struct req *r, const char *name, json_t *model,
-				   enum cache_rep rep, uint64_t gen)
-{
-	return page_render_cached_tag(r, name, model, rep, gen, 0);
-}
-
-enum MHD_Result page_render_cached_tag(struct req *r, const char *name, json_t *model,
-				       enum cache_rep rep, uint64_t gen, unsigned tag)
-{
-	struct buf b = BUF_INIT;
-	enum MHD_Result ret;
-
-	if (render(r, name, model, &b) < 0)
-		ret = render_failed(r);
-	else
-		ret = cache_send_tagged(r->app->cache, r, r->arg, rep, gen, tag, 200, CT_HTML,
-					b.buf, b.len, CC_PAGE);
-	buf_release(&b);
-	return ret;
-}
-
-/* Length of the well-formed UTF-8 sequence at s (1..4), or 0 when the
- * bytes there are not one (overlong, surrogate, past U+10FFFF, cut off). */
-static size_t utf8_seq(const unsigned char *s)
-{
-	size_t n = s[0] < 0x80 ? 1 : (s[0] & 0xe0) == 0xc0 ? 2 :
-		   (s[0] & 0xf0) == 0xe0 ? 3 : (s[0] & 0xf8) == 0xf0 ? 4 : 0;
-	unsigned long cp = n == 1 ? s[0] : s[0] & (0x7f >> n);
-	size_t i;
-
-	for (i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	if (!n || (n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) ||
-	    (n == 4 && cp < 0x10000) || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return n;
-}
-
-/* The request path as a JSON string: libmicrohttpd hands it over
- * %-decoded, so it may hold any bytes; those that are not UTF-8 show as
- * U+FFFD (jansson refuses the string otherwise, and the page with it). */
-static json_t *path_json(const char *path)
-{
-	const unsigned char *p = (const unsigned char *)(path ? path : "/");
-	struct buf b = BUF_INIT;
-	json_t *v;
-	size_t n;
-
-	while (*p) {
-		n = utf8_seq(p);
-		if (n)
-			buf_add(&b, p, n);
-		else
-			buf_puts(&b, "\xef\xbf\xbd");
-		p += n ? n : 1;
-	}
-	v = buf_error(&b) ? NULL : json_stringn(b.buf, b.len);
-	buf_release(&b);
-	return v ? v : json_string("/");
-}
-
-enum MHD_Result page_error(struct req *r, unsigned status, const char *message)
-{
-	json_t *m = json_pack("{s:s, s:i, s:s, s:o}", "title", "Not found",
-			      "status", (int)status, "message", message,
-			      "path", path_json(r->path));
-	enum MHD_Result ret;
-
-	if (status != 404)
-		json_object_set_new(m, "title", json_string(status >= 500 ? "Server trouble" : "Request refused"));
-	ret = page_render(r, "error", m, status);
-	json_decref(m);
-	return ret;
 }
 
 /* /glossary, /methodology, /privacy: templates of the same name. */
@@ -153,7 +36,7 @@ enum MHD_Result page_reference(struct req *r)
 		json_decref(m);
 		return ret;
 	}
-	return page_error(r, 404, "There is no such reference page.");
+	return http_fail(r, 404, NULL, "There is no such reference page.", NULL);
 }
 
 /* ---- static files, loaded once at start ---- */
@@ -249,7 +132,7 @@ enum MHD_Result page_static_file(struct req *r)
 			return http_not_modified(r, statics[i].etag, CC_STATIC);
 		return http_send_prebuilt(r, 200, statics[i].resp);
 	}
-	return http_error(r, 404, "not_found", "There is no such static file.", NULL);
+	return http_fail(r, 404, "not_found", "There is no such static file.", NULL);
 }
 
 enum MHD_Result page_favicon(struct req *r)

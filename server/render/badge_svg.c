@@ -1,6 +1,7 @@
 /* badge_svg.c: the run badge as a shields.io-style flat SVG, and its text. */
 #include "render/badge_svg.h"
 #include "render/html.h"
+#include "util/utf8.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -114,39 +115,6 @@ static unsigned cp_width(uint32_t cp)
 
 /* ---- UTF-8 --------------------------------------------------------------- */
 
-/* Decodes the code point at s[0..n), n >= 1, into *cp and returns its length
- * in bytes.  A malformed, truncated, overlong or surrogate sequence decodes
- * as U+FFFD of length 1, so the caller always moves on. */
-static size_t utf8_decode(const unsigned char *s, size_t n, uint32_t *cp)
-{
-	size_t len, i;
-	uint32_t c = s[0], min;
-
-	*cp = 0xfffd;
-	if (c < 0x80) {
-		*cp = c;
-		return 1;
-	}
-	if (c >= 0xc2 && c <= 0xdf) {
-		len = 2, c &= 0x1f, min = 0x80;
-	} else if (c >= 0xe0 && c <= 0xef) {
-		len = 3, c &= 0x0f, min = 0x800;
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		len = 4, c &= 0x07, min = 0x10000;
-	} else {
-		return 1;
-	}
-	for (i = 1; i < len; i++) {
-		if (i >= n || (s[i] & 0xc0) != 0x80)
-			return 1;
-		c = (c << 6) | (s[i] & 0x3f);
-	}
-	if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
-		return 1;
-	*cp = c;
-	return len;
-}
-
 /* Appends cp (a valid scalar value) to b as UTF-8. */
 static void utf8_put(struct buf *b, uint32_t cp)
 {
@@ -176,7 +144,7 @@ static unsigned long text_cents(const char *s)
 	uint32_t cp;
 
 	while (n) {
-		size_t k = utf8_decode(p, n, &cp);
+		size_t k = utf8_next(p, n, &cp);
 		sum += cp_width(cp);
 		p += k, n -= k;
 	}
@@ -218,7 +186,7 @@ static void put_clean(struct buf *out, const char *s)
 	uint32_t cp;
 
 	while (n) {
-		size_t k = utf8_decode(p, n, &cp);
+		size_t k = utf8_next(p, n, &cp);
 		if (cp < 0x20 || cp == 0x7f || cp == 0xfffe || cp == 0xffff)
 			cp = 0xfffd;
 		if (!invisible(cp))

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "render/html.h"
+#include "util/utf8.h"
 
 /* The plot area inside the viewBox, in user units. */
 #define PAD_LEFT 72
@@ -281,16 +282,6 @@ static void sort_points(struct plot *p)
 
 /* ---- drawing ------------------------------------------------------------------ */
 
-/* Code points in s, for a rough text width. */
-static size_t text_len(const char *s)
-{
-	size_t n = 0;
-
-	for (; s && *s; s++)
-		n += ((unsigned char)*s & 0xc0) != 0x80;
-	return n;
-}
-
 /* The root element, its <title> and the visible title. */
 static void open_svg(struct buf *b, const struct chart *c)
 {
@@ -334,7 +325,7 @@ static void legend(struct buf *b, const struct plot *p)
 	double x = p->left;
 	size_t s;
 
-	if (c->nseries == 1 && !text_len(c->series[0].name))
+	if (c->nseries == 1 && !utf8_len(c->series[0].name))
 		return;
 	buf_puts(b, "<g class=\"legend\">");
 	for (s = 0; s < c->nseries; s++) {
@@ -346,7 +337,7 @@ static void legend(struct buf *b, const struct plot *p)
 		buf_printf(b, "%.1f\" y=\"50\">", x + 36);
 		html_txt(b, c->series[s].name);
 		buf_puts(b, "</text>");
-		x += 36 + CHAR_W * (double)text_len(c->series[s].name) + 24;
+		x += 36 + CHAR_W * (double)utf8_len(c->series[s].name) + 24;
 	}
 	buf_puts(b, "</g>\n");
 }
@@ -521,7 +512,7 @@ int chart_render_svg(const struct chart *c, struct buf *out)
 	p.left = PAD_LEFT;
 	p.right = CHART_WIDTH - PAD_RIGHT;
 	p.bottom = CHART_HEIGHT - PAD_BOTTOM;
-	p.top = c->nseries > 1 || text_len(c->series[0].name) ? TOP_LEGEND : TOP_PLAIN;
+	p.top = c->nseries > 1 || utf8_len(c->series[0].name) ? TOP_LEGEND : TOP_PLAIN;
 	k = set_axes(&p);
 	sort_points(&p);
 	open_svg(out, c);

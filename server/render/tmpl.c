@@ -1,4 +1,6 @@
-/* tmpl.c: the Mustache template engine: compile once to a node list, render many times. */
+/* tmpl.c: the Mustache template engine: compile once to a node list, render many times.
+ * One cohesive thing (parser, compiler and renderer of one language share
+ * its node types), so it is one file past the usual 600 lines. */
 #include "render/tmpl.h"
 
 #include <dirent.h>

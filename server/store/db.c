@@ -20,8 +20,8 @@
 
 #include "util/buf.h"
 #include "util/log.h"
-#include "store/outlier.h"
-#include "tlog/tlog_store.h"
+
+int (*db_after_migrate)(struct dbconn *w, char *err, size_t errlen);
 
 #define BATCH_MAX 512
 #define MIGRATIONS_MAX 256
@@ -905,10 +905,8 @@ int db_open_perm(const char *path, const char *migrations_dir, struct db_perm pe
 		goto fail;
 	}
 	rc = migrate(db->writer, migrations_dir, err, errlen);
-	if (rc == DB_OK)
-		rc = outlier_backfill(db->writer, err, errlen);
-	if (rc == DB_OK)
-		rc = tlog_store_backfill(db->writer, err, errlen);
+	if (rc == DB_OK && db_after_migrate)
+		rc = db_after_migrate(db->writer, err, errlen);
 	if (rc != DB_OK)
 		goto fail;
 	if (ckpt_start(db) < 0) {

@@ -8,7 +8,7 @@
 #include <stddef.h>
 
 #include "store/db.h"
-#include "ingest/validate.h"
+#include "store/run_fields.h"
 
 #define RUN_ID_LEN 14   /* "r_" + 11 characters + NUL */
 

@@ -197,48 +197,35 @@ static int finish(const char *t, size_t len, char *out, size_t n)
 	return 0;
 }
 
-int slug_model(const char *name, char *out, size_t n)
+/* The slug of s by one of the two rules (model: strip the quantization
+ * words; hardware: drop the vendor words) into out; 0, or -1 with out "". */
+static int slug_of(const char *s, int model, char *out, size_t n)
 {
-	const char *slash;
-	char *t = NULL;
+	char *t = s ? malloc(strlen(s) + 1) : NULL;
 	size_t len;
 	int rc = -1;
 
-	if (!name)
-		goto out;
-	slash = strrchr(name, '/');
-	if (slash)
-		name = slash + 1;
-	t = malloc(strlen(name) + 1);
-	if (!t)
-		goto out;
-	len = strip_quant(t, slugify(name, t));
-	rc = finish(t, len, out, n);
-out:
+	if (t) {
+		len = slugify(s, t);
+		len = model ? strip_quant(t, len) : drop_words(t, len, vendor_words);
+		rc = finish(t, len, out, n);
+	}
 	if (rc && n > 0)
 		out[0] = '\0';
 	free(t);
 	return rc;
 }
 
+int slug_model(const char *name, char *out, size_t n)
+{
+	const char *slash = name ? strrchr(name, '/') : NULL;
+
+	return slug_of(slash ? slash + 1 : name, 1, out, n);
+}
+
 int slug_hw(const char *accelerator_summary, char *out, size_t n)
 {
-	char *t = NULL;
-	size_t len;
-	int rc = -1;
-
-	if (!accelerator_summary)
-		goto out;
-	t = malloc(strlen(accelerator_summary) + 1);
-	if (!t)
-		goto out;
-	len = drop_words(t, slugify(accelerator_summary, t), vendor_words);
-	rc = finish(t, len, out, n);
-out:
-	if (rc && n > 0)
-		out[0] = '\0';
-	free(t);
-	return rc;
+	return slug_of(accelerator_summary, 0, out, n);
 }
 
 int slug_valid(const char *s)

@@ -246,8 +246,8 @@ static int item_make(struct world *wd, struct item *it)
 	size_t m = pick(wd->model_c, MODELS), mach = pick(wd->machine_c, MACHINES);
 	size_t a = wd->machine_accel[mach];
 	struct sample_opts o = { 0 };
-	struct jws_error je;
-	struct verr ve;
+	struct err je;
+	struct err ve;
 	json_t *p;
 	char *text;
 	double d = wd->model_speed[m] * wd->accel_speed[a] * (1.0 + 0.03 * (unit() + unit() + unit() - 1.5));

@@ -12,7 +12,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct jws j;
-	struct jws_error e;
+	struct err e;
 	int st;
 
 	memset(&j, 0, sizeof j);

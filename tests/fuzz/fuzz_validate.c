@@ -14,7 +14,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct run_fields f;
-	struct verr e;
+	struct err e;
 	json_t *j = NULL;
 
 	if (validate_payload_bytes(data, size, FUZZ_NOW, &j, &f, &e) == 0) {

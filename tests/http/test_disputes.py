@@ -5,6 +5,7 @@ import base64
 import json
 import math
 import re
+from html import unescape as html_unescape
 import socket
 import sqlite3
 import struct
@@ -416,15 +417,17 @@ def test_disputes_lists_open_threads_newest_first_and_paginates(server, tmp_path
     listed = re.findall(r'id="thread-(r_[a-z0-9_-]{11})"', first.text)
     assert len(listed) == 50
     assert listed[:3] == [ids[0], ids[51], ids[50]]
-    assert 'href="/disputes?page=2"' in first.text
-    second = re.findall(r'id="thread-(r_[a-z0-9_-]{11})"', server.get("/disputes?page=2").text)
+    (nxt,) = re.findall(r'href="(/disputes\?after=[^"]+)"', first.text)
+    second_page = server.get(html_unescape(nxt)).text
+    second = re.findall(r'id="thread-(r_[a-z0-9_-]{11})"', second_page)
     assert second == [ids[2], ids[1]]
+    assert 'href="/disputes"' in second_page     # back to the first page
     assert resolve(server, ids[51], "dismissed").status_code == 200
     listed = re.findall(r'id="thread-(r_[a-z0-9_-]{11})"', server.get("/disputes").text)
     assert ids[51] not in listed and listed[:2] == [ids[0], ids[50]]
     ok, report = validate_html(first.text, tmp_path)
     assert ok, report
-    assert server.get("/disputes?page=-1").status_code == 400
+    assert server.get("/disputes?after=-1:" + ids[0]).status_code == 400
 
 
 

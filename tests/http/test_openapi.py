@@ -255,7 +255,7 @@ def test_error_bodies_are_the_described_ones(server):
     check(server.get("/hw/no-such-hw.json"), "GET", "/hw/{slug}.json")
     check(server.get("/hw/m3-ultra.json", params={"after": "x"}), "GET", "/hw/{slug}.json")
     check(server.get("/", params={"backend": "hosted-api"}), "GET", "/")
-    check(server.get("/outliers", params={"page": "0"}), "GET", "/outliers")
+    check(server.get("/outliers", params={"after": "0"}), "GET", "/outliers")
 
     token, _ = sign(make_payload())
     assert check(server.upload(token, content_type="text/plain"), "POST", "/api/v1/runs")[

@@ -179,9 +179,10 @@ def test_outliers_page_lists_flagged_runs_and_validates(server, tmp_path):
     assert 'href="/r/%s#dispute"' % rid in r.text
     ok, report = validate_html(r.text, tmp_path)
     assert ok, report
-    assert server.get("/outliers?page=0").status_code == 400
-    assert server.get("/outliers?page=x").status_code == 400
-    empty = server.get("/outliers?page=2")
+    assert server.get("/outliers?after=0").status_code == 400
+    assert server.get("/outliers?after=x:" + rid).status_code == 400
+    # The cursor is (received_at, id): nothing is older than the epoch.
+    empty = server.get("/outliers?after=0:" + rid)
     assert empty.status_code == 200 and rid not in empty.text
     assert rid not in server.get("/outliers?suite=suite-v9").text
     # A suite argument that is not text is the client's mistake, said so.

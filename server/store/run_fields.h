@@ -1,0 +1,20 @@
+/* run_fields.h: a run as the store keeps it, as the upload's validation
+ * (ingest/validate.h) hands it over.  Here, below both, so that the store
+ * need not know the payload schema. */
+#ifndef LLMS_RUN_FIELDS_H
+#define LLMS_RUN_FIELDS_H
+
+/* What the rest of the server needs from a valid payload.  The pointers are
+ * borrowed from the json_t that was validated and live as long as it does. */
+struct run_fields {
+	const char *suite_version, *created_at;   /* created_at as sent (RFC 3339 UTC) */
+	long long created_unix;                   /* created_at as seconds since the epoch */
+	const char *client_name, *client_version;
+	const char *backend_name, *backend_version;
+	const char *model_name, *model_digest, *model_quant, *model_format; /* quant/format NULL when absent or null */
+	const char *accelerator, *cpu_model, *fingerprint_hash;  /* fingerprint NULL when absent or null */
+	double decode_tok_s, prefill_tok_s, ttft_ms;  /* from workloads.chat-short */
+	char model_slug[128], hw_slug[128];
+};
+
+#endif

@@ -1,0 +1,38 @@
+/* err.c: filling the one error carrier. */
+#include "util/err.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+int err_set(struct err *e, unsigned status, const char *code, const char *field,
+	    const char *fmt, ...)
+{
+	va_list ap;
+
+	e->status = status;
+	e->code = code;
+	snprintf(e->field, sizeof e->field, "%s", field ? field : "");
+	va_start(ap, fmt);
+	vsnprintf(e->message, sizeof e->message, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+int err_unavailable(struct err *e, const char *message)
+{
+	return err_set(e, 503, "unavailable", NULL, "%s", message);
+}
+
+const char *err_code(const struct err *e)
+{
+	if (e->code)
+		return e->code;
+	switch (e->status) {
+	case 400: return "invalid_query";
+	case 404: return "not_found";
+	case 405: return "method_not_allowed";
+	case 413: return "payload_too_large";
+	case 429: return "rate_limited";
+	default:  return e->status >= 500 ? "unavailable" : "invalid_request";
+	}
+}

@@ -1,0 +1,46 @@
+/* err.h: the one error carrier.  Whatever refuses a request (a parser, the
+ * JWS verifier, a store call, a handler) fills a struct err; the HTTP layer
+ * turns it into the answer (http_reply_err in http/http.h: an HTML page on
+ * routes for people, the contract's JSON error body elsewhere).
+ *
+ *   struct err e = ERR_INIT;
+ *   if (check(x, &e) < 0)
+ *           return http_reply_err(r, &e);
+ *
+ * Messages are one sentence a person can act on.  The sentences every layer
+ * repeats are named below. */
+#ifndef LLMS_ERR_H
+#define LLMS_ERR_H
+
+struct err {
+	unsigned status;     /* HTTP status; 0 while nothing went wrong */
+	const char *code;    /* the contract's error code ("schema_violation");
+	                      * static storage; NULL: derived from status */
+	char field[160];     /* dotted path of the field at fault; "" for none */
+	char message[600];   /* one sentence naming what to fix (with, at
+	                      * most, the list of values that would do) */
+};
+
+#define ERR_INIT { 0, NULL, "", "" }
+
+/* The sentences for the two failures any request can meet (status 503,
+ * code "unavailable"). */
+#define MSG_DB_DOWN "The database is not answering; try again shortly."
+#define MSG_NOMEM   "The server is out of memory; try again shortly."
+/* 404 for a run id no run has. */
+#define MSG_NO_RUN  "There is no run with this id; run ids look like r_y2_5y8oo97d. Check the link."
+
+/* Fills e (status, code, field or NULL, printf-style sentence) and returns
+ * -1, so a refusal is one line: return err_set(e, 404, ...). */
+int err_set(struct err *e, unsigned status, const char *code, const char *field,
+	    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/* err_set(e, 503, "unavailable", NULL, message): the server cannot answer
+ * now (MSG_DB_DOWN, MSG_NOMEM); returns -1. */
+int err_unavailable(struct err *e, const char *message);
+
+/* The contract's code for a status when none was set: "not_found" for 404,
+ * "unavailable" for 503, and so on. */
+const char *err_code(const struct err *e);
+
+#endif

@@ -1,0 +1,92 @@
+/* check_barchart.c: the server-drawn bar chart of server/render/barchart.c. */
+#include "check_util.h"
+#include "render/barchart.h"
+
+#include <math.h>
+
+/* The SVG of bars; the caller frees. */
+static char *chart(const struct barchart_bar *bars, size_t n)
+{
+	struct buf b = BUF_INIT;
+
+	ck_assert_int_eq(barchart_svg(&b, "Best <decode> & more", "tok/s", bars, n), 0);
+	return buf_detach(&b, NULL);
+}
+
+/* The width="..." of the n-th <rect> of svg (0-based), or -1. */
+static double rect_width(const char *svg, int n)
+{
+	const char *p = svg;
+
+	while ((p = strstr(p, "<rect")) && n--)
+		p++;
+	if (!p || !(p = strstr(p, "width=\"")))
+		return -1;
+	return strtod(p + 7, NULL);
+}
+
+/* Bars are in proportion to the largest value, in the order given, each
+ * labelled with its value and unit. */
+START_TEST(bars_in_proportion)
+{
+	struct barchart_bar bars[] = { { "big", 200 }, { "half", 100 }, { "zero", 0 } };
+	char *svg = chart(bars, 3);
+	double w0 = rect_width(svg, 0), w1 = rect_width(svg, 1);
+
+	ck_assert_msg(w0 > 0 && fabs(w1 * 2 - w0) < 0.2, "widths %g %g", w0, w1);
+	ck_assert_ptr_nonnull(strstr(svg, "200.0 tok/s"));
+	ck_assert_ptr_nonnull(strstr(svg, "100.0 tok/s"));
+	ck_assert(strstr(svg, ">big<") < strstr(svg, ">half<"));
+	ck_assert_ptr_nonnull(strstr(svg, "role=\"img\""));
+	free(svg);
+}
+END_TEST
+
+/* Labels and title are escaped, long labels cut with an ellipsis (the
+ * tooltip keeps the whole label), and values that are not finite or are
+ * negative draw no bar. */
+START_TEST(labels_escaped_and_cut)
+{
+	struct barchart_bar bars[] = {
+		{ "<script>alert(1)</script>", 5 },
+		{ "A hardware name far longer than the label column", 4 },
+		{ "nan", NAN },
+		{ "neg", -1 },
+	};
+	char *svg = chart(bars, 4);
+
+	ck_assert_ptr_null(strstr(svg, "<script"));
+	ck_assert_ptr_nonnull(strstr(svg, "&lt;script&gt;"));
+	ck_assert_ptr_nonnull(strstr(svg, "aria-label=\"Best &lt;decode&gt; &amp; more\""));
+	ck_assert_ptr_nonnull(strstr(svg, "\xe2\x80\xa6</text>"));
+	ck_assert_ptr_nonnull(strstr(svg, "<title>A hardware name far longer than the label column: 4.0 tok/s</title>"));
+	ck_assert_double_lt(rect_width(svg, 2), 0);   /* two rects only */
+	free(svg);
+}
+END_TEST
+
+/* No bars is a one-line "no data" chart, still titled. */
+START_TEST(no_bars_says_so)
+{
+	char *svg = chart(NULL, 0);
+
+	ck_assert_ptr_nonnull(strstr(svg, "no data"));
+	ck_assert_ptr_null(strstr(svg, "<rect"));
+	ck_assert_ptr_nonnull(strstr(svg, "<title>Best &lt;decode&gt; &amp; more</title>"));
+	free(svg);
+}
+END_TEST
+
+static Suite *suite_barchart(void)
+{
+	Suite *s = suite_create("barchart");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, bars_in_proportion);
+	tcase_add_test(tc, labels_escaped_and_cut);
+	tcase_add_test(tc, no_bars_says_so);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+CHECK_MAIN(suite_barchart)

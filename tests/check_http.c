@@ -1,0 +1,61 @@
+/* check_http.c: what server/http/http.c puts on every response, and its
+ * entity tags (the parts that need no live connection). */
+#include "check_util.h"
+#include "http/http.h"
+
+/* A built response carries the content type, the security headers every
+ * response carries, and the caching headers it was given. */
+START_TEST(build_adds_the_common_headers)
+{
+	struct MHD_Response *resp = http_build(CT_HTML, "<p>x</p>", 8, CC_PAGE, "\"abc\"");
+	const char *csp;
+
+	ck_assert_ptr_nonnull(resp);
+	ck_assert_str_eq(MHD_get_response_header(resp, "Content-Type"), CT_HTML);
+	ck_assert_str_eq(MHD_get_response_header(resp, "X-Content-Type-Options"), "nosniff");
+	ck_assert_str_eq(MHD_get_response_header(resp, "Cache-Control"), CC_PAGE);
+	ck_assert_str_eq(MHD_get_response_header(resp, "ETag"), "\"abc\"");
+	csp = MHD_get_response_header(resp, "Content-Security-Policy");
+	ck_assert_ptr_nonnull(csp);
+	ck_assert_ptr_nonnull(strstr(csp, "default-src 'none'"));
+	ck_assert_ptr_nonnull(strstr(csp, "frame-ancestors 'none'"));
+	MHD_destroy_response(resp);
+	resp = http_build(CT_JSON, "{}", 2, NULL, NULL);
+	ck_assert_ptr_null(MHD_get_response_header(resp, "Cache-Control"));
+	ck_assert_ptr_null(MHD_get_response_header(resp, "ETag"));
+	MHD_destroy_response(resp);
+}
+END_TEST
+
+/* The entity tag is a quoted 32-digit hex digest of the body: the same
+ * body gives the same tag, one changed byte another. */
+START_TEST(etag_follows_the_body)
+{
+	char a[40], b[40], c[40];
+	size_t i;
+
+	http_etag_of("hello", 5, a);
+	http_etag_of("hello", 5, b);
+	http_etag_of("hellp", 5, c);
+	ck_assert_uint_eq(strlen(a), 34);
+	ck_assert_int_eq(a[0], '"');
+	ck_assert_int_eq(a[33], '"');
+	for (i = 1; i < 33; i++)
+		ck_assert_msg(strchr("0123456789abcdef", a[i]) != NULL, "%s", a);
+	ck_assert_str_eq(a, b);
+	ck_assert_str_ne(a, c);
+}
+END_TEST
+
+static Suite *suite_http(void)
+{
+	Suite *s = suite_create("http");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, build_adds_the_common_headers);
+	tcase_add_test(tc, etag_follows_the_body);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+CHECK_MAIN(suite_http)

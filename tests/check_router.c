@@ -1,0 +1,79 @@
+/* check_router.c: the route table of server/router.c: pattern matching,
+ * which row a request reaches, and the Allow header of a 405. */
+#include "check_util.h"
+#include "router.h"
+#include "pages/page.h"
+#include "disputes/dispute.h"
+#include "ingest/upload.h"
+
+/* '*' captures exactly one non-empty segment, between a literal prefix and
+ * suffix. */
+START_TEST(pattern_star_is_one_segment)
+{
+	char arg[16];
+
+	ck_assert(router_pattern_match("/healthz", "/healthz", arg, sizeof arg));
+	ck_assert(!router_pattern_match("/healthz", "/healthz/", arg, sizeof arg));
+	ck_assert(router_pattern_match("/r/*.json", "/r/abc.json", arg, sizeof arg));
+	ck_assert_str_eq(arg, "abc");
+	ck_assert(!router_pattern_match("/r/*.json", "/r/.json", arg, sizeof arg));
+	ck_assert(!router_pattern_match("/r/*", "/r/a/b", arg, sizeof arg));
+	ck_assert(!router_pattern_match("/r/*", "/r/", arg, sizeof arg));
+	/* A segment that does not fit arg does not match. */
+	ck_assert(!router_pattern_match("/r/*", "/r/0123456789abcdef", arg, sizeof arg));
+}
+END_TEST
+
+/* Requests reach the row the table lists first for them; HEAD is GET. */
+START_TEST(match_picks_the_row)
+{
+	const struct route *rt;
+	char arg[160];
+
+	rt = router_match(HTTP_GET, "/r/r_y2_5y8oo97d.json", arg, sizeof arg);
+	ck_assert_ptr_nonnull(rt);
+	ck_assert(rt->handler == page_run_json);
+	ck_assert_str_eq(arg, "r_y2_5y8oo97d");
+	ck_assert_uint_eq(rt->flags & ROUTE_HTML, 0);
+	rt = router_match(HTTP_HEAD, "/r/r_y2_5y8oo97d", arg, sizeof arg);
+	ck_assert_ptr_nonnull(rt);
+	ck_assert(rt->handler == page_run);
+	ck_assert_uint_eq(rt->flags & ROUTE_HTML, ROUTE_HTML);
+	rt = router_match(HTTP_POST, "/r/r_y2_5y8oo97d/disputes", arg, sizeof arg);
+	ck_assert_ptr_nonnull(rt);
+	ck_assert(rt->handler == dispute_form_post);
+	ck_assert_uint_eq(rt->flags, ROUTE_HTML | ROUTE_BODY);
+	rt = router_match(HTTP_POST, "/api/v1/runs", arg, sizeof arg);
+	ck_assert_ptr_nonnull(rt);
+	ck_assert(rt->handler == upload_handle);
+	ck_assert_uint_eq(rt->max_body, 64 * 1024);
+	ck_assert_ptr_null(router_match(HTTP_GET, "/api/v1/runs", arg, sizeof arg));
+	ck_assert_ptr_null(router_match(HTTP_GET, "/no/such/page", arg, sizeof arg));
+	ck_assert_ptr_null(router_match(HTTP_OTHER, "/", arg, sizeof arg));
+}
+END_TEST
+
+/* The Allow value names the methods some row serves the path with; NULL
+ * when none does (a 404, not a 405). */
+START_TEST(allow_names_the_methods)
+{
+	ck_assert_str_eq(router_allow("/api/v1/runs"), "POST");
+	ck_assert_str_eq(router_allow("/r/r_y2_5y8oo97d"), "GET, HEAD");
+	ck_assert_str_eq(router_allow("/r/r_y2_5y8oo97d/disputes"), "POST");
+	ck_assert_ptr_null(router_allow("/no/such/page"));
+}
+END_TEST
+
+static Suite *suite_router(void)
+{
+	Suite *s = suite_create("router");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, pattern_star_is_one_segment);
+	tcase_add_test(tc, match_picks_the_row);
+	tcase_add_test(tc, allow_names_the_methods);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+CHECK_MAIN(suite_router)
