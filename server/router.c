@@ -15,6 +15,7 @@
 #include "http/guard.h"
 #include "pages/page.h"
 #include "ingest/upload.h"
+#include "ingest/withdraw.h"
 
 #define KB 1024
 
@@ -25,6 +26,7 @@ static const struct route routes[] = {
 	{ HTTP_POST, "/api/v1/runs",                 upload_handle,     ROUTE_BODY, 64 * KB },
 	{ HTTP_POST, "/api/v1/runs/*/disputes",      dispute_api_post,  ROUTE_BODY, 64 * KB },
 	{ HTTP_POST, "/api/v1/runs/*/disputes/resolve", dispute_api_resolve, ROUTE_BODY, 64 * KB },
+	{ HTTP_POST, "/api/v1/runs/*/withdraw",      withdraw_handle,   ROUTE_BODY, 64 * KB },
 	{ HTTP_GET,  "/r/*.json",                    page_run_json,     0, 0 },
 	{ HTTP_GET,  "/r/*.jws",                     page_run_jws,      0, 0 },
 	{ HTTP_GET,  "/r/*",                         page_run,          ROUTE_HTML, 0 },

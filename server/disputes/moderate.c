@@ -58,6 +58,8 @@ static int rule_status(struct dbconn *w, struct rule_job *rj, sqlite3_stmt *run)
 	db_bind_text(st, 2, rj->run_id);
 	if ((rc = dispute_step(st)) != DB_OK)
 		return rc;
+	if (!sqlite3_changes(w->h))
+		return DB_OK;       /* withdrawn: it stays out (migration 0013) */
 	return outlier_run_status_changed(w, rj->run_id, NULL);
 }
 

@@ -24,8 +24,10 @@ static const char sql_run[] =
 	"r.hw_class, r.backend_name, r.backend_version, r.decode_tok_s, r.created_at, "
 	"r.received_at, r.key_thumbprint, r.alg, a.name AS account, r.demo, r.outlier, "
 	"r.status, r.payload, c.n AS cluster_n, c.mean AS cluster_mean, "
-	"c.stddev AS cluster_stddev, c.keys AS cluster_keys, c.new_keys AS cluster_new_keys "
+	"c.stddev AS cluster_stddev, c.keys AS cluster_keys, c.new_keys AS cluster_new_keys, "
+	"w.withdrawn_at, w.reason AS withdrawn_reason "
 	"FROM runs r LEFT JOIN accounts a ON a.id = r.account_id "
+	"LEFT JOIN run_withdrawals w ON w.run_id = r.id "
 	"LEFT JOIN clusters c ON c.suite_version = r.suite_version "
 	"AND c.model_digest = r.model_digest AND c.hw_class = r.hw_class "
 	"AND c.backend_name = r.backend_name WHERE r.id = ?";
@@ -83,6 +85,18 @@ static json_t *ceiling_json(struct req *r, const json_t *m, const json_t *payloa
 		return json_null();
 	v = ceiling_run_json(&c, json_number_value(json_object_get(m, "decode_tok_s")));
 	return v ? v : json_null();
+}
+
+/* The run's withdrawal by its submitter (migration 0013): when and why,
+ * or null. */
+static json_t *withdrawal_json(const json_t *row)
+{
+	json_t *at = json_object_get(row, "withdrawn_at");
+
+	if (!json_is_string(at))
+		return json_null();
+	return json_pack("{s:O, s:O}", "withdrawn_at", at,
+			 "reason", json_object_get(row, "withdrawn_reason"));
 }
 
 /* The signed payload of run id, decoded from its stored JWS (runs stored
@@ -160,7 +174,11 @@ static json_t *model_of(struct req *r, json_t *row)
 		"thumbprint", json_object_get(row, "key_thumbprint")));
 	json_object_set(m, "account", json_object_get(row, "account"));
 	json_object_set_new(m, "demo", json_boolean(json_integer_value(json_object_get(row, "demo"))));
-	json_object_set(m, "status", json_object_get(row, "status"));
+	json_object_set_new(m, "withdrawal", withdrawal_json(row));
+	if (json_is_object(json_object_get(m, "withdrawal")))
+		json_object_set_new(m, "status", json_string("withdrawn"));
+	else
+		json_object_set(m, "status", json_object_get(row, "status"));
 	json_object_set_new(m, "outlier", outlier_json(row));
 	if (!(thread = dispute_thread_json(r, id)) ||
 	    json_object_set_new(m, "dispute", thread) < 0) {
@@ -581,7 +599,9 @@ static json_t *embed_view(const json_t *m)
 	struct buf msg = BUF_INIT, md = BUF_INIT, html = BUF_INIT;
 	json_t *v = NULL;
 
-	if (s_of(m, "status") && !strcmp(s_of(m, "status"), "upheld"))
+	if (s_of(m, "status") && !strcmp(s_of(m, "status"), "withdrawn"))
+		in.state = BADGE_WITHDRAWN;
+	else if (s_of(m, "status") && !strcmp(s_of(m, "status"), "upheld"))
 		in.state = BADGE_UPHELD;
 	else if (json_is_true(json_object_get(o, "flagged")))
 		in.state = BADGE_OUTLIER;

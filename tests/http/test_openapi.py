@@ -322,3 +322,27 @@ def test_dispute_routes_answer_as_described(server):
     hw = check(server.get("/hw/%s.json" % run["hardware"]["slug"]), "GET", "/hw/{slug}.json")
     assert hw["models"] == []
     check(server.get("/badge/%s.json" % rid), "GET", "/badge/{id}.json")
+
+
+def test_withdrawal_matches_spec(server):
+    key = new_key()
+    rid = upload_ok(server, key=key)["id"]
+    base = "/api/v1/runs/{id}/withdraw"
+    url = "/api/v1/runs/%s/withdraw" % rid
+    jose = {"Content-Type": "application/jose"}
+
+    def signed(body, k=key):
+        return sign(body, k)[0]
+
+    body = {"run_id": rid, "action": "withdraw", "reason": "Wrong model file."}
+    check(server.post(url, json=body), "POST", base)
+    check(server.post(url, data="x.y", headers=jose), "POST", base)
+    check(server.post(url, data=signed(body, new_key()), headers=jose), "POST", base)
+    check(server.post(url, data=signed(dict(body, action="x")), headers=jose), "POST", base)
+    check(server.post("/api/v1/runs/%s/withdraw" % UNKNOWN, data=signed(body), headers=jose), "POST", base)
+    done = check(server.post(url, data=signed(body), headers=jose), "POST", base)
+    assert done["status"] == "withdrawn"
+    again = server.post(url, data=signed(body), headers=jose)
+    assert check(again, "POST", base)["error"]["code"] == "already_withdrawn"
+    run = check(server.get("/r/%s.json" % rid), "GET", "/r/{id}.json")
+    assert run["status"] == "withdrawn" and run["withdrawal"]["reason"] == "Wrong model file."
