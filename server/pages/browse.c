@@ -12,6 +12,7 @@
 #include "app.h"
 #include "util/buf.h"
 #include "store/db.h"
+#include "render/csv.h"
 #include "render/html.h"
 #include "util/log.h"
 #include "pages/page.h"
@@ -258,6 +259,7 @@ int browse_begin(struct browse *b, struct req *r)
 	memset(b, 0, sizeof *b);
 	b->r = r;
 	b->html = r->html;
+	b->csv = strlen(r->path) > 4 && !strcmp(r->path + strlen(r->path) - 4, ".csv");
 	b->after_decode = HUGE_VAL;
 	strcpy(b->after_id, "~");
 	if (!(b->c = db_reader(r->app->db)))
@@ -274,6 +276,108 @@ enum MHD_Result browse_fail(struct browse *b)
 	return http_reply_err(b->r, &b->err);
 }
 
+/* The columns of a run row (browse_run()) in CSV. */
+static const struct csv_col run_cols[] = {
+	{ "id", "id" }, { "url", "url" }, { "model", "model.name" }, { "model_slug", "model.slug" },
+	{ "model_digest", "model.digest" }, { "quantization", "model.quantization" },
+	{ "format", "model.format" }, { "hardware", "hardware.name" }, { "hw_slug", "hardware.slug" },
+	{ "backend", "backend.name" }, { "backend_version", "backend.version" },
+	{ "decode_tok_s", "decode_tok_s" }, { "prefill_tok_s", "prefill_tok_s" },
+	{ "ttft_ms", "ttft_ms" }, { "created_at", "created_at" }, { "outlier", "outlier" },
+	{ "sigma", "sigma" }, { "demo", "demo" },
+};
+static const struct csv_col outlier_cols[] = {
+	{ "id", "id" }, { "url", "url" }, { "model", "model_name" }, { "model_slug", "model_slug" },
+	{ "hardware", "accelerator" }, { "hw_slug", "hw_slug" }, { "hw_class", "hw_class" },
+	{ "backend", "backend_name" }, { "backend_version", "backend_version" },
+	{ "decode_tok_s", "decode_tok_s" }, { "received_at", "received_at" },
+	{ "cluster_n", "cluster_n" }, { "cluster_mean", "cluster_mean" },
+	{ "cluster_stddev", "cluster_stddev" }, { "sigma", "sigma" },
+	{ "dispute_state", "dispute_state" }, { "dispute_posts", "dispute_posts" }, { "demo", "demo" },
+};
+static const struct csv_col dispute_cols[] = {
+	{ "id", "id" }, { "url", "url" }, { "opened_at", "opened_at" },
+	{ "last_post_at", "last_post_at" }, { "posts", "posts" }, { "model", "model_name" },
+	{ "model_slug", "model_slug" }, { "hardware", "accelerator" }, { "hw_slug", "hw_slug" },
+	{ "backend", "backend_name" }, { "decode_tok_s", "decode_tok_s" },
+	{ "outlier", "outlier" }, { "demo", "demo" },
+};
+
+/* Each table page's CSV twin: where its rows are in the view model (the
+ * first path that holds an array; "*" flattens an array of objects' own
+ * lists, as /hw/<slug>'s model sections) and their columns. */
+static const struct {
+	const char *page, *rows, *alt;
+	const struct csv_col *cols;
+	size_t ncols;
+} browse_csv_tables[] = {
+	{ "home", "board.runs", NULL, run_cols, sizeof run_cols / sizeof run_cols[0] },
+	{ "model", "list.runs", NULL, run_cols, sizeof run_cols / sizeof run_cols[0] },
+	{ "hw", "list.runs", "models*list.runs", run_cols, sizeof run_cols / sizeof run_cols[0] },
+	{ "outliers", "rows", NULL, outlier_cols, sizeof outlier_cols / sizeof outlier_cols[0] },
+	{ "disputes", "rows", NULL, dispute_cols, sizeof dispute_cols / sizeof dispute_cols[0] },
+};
+
+/* The rows of m at path (new reference): "a.b", or "a*b.c" for the
+ * concatenation of b.c of every object of array a. */
+static json_t *csv_rows(const json_t *m, const char *path)
+{
+	const char *star = strchr(path, '*');
+	char head[32];
+	const json_t *outer, *o;
+	json_t *all;
+	size_t i;
+
+	if (!star) {
+		o = csv_path(m, path);
+		return json_is_array(o) ? json_incref((json_t *)o) : NULL;
+	}
+	snprintf(head, sizeof head, "%.*s", (int)(star - path), path);
+	if (!json_is_array(outer = csv_path(m, head)) || !(all = json_array()))
+		return NULL;
+	json_array_foreach(outer, i, o)
+		json_array_extend(all, (json_t *)csv_path(o, star + 1));
+	return all;
+}
+
+/* Answers with page name's table in m as CSV; each row gains "url", the
+ * absolute address of its run. */
+static enum MHD_Result send_csv(struct browse *b, const char *name, json_t *m)
+{
+	struct http_opts o = { .cache_control = CC_PAGE, .etag = 1 };
+	struct buf out = BUF_INIT, url = BUF_INIT;
+	char origin[300];
+	json_t *rows = NULL, *row;
+	enum MHD_Result ret;
+	size_t i, t;
+
+	for (t = 0; t < sizeof browse_csv_tables / sizeof browse_csv_tables[0]; t++)
+		if (name && !strcmp(browse_csv_tables[t].page, name))
+			break;
+	if (t == sizeof browse_csv_tables / sizeof browse_csv_tables[0])
+		return http_fail(b->r, 404, "not_found", "This page has no CSV form.", NULL);
+	if (!(rows = csv_rows(m, browse_csv_tables[t].rows)) && browse_csv_tables[t].alt)
+		rows = csv_rows(m, browse_csv_tables[t].alt);
+	if (!rows)
+		rows = json_array();
+	http_origin(b->r, origin, sizeof origin);
+	json_array_foreach(rows, i, row) {
+		buf_reset(&url);
+		buf_printf(&url, "%s/r/%s", origin, json_string_value(json_object_get(row, "id")));
+		if (!buf_error(&url))
+			json_object_set_new(row, "url", json_stringn(url.buf, url.len));
+	}
+	if (csv_table(&out, rows, browse_csv_tables[t].cols, browse_csv_tables[t].ncols) ||
+	    buf_error(&url))
+		ret = http_fail(b->r, 503, "unavailable", MSG_NOMEM, NULL);
+	else
+		ret = http_send(b->r, 200, CT_CSV, out.buf, out.len, &o);
+	buf_release(&out);
+	buf_release(&url);
+	json_decref(rows);
+	return ret;
+}
+
 enum MHD_Result browse_send(struct browse *b, const char *name, json_t *m)
 {
 	struct http_opts o = { .cache_control = CC_PAGE, .etag = 1 };
@@ -284,7 +388,9 @@ enum MHD_Result browse_send(struct browse *b, const char *name, json_t *m)
 		browse_error(b, 503, MSG_NOMEM);
 		return browse_fail(b);
 	}
-	if (b->html)
+	if (b->csv)
+		ret = send_csv(b, name, m);
+	else if (b->html)
 		ret = page_render(b->r, name, m, 200);
 	else
 		ret = http_send_json(b->r, 200, m, &o);

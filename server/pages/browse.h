@@ -45,6 +45,7 @@ struct browse {
 	struct req *r;
 	struct dbconn *c;          /* this thread's read connection */
 	int html;                  /* r->html: a page, else the JSON view model */
+	int csv;                   /* the path ends in .csv: the page's table as CSV */
 	char suite[64];            /* the suite listed */
 	int suite_given;           /* ?suite= named it */
 	const char *hw;            /* ?hw=, a valid slug, or NULL */
@@ -75,9 +76,11 @@ int browse_error(struct browse *b, unsigned status, const char *fmt, ...)
 /* Answers with b's failure through the one responder (http_reply_err). */
 enum MHD_Result browse_fail(struct browse *b);
 
-/* Answers with the view model m (consumed): the JSON itself, or the page
- * rendered from template name.  Both with an ETag (304 on If-None-Match)
- * and Cache-Control CC_PAGE. */
+/* Answers with the view model m (consumed): the JSON itself, the page
+ * rendered from template name, or (b->csv, the .csv twin) the table of
+ * page name as CSV: one record per row the page lists, with a header
+ * record (see browse_csv_tables in browse.c).  Each with an ETag (304 on
+ * If-None-Match) and Cache-Control CC_PAGE. */
 enum MHD_Result browse_send(struct browse *b, const char *name, json_t *m);
 
 /* The run in st's current row (selected with BROWSE_RUN_COLS) as a list

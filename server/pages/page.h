@@ -36,7 +36,7 @@ enum MHD_Result page_run_jws(struct req *r);      /* /r/<id>.jws */
 json_t *page_run_model(struct req *r, const char *id, unsigned *status);
 
 /* page_home.c */
-enum MHD_Result page_home(struct req *r);         /* / */
+enum MHD_Result page_home(struct req *r);         /* /, /index.json, /index.csv */
 
 /* page_model.c */
 enum MHD_Result page_model(struct req *r);        /* /m/<slug> */
@@ -47,8 +47,8 @@ enum MHD_Result page_hw(struct req *r);           /* /hw/<slug> */
 enum MHD_Result page_hw_json(struct req *r);      /* /hw/<slug>.json */
 
 /* page_lists.c */
-enum MHD_Result page_outliers(struct req *r);     /* /outliers */
-enum MHD_Result page_disputes(struct req *r);     /* /disputes */
+enum MHD_Result page_outliers(struct req *r);     /* /outliers, .json, .csv */
+enum MHD_Result page_disputes(struct req *r);     /* /disputes, .json, .csv */
 
 /* page_fit.c */
 enum MHD_Result page_fit(struct req *r);          /* /fit */

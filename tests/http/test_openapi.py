@@ -346,3 +346,18 @@ def test_withdrawal_matches_spec(server):
     assert check(again, "POST", base)["error"]["code"] == "already_withdrawn"
     run = check(server.get("/r/%s.json" % rid), "GET", "/r/{id}.json")
     assert run["status"] == "withdrawn" and run["withdrawal"]["reason"] == "Wrong model file."
+
+
+def test_twins_match_spec(server):
+    rid = upload_ok(server)["id"]
+    server.post("/api/v1/runs/%s/disputes" % rid, json={"body": "Odd."})
+    run = server.get("/r/%s.json" % rid).json()
+    slug, hw = run["model"]["slug"], run["hardware"]["slug"]
+    for path, template in (("/index.json", "/index.json"), ("/index.csv", "/index.csv"),
+                           ("/index.csv?after=x", "/index.csv"),
+                           ("/m/%s.csv" % slug, "/m/{slug}.csv"), ("/m/nope.csv", "/m/{slug}.csv"),
+                           ("/hw/%s.csv" % hw, "/hw/{slug}.csv"),
+                           ("/outliers.json", "/outliers.json"), ("/outliers.csv", "/outliers.csv"),
+                           ("/disputes.json", "/disputes.json"), ("/disputes.csv", "/disputes.csv"),
+                           ("/disputes.csv?page=0", "/disputes.csv")):
+        check(server.get(path), "GET", template)
