@@ -6,7 +6,7 @@ PKGS="build-essential pkg-config clang libclang-rt-14-dev
 libmicrohttpd-dev libjansson-dev libsodium-dev libmbedtls-dev libsqlite3-dev sqlite3
 check libsubunit-dev
 python3 python3-pytest python3-jwcrypto python3-cryptography python3-lxml python3-requests python3-jsonschema
-nginx-light wrk curl e2fsprogs
+nginx-light wrk curl e2fsprogs trang libxml2-utils
 chromium"
 # Node.js (for the HTML validator) may come from Debian or be preinstalled.
 command -v npm >/dev/null 2>&1 || PKGS="$PKGS nodejs npm"

@@ -30,3 +30,19 @@ WHEN NEW.status = 'ok' AND EXISTS (SELECT 1 FROM run_withdrawals WHERE run_id = 
 BEGIN
 	SELECT RAISE(IGNORE);
 END;
+
+-- Atom feeds (page_feed.c) and account pages (page_account.c) read the
+-- newest runs that count, or an account's, from these indexes in feed
+-- order: a feed costs its 50 rows whatever the number of runs.  Partial,
+-- so a run that leaves the rankings (withdrawn, upheld) leaves them too,
+-- and anonymous runs are in neither account index.
+CREATE INDEX runs_recent ON runs(received_at DESC, id DESC) WHERE status = 'ok';
+CREATE INDEX runs_model_recent ON runs(model_slug, received_at DESC, id DESC) WHERE status = 'ok';
+CREATE INDEX runs_hw_recent ON runs(hw_slug, received_at DESC, id DESC) WHERE status = 'ok';
+CREATE INDEX runs_account_recent ON runs(account_id, received_at DESC, id DESC)
+	WHERE account_id IS NOT NULL AND status = 'ok';
+CREATE INDEX runs_account_board ON runs(account_id, suite_version, decode_tok_s DESC, id DESC)
+	WHERE account_id IS NOT NULL AND status = 'ok';
+-- /disputes.atom: open threads of every suite, latest post first.
+CREATE INDEX dispute_threads_recent ON dispute_threads(last_post_id DESC, run_id DESC)
+	WHERE state = 'open';

@@ -77,6 +77,36 @@ START_TEST(every_query_uses_an_index)
 }
 END_TEST
 
+/* The feeds read their newest 50 rows in index order: an index (never the
+ * table) and no sort; /feed.atom walks runs_recent from its newest end. */
+START_TEST(feeds_read_an_index_in_order)
+{
+	struct dbconn *c = db_reader(db);
+	sqlite3_stmt *st;
+	size_t k;
+
+	ck_assert_ptr_nonnull(c);
+	for (k = 0; page_feed_sql[k]; k++) {
+		char *q = sqlite3_mprintf("EXPLAIN QUERY PLAN %s", page_feed_sql[k]);
+		int n = 0;
+
+		ck_assert_int_eq(sqlite3_prepare_v2(c->h, q, -1, &st, NULL), SQLITE_OK);
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			const char *d = (const char *)sqlite3_column_text(st, 3);
+
+			n++;
+			ck_assert_msg(!strstr(d, "TEMP B-TREE"), "sort in %s: %s", page_feed_sql[k], d);
+			ck_assert_msg(strncmp(d, "SCAN ", 5) != 0 || strstr(d, "USING INDEX") ||
+				      strstr(d, "USING COVERING INDEX"),
+				      "table scan in %s: %s", page_feed_sql[k], d);
+		}
+		sqlite3_finalize(st);
+		sqlite3_free(q);
+		ck_assert_msg(n > 0, "no plan for %s", page_feed_sql[k]);
+	}
+}
+END_TEST
+
 /* A second connection to the test database, for writes the way an
  * upload, a moderator or sqlite3 would make them. */
 static sqlite3 *raw_open(void)
@@ -381,6 +411,7 @@ static Suite *suite_browse(void)
 	/* Thousands of writes: room for the sanitizer build. */
 	tcase_set_timeout(t, 60);
 	tcase_add_test(t, every_query_uses_an_index);
+	tcase_add_test(t, feeds_read_an_index_in_order);
 	tcase_add_test(t, digest_summary_follows_every_change);
 	tcase_add_test(t, digest_summary_costs_do_not_grow_with_runs);
 	suite_add_tcase(s, t);

@@ -378,6 +378,64 @@ static enum MHD_Result send_csv(struct browse *b, const char *name, json_t *m)
 	return ret;
 }
 
+/* Each table page's other forms, for <link rel="alternate"> in its head:
+ * the path of its twins (".json", ".csv" added; "*" is r->arg) and its
+ * Atom feed, if it has one. */
+static const struct {
+	const char *page, *twin, *feed;
+} browse_alternates[] = {
+	{ "home", "/index", "/feed.atom" },
+	{ "model", "/m/*", "/m/*.atom" },
+	{ "hw", "/hw/*", "/hw/*.atom" },
+	{ "outliers", "/outliers", NULL },
+	{ "disputes", "/disputes", "/disputes.atom" },
+	{ "account", "/u/*", "/u/*.atom" },
+};
+
+/* One alternate {type, href, title}: pattern with "*" replaced by arg
+ * (URL-escaped), then suffix. */
+static json_t *alternate(const char *type, const char *title, const char *pattern,
+			 const char *arg, const char *suffix)
+{
+	const char *star = strchr(pattern, '*');
+	struct buf href = BUF_INIT;
+	json_t *o = NULL;
+
+	if (star) {
+		buf_add(&href, pattern, (size_t)(star - pattern));
+		html_url_arg(&href, arg);
+		buf_puts(&href, star + 1);
+	} else {
+		buf_puts(&href, pattern);
+	}
+	buf_puts(&href, suffix);
+	if (!buf_error(&href))
+		o = json_pack("{s:s, s:s, s:s}", "type", type, "href", href.buf, "title", title);
+	buf_release(&href);
+	return o;
+}
+
+/* Adds "alternates" to page name's model m: its JSON, CSV and feed. */
+static void add_alternates(struct browse *b, const char *name, json_t *m)
+{
+	json_t *a = json_array();
+	size_t t;
+
+	for (t = 0; t < sizeof browse_alternates / sizeof browse_alternates[0]; t++)
+		if (name && !strcmp(browse_alternates[t].page, name))
+			break;
+	if (!a || t == sizeof browse_alternates / sizeof browse_alternates[0]) {
+		json_decref(a);
+		return;
+	}
+	json_array_append_new(a, alternate("application/json", "JSON", browse_alternates[t].twin, b->r->arg, ".json"));
+	json_array_append_new(a, alternate("text/csv", "CSV", browse_alternates[t].twin, b->r->arg, ".csv"));
+	if (browse_alternates[t].feed)
+		json_array_append_new(a, alternate("application/atom+xml", "Atom feed",
+						   browse_alternates[t].feed, b->r->arg, ""));
+	json_object_set_new(m, "alternates", a);
+}
+
 enum MHD_Result browse_send(struct browse *b, const char *name, json_t *m)
 {
 	struct http_opts o = { .cache_control = CC_PAGE, .etag = 1 };
@@ -388,6 +446,8 @@ enum MHD_Result browse_send(struct browse *b, const char *name, json_t *m)
 		browse_error(b, 503, MSG_NOMEM);
 		return browse_fail(b);
 	}
+	if (b->html)
+		add_alternates(b, name, m);
 	if (b->csv)
 		ret = send_csv(b, name, m);
 	else if (b->html)

@@ -50,6 +50,16 @@ enum MHD_Result page_hw_json(struct req *r);      /* /hw/<slug>.json */
 enum MHD_Result page_outliers(struct req *r);     /* /outliers, .json, .csv */
 enum MHD_Result page_disputes(struct req *r);     /* /disputes, .json, .csv */
 
+/* page_feed.c: Atom feeds (RFC 4287), the newest 50 entries each. */
+enum MHD_Result page_feed_new(struct req *r);       /* /feed.atom: runs */
+enum MHD_Result page_feed_model(struct req *r);     /* /m/<slug>.atom */
+enum MHD_Result page_feed_hw(struct req *r);        /* /hw/<slug>.atom */
+enum MHD_Result page_feed_disputes(struct req *r);  /* /disputes.atom: open threads */
+enum MHD_Result page_feed_account(struct req *r);   /* /u/<name>.atom */
+/* The id of the account named name: DB_OK, DB_NOTFOUND (also for a name
+ * no account could have) or another db_status. */
+int page_account_id(struct req *r, const char *name, long long *id);
+
 /* page_fit.c */
 enum MHD_Result page_fit(struct req *r);          /* /fit */
 enum MHD_Result page_fit_json(struct req *r);     /* /fit.json */

@@ -361,3 +361,16 @@ def test_twins_match_spec(server):
                            ("/disputes.json", "/disputes.json"), ("/disputes.csv", "/disputes.csv"),
                            ("/disputes.csv?page=0", "/disputes.csv")):
         check(server.get(path), "GET", template)
+
+
+def test_feeds_match_spec(server):
+    token = server.account("carol")
+    rid = upload_ok(server, headers={"Authorization": "Bearer " + token})["id"]
+    run = server.get("/r/%s.json" % rid).json()
+    for path, template in (("/feed.atom", "/feed.atom"),
+                           ("/m/%s.atom" % run["model"]["slug"], "/m/{slug}.atom"),
+                           ("/m/No_Slug.atom", "/m/{slug}.atom"),
+                           ("/hw/%s.atom" % run["hardware"]["slug"], "/hw/{slug}.atom"),
+                           ("/disputes.atom", "/disputes.atom"),
+                           ("/u/carol.atom", "/u/{name}.atom"), ("/u/nobody.atom", "/u/{name}.atom")):
+        check(server.get(path), "GET", template)
