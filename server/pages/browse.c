@@ -316,6 +316,7 @@ static const struct {
 	{ "hw", "list.runs", "models*list.runs", run_cols, sizeof run_cols / sizeof run_cols[0] },
 	{ "outliers", "rows", NULL, outlier_cols, sizeof outlier_cols / sizeof outlier_cols[0] },
 	{ "disputes", "rows", NULL, dispute_cols, sizeof dispute_cols / sizeof dispute_cols[0] },
+	{ "account", "list.runs", NULL, run_cols, sizeof run_cols / sizeof run_cols[0] },
 };
 
 /* The rows of m at path (new reference): "a.b", or "a*b.c" for the

@@ -149,6 +149,8 @@ extern const char *const page_hw_sql[];
 extern const char *const page_fit_sql[];     /* page_fit.c */
 /* /outliers and /disputes (page_lists.c). */
 extern const char *const page_lists_sql[];
+/* /u/<name> (page_account.c). */
+extern const char *const page_account_sql[];
 /* The Atom feeds (page_feed.c): index scans in feed order, LIMIT 50. */
 extern const char *const page_feed_sql[];
 

@@ -60,6 +60,10 @@ enum MHD_Result page_feed_account(struct req *r);   /* /u/<name>.atom */
  * no account could have) or another db_status. */
 int page_account_id(struct req *r, const char *name, long long *id);
 
+/* page_account.c: also /u/<name>.json and .csv (browse_send tells them
+ * apart by the route and the path). */
+enum MHD_Result page_account(struct req *r);      /* /u/<name> */
+
 /* page_fit.c */
 enum MHD_Result page_fit(struct req *r);          /* /fit */
 enum MHD_Result page_fit_json(struct req *r);     /* /fit.json */

@@ -374,3 +374,12 @@ def test_feeds_match_spec(server):
                            ("/disputes.atom", "/disputes.atom"),
                            ("/u/carol.atom", "/u/{name}.atom"), ("/u/nobody.atom", "/u/{name}.atom")):
         check(server.get(path), "GET", template)
+
+
+def test_account_pages_match_spec(server):
+    token = server.account("dave")
+    upload_ok(server, headers={"Authorization": "Bearer " + token})
+    for path, template in (("/u/dave", "/u/{name}"), ("/u/dave.json", "/u/{name}.json"),
+                           ("/u/dave.csv", "/u/{name}.csv"), ("/u/nobody.json", "/u/{name}.json"),
+                           ("/u/dave.json?after=x", "/u/{name}.json"), ("/u/nobody", "/u/{name}")):
+        check(server.get(path), "GET", template)
