@@ -33,6 +33,7 @@ static const struct route routes[] = {
 	{ HTTP_GET,  "/r/*.jws",                     page_run_jws,      0, 0 },
 	{ HTTP_GET,  "/r/*",                         page_run,          ROUTE_HTML, 0 },
 	{ HTTP_POST, "/r/*/disputes",                dispute_form_post, ROUTE_HTML | ROUTE_BODY, 64 * KB },
+	{ HTTP_GET,  "/export",                      page_export,       0, 0 },
 	{ HTTP_GET,  "/feed.atom",                   page_feed_new,     0, 0 },
 	{ HTTP_GET,  "/m/*.atom",                    page_feed_model,   0, 0 },
 	{ HTTP_GET,  "/hw/*.atom",                   page_feed_hw,      0, 0 },

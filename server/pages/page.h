@@ -64,6 +64,9 @@ int page_account_id(struct req *r, const char *name, long long *id);
  * apart by the route and the path). */
 enum MHD_Result page_account(struct req *r);      /* /u/<name> */
 
+/* page_export.c */
+enum MHD_Result page_export(struct req *r);       /* /export: NDJSON, streamed */
+
 /* page_fit.c */
 enum MHD_Result page_fit(struct req *r);          /* /fit */
 enum MHD_Result page_fit_json(struct req *r);     /* /fit.json */

@@ -383,3 +383,10 @@ def test_account_pages_match_spec(server):
                            ("/u/dave.csv", "/u/{name}.csv"), ("/u/nobody.json", "/u/{name}.json"),
                            ("/u/dave.json?after=x", "/u/{name}.json"), ("/u/nobody", "/u/{name}")):
         check(server.get(path), "GET", template)
+
+
+def test_export_matches_spec(server):
+    upload_ok(server)
+    check(server.get("/export", headers={"Accept-Encoding": "identity"}), "GET", "/export")
+    check(server.get("/export", headers={"Accept-Encoding": "identity"}), "GET", "/export")
+    check(server.get("/export"), "GET", "/export")   # the third in a minute: 429
