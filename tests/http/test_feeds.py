@@ -1,6 +1,6 @@
 """Atom feeds (RFC 4287): /feed.atom, /m/<slug>.atom, /hw/<slug>.atom,
 /disputes.atom and /u/<name>.atom, each valid against RFC 4287's RELAX NG
-schema (tests/atom/atom.rnc, converted with trang, checked with xmllint),
+schema (tests/vectors/rfc4287_atom.rnc, converted with trang, checked with xmllint),
 newest first, at most 50 entries, without runs that left the rankings."""
 import os
 import shutil
@@ -12,7 +12,7 @@ import pytest
 from conftest import ROOT, make_payload, new_key, sign
 
 ATOM = "{http://www.w3.org/2005/Atom}"
-RNC = os.path.join(ROOT, "tests", "atom", "atom.rnc")
+RNC = os.path.join(ROOT, "tests", "vectors", "rfc4287_atom.rnc")
 
 
 @pytest.fixture(scope="module")
