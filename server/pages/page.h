@@ -66,6 +66,13 @@ enum MHD_Result page_account(struct req *r);      /* /u/<name> */
 
 /* page_export.c */
 enum MHD_Result page_export(struct req *r);       /* /export: NDJSON, streamed */
+/* Writes the export, gzipped, as dir/llm-speed-export-<YYYYMMDDTHHMMSSZ>.ndjson.gz
+ * (its name into name) through a temporary file, then rewrites
+ * dir/SHA256SUMS over every snapshot there (sha256sum -c format), for
+ * mirrors.  0, or -1 with the reason in err; nothing half-written stays. */
+struct db;
+int export_snapshot(struct db *db, const char *dir, char *name, size_t namelen,
+		    char *err, size_t errlen);
 
 /* page_fit.c */
 enum MHD_Result page_fit(struct req *r);          /* /fit */

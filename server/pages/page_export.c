@@ -3,12 +3,19 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <dirent.h>
+#include <errno.h>
+#include <sodium.h>
 #include <stdatomic.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
 
 #include "app.h"
+#include "util/timefmt.h"
 #include "http/ratelimit.h"
 #include "store/db.h"
 #include "util/buf.h"
@@ -49,7 +56,7 @@ static void export_rl_init(void)
 /* One export in progress: the cursor, the bytes made but not yet sent, and
  * the gzip stream when the client takes gzip. */
 struct export {
-	struct app *app;
+	struct db *db;
 	char after[64];        /* the last id written; "" before the first */
 	int eof;               /* every row has been read */
 	int finished;          /* ... and every byte made (gzip trailer too) */
@@ -67,6 +74,12 @@ static void export_free(void *p)
 		deflateEnd(&e->z);
 	buf_release(&e->out);
 	free(e);
+}
+
+/* export_free for a request's export, which also counted as running. */
+static void export_done(void *p)
+{
+	export_free(p);
 	atomic_fetch_sub(&exports_running, 1);
 }
 
@@ -115,7 +128,7 @@ static int add_line(struct buf *raw, sqlite3_stmt *st)
  * e->eof after the last row.  0, or -1 when the database failed. */
 static int read_chunk(struct export *e, struct buf *raw)
 {
-	struct dbconn *c = db_reader(e->app->db);
+	struct dbconn *c = db_reader(e->db);
 	sqlite3_stmt *st = c ? db_stmt(c, sql_chunk) : NULL;
 	int rc = SQLITE_DONE, rows = 0, bad = 0;
 
@@ -237,16 +250,16 @@ enum MHD_Result page_export(struct req *r)
 		return http_fail(r, 503, "unavailable", MSG_NOMEM, NULL);
 	}
 	buf_init(&e->out);
-	e->app = r->app;
+	e->db = r->app->db;
 	e->gzip = wants_gzip(r);
 	if (e->gzip && deflateInit2(&e->z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
 		e->gzip = 0;
-		export_free(e);
+		export_done(e);
 		return http_fail(r, 503, "unavailable", MSG_NOMEM, NULL);
 	}
-	resp = http_build_stream(CT_NDJSON, export_read, e, export_free, 32 * 1024, CC_NONE);
+	resp = http_build_stream(CT_NDJSON, export_read, e, export_done, 32 * 1024, CC_NONE);
 	if (!resp) {
-		export_free(e);
+		export_done(e);
 		return MHD_NO;
 	}
 	MHD_add_response_header(resp, "Vary", "Accept-Encoding");
@@ -255,4 +268,144 @@ enum MHD_Result page_export(struct req *r)
 	ret = MHD_queue_response(r->conn, 200, resp);
 	MHD_destroy_response(resp);
 	return ret;
+}
+
+/* ---- snapshots for mirrors ---- */
+
+#define SNAP_PREFIX "llm-speed-export-"
+#define SNAP_SUFFIX ".ndjson.gz"
+
+/* Writes the whole export, gzipped, to f. */
+static int snapshot_write(struct db *db, FILE *f)
+{
+	struct export e = { .db = db, .gzip = 1 };
+	int rc = 0;
+
+	buf_init(&e.out);
+	if (deflateInit2(&e.z, 9, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+		return -1;
+	while (!e.finished && rc == 0) {
+		buf_reset(&e.out);
+		if ((rc = produce(&e)) == 0 && e.out.len &&
+		    fwrite(e.out.buf, 1, e.out.len, f) != e.out.len)
+			rc = -1;
+	}
+	deflateEnd(&e.z);
+	buf_release(&e.out);
+	return rc;
+}
+
+/* SHA-256 of file path, as 64 hex digits into hex; 0 or -1. */
+static int file_sha256(const char *path, char hex[65])
+{
+	crypto_hash_sha256_state h;
+	unsigned char buf[65536], sha[32];
+	FILE *f = fopen(path, "rb");
+	size_t n;
+
+	if (!f)
+		return -1;
+	crypto_hash_sha256_init(&h);
+	while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+		crypto_hash_sha256_update(&h, buf, n);
+	n = ferror(f);
+	fclose(f);
+	crypto_hash_sha256_final(&h, sha);
+	sodium_bin2hex(hex, 65, sha, sizeof sha);
+	return n ? -1 : 0;
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Rewrites dir/SHA256SUMS (sha256sum -c format) over every snapshot in
+ * dir, oldest first, through a temporary file renamed into place. */
+static int snapshot_manifest(const char *dir, char *err, size_t errlen)
+{
+	char *names[4096], path[4096], tmp[4096], hex[65];
+	struct dirent *de;
+	size_t n = 0, i, len;
+	DIR *d = opendir(dir);
+	FILE *f = NULL;
+	int rc = -1;
+
+	if (!d)
+		return snprintf(err, errlen, "cannot read %s: %s", dir, strerror(errno)), -1;
+	while ((de = readdir(d)) && n < sizeof names / sizeof names[0]) {
+		len = strlen(de->d_name);
+		if (!strncmp(de->d_name, SNAP_PREFIX, strlen(SNAP_PREFIX)) &&
+		    len > strlen(SNAP_SUFFIX) && !strcmp(de->d_name + len - strlen(SNAP_SUFFIX), SNAP_SUFFIX) &&
+		    (names[n] = strdup(de->d_name)))
+			n++;
+	}
+	closedir(d);
+	qsort(names, n, sizeof *names, name_cmp);
+	snprintf(tmp, sizeof tmp, "%s/.SHA256SUMS.tmp", dir);
+	if (!(f = fopen(tmp, "w"))) {
+		snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+		if (file_sha256(path, hex) < 0) {
+			snprintf(err, errlen, "cannot read %s", path);
+			goto out;
+		}
+		fprintf(f, "%s  %s\n", hex, names[i]);
+	}
+	if (fflush(f) || fsync(fileno(f)) || fclose(f)) {
+		f = NULL;
+		snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
+		goto out;
+	}
+	f = NULL;
+	snprintf(path, sizeof path, "%s/SHA256SUMS", dir);
+	if (rename(tmp, path) < 0) {
+		snprintf(err, errlen, "cannot rename %s: %s", tmp, strerror(errno));
+		goto out;
+	}
+	rc = 0;
+out:
+	if (f)
+		fclose(f);
+	if (rc < 0)
+		unlink(tmp);
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	return rc;
+}
+
+int export_snapshot(struct db *db, const char *dir, char *name, size_t namelen,
+		    char *err, size_t errlen)
+{
+	char stamp[TIMEFMT_LEN], tmp[4096], path[4096];
+	FILE *f;
+	int rc;
+
+	char *s, *t;
+
+	time_now_rfc3339(stamp);
+	for (s = t = stamp; *s; s++)      /* 20261130T210423Z: no ':' in a URL */
+		if (*s != ':' && *s != '-')
+			*t++ = *s;
+	*t = '\0';
+	snprintf(name, namelen, SNAP_PREFIX "%s" SNAP_SUFFIX, stamp);
+	snprintf(tmp, sizeof tmp, "%s/.%s.tmp", dir, name);
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	if (!(f = fopen(tmp, "wx")))
+		return snprintf(err, errlen, "cannot create %s: %s", tmp, strerror(errno)), -1;
+	errno = 0;
+	rc = snapshot_write(db, f);
+	if (fflush(f) || fsync(fileno(f)))
+		rc = -1;
+	if (fclose(f))
+		rc = -1;
+	if (rc < 0 || rename(tmp, path) < 0) {
+		unlink(tmp);
+		return snprintf(err, errlen, "cannot write %s: %s", path,
+				errno ? strerror(errno) : "the database failed"), -1;
+	}
+	return snapshot_manifest(dir, err, errlen);
 }

@@ -98,3 +98,35 @@ def test_export_is_rate_limited(server):
     r = server.get("/export")
     assert r.status_code == 429 and int(r.headers["Retry-After"]) >= 1
     assert r.json()["error"]["code"] == "rate_limited"
+
+
+def test_snapshot_writes_export_and_manifest(server, tmp_path):
+    import hashlib
+    from conftest import BIN
+    key = new_key()
+    ids = sorted(upload(server, key)[0] for _ in range(5))
+    snaps = tmp_path / "snaps"
+    snaps.mkdir()
+    made = []
+    for _ in range(2):
+        out = subprocess.run([BIN, "snapshot", str(snaps), "--db", server.db, "--assets", ROOT],
+                             capture_output=True, text=True, timeout=120)
+        assert out.returncode == 0, out.stderr
+        made.append(os.path.basename(out.stdout.strip()))
+        import time
+        time.sleep(1.1)                   # names are to the second
+    files = sorted(p.name for p in snaps.iterdir())
+    assert files == sorted(made + ["SHA256SUMS"])   # no temporary file left
+    sums = {}
+    for line in (snaps / "SHA256SUMS").read_text().splitlines():
+        digest, name = line.split("  ")
+        sums[name] = digest
+    assert set(sums) == set(made)
+    for name in made:
+        data = (snaps / name).read_bytes()
+        assert hashlib.sha256(data).hexdigest() == sums[name]
+        assert [json.loads(l)["id"] for l in gzip.decompress(data).decode().splitlines()] == ids
+        assert verify(snaps / name).returncode == 0
+    bad = subprocess.run([BIN, "snapshot", str(tmp_path / "missing"), "--db", server.db,
+                          "--assets", ROOT], capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 1 and "missing" in bad.stderr
