@@ -168,6 +168,7 @@ def test_a_later_ruling_does_not_bring_a_withdrawn_run_back(server):
     r = server.post("/api/v1/runs/%s/disputes/resolve" % rid, json={"resolution": "dismissed"},
                     headers={"Authorization": "Bearer " + MODERATOR_TOKEN})
     assert r.status_code == 200, r.text
+    assert r.json()["run_status"] == "withdrawn"
     assert server.get("/r/%s.json" % rid).json()["status"] == "withdrawn"
     assert server.get("/r/%s.json" % ids[0]).json()["outlier"]["cluster"]["n"] == 3
     stored, fresh = summaries(server.db)
