@@ -83,6 +83,13 @@ enum MHD_Result browse_fail(struct browse *b);
  * If-None-Match) and Cache-Control CC_PAGE. */
 enum MHD_Result browse_send(struct browse *b, const char *name, json_t *m);
 
+/* twins.c: page name's table in m as CSV (the .csv twin; each row gains
+ * "url", its run's address), or 404 for a page without one. */
+enum MHD_Result browse_send_csv(struct browse *b, const char *name, json_t *m);
+/* twins.c: adds "alternates" [{type, href, title}] to page name's model m:
+ * its JSON and CSV twins and its Atom feed, for <link rel="alternate">. */
+void browse_add_alternates(struct browse *b, const char *name, json_t *m);
+
 /* The run in st's current row (selected with BROWSE_RUN_COLS) as a list
  * item: id, href, decode_tok_s, prefill_tok_s, ttft_ms, created_at, date,
  * model {name, slug, digest, digest_short, quantization, format, href},
