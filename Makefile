@@ -2,7 +2,7 @@
 # Sources are globbed: a new server/<layer>/*.c or tests/check_*.c needs no edit here.
 
 CC      ?= cc
-PKGS    := libmicrohttpd jansson libsodium sqlite3
+PKGS    := libmicrohttpd jansson libsodium sqlite3 zlib
 CSTD    := -std=c11 -D_DEFAULT_SOURCE -D_GNU_SOURCE
 WARN    := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-unused-parameter
 CFLAGS  ?= -O2 -g

@@ -3,10 +3,10 @@
 # Idempotent and quick when everything is present.
 set -e
 PKGS="build-essential pkg-config clang libclang-rt-14-dev
-libmicrohttpd-dev libjansson-dev libsodium-dev libmbedtls-dev libsqlite3-dev sqlite3
+libmicrohttpd-dev libjansson-dev libsodium-dev libmbedtls-dev libsqlite3-dev sqlite3 zlib1g-dev
 check libsubunit-dev
 python3 python3-pytest python3-jwcrypto python3-cryptography python3-lxml python3-requests python3-jsonschema
-nginx-light wrk curl e2fsprogs
+nginx-light wrk curl e2fsprogs trang libxml2-utils
 chromium
 golang-go golang-golang-x-mod-dev"
 # Go and golang.org/x/mod (sumdb/tlog, sumdb/note) from Debian check the

@@ -40,6 +40,7 @@ static const char usage[] =
 "       llm-speedd account add NAME [--db F]  create an account, print its token once\n"
 "       llm-speedd account revoke NAME [--db F]\n"
 "       llm-speedd sample-run [--help]        print a signed sample run\n"
+"       llm-speedd snapshot DIR [--db FILE]    write a gzipped export and SHA256SUMS to DIR\n"
 "       (options may come before or after account add|revoke NAME)\n"
 "\n"
 "options (each also read from the environment variable shown):\n"
@@ -365,6 +366,28 @@ static int account_main(const struct config *c, int argc, char **argv)
 	return rc == DB_OK ? 0 : 1;
 }
 
+/* `llm-speedd snapshot DIR`: one export snapshot for mirrors. */
+static int snapshot_main(const struct config *c, int argc, char **argv)
+{
+	char name[128], err[600];
+	struct db *db;
+	int rc;
+
+	if (argc != 1) {
+		fputs("usage: llm-speedd snapshot DIR [--db FILE]\n", stderr);
+		return 2;
+	}
+	if (!(db = open_db(c)))
+		return 1;
+	rc = export_snapshot(db, argv[0], name, sizeof name, err, sizeof err);
+	if (rc == 0)
+		printf("%s/%s\n", argv[0], name);
+	else
+		fprintf(stderr, "llm-speedd: %s\n", err);
+	db_close(db);
+	return rc == 0 ? 0 : 1;
+}
+
 /* Resolves host:port (or [v6]:port) for libmicrohttpd. */
 static struct addrinfo *resolve(const char *listen)
 {
@@ -596,6 +619,13 @@ int main(int argc, char **argv)
 		if (rest < 0)
 			return 2;
 		return account_main(&app.cfg, argc - first - rest, argv + first + rest);
+	}
+	if (first < argc && !strcmp(argv[first], "snapshot")) {
+		int rest = parse_options(argc - first, argv + first, &app.cfg, 1);
+
+		if (rest < 0)
+			return 2;
+		return snapshot_main(&app.cfg, argc - first - rest, argv + first + rest);
 	}
 	if (first < argc) {
 		fprintf(stderr, "llm-speedd: unknown command %s\n%s", argv[first], usage);

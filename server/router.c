@@ -15,28 +15,47 @@
 #include "http/guard.h"
 #include "pages/page.h"
 #include "ingest/upload.h"
+#include "ingest/withdraw.h"
 
 #define KB 1024
 
 /* Checked in order; a more specific pattern comes before a general one. */
 static const struct route routes[] = {
 	{ HTTP_GET,  "/",                            page_home,         ROUTE_HTML, 0 },
+	{ HTTP_GET,  "/index.json",                  page_home,         0, 0 },
+	{ HTTP_GET,  "/index.csv",                   page_home,         0, 0 },
 	{ HTTP_GET,  "/healthz",                     page_healthz,      0, 0 },
 	{ HTTP_POST, "/api/v1/runs",                 upload_handle,     ROUTE_BODY, 64 * KB },
 	{ HTTP_POST, "/api/v1/runs/*/disputes",      dispute_api_post,  ROUTE_BODY, 64 * KB },
 	{ HTTP_POST, "/api/v1/runs/*/disputes/resolve", dispute_api_resolve, ROUTE_BODY, 64 * KB },
+	{ HTTP_POST, "/api/v1/runs/*/withdraw",      withdraw_handle,   ROUTE_BODY, 64 * KB },
 	{ HTTP_GET,  "/r/*.json",                    page_run_json,     0, 0 },
 	{ HTTP_GET,  "/r/*.jws",                     page_run_jws,      0, 0 },
 	{ HTTP_GET,  "/r/*",                         page_run,          ROUTE_HTML, 0 },
 	{ HTTP_POST, "/r/*/disputes",                dispute_form_post, ROUTE_HTML | ROUTE_BODY, 64 * KB },
+	{ HTTP_GET,  "/export",                      page_export,       0, 0 },
+	{ HTTP_GET,  "/feed.atom",                   page_feed_new,     0, 0 },
+	{ HTTP_GET,  "/m/*.atom",                    page_feed_model,   0, 0 },
+	{ HTTP_GET,  "/hw/*.atom",                   page_feed_hw,      0, 0 },
+	{ HTTP_GET,  "/disputes.atom",               page_feed_disputes, 0, 0 },
+	{ HTTP_GET,  "/u/*.atom",                    page_feed_account, 0, 0 },
+	{ HTTP_GET,  "/u/*.json",                    page_account,      0, 0 },
+	{ HTTP_GET,  "/u/*.csv",                     page_account,      0, 0 },
+	{ HTTP_GET,  "/u/*",                         page_account,      ROUTE_HTML, 0 },
 	{ HTTP_GET,  "/m/*.json",                    page_model_json,   0, 0 },
+	{ HTTP_GET,  "/m/*.csv",                     page_model_json,   0, 0 },
 	{ HTTP_GET,  "/m/*",                         page_model,        ROUTE_HTML, 0 },
 	{ HTTP_GET,  "/hw/*.json",                   page_hw_json,      0, 0 },
+	{ HTTP_GET,  "/hw/*.csv",                    page_hw_json,      0, 0 },
 	{ HTTP_GET,  "/hw/*",                        page_hw,           ROUTE_HTML, 0 },
 	{ HTTP_GET,  "/badge/*.svg",                 badge_svg,         0, 0 },
 	{ HTTP_GET,  "/badge/*.json",                badge_json,        0, 0 },
 	{ HTTP_GET,  "/outliers",                    page_outliers,     ROUTE_HTML, 0 },
+	{ HTTP_GET,  "/outliers.json",               page_outliers,     0, 0 },
+	{ HTTP_GET,  "/outliers.csv",                page_outliers,     0, 0 },
 	{ HTTP_GET,  "/disputes",                    page_disputes,     ROUTE_HTML, 0 },
+	{ HTTP_GET,  "/disputes.json",               page_disputes,     0, 0 },
+	{ HTTP_GET,  "/disputes.csv",                page_disputes,     0, 0 },
 	{ HTTP_GET,  "/glossary",                    page_reference,    ROUTE_HTML, 0 },
 	{ HTTP_GET,  "/methodology",                 page_reference,    ROUTE_HTML, 0 },
 	{ HTTP_GET,  "/privacy",                     page_reference,    ROUTE_HTML, 0 },

@@ -56,7 +56,7 @@ static void check_plan(sqlite3 *h, const char *sql)
 START_TEST(every_query_uses_an_index)
 {
 	const char *const *sets[] = { browse_sql, page_home_sql, page_model_sql, page_hw_sql,
-				      page_fit_sql, page_lists_sql };
+				      page_fit_sql, page_lists_sql, page_account_sql };
 	struct dbconn *c = db_reader(db);
 	size_t i, k, total = 0;
 
@@ -65,6 +65,36 @@ START_TEST(every_query_uses_an_index)
 		for (k = 0; sets[i][k]; k++, total++)
 			check_plan(c->h, sets[i][k]);
 	ck_assert_uint_ge(total, 30);
+}
+END_TEST
+
+/* The feeds read their newest 50 rows in index order: an index (never the
+ * table) and no sort; /feed.atom walks runs_recent from its newest end. */
+START_TEST(feeds_read_an_index_in_order)
+{
+	struct dbconn *c = db_reader(db);
+	sqlite3_stmt *st;
+	size_t k;
+
+	ck_assert_ptr_nonnull(c);
+	for (k = 0; page_feed_sql[k]; k++) {
+		char *q = sqlite3_mprintf("EXPLAIN QUERY PLAN %s", page_feed_sql[k]);
+		int n = 0;
+
+		ck_assert_int_eq(sqlite3_prepare_v2(c->h, q, -1, &st, NULL), SQLITE_OK);
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			const char *d = (const char *)sqlite3_column_text(st, 3);
+
+			n++;
+			ck_assert_msg(!strstr(d, "TEMP B-TREE"), "sort in %s: %s", page_feed_sql[k], d);
+			ck_assert_msg(strncmp(d, "SCAN ", 5) != 0 || strstr(d, "USING INDEX") ||
+				      strstr(d, "USING COVERING INDEX"),
+				      "table scan in %s: %s", page_feed_sql[k], d);
+		}
+		sqlite3_finalize(st);
+		sqlite3_free(q);
+		ck_assert_msg(n > 0, "no plan for %s", page_feed_sql[k]);
+	}
 }
 END_TEST
 
@@ -372,6 +402,7 @@ static Suite *suite_browse(void)
 	/* Thousands of writes: room for the sanitizer build. */
 	tcase_set_timeout(t, 60);
 	tcase_add_test(t, every_query_uses_an_index);
+	tcase_add_test(t, feeds_read_an_index_in_order);
 	tcase_add_test(t, digest_summary_follows_every_change);
 	tcase_add_test(t, digest_summary_costs_do_not_grow_with_runs);
 	suite_add_tcase(s, t);

@@ -31,6 +31,7 @@ struct rule_job {
 	const char *state;        /* "upheld" or "dismissed" (static) */
 	char *note;
 	char resolved_at[32];
+	int withdrawn;            /* the run was withdrawn: it stayed out */
 };
 
 static void rule_free(void *p)
@@ -59,6 +60,10 @@ static int rule_status(struct dbconn *w, struct rule_job *rj, sqlite3_stmt *run)
 	db_bind_text(st, 2, rj->run_id);
 	if ((rc = dispute_step(st)) != DB_OK)
 		return rc;
+	if (!sqlite3_changes(w->h)) {
+		rj->withdrawn = 1;  /* withdrawn: it stays out (migration 0013) */
+		return DB_OK;
+	}
 	return outlier_run_status_changed(w, rj->run_id, NULL);
 }
 
@@ -130,7 +135,8 @@ static enum MHD_Result rule_finish(struct req *r)
 	body = json_pack("{s:s, s:s, s:s, s:s?, s:s, s:s}", "run_id", rj->run_id,
 			 "state", rj->state, "resolution", rj->state, "note", rj->note,
 			 "resolved_at", rj->resolved_at,
-			 "run_status", strcmp(rj->state, "upheld") ? "ok" : "upheld");
+			 "run_status", rj->withdrawn ? "withdrawn"
+				 : strcmp(rj->state, "upheld") ? "ok" : "upheld");
 	ret = http_send_json(r, 200, body, NULL);
 	json_decref(body);
 	return ret;

@@ -52,6 +52,21 @@ struct MHD_Response *http_build(const char *ctype, const void *body, size_t len,
 	return resp;
 }
 
+struct MHD_Response *http_build_stream(const char *ctype, MHD_ContentReaderCallback cb,
+				       void *cls, MHD_ContentReaderFreeCallback fr,
+				       size_t block, const char *cache_control)
+{
+	struct MHD_Response *resp;
+
+	resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, block, cb, cls, fr);
+	if (!resp)
+		return NULL;
+	add_common(resp, ctype);
+	if (cache_control)
+		MHD_add_response_header(resp, "Cache-Control", cache_control);
+	return resp;
+}
+
 enum MHD_Result http_send_prebuilt(struct req *r, unsigned status,
 				   struct MHD_Response *resp)
 {

@@ -104,6 +104,12 @@ enum MHD_Result http_send_prebuilt(struct req *r, unsigned status,
 struct MHD_Response *http_build(const char *ctype, const void *body, size_t len,
 				const char *cache_control, const char *etag);
 
+/* Builds a streamed response of unknown length (chunked) whose body comes
+ * from cb, with the standard headers; fr frees cls when it is done. */
+struct MHD_Response *http_build_stream(const char *ctype, MHD_ContentReaderCallback cb,
+				       void *cls, MHD_ContentReaderFreeCallback fr,
+				       size_t block, const char *cache_control);
+
 /* 1 when the request's If-None-Match matches etag (a quoted strong tag). */
 int http_etag_matches(struct req *r, const char *etag);
 /* Queues 304 Not Modified for etag. */

@@ -12,7 +12,8 @@
 #include "store/run_store.h"
 
 static const char sql_badge[] =
-	"SELECT decode_tok_s, model_name, accelerator, outlier, status "
+	"SELECT decode_tok_s, model_name, accelerator, outlier, status, "
+	"EXISTS (SELECT 1 FROM run_withdrawals WHERE run_id = runs.id) "
 	"FROM runs WHERE id = ?";
 
 /* One representation of the badge: its cache slot, type and renderer. */
@@ -94,7 +95,9 @@ static void fill(struct badge_in *in, sqlite3_stmt *st)
 	in->decode_tok_s = sqlite3_column_double(st, 0);
 	in->model = (const char *)sqlite3_column_text(st, 1);
 	in->hardware = (const char *)sqlite3_column_text(st, 2);
-	if (status && !strcmp(status, "upheld"))
+	if (sqlite3_column_int(st, 5))
+		in->state = BADGE_WITHDRAWN;
+	else if (status && !strcmp(status, "upheld"))
 		in->state = BADGE_UPHELD;
 	else if (sqlite3_column_int(st, 3))
 		in->state = BADGE_OUTLIER;

@@ -233,6 +233,7 @@ int browse_begin(struct browse *b, struct req *r)
 	memset(b, 0, sizeof *b);
 	b->r = r;
 	b->html = r->html;
+	b->csv = strlen(r->path) > 4 && !strcmp(r->path + strlen(r->path) - 4, ".csv");
 	b->after_decode = HUGE_VAL;
 	strcpy(b->after_id, "~");
 	if (!(b->c = db_reader(r->app->db)))
@@ -260,6 +261,10 @@ enum MHD_Result browse_send(struct browse *b, const char *name, json_t *m)
 		return browse_fail(b);
 	}
 	if (b->html)
+		browse_add_alternates(b, name, m);
+	if (b->csv)
+		ret = browse_send_csv(b, name, m);
+	else if (b->html)
 		ret = page_render(b->r, name, m, 200);
 	else
 		ret = http_send_json(b->r, 200, m, &o);

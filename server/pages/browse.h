@@ -45,6 +45,7 @@ struct browse {
 	struct req *r;
 	struct dbconn *c;          /* this thread's read connection */
 	int html;                  /* r->html: a page, else the JSON view model */
+	int csv;                   /* the path ends in .csv: the page's table as CSV */
 	char suite[64];            /* the suite listed */
 	int suite_given;           /* ?suite= named it */
 	const char *hw;            /* ?hw=, a valid slug, or NULL */
@@ -75,10 +76,19 @@ int browse_error(struct browse *b, unsigned status, const char *fmt, ...)
 /* Answers with b's failure through the one responder (http_reply_err). */
 enum MHD_Result browse_fail(struct browse *b);
 
-/* Answers with the view model m (consumed): the JSON itself, or the page
- * rendered from template name.  Both with an ETag (304 on If-None-Match)
- * and Cache-Control CC_PAGE. */
+/* Answers with the view model m (consumed): the JSON itself, the page
+ * rendered from template name, or (b->csv, the .csv twin) the table of
+ * page name as CSV: one record per row the page lists, with a header
+ * record (see browse_csv_tables in browse.c).  Each with an ETag (304 on
+ * If-None-Match) and Cache-Control CC_PAGE. */
 enum MHD_Result browse_send(struct browse *b, const char *name, json_t *m);
+
+/* twins.c: page name's table in m as CSV (the .csv twin; each row gains
+ * "url", its run's address), or 404 for a page without one. */
+enum MHD_Result browse_send_csv(struct browse *b, const char *name, json_t *m);
+/* twins.c: adds "alternates" [{type, href, title}] to page name's model m:
+ * its JSON and CSV twins and its Atom feed, for <link rel="alternate">. */
+void browse_add_alternates(struct browse *b, const char *name, json_t *m);
 
 /* The run in st's current row (selected with BROWSE_RUN_COLS) as a list
  * item: id, href, decode_tok_s, prefill_tok_s, ttft_ms, created_at, date,
@@ -147,5 +157,9 @@ extern const char *const page_hw_sql[];
 extern const char *const page_fit_sql[];     /* page_fit.c */
 /* /outliers and /disputes (page_lists.c). */
 extern const char *const page_lists_sql[];
+/* /u/<name> (page_account.c). */
+extern const char *const page_account_sql[];
+/* The Atom feeds (page_feed.c): index scans in feed order, LIMIT 50. */
+extern const char *const page_feed_sql[];
 
 #endif

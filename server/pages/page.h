@@ -33,7 +33,7 @@ enum MHD_Result page_run_jws(struct req *r);      /* /r/<id>.jws */
 json_t *page_run_model(struct req *r, const char *id, unsigned *status);
 
 /* page_home.c */
-enum MHD_Result page_home(struct req *r);         /* / */
+enum MHD_Result page_home(struct req *r);         /* /, /index.json, /index.csv */
 
 /* page_model.c */
 enum MHD_Result page_model(struct req *r);        /* /m/<slug> */
@@ -44,8 +44,32 @@ enum MHD_Result page_hw(struct req *r);           /* /hw/<slug> */
 enum MHD_Result page_hw_json(struct req *r);      /* /hw/<slug>.json */
 
 /* page_lists.c */
-enum MHD_Result page_outliers(struct req *r);     /* /outliers */
-enum MHD_Result page_disputes(struct req *r);     /* /disputes */
+enum MHD_Result page_outliers(struct req *r);     /* /outliers, .json, .csv */
+enum MHD_Result page_disputes(struct req *r);     /* /disputes, .json, .csv */
+
+/* page_feed.c: Atom feeds (RFC 4287), the newest 50 entries each. */
+enum MHD_Result page_feed_new(struct req *r);       /* /feed.atom: runs */
+enum MHD_Result page_feed_model(struct req *r);     /* /m/<slug>.atom */
+enum MHD_Result page_feed_hw(struct req *r);        /* /hw/<slug>.atom */
+enum MHD_Result page_feed_disputes(struct req *r);  /* /disputes.atom: open threads */
+enum MHD_Result page_feed_account(struct req *r);   /* /u/<name>.atom */
+/* The id of the account named name: DB_OK, DB_NOTFOUND (also for a name
+ * no account could have) or another db_status. */
+int page_account_id(struct req *r, const char *name, long long *id);
+
+/* page_account.c: also /u/<name>.json and .csv (browse_send tells them
+ * apart by the route and the path). */
+enum MHD_Result page_account(struct req *r);      /* /u/<name> */
+
+/* page_export.c */
+enum MHD_Result page_export(struct req *r);       /* /export: NDJSON, streamed */
+/* Writes the export, gzipped, as dir/llm-speed-export-<YYYYMMDDTHHMMSSZ>.ndjson.gz
+ * (its name into name) through a temporary file, then rewrites
+ * dir/SHA256SUMS over every snapshot there (sha256sum -c format), for
+ * mirrors.  0, or -1 with the reason in err; nothing half-written stays. */
+struct db;
+int export_snapshot(struct db *db, const char *dir, char *name, size_t namelen,
+		    char *err, size_t errlen);
 
 /* page_fit.c */
 enum MHD_Result page_fit(struct req *r);          /* /fit */

@@ -287,7 +287,8 @@ enum MHD_Result page_hw(struct req *r)
 	return browse_send(&p.b, "hw", p.m);
 }
 
-/* GET /hw/<slug>.json: the same view model as JSON; errors as the
+/* GET /hw/<slug>.json and .csv: the same view model as JSON, or its runs
+ * as CSV (browse_send); errors as the
  * contract's error body with the statuses of page_hw(). */
 enum MHD_Result page_hw_json(struct req *r)
 {
@@ -295,5 +296,5 @@ enum MHD_Result page_hw_json(struct req *r)
 
 	if (!hw_model(&p, r))
 		return browse_fail(&p.b);
-	return browse_send(&p.b, NULL, p.m);
+	return browse_send(&p.b, "hw", p.m);
 }

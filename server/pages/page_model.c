@@ -496,7 +496,8 @@ enum MHD_Result page_model(struct req *r)
 	return browse_send(&p.b, "model", p.m);
 }
 
-/* GET /m/<slug>.json: the same view model as JSON; errors as the
+/* GET /m/<slug>.json and .csv: the same view model as JSON, or its run
+ * list as CSV (browse_send); errors as the
  * contract's error body with the statuses of page_model(). */
 enum MHD_Result page_model_json(struct req *r)
 {
@@ -504,5 +505,5 @@ enum MHD_Result page_model_json(struct req *r)
 
 	if (!model_model(&p, r))
 		return browse_fail(&p.b);
-	return browse_send(&p.b, NULL, p.m);
+	return browse_send(&p.b, "model", p.m);
 }

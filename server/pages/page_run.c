@@ -411,7 +411,9 @@ static json_t *embed_view(const json_t *m)
 	struct buf msg = BUF_INIT, md = BUF_INIT, html = BUF_INIT;
 	json_t *v = NULL;
 
-	if (s_of(m, "status") && !strcmp(s_of(m, "status"), "upheld"))
+	if (s_of(m, "status") && !strcmp(s_of(m, "status"), "withdrawn"))
+		in.state = BADGE_WITHDRAWN;
+	else if (s_of(m, "status") && !strcmp(s_of(m, "status"), "upheld"))
 		in.state = BADGE_UPHELD;
 	else if (json_is_true(json_object_get(o, "flagged")))
 		in.state = BADGE_OUTLIER;

@@ -24,8 +24,9 @@ static const char sql_run[] =
 	"r.received_at, r.key_thumbprint, r.alg, a.name AS account, r.demo, r.outlier, "
 	"r.status, r.payload, c.n AS cluster_n, c.mean AS cluster_mean, "
 	"c.stddev AS cluster_stddev, c.keys AS cluster_keys, c.new_keys AS cluster_new_keys, "
-	"r.log_index "
+	"r.log_index, w.withdrawn_at, w.reason AS withdrawn_reason "
 	"FROM runs r LEFT JOIN accounts a ON a.id = r.account_id "
+	"LEFT JOIN run_withdrawals w ON w.run_id = r.id "
 	"LEFT JOIN clusters c ON c.suite_version = r.suite_version "
 	"AND c.model_digest = r.model_digest AND c.hw_class = r.hw_class "
 	"AND c.backend_name = r.backend_name WHERE r.id = ?";
@@ -114,6 +115,18 @@ static json_t *payload_from_jws(struct req *r, const char *id)
 	return v;
 }
 
+/* The run's withdrawal by its submitter (migration 0013): when and why,
+ * or null. */
+static json_t *withdrawal_json(const json_t *row)
+{
+	json_t *at = json_object_get(row, "withdrawn_at");
+
+	if (!json_is_string(at))
+		return json_null();
+	return json_pack("{s:O, s:O}", "withdrawn_at", at,
+			 "reason", json_object_get(row, "withdrawn_reason"));
+}
+
 /* Turns the database row into the view model; NULL when the dispute
  * thread could not be read (a page without it must not be cached). */
 static json_t *model_of(struct req *r, json_t *row)
@@ -159,7 +172,11 @@ static json_t *model_of(struct req *r, json_t *row)
 		"thumbprint", json_object_get(row, "key_thumbprint")));
 	json_object_set(m, "account", json_object_get(row, "account"));
 	json_object_set_new(m, "demo", json_boolean(json_integer_value(json_object_get(row, "demo"))));
-	json_object_set(m, "status", json_object_get(row, "status"));
+	json_object_set_new(m, "withdrawal", withdrawal_json(row));
+	if (json_is_object(json_object_get(m, "withdrawal")))
+		json_object_set_new(m, "status", json_string("withdrawn"));
+	else
+		json_object_set(m, "status", json_object_get(row, "status"));
 	json_object_set_new(m, "outlier", outlier_json(row));
 	/* The run's entry in the transparency log (null: a row the log lacks). */
 	if (json_is_integer(json_object_get(row, "log_index")))

@@ -368,7 +368,7 @@ static void put_figure(struct buf *out, double v)
 /* See badge_svg.h: appends the message, or returns -1. */
 int badge_message(const struct badge_in *in, struct buf *out)
 {
-	if (!in || (unsigned)in->state > BADGE_NOT_FOUND)
+	if (!in || (unsigned)in->state > BADGE_WITHDRAWN)
 		return -1;
 	if (in->state == BADGE_NOT_FOUND) {
 		buf_puts(out, "run not found");
@@ -376,6 +376,8 @@ int badge_message(const struct badge_in *in, struct buf *out)
 	}
 	if (in->state == BADGE_UPHELD) {
 		buf_puts(out, "disputed: upheld");
+	} else if (in->state == BADGE_WITHDRAWN) {
+		buf_puts(out, "withdrawn");
 	} else {
 		if (in->state == BADGE_OUTLIER)
 			buf_puts(out, FLAG " ");
@@ -397,6 +399,7 @@ static const struct {
 	[BADGE_OUTLIER] = { "#fe7d37", "orange" },
 	[BADGE_UPHELD] = { "#e05d44", "red" },
 	[BADGE_NOT_FOUND] = { "#9f9f9f", "lightgrey" },
+	[BADGE_WITHDRAWN] = { "#9f9f9f", "lightgrey" },
 };
 
 /* See badge_svg.h. */

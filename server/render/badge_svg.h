@@ -21,7 +21,8 @@ enum badge_state {
 	BADGE_OK = 0,        /* green: the figure, model and hardware */
 	BADGE_OUTLIER = 1,   /* orange: the same, the figure flagged */
 	BADGE_UPHELD = 2,    /* red: a dispute was upheld; no figure */
-	BADGE_NOT_FOUND = 3  /* grey: "run not found" */
+	BADGE_NOT_FOUND = 3, /* grey: "run not found" */
+	BADGE_WITHDRAWN = 4  /* grey: its submitter withdrew it; no figure */
 };
 
 struct badge_in {
@@ -44,6 +45,7 @@ struct badge_in {
  *   OUTLIER    "⚑ 112.2 tok/s · Qwen3-Coder-30B-A3B · M3 Ultra"
  *   UPHELD     "disputed: upheld · Qwen3-Coder-30B-A3B · M3 Ultra"
  *   NOT_FOUND  "run not found"
+ *   WITHDRAWN  "withdrawn · Qwen3-Coder-30B-A3B · M3 Ultra"
  *
  * The figure has two significant digits below 1 ("0.42"), one decimal below
  * 1000 ("112.2") and none from 1000, with thousands commas ("1,235"); a

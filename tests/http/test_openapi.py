@@ -337,3 +337,71 @@ def test_dispute_routes_answer_as_described(server):
     hw = check(server.get("/hw/%s.json" % run["hardware"]["slug"]), "GET", "/hw/{slug}.json")
     assert hw["models"] == []
     check(server.get("/badge/%s.json" % rid), "GET", "/badge/{id}.json")
+
+
+def test_withdrawal_matches_spec(server):
+    key = new_key()
+    rid = upload_ok(server, key=key)["id"]
+    base = "/api/v1/runs/{id}/withdraw"
+    url = "/api/v1/runs/%s/withdraw" % rid
+    jose = {"Content-Type": "application/jose"}
+
+    def signed(body, k=key):
+        return sign(body, k)[0]
+
+    body = {"run_id": rid, "action": "withdraw", "reason": "Wrong model file."}
+    check(server.post(url, json=body), "POST", base)
+    check(server.post(url, data="x.y", headers=jose), "POST", base)
+    check(server.post(url, data=signed(body, new_key()), headers=jose), "POST", base)
+    check(server.post(url, data=signed(dict(body, action="x")), headers=jose), "POST", base)
+    check(server.post("/api/v1/runs/%s/withdraw" % UNKNOWN, data=signed(body), headers=jose), "POST", base)
+    done = check(server.post(url, data=signed(body), headers=jose), "POST", base)
+    assert done["status"] == "withdrawn"
+    again = server.post(url, data=signed(body), headers=jose)
+    assert check(again, "POST", base)["error"]["code"] == "already_withdrawn"
+    run = check(server.get("/r/%s.json" % rid), "GET", "/r/{id}.json")
+    assert run["status"] == "withdrawn" and run["withdrawal"]["reason"] == "Wrong model file."
+
+
+def test_twins_match_spec(server):
+    rid = upload_ok(server)["id"]
+    server.post("/api/v1/runs/%s/disputes" % rid, json={"body": "Odd."})
+    run = server.get("/r/%s.json" % rid).json()
+    slug, hw = run["model"]["slug"], run["hardware"]["slug"]
+    for path, template in (("/index.json", "/index.json"), ("/index.csv", "/index.csv"),
+                           ("/index.csv?after=x", "/index.csv"),
+                           ("/m/%s.csv" % slug, "/m/{slug}.csv"), ("/m/nope.csv", "/m/{slug}.csv"),
+                           ("/hw/%s.csv" % hw, "/hw/{slug}.csv"),
+                           ("/outliers.json", "/outliers.json"), ("/outliers.csv", "/outliers.csv"),
+                           ("/disputes.json", "/disputes.json"), ("/disputes.csv", "/disputes.csv"),
+                           ("/disputes.csv?page=0", "/disputes.csv")):
+        check(server.get(path), "GET", template)
+
+
+def test_feeds_match_spec(server):
+    token = server.account("carol")
+    rid = upload_ok(server, headers={"Authorization": "Bearer " + token})["id"]
+    run = server.get("/r/%s.json" % rid).json()
+    for path, template in (("/feed.atom", "/feed.atom"),
+                           ("/m/%s.atom" % run["model"]["slug"], "/m/{slug}.atom"),
+                           ("/m/No_Slug.atom", "/m/{slug}.atom"),
+                           ("/hw/%s.atom" % run["hardware"]["slug"], "/hw/{slug}.atom"),
+                           ("/disputes.atom", "/disputes.atom"),
+                           ("/u/carol.atom", "/u/{name}.atom"), ("/u/nobody.atom", "/u/{name}.atom")):
+        check(server.get(path), "GET", template)
+
+
+def test_account_pages_match_spec(server):
+    token = server.account("dave")
+    upload_ok(server, headers={"Authorization": "Bearer " + token})
+    for path, template in (("/u/dave", "/u/{name}"), ("/u/dave.json", "/u/{name}.json"),
+                           ("/u/dave.csv", "/u/{name}.csv"), ("/u/nobody.json", "/u/{name}.json"),
+                           ("/u/dave.json?after=x", "/u/{name}.json"), ("/u/nobody", "/u/{name}")):
+        check(server.get(path), "GET", template)
+
+
+def test_export_matches_spec(server):
+    upload_ok(server)
+    check(server.get("/export", headers={"Accept-Encoding": "identity"}), "GET", "/export")
+    check(server.get("/export", headers={"Accept-Encoding": "identity"}), "GET", "/export")
+    check(server.get("/export"), "GET", "/export")   # the third in a minute: 429

