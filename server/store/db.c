@@ -551,17 +551,39 @@ static void batch_failed(struct db_job *batch, int status)
 	fail_all(batch, status);
 }
 
+static const char sql_savepoint[] = "SAVEPOINT job";
+static const char sql_rollback_to[] = "ROLLBACK TO job";
+static const char sql_release[] = "RELEASE job";
+
+/* Runs one of the statements above from the statement cache (two per
+ * upload: parsing them each time cost more than the seeks of a small
+ * job), logging a failure like exec(). */
+static int exec_cached(struct dbconn *c, const char *sql)
+{
+	sqlite3_stmt *st = db_stmt(c, sql);
+	int rc;
+
+	if (!st)
+		return exec(c, sql);
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	if (rc == SQLITE_DONE)
+		return SQLITE_OK;
+	log_error("sqlite: %s: %s (%d)", sql, sqlite3_errmsg(c->h), rc);
+	return rc;
+}
+
 /* Runs one job in a savepoint; returns 0, or a status when the whole
  * transaction was lost (SQLite rolled it back). */
 static int run_job(struct dbconn *w, struct db_job *j)
 {
-	exec(w, "SAVEPOINT job");
+	exec_cached(w, sql_savepoint);
 	j->rc = j->run(w, j);
 	if (j->rc < 0 && sqlite3_get_autocommit(w->h))
 		return j->rc;        /* SQLite rolled back everything */
 	if (j->rc < 0)
-		exec(w, "ROLLBACK TO job");
-	exec(w, "RELEASE job");
+		exec_cached(w, sql_rollback_to);
+	exec_cached(w, sql_release);
 	return 0;
 }
 
@@ -599,6 +621,7 @@ static void *writer_main(void *arg)
 	struct db_job *batch, *j, *next;
 	unsigned n;
 
+	pthread_setname_np(pthread_self(), "db-writer");   /* for perf and top -H */
 	for (;;) {
 		pthread_mutex_lock(&db->lock);
 		while (!db->head && !db->stopping)
@@ -755,6 +778,7 @@ static void *ckpt_main(void *arg)
 	struct db *db = arg;
 	int stop;
 
+	pthread_setname_np(pthread_self(), "db-checkpoint");
 	for (;;) {
 		pthread_mutex_lock(&db->lock);
 		while (!db->ckpt_wanted && !db->stopping)
