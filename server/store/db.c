@@ -48,8 +48,13 @@ struct db {
 };
 
 /* WAL pages after which the writer asks the checkpointer to run (SQLite's
- * own automatic checkpoint runs at 1000, inside the committing write). */
-#define CKPT_PAGES 1000
+ * own automatic checkpoint runs at 1000, inside the committing write).  A
+ * page dirtied by many commits in between (a cluster's row, the newest
+ * leaf of runs and of runs_received, a busy key's row) is copied into the
+ * database once per checkpoint: at 10,000 pages (a WAL of about 40 MB) the
+ * checkpointer's CPU per upload fell from about 115 us to 85 us in
+ * tests/bench (many clusters), against 1,000. */
+#define CKPT_PAGES 10000
 
 static atomic_ulong next_db_id = 1;
 static _Thread_local struct dbconn *tl_reader;
