@@ -8,6 +8,7 @@
 
 #include "http/cache.h"
 #include "store/outlier.h"
+#include "util/sha256.h"
 #include "util/timefmt.h"
 
 /* The same bytes, or the same payload signed by the same key (an ES256
@@ -53,8 +54,8 @@ int run_id_valid(const char *s)
 
 void run_new_init(struct run_new *n)
 {
-	crypto_hash_sha256(n->sha, (const unsigned char *)n->jws, n->jws_len);
-	crypto_hash_sha256(n->payload_sha, n->payload, n->payload_len);
+	sha256_digest(n->sha, n->jws, n->jws_len);
+	sha256_digest(n->payload_sha, n->payload, n->payload_len);
 	n->j.run = run_store_run;
 }
 
