@@ -294,6 +294,39 @@ static int sodium_strict(const char *s)
 	return sodium_base642bin(bin, sizeof bin, s, strlen(s), NULL, &n, NULL, B64U);
 }
 
+/* jws_b64u_decode() accepts exactly the texts libsodium's strict decoder
+ * does (but the empty one) and decodes them to the same bytes: random
+ * short texts over the alphabet plus the usual mistakes, and every output
+ * room from too small to enough. */
+START_TEST(b64u_decoder_agrees_with_libsodium)
+{
+	static const char chars[] = "AQgwBRhx-_09azAZ+/= \n.";
+	unsigned char want[16], got[16];
+	size_t nw, ng, len, cap, i;
+	char s[16];
+	int k, rs, rg;
+
+	srand(9);
+	for (k = 0; k < 200000; k++) {
+		len = (size_t)rand() % 13;
+		for (i = 0; i < len; i++)
+			s[i] = chars[rand() % (int)(sizeof chars - 1)];
+		cap = (size_t)rand() % 11;
+		rs = sodium_base642bin(want, cap, s, len, NULL, &nw, NULL, B64U);
+		rg = jws_b64u_decode(s, len, got, cap, &ng);
+		if (len == 0) {
+			ck_assert_int_eq(rg, -1);
+			continue;
+		}
+		ck_assert_msg(rs == rg, "%.*s (room %zu): libsodium %d, ours %d", (int)len, s, cap, rs, rg);
+		if (rs == 0) {
+			ck_assert_uint_eq(nw, ng);
+			ck_assert_mem_eq(want, got, nw);
+		}
+	}
+}
+END_TEST
+
 START_TEST(libsodium_b64u_is_strict)
 {
 	ck_assert_int_eq(sodium_strict("QQ"), 0);      /* "A" */
@@ -735,6 +768,7 @@ static Suite *suite_jws(void)
 	tcase_add_test(tc, rfc8037_a4_verifies);
 	tcase_add_test(tc, rfc7515_a3_verifies);
 	tcase_add_test(tc, libsodium_b64u_is_strict);
+	tcase_add_test(tc, b64u_decoder_agrees_with_libsodium);
 	tcase_add_test(tc, eddsa_round_trip);
 	tcase_add_test(tc, eddsa_rfc8037_key_thumbprint);
 	tcase_add_test(tc, eddsa_tampering_fails);

@@ -48,9 +48,12 @@ static const char sql_run_by_id[] =
 static const char sql_recent[] =
 	"SELECT " BROWSE_RUN_COLS " FROM runs WHERE suite_version = ? AND status = 'ok' "
 	"ORDER BY received_at DESC LIMIT " RECENT;
+/* As page_hw.c's: the fastest counted run's, else an upheld run's. */
 static const char sql_hw_name[] =
-	"SELECT accelerator FROM runs WHERE suite_version = ? AND hw_slug = ? "
-	"ORDER BY decode_tok_s DESC LIMIT 1";
+	"SELECT accelerator FROM runs WHERE id = coalesce("
+	"(SELECT best_id FROM hw_best WHERE suite_version = ?1 AND hw_slug = ?2 "
+	"ORDER BY best_decode DESC, best_id DESC LIMIT 1), "
+	"(SELECT id FROM runs WHERE suite_version = ?1 AND hw_slug = ?2 AND status <> 'ok' LIMIT 1))";
 
 const char *const page_home_sql[] = {
 	sql_board, sql_board_hw, sql_board_be, sql_board_hw_be,

@@ -16,9 +16,13 @@
 /* The count of models stops here ("More than 1000"). */
 #define COUNT_CAP 1000
 
+/* The name of the fastest counted run on it (one seek in hw_best_order),
+ * else of a run taken out of the rankings (runs_gone_hw, migration 0009). */
 static const char sql_name[] =
-	"SELECT accelerator FROM runs WHERE suite_version = ? AND hw_slug = ? "
-	"ORDER BY decode_tok_s DESC LIMIT 1";
+	"SELECT accelerator FROM runs WHERE id = coalesce("
+	"(SELECT best_id FROM hw_best WHERE suite_version = ?1 AND hw_slug = ?2 "
+	"ORDER BY best_decode DESC, best_id DESC LIMIT 1), "
+	"(SELECT id FROM runs WHERE suite_version = ?1 AND hw_slug = ?2 AND status <> 'ok' LIMIT 1))";
 /* One page of model sections after the cursor ?3/?4, from hw_best
  * (migration 0007), which holds each model's best run on each hardware:
  * one seek plus the page's rows however many models and runs there are. */
@@ -63,8 +67,8 @@ static int db_fail(struct hpage *p)
 	return browse_error(&p->b, 503, MSG_DB_DOWN);
 }
 
-/* The hardware's name (its fastest run's accelerator summary); 0, or -1
- * with a 404 when the suite has no run on it. */
+/* The hardware's name (its fastest counted run's accelerator summary); 0,
+ * or -1 with a 404 when the suite has no run on it. */
 static int load_name(struct hpage *p)
 {
 	sqlite3_stmt *st = db_stmt(p->b.c, sql_name);

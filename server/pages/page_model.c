@@ -22,9 +22,14 @@
 #define LIST_TAIL " AND (decode_tok_s, id) < (?4, ?5) ORDER BY decode_tok_s DESC, id DESC LIMIT ?6"
 #define BEST_TAIL " ORDER BY decode_tok_s DESC, id DESC LIMIT 1"
 
+/* The name of the best run of its most-run digest (the first digest the
+ * page lists; one seek in digest_counts_order), else of a run taken out of
+ * the rankings (runs_gone_model, migration 0009). */
 static const char sql_name[] =
-	"SELECT model_name FROM runs WHERE suite_version = ? AND model_slug = ? "
-	"ORDER BY decode_tok_s DESC LIMIT 1";
+	"SELECT model_name FROM runs WHERE id = coalesce("
+	"(SELECT best_id FROM digest_counts WHERE suite_version = ?1 AND model_slug = ?2 "
+	"ORDER BY runs DESC, best_decode DESC, model_digest DESC LIMIT 1), "
+	"(SELECT id FROM runs WHERE suite_version = ?1 AND model_slug = ?2 AND status <> 'ok' LIMIT 1))";
 /* Digests listed per page. */
 #define DIGESTS_PAGE 50
 
@@ -86,8 +91,8 @@ static void bind_md(struct mpage *p, sqlite3_stmt *st)
 	db_bind_text(st, 3, p->digest);
 }
 
-/* The model's name (of its fastest run in the suite); 0, or -1 with a 404
- * when the suite has no run of it. */
+/* The model's name (of the best run of its most-run digest); 0, or -1
+ * with a 404 when the suite has no run of it. */
 static int load_name(struct mpage *p)
 {
 	sqlite3_stmt *st = db_stmt(p->b.c, sql_name);

@@ -51,8 +51,13 @@ struct db {
 };
 
 /* WAL pages after which the writer asks the checkpointer to run (SQLite's
- * own automatic checkpoint runs at 1000, inside the committing write). */
-#define CKPT_PAGES 1000
+ * own automatic checkpoint runs at 1000, inside the committing write).  A
+ * page dirtied by many commits in between (a cluster's row, the newest
+ * leaf of runs and of runs_received, a busy key's row) is copied into the
+ * database once per checkpoint: at 10,000 pages (a WAL of about 40 MB) the
+ * checkpointer's CPU per upload fell from about 115 us to 85 us in
+ * tests/bench (many clusters), against 1,000. */
+#define CKPT_PAGES 10000
 
 static atomic_ulong next_db_id = 1;
 static _Thread_local struct dbconn *tl_reader;
@@ -554,17 +559,39 @@ static void batch_failed(struct db_job *batch, int status)
 	fail_all(batch, status);
 }
 
+static const char sql_savepoint[] = "SAVEPOINT job";
+static const char sql_rollback_to[] = "ROLLBACK TO job";
+static const char sql_release[] = "RELEASE job";
+
+/* Runs one of the statements above from the statement cache (two per
+ * upload: parsing them each time cost more than the seeks of a small
+ * job), logging a failure like exec(). */
+static int exec_cached(struct dbconn *c, const char *sql)
+{
+	sqlite3_stmt *st = db_stmt(c, sql);
+	int rc;
+
+	if (!st)
+		return exec(c, sql);
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	if (rc == SQLITE_DONE)
+		return SQLITE_OK;
+	log_error("sqlite: %s: %s (%d)", sql, sqlite3_errmsg(c->h), rc);
+	return rc;
+}
+
 /* Runs one job in a savepoint; returns 0, or a status when the whole
  * transaction was lost (SQLite rolled it back). */
 static int run_job(struct dbconn *w, struct db_job *j)
 {
-	exec(w, "SAVEPOINT job");
+	exec_cached(w, sql_savepoint);
 	j->rc = j->run(w, j);
 	if (j->rc < 0 && sqlite3_get_autocommit(w->h))
 		return j->rc;        /* SQLite rolled back everything */
 	if (j->rc < 0)
-		exec(w, "ROLLBACK TO job");
-	exec(w, "RELEASE job");
+		exec_cached(w, sql_rollback_to);
+	exec_cached(w, sql_release);
 	return 0;
 }
 
@@ -619,6 +646,7 @@ static void *writer_main(void *arg)
 	struct db_job *batch, *j, *next;
 	unsigned n;
 
+	pthread_setname_np(pthread_self(), "db-writer");   /* for perf and top -H */
 	for (;;) {
 		pthread_mutex_lock(&db->lock);
 		while (!db->head && !db->stopping)
@@ -775,6 +803,7 @@ static void *ckpt_main(void *arg)
 	struct db *db = arg;
 	int stop;
 
+	pthread_setname_np(pthread_self(), "db-checkpoint");
 	for (;;) {
 		pthread_mutex_lock(&db->lock);
 		while (!db->ckpt_wanted && !db->stopping)

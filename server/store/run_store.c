@@ -8,6 +8,7 @@
 
 #include "http/cache.h"
 #include "store/outlier.h"
+#include "util/sha256.h"
 #include "util/timefmt.h"
 #include "tlog/tlog_store.h"
 
@@ -24,7 +25,6 @@ static const char sql_insert[] =
 	"jws_sha256, demo, payload_sha256) "
 	"VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
 static const char sql_set_log_index[] = "UPDATE runs SET log_index = ? WHERE id = ?";
-static const char sql_flag_of[] = "SELECT outlier FROM runs WHERE id = ?";
 
 static const char id_alphabet[] = "abcdefghijklmnopqrstuvwxyz0123456789_-";
 
@@ -56,8 +56,8 @@ int run_id_valid(const char *s)
 
 void run_new_init(struct run_new *n)
 {
-	crypto_hash_sha256(n->sha, (const unsigned char *)n->jws, n->jws_len);
-	crypto_hash_sha256(n->payload_sha, n->payload, n->payload_len);
+	sha256_digest(n->sha, n->jws, n->jws_len);
+	sha256_digest(n->payload_sha, n->payload, n->payload_len);
 	n->j.run = run_store_run;
 }
 
@@ -160,20 +160,17 @@ static int log_run(struct dbconn *w, struct run_new *n)
 	return rc == SQLITE_DONE ? DB_OK : db_status_of(rc);
 }
 
-/* Reads back the new run's flag after its cluster was updated. */
-static int read_flag(struct dbconn *w, struct run_new *n)
+/* 1 when the cluster update flagged the new run: it was stored unflagged,
+ * so it is flagged exactly when its id is among the changed flags (no
+ * second seek for the row just written). */
+static int flagged_now(const struct run_new *n)
 {
-	sqlite3_stmt *st = db_stmt(w, sql_flag_of);
-	int rc;
+	size_t i;
 
-	if (!st)
-		return DB_ERR;
-	db_bind_text(st, 1, n->id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		n->outlier = sqlite3_column_int(st, 0);
-	sqlite3_reset(st);
-	return rc == SQLITE_ROW ? DB_OK : DB_ERR;
+	for (i = 0; i < json_array_size(n->affected); i++)
+		if (!strcmp(json_string_value(json_array_get(n->affected, i)), n->id))
+			return 1;
+	return 0;
 }
 
 int run_store_run(struct dbconn *w, struct db_job *j)
@@ -205,5 +202,11 @@ int run_store_run(struct dbconn *w, struct db_job *j)
 			       &n->other_tag);
 	if (rc != DB_OK)
 		return rc;
-	return read_flag(w, n);
+	n->outlier = flagged_now(n);
+	/* Anything else a stored run must write in the same transaction goes
+	 * here or beside log_run above, before the writer's group commit: a
+	 * status other than DB_OK rolls this upload back to its savepoint
+	 * (db.c, run_job) and answers it 503; the batch's other uploads still
+	 * commit, and none is answered before the commit. */
+	return DB_OK;
 }

@@ -358,6 +358,9 @@ def parse_args():
     ap.add_argument("--ingest-seconds", type=int, default=5, help="seconds of wrk per ingest scenario (5)")
     ap.add_argument("--hot-runs", type=int, default=100000,
                     help="runs already in the hot cluster before it is measured (100000)")
+    ap.add_argument("--spread-preload", type=int, default=0,
+                    help="runs stored over the many clusters before they are measured (0: a fresh"
+                         " database; --hot-runs compares like with like)")
     ap.add_argument("--limits", default="", help="path to the limits program (tests/bench/limits.c)")
     return ap.parse_args()
 
@@ -583,21 +586,63 @@ def signed_bodies(payloads, path, keys=512):
             f.write(signers[i % keys].sign(p) + b"\n")
 
 
-def wrk_ingest(port, tmp, bodies, seconds, connections, start=0):
+def thread_cpu(pid):
+    """CPU seconds (user + system) of each thread of pid, by name/tid."""
+    out = {}
+    tck = os.sysconf("SC_CLK_TCK")
+    for tid in os.listdir("/proc/%d/task" % pid):
+        try:
+            with open("/proc/%d/task/%s/stat" % (pid, tid)) as f:
+                stat = f.read()
+        except OSError:
+            continue
+        name, rest = stat[stat.index("(") + 1:stat.rindex(")")], stat[stat.rindex(")") + 2:].split()
+        out["%s/%s" % (name, tid)] = (int(rest[11]) + int(rest[12])) / tck
+    return out
+
+
+def process_cpu(pid):
+    """CPU seconds (user + system) of process pid so far; 0 once it is gone."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            rest = f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(rest[11]) + int(rest[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def wrk_ingest(port, tmp, bodies, seconds, connections, start=0, daemon_pid=None):
     """wrk -t1 -c<connections> posting bodies from line start; returns
-    (uploads/s, requests sent)."""
+    (uploads/s, requests sent, CPU): CPU holds wrk's CPU seconds and wall
+    seconds and, with daemon_pid, the CPU seconds each daemon thread spent
+    meanwhile."""
     script = os.path.join(tmp, "ingest-from.lua")
     with open(script, "w") as f:
         f.write(INGEST_FROM_LUA)
-    out = subprocess.run(["wrk", "-t1", "-c%d" % connections, "-d%ds" % seconds, "-s", script,
-                          "http://127.0.0.1:%d/api/v1/runs" % port], capture_output=True,
-                         text=True, timeout=seconds + 120,
-                         env=dict(os.environ, LLMS_BODIES=bodies, LLMS_START=str(start))).stdout
+    before = thread_cpu(daemon_pid) if daemon_pid else {}
+    w = subprocess.Popen(["wrk", "-t1", "-c%d" % connections, "-d%ds" % seconds, "-s", script,
+                          "http://127.0.0.1:%d/api/v1/runs" % port], stdout=subprocess.PIPE,
+                         stderr=subprocess.DEVNULL, text=True,
+                         env=dict(os.environ, LLMS_BODIES=bodies, LLMS_START=str(start)))
+    # wrk reads the bodies before its clock starts: its CPU share counts
+    # from the first upload the daemon works on.
+    wrk_start, deadline = 0.0, time.time() + seconds + 60
+    while daemon_pid and time.time() < deadline:
+        if sum(thread_cpu(daemon_pid).values()) > sum(before.values()):
+            wrk_start = process_cpu(w.pid)
+            break
+        time.sleep(0.01)
+    out = w.stdout.read()
+    _, _, ru = os.wait4(w.pid, 0)
+    w.returncode = 0
+    after = thread_cpu(daemon_pid) if daemon_pid else {}
+    cpu = {"wrk": ru.ru_utime + ru.ru_stime - wrk_start, "wall": seconds,
+           "threads": {k: after[k] - before.get(k, 0.0) for k in after}}
     rps = re.search(r"Requests/sec:\s+([\d.]+)", out)
     sent = re.search(r"(\d+) requests in", out)
     if not rps or not sent or re.search(r"Non-2xx|Socket errors", out):
         raise Failure("ingest wrk run failed:\n" + out)
-    return float(rps.group(1)), int(sent.group(1))
+    return float(rps.group(1)), int(sent.group(1)), cpu
 
 
 def stored_runs(db):
@@ -629,20 +674,40 @@ def ingest_scenario(children, a, tmp, name, payloads, preload):
         while stored_runs(db) < preload:
             have = stored_runs(db)
             secs = max(1, min(10, int((preload - have) / rate)))
-            rate, _ = wrk_ingest(d.port, sub, bodies, secs, 64, start=have)
-        print("  %s: %d runs preloaded into one cluster in %.0f s" % (name, stored_runs(db),
-                                                                       time.time() - t0), flush=True)
+            rate, _, _ = wrk_ingest(d.port, sub, bodies, secs, 64, start=have)
+        print("  %s: %d runs preloaded in %.0f s" % (name, stored_runs(db), time.time() - t0),
+              flush=True)
     before = stored_runs(db)
+    # The bodies not sent yet, in a file of their own: wrk reads the whole
+    # file before it starts, and a short file keeps that quick.
+    measured = os.path.join(sub, "measured.txt")
+    with open(bodies, "rb") as f, open(measured, "wb") as out:
+        for i, line in enumerate(f):
+            if before <= i < before + a.ingest_runs:
+                out.write(line)
     w0, c0 = commits_of(d.log)
-    rate, sent = wrk_ingest(d.port, sub, bodies, a.ingest_seconds, 64, start=before)
-    if before + sent > len(payloads):
+    rate, sent, cpu = wrk_ingest(d.port, sub, measured, a.ingest_seconds, 64, daemon_pid=d.proc.pid)
+    if sent > min(a.ingest_runs, len(payloads) - before):
         raise Failure("ingest %s: wrk sent more uploads than were signed; raise --ingest-runs" % name)
     stored = stored_runs(db) - before
     d.stop()
     w1, c1 = commits_of(d.log)
     print("  %s: %.0f uploads/s (wrk -t1 -c64 %ds, %d sent, %d stored, %.1f writes per commit)"
           % (name, rate, a.ingest_seconds, sent, stored, (w1 - w0) / max(c1 - c0, 1)), flush=True)
-    return rate
+    # CPU per upload transfers between machines; uploads/s on a shared one
+    # is whatever share of the 2 cores the daemon got.
+    daemon = sum(cpu["threads"].values())
+    groups = {}
+    for k, v in cpu["threads"].items():
+        g = k.split("/")[0]
+        g = "serving" if g.startswith("MHD") else g
+        groups[g] = groups.get(g, 0.0) + v
+    print("    daemon CPU %.0f us/upload (%.2f cores): %s; wrk %.2f cores; load average %s"
+          % (daemon / sent * 1e6, daemon / cpu["wall"],
+             ", ".join("%s %.0f" % (g, v / sent * 1e6) for g, v in sorted(groups.items())
+                       if v / sent * 1e6 >= 1),
+             cpu["wrk"] / cpu["wall"], open("/proc/loadavg").read().split()[0]), flush=True)
+    return rate, daemon / sent * 1e6
 
 
 def ingest_scenarios(children, a, tmp):
@@ -651,23 +716,28 @@ def ingest_scenarios(children, a, tmp):
     n = a.ingest_runs
     print("ingest: full five-workload payloads, 512 signing keys, 64 connections,"
           " synchronous=FULL (machine shared: absolute figures are noisy)", flush=True)
-    spread = synthetic_payloads(n, seed=5)
+    spread = synthetic_payloads(n + a.spread_preload, seed=5)
     for i, p in enumerate(spread):
         p["workloads"]["chat-short"]["decode_tok_s"] += i * 1e-7     # every body distinct
-    r_spread = ingest_scenario(children, a, tmp, "many-clusters", spread, 0)
-    r_hot = ingest_scenario(children, a, tmp, "hot-cluster", hot_payloads(a.hot_runs + n + n // 2), a.hot_runs)
+    r_spread, us_spread = ingest_scenario(children, a, tmp, "many-clusters", spread, a.spread_preload)
+    r_hot, us_hot = ingest_scenario(children, a, tmp, "hot-cluster",
+                                    hot_payloads(a.hot_runs + n + n // 2), a.hot_runs)
     out = subprocess.run([a.limits, tmp], capture_output=True, text=True, timeout=60) if a.limits else None
-    print("  hot cluster (%d runs) / many clusters: %.2f" % (a.hot_runs, r_hot / r_spread))
+    print("  hot cluster (%d runs) / many clusters: %.2f uploads/s, %.2f CPU per upload"
+          % (a.hot_runs, r_hot / r_spread, us_hot / us_spread))
     if out is None or out.returncode != 0:
         print("  limits: not measured" + (": " + out.stderr.strip() if out else ""), flush=True)
         return
     lim = json.loads(out.stdout)
-    for name, r in (("many clusters", r_spread), ("hot cluster", r_hot)):
+    verify_us = 1e6 / lim["ed25519_verify_per_s"]
+    for name, r, us in (("many clusters", r_spread, us_spread), ("hot cluster", r_hot, us_hot)):
         print("  %s: %.3f x Ed25519 verify on one core (%.0f/s), %.3f x SQLite 64 rows per"
-              " fsync'd commit (%.0f rows/s), %.2f x one fsync'd commit per row (%.0f/s)"
+              " fsync'd commit (%.0f rows/s), %.2f x one fsync'd commit per row (%.0f/s);"
+              " CPU per upload %.1f x one verify (%.0f us)"
               % (name, r / lim["ed25519_verify_per_s"], lim["ed25519_verify_per_s"],
                  r / lim["sqlite_rows_per_s_64_per_commit"], lim["sqlite_rows_per_s_64_per_commit"],
-                 r / lim["sqlite_commits_per_s"], lim["sqlite_commits_per_s"]), flush=True)
+                 r / lim["sqlite_commits_per_s"], lim["sqlite_commits_per_s"],
+                 us / verify_us, verify_us), flush=True)
 
 
 def main():
