@@ -50,6 +50,18 @@ enum MHD_Result page_hw_json(struct req *r);      /* /hw/<slug>.json */
 enum MHD_Result page_outliers(struct req *r);     /* /outliers */
 enum MHD_Result page_disputes(struct req *r);     /* /disputes */
 
+/* page_search.c */
+enum MHD_Result page_search(struct req *r);       /* /search */
+enum MHD_Result page_search_json(struct req *r);  /* /search.json */
+/* For /m/<name> and /hw/<name> (kind "model" or "hw") when r->arg is not
+ * a slug: when the slug of that name is known, queues a 301 to its page
+ * into *ret and returns 1; else 0 (the page answers its 404). */
+int page_search_canonical(struct req *r, const char *kind, enum MHD_Result *ret);
+
+/* page_index.c */
+enum MHD_Result page_models(struct req *r);       /* /models, /models.json */
+enum MHD_Result page_hardware(struct req *r);     /* /hardware, /hardware.json */
+
 /* page_fit.c */
 enum MHD_Result page_fit(struct req *r);          /* /fit */
 enum MHD_Result page_fit_json(struct req *r);     /* /fit.json */

@@ -1,0 +1,179 @@
+-- 0012_find.sql: what search and the index pages (/search, /models,
+-- /hardware) read, kept current by triggers, never a pass over the runs.
+--
+-- search_names holds each distinct model, hardware and backend once (not
+-- one row per run), with the name of the first run that brought it and its
+-- "squash": the slug without hyphens, lowercase letters and digits only,
+-- so "Qwen 2.5 7b", "qwen2.5-7B" and "qwen2-5-7b" all find it.
+-- search_fts indexes squash and name by trigram (FTS5, external content),
+-- for substrings of three characters or more; shorter queries use the
+-- prefix index on squash.  An upload costs one primary-key probe per name
+-- kind; only a new name writes (and indexes) a row.
+--
+-- model_index and hw_index hold, per suite, each model's and each
+-- hardware's count of runs that count (status = 'ok') and its best decode,
+-- in the orders /models and /hardware sort by.  An upload adds one to each
+-- count (one small update per table and per order index); a run that
+-- leaves takes one off, and when it was the best, one seek in
+-- runs_suite_model / runs_suite_hw (0001) finds the next.
+
+CREATE TABLE search_names (
+	id     INTEGER PRIMARY KEY,
+	kind   TEXT NOT NULL CHECK (kind IN ('model', 'hw', 'backend')),
+	slug   TEXT NOT NULL,        -- model_slug, hw_slug or backend_name
+	name   TEXT NOT NULL,        -- as the first run named it
+	squash TEXT NOT NULL,        -- slug without '-', '.', '_'
+	UNIQUE (kind, slug)
+);
+CREATE INDEX search_names_squash ON search_names(squash);
+
+CREATE VIRTUAL TABLE search_fts USING fts5(squash, name, content = 'search_names',
+	content_rowid = 'id', tokenize = 'trigram');
+
+CREATE TRIGGER search_names_fts AFTER INSERT ON search_names
+BEGIN
+	INSERT INTO search_fts(rowid, squash, name) VALUES (NEW.id, NEW.squash, NEW.name);
+END;
+
+CREATE TABLE model_index (
+	suite_version TEXT NOT NULL,
+	model_slug    TEXT NOT NULL,
+	runs          INTEGER NOT NULL,   -- runs with status 'ok', > 0
+	best_decode   REAL,               -- NULL only inside a trigger
+	best_id       TEXT,
+	PRIMARY KEY (suite_version, model_slug)
+) WITHOUT ROWID;
+CREATE INDEX model_index_decode ON model_index(suite_version, best_decode DESC, model_slug DESC);
+CREATE INDEX model_index_runs ON model_index(suite_version, runs DESC, model_slug DESC);
+
+CREATE TABLE hw_index (
+	suite_version TEXT NOT NULL,
+	hw_slug       TEXT NOT NULL,
+	runs          INTEGER NOT NULL,
+	best_decode   REAL,
+	best_id       TEXT,
+	PRIMARY KEY (suite_version, hw_slug)
+) WITHOUT ROWID;
+CREATE INDEX hw_index_decode ON hw_index(suite_version, best_decode DESC, hw_slug DESC);
+CREATE INDEX hw_index_runs ON hw_index(suite_version, runs DESC, hw_slug DESC);
+
+-- Backfill, from the summaries of 0004 and 0007 where they answer and
+-- one pass of a covering index otherwise.
+INSERT OR IGNORE INTO search_names(kind, slug, name, squash)
+SELECT 'model', r.model_slug, r.model_name, replace(r.model_slug, '-', '')
+FROM board_best b JOIN runs r ON r.id = b.best_id;
+INSERT OR IGNORE INTO search_names(kind, slug, name, squash)
+SELECT 'hw', r.hw_slug, r.accelerator, replace(r.hw_slug, '-', '')
+FROM board_best b JOIN runs r ON r.id = b.best_id;
+INSERT OR IGNORE INTO search_names(kind, slug, name, squash)
+SELECT 'backend', backend_name, backend_name,
+	replace(replace(replace(lower(backend_name), '.', ''), '-', ''), '_', '')
+FROM board_best;
+
+INSERT INTO model_index
+SELECT suite_version, model_slug, sum(runs), max(best_decode), best_id
+FROM digest_counts GROUP BY suite_version, model_slug;
+
+INSERT INTO hw_index
+SELECT h.suite_version, h.hw_slug, c.n, h.best_decode, h.best_id
+FROM (SELECT suite_version, hw_slug, max(best_decode) AS best_decode, best_id
+      FROM hw_best GROUP BY suite_version, hw_slug) AS h
+JOIN (SELECT suite_version, hw_slug, count(*) AS n FROM runs INDEXED BY runs_ok_hw
+      WHERE status = 'ok' GROUP BY suite_version, hw_slug) AS c
+  ON c.suite_version = h.suite_version AND c.hw_slug = h.hw_slug;
+
+-- Every run names its model, hardware and backend, whatever its status.
+CREATE TRIGGER search_names_insert AFTER INSERT ON runs
+BEGIN
+	INSERT OR IGNORE INTO search_names(kind, slug, name, squash)
+	VALUES ('model', NEW.model_slug, NEW.model_name, replace(NEW.model_slug, '-', ''));
+	INSERT OR IGNORE INTO search_names(kind, slug, name, squash)
+	VALUES ('hw', NEW.hw_slug, NEW.accelerator, replace(NEW.hw_slug, '-', ''));
+	INSERT OR IGNORE INTO search_names(kind, slug, name, squash)
+	VALUES ('backend', NEW.backend_name, NEW.backend_name,
+		replace(replace(replace(lower(NEW.backend_name), '.', ''), '-', ''), '_', ''));
+END;
+
+-- A run that counts enters its model's and hardware's rows.
+CREATE TRIGGER find_index_insert AFTER INSERT ON runs WHEN NEW.status = 'ok'
+BEGIN
+	INSERT INTO model_index VALUES (NEW.suite_version, NEW.model_slug, 1, NEW.decode_tok_s, NEW.id)
+	ON CONFLICT DO UPDATE SET runs = runs + 1,
+		best_decode = iif(excluded.best_decode > best_decode, excluded.best_decode, best_decode),
+		best_id = iif(excluded.best_decode > best_decode, excluded.best_id, best_id);
+	INSERT INTO hw_index VALUES (NEW.suite_version, NEW.hw_slug, 1, NEW.decode_tok_s, NEW.id)
+	ON CONFLICT DO UPDATE SET runs = runs + 1,
+		best_decode = iif(excluded.best_decode > best_decode, excluded.best_decode, best_decode),
+		best_id = iif(excluded.best_decode > best_decode, excluded.best_id, best_id);
+END;
+
+-- A run that counted leaves (deleted, or changed: see below).
+CREATE TRIGGER find_index_delete AFTER DELETE ON runs WHEN OLD.status = 'ok'
+BEGIN
+	UPDATE model_index SET runs = runs - 1
+	WHERE suite_version = OLD.suite_version AND model_slug = OLD.model_slug;
+	DELETE FROM model_index
+	WHERE suite_version = OLD.suite_version AND model_slug = OLD.model_slug AND runs <= 0;
+	UPDATE model_index SET (best_decode, best_id) = (
+		SELECT decode_tok_s, id FROM runs
+		WHERE suite_version = OLD.suite_version AND model_slug = OLD.model_slug
+		  AND status = 'ok' ORDER BY decode_tok_s DESC LIMIT 1)
+	WHERE suite_version = OLD.suite_version AND model_slug = OLD.model_slug
+	  AND best_id = OLD.id;
+	UPDATE hw_index SET runs = runs - 1
+	WHERE suite_version = OLD.suite_version AND hw_slug = OLD.hw_slug;
+	DELETE FROM hw_index
+	WHERE suite_version = OLD.suite_version AND hw_slug = OLD.hw_slug AND runs <= 0;
+	UPDATE hw_index SET (best_decode, best_id) = (
+		SELECT decode_tok_s, id FROM runs
+		WHERE suite_version = OLD.suite_version AND hw_slug = OLD.hw_slug
+		  AND status = 'ok' ORDER BY decode_tok_s DESC LIMIT 1)
+	WHERE suite_version = OLD.suite_version AND hw_slug = OLD.hw_slug
+	  AND best_id = OLD.id;
+END;
+
+-- A change to what the rows hold (a moderator upholding a dispute sets
+-- status) is the old row leaving and the new one entering.
+CREATE TRIGGER find_index_update_leave
+AFTER UPDATE OF id, suite_version, model_slug, hw_slug, decode_tok_s, status ON runs
+WHEN OLD.status = 'ok'
+BEGIN
+	UPDATE model_index SET runs = runs - 1
+	WHERE suite_version = OLD.suite_version AND model_slug = OLD.model_slug;
+	DELETE FROM model_index
+	WHERE suite_version = OLD.suite_version AND model_slug = OLD.model_slug AND runs <= 0;
+	UPDATE model_index SET (best_decode, best_id) = (
+		SELECT decode_tok_s, id FROM runs
+		WHERE suite_version = OLD.suite_version AND model_slug = OLD.model_slug
+		  AND status = 'ok' AND id <> OLD.id ORDER BY decode_tok_s DESC LIMIT 1)
+	WHERE suite_version = OLD.suite_version AND model_slug = OLD.model_slug
+	  AND best_id = OLD.id;
+	UPDATE hw_index SET runs = runs - 1
+	WHERE suite_version = OLD.suite_version AND hw_slug = OLD.hw_slug;
+	DELETE FROM hw_index
+	WHERE suite_version = OLD.suite_version AND hw_slug = OLD.hw_slug AND runs <= 0;
+	UPDATE hw_index SET (best_decode, best_id) = (
+		SELECT decode_tok_s, id FROM runs
+		WHERE suite_version = OLD.suite_version AND hw_slug = OLD.hw_slug
+		  AND status = 'ok' AND id <> OLD.id ORDER BY decode_tok_s DESC LIMIT 1)
+	WHERE suite_version = OLD.suite_version AND hw_slug = OLD.hw_slug
+	  AND best_id = OLD.id;
+END;
+
+CREATE TRIGGER find_index_update_enter
+AFTER UPDATE OF id, suite_version, model_slug, hw_slug, decode_tok_s, status ON runs
+WHEN NEW.status = 'ok'
+BEGIN
+	INSERT INTO model_index VALUES (NEW.suite_version, NEW.model_slug, 1, NEW.decode_tok_s, NEW.id)
+	ON CONFLICT DO UPDATE SET runs = runs + 1,
+		best_decode = iif(excluded.best_decode > best_decode OR best_decode IS NULL,
+			excluded.best_decode, best_decode),
+		best_id = iif(excluded.best_decode > best_decode OR best_decode IS NULL,
+			excluded.best_id, best_id);
+	INSERT INTO hw_index VALUES (NEW.suite_version, NEW.hw_slug, 1, NEW.decode_tok_s, NEW.id)
+	ON CONFLICT DO UPDATE SET runs = runs + 1,
+		best_decode = iif(excluded.best_decode > best_decode OR best_decode IS NULL,
+			excluded.best_decode, best_decode),
+		best_id = iif(excluded.best_decode > best_decode OR best_decode IS NULL,
+			excluded.best_id, best_id);
+END;

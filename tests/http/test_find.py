@@ -1,0 +1,227 @@
+"""Finding things: /search and /search.json, the 301 from a name typed
+another way to its canonical page, and the index pages /models and
+/hardware (issue 12).
+
+Runs are stored through the real upload endpoint; a moderator's ruling is
+written into the database with sqlite3 while the daemon runs, as
+test_pages.py does.  Every HTML page must pass html-validate."""
+import concurrent.futures
+import sqlite3
+
+import lxml.html
+import pytest
+
+from conftest import digest_for, make_payload, sign, validate_html
+
+
+def payload(model, accel="M3 Ultra", backend="mlx", decode=100.0, digest=None):
+    p = make_payload()
+    p["model"]["name"] = model
+    p["model"]["digest"] = digest or digest_for(model)
+    p["hardware"]["accelerator_summary"] = accel
+    del p["hardware"]["fingerprint_hash"]
+    p["backend"]["name"] = backend
+    p["workloads"]["chat-short"]["decode_tok_s"] = decode
+    return p
+
+
+def upload(server, p):
+    token, _ = sign(p)
+    r = server.upload(token)
+    assert r.status_code == 201, r.text
+    return r.json()["id"]
+
+
+def upload_all(server, payloads):
+    with concurrent.futures.ThreadPoolExecutor(8) as ex:
+        return list(ex.map(lambda p: upload(server, p), payloads))
+
+
+@pytest.fixture
+def srv(make_server):
+    return make_server(["--search-rate", "0"])
+
+
+def search(server, q, **params):
+    params["q"] = q
+    r = server.get("/search.json", params=params)
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def names(res):
+    return [h["name"] for h in res["results"]]
+
+
+def test_search_forgives_case_punctuation_and_partial_words(srv, tmp_path):
+    upload_all(srv, [
+        payload("Qwen/Qwen2.5-7B-Instruct", decode=50.0),
+        payload("Qwen/Qwen2.5-Coder-32B-Instruct-4bit", accel="NVIDIA GeForce RTX 4090",
+                backend="llama.cpp", decode=30.0),
+        payload("meta-llama/Llama-3.1-8B-Instruct", accel="M3 Pro", decode=40.0),
+    ])
+    for q in ("qwen 2.5", "QWEN2.5", "Qwen2-5", "coder", "2.5 coder", "CODER 32b"):
+        found = names(search(srv, q))
+        assert any("Coder" in n for n in found), (q, found)
+    # Words in any order, each must be there.
+    found = names(search(srv, "instruct llama"))
+    assert found == ["meta-llama/Llama-3.1-8B-Instruct"], found
+    # Hardware by part of its name, backends by theirs.
+    res = search(srv, "4090")
+    assert [(h["kind"], h["slug"], h["href"]) for h in res["results"]] == [
+        ("hw", "rtx-4090", "/hw/rtx-4090.json")]
+    assert ("backend", "llama.cpp") in [(h["kind"], h["slug"]) for h in search(srv, "LLAMA.CPP")["results"]]
+    # Two characters: a prefix of the squashed name.
+    assert sorted(h["slug"] for h in search(srv, "m3")["results"]) == ["m3-pro", "m3-ultra"]
+    assert search(srv, "zzzzzz")["results"] == []
+    # The page, without JavaScript: a form and a table of links.
+    page = srv.get("/search", params={"q": "coder"})
+    assert page.status_code == 200
+    doc = lxml.html.fromstring(page.text)
+    assert "/m/qwen2-5-coder-32b-instruct" in doc.xpath("//main//table//a/@href")
+    assert doc.xpath("//header//form[@action='/search']//input[@name='q']")
+    ok, report = validate_html(page.text, tmp_path)
+    assert ok, report
+    ok, report = validate_html(srv.get("/search").text, tmp_path)
+    assert ok, report
+
+
+def test_search_ranks_exact_then_prefix_then_runs(srv):
+    upload_all(srv, [payload("Phi", decode=10.0)] +
+               [payload("Phi-2-Orange", decode=10.0 + i) for i in range(3)] +
+               [payload("Big-Phi-Mini", decode=10.0 + i) for i in range(5)] +
+               [payload("Some-Phi-Model", decode=1.0)])
+    found = names(search(srv, "phi"))
+    # Exact first, then the prefix match, then substrings by runs.
+    assert found == ["Phi", "Phi-2-Orange", "Big-Phi-Mini", "Some-Phi-Model"], found
+    runs = {h["name"]: h["runs"] for h in search(srv, "phi")["results"]}
+    assert runs["Big-Phi-Mini"] == 5 and runs["Some-Phi-Model"] == 1
+
+
+def test_search_pages_and_caps(srv, tmp_path):
+    upload_all(srv, [payload("Widget-%02d" % i, decode=float(i + 1)) for i in range(25)])
+    first = search(srv, "widget")
+    assert first["total"] == 25 and len(first["results"]) == 20 and first["prev"] is None
+    second = srv.get(first["next"]).json()
+    assert len(second["results"]) == 5 and second["next"] is None and second["prev"]
+    assert not set(names(first)) & set(names(second))
+    # Bounds: a long query, a page out of range.
+    r = srv.get("/search.json", params={"q": "x" * 101})
+    assert r.status_code == 400 and "q=" in r.json()["error"]["message"]
+    assert srv.get("/search.json", params={"q": "widget", "page": "11"}).status_code == 400
+    assert srv.get("/search", params={"q": "x" * 101}).status_code == 400
+    html = srv.get("/search", params={"q": "widget", "page": "2"})
+    ok, report = validate_html(html.text, tmp_path)
+    assert ok, report
+
+
+def test_search_finds_run_ids_and_digests_by_prefix(srv):
+    d = "sha256:" + "ab12" * 16
+    rid = upload(srv, payload("Digest-Model", digest=d))
+    res = search(srv, rid[:6].upper())
+    assert rid in [x["id"] for x in res["runs"]]
+    res = search(srv, "ab12ab12")
+    assert [x["digest"] for x in res["digests"]] == [d]
+    assert res["digests"][0]["href"].startswith("/m/digest-model.json?digest=")
+    assert search(srv, "sha256:AB12")["digests"][0]["digest"] == d
+    assert search(srv, "cd34cd34")["digests"] == []
+    # An exact run id on the page leads to the run.
+    r = srv.get("/search", params={"q": rid}, allow_redirects=False)
+    assert r.status_code == 301 and r.headers["Location"] == "/r/" + rid
+
+
+def test_names_typed_another_way_redirect_to_their_page(srv):
+    upload(srv, payload("Qwen/Qwen2.5-7B-Instruct-4bit", accel="NVIDIA GeForce RTX 4090"))
+    cases = [
+        ("/m/Qwen2.5-7B-Instruct", "/m/qwen2-5-7b-instruct"),
+        ("/m/QWEN2.5 7B INSTRUCT", "/m/qwen2-5-7b-instruct"),
+        ("/m/Qwen2.5-7B-Instruct.json", "/m/qwen2-5-7b-instruct.json"),
+        ("/hw/NVIDIA GeForce RTX 4090", "/hw/rtx-4090"),
+        ("/hw/RTX 4090", "/hw/rtx-4090"),
+        ("/hw/RTX_4090.json", "/hw/rtx-4090.json"),
+    ]
+    for path, want in cases:
+        r = srv.get(path, allow_redirects=False)
+        assert r.status_code == 301, (path, r.status_code)
+        assert r.headers["Location"] == want
+        assert srv.get(want).status_code == 200
+    # Unknown names stay 404, valid slugs are served as before.
+    assert srv.get("/m/No Such Model", allow_redirects=False).status_code == 404
+    assert srv.get("/hw/RTX 9999.json", allow_redirects=False).status_code == 404
+    assert srv.get("/m/qwen2-5-7b-instruct", allow_redirects=False).status_code == 200
+    # The search box: an exact name goes to its page, in any case.
+    r = srv.get("/search", params={"q": "qwen2.5 7b instruct"}, allow_redirects=False)
+    assert r.status_code == 301 and r.headers["Location"] == "/m/qwen2-5-7b-instruct"
+    r = srv.get("/search", params={"q": "rtx 4090"}, allow_redirects=False)
+    assert r.status_code == 301 and r.headers["Location"] == "/hw/rtx-4090"
+    # The JSON twin never redirects: type-ahead wants the list.
+    assert srv.get("/search.json", params={"q": "rtx 4090"}, allow_redirects=False).status_code == 200
+
+
+def test_search_is_rate_limited_per_client(make_server):
+    s = make_server(["--search-rate", "4"])
+    codes = [s.get("/search.json", params={"q": "abc"}).status_code for _ in range(4)]
+    assert codes[0] == 200 and 429 in codes
+    r = s.get("/search.json", params={"q": "abc"})
+    assert r.status_code == 429 and int(r.headers["Retry-After"]) >= 1
+    assert r.json()["error"]["code"] == "rate_limited"
+    # Other pages are not counted.
+    assert s.get("/models.json").status_code == 200
+
+
+def rule(server, rid, status):
+    c = sqlite3.connect(server.db, timeout=10)
+    with c:
+        c.execute("UPDATE runs SET status = ? WHERE id = ?", (status, rid))
+    c.close()
+
+
+def test_models_index_counts_sorts_and_pages(srv, tmp_path):
+    ids = upload_all(srv, [payload("Alpha", decode=10.0), payload("Alpha", accel="M3 Pro", decode=90.0),
+                           payload("Alpha", decode=20.0), payload("Beta", decode=50.0),
+                           payload("Gamma", accel="RTX 4090", decode=70.0),
+                           payload("Gamma", accel="RTX 4090", decode=60.0)])
+    m = srv.get("/models.json").json()
+    assert [(r["name"], r["runs"], r["best_decode_tok_s"]) for r in m["rows"]] == [
+        ("Alpha", 3, 90.0), ("Gamma", 2, 70.0), ("Beta", 1, 50.0)]
+    assert m["rows"][0]["best_id"] == ids[1] and m["rows"][0]["href"] == "/m/alpha.json"
+    by_runs = srv.get("/models.json", params={"sort": "runs"}).json()
+    assert [r["name"] for r in by_runs["rows"]] == ["Alpha", "Gamma", "Beta"]
+    by_name = srv.get("/models.json", params={"sort": "name"}).json()
+    assert [r["name"] for r in by_name["rows"]] == ["Alpha", "Beta", "Gamma"]
+    hw = srv.get("/hardware.json", params={"sort": "runs"}).json()
+    assert [(r["slug"], r["runs"]) for r in hw["rows"]] == [("m3-ultra", 3), ("rtx-4090", 2), ("m3-pro", 1)]
+    # A moderator upholds the best Alpha run: the counts and best follow.
+    rule(srv, ids[1], "upheld")
+    m = srv.get("/models.json").json()
+    assert [(r["name"], r["runs"], r["best_decode_tok_s"]) for r in m["rows"]] == [
+        ("Gamma", 2, 70.0), ("Beta", 1, 50.0), ("Alpha", 2, 20.0)]
+    hw = srv.get("/hardware.json").json()
+    assert "m3-pro" not in [r["slug"] for r in hw["rows"]]
+    rule(srv, ids[1], "ok")
+    assert srv.get("/models.json").json()["rows"][0]["best_id"] == ids[1]
+    # Bad arguments.
+    assert srv.get("/models.json", params={"sort": "speed"}).status_code == 400
+    assert srv.get("/models", params={"cursor": "abc"}).status_code == 400
+    for path in ("/models", "/hardware", "/models?sort=runs", "/hardware?sort=name"):
+        page = srv.get(path)
+        assert page.status_code == 200
+        ok, report = validate_html(page.text, tmp_path)
+        assert ok, report
+    doc = lxml.html.fromstring(srv.get("/").text)
+    assert {"/models", "/hardware"} <= set(doc.xpath("//header//nav//a/@href"))
+
+
+def test_models_index_keyset_pages(srv):
+    upload_all(srv, [payload("Model-%02d" % i, decode=float(100 - (i % 7))) for i in range(53)])
+    for sort in ("decode", "runs", "name"):
+        seen = []
+        page = srv.get("/models.json", params={"sort": sort}).json()
+        assert len(page["rows"]) == 50 and page["next"] and page["first"] is None
+        seen += [r["slug"] for r in page["rows"]]
+        page = srv.get(page["next"]).json()
+        assert page["next"] is None and page["first"]
+        seen += [r["slug"] for r in page["rows"]]
+        assert len(seen) == 53 and len(set(seen)) == 53, sort
+        if sort == "name":
+            assert seen == sorted(seen)
