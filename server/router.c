@@ -41,6 +41,8 @@ static const struct route routes[] = {
 	{ HTTP_GET,  "/models.json",                 page_models,       0, 0 },
 	{ HTTP_GET,  "/hardware",                    page_hardware,     ROUTE_HTML, 0 },
 	{ HTTP_GET,  "/hardware.json",               page_hardware,     0, 0 },
+	{ HTTP_GET,  "/compare",                     page_compare,      ROUTE_HTML, 0 },
+	{ HTTP_GET,  "/compare.json",                page_compare,      0, 0 },
 	{ HTTP_GET,  "/outliers",                    page_outliers,     ROUTE_HTML, 0 },
 	{ HTTP_GET,  "/disputes",                    page_disputes,     ROUTE_HTML, 0 },
 	{ HTTP_GET,  "/glossary",                    page_reference,    ROUTE_HTML, 0 },

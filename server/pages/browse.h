@@ -151,6 +151,7 @@ extern const char *const page_fit_sql[];     /* page_fit.c */
 /* /search (page_search.c), /models and /hardware (page_index.c). */
 extern const char *const page_search_sql[];
 extern const char *const page_index_sql[];
+extern const char *const page_compare_sql[];  /* page_compare.c */
 /* /outliers and /disputes (page_lists.c). */
 extern const char *const page_lists_sql[];
 

@@ -62,6 +62,9 @@ int page_search_canonical(struct req *r, const char *kind, enum MHD_Result *ret)
 enum MHD_Result page_models(struct req *r);       /* /models, /models.json */
 enum MHD_Result page_hardware(struct req *r);     /* /hardware, /hardware.json */
 
+/* page_compare.c */
+enum MHD_Result page_compare(struct req *r);      /* /compare, /compare.json */
+
 /* page_fit.c */
 enum MHD_Result page_fit(struct req *r);          /* /fit */
 enum MHD_Result page_fit_json(struct req *r);     /* /fit.json */

@@ -225,3 +225,89 @@ def test_models_index_keyset_pages(srv):
         assert len(seen) == 53 and len(set(seen)) == 53, sort
         if sort == "name":
             assert seen == sorted(seen)
+
+
+# ---- /compare ----
+
+def full(model, accel="M3 Ultra", backend="mlx", decode=100.0, digest=None):
+    return payload(model, accel, backend, decode, digest)
+
+
+def test_compare_side_by_side_with_percent_from_the_first(srv, tmp_path):
+    a, b, c = upload_all(srv, [full("Cmp", decode=100.0), full("Cmp", accel="RTX 4090", decode=150.0),
+                               full("Cmp", accel="M3 Pro", decode=50.0)])
+    r = srv.get("/compare.json", params={"r": "%s,%s,%s" % (a, b, c)})
+    assert r.status_code == 200, r.text
+    m = r.json()
+    assert [x["id"] for x in m["runs"]] == [a, b, c]
+    assert m["warnings"] == []
+    rows = {row["label"]: row["cells"] for row in m["figures"]["rows"]}
+    w1 = rows["W1 decode"]
+    assert [x["value"] for x in w1] == [100.0, 150.0, 50.0]
+    assert w1[0]["pct"] is None
+    assert w1[1]["pct"] == pytest.approx(50.0) and w1[1]["pct_text"] == "+50.0%"
+    assert w1[2]["pct"] == pytest.approx(-50.0) and w1[2]["pct_text"] == "−50.0%"
+    assert any(k.startswith("W3 decode at") for k in rows) and any(k.startswith("W4 aggregate") for k in rows)
+    page = srv.get("/compare", params={"r": "%s,%s,%s" % (a, b, c)})
+    assert page.status_code == 200
+    doc = lxml.html.fromstring(page.text)
+    svgs = doc.xpath("//figure//*[local-name()='svg']")
+    assert len(svgs) == 2
+    # One series per run, overlaid.
+    for svg in svgs:
+        groups = {g.get("class") for g in svg.xpath(".//*[local-name()='g'][contains(@class, 'series')]")}
+        assert {"series s1", "series s2", "series s3"} <= groups, groups
+    ok, report = validate_html(page.text, tmp_path)
+    assert ok, report
+
+
+def test_compare_warns_and_keeps_suites_apart(srv, tmp_path):
+    a, b, c = upload_all(srv, [full("Cmp", decode=100.0), full("Cmp", backend="llama.cpp", decode=120.0,
+                                                                  digest="sha256:" + "1" * 64),
+                               full("Cmp", decode=90.0)])
+    # A second suite: what no upload can make yet, written as test_pages does.
+    db = sqlite3.connect(srv.db, timeout=10)
+    with db:
+        db.execute("UPDATE runs SET suite_version = 'suite-v0' WHERE id = ?", (c,))
+    db.close()
+    m = srv.get("/compare.json", params={"r": ",".join([a, b, c])}).json()
+    assert {w["what"] for w in m["warnings"]} == {"suites", "digests", "backends"}
+    assert all(w["href"].startswith("/glossary#") for w in m["warnings"])
+    w1 = {row["label"]: row["cells"] for row in m["figures"]["rows"]}["W1 decode"]
+    # The other suite's run stands beside, without a percentage.
+    assert w1[1]["pct"] == pytest.approx(20.0) and w1[2]["pct"] is None and w1[2]["value"] == 90.0
+    page = srv.get("/compare", params={"r": ",".join([a, b, c])})
+    doc = lxml.html.fromstring(page.text)
+    assert doc.xpath("//main//*[@role='note']//a[starts-with(@href, '/glossary#')]")
+    ok, report = validate_html(page.text, tmp_path)
+    assert ok, report
+
+
+def test_compare_refuses_bad_lists(srv):
+    a = upload(srv, full("Cmp"))
+    for bad in ("", "x", a + ",nope", ",".join([a] * 5), a + ",,"):
+        r = srv.get("/compare.json", params={"r": bad})
+        assert r.status_code == 400, bad
+        assert "r=" in r.json()["error"]["message"] or "runs" in r.json()["error"]["message"]
+    r = srv.get("/compare.json", params={"r": a + ",r_zzzzzzzzzzz"})
+    assert r.status_code == 404 and "r_zzzzzzzzzzz" in r.json()["error"]["message"]
+    assert srv.get("/compare", params={"r": "x"}).status_code == 400
+
+
+def test_run_page_compare_with_form_leads_to_the_picker(srv, tmp_path):
+    a, b, c, d = upload_all(srv, [full("Pick", decode=100.0), full("Pick", accel="RTX 4090", decode=150.0),
+                                  full("Pick", backend="llama.cpp", decode=80.0),
+                                  full("Other", accel="RTX 4090", decode=70.0)])
+    doc = lxml.html.fromstring(srv.get("/r/" + a).text)
+    form = doc.xpath("//form[@action='/compare']")[0]
+    assert form.xpath(".//input[@name='r']/@value") == [a]
+    assert set(form.xpath(".//select[@name='with']/option/@value")) == {"model", "hw"}
+    m = srv.get("/compare.json", params={"r": a}).json()
+    assert [x["id"] for x in m["pick"]["same_model"]] == [b]
+    assert [x["id"] for x in m["pick"]["same_hw"]] == [c]
+    page = srv.get("/compare", params={"r": a, "with": "model"})
+    links = lxml.html.fromstring(page.text).xpath("//main//li/a/@href")
+    assert links == ["/compare?r=%s%%2C%s" % (a, b)] or links == ["/compare?r=%s,%s" % (a, b)]
+    assert srv.get(links[0]).status_code == 200
+    ok, report = validate_html(page.text, tmp_path)
+    assert ok, report
