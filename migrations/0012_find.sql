@@ -133,7 +133,10 @@ BEGIN
 END;
 
 -- A change to what the rows hold (a moderator upholding a dispute sets
--- status) is the old row leaving and the new one entering.
+-- status) is the old row leaving and the new one entering.  SQLite may
+-- fire the two in either order, so the leaving one finds the next best
+-- among the runs as they are after the change (the changed run included
+-- where it still belongs), and the entering one only ever raises it.
 CREATE TRIGGER find_index_update_leave
 AFTER UPDATE OF id, suite_version, model_slug, hw_slug, decode_tok_s, status ON runs
 WHEN OLD.status = 'ok'
@@ -145,7 +148,7 @@ BEGIN
 	UPDATE model_index SET (best_decode, best_id) = (
 		SELECT decode_tok_s, id FROM runs
 		WHERE suite_version = OLD.suite_version AND model_slug = OLD.model_slug
-		  AND status = 'ok' AND id <> OLD.id ORDER BY decode_tok_s DESC LIMIT 1)
+		  AND status = 'ok' ORDER BY decode_tok_s DESC LIMIT 1)
 	WHERE suite_version = OLD.suite_version AND model_slug = OLD.model_slug
 	  AND best_id = OLD.id;
 	UPDATE hw_index SET runs = runs - 1
@@ -155,7 +158,7 @@ BEGIN
 	UPDATE hw_index SET (best_decode, best_id) = (
 		SELECT decode_tok_s, id FROM runs
 		WHERE suite_version = OLD.suite_version AND hw_slug = OLD.hw_slug
-		  AND status = 'ok' AND id <> OLD.id ORDER BY decode_tok_s DESC LIMIT 1)
+		  AND status = 'ok' ORDER BY decode_tok_s DESC LIMIT 1)
 	WHERE suite_version = OLD.suite_version AND hw_slug = OLD.hw_slug
 	  AND best_id = OLD.id;
 END;
@@ -176,4 +179,102 @@ BEGIN
 			excluded.best_decode, best_decode),
 		best_id = iif(excluded.best_decode > best_decode OR best_decode IS NULL,
 			excluded.best_id, best_id);
+END;
+
+-- Rank: where a run's decode falls among the runs of its cluster (suite,
+-- digest, hardware class, backend) and among all runs of its weights file
+-- (suite, digest), for the run page's "faster than P% of N runs".  Each
+-- keeps a histogram over fixed log-scale buckets of chat-short decode:
+-- bucket = floor(16 * log2(decode_tok_s)), 16 buckets per doubling, each
+-- 4.4% wide, so a percentile is read from at most a few hundred bucket
+-- rows whatever the number of runs, and an upload adds one to one row of
+-- each.  Runs that leave (deleted, upheld, changed) take theirs off; empty
+-- buckets go.  Only runs that count (status = 'ok') are in them.
+-- log2() is SQLite's built-in math function (3.35 on, in Debian's build).
+CREATE TABLE rank_cluster (
+	suite_version TEXT NOT NULL,
+	model_digest  TEXT NOT NULL,
+	hw_class      TEXT NOT NULL,
+	backend_name  TEXT NOT NULL,
+	bucket        INTEGER NOT NULL,
+	n             INTEGER NOT NULL,
+	PRIMARY KEY (suite_version, model_digest, hw_class, backend_name, bucket)
+) WITHOUT ROWID;
+
+CREATE TABLE rank_digest (
+	suite_version TEXT NOT NULL,
+	model_digest  TEXT NOT NULL,
+	bucket        INTEGER NOT NULL,
+	n             INTEGER NOT NULL,
+	PRIMARY KEY (suite_version, model_digest, bucket)
+) WITHOUT ROWID;
+
+INSERT INTO rank_cluster
+SELECT suite_version, model_digest, hw_class, backend_name,
+	CAST(floor(16 * log2(max(decode_tok_s, 0.001))) AS INTEGER) AS b, count(*)
+FROM runs INDEXED BY runs_cluster_flag WHERE status = 'ok'
+GROUP BY suite_version, model_digest, hw_class, backend_name, b;
+
+INSERT INTO rank_digest
+SELECT suite_version, model_digest, bucket, sum(n) FROM rank_cluster
+GROUP BY suite_version, model_digest, bucket;
+
+CREATE TRIGGER rank_insert AFTER INSERT ON runs WHEN NEW.status = 'ok'
+BEGIN
+	INSERT INTO rank_cluster VALUES (NEW.suite_version, NEW.model_digest, NEW.hw_class,
+		NEW.backend_name, CAST(floor(16 * log2(max(NEW.decode_tok_s, 0.001))) AS INTEGER), 1)
+	ON CONFLICT DO UPDATE SET n = n + 1;
+	INSERT INTO rank_digest VALUES (NEW.suite_version, NEW.model_digest,
+		CAST(floor(16 * log2(max(NEW.decode_tok_s, 0.001))) AS INTEGER), 1)
+	ON CONFLICT DO UPDATE SET n = n + 1;
+END;
+
+CREATE TRIGGER rank_delete AFTER DELETE ON runs WHEN OLD.status = 'ok'
+BEGIN
+	UPDATE rank_cluster SET n = n - 1
+	WHERE suite_version = OLD.suite_version AND model_digest = OLD.model_digest
+	  AND hw_class = OLD.hw_class AND backend_name = OLD.backend_name
+	  AND bucket = CAST(floor(16 * log2(max(OLD.decode_tok_s, 0.001))) AS INTEGER);
+	DELETE FROM rank_cluster
+	WHERE suite_version = OLD.suite_version AND model_digest = OLD.model_digest
+	  AND hw_class = OLD.hw_class AND backend_name = OLD.backend_name
+	  AND bucket = CAST(floor(16 * log2(max(OLD.decode_tok_s, 0.001))) AS INTEGER) AND n <= 0;
+	UPDATE rank_digest SET n = n - 1
+	WHERE suite_version = OLD.suite_version AND model_digest = OLD.model_digest
+	  AND bucket = CAST(floor(16 * log2(max(OLD.decode_tok_s, 0.001))) AS INTEGER);
+	DELETE FROM rank_digest
+	WHERE suite_version = OLD.suite_version AND model_digest = OLD.model_digest
+	  AND bucket = CAST(floor(16 * log2(max(OLD.decode_tok_s, 0.001))) AS INTEGER) AND n <= 0;
+END;
+
+CREATE TRIGGER rank_update_leave
+AFTER UPDATE OF suite_version, model_digest, hw_class, backend_name, decode_tok_s, status ON runs
+WHEN OLD.status = 'ok'
+BEGIN
+	UPDATE rank_cluster SET n = n - 1
+	WHERE suite_version = OLD.suite_version AND model_digest = OLD.model_digest
+	  AND hw_class = OLD.hw_class AND backend_name = OLD.backend_name
+	  AND bucket = CAST(floor(16 * log2(max(OLD.decode_tok_s, 0.001))) AS INTEGER);
+	DELETE FROM rank_cluster
+	WHERE suite_version = OLD.suite_version AND model_digest = OLD.model_digest
+	  AND hw_class = OLD.hw_class AND backend_name = OLD.backend_name
+	  AND bucket = CAST(floor(16 * log2(max(OLD.decode_tok_s, 0.001))) AS INTEGER) AND n <= 0;
+	UPDATE rank_digest SET n = n - 1
+	WHERE suite_version = OLD.suite_version AND model_digest = OLD.model_digest
+	  AND bucket = CAST(floor(16 * log2(max(OLD.decode_tok_s, 0.001))) AS INTEGER);
+	DELETE FROM rank_digest
+	WHERE suite_version = OLD.suite_version AND model_digest = OLD.model_digest
+	  AND bucket = CAST(floor(16 * log2(max(OLD.decode_tok_s, 0.001))) AS INTEGER) AND n <= 0;
+END;
+
+CREATE TRIGGER rank_update_enter
+AFTER UPDATE OF suite_version, model_digest, hw_class, backend_name, decode_tok_s, status ON runs
+WHEN NEW.status = 'ok'
+BEGIN
+	INSERT INTO rank_cluster VALUES (NEW.suite_version, NEW.model_digest, NEW.hw_class,
+		NEW.backend_name, CAST(floor(16 * log2(max(NEW.decode_tok_s, 0.001))) AS INTEGER), 1)
+	ON CONFLICT DO UPDATE SET n = n + 1;
+	INSERT INTO rank_digest VALUES (NEW.suite_version, NEW.model_digest,
+		CAST(floor(16 * log2(max(NEW.decode_tok_s, 0.001))) AS INTEGER), 1)
+	ON CONFLICT DO UPDATE SET n = n + 1;
 END;

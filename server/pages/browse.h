@@ -152,6 +152,7 @@ extern const char *const page_fit_sql[];     /* page_fit.c */
 extern const char *const page_search_sql[];
 extern const char *const page_index_sql[];
 extern const char *const page_compare_sql[];  /* page_compare.c */
+extern const char *const page_rank_sql[];     /* rank.c */
 /* /outliers and /disputes (page_lists.c). */
 extern const char *const page_lists_sql[];
 

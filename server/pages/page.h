@@ -35,6 +35,13 @@ enum MHD_Result page_run_jws(struct req *r);      /* /r/<id>.jws */
  * *status 404 when there is no such run, 503 when the database failed. */
 json_t *page_run_model(struct req *r, const char *id, unsigned *status);
 
+/* rank.c */
+/* Adds "rank" to the run view model m: {cluster, digest: {runs, others,
+ * pct, text}, svg}, where its decode falls among the counted runs of its
+ * cluster and of its weights file on any hardware, from the histograms
+ * writes keep (migration 0012).  0, or -1 on a database error. */
+int page_rank_add(struct req *r, json_t *m);
+
 /* page_home.c */
 enum MHD_Result page_home(struct req *r);         /* / */
 

@@ -311,3 +311,62 @@ def test_run_page_compare_with_form_leads_to_the_picker(srv, tmp_path):
     assert srv.get(links[0]).status_code == 200
     ok, report = validate_html(page.text, tmp_path)
     assert ok, report
+
+
+# ---- rank on the run page ----
+
+def rank_texts(server, rid):
+    doc = lxml.html.fromstring(server.get("/r/" + rid).text)
+    box = doc.xpath("//div[@class='rank']")[0]
+    assert box.xpath(".//*[local-name()='svg']/*[local-name()='path'][@class='mark']")
+    return " ".join(box.xpath(".//p//text()"))
+
+
+def test_run_page_ranks_the_run_in_its_cluster_and_weights_file(srv, tmp_path):
+    d = "sha256:" + "5" * 64
+    ids = upload_all(srv, [full("Rank", decode=v, digest=d) for v in (10.0, 20.0, 40.0, 80.0, 160.0)] +
+                     [full("Rank", accel="RTX 4090", decode=v, digest=d) for v in (5.0, 300.0)] +
+                     [full("Rank", accel="RTX 4090", decode=1.0)])   # another weights file
+    text = rank_texts(srv, ids[2])
+    assert "Faster than 50% of 4 other runs of this weights file on this hardware class with mlx" in text, text
+    assert "Faster than 50% of 6 other runs of this weights file on any hardware" in text, text
+    assert "Faster than 100% of 4 other runs" in rank_texts(srv, ids[4])
+    # The other weights file's run is alone in both.
+    assert rank_texts(srv, ids[7]).count("The only counted run") == 2
+    # A moderator upholds the slowest run: it leaves both histograms.
+    rule(srv, ids[0], "upheld")
+    text = rank_texts(srv, ids[3])
+    assert "Faster than 67% of 3 other runs" in text and "Faster than 60% of 5 other runs" in text, text
+    page = srv.get("/r/" + ids[3])
+    ok, report = validate_html(page.text, tmp_path)
+    assert ok, report
+
+
+def test_rank_histograms_stay_exact_through_changes(srv):
+    """The histograms the triggers keep equal a recount from the runs."""
+    ids = upload_all(srv, [full("Hist-%d" % (i % 3), accel=("M3 Ultra", "RTX 4090")[i % 2],
+                                decode=3.0 * (i + 1)) for i in range(30)])
+    db = sqlite3.connect(srv.db, timeout=10)
+    with db:
+        for rid in ids[::4]:
+            db.execute("UPDATE runs SET status = 'upheld' WHERE id = ?", (rid,))
+        db.execute("UPDATE runs SET status = 'ok' WHERE id = ?", (ids[0],))
+        db.execute("UPDATE runs SET decode_tok_s = 999 WHERE id = ?", (ids[1],))
+        db.execute("DELETE FROM runs WHERE id = ?", (ids[2],))
+    bucket = "CAST(floor(16 * log2(max(decode_tok_s, 0.001))) AS INTEGER)"
+    want = db.execute("SELECT suite_version, model_digest, hw_class, backend_name, %s AS b, count(*) "
+                      "FROM runs WHERE status = 'ok' GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5" % bucket).fetchall()
+    got = db.execute("SELECT * FROM rank_cluster ORDER BY 1, 2, 3, 4, 5").fetchall()
+    assert got == want
+    want = db.execute("SELECT suite_version, model_digest, %s AS b, count(*) FROM runs "
+                      "WHERE status = 'ok' GROUP BY 1, 2, 3 ORDER BY 1, 2, 3" % bucket).fetchall()
+    assert db.execute("SELECT * FROM rank_digest ORDER BY 1, 2, 3").fetchall() == want
+    want = db.execute("SELECT suite_version, model_slug, count(*), max(decode_tok_s) FROM runs "
+                      "WHERE status = 'ok' GROUP BY 1, 2 ORDER BY 1, 2").fetchall()
+    assert db.execute("SELECT suite_version, model_slug, runs, best_decode FROM model_index "
+                      "ORDER BY 1, 2").fetchall() == want
+    want = db.execute("SELECT suite_version, hw_slug, count(*), max(decode_tok_s) FROM runs "
+                      "WHERE status = 'ok' GROUP BY 1, 2 ORDER BY 1, 2").fetchall()
+    assert db.execute("SELECT suite_version, hw_slug, runs, best_decode FROM hw_index "
+                      "ORDER BY 1, 2").fetchall() == want
+    db.close()
