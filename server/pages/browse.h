@@ -153,6 +153,7 @@ extern const char *const page_search_sql[];
 extern const char *const page_index_sql[];
 extern const char *const page_compare_sql[];  /* page_compare.c */
 extern const char *const page_rank_sql[];     /* rank.c */
+extern const char *const page_cheatsheet_sql[]; /* page_cheatsheet.c */
 /* /outliers and /disputes (page_lists.c). */
 extern const char *const page_lists_sql[];
 

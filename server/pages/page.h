@@ -72,6 +72,10 @@ enum MHD_Result page_hardware(struct req *r);     /* /hardware, /hardware.json *
 /* page_compare.c */
 enum MHD_Result page_compare(struct req *r);      /* /compare, /compare.json */
 
+/* page_cheatsheet.c */
+enum MHD_Result page_cheatsheet(struct req *r);     /* /cheatsheet, .json */
+enum MHD_Result page_cheatsheet_csv(struct req *r); /* /cheatsheet.csv */
+
 /* page_fit.c */
 enum MHD_Result page_fit(struct req *r);          /* /fit */
 enum MHD_Result page_fit_json(struct req *r);     /* /fit.json */

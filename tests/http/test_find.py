@@ -370,3 +370,78 @@ def test_rank_histograms_stay_exact_through_changes(srv):
     assert db.execute("SELECT suite_version, hw_slug, runs, best_decode FROM hw_index "
                       "ORDER BY 1, 2").fetchall() == want
     db.close()
+
+
+# ---- /cheatsheet ----
+
+def test_cheatsheet_matrix_with_backends_side_by_side(srv, tmp_path):
+    import csv
+    import io
+    ids = upload_all(srv, [full("Sheet", backend="llama.cpp", decode=90.0),
+                           full("Sheet", backend="mlx", decode=110.0),
+                           full("Sheet", backend="mlx", decode=100.0),
+                           full("Sheet", accel="RTX 4090", backend="vllm", decode=200.0),
+                           full("=Evil", accel="RTX 4090", backend="llama.cpp", decode=50.0)])
+    m = srv.get("/cheatsheet.json").json()
+    assert [h["slug"] for h in m["hardware"]] == ["m3-ultra", "rtx-4090"]   # most runs first
+    assert [r["model"]["slug"] for r in m["rows"]] == ["sheet", "evil"]     # fastest first
+    m3 = m["rows"][0]["cells"][0]
+    # MLX beside llama.cpp, each its best run, with the quantization.
+    assert [(e["backend"], e["decode_tok_s"], e["id"]) for e in m3["entries"]] == [
+        ("mlx", 110.0, ids[1]), ("llama.cpp", 90.0, ids[0])]
+    assert m3["entries"][0]["quantization"] == make_payload()["model"]["quantization"]
+    assert m["rows"][1]["cells"][0]["entries"] == []
+    mlx = srv.get("/cheatsheet.json", params={"backend": "mlx"}).json()
+    assert [e["backend"] for r in mlx["rows"] for c in r["cells"] for e in c["entries"]] == ["mlx"]
+    assert srv.get("/cheatsheet.json", params={"backend": "nope"}).status_code == 400
+    r = srv.get("/cheatsheet.csv")
+    assert r.status_code == 200 and r.headers["Content-Type"].startswith("text/csv")
+    rows = list(csv.reader(io.StringIO(r.text)))
+    assert rows[0][:3] == ["model", "model_slug", "hardware"]
+    assert ["Sheet", "sheet", "M3 Ultra", "m3-ultra", "mlx", "110", rows[1][6], ids[1]] == rows[1]
+    # A name a spreadsheet would run as a formula is kept as text.
+    assert any(row[0] == "'=Evil" for row in rows[1:])
+    page = srv.get("/cheatsheet")
+    assert page.status_code == 200
+    doc = lxml.html.fromstring(page.text)
+    assert "/r/" + ids[1] in doc.xpath("//table[contains(@class, 'cheatsheet')]//a/@href")
+    ok, report = validate_html(page.text, tmp_path)
+    assert ok, report
+
+
+def test_cheatsheet_pages_by_model(srv):
+    upload_all(srv, [full("Page-%02d" % i, decode=float(10 + i)) for i in range(23)])
+    first = srv.get("/cheatsheet.json").json()
+    assert len(first["rows"]) == 20 and first["next"]
+    second = srv.get(first["next"]).json()
+    assert len(second["rows"]) == 3 and second["next"] is None
+    names = [r["model"]["slug"] for r in first["rows"] + second["rows"]]
+    assert len(set(names)) == 23
+    assert srv.get("/cheatsheet.json", params={"cursor": "x"}).status_code == 400
+
+
+def test_new_routes_answer_as_openapi_describes(srv, make_server):
+    from test_openapi import check
+    a, b = upload_all(srv, [full("Api", decode=10.0), full("Api", accel="RTX 4090", decode=20.0)])
+    get = srv.get
+    check(get("/search.json", params={"q": "api"}), "GET", "/search.json")
+    check(get("/search.json", params={"q": "x" * 101}), "GET", "/search.json")
+    check(get("/search", params={"q": "api"}, allow_redirects=False), "GET", "/search")
+    check(get("/search", params={"q": "rtx"}), "GET", "/search")
+    check(get("/m/API", allow_redirects=False), "GET", "/m/{slug}")
+    check(get("/hw/RTX 4090.json", allow_redirects=False), "GET", "/hw/{slug}.json")
+    for path in ("/models", "/hardware"):
+        check(get(path + ".json", params={"sort": "runs"}), "GET", path + ".json")
+        check(get(path + ".json", params={"sort": "x"}), "GET", path + ".json")
+        check(get(path), "GET", path)
+    check(get("/compare.json", params={"r": a + "," + b}), "GET", "/compare.json")
+    check(get("/compare.json", params={"r": a}), "GET", "/compare.json")
+    check(get("/compare.json", params={"r": "r_zzzzzzzzzzz," + a}), "GET", "/compare.json")
+    check(get("/compare", params={"r": a + "," + b}), "GET", "/compare")
+    for path in ("/cheatsheet.json", "/cheatsheet.csv", "/cheatsheet"):
+        check(get(path), "GET", path)
+    check(get("/cheatsheet.json", params={"backend": "x"}), "GET", "/cheatsheet.json")
+    limited = make_server(["--search-rate", "1"])
+    for _ in range(3):
+        r = limited.get("/search.json", params={"q": "abc"})
+    check(r, "GET", "/search.json")
