@@ -282,7 +282,7 @@ static json_t *points_view(const struct compare *c, json_t *rows, const char *w,
 			json_array_append_new(rows, r);
 	}
 	for (k = 0; k < c->n; k++) {
-		snprintf(names[k], sizeof names[k], "run %zu", k + 1);
+		snprintf(names[k], sizeof names[k], "run %d", (int)k + 1);
 		s[k].name = names[k];
 		s[k].y = y[k];
 	}
