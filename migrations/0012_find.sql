@@ -290,3 +290,68 @@ BEGIN
 		CAST(floor(16 * log2(max(NEW.decode_tok_s, 0.001))) AS INTEGER), 1)
 	ON CONFLICT DO UPDATE SET n = n + 1;
 END;
+
+-- The board of / sorted by other figures of each group's best run:
+-- prefill (fastest first), TTFT (quickest first) and date received
+-- (newest first).  board_sort mirrors board_best (0007) row for row, kept
+-- by triggers on board_best itself, so it changes only when a group's
+-- best run does, not on every upload; its indexes answer each sort with
+-- each filter the page offers in one seek.  Unknown figures sort last:
+-- prefill as 0, TTFT as 1e300.  (An upsert, not INSERT OR REPLACE: the
+-- statement that fires a trigger overrides the trigger's OR clause.)
+CREATE TABLE board_sort (
+	suite_version TEXT NOT NULL,
+	model_slug    TEXT NOT NULL,
+	hw_slug       TEXT NOT NULL,
+	backend_name  TEXT NOT NULL,
+	best_id       TEXT NOT NULL,
+	sort_prefill  REAL NOT NULL,
+	sort_ttft     REAL NOT NULL,
+	sort_date     INTEGER NOT NULL,  -- unixepoch(received_at)
+	PRIMARY KEY (suite_version, model_slug, hw_slug, backend_name)
+) WITHOUT ROWID;
+CREATE INDEX board_sort_prefill ON board_sort(suite_version, sort_prefill DESC, best_id DESC);
+CREATE INDEX board_sort_prefill_hw ON board_sort(suite_version, hw_slug, sort_prefill DESC, best_id DESC);
+CREATE INDEX board_sort_prefill_be ON board_sort(suite_version, backend_name, sort_prefill DESC, best_id DESC);
+CREATE INDEX board_sort_prefill_hw_be ON board_sort(suite_version, hw_slug, backend_name, sort_prefill DESC, best_id DESC);
+CREATE INDEX board_sort_ttft ON board_sort(suite_version, sort_ttft, best_id);
+CREATE INDEX board_sort_ttft_hw ON board_sort(suite_version, hw_slug, sort_ttft, best_id);
+CREATE INDEX board_sort_ttft_be ON board_sort(suite_version, backend_name, sort_ttft, best_id);
+CREATE INDEX board_sort_ttft_hw_be ON board_sort(suite_version, hw_slug, backend_name, sort_ttft, best_id);
+CREATE INDEX board_sort_date ON board_sort(suite_version, sort_date DESC, best_id DESC);
+CREATE INDEX board_sort_date_hw ON board_sort(suite_version, hw_slug, sort_date DESC, best_id DESC);
+CREATE INDEX board_sort_date_be ON board_sort(suite_version, backend_name, sort_date DESC, best_id DESC);
+CREATE INDEX board_sort_date_hw_be ON board_sort(suite_version, hw_slug, backend_name, sort_date DESC, best_id DESC);
+
+INSERT INTO board_sort
+SELECT b.suite_version, b.model_slug, b.hw_slug, b.backend_name, b.best_id,
+	coalesce(r.prefill_tok_s, 0), coalesce(r.ttft_ms, 1e300), unixepoch(r.received_at)
+FROM board_best b JOIN runs r ON r.id = b.best_id;
+
+CREATE TRIGGER board_sort_insert AFTER INSERT ON board_best WHEN NEW.best_id IS NOT NULL
+BEGIN
+	INSERT INTO board_sort
+	SELECT NEW.suite_version, NEW.model_slug, NEW.hw_slug, NEW.backend_name, r.id,
+		coalesce(r.prefill_tok_s, 0), coalesce(r.ttft_ms, 1e300), unixepoch(r.received_at)
+	FROM runs r WHERE r.id = NEW.best_id
+	ON CONFLICT DO UPDATE SET best_id = excluded.best_id, sort_prefill = excluded.sort_prefill,
+		sort_ttft = excluded.sort_ttft, sort_date = excluded.sort_date;
+END;
+
+CREATE TRIGGER board_sort_update AFTER UPDATE OF best_id ON board_best
+WHEN NEW.best_id IS NOT NULL AND NEW.best_id IS NOT OLD.best_id
+BEGIN
+	INSERT INTO board_sort
+	SELECT NEW.suite_version, NEW.model_slug, NEW.hw_slug, NEW.backend_name, r.id,
+		coalesce(r.prefill_tok_s, 0), coalesce(r.ttft_ms, 1e300), unixepoch(r.received_at)
+	FROM runs r WHERE r.id = NEW.best_id
+	ON CONFLICT DO UPDATE SET best_id = excluded.best_id, sort_prefill = excluded.sort_prefill,
+		sort_ttft = excluded.sort_ttft, sort_date = excluded.sort_date;
+END;
+
+CREATE TRIGGER board_sort_delete AFTER DELETE ON board_best
+BEGIN
+	DELETE FROM board_sort
+	WHERE suite_version = OLD.suite_version AND model_slug = OLD.model_slug
+	  AND hw_slug = OLD.hw_slug AND backend_name = OLD.backend_name;
+END;

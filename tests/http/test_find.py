@@ -369,6 +369,12 @@ def test_rank_histograms_stay_exact_through_changes(srv):
                       "WHERE status = 'ok' GROUP BY 1, 2 ORDER BY 1, 2").fetchall()
     assert db.execute("SELECT suite_version, hw_slug, runs, best_decode FROM hw_index "
                       "ORDER BY 1, 2").fetchall() == want
+    # The board's sort mirror holds exactly board_best's groups and bests.
+    want = db.execute("SELECT b.suite_version, b.model_slug, b.hw_slug, b.backend_name, b.best_id, "
+                      "coalesce(r.prefill_tok_s, 0), coalesce(r.ttft_ms, 1e300) FROM board_best b "
+                      "JOIN runs r ON r.id = b.best_id ORDER BY 1, 2, 3, 4").fetchall()
+    assert db.execute("SELECT suite_version, model_slug, hw_slug, backend_name, best_id, sort_prefill, "
+                      "sort_ttft FROM board_sort ORDER BY 1, 2, 3, 4").fetchall() == want
     db.close()
 
 
@@ -445,3 +451,57 @@ def test_new_routes_answer_as_openapi_describes(srv, make_server):
     for _ in range(3):
         r = limited.get("/search.json", params={"q": "abc"})
     check(r, "GET", "/search.json")
+
+
+# ---- sorting the board ----
+
+def with_figures(model, accel, decode, prefill, ttft):
+    p = full(model, accel=accel, decode=decode)
+    p["workloads"]["chat-short"]["prefill_tok_s"] = prefill
+    p["workloads"]["chat-short"]["ttft_ms"] = ttft
+    return p
+
+
+def test_board_sorts_by_each_figure_and_pages(srv, tmp_path):
+    import time
+    a = upload(srv, with_figures("Sort-A", "M3 Ultra", 100.0, 500.0, 300.0))
+    time.sleep(1.1)     # date received is kept to the second
+    b = upload(srv, with_figures("Sort-B", "M3 Ultra", 50.0, 900.0, 100.0))
+    time.sleep(1.1)
+    c = upload(srv, with_figures("Sort-C", "RTX 4090", 75.0, 700.0, 200.0))
+
+    def order(**params):
+        doc = lxml.html.fromstring(srv.get("/", params=params).text)
+        board = doc.xpath("//h2[starts-with(., 'Fastest run per model')]/following::table[1]")[0]
+        return [h.split("/r/")[1] for h in board.xpath(".//tbody//a[starts-with(@href, '/r/')]/@href")]
+
+    assert order() == [a, c, b]
+    assert order(sort="prefill") == [b, c, a]
+    assert order(sort="ttft") == [b, c, a]
+    assert order(sort="date") == [c, b, a]
+    assert order(sort="ttft", hw="m3-ultra") == [b, a]
+    assert srv.get("/", params={"sort": "speed"}).status_code == 400
+    page = srv.get("/", params={"sort": "ttft"})
+    doc = lxml.html.fromstring(page.text)
+    assert doc.xpath("//form[@action='/']//input[@name='sort'][@value='ttft']")
+    assert "/?sort=prefill" in doc.xpath("//p[@class='filters']//a/@href")
+    ok, report = validate_html(page.text, tmp_path)
+    assert ok, report
+    # A moderator takes the quickest run out: the sorted board follows.
+    rule(srv, b, "upheld")
+    assert order(sort="ttft") == [c, a]
+
+
+def test_sorted_board_keeps_keyset_paging(srv):
+    upload_all(srv, [with_figures("Many-%02d" % i, "M3 Ultra", 10.0 + i, 100.0 + (i * 7) % 13, 50.0 + (i * 5) % 11)
+                     for i in range(55)])
+    for sort in ("prefill", "ttft", "date"):
+        doc = lxml.html.fromstring(srv.get("/", params={"sort": sort}).text)
+        nxt = doc.xpath("//nav[@class='pager']//a[@rel='next']/@href")
+        assert nxt and "sort=" + sort in nxt[0], sort
+        first = doc.xpath("//h2[starts-with(., 'Fastest run per model')]/following::table[1]//tbody/tr")
+        doc2 = lxml.html.fromstring(srv.get(nxt[0]).text)
+        second = doc2.xpath("//h2[starts-with(., 'Fastest run per model')]/following::table[1]//tbody/tr")
+        ids = lambda rows: [r.xpath(".//a[starts-with(@href, '/r/')]/@href")[0] for r in rows]
+        assert len(first) == 50 and len(second) == 5, sort
+        assert len(set(ids(first)) | set(ids(second))) == 55, sort
