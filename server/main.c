@@ -81,6 +81,8 @@ static const char usage[] =
 "                                                  over it: 429 with Retry-After\n"
 "  --dispute-rate N       LLMSPEED_DISPUTE_RATE    dispute posts per minute per address,\n"
 "                                                  default 5 (0: unlimited)\n"
+"  --search-rate N        LLMSPEED_SEARCH_RATE     searches per minute per address,\n"
+"                                                  default 120 (0: unlimited)\n"
 "  --db-busy-timeout MS   LLMSPEED_DB_BUSY_TIMEOUT how long a write waits for a database\n"
 "                                                  locked by another process before the\n"
 "                                                  upload gets 503, default 5000\n"
@@ -185,6 +187,7 @@ static void defaults(struct config *c)
 	c->conn_timeout = env_uint("LLMSPEED_TIMEOUT", 10);
 	c->upload_rate = env_uint("LLMSPEED_UPLOAD_RATE", 30);
 	c->dispute_rate = env_uint("LLMSPEED_DISPUTE_RATE", 5);
+	c->search_rate = env_uint("LLMSPEED_SEARCH_RATE", 120);
 	c->request_timeout = env_uint("LLMSPEED_REQUEST_TIMEOUT", 30);
 	c->max_header_bytes = env_uint("LLMSPEED_MAX_HEADER_BYTES", 32768);
 	c->db_busy_ms = env_uint("LLMSPEED_DB_BUSY_TIMEOUT", 5000);
@@ -224,7 +227,7 @@ static int parse_options(int argc, char **argv, struct config *c, int command)
 {
 	enum { O_LISTEN = 256, O_DB, O_ASSETS, O_BASE, O_THREADS, O_MAXC, O_MAXIP,
 	       O_TIMEOUT, O_URATE, O_DRATE, O_TRUST, O_DEMO, O_QUIET, O_HELP,
-	       O_REQTIMEOUT, O_HEADER, O_BUSY, O_DBGROUP };
+	       O_REQTIMEOUT, O_HEADER, O_BUSY, O_DBGROUP, O_SRATE };
 	static const struct option opts[] = {
 		{ "listen", required_argument, NULL, O_LISTEN },
 		{ "db", required_argument, NULL, O_DB },
@@ -237,6 +240,7 @@ static int parse_options(int argc, char **argv, struct config *c, int command)
 		{ "timeout", required_argument, NULL, O_TIMEOUT },
 		{ "upload-rate", required_argument, NULL, O_URATE },
 		{ "dispute-rate", required_argument, NULL, O_DRATE },
+		{ "search-rate", required_argument, NULL, O_SRATE },
 		{ "trust-proxy", optional_argument, NULL, O_TRUST },
 		{ "request-timeout", required_argument, NULL, O_REQTIMEOUT },
 		{ "max-header-bytes", required_argument, NULL, O_HEADER },
@@ -262,6 +266,7 @@ static int parse_options(int argc, char **argv, struct config *c, int command)
 		case O_TIMEOUT: c->conn_timeout = flag_uint("timeout", optarg); break;
 		case O_URATE: c->upload_rate = flag_uint("upload-rate", optarg); break;
 		case O_DRATE: c->dispute_rate = flag_uint("dispute-rate", optarg); break;
+		case O_SRATE: c->search_rate = flag_uint("search-rate", optarg); break;
 		case O_REQTIMEOUT: c->request_timeout = flag_uint("request-timeout", optarg); break;
 		case O_HEADER: c->max_header_bytes = flag_uint("max-header-bytes", optarg); break;
 		case O_BUSY: c->db_busy_ms = flag_uint("db-busy-timeout", optarg); break;
@@ -544,6 +549,7 @@ static void app_free(struct app *app)
 	cache_free(app->cache);
 	ratelimit_free(app->upload_rl);
 	ratelimit_free(app->dispute_rl);
+	ratelimit_free(app->search_rl);
 	page_static_free();
 	ceiling_free(app->ref);
 	page_api_free();
@@ -562,7 +568,10 @@ static int serve(struct app *app)
 	app->cache = cache_new(20000);
 	app->upload_rl = ratelimit_new(app->cfg.upload_rate, app->cfg.upload_rate ? app->cfg.upload_rate : 1);
 	app->dispute_rl = ratelimit_new(app->cfg.dispute_rate, app->cfg.dispute_rate ? app->cfg.dispute_rate : 1);
-	if (!app->cache || !app->upload_rl || !app->dispute_rl) {
+	/* Searches come in bursts while someone types: a quarter of a minute's worth at once. */
+	app->search_rl = ratelimit_new(app->cfg.search_rate,
+				       app->cfg.search_rate > 4 ? app->cfg.search_rate / 4 : 1);
+	if (!app->cache || !app->upload_rl || !app->dispute_rl || !app->search_rl) {
 		fprintf(stderr, "llm-speedd: out of memory setting up the %s\n",
 			!app->cache ? "response cache" : "rate limits");
 		return 1;

@@ -371,7 +371,8 @@ END_TEST
 START_TEST(invalid_input_refused)
 {
 	static const double x[] = { 1 };
-	struct chart_series s[3] = { { "a", x }, { "b", x }, { "c", x } };
+	struct chart_series s[CHART_MAX_SERIES + 1] = { { "a", x }, { "b", x }, { "c", x },
+							{ "d", x }, { "e", x } };
 	struct chart c = { .kind = CHART_LINE, .title = "t", .x = x, .n = 1,
 		.series = s, .nseries = 1 };
 	struct buf b = BUF_INIT;
@@ -379,7 +380,7 @@ START_TEST(invalid_input_refused)
 	ck_assert_int_eq(chart_render_svg(NULL, &b), -1);
 	c.nseries = 0;
 	ck_assert_int_eq(chart_render_svg(&c, &b), -1);
-	c.nseries = 3;
+	c.nseries = CHART_MAX_SERIES + 1;
 	ck_assert_int_eq(chart_render_svg(&c, &b), -1);
 	c.nseries = 1;
 	c.x = NULL;

@@ -244,6 +244,11 @@ int browse_begin(struct browse *b, struct req *r)
 	return resolve_suite(b);
 }
 
+void browse_end(struct browse *b)
+{
+	snapshot_end(b);
+}
+
 enum MHD_Result browse_fail(struct browse *b)
 {
 	snapshot_end(b);

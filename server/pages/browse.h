@@ -73,6 +73,10 @@ int browse_begin(struct browse *b, struct req *r);
 int browse_error(struct browse *b, unsigned status, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* Ends b's read transaction, for a handler that answers otherwise (a
+ * redirect) without browse_fail() or browse_send(). */
+void browse_end(struct browse *b);
+
 /* Answers with b's failure through the one responder (http_reply_err). */
 enum MHD_Result browse_fail(struct browse *b);
 
@@ -155,6 +159,12 @@ extern const char *const page_home_sql[];
 extern const char *const page_model_sql[];
 extern const char *const page_hw_sql[];
 extern const char *const page_fit_sql[];     /* page_fit.c */
+/* /search (page_search.c), /models and /hardware (page_index.c). */
+extern const char *const page_search_sql[];
+extern const char *const page_index_sql[];
+extern const char *const page_compare_sql[];  /* page_compare.c */
+extern const char *const page_rank_sql[];     /* rank.c */
+extern const char *const page_cheatsheet_sql[]; /* page_cheatsheet.c */
 /* /outliers and /disputes (page_lists.c). */
 extern const char *const page_lists_sql[];
 /* /u/<name> (page_account.c). */

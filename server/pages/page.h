@@ -32,6 +32,13 @@ enum MHD_Result page_run_jws(struct req *r);      /* /r/<id>.jws */
  * *status 404 when there is no such run, 503 when the database failed. */
 json_t *page_run_model(struct req *r, const char *id, unsigned *status);
 
+/* rank.c */
+/* Adds "rank" to the run view model m: {cluster, digest: {runs, others,
+ * pct, text}, svg}, where its decode falls among the counted runs of its
+ * cluster and of its weights file on any hardware, from the histograms
+ * writes keep (migration 0012).  0, or -1 on a database error. */
+int page_rank_add(struct req *r, json_t *m);
+
 /* page_home.c */
 enum MHD_Result page_home(struct req *r);         /* /, /index.json, /index.csv */
 
@@ -70,6 +77,25 @@ enum MHD_Result page_export(struct req *r);       /* /export: NDJSON, streamed *
 struct db;
 int export_snapshot(struct db *db, const char *dir, char *name, size_t namelen,
 		    char *err, size_t errlen);
+
+/* page_search.c */
+enum MHD_Result page_search(struct req *r);       /* /search */
+enum MHD_Result page_search_json(struct req *r);  /* /search.json */
+/* For /m/<name> and /hw/<name> (kind "model" or "hw") when r->arg is not
+ * a slug: when the slug of that name is known, queues a 301 to its page
+ * into *ret and returns 1; else 0 (the page answers its 404). */
+int page_search_canonical(struct req *r, const char *kind, enum MHD_Result *ret);
+
+/* page_index.c */
+enum MHD_Result page_models(struct req *r);       /* /models, /models.json */
+enum MHD_Result page_hardware(struct req *r);     /* /hardware, /hardware.json */
+
+/* page_compare.c */
+enum MHD_Result page_compare(struct req *r);      /* /compare, /compare.json */
+
+/* page_cheatsheet.c */
+enum MHD_Result page_cheatsheet(struct req *r);     /* /cheatsheet, .json */
+enum MHD_Result page_cheatsheet_csv(struct req *r); /* /cheatsheet.csv */
 
 /* page_fit.c */
 enum MHD_Result page_fit(struct req *r);          /* /fit */

@@ -3,6 +3,7 @@
  * recent runs. */
 #include "pages/page.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,6 +32,30 @@ static const char sql_board_be[] =
 static const char sql_board_hw_be[] =
 	"SELECT best_decode, best_id FROM board_best WHERE suite_version = ?1 AND hw_slug = ?2 "
 	"AND backend_name = ?3" BOARD_TAIL;
+/* The same board sorted by another figure of each group's best run, from
+ * board_sort (migration 0012), by the index for that sort and filters.
+ * Each selects the sort key and the run id; TTFT ascends, the rest
+ * descend. */
+#define SORTED(col, where, cmp, dir) \
+	"SELECT " col ", best_id FROM board_sort WHERE suite_version = ?1" where \
+	" AND (" col ", best_id) " cmp " (?4, ?5) ORDER BY " col dir ", best_id" dir " LIMIT ?6"
+#define SORT_SET(col, cmp, dir) { \
+	SORTED(col, "", cmp, dir), SORTED(col, " AND backend_name = ?3", cmp, dir), \
+	SORTED(col, " AND hw_slug = ?2", cmp, dir), \
+	SORTED(col, " AND hw_slug = ?2 AND backend_name = ?3", cmp, dir) }
+static const char sql_sorted[3][4][400] = {
+	SORT_SET("sort_prefill", "<", " DESC"),
+	SORT_SET("sort_ttft", ">", ""),
+	SORT_SET("sort_date", "<", " DESC"),
+};
+
+/* ?sort=: the board's order. */
+enum sort { SORT_DECODE, SORT_PREFILL, SORT_TTFT, SORT_DATE };
+static const char *const sort_keys[] = { "decode", "prefill", "ttft", "date" };
+static const char *const sort_labels[] = { "Decode", "Prefill", "Time to first token", "Date received" };
+static const char *const sort_texts[] = { "fastest first", "fastest prefill first",
+	"quickest first token first", "newest first" };
+
 /* How many groups match, up to COUNT_CAP + 1. */
 #define COUNT_OF(where) "SELECT count(*) FROM (SELECT 1 FROM board_best WHERE " where " LIMIT ?4)"
 static const char sql_count[] = COUNT_OF("suite_version = ?1");
@@ -57,6 +82,9 @@ static const char sql_hw_name[] =
 
 const char *const page_home_sql[] = {
 	sql_board, sql_board_hw, sql_board_be, sql_board_hw_be,
+	sql_sorted[0][0], sql_sorted[0][1], sql_sorted[0][2], sql_sorted[0][3],
+	sql_sorted[1][0], sql_sorted[1][1], sql_sorted[1][2], sql_sorted[1][3],
+	sql_sorted[2][0], sql_sorted[2][1], sql_sorted[2][2], sql_sorted[2][3],
 	sql_count, sql_count_hw, sql_count_be, sql_count_hw_be,
 	sql_hw_next, sql_be_next, sql_run_by_id, sql_recent, sql_hw_name, NULL
 };
@@ -107,15 +135,45 @@ static long board_count(struct browse *b)
 	return n;
 }
 
+/* ?sort= as an enum sort; -1 with a 400 when unknown. */
+static int take_sort(struct browse *b)
+{
+	const char *v = http_query(b->r, "sort");
+	int i;
+
+	if (!v || !*v)
+		return SORT_DECODE;
+	for (i = 0; i < 4; i++)
+		if (!strcmp(v, sort_keys[i]))
+			return i;
+	return browse_error(b, 400, "The sort= argument must be decode, prefill, ttft or date.");
+}
+
+/* The sort links of the board: [{key, label, href, selected}]. */
+static json_t *sort_links(struct browse *b, enum sort sort)
+{
+	json_t *a = json_array();
+	int i;
+
+	for (i = 0; i < 4; i++)
+		json_array_append_new(a, json_pack("{s:s, s:s, s:o, s:b}", "key", sort_keys[i],
+			"label", sort_labels[i], "href", browse_link(b, "/", NULL, "backend", b->backend,
+			"hw", b->hw, "sort", i ? sort_keys[i] : NULL, NULL), "selected", (int)sort == i));
+	return a;
+}
+
 /* The board: one page of the groups that match the filters, after the
- * cursor, as {"runs", "count", "total", "total_text", "next", "first",
- * "paged"}. */
-static json_t *board_json(struct browse *b)
+ * cursor, in the order sort, as {"runs", "count", "total", "total_text",
+ * "next", "first", "paged"}.  The cursor is the last row's sort figure
+ * and run id. */
+static json_t *board_json(struct browse *b, enum sort sort)
 {
 	static const char *const sqls[2][2] = {
 		{ sql_board, sql_board_be }, { sql_board_hw, sql_board_hw_be }
 	};
-	sqlite3_stmt *st = db_stmt(b->c, sqls[b->hw != NULL][b->backend != NULL]);
+	sqlite3_stmt *st = db_stmt(b->c, sort == SORT_DECODE ? sqls[b->hw != NULL][b->backend != NULL]
+				   : sql_sorted[sort - 1][(b->hw != NULL) * 2 + (b->backend != NULL)]);
+	const char *sort_arg = sort == SORT_DECODE ? NULL : sort_keys[sort];
 	json_t *runs = json_array(), *o;
 	char ids[BOARD_PAGE][16], cur[80], total_text[32];
 	double last = 0;
@@ -126,6 +184,10 @@ static json_t *board_json(struct browse *b)
 		goto fail;
 	bind_filters(b, st);
 	browse_bind_after(b, st, 4);
+	if (sort == SORT_TTFT && !b->has_after) {   /* ascending: start below all */
+		sqlite3_bind_double(st, 4, -HUGE_VAL);
+		db_bind_text(st, 5, "");
+	}
 	sqlite3_bind_int(st, 6, BOARD_PAGE + 1);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		if (n == BOARD_PAGE) {
@@ -154,11 +216,11 @@ static json_t *board_json(struct browse *b)
 	if (o && more) {
 		browse_cursor(cur, sizeof cur, last, ids[n - 1]);
 		json_object_set_new(o, "next", browse_link(b, "/", NULL, "backend", b->backend,
-			"hw", b->hw, "after", cur, NULL));
+			"hw", b->hw, "sort", sort_arg, "after", cur, NULL));
 	}
 	if (o && b->has_after)
 		json_object_set_new(o, "first", browse_link(b, "/", NULL, "backend", b->backend,
-			"hw", b->hw, NULL));
+			"hw", b->hw, "sort", sort_arg, NULL));
 	return o;
 fail:
 	json_decref(runs);
@@ -248,9 +310,11 @@ static json_t *recent_json(struct browse *b)
 static json_t *home_model(struct browse *b)
 {
 	json_t *m = NULL, *board, *recent, *suites;
-	int demo;
+	int demo, sort = take_sort(b);
 
-	board = board_json(b);
+	if (sort < 0)
+		return NULL;
+	board = board_json(b, (enum sort)sort);
 	recent = recent_json(b);
 	suites = browse_suites(b, "/", NULL);
 	demo = browse_has_demo(b);
@@ -261,6 +325,12 @@ static json_t *home_model(struct browse *b)
 		"backend", b->backend, "active", b->hw || b->backend,
 		"board", board, "recent", recent,
 		"clear_href", browse_link(b, "/", NULL, NULL));
+	if (m) {
+		json_object_set_new(m, "sort", json_string(sort_keys[sort]));
+		json_object_set_new(m, "sort_text", json_string(sort_texts[sort]));
+		json_object_set_new(m, "sort_param", sort ? json_string(sort_keys[sort]) : json_null());
+		json_object_set_new(m, "sorts", sort_links(b, (enum sort)sort));
+	}
 	if (!m || !board || !recent || !suites || demo < 0 || add_options(b, m) < 0) {
 		json_decref(m);
 		browse_error(b, 503, MSG_DB_DOWN);

@@ -282,8 +282,11 @@ fail:
  * ?suite= or ?model=; 400 for a malformed argument. */
 enum MHD_Result page_hw(struct req *r)
 {
+	enum MHD_Result ret;
 	struct hpage p = { 0 };
 
+	if (page_search_canonical(r, "hw", &ret))
+		return ret;
 	if (!hw_model(&p, r))
 		return browse_fail(&p.b);
 	/* The table's hardware column would repeat the heading. */
@@ -296,8 +299,11 @@ enum MHD_Result page_hw(struct req *r)
  * contract's error body with the statuses of page_hw(). */
 enum MHD_Result page_hw_json(struct req *r)
 {
+	enum MHD_Result ret;
 	struct hpage p = { 0 };
 
+	if (page_search_canonical(r, "hw", &ret))
+		return ret;
 	if (!hw_model(&p, r))
 		return browse_fail(&p.b);
 	return browse_send(&p.b, "hw", p.m);

@@ -491,8 +491,11 @@ static void add_chart_svg(json_t *m)
  * an unknown ?digest= or ?suite=; 400 for a malformed argument. */
 enum MHD_Result page_model(struct req *r)
 {
+	enum MHD_Result ret;
 	struct mpage p = { 0 };
 
+	if (page_search_canonical(r, "model", &ret))
+		return ret;
 	if (!model_model(&p, r))
 		return browse_fail(&p.b);
 	add_chart_svg(p.m);
@@ -506,8 +509,11 @@ enum MHD_Result page_model(struct req *r)
  * contract's error body with the statuses of page_model(). */
 enum MHD_Result page_model_json(struct req *r)
 {
+	enum MHD_Result ret;
 	struct mpage p = { 0 };
 
+	if (page_search_canonical(r, "model", &ret))
+		return ret;
 	if (!model_model(&p, r))
 		return browse_fail(&p.b);
 	return browse_send(&p.b, "model", p.m);

@@ -532,6 +532,10 @@ enum MHD_Result page_run(struct req *r)
 	if (!m)
 		return status == 404 ? not_found(r)
 			: http_fail(r, 503, NULL, MSG_DB_DOWN, NULL);
+	if (page_rank_add(r, m) < 0) {
+		json_decref(m);
+		return http_fail(r, 503, NULL, MSG_DB_DOWN, NULL);
+	}
 	if (add_view(m) < 0) {
 		json_decref(m);
 		return http_fail(r, 500, NULL, "The run page could not be put together; try again shortly.", NULL);

@@ -19,9 +19,12 @@
 #define Y_TICKS 5
 #define MAX_TICKS 24
 
-/* Okabe-Ito blue and vermillion: apart for color-blind readers, and on
- * light and dark pages (style.css lightens them for dark mode). */
-static const char *const series_color[CHART_MAX_SERIES] = { "#0072b2", "#d55e00" };
+/* Okabe-Ito blue, vermillion, bluish green and reddish purple: apart for
+ * color-blind readers, and on light and dark pages (style.css lightens
+ * them for dark mode).  Each series also has its own dash and marker. */
+static const char *const series_color[CHART_MAX_SERIES] = { "#0072b2", "#d55e00", "#009e73", "#cc79a7" };
+static const char *const series_dash[CHART_MAX_SERIES] = { "", " stroke-dasharray=\"6 4\"",
+	" stroke-dasharray=\"2 3\"", " stroke-dasharray=\"10 3 2 3\"" };
 
 /* One axis: its domain [lo, hi] and tick step.  On a log2 axis lo, hi and
  * step are exponents of two. */
@@ -302,18 +305,20 @@ static void open_svg(struct buf *b, const struct chart *c)
 static void series_group(struct buf *b, size_t s)
 {
 	buf_printf(b, "<g class=\"series s%zu\" stroke=\"%s\" fill=\"%s\" stroke-width=\"2\"%s>",
-		   s + 1, series_color[s], series_color[s],
-		   s ? " stroke-dasharray=\"6 4\"" : "");
+		   s + 1, series_color[s], series_color[s], series_dash[s]);
 }
 
-/* The marker of series s at (x, y): a circle for the first series, a
- * square for the second, undashed. */
+/* The marker of series s at (x, y), undashed: a circle for the first
+ * series, a square for the second, then a hollow circle and a hollow
+ * square; marker_end() closes it. */
 static void marker(struct buf *b, size_t s, double x, double y)
 {
-	if (s == 0)
+	if (s % 2 == 0)
 		buf_printf(b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4.5\"", x, y);
 	else
 		buf_printf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"9\" height=\"9\"", x - 4.5, y - 4.5);
+	if (s >= 2)
+		buf_puts(b, " fill=\"none\"");
 	buf_puts(b, " stroke-dasharray=\"none\"");
 }
 
@@ -458,7 +463,7 @@ static void line_series(struct buf *b, const struct plot *p, size_t s)
 		marker(b, s, px(p, p->c->x[i]), py(p, y[i]));
 		buf_puts(b, ">");
 		point_title(b, p, s, i);
-		buf_puts(b, s ? "</rect>" : "</circle>");
+		buf_puts(b, s % 2 ? "</rect>" : "</circle>");
 	}
 	buf_puts(b, "</g>\n");
 }

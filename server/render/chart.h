@@ -47,7 +47,7 @@ struct chart_series {
 	const double *y;
 };
 
-#define CHART_MAX_SERIES 2
+#define CHART_MAX_SERIES 4   /* two for a run's own figures, up to four runs compared */
 #define CHART_MAX_POINTS 256   /* points past this are not drawn */
 #define CHART_WIDTH 560        /* viewBox size in user units */
 #define CHART_HEIGHT 320

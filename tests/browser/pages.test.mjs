@@ -106,6 +106,12 @@ describe('every page loads clean: status, no console error or CSP violation, sty
 		['/disputes', 200, 0],
 		['/fit?hw=m3-ultra', 200, 0],
 		['/explain/quantization', 200, 0],
+		['/search?q=qwen', 200, 0],
+		['/models', 200, 0],
+		['/hardware?sort=runs', 200, 0],
+		['/cheatsheet', 200, 0],
+		[`/compare?r=${site.run},${HISTORICAL_RUN}`, 200, 2],
+		[`/compare?r=${site.run}&with=model`, 200, 0],
 		['/no-such-page', 404, 0],
 		['/r/r_doesnotexist', 404, 0],
 	];
@@ -156,7 +162,8 @@ describe('phone (390x844): the document never scrolls sideways', () => {
 	after(async () => { await context.close(); });
 
 	const paths = () => ['/', `/r/${site.run}`, `/r/${HISTORICAL_RUN}`, site.model, site.hw,
-		'/fit?hw=m3-ultra', '/explain/quantization'];
+		'/fit?hw=m3-ultra', '/explain/quantization', '/search?q=qwen', '/models', '/cheatsheet',
+		`/compare?r=${site.run},${HISTORICAL_RUN}`];
 	test('no horizontal overflow', async (t) => {
 		for (const path of paths()) {
 			await t.test(path, async () => {

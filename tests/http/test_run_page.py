@@ -223,7 +223,8 @@ def test_minimal_strict_anon_run(server, tmp_path):
     r, doc = page(server, rid, tmp_path)
     for sid in ("long-context", "concurrency", "agent"):
         assert section(doc, sid) is None, sid
-    assert svgs(r.text) == []
+    # No chart; the rank strip (rank.c) is the page's only drawing.
+    assert [s.get("class") for s in svgs(r.text)] == ["rank-strip"]
     assert [text_of(th) for th in section(doc, "chat").xpath(".//thead//th")] == ["Measure", "chat-short W1"]
     setup = facts(section(doc, "setup"))
     assert setup["Fingerprint hash"].startswith("none (no fingerprint was sent")

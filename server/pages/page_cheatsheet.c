@@ -1,0 +1,322 @@
+/* page_cheatsheet.c: /cheatsheet, .json and .csv: the current suite's
+ * models (rows, fastest first, a page at a time) by its most-run hardware
+ * (columns), each cell the best chat-short decode of every backend side by
+ * side (MLX beside llama.cpp) with the weights' quantization and a link to
+ * the run.  Read from the summaries model_index, hw_index (0012) and
+ * board_best (0007): one seek per cell, whatever the number of runs. */
+#include "pages/page.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ingest/validate.h"
+#include "pages/browse.h"
+#include "render/html.h"
+#include "store/db.h"
+#include "util/buf.h"
+#include "util/slug.h"
+
+#define ROWS 20                /* models per page */
+#define COLS 10                /* hardware columns: the most-run ones */
+#define CT_CSV "text/csv; charset=utf-8"
+
+static const char sql_models[] =
+	"SELECT i.model_slug, i.best_decode, n.name FROM model_index i "
+	"JOIN search_names n ON n.kind = 'model' AND n.slug = i.model_slug "
+	"WHERE i.suite_version = ?1 AND (i.best_decode, i.model_slug) < (?2, ?3) "
+	"ORDER BY i.best_decode DESC, i.model_slug DESC LIMIT ?4";
+static const char sql_hws[] =
+	"SELECT i.hw_slug, n.name FROM hw_index i "
+	"JOIN search_names n ON n.kind = 'hw' AND n.slug = i.hw_slug "
+	"WHERE i.suite_version = ?1 ORDER BY i.runs DESC, i.hw_slug DESC LIMIT ?2";
+static const char sql_cell[] =
+	"SELECT b.backend_name, b.best_decode, b.best_id, r.model_quant FROM board_best b "
+	"JOIN runs r ON r.id = b.best_id "
+	"WHERE b.suite_version = ?1 AND b.model_slug = ?2 AND b.hw_slug = ?3 "
+	"AND (?4 IS NULL OR b.backend_name = ?4)";
+
+const char *const page_cheatsheet_sql[] = { sql_models, sql_hws, sql_cell, NULL };
+
+enum form { F_HTML, F_JSON, F_CSV };
+
+struct sheet {
+	struct browse b;
+	enum form form;
+	double cur_decode;
+	char cur_slug[SLUG_MAX + 1];
+	int has_cursor;
+	json_t *hw;                /* the columns: [{slug, name, href}] */
+};
+
+/* ?cursor=<decode>:<model slug>; -1 with a 400 when malformed. */
+static int take_cursor(struct sheet *s)
+{
+	const char *v = http_query(s->b.r, "cursor"), *colon;
+	char num[48], *end;
+
+	s->cur_decode = HUGE_VAL;
+	strcpy(s->cur_slug, "~");
+	if (!v || !*v)
+		return 0;
+	colon = strrchr(v, ':');
+	if (!colon || colon == v || (size_t)(colon - v) >= sizeof num || isspace((unsigned char)*v))
+		goto bad;
+	memcpy(num, v, (size_t)(colon - v));
+	num[colon - v] = '\0';
+	s->cur_decode = strtod(num, &end);
+	if (*end || !isfinite(s->cur_decode) || s->cur_decode < 0 || !slug_valid(colon + 1))
+		goto bad;
+	snprintf(s->cur_slug, sizeof s->cur_slug, "%s", colon + 1);
+	s->has_cursor = 1;
+	return 0;
+bad:
+	return browse_error(&s->b, 400, "The cursor= argument must be <decode>:<model slug>; follow the Next page link instead of editing it.");
+}
+
+/* The link to this sheet in form f (after cursor, NULL: page one). */
+static json_t *sheet_link(const struct sheet *s, enum form f, const char *cursor)
+{
+	static const char *const path[] = { "/cheatsheet", "/cheatsheet.json", "/cheatsheet.csv" };
+
+	return browse_link(&s->b, path[f], NULL, "backend", s->b.backend, "cursor", cursor, NULL);
+}
+
+/* The columns: the suite's most-run hardware. */
+static int load_hw(struct sheet *s)
+{
+	sqlite3_stmt *st = db_stmt(s->b.c, sql_hws);
+	int rc;
+
+	if (!st || !(s->hw = json_array()))
+		return -1;
+	db_bind_text(st, 1, s->b.suite);
+	sqlite3_bind_int(st, 2, COLS);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *slug = (const char *)sqlite3_column_text(st, 0);
+
+		json_array_append_new(s->hw, json_pack("{s:s, s:s, s:o}", "slug", slug,
+			"name", (const char *)sqlite3_column_text(st, 1),
+			"href", browse_link(&s->b, "/hw/", slug, NULL)));
+	}
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* Where backend name sits in the cell: the order of browse_backends
+ * (mlx first, llama.cpp next), unknown ones last. */
+static int backend_rank(const char *name)
+{
+	int i;
+
+	for (i = 0; validate_backends[i]; i++)
+		if (!strcmp(validate_backends[i], name))
+			return i;
+	return i;
+}
+
+static int entry_cmp(const void *x, const void *y)
+{
+	const char *a = json_string_value(json_object_get(*(json_t *const *)x, "backend"));
+	const char *b = json_string_value(json_object_get(*(json_t *const *)y, "backend"));
+
+	return backend_rank(a) - backend_rank(b);
+}
+
+/* One cell: the best run of each backend of model on hw. */
+static json_t *cell(struct sheet *s, const char *model, const char *hw)
+{
+	sqlite3_stmt *st = db_stmt(s->b.c, sql_cell);
+	json_t *a = json_array();
+	int rc;
+
+	if (!st || !a) {
+		json_decref(a);
+		return NULL;
+	}
+	db_bind_text(st, 1, s->b.suite);
+	db_bind_text(st, 2, model);
+	db_bind_text(st, 3, hw);
+	db_bind_text(st, 4, s->b.backend);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *id = (const char *)sqlite3_column_text(st, 2);
+		const char *q = (const char *)sqlite3_column_text(st, 3);
+
+		json_array_append_new(a, json_pack("{s:s, s:f, s:s?, s:s, s:o}",
+			"backend", (const char *)sqlite3_column_text(st, 0),
+			"decode_tok_s", sqlite3_column_double(st, 1), "quantization", q,
+			"id", id, "href", browse_link(&s->b, "/r/", id, NULL)));
+	}
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE) {
+		json_decref(a);
+		return NULL;
+	}
+	browse_sort(a, entry_cmp);
+	return json_pack("{s:s, s:o, s:b}", "hw", hw, "entries", a, "empty", json_array_size(a) == 0);
+}
+
+/* The page of model rows after the cursor, and the paging links. */
+static int load_rows(struct sheet *s, json_t *m)
+{
+	sqlite3_stmt *st = db_stmt(s->b.c, sql_models);
+	json_t *rows = json_array(), *row, *cells, *c, *h;
+	char cur[SLUG_MAX + 48] = "";
+	/* The rows first: the cells' statement runs after this one is reset. */
+	struct { char slug[SLUG_MAX + 1], name[300]; double d; } got[ROWS + 1];
+	size_t i;
+	int n = 0, rc, k;
+
+	if (!st || !rows)
+		goto fail;
+	db_bind_text(st, 1, s->b.suite);
+	sqlite3_bind_double(st, 2, s->cur_decode);
+	db_bind_text(st, 3, s->cur_slug);
+	sqlite3_bind_int(st, 4, ROWS + 1);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW && n < ROWS + 1) {
+		snprintf(got[n].slug, sizeof got[n].slug, "%s", (const char *)sqlite3_column_text(st, 0));
+		got[n].d = sqlite3_column_double(st, 1);
+		snprintf(got[n].name, sizeof got[n].name, "%s", (const char *)sqlite3_column_text(st, 2));
+		n++;
+	}
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+		goto fail;
+	for (k = 0; k < n && k < ROWS; k++) {
+		cells = json_array();
+		json_array_foreach(s->hw, i, h) {
+			if (!(c = cell(s, got[k].slug, json_string_value(json_object_get(h, "slug"))))) {
+				json_decref(cells);
+				goto fail;
+			}
+			json_array_append_new(cells, c);
+		}
+		row = json_pack("{s:{s:s, s:s, s:o}, s:o}", "model", "slug", got[k].slug,
+				"name", got[k].name, "href", browse_link(&s->b, "/m/", got[k].slug, NULL),
+				"cells", cells);
+		json_array_append_new(rows, row);
+		browse_cursor(cur, sizeof cur, got[k].d, got[k].slug);
+	}
+	json_object_set_new(m, "rows", rows);
+	json_object_set_new(m, "count", json_integer(n > ROWS ? ROWS : n));
+	json_object_set_new(m, "next", n > ROWS ? sheet_link(s, s->form, cur) : json_null());
+	json_object_set_new(m, "first", s->has_cursor ? sheet_link(s, s->form, NULL) : json_null());
+	json_object_set_new(m, "paged", json_boolean(n > ROWS || s->has_cursor));
+	return 0;
+fail:
+	json_decref(rows);
+	return browse_error(&s->b, 503, MSG_DB_DOWN);
+}
+
+/* The backend filter's choices. */
+static json_t *backend_options(const struct sheet *s)
+{
+	json_t *a = json_array();
+	int i;
+
+	for (i = 0; validate_backends[i]; i++)
+		json_array_append_new(a, json_pack("{s:s, s:b}", "name", validate_backends[i],
+			"selected", s->b.backend && !strcmp(s->b.backend, validate_backends[i])));
+	return a;
+}
+
+/* ",<v>," with v in the shortest form that reads back as the same double. */
+static void put_number(struct buf *b, double v)
+{
+	char num[40];
+	int p;
+
+	for (p = 15; p <= 17; p++) {
+		snprintf(num, sizeof num, "%.*g", p, v);
+		if (strtod(num, NULL) == v)
+			break;
+	}
+	buf_printf(b, ",%s,", num);
+}
+
+/* The sheet as CSV: one line per cell entry. */
+static enum MHD_Result send_csv(struct sheet *s, json_t *m)
+{
+	struct http_opts o = { .cache_control = CC_PAGE, .etag = 1 };
+	struct buf b = BUF_INIT;
+	json_t *row, *c, *e, *h;
+	size_t i, k, j;
+	enum MHD_Result ret;
+
+	buf_puts(&b, "model,model_slug,hardware,hw_slug,backend,decode_tok_s,quantization,run_id\r\n");
+	json_array_foreach(json_object_get(m, "rows"), i, row)
+		json_array_foreach(json_object_get(row, "cells"), k, c)
+			json_array_foreach(json_object_get(c, "entries"), j, e) {
+				h = json_array_get(s->hw, k);
+				csv_field(&b, json_string_value(json_object_get(json_object_get(row, "model"), "name")));
+				buf_putc(&b, ',');
+				csv_field(&b, json_string_value(json_object_get(json_object_get(row, "model"), "slug")));
+				buf_putc(&b, ',');
+				csv_field(&b, json_string_value(json_object_get(h, "name")));
+				buf_putc(&b, ',');
+				csv_field(&b, json_string_value(json_object_get(h, "slug")));
+				buf_putc(&b, ',');
+				csv_field(&b, json_string_value(json_object_get(e, "backend")));
+				put_number(&b, json_real_value(json_object_get(e, "decode_tok_s")));
+				csv_field(&b, json_string_value(json_object_get(e, "quantization")));
+				buf_putc(&b, ',');
+				csv_field(&b, json_string_value(json_object_get(e, "id")));
+				buf_puts(&b, "\r\n");
+			}
+	browse_end(&s->b);
+	json_decref(m);
+	if (buf_error(&b))
+		ret = http_fail(s->b.r, 503, NULL, MSG_NOMEM, NULL);
+	else
+		ret = http_send(s->b.r, 200, CT_CSV, b.buf, b.len, &o);
+	buf_release(&b);
+	return ret;
+}
+
+/* GET /cheatsheet, .json, .csv: 200 with a page of the matrix; 400 for a
+ * malformed backend= or cursor=; 404 for an unknown suite. */
+static enum MHD_Result sheet_answer(struct req *r, enum form form)
+{
+	struct sheet s = { .form = form };
+	json_t *m;
+
+	if (browse_begin(&s.b, r) < 0 || take_cursor(&s) < 0)
+		return browse_fail(&s.b);
+	if (load_hw(&s) < 0) {
+		json_decref(s.hw);
+		browse_error(&s.b, 503, MSG_DB_DOWN);
+		return browse_fail(&s.b);
+	}
+	m = json_pack("{s:s, s:s, s:s?, s:O, s:o, s:o, s:o, s:o}", "title", "Cheatsheet",
+		      "suite_version", s.b.suite, "backend", s.b.backend, "hardware", s.hw,
+		      "backends", backend_options(&s), "json_href", sheet_link(&s, F_JSON, NULL),
+		      "csv_href", sheet_link(&s, F_CSV, NULL),
+		      "suites", browse_suites(&s.b, "/cheatsheet", NULL));
+	if (!m || load_rows(&s, m) < 0) {
+		json_decref(m);
+		json_decref(s.hw);
+		if (!s.b.err.status)
+			browse_error(&s.b, 503, MSG_NOMEM);
+		return browse_fail(&s.b);
+	}
+	if (form == F_CSV) {
+		enum MHD_Result ret = send_csv(&s, m);
+
+		json_decref(s.hw);
+		return ret;
+	}
+	json_decref(s.hw);
+	return browse_send(&s.b, "cheatsheet", m);
+}
+
+enum MHD_Result page_cheatsheet(struct req *r)
+{
+	return sheet_answer(r, r->html ? F_HTML : F_JSON);
+}
+
+enum MHD_Result page_cheatsheet_csv(struct req *r)
+{
+	return sheet_answer(r, F_CSV);
+}

@@ -1,0 +1,591 @@
+/* page_search.c: /search and /search.json over model, hardware and backend
+ * names, digests and run ids, and the 301 from a name typed another way to
+ * its canonical /m/ or /hw/ page.
+ *
+ * Names come from search_names (migration 0012: one row per distinct name,
+ * never one per run): a prefix of the squashed query on its index, and
+ * substrings of three characters or more through the FTS5 trigram index.
+ * Run ids and digests are found by prefix on the runs table's own indexes.
+ * At most CANDIDATES names are read, ranked in memory (exact, then prefix,
+ * then substring; then more runs in the suite; then name) and shown a page
+ * at a time, so a request costs the same whatever the data. */
+#include "pages/page.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "app.h"
+#include "http/ratelimit.h"
+#include "pages/browse.h"
+#include "store/db.h"
+#include "store/run_store.h"
+#include "util/buf.h"
+#include "util/slug.h"
+
+#define Q_MAX 100          /* bytes of ?q= */
+#define CANDIDATES 200     /* names read per query */
+#define PER_PAGE 20
+#define MAX_PAGES (CANDIDATES / PER_PAGE)
+#define RUN_HITS 10
+#define DIGEST_HITS 5
+
+static const char sql_prefix[] =
+	"SELECT id, kind, slug, name, squash FROM search_names "
+	"WHERE squash >= ?1 AND squash < ?2 ORDER BY squash LIMIT ?3";
+static const char sql_fts[] =
+	"SELECT s.id, s.kind, s.slug, s.name, s.squash FROM search_fts f "
+	"JOIN search_names s ON s.id = f.rowid WHERE search_fts MATCH ?1 LIMIT ?2";
+static const char sql_model_count[] =
+	"SELECT runs, best_decode FROM model_index WHERE suite_version = ?1 AND model_slug = ?2";
+static const char sql_hw_count[] =
+	"SELECT runs, best_decode FROM hw_index WHERE suite_version = ?1 AND hw_slug = ?2";
+static const char sql_runs[] =
+	"SELECT id, model_name, accelerator, backend_name, decode_tok_s FROM runs "
+	"WHERE id >= ?1 AND id < ?2 ORDER BY id LIMIT ?3";
+/* Within the suite, on runs_cluster_flag (migration 0006). */
+static const char sql_digest[] =
+	"SELECT model_digest, model_slug, model_name FROM runs "
+	"WHERE suite_version = ?3 AND model_digest >= ?1 AND model_digest < ?2 AND status = 'ok' "
+	"ORDER BY model_digest LIMIT 1";
+static const char sql_known[] =
+	"SELECT 1 FROM search_names WHERE kind = ?1 AND slug = ?2";
+static const char sql_run_known[] = "SELECT 1 FROM runs WHERE id = ?1";
+
+const char *const page_search_sql[] = {
+	sql_prefix, sql_fts, sql_model_count, sql_hw_count, sql_runs, sql_digest,
+	sql_known, sql_run_known, NULL
+};
+
+/* One name found, with what ranks it. */
+struct hit {
+	long long id;
+	char kind[8];
+	char slug[SLUG_MAX + 1];
+	char name[200];
+	int match;                 /* 0 exact, 1 prefix, 2 substring */
+	long long runs;            /* in the suite; 0 when none there */
+	double best;
+};
+
+struct search {
+	struct browse b;
+	char q[Q_MAX + 1];
+	char squash[Q_MAX + 1];    /* q's letters and digits, lowercase */
+	struct hit *h;
+	size_t n;
+};
+
+/* Lowercase ASCII letters and digits of s into out (size n). */
+static void squash_of(const char *s, char *out, size_t n)
+{
+	size_t k = 0;
+
+	for (; *s && k + 1 < n; s++)
+		if (isalnum((unsigned char)*s))
+			out[k++] = (char)tolower((unsigned char)*s);
+	out[k] = '\0';
+}
+
+/* The least string above every string starting with p: p with its last
+ * byte raised (p is ASCII letters, digits, '_', '-' or ':'). */
+static void prefix_end(const char *p, char *out, size_t n)
+{
+	size_t k;
+
+	snprintf(out, n, "%s", p);
+	k = strlen(out);
+	if (k)
+		out[k - 1]++;
+}
+
+static int seen(const struct search *s, long long id)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		if (s->h[i].id == id)
+			return 1;
+	return 0;
+}
+
+/* Adds the name rows st yields (id, kind, slug, name, squash); 0, or -1 on
+ * a database error.  Resets st. */
+static int take_names(struct search *s, sqlite3_stmt *st)
+{
+	const char *sq;
+	struct hit *h;
+	int rc;
+
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW && s->n < CANDIDATES) {
+		if (seen(s, sqlite3_column_int64(st, 0)))
+			continue;
+		h = &s->h[s->n++];
+		h->id = sqlite3_column_int64(st, 0);
+		snprintf(h->kind, sizeof h->kind, "%s", (const char *)sqlite3_column_text(st, 1));
+		snprintf(h->slug, sizeof h->slug, "%s", (const char *)sqlite3_column_text(st, 2));
+		snprintf(h->name, sizeof h->name, "%s", (const char *)sqlite3_column_text(st, 3));
+		sq = (const char *)sqlite3_column_text(st, 4);
+		h->match = !strcmp(sq, s->squash) ? 0 :
+			   !strncmp(sq, s->squash, strlen(s->squash)) ? 1 : 2;
+	}
+	sqlite3_reset(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* Names whose squash starts with the query's. */
+static int find_prefix(struct search *s)
+{
+	sqlite3_stmt *st = db_stmt(s->b.c, sql_prefix);
+	char end[Q_MAX + 1];
+
+	if (!st)
+		return -1;
+	prefix_end(s->squash, end, sizeof end);
+	db_bind_text(st, 1, s->squash);
+	db_bind_text(st, 2, end);
+	sqlite3_bind_int(st, 3, CANDIDATES);
+	return take_names(s, st);
+}
+
+/* Appends an FTS5 string for the bytes w[0..n) ("..." with '"' doubled). */
+static void fts_string(struct buf *out, const char *w, size_t n)
+{
+	size_t i;
+
+	buf_putc(out, '"');
+	for (i = 0; i < n; i++) {
+		if (w[i] == '"')
+			buf_putc(out, '"');
+		buf_putc(out, w[i]);
+	}
+	buf_putc(out, '"');
+}
+
+/* The MATCH expression: each word of three characters or more, squashed
+ * or as typed, all of them; empty when no word is long enough. */
+static void fts_query(const char *q, struct buf *out)
+{
+	char sq[Q_MAX + 1], word[Q_MAX + 1];
+	size_t n;
+
+	while (*q) {
+		q += strspn(q, " \t");
+		n = strcspn(q, " \t");
+		if (!n)
+			break;
+		memcpy(word, q, n);
+		word[n] = '\0';
+		q += n;
+		squash_of(word, sq, sizeof sq);
+		if (strlen(sq) < 3)
+			continue;
+		buf_puts(out, out->len ? " AND (" : "(");
+		fts_string(out, sq, strlen(sq));
+		if (strcmp(sq, word) && n >= 3) {
+			buf_puts(out, " OR ");
+			fts_string(out, word, n);
+		}
+		buf_putc(out, ')');
+	}
+}
+
+/* Names holding every long enough word of the query. */
+static int find_substring(struct search *s)
+{
+	struct buf m = BUF_INIT;
+	sqlite3_stmt *st;
+	int rc = 0;
+
+	fts_query(s->q, &m);
+	if (buf_error(&m))
+		rc = -1;
+	else if (m.len && (st = db_stmt(s->b.c, sql_fts))) {
+		sqlite3_bind_text(st, 1, m.buf, (int)m.len, SQLITE_STATIC);
+		sqlite3_bind_int(st, 2, CANDIDATES);
+		rc = take_names(s, st);
+	} else if (m.len) {
+		rc = -1;
+	}
+	buf_release(&m);
+	return rc;
+}
+
+/* Each model's and hardware's runs and best decode in the suite. */
+static int add_counts(struct search *s)
+{
+	sqlite3_stmt *st;
+	struct hit *h;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < s->n; i++) {
+		h = &s->h[i];
+		if (!strcmp(h->kind, "backend"))
+			continue;
+		st = db_stmt(s->b.c, !strcmp(h->kind, "model") ? sql_model_count : sql_hw_count);
+		if (!st)
+			return -1;
+		db_bind_text(st, 1, s->b.suite);
+		db_bind_text(st, 2, h->slug);
+		if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			h->runs = sqlite3_column_int64(st, 0);
+			h->best = sqlite3_column_double(st, 1);
+		}
+		sqlite3_reset(st);
+		if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+			return -1;
+	}
+	return 0;
+}
+
+static int kind_order(const char *k)
+{
+	return !strcmp(k, "model") ? 0 : !strcmp(k, "hw") ? 1 : 2;
+}
+
+/* Ranks: better match, then more runs, then kind, then name. */
+static int hit_cmp(const void *x, const void *y)
+{
+	const struct hit *a = x, *b = y;
+
+	if (a->match != b->match)
+		return a->match - b->match;
+	if (a->runs != b->runs)
+		return a->runs > b->runs ? -1 : 1;
+	if (kind_order(a->kind) != kind_order(b->kind))
+		return kind_order(a->kind) - kind_order(b->kind);
+	return strcasecmp(a->name, b->name);
+}
+
+/* One name as a result item. */
+static json_t *hit_json(const struct search *s, const struct hit *h)
+{
+	static const char *const labels[] = { "Model", "Hardware", "Backend" };
+	int k = kind_order(h->kind);
+	json_t *href = k == 0 ? browse_link(&s->b, "/m/", h->slug, NULL)
+		     : k == 1 ? browse_link(&s->b, "/hw/", h->slug, NULL)
+		     : browse_link(&s->b, "/", NULL, "backend", h->slug, NULL);
+
+	return json_pack("{s:s, s:s, s:s, s:s, s:o, s:I, s:o}", "kind", h->kind,
+		"kind_label", labels[k], "name", h->name, "slug", h->slug, "href", href,
+		"runs", (json_int_t)h->runs, "best_decode_tok_s",
+		h->runs ? json_real(h->best) : json_null());
+}
+
+/* q lowercased when it is a run id prefix ("r_" and id characters), else
+ * "" in out. */
+static void run_prefix(const char *q, char *out, size_t n)
+{
+	size_t i, len = strlen(q);
+
+	out[0] = '\0';
+	if (len < 3 || len > 13 || tolower((unsigned char)q[0]) != 'r' || q[1] != '_')
+		return;
+	for (i = 0; i < len; i++)
+		if (!isalnum((unsigned char)q[i]) && q[i] != '_' && q[i] != '-')
+			return;
+	for (i = 0; i < len && i + 1 < n; i++)
+		out[i] = (char)tolower((unsigned char)q[i]);
+	out[i] = '\0';
+}
+
+/* Runs whose id starts with the query, as [{id, href, model, hardware,
+ * backend, decode_tok_s}]. */
+static json_t *find_runs(struct search *s)
+{
+	sqlite3_stmt *st;
+	char pre[16], end[16];
+	json_t *a = json_array();
+
+	run_prefix(s->q, pre, sizeof pre);
+	if (!pre[0] || !a)
+		return a;
+	if (!(st = db_stmt(s->b.c, sql_runs))) {
+		json_decref(a);
+		return NULL;
+	}
+	prefix_end(pre, end, sizeof end);
+	db_bind_text(st, 1, pre);
+	db_bind_text(st, 2, end);
+	sqlite3_bind_int(st, 3, RUN_HITS);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *id = (const char *)sqlite3_column_text(st, 0);
+
+		json_array_append_new(a, json_pack("{s:s, s:o, s:s, s:s, s:s, s:f}", "id", id,
+			"href", browse_link(&s->b, "/r/", id, NULL),
+			"model", (const char *)sqlite3_column_text(st, 1),
+			"hardware", (const char *)sqlite3_column_text(st, 2),
+			"backend", (const char *)sqlite3_column_text(st, 3),
+			"decode_tok_s", sqlite3_column_double(st, 4)));
+	}
+	sqlite3_reset(st);
+	return a;
+}
+
+/* "sha256:<hex>" into out when q is such a prefix, or bare hex of six
+ * digits or more; else "". */
+static void digest_prefix(const char *q, char *out, size_t n)
+{
+	const char *hex = strncasecmp(q, "sha256:", 7) ? q : q + 7;
+	size_t len = strlen(hex), i;
+
+	out[0] = '\0';
+	if (len < (hex == q ? 6 : 1) || len > 64 || strspn(hex, "0123456789abcdefABCDEF") != len)
+		return;
+	snprintf(out, n, "sha256:");
+	for (i = 0; i < len && 7 + i + 1 < n; i++)
+		out[7 + i] = (char)tolower((unsigned char)hex[i]);
+	out[7 + i] = '\0';
+}
+
+/* Distinct digests of the suite starting with the query, one seek each,
+ * as [{digest, model, href}]. */
+static json_t *find_digests(struct search *s)
+{
+	sqlite3_stmt *st;
+	char pre[80], lo[80], end[80];
+	json_t *a = json_array();
+	int k;
+
+	digest_prefix(s->q, pre, sizeof pre);
+	if (!pre[0] || !a)
+		return a;
+	prefix_end(pre, end, sizeof end);
+	snprintf(lo, sizeof lo, "%s", pre);
+	for (k = 0; k < DIGEST_HITS; k++) {
+		if (!(st = db_stmt(s->b.c, sql_digest))) {
+			json_decref(a);
+			return NULL;
+		}
+		db_bind_text(st, 1, lo);
+		db_bind_text(st, 2, end);
+		db_bind_text(st, 3, s->b.suite);
+		if (sqlite3_step(st) != SQLITE_ROW) {
+			sqlite3_reset(st);
+			break;
+		}
+		const char *d = (const char *)sqlite3_column_text(st, 0);
+		const char *slug = (const char *)sqlite3_column_text(st, 1);
+
+		json_array_append_new(a, json_pack("{s:s, s:s, s:o}", "digest", d,
+			"model", (const char *)sqlite3_column_text(st, 2),
+			"href", browse_link(&s->b, "/m/", slug, "digest", d, NULL)));
+		/* The next digest is above this one and all its runs. */
+		snprintf(lo, sizeof lo, "%s\x01", d);
+		sqlite3_reset(st);
+	}
+	return a;
+}
+
+/* ?page= as 1..MAX_PAGES; 0 when malformed. */
+static int page_arg(struct req *r)
+{
+	const char *v = http_query(r, "page");
+	char *end;
+	long p;
+
+	if (!v || !*v)
+		return 1;
+	p = strtol(v, &end, 10);
+	return *end || p < 1 || p > MAX_PAGES ? 0 : (int)p;
+}
+
+/* The link to page p of this query. */
+static json_t *page_link(const struct search *s, int p)
+{
+	char num[8];
+
+	snprintf(num, sizeof num, "%d", p);
+	return browse_link(&s->b, s->b.html ? "/search" : "/search.json", NULL, "q", s->q, "page", p > 1 ? num : NULL, NULL);
+}
+
+/* The result list, ranked, with page p of it. */
+static json_t *results(struct search *s, int p)
+{
+	json_t *m = json_object(), *a = json_array();
+	size_t i, from = (size_t)(p - 1) * PER_PAGE;
+
+	qsort(s->h, s->n, sizeof *s->h, hit_cmp);
+	for (i = from; i < s->n && i < from + PER_PAGE; i++)
+		json_array_append_new(a, hit_json(s, &s->h[i]));
+	json_object_set_new(m, "results", a);
+	json_object_set_new(m, "total", json_integer((json_int_t)s->n));
+	json_object_set_new(m, "capped", json_boolean(s->n >= CANDIDATES));
+	json_object_set_new(m, "page", json_integer(p));
+	json_object_set_new(m, "next", s->n > from + PER_PAGE ? page_link(s, p + 1) : json_null());
+	json_object_set_new(m, "prev", p > 1 ? page_link(s, p - 1) : json_null());
+	return m;
+}
+
+/* 1 when a name of kind with slug exists, 0 when not, -1 on error. */
+static int known(struct dbconn *c, const char *kind, const char *slug)
+{
+	sqlite3_stmt *st = db_stmt(c, kind ? sql_known : sql_run_known);
+	int rc;
+
+	if (!st)
+		return -1;
+	if (kind) {
+		db_bind_text(st, 1, kind);
+		db_bind_text(st, 2, slug);
+	} else {
+		db_bind_text(st, 1, slug);
+	}
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* The canonical page q names exactly (a run id, or a model or hardware
+ * name in any case or spacing whose slug is known) into out; 1 when
+ * there is one, 0 when not, -1 on error. */
+static int canonical(struct dbconn *c, const char *q, char *out, size_t n)
+{
+	char slug[SLUG_MAX + 1];
+	int k;
+
+	if (run_id_valid(q) && (k = known(c, NULL, q)) != 0) {
+		snprintf(out, n, "/r/%s", q);
+		return k;
+	}
+	if (slug_model(q, slug, sizeof slug) == 0 && (k = known(c, "model", slug)) != 0) {
+		snprintf(out, n, "/m/%s", slug);
+		return k;
+	}
+	if (slug_hw(q, slug, sizeof slug) == 0 && (k = known(c, "hw", slug)) != 0) {
+		snprintf(out, n, "/hw/%s", slug);
+		return k;
+	}
+	return 0;
+}
+
+/* Refuses a client over its search rate; 1 when refused (b's error set). */
+static int over_rate(struct search *s)
+{
+	char key[80];
+
+	http_client_key(s->b.r, key, sizeof key);
+	s->b.r->retry_after = ratelimit_take(s->b.r->app->search_rl, key);
+	if (!s->b.r->retry_after)
+		return 0;
+	browse_error(&s->b, 429, "Too many searches from this address; wait %u seconds and try again.",
+		     s->b.r->retry_after);
+	s->b.err.code = "rate_limited";
+	return 1;
+}
+
+/* Checks ?q= into s->q; -1 with a 400 when too long. */
+static int take_q(struct search *s)
+{
+	const char *q = http_query(s->b.r, "q");
+	size_t n;
+
+	if (!q)
+		q = "";
+	q += strspn(q, " \t");
+	n = strlen(q);
+	while (n && (q[n - 1] == ' ' || q[n - 1] == '\t'))
+		n--;
+	if (n > Q_MAX)
+		return browse_error(&s->b, 400, "The q= argument is at most %d characters; search for part of the name.", Q_MAX);
+	memcpy(s->q, q, n);
+	s->q[n] = '\0';
+	squash_of(s->q, s->squash, sizeof s->squash);
+	return 0;
+}
+
+/* The view model of /search, or NULL with s->b's failure set; *redirect
+ * gets the canonical page an exact name leads to (HTML only). */
+static json_t *search_model(struct search *s, struct req *r, char *redirect, size_t rn)
+{
+	json_t *m, *runs = NULL, *digests = NULL;
+	int p, k;
+
+	if (browse_begin(&s->b, r) < 0 || over_rate(s) || take_q(s) < 0)
+		return NULL;
+	if (!(p = page_arg(r))) {
+		browse_error(&s->b, 400, "The page= argument must be a whole number from 1 to %d.", MAX_PAGES);
+		return NULL;
+	}
+	if (s->b.html && s->q[0] && (k = canonical(s->b.c, s->q, redirect, rn)) != 0) {
+		if (k < 0) {
+			redirect[0] = '\0';
+			browse_error(&s->b, 503, MSG_DB_DOWN);
+		}
+		return NULL;   /* the caller redirects, or fails */
+	}
+	if (!(s->h = calloc(CANDIDATES, sizeof *s->h)))
+		return NULL;
+	if (s->q[0] && (find_prefix(s) < 0 || find_substring(s) < 0 || add_counts(s) < 0 ||
+			!(runs = find_runs(s)) || !(digests = find_digests(s)))) {
+		json_decref(runs);
+		browse_error(&s->b, 503, MSG_DB_DOWN);
+		return NULL;
+	}
+	m = results(s, p);
+	json_object_set_new(m, "q", json_string(s->q));
+	json_object_set_new(m, "suite_version", json_string(s->b.suite));
+	json_object_set_new(m, "runs", runs ? runs : json_array());
+	json_object_set_new(m, "digests", digests ? digests : json_array());
+	json_object_set_new(m, "searched", json_boolean(s->q[0] != '\0'));
+	json_object_set_new(m, "title", json_string(s->q[0] ? "Search results" : "Search"));
+	return m;
+}
+
+/* GET /search and /search.json: 200 with the ranked results; an exact
+ * model or hardware name or run id answers 301 to its page (HTML only);
+ * 400 for a q= or page= out of bounds; 429 over the rate limit. */
+static enum MHD_Result search_answer(struct req *r)
+{
+	struct search s = { 0 };
+	struct http_opts o = { .cache_control = CC_PAGE };
+	char to[SLUG_MAX + 16] = "";
+	enum MHD_Result ret;
+	json_t *m = search_model(&s, r, to, sizeof to);
+
+	free(s.h);
+	if (!m && to[0]) {
+		browse_end(&s.b);
+		o.location = to;
+		return http_send(r, 301, CT_TEXT, to, strlen(to), &o);
+	}
+	if (!m) {
+		if (!s.b.err.status)
+			browse_error(&s.b, 503, MSG_NOMEM);
+		return browse_fail(&s.b);
+	}
+	ret = browse_send(&s.b, s.b.html ? "search" : NULL, m);
+	return ret;
+}
+
+enum MHD_Result page_search(struct req *r)
+{
+	return search_answer(r);
+}
+
+enum MHD_Result page_search_json(struct req *r)
+{
+	return search_answer(r);
+}
+
+int page_search_canonical(struct req *r, const char *kind, enum MHD_Result *ret)
+{
+	struct http_opts o = { .cache_control = CC_PAGE };
+	const char *typed = r->arg;
+	char slug[SLUG_MAX + 1], to[SLUG_MAX + 16];
+	struct dbconn *c;
+	int model = !strcmp(kind, "model");
+
+	if (slug_valid(typed) || !(c = db_reader(r->app->db)))
+		return 0;
+	if ((model ? slug_model(typed, slug, sizeof slug) : slug_hw(typed, slug, sizeof slug)) < 0 ||
+	    known(c, kind, slug) != 1)
+		return 0;
+	snprintf(to, sizeof to, "/%s/%s%s", model ? "m" : "hw", slug, r->html ? "" : ".json");
+	o.location = to;
+	*ret = http_send(r, 301, CT_TEXT, to, strlen(to), &o);
+	return 1;
+}

@@ -1,0 +1,507 @@
+"""Finding things: /search and /search.json, the 301 from a name typed
+another way to its canonical page, and the index pages /models and
+/hardware (issue 12).
+
+Runs are stored through the real upload endpoint; a moderator's ruling is
+written into the database with sqlite3 while the daemon runs, as
+test_pages.py does.  Every HTML page must pass html-validate."""
+import concurrent.futures
+import sqlite3
+
+import lxml.html
+import pytest
+
+from conftest import digest_for, make_payload, sign, validate_html
+
+
+def payload(model, accel="M3 Ultra", backend="mlx", decode=100.0, digest=None):
+    p = make_payload()
+    p["model"]["name"] = model
+    p["model"]["digest"] = digest or digest_for(model)
+    p["hardware"]["accelerator_summary"] = accel
+    del p["hardware"]["fingerprint_hash"]
+    p["backend"]["name"] = backend
+    p["workloads"]["chat-short"]["decode_tok_s"] = decode
+    return p
+
+
+def upload(server, p):
+    token, _ = sign(p)
+    r = server.upload(token)
+    assert r.status_code == 201, r.text
+    return r.json()["id"]
+
+
+def upload_all(server, payloads):
+    with concurrent.futures.ThreadPoolExecutor(8) as ex:
+        return list(ex.map(lambda p: upload(server, p), payloads))
+
+
+@pytest.fixture
+def srv(make_server):
+    return make_server(["--search-rate", "0"])
+
+
+def search(server, q, **params):
+    params["q"] = q
+    r = server.get("/search.json", params=params)
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def names(res):
+    return [h["name"] for h in res["results"]]
+
+
+def test_search_forgives_case_punctuation_and_partial_words(srv, tmp_path):
+    upload_all(srv, [
+        payload("Qwen/Qwen2.5-7B-Instruct", decode=50.0),
+        payload("Qwen/Qwen2.5-Coder-32B-Instruct-4bit", accel="NVIDIA GeForce RTX 4090",
+                backend="llama.cpp", decode=30.0),
+        payload("meta-llama/Llama-3.1-8B-Instruct", accel="M3 Pro", decode=40.0),
+    ])
+    for q in ("qwen 2.5", "QWEN2.5", "Qwen2-5", "coder", "2.5 coder", "CODER 32b"):
+        found = names(search(srv, q))
+        assert any("Coder" in n for n in found), (q, found)
+    # Words in any order, each must be there.
+    found = names(search(srv, "instruct llama"))
+    assert found == ["meta-llama/Llama-3.1-8B-Instruct"], found
+    # Hardware by part of its name, backends by theirs.
+    res = search(srv, "4090")
+    assert [(h["kind"], h["slug"], h["href"]) for h in res["results"]] == [
+        ("hw", "rtx-4090", "/hw/rtx-4090.json")]
+    assert ("backend", "llama.cpp") in [(h["kind"], h["slug"]) for h in search(srv, "LLAMA.CPP")["results"]]
+    # Two characters: a prefix of the squashed name.
+    assert sorted(h["slug"] for h in search(srv, "m3")["results"]) == ["m3-pro", "m3-ultra"]
+    assert search(srv, "zzzzzz")["results"] == []
+    # The page, without JavaScript: a form and a table of links.
+    page = srv.get("/search", params={"q": "coder"})
+    assert page.status_code == 200
+    doc = lxml.html.fromstring(page.text)
+    assert "/m/qwen2-5-coder-32b-instruct" in doc.xpath("//main//table//a/@href")
+    assert doc.xpath("//header//form[@action='/search']//input[@name='q']")
+    ok, report = validate_html(page.text, tmp_path)
+    assert ok, report
+    ok, report = validate_html(srv.get("/search").text, tmp_path)
+    assert ok, report
+
+
+def test_search_ranks_exact_then_prefix_then_runs(srv):
+    upload_all(srv, [payload("Phi", decode=10.0)] +
+               [payload("Phi-2-Orange", decode=10.0 + i) for i in range(3)] +
+               [payload("Big-Phi-Mini", decode=10.0 + i) for i in range(5)] +
+               [payload("Some-Phi-Model", decode=1.0)])
+    found = names(search(srv, "phi"))
+    # Exact first, then the prefix match, then substrings by runs.
+    assert found == ["Phi", "Phi-2-Orange", "Big-Phi-Mini", "Some-Phi-Model"], found
+    runs = {h["name"]: h["runs"] for h in search(srv, "phi")["results"]}
+    assert runs["Big-Phi-Mini"] == 5 and runs["Some-Phi-Model"] == 1
+
+
+def test_search_pages_and_caps(srv, tmp_path):
+    upload_all(srv, [payload("Widget-%02d" % i, decode=float(i + 1)) for i in range(25)])
+    first = search(srv, "widget")
+    assert first["total"] == 25 and len(first["results"]) == 20 and first["prev"] is None
+    second = srv.get(first["next"]).json()
+    assert len(second["results"]) == 5 and second["next"] is None and second["prev"]
+    assert not set(names(first)) & set(names(second))
+    # Bounds: a long query, a page out of range.
+    r = srv.get("/search.json", params={"q": "x" * 101})
+    assert r.status_code == 400 and "q=" in r.json()["error"]["message"]
+    assert srv.get("/search.json", params={"q": "widget", "page": "11"}).status_code == 400
+    assert srv.get("/search", params={"q": "x" * 101}).status_code == 400
+    html = srv.get("/search", params={"q": "widget", "page": "2"})
+    ok, report = validate_html(html.text, tmp_path)
+    assert ok, report
+
+
+def test_search_finds_run_ids_and_digests_by_prefix(srv):
+    d = "sha256:" + "ab12" * 16
+    rid = upload(srv, payload("Digest-Model", digest=d))
+    res = search(srv, rid[:6].upper())
+    assert rid in [x["id"] for x in res["runs"]]
+    res = search(srv, "ab12ab12")
+    assert [x["digest"] for x in res["digests"]] == [d]
+    assert res["digests"][0]["href"].startswith("/m/digest-model.json?digest=")
+    assert search(srv, "sha256:AB12")["digests"][0]["digest"] == d
+    assert search(srv, "cd34cd34")["digests"] == []
+    # An exact run id on the page leads to the run.
+    r = srv.get("/search", params={"q": rid}, allow_redirects=False)
+    assert r.status_code == 301 and r.headers["Location"] == "/r/" + rid
+
+
+def test_names_typed_another_way_redirect_to_their_page(srv):
+    upload(srv, payload("Qwen/Qwen2.5-7B-Instruct-4bit", accel="NVIDIA GeForce RTX 4090"))
+    cases = [
+        ("/m/Qwen2.5-7B-Instruct", "/m/qwen2-5-7b-instruct"),
+        ("/m/QWEN2.5 7B INSTRUCT", "/m/qwen2-5-7b-instruct"),
+        ("/m/Qwen2.5-7B-Instruct.json", "/m/qwen2-5-7b-instruct.json"),
+        ("/hw/NVIDIA GeForce RTX 4090", "/hw/rtx-4090"),
+        ("/hw/RTX 4090", "/hw/rtx-4090"),
+        ("/hw/RTX_4090.json", "/hw/rtx-4090.json"),
+    ]
+    for path, want in cases:
+        r = srv.get(path, allow_redirects=False)
+        assert r.status_code == 301, (path, r.status_code)
+        assert r.headers["Location"] == want
+        assert srv.get(want).status_code == 200
+    # Unknown names stay 404, valid slugs are served as before.
+    assert srv.get("/m/No Such Model", allow_redirects=False).status_code == 404
+    assert srv.get("/hw/RTX 9999.json", allow_redirects=False).status_code == 404
+    assert srv.get("/m/qwen2-5-7b-instruct", allow_redirects=False).status_code == 200
+    # The search box: an exact name goes to its page, in any case.
+    r = srv.get("/search", params={"q": "qwen2.5 7b instruct"}, allow_redirects=False)
+    assert r.status_code == 301 and r.headers["Location"] == "/m/qwen2-5-7b-instruct"
+    r = srv.get("/search", params={"q": "rtx 4090"}, allow_redirects=False)
+    assert r.status_code == 301 and r.headers["Location"] == "/hw/rtx-4090"
+    # The JSON twin never redirects: type-ahead wants the list.
+    assert srv.get("/search.json", params={"q": "rtx 4090"}, allow_redirects=False).status_code == 200
+
+
+def test_search_is_rate_limited_per_client(make_server):
+    s = make_server(["--search-rate", "4"])
+    codes = [s.get("/search.json", params={"q": "abc"}).status_code for _ in range(4)]
+    assert codes[0] == 200 and 429 in codes
+    r = s.get("/search.json", params={"q": "abc"})
+    assert r.status_code == 429 and int(r.headers["Retry-After"]) >= 1
+    assert r.json()["error"]["code"] == "rate_limited"
+    # Other pages are not counted.
+    assert s.get("/models.json").status_code == 200
+
+
+def rule(server, rid, status):
+    c = sqlite3.connect(server.db, timeout=10)
+    with c:
+        c.execute("UPDATE runs SET status = ? WHERE id = ?", (status, rid))
+    c.close()
+
+
+def test_models_index_counts_sorts_and_pages(srv, tmp_path):
+    ids = upload_all(srv, [payload("Alpha", decode=10.0), payload("Alpha", accel="M3 Pro", decode=90.0),
+                           payload("Alpha", decode=20.0), payload("Beta", decode=50.0),
+                           payload("Gamma", accel="RTX 4090", decode=70.0),
+                           payload("Gamma", accel="RTX 4090", decode=60.0)])
+    m = srv.get("/models.json").json()
+    assert [(r["name"], r["runs"], r["best_decode_tok_s"]) for r in m["rows"]] == [
+        ("Alpha", 3, 90.0), ("Gamma", 2, 70.0), ("Beta", 1, 50.0)]
+    assert m["rows"][0]["best_id"] == ids[1] and m["rows"][0]["href"] == "/m/alpha.json"
+    by_runs = srv.get("/models.json", params={"sort": "runs"}).json()
+    assert [r["name"] for r in by_runs["rows"]] == ["Alpha", "Gamma", "Beta"]
+    by_name = srv.get("/models.json", params={"sort": "name"}).json()
+    assert [r["name"] for r in by_name["rows"]] == ["Alpha", "Beta", "Gamma"]
+    hw = srv.get("/hardware.json", params={"sort": "runs"}).json()
+    assert [(r["slug"], r["runs"]) for r in hw["rows"]] == [("m3-ultra", 3), ("rtx-4090", 2), ("m3-pro", 1)]
+    # A moderator upholds the best Alpha run: the counts and best follow.
+    rule(srv, ids[1], "upheld")
+    m = srv.get("/models.json").json()
+    assert [(r["name"], r["runs"], r["best_decode_tok_s"]) for r in m["rows"]] == [
+        ("Gamma", 2, 70.0), ("Beta", 1, 50.0), ("Alpha", 2, 20.0)]
+    hw = srv.get("/hardware.json").json()
+    assert "m3-pro" not in [r["slug"] for r in hw["rows"]]
+    rule(srv, ids[1], "ok")
+    assert srv.get("/models.json").json()["rows"][0]["best_id"] == ids[1]
+    # Bad arguments.
+    assert srv.get("/models.json", params={"sort": "speed"}).status_code == 400
+    assert srv.get("/models", params={"cursor": "abc"}).status_code == 400
+    for path in ("/models", "/hardware", "/models?sort=runs", "/hardware?sort=name"):
+        page = srv.get(path)
+        assert page.status_code == 200
+        ok, report = validate_html(page.text, tmp_path)
+        assert ok, report
+    doc = lxml.html.fromstring(srv.get("/").text)
+    assert {"/models", "/hardware"} <= set(doc.xpath("//header//nav//a/@href"))
+
+
+def test_models_index_keyset_pages(srv):
+    upload_all(srv, [payload("Model-%02d" % i, decode=float(100 - (i % 7))) for i in range(53)])
+    for sort in ("decode", "runs", "name"):
+        seen = []
+        page = srv.get("/models.json", params={"sort": sort}).json()
+        assert len(page["rows"]) == 50 and page["next"] and page["first"] is None
+        seen += [r["slug"] for r in page["rows"]]
+        page = srv.get(page["next"]).json()
+        assert page["next"] is None and page["first"]
+        seen += [r["slug"] for r in page["rows"]]
+        assert len(seen) == 53 and len(set(seen)) == 53, sort
+        if sort == "name":
+            assert seen == sorted(seen)
+
+
+# ---- /compare ----
+
+def full(model, accel="M3 Ultra", backend="mlx", decode=100.0, digest=None):
+    return payload(model, accel, backend, decode, digest)
+
+
+def test_compare_side_by_side_with_percent_from_the_first(srv, tmp_path):
+    a, b, c = upload_all(srv, [full("Cmp", decode=100.0), full("Cmp", accel="RTX 4090", decode=150.0),
+                               full("Cmp", accel="M3 Pro", decode=50.0)])
+    r = srv.get("/compare.json", params={"r": "%s,%s,%s" % (a, b, c)})
+    assert r.status_code == 200, r.text
+    m = r.json()
+    assert [x["id"] for x in m["runs"]] == [a, b, c]
+    assert m["warnings"] == []
+    rows = {row["label"]: row["cells"] for row in m["figures"]["rows"]}
+    w1 = rows["W1 decode"]
+    assert [x["value"] for x in w1] == [100.0, 150.0, 50.0]
+    assert w1[0]["pct"] is None
+    assert w1[1]["pct"] == pytest.approx(50.0) and w1[1]["pct_text"] == "+50.0%"
+    assert w1[2]["pct"] == pytest.approx(-50.0) and w1[2]["pct_text"] == "−50.0%"
+    assert any(k.startswith("W3 decode at") for k in rows) and any(k.startswith("W4 aggregate") for k in rows)
+    page = srv.get("/compare", params={"r": "%s,%s,%s" % (a, b, c)})
+    assert page.status_code == 200
+    doc = lxml.html.fromstring(page.text)
+    svgs = doc.xpath("//figure//*[local-name()='svg']")
+    assert len(svgs) == 2
+    # One series per run, overlaid.
+    for svg in svgs:
+        groups = {g.get("class") for g in svg.xpath(".//*[local-name()='g'][contains(@class, 'series')]")}
+        assert {"series s1", "series s2", "series s3"} <= groups, groups
+    ok, report = validate_html(page.text, tmp_path)
+    assert ok, report
+
+
+def test_compare_warns_and_keeps_suites_apart(srv, tmp_path):
+    a, b, c = upload_all(srv, [full("Cmp", decode=100.0), full("Cmp", backend="llama.cpp", decode=120.0,
+                                                                  digest="sha256:" + "1" * 64),
+                               full("Cmp", decode=90.0)])
+    # A second suite: what no upload can make yet, written as test_pages does.
+    db = sqlite3.connect(srv.db, timeout=10)
+    with db:
+        db.execute("UPDATE runs SET suite_version = 'suite-v0' WHERE id = ?", (c,))
+    db.close()
+    m = srv.get("/compare.json", params={"r": ",".join([a, b, c])}).json()
+    assert {w["what"] for w in m["warnings"]} == {"suites", "digests", "backends"}
+    assert all(w["href"].startswith("/glossary#") for w in m["warnings"])
+    w1 = {row["label"]: row["cells"] for row in m["figures"]["rows"]}["W1 decode"]
+    # The other suite's run stands beside, without a percentage.
+    assert w1[1]["pct"] == pytest.approx(20.0) and w1[2]["pct"] is None and w1[2]["value"] == 90.0
+    page = srv.get("/compare", params={"r": ",".join([a, b, c])})
+    doc = lxml.html.fromstring(page.text)
+    assert doc.xpath("//main//*[@role='note']//a[starts-with(@href, '/glossary#')]")
+    ok, report = validate_html(page.text, tmp_path)
+    assert ok, report
+
+
+def test_compare_refuses_bad_lists(srv):
+    a = upload(srv, full("Cmp"))
+    for bad in ("", "x", a + ",nope", ",".join([a] * 5), a + ",,"):
+        r = srv.get("/compare.json", params={"r": bad})
+        assert r.status_code == 400, bad
+        assert "r=" in r.json()["error"]["message"] or "runs" in r.json()["error"]["message"]
+    r = srv.get("/compare.json", params={"r": a + ",r_zzzzzzzzzzz"})
+    assert r.status_code == 404 and "r_zzzzzzzzzzz" in r.json()["error"]["message"]
+    assert srv.get("/compare", params={"r": "x"}).status_code == 400
+
+
+def test_run_page_compare_with_form_leads_to_the_picker(srv, tmp_path):
+    a, b, c, d = upload_all(srv, [full("Pick", decode=100.0), full("Pick", accel="RTX 4090", decode=150.0),
+                                  full("Pick", backend="llama.cpp", decode=80.0),
+                                  full("Other", accel="RTX 4090", decode=70.0)])
+    doc = lxml.html.fromstring(srv.get("/r/" + a).text)
+    form = doc.xpath("//form[@action='/compare']")[0]
+    assert form.xpath(".//input[@name='r']/@value") == [a]
+    assert set(form.xpath(".//select[@name='with']/option/@value")) == {"model", "hw"}
+    m = srv.get("/compare.json", params={"r": a}).json()
+    assert [x["id"] for x in m["pick"]["same_model"]] == [b]
+    assert [x["id"] for x in m["pick"]["same_hw"]] == [c]
+    page = srv.get("/compare", params={"r": a, "with": "model"})
+    links = lxml.html.fromstring(page.text).xpath("//main//li/a/@href")
+    assert links == ["/compare?r=%s%%2C%s" % (a, b)] or links == ["/compare?r=%s,%s" % (a, b)]
+    assert srv.get(links[0]).status_code == 200
+    ok, report = validate_html(page.text, tmp_path)
+    assert ok, report
+
+
+# ---- rank on the run page ----
+
+def rank_texts(server, rid):
+    doc = lxml.html.fromstring(server.get("/r/" + rid).text)
+    box = doc.xpath("//div[@class='rank']")[0]
+    assert box.xpath(".//*[local-name()='svg']/*[local-name()='path'][@class='mark']")
+    return " ".join(box.xpath(".//p//text()"))
+
+
+def test_run_page_ranks_the_run_in_its_cluster_and_weights_file(srv, tmp_path):
+    d = "sha256:" + "5" * 64
+    ids = upload_all(srv, [full("Rank", decode=v, digest=d) for v in (10.0, 20.0, 40.0, 80.0, 160.0)] +
+                     [full("Rank", accel="RTX 4090", decode=v, digest=d) for v in (5.0, 300.0)] +
+                     [full("Rank", accel="RTX 4090", decode=1.0)])   # another weights file
+    text = rank_texts(srv, ids[2])
+    assert "Faster than 50% of 4 other runs of this weights file on this hardware class with mlx" in text, text
+    assert "Faster than 50% of 6 other runs of this weights file on any hardware" in text, text
+    assert "Faster than 100% of 4 other runs" in rank_texts(srv, ids[4])
+    # The other weights file's run is alone in both.
+    assert rank_texts(srv, ids[7]).count("The only counted run") == 2
+    # A moderator upholds the slowest run: it leaves both histograms.
+    rule(srv, ids[0], "upheld")
+    text = rank_texts(srv, ids[3])
+    assert "Faster than 67% of 3 other runs" in text and "Faster than 60% of 5 other runs" in text, text
+    page = srv.get("/r/" + ids[3])
+    ok, report = validate_html(page.text, tmp_path)
+    assert ok, report
+
+
+def test_rank_histograms_stay_exact_through_changes(srv):
+    """The histograms the triggers keep equal a recount from the runs."""
+    ids = upload_all(srv, [full("Hist-%d" % (i % 3), accel=("M3 Ultra", "RTX 4090")[i % 2],
+                                decode=3.0 * (i + 1)) for i in range(30)])
+    db = sqlite3.connect(srv.db, timeout=10)
+    with db:
+        for rid in ids[::4]:
+            db.execute("UPDATE runs SET status = 'upheld' WHERE id = ?", (rid,))
+        db.execute("UPDATE runs SET status = 'ok' WHERE id = ?", (ids[0],))
+        db.execute("UPDATE runs SET decode_tok_s = 999 WHERE id = ?", (ids[1],))
+        db.execute("DELETE FROM runs WHERE id = ?", (ids[2],))
+    bucket = "CAST(floor(16 * log2(max(decode_tok_s, 0.001))) AS INTEGER)"
+    want = db.execute("SELECT suite_version, model_digest, hw_class, backend_name, %s AS b, count(*) "
+                      "FROM runs WHERE status = 'ok' GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5" % bucket).fetchall()
+    got = db.execute("SELECT * FROM rank_cluster ORDER BY 1, 2, 3, 4, 5").fetchall()
+    assert got == want
+    want = db.execute("SELECT suite_version, model_digest, %s AS b, count(*) FROM runs "
+                      "WHERE status = 'ok' GROUP BY 1, 2, 3 ORDER BY 1, 2, 3" % bucket).fetchall()
+    assert db.execute("SELECT * FROM rank_digest ORDER BY 1, 2, 3").fetchall() == want
+    want = db.execute("SELECT suite_version, model_slug, count(*), max(decode_tok_s) FROM runs "
+                      "WHERE status = 'ok' GROUP BY 1, 2 ORDER BY 1, 2").fetchall()
+    assert db.execute("SELECT suite_version, model_slug, runs, best_decode FROM model_index "
+                      "ORDER BY 1, 2").fetchall() == want
+    want = db.execute("SELECT suite_version, hw_slug, count(*), max(decode_tok_s) FROM runs "
+                      "WHERE status = 'ok' GROUP BY 1, 2 ORDER BY 1, 2").fetchall()
+    assert db.execute("SELECT suite_version, hw_slug, runs, best_decode FROM hw_index "
+                      "ORDER BY 1, 2").fetchall() == want
+    # The board's sort mirror holds exactly board_best's groups and bests.
+    want = db.execute("SELECT b.suite_version, b.model_slug, b.hw_slug, b.backend_name, b.best_id, "
+                      "coalesce(r.prefill_tok_s, 0), coalesce(r.ttft_ms, 1e300) FROM board_best b "
+                      "JOIN runs r ON r.id = b.best_id ORDER BY 1, 2, 3, 4").fetchall()
+    assert db.execute("SELECT suite_version, model_slug, hw_slug, backend_name, best_id, sort_prefill, "
+                      "sort_ttft FROM board_sort ORDER BY 1, 2, 3, 4").fetchall() == want
+    db.close()
+
+
+# ---- /cheatsheet ----
+
+def test_cheatsheet_matrix_with_backends_side_by_side(srv, tmp_path):
+    import csv
+    import io
+    ids = upload_all(srv, [full("Sheet", backend="llama.cpp", decode=90.0),
+                           full("Sheet", backend="mlx", decode=110.0),
+                           full("Sheet", backend="mlx", decode=100.0),
+                           full("Sheet", accel="RTX 4090", backend="vllm", decode=200.0),
+                           full("=Evil", accel="RTX 4090", backend="llama.cpp", decode=50.0)])
+    m = srv.get("/cheatsheet.json").json()
+    assert [h["slug"] for h in m["hardware"]] == ["m3-ultra", "rtx-4090"]   # most runs first
+    assert [r["model"]["slug"] for r in m["rows"]] == ["sheet", "evil"]     # fastest first
+    m3 = m["rows"][0]["cells"][0]
+    # MLX beside llama.cpp, each its best run, with the quantization.
+    assert [(e["backend"], e["decode_tok_s"], e["id"]) for e in m3["entries"]] == [
+        ("mlx", 110.0, ids[1]), ("llama.cpp", 90.0, ids[0])]
+    assert m3["entries"][0]["quantization"] == make_payload()["model"]["quantization"]
+    assert m["rows"][1]["cells"][0]["entries"] == []
+    mlx = srv.get("/cheatsheet.json", params={"backend": "mlx"}).json()
+    assert [e["backend"] for r in mlx["rows"] for c in r["cells"] for e in c["entries"]] == ["mlx"]
+    assert srv.get("/cheatsheet.json", params={"backend": "nope"}).status_code == 400
+    r = srv.get("/cheatsheet.csv")
+    assert r.status_code == 200 and r.headers["Content-Type"].startswith("text/csv")
+    rows = list(csv.reader(io.StringIO(r.text)))
+    assert rows[0][:3] == ["model", "model_slug", "hardware"]
+    assert ["Sheet", "sheet", "M3 Ultra", "m3-ultra", "mlx", "110", rows[1][6], ids[1]] == rows[1]
+    # A name a spreadsheet would run as a formula is kept as text.
+    assert any(row[0] == "'=Evil" for row in rows[1:])
+    page = srv.get("/cheatsheet")
+    assert page.status_code == 200
+    doc = lxml.html.fromstring(page.text)
+    assert "/r/" + ids[1] in doc.xpath("//table[contains(@class, 'cheatsheet')]//a/@href")
+    ok, report = validate_html(page.text, tmp_path)
+    assert ok, report
+
+
+def test_cheatsheet_pages_by_model(srv):
+    upload_all(srv, [full("Page-%02d" % i, decode=float(10 + i)) for i in range(23)])
+    first = srv.get("/cheatsheet.json").json()
+    assert len(first["rows"]) == 20 and first["next"]
+    second = srv.get(first["next"]).json()
+    assert len(second["rows"]) == 3 and second["next"] is None
+    names = [r["model"]["slug"] for r in first["rows"] + second["rows"]]
+    assert len(set(names)) == 23
+    assert srv.get("/cheatsheet.json", params={"cursor": "x"}).status_code == 400
+
+
+def test_new_routes_answer_as_openapi_describes(srv, make_server):
+    from test_openapi import check
+    a, b = upload_all(srv, [full("Api", decode=10.0), full("Api", accel="RTX 4090", decode=20.0)])
+    get = srv.get
+    check(get("/search.json", params={"q": "api"}), "GET", "/search.json")
+    check(get("/search.json", params={"q": "x" * 101}), "GET", "/search.json")
+    check(get("/search", params={"q": "api"}, allow_redirects=False), "GET", "/search")
+    check(get("/search", params={"q": "rtx"}), "GET", "/search")
+    check(get("/m/API", allow_redirects=False), "GET", "/m/{slug}")
+    check(get("/hw/RTX 4090.json", allow_redirects=False), "GET", "/hw/{slug}.json")
+    for path in ("/models", "/hardware"):
+        check(get(path + ".json", params={"sort": "runs"}), "GET", path + ".json")
+        check(get(path + ".json", params={"sort": "x"}), "GET", path + ".json")
+        check(get(path), "GET", path)
+    check(get("/compare.json", params={"r": a + "," + b}), "GET", "/compare.json")
+    check(get("/compare.json", params={"r": a}), "GET", "/compare.json")
+    check(get("/compare.json", params={"r": "r_zzzzzzzzzzz," + a}), "GET", "/compare.json")
+    check(get("/compare", params={"r": a + "," + b}), "GET", "/compare")
+    for path in ("/cheatsheet.json", "/cheatsheet.csv", "/cheatsheet"):
+        check(get(path), "GET", path)
+    check(get("/cheatsheet.json", params={"backend": "x"}), "GET", "/cheatsheet.json")
+    limited = make_server(["--search-rate", "1"])
+    for _ in range(3):
+        r = limited.get("/search.json", params={"q": "abc"})
+    check(r, "GET", "/search.json")
+
+
+# ---- sorting the board ----
+
+def with_figures(model, accel, decode, prefill, ttft):
+    p = full(model, accel=accel, decode=decode)
+    p["workloads"]["chat-short"]["prefill_tok_s"] = prefill
+    p["workloads"]["chat-short"]["ttft_ms"] = ttft
+    return p
+
+
+def test_board_sorts_by_each_figure_and_pages(srv, tmp_path):
+    import time
+    a = upload(srv, with_figures("Sort-A", "M3 Ultra", 100.0, 500.0, 300.0))
+    time.sleep(1.1)     # date received is kept to the second
+    b = upload(srv, with_figures("Sort-B", "M3 Ultra", 50.0, 900.0, 100.0))
+    time.sleep(1.1)
+    c = upload(srv, with_figures("Sort-C", "RTX 4090", 75.0, 700.0, 200.0))
+
+    def order(**params):
+        doc = lxml.html.fromstring(srv.get("/", params=params).text)
+        board = doc.xpath("//h2[starts-with(., 'Fastest run per model')]/following::table[1]")[0]
+        return [h.split("/r/")[1] for h in board.xpath(".//tbody//a[starts-with(@href, '/r/')]/@href")]
+
+    assert order() == [a, c, b]
+    assert order(sort="prefill") == [b, c, a]
+    assert order(sort="ttft") == [b, c, a]
+    assert order(sort="date") == [c, b, a]
+    assert order(sort="ttft", hw="m3-ultra") == [b, a]
+    assert srv.get("/", params={"sort": "speed"}).status_code == 400
+    page = srv.get("/", params={"sort": "ttft"})
+    doc = lxml.html.fromstring(page.text)
+    assert doc.xpath("//form[@action='/']//input[@name='sort'][@value='ttft']")
+    assert "/?sort=prefill" in doc.xpath("//p[@class='filters']//a/@href")
+    ok, report = validate_html(page.text, tmp_path)
+    assert ok, report
+    # A moderator takes the quickest run out: the sorted board follows.
+    rule(srv, b, "upheld")
+    assert order(sort="ttft") == [c, a]
+
+
+def test_sorted_board_keeps_keyset_paging(srv):
+    upload_all(srv, [with_figures("Many-%02d" % i, "M3 Ultra", 10.0 + i, 100.0 + (i * 7) % 13, 50.0 + (i * 5) % 11)
+                     for i in range(55)])
+    for sort in ("prefill", "ttft", "date"):
+        doc = lxml.html.fromstring(srv.get("/", params={"sort": sort}).text)
+        nxt = doc.xpath("//nav[@class='pager']//a[@rel='next']/@href")
+        assert nxt and "sort=" + sort in nxt[0], sort
+        first = doc.xpath("//h2[starts-with(., 'Fastest run per model')]/following::table[1]//tbody/tr")
+        doc2 = lxml.html.fromstring(srv.get(nxt[0]).text)
+        second = doc2.xpath("//h2[starts-with(., 'Fastest run per model')]/following::table[1]//tbody/tr")
+        ids = lambda rows: [r.xpath(".//a[starts-with(@href, '/r/')]/@href")[0] for r in rows]
+        assert len(first) == 50 and len(second) == 5, sort
+        assert len(set(ids(first)) | set(ids(second))) == 55, sort
