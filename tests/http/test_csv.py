@@ -82,4 +82,4 @@ def test_bad_arguments_answer_json_errors(server):
     assert r.status_code == 400 and r.json()["error"]["code"] == "invalid_query"
     r = server.get("/m/NOT_A_SLUG.csv")
     assert r.status_code == 404 and r.headers["Content-Type"] == "application/json"
-    assert server.get("/outliers.csv?page=0").status_code == 400
+    assert server.get("/outliers.csv?after=zz").status_code == 400
