@@ -47,7 +47,7 @@ static const char sql_run_by_id[] =
 	"SELECT " BROWSE_RUN_COLS " FROM runs WHERE id = ?";
 static const char sql_recent[] =
 	"SELECT " BROWSE_RUN_COLS " FROM runs WHERE suite_version = ? AND status = 'ok' "
-	"ORDER BY received_at DESC LIMIT " RECENT;
+	"ORDER BY received_at DESC, created_at DESC, id LIMIT " RECENT;
 static const char sql_hw_name[] =
 	"SELECT accelerator FROM runs WHERE suite_version = ? AND hw_slug = ? "
 	"ORDER BY decode_tok_s DESC LIMIT 1";

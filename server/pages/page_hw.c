@@ -187,8 +187,8 @@ static json_t *section_json(struct hpage *p, const struct section *s)
 	json_object_set_new(list, "next", json_null());
 	json_object_set_new(list, "first", json_null());
 	json_object_set_new(list, "paged", json_false());
-	return json_pack("{s:o, s:f, s:o}", "model", model, "best_decode_tok_s", s->decode,
-			 "list", list);
+	return json_pack("{s:o, s:f, s:o*, s:o}", "model", model, "best_decode_tok_s", s->decode,
+			 "best_decode_text", p->b.html ? browse_fig(s->decode) : NULL, "list", list);
 }
 
 /* A page of model sections after the cursor. */
@@ -282,8 +282,9 @@ enum MHD_Result page_hw(struct req *r)
 
 	if (!hw_model(&p, r, 1))
 		return browse_fail(&p.b);
-	/* The table's hardware column would repeat the heading. */
-	json_object_set_new(p.m, "cols", json_pack("{s:b, s:b}", "model", 1, "hw", 0));
+	/* The hardware and model columns would repeat the headings: the runs
+	 * are grouped under their model. */
+	json_object_set_new(p.m, "cols", json_pack("{s:b, s:b}", "model", 0, "hw", 0));
 	return browse_send(&p.b, "hw", p.m);
 }
 

@@ -124,10 +124,11 @@ static json_t *digest_item(struct mpage *p, sqlite3_stmt *st)
 	if (!digest)
 		return NULL;
 	hex = strncmp(digest, "sha256:", 7) ? "" : digest + 7;
-	return json_pack("{s:s, s:s%, s:I, s:f, s:o, s:o, s:o*}", "digest", digest,
+	return json_pack("{s:s, s:s%, s:I, s:f, s:o*, s:o, s:o, s:o*}", "digest", digest,
 		"digest_short", hex, strnlen(hex, 12),
 		"runs", (json_int_t)sqlite3_column_int64(st, 1),
 		"best_decode_tok_s", sqlite3_column_double(st, 2),
+		"best_decode_text", p->b.html ? browse_fig(sqlite3_column_double(st, 2)) : NULL,
 		"quantization", col_text(st, 3), "format", col_text(st, 4),
 		"href", browse_link(&p->b, "/m/", p->slug, "digest", digest, "digests_after",
 				    p->has_dafter ? http_query(p->b.r, "digests_after") : NULL, NULL));

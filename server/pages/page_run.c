@@ -10,6 +10,8 @@
 #include "app.h"
 #include "render/badge_svg.h"
 #include "util/buf.h"
+#include "util/numfmt.h"
+#include "util/textcut.h"
 #include "http/cache.h"
 #include "store/ceiling.h"
 #include "render/chart.h"
@@ -292,9 +294,9 @@ static json_t *fmt_value(double v, enum fmt kind)
 	json_t *s;
 
 	if (kind == F_INT)
-		chart_fmt_int(&b, v);
+		numfmt_int(&b, v);
 	else
-		chart_fmt_num(&b, kind == F_PCT ? v * 100 : v);
+		numfmt_fig(&b, kind == F_PCT ? v * 100 : v);
 	if (kind == F_PCT)
 		buf_putc(&b, '%');
 	s = buf_error(&b) ? NULL : json_string(b.buf);
@@ -606,43 +608,20 @@ static json_t *embed_view(const json_t *m)
 	return v;
 }
 
-/* How long a page title may be before the site's " · llm-speed" suffix:
- * 70 in all, what browsers show in a tab and search engines list.  It is
- * counted as written in the page, an "&" as the five of "&amp;", since
- * that is how validators count it. */
-#define TITLE_MAX 57
-
-/* The width of byte c of a title as escaped in the page; 0 for the
- * continuation bytes of a code point. */
-static size_t title_width(unsigned char c)
-{
-	if ((c & 0xc0) == 0x80)
-		return 0;
-	return c == '&' || c == '\'' ? 5 : c == '"' ? 6 : c == '<' || c == '>' ? 4 : 1;
-}
-
-/* The page title: "<model> on <hardware>", cut at a code point boundary
- * and ended with "…" when it is wider than TITLE_MAX. */
+/* The page title: "<model> on <hardware>", cut by textcut to the site's
+ * title width. */
 static json_t *title_of(const json_t *m)
 {
-	struct buf b = BUF_INIT;
+	struct buf whole = BUF_INIT, b = BUF_INIT;
 	json_t *s;
 	const char *model = s_of(json_object_get(m, "model"), "name");
 	const char *hw = s_of(json_object_get(m, "hardware"), "accelerator_summary");
-	size_t i, w = 0, cut = 0;
 
-	buf_printf(&b, "%s on %s", model ? model : "?", hw ? hw : "?");
-	for (i = 0; i < b.len; i++) {
-		w += title_width((unsigned char)b.buf[i]);
-		if (w < TITLE_MAX && title_width((unsigned char)b.buf[i + 1]))
-			cut = i + 1;   /* the text up to here still fits with "…" */
-	}
-	if (w > TITLE_MAX) {
-		b.len = cut;
-		b.buf[cut] = '\0';
-		buf_puts(&b, "\xe2\x80\xa6");
-	}
-	s = buf_error(&b) ? NULL : json_string(b.buf);
+	buf_printf(&whole, "%s on %s", model ? model : "?", hw ? hw : "?");
+	if (!buf_error(&whole))
+		textcut(&b, whole.buf, TEXTCUT_TITLE_MAX);
+	s = buf_error(&whole) || buf_error(&b) ? NULL : json_stringn(b.buf, b.len);
+	buf_release(&whole);
 	buf_release(&b);
 	return s;
 }

@@ -1,6 +1,7 @@
 /* badge_svg.c: the run badge as a shields.io-style flat SVG, and its text. */
 #include "render/badge_svg.h"
 #include "render/html.h"
+#include "util/numfmt.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -365,20 +366,6 @@ out:
 	return ret;
 }
 
-/* Appends the whole number v < 1e9 with a comma every three digits. */
-static void put_grouped(struct buf *out, double v)
-{
-	char d[16];
-	int n, i;
-
-	n = snprintf(d, sizeof d, "%ld", (long)llround(v));
-	for (i = 0; i < n; i++) {
-		if (i && (n - i) % 3 == 0)
-			buf_putc(out, ',');
-		buf_putc(out, d[i]);
-	}
-}
-
 /* Appends the figure and " tok/s" (formats in badge_message's comment). */
 static void put_figure(struct buf *out, double v)
 {
@@ -386,12 +373,8 @@ static void put_figure(struct buf *out, double v)
 		buf_puts(out, "?");
 	else if (v >= 1e9)
 		buf_puts(out, ">999,999,999");
-	else if (v >= 999.95)
-		put_grouped(out, v);
-	else if (v >= 1)
-		buf_printf(out, "%.1f", v);
 	else if (v >= 0.0001 || v == 0)
-		buf_printf(out, "%#.2g", v);
+		numfmt_fig(out, v);
 	else
 		buf_puts(out, "<0.0001");
 	buf_puts(out, " tok/s");

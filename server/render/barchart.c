@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "render/html.h"
+#include "util/numfmt.h"
 
 #define LABEL_X 192    /* right edge of the labels */
 #define BAR_X 200      /* left edge of the bars */
@@ -56,15 +57,19 @@ static void put_row(struct buf *out, const struct barchart_bar *bar, const char 
 		w = 1;
 	buf_puts(out, "<g><title>");
 	html_txt(out, bar->label);
-	buf_printf(out, ": %.1f ", bar->value);
+	buf_puts(out, ": ");
+	numfmt_fig(out, bar->value);
+	buf_putc(out, ' ');
 	html_txt(out, unit);
 	buf_printf(out, "</title><text x=\"%d\" y=\"%u\" text-anchor=\"end\" fill=\"currentColor\">",
 		   LABEL_X, y + 14);
 	put_label(out, bar->label, BARCHART_LABEL_MAX);
 	buf_printf(out, "</text><rect x=\"%d\" y=\"%u\" width=\"%.1f\" height=\"%d\" fill=\"#3f6fb5\"/>",
 		   BAR_X, y + 1, w, BAR_H);
-	buf_printf(out, "<text x=\"%.1f\" y=\"%u\" fill=\"currentColor\">%.1f ",
-		   BAR_X + w + 6, y + 14, bar->value);
+	buf_printf(out, "<text x=\"%.1f\" y=\"%u\" fill=\"currentColor\">",
+		   BAR_X + w + 6, y + 14);
+	numfmt_fig(out, bar->value);
+	buf_putc(out, ' ');
 	html_txt(out, unit);
 	buf_puts(out, "</text></g>\n");
 }
