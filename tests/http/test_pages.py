@@ -84,6 +84,11 @@ def page(server, path, seen, status=200):
     return r.text
 
 
+def fig(v):
+    """A figure as the pages write it (server/util/numfmt.c, numfmt_fig, for v >= 1)."""
+    return "{:,.1f}".format(v) if abs(v) < 999.95 else "{:,.0f}".format(v)
+
+
 def rows(table):
     """The runs of a figure-table as dicts."""
     out = []
@@ -92,10 +97,11 @@ def rows(table):
         run = tds[-1].xpath(".//a")[0]
         out.append({
             "id": run.text_content().strip(),
-            "decode": float(tds[0].text_content().replace("\u2691", "").strip()),
+            "decode": float(tds[0].get("data-value")),
+            "shown": tds[0].xpath(".//a")[0].text_content().strip(),
             "flag": bool(tds[0].xpath(".//span[@class='flag']")),
             "demo": bool(tds[-1].xpath(".//span[@class='demo']")),
-            "links": [a.get("href") for a in tr.xpath(".//a")],
+            "links": [a.get("href") for td in tds[1:] for a in td.xpath(".//a")],
             "text": tr.text_content(),
         })
     return out
@@ -107,19 +113,19 @@ def board(text):
     for el in d.xpath("//h2[starts-with(normalize-space(.), 'Fastest run')]")[0].itersiblings():
         if el.tag == "h2":
             break
-        if el.tag == "table":
-            return rows(el)
+        if el.tag == "div" and el.xpath("./table"):
+            return rows(el.xpath("./table")[0])
     return []
 
 
 def recent(text):
     d = lxml.html.fromstring(text)
-    t = d.xpath("//h2[starts-with(normalize-space(.), 'Most recent')]/following-sibling::table[1]")
+    t = d.xpath("//h2[starts-with(normalize-space(.), 'Most recent')]/following-sibling::div[1]/table")
     return rows(t[0]) if t else []
 
 
 def only_table(text):
-    tables = lxml.html.fromstring(text).xpath("//table[@class='figure-table']")
+    tables = lxml.html.fromstring(text).xpath("//table[@class='runs']")
     assert len(tables) == 1
     return rows(tables[0])
 
@@ -307,10 +313,10 @@ def test_model_page_keeps_digests_apart(server, seen):
     assert [bar["decode_tok_s"] for bar in m["chart"]["bars"]] == [12.0]
     text = page(server, "/m/llama-3-3-70b-instruct", seen)
     assert ids[3] not in [r["id"] for r in only_table(text)]
-    assert "Q4_K_M" in text and "30.0 tok/s" not in text
+    assert "Q4_K_M" in text and "30.0 tok/s</text>" not in text   # not in the bar chart
     text = page(server, "/m/llama-3-3-70b-instruct?digest=" + b, seen)
     assert [r["id"] for r in only_table(text)] == [ids[3]]
-    assert "30.0 tok/s" in text and "12.0 tok/s" not in text
+    assert "30.0 tok/s</text>" in text and "12.0 tok/s</text>" not in text
     page(server, "/m/llama-3-3-70b-instruct?digest=sha256:" + "c" * 64, seen, 404)
     page(server, "/m/llama-3-3-70b-instruct?digest=md5:abc", seen, 400)
 
@@ -348,8 +354,8 @@ def test_digest_counts_follow_uploads_and_rulings(server, seen):
     assert digest_rows(server, slug) == ([(b, 3, 40.0, "Q5_K_M", "gguf"), (a, 3, 30.0, "4bit", "mlx")], b)
     text = page(server, "/m/" + slug, seen)
     items = [li.text_content() for li in lxml.html.fromstring(text).xpath("//h2[.='Weights files']/following-sibling::ul[1]/li")]
-    assert "3 runs, fastest 40 tok/s" in items[0] and "Q5_K_M" in items[0]
-    assert "3 runs, fastest 30 tok/s" in items[1]
+    assert "3 runs, fastest 40.0 tok/s" in items[0] and "Q5_K_M" in items[0]
+    assert "3 runs, fastest 30.0 tok/s" in items[1]
     # A moderator upholds a dispute on it: one run fewer, the next best.
     rule(server, fast, "upheld")
     assert digest_rows(server, slug) == ([(a, 3, 30.0, "4bit", "mlx"), (b, 2, 25.0, "Q4_K_M", "gguf")], a)
@@ -630,7 +636,7 @@ def test_json_and_html_agree(server, seen):
     assert [r["id"] for r in got] == [r["id"] for r in j["list"]["runs"]]
     for row, run in zip(got, j["list"]["runs"]):
         assert row["decode"] == run["decode_tok_s"]
-        assert ("%g" % run["prefill_tok_s"]) in row["text"]
+        assert fig(run["prefill_tok_s"]) in row["text"]
         assert run["hardware"]["name"] in row["text"] and run["backend"]["name"] in row["text"]
     h = server.get("/hw/m3-pro.json").json()
     text = page(server, "/hw/m3-pro", seen)
