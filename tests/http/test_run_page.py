@@ -147,6 +147,13 @@ def test_every_workload_is_laid_out(server, tmp_path):
     assert doc.xpath("//title")[0].text == "Qwen3-Coder-30B-A3B-Instruct on M3 Ultra \u00b7 llm-speed"
 
 
+def readable_date(ts):
+    """An RFC 3339 timestamp as the pages write it (numfmt_date): "30 Nov 2026"."""
+    import datetime
+    d = datetime.date.fromisoformat(ts[:10])
+    return "%d %s %d" % (d.day, d.strftime("%b"), d.year)
+
+
 def test_provenance_signature_and_account(server, tmp_path):
     token = server.account("bob-the-benchmarker")
     key = new_key("Ed25519")
@@ -163,8 +170,10 @@ def test_provenance_signature_and_account(server, tmp_path):
         "CPU": "Apple M3 Ultra, 32 cores", "RAM": "512 GB", "GPU": "Apple M3 Ultra, 512 GB memory",
         "Operating system": "macOS 15", "Fingerprint hash": "3f9a0c11d2e4b5a6",
         "Backend": "mlx 0.31.3", "Client": "llm-speed 1.4.0", "Suite": "suite-v1",
-        "Measured": payload["created_at"] + " (as signed by the client)",
+        "Measured": readable_date(payload["created_at"]) + " (as signed by the client)",
         "Received": setup["Received"], "Account": "bob-the-benchmarker"}
+    # The date is written for people; the exact instant is in <time datetime>.
+    assert section(doc, "setup").xpath(".//time/@datetime")[0] == payload["created_at"]
     sig = section(doc, "signature")
     assert facts(sig)["Key thumbprint"] == key.thumbprint()
     assert facts(sig)["Algorithm"] == "EdDSA"
