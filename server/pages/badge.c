@@ -12,7 +12,7 @@
 #include "store/run_store.h"
 
 static const char sql_badge[] =
-	"SELECT decode_tok_s, model_name, accelerator, outlier, status "
+	"SELECT decode_tok_s, model_name, accelerator, outlier, status, demo "
 	"FROM runs WHERE id = ?";
 
 /* One representation of the badge: its cache slot, type and renderer. */
@@ -94,6 +94,7 @@ static void fill(struct badge_in *in, sqlite3_stmt *st)
 	in->decode_tok_s = sqlite3_column_double(st, 0);
 	in->model = (const char *)sqlite3_column_text(st, 1);
 	in->hardware = (const char *)sqlite3_column_text(st, 2);
+	in->demo = sqlite3_column_int(st, 5);
 	if (status && !strcmp(status, "upheld"))
 		in->state = BADGE_UPHELD;
 	else if (sqlite3_column_int(st, 3))
@@ -107,7 +108,7 @@ static void fill(struct badge_in *in, sqlite3_stmt *st)
 static enum MHD_Result from_db(struct req *r, const struct badge_kind *k,
 			       uint64_t gen)
 {
-	struct badge_in in = { BADGE_NOT_FOUND, 0, NULL, NULL };
+	struct badge_in in = { BADGE_NOT_FOUND, 0, NULL, NULL, 0 };
 	enum MHD_Result ret;
 	struct dbconn *c;
 	sqlite3_stmt *st;
@@ -133,7 +134,7 @@ static enum MHD_Result from_db(struct req *r, const struct badge_kind *k,
  * taken before the read so a concurrent commit drops what we put. */
 static enum MHD_Result serve(struct req *r, const struct badge_kind *k)
 {
-	static const struct badge_in missing = { BADGE_NOT_FOUND, 0, NULL, NULL };
+	static const struct badge_in missing = { BADGE_NOT_FOUND, 0, NULL, NULL, 0 };
 	struct cache *c = r->app->cache;
 	uint64_t gen;
 	enum MHD_Result ret;

@@ -582,7 +582,8 @@ static json_t *embed_view(const json_t *m)
 	const json_t *o = json_object_get(m, "outlier");
 	struct badge_in in = { BADGE_OK, json_number_value(json_object_get(m, "decode_tok_s")),
 		s_of(json_object_get(m, "model"), "name"),
-		s_of(json_object_get(m, "hardware"), "accelerator_summary") };
+		s_of(json_object_get(m, "hardware"), "accelerator_summary"),
+		json_is_true(json_object_get(m, "demo")) };
 	struct buf msg = BUF_INIT, md = BUF_INIT, html = BUF_INIT;
 	json_t *v = NULL;
 

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #define MIDDOT " \xc2\xb7 "        /* " · " between the message's parts */
 #define ELLIPSIS "\xe2\x80\xa6"    /* "…" ends a shortened name */
@@ -340,6 +341,69 @@ static void put_cut(struct buf *out, struct span s, size_t max)
 	buf_puts(out, ELLIPSIS);
 }
 
+/* s without leading vendor and brand words ("NVIDIA GeForce RTX 4090" is
+ * "RTX 4090", "Apple M3 Ultra" is "M3 Ultra"), keeping at least one word:
+ * what tells one GPU from another is the model number after them. */
+static struct span drop_vendor(struct span s)
+{
+	static const char *const words[] = { "nvidia", "geforce", "amd", "intel", "apple" };
+	size_t i, n;
+
+	for (;;) {
+		for (n = 0; n < s.n && s.p[n] != ' '; n++)
+			;
+		if (n == s.n)
+			return s;
+		for (i = 0; i < NELEM(words); i++)
+			if (n == strlen(words[i]) && !strncasecmp(s.p, words[i], n))
+				break;
+		if (i == NELEM(words))
+			return s;
+		s = trim((struct span){ s.p + n + 1, s.n - n - 1 });
+	}
+}
+
+/* s without a trailing " GPU" ("RTX 4090 Laptop GPU" is "RTX 4090 Laptop"). */
+static struct span drop_gpu(struct span s)
+{
+	if (s.n > 4 && !strncasecmp(s.p + s.n - 4, " gpu", 4))
+		s = trim((struct span){ s.p, s.n - 4 });
+	return s;
+}
+
+/* Code points in s. */
+static size_t cp_len(struct span s)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < s.n; i++)
+		n += ((unsigned char)s.p[i] & 0xc0) != 0x80;
+	return n;
+}
+
+/* Appends hardware name s in at most max code points without losing its
+ * model number (the first word with a digit, "4090", "W7900", "M3"): when
+ * s is too long, the words before that one go first (the one just before
+ * it last), then the end is cut with "…". */
+static void put_hw(struct buf *out, struct span s, size_t max)
+{
+	size_t i, num = s.n, prev = 0;
+
+	for (i = 0; i < s.n && num == s.n; i++)
+		if (s.p[i] >= '0' && s.p[i] <= '9')
+			for (num = i; num && s.p[num - 1] != ' '; num--)
+				;
+	for (i = num; i > 1 && s.p[i - 2] != ' '; i--)
+		;
+	if (num < s.n && num > 0)
+		prev = i > 1 ? i - 1 : 0;   /* the word before the number's */
+	if (cp_len(s) > max && num < s.n) {
+		struct span from_prev = { s.p + prev, s.n - prev };
+		s = cp_len(from_prev) <= max ? from_prev : (struct span){ s.p + num, s.n - num };
+	}
+	put_cut(out, s, max);
+}
+
 /* Appends " · " and the shortened name to out, or nothing if the name is
  * empty.  Returns 0, or -1 when out of memory. */
 static int put_part(struct buf *out, const char *name, size_t max, int model)
@@ -356,9 +420,14 @@ static int put_part(struct buf *out, const char *name, size_t max, int model)
 	s = trim((struct span){ clean.buf, clean.len });
 	if (model)
 		s = trim(drop_noise(drop_org(s)));
+	else
+		s = drop_gpu(drop_vendor(s));
 	if (s.n) {
 		buf_puts(out, MIDDOT);
-		put_cut(out, s, max);
+		if (model)
+			put_cut(out, s, max);
+		else
+			put_hw(out, s, max);
 	}
 	ret = 0;
 out:
@@ -389,6 +458,8 @@ int badge_message(const struct badge_in *in, struct buf *out)
 		buf_puts(out, "run not found");
 		return buf_error(out);
 	}
+	if (in->demo)
+		buf_puts(out, "demo" MIDDOT);
 	if (in->state == BADGE_UPHELD) {
 		buf_puts(out, "disputed: upheld");
 	} else {
