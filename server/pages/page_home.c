@@ -47,7 +47,7 @@ static const char sql_run_by_id[] =
 	"SELECT " BROWSE_RUN_COLS " FROM runs WHERE id = ?";
 static const char sql_recent[] =
 	"SELECT " BROWSE_RUN_COLS " FROM runs WHERE suite_version = ? AND status = 'ok' "
-	"ORDER BY received_at DESC, created_at DESC, id LIMIT " RECENT;
+	"ORDER BY received_at DESC LIMIT " RECENT;
 static const char sql_hw_name[] =
 	"SELECT accelerator FROM runs WHERE suite_version = ? AND hw_slug = ? "
 	"ORDER BY decode_tok_s DESC LIMIT 1";
@@ -229,7 +229,25 @@ static int add_options(struct browse *b, json_t *m)
 	return rc < 0 || rc2 < 0 ? -1 : 0;
 }
 
-/* The most recent runs of the suite, whatever the filters. */
+/* Newer measurement first (created_at is RFC 3339 UTC, so it sorts as
+ * text); ties by id. */
+static int newest_first(const void *x, const void *y)
+{
+	const json_t *a = *(json_t *const *)x, *b = *(json_t *const *)y;
+	const char *ca = json_string_value(json_object_get(a, "created_at"));
+	const char *cb = json_string_value(json_object_get(b, "created_at"));
+	int c = strcmp(cb ? cb : "", ca ? ca : "");
+
+	if (c)
+		return c;
+	ca = json_string_value(json_object_get(a, "id"));
+	cb = json_string_value(json_object_get(b, "id"));
+	return strcmp(ca ? ca : "", cb ? cb : "");
+}
+
+/* The most recent runs of the suite, whatever the filters: the last
+ * RECENT received, shown newest measurement first (a batch received in
+ * the same second, as the demo is, has no order of its own). */
 static json_t *recent_json(struct browse *b)
 {
 	sqlite3_stmt *st = db_stmt(b->c, sql_recent);
@@ -246,6 +264,7 @@ static json_t *recent_json(struct browse *b)
 		json_decref(runs);
 		return NULL;
 	}
+	browse_sort(runs, newest_first);
 	return json_pack("{s:i, s:o}", "count", (int)json_array_size(runs), "runs", runs);
 }
 

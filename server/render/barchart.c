@@ -7,9 +7,9 @@
 #include "render/html.h"
 #include "util/numfmt.h"
 
-#define LABEL_X 192    /* right edge of the labels */
-#define BAR_X 200      /* left edge of the bars */
-#define BAR_MAX 340    /* longest bar; the value text follows it */
+#define LABEL_X 180    /* right edge of the labels */
+#define BAR_X 188      /* left edge of the bars */
+#define BAR_MAX 140    /* longest bar; the value text follows it */
 #define BAR_H 18
 #define TOP 8
 
@@ -84,7 +84,7 @@ int barchart_svg(struct buf *out, const char *title, const char *unit,
 	for (i = 0; i < n && i < BARCHART_MAX_BARS; i++)
 		rows += drawable(bars[i].value);
 	buf_printf(out, "<svg class=\"barchart\" xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" "
-		   "viewBox=\"0 0 %d %u\" width=\"%d\" height=\"%u\" font-size=\"13\" "
+		   "viewBox=\"0 0 %d %u\" width=\"%d\" height=\"%u\" font-size=\"14\" "
 		   "font-family=\"system-ui, sans-serif\" aria-label=\"",
 		   BARCHART_WIDTH, 2 * TOP + (rows ? rows : 1) * BARCHART_ROW,
 		   BARCHART_WIDTH, 2 * TOP + (rows ? rows : 1) * BARCHART_ROW);

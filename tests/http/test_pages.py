@@ -190,6 +190,31 @@ def test_home_shows_best_run_per_model_hardware_backend(server, seen):
     # The most recent runs list every upload, the slower duplicate too.
     assert set(r["id"] for r in recent(text)) == set(ids)
     assert "This board holds demo data" not in text
+    # The board is full, so no "No runs yet?".
+    assert "No runs yet?" not in text
+
+
+def test_recent_runs_newest_measurement_first(server, seen):
+    """Runs received in one batch are shown newest measurement first, the
+    date in <time datetime> with a readable text."""
+    stamps = ["2026-03-01T10:00:00Z", "2026-05-01T10:00:00Z", "2026-04-01T10:00:00Z"]
+    ps = []
+    for i, ts in enumerate(stamps):
+        p = payload("Model %d" % i, decode=50.0 + i)
+        p["created_at"] = ts
+        ps.append(p)
+    ids = upload_all(server, ps)
+    text = page(server, "/", seen)
+    assert [r["id"] for r in recent(text)] == [ids[1], ids[2], ids[0]]
+    d = lxml.html.fromstring(text)
+    times = d.xpath("//h2[starts-with(normalize-space(.), 'Most recent')]/following-sibling::div[1]//time")
+    assert [t.get("datetime") for t in times] == [stamps[1], stamps[2], stamps[0]]
+    assert [t.text for t in times] == ["1 May 2026", "1 Apr 2026", "1 Mar 2026"]
+
+
+def test_empty_home_invites_an_upload(server, seen):
+    text = page(server, "/", seen)
+    assert "No runs yet?" in text
 
 
 def test_home_filters_by_backend_and_hardware(server, seen):
