@@ -131,6 +131,29 @@ START_TEST(title_cuts)
 }
 END_TEST
 
+/* The short hardware name of s. */
+static void ck_hw(const char *s, const char *want)
+{
+	size_t len, at = textcut_hw(s, strlen(s), &len);
+
+	ck_assert_msg(len == strlen(want) && !strncmp(s + at, want, len),
+		      "%s: got %.*s, want %s", s, (int)len, s + at, want);
+}
+
+START_TEST(hardware_short_names)
+{
+	ck_hw("NVIDIA GeForce RTX 4090", "RTX 4090");
+	ck_hw("NVIDIA GeForce RTX 4090 Laptop GPU", "RTX 4090 Laptop");
+	ck_hw("Apple M3 Ultra", "M3 Ultra");
+	ck_hw("AMD Radeon RX 7900 XTX", "Radeon RX 7900 XTX");
+	ck_hw("nvidia  H100 ", "H100");
+	ck_hw("M3 Pro", "M3 Pro");
+	ck_hw("NVIDIA", "NVIDIA");          /* the last word stays */
+	ck_hw("Apple GPU", "GPU");
+	ck_hw("", "");
+}
+END_TEST
+
 static Suite *suite_numfmt(void)
 {
 	Suite *s = suite_create("numfmt");
@@ -141,6 +164,7 @@ static Suite *suite_numfmt(void)
 	tcase_add_test(tc, sigma_words);
 	tcase_add_test(tc, dates);
 	tcase_add_test(tc, title_cuts);
+	tcase_add_test(tc, hardware_short_names);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -14,6 +14,7 @@
 #include "store/ceiling.h"
 #include "store/db.h"
 #include "util/slug.h"
+#include "util/textcut.h"
 
 /* Bound everywhere: ?1 suite, ?2 model slug, ?3 digest. */
 #define WHERE_MD "suite_version = ?1 AND model_slug = ?2 AND model_digest = ?3 AND status = 'ok'"
@@ -473,6 +474,7 @@ static void add_chart_svg(json_t *m)
 {
 	json_t *chart = json_object_get(m, "chart"), *bars = json_object_get(chart, "bars"), *bar;
 	struct barchart_bar v[BARCHART_MAX_BARS];
+	char names[BARCHART_MAX_BARS][BARCHART_LABEL_MAX * 4 + 1];
 	struct buf svg = BUF_INIT, title = BUF_INIT;
 	const char *be = json_string_value(json_object_get(chart, "backend"));
 	size_t i, n = 0;
@@ -480,7 +482,18 @@ static void add_chart_svg(json_t *m)
 	json_array_foreach(bars, i, bar) {
 		if (n == BARCHART_MAX_BARS)
 			break;
-		v[n].label = json_string_value(json_object_get(bar, "name"));
+		/* The hardware's short name: "RTX 4090" fits where the whole
+		 * name would be cut before its model number. */
+		const char *name = json_string_value(json_object_get(bar, "name"));
+		size_t len = 0, at = name ? textcut_hw(name, strlen(name), &len) : 0;
+
+		if (len > sizeof names[n] - 1)
+			len = sizeof names[n] - 1;   /* the chart cuts it anyway */
+		while (len && ((unsigned char)name[at + len] & 0xc0) == 0x80)
+			len--;   /* at a code point boundary */
+		memcpy(names[n], name ? name + at : "", len);
+		names[n][len] = '\0';
+		v[n].label = names[n];
 		v[n++].value = json_real_value(json_object_get(bar, "decode_tok_s"));
 	}
 	buf_printf(&title, "Best chat-short decode tok/s per hardware, %s%s",

@@ -447,7 +447,34 @@ static json_t *chat_view(const json_t *w)
 			 "heading", heading ? heading : "", "both", n == 2);
 }
 
-/* W3: decode and prefill tok/s against context length, chart and table. */
+/* Draws one panel of chart c per series (yk[i], names[i], titles[i]),
+ * each on its own y axis so that neither flattens the other, as a JSON
+ * array of SVG strings, or NULL. */
+static json_t *panels_json(const json_t *arr, struct chart c, const char *xk,
+			   const char *const yk[], const char *const names[],
+			   const char *const titles[], size_t n)
+{
+	static const char *const unnamed[] = { NULL };   /* the title names it: no legend */
+	json_t *a = json_array();
+	size_t i;
+
+	c.nseries = 1;
+	for (i = 0; a && i < n; i++) {
+		json_t *svg;
+
+		c.title = titles[i];
+		c.y_label = names[i];
+		if (!(svg = chart_json(arr, c, xk, yk + i, unnamed)) ||
+		    json_array_append_new(a, json_pack("{s:o}", "svg", svg)) < 0) {
+			json_decref(a);
+			return NULL;
+		}
+	}
+	return a;
+}
+
+/* W3: decode and prefill tok/s against context length, one panel each,
+ * and the table. */
 static json_t *decay_view(const json_t *w)
 {
 	static const struct col cols[] = {
@@ -456,20 +483,20 @@ static json_t *decay_view(const json_t *w)
 	};
 	static const char *const yk[] = { "decode_tok_s", "prefill_tok_s" };
 	static const char *const names[] = { "decode tok/s", "prefill tok/s" };
-	struct chart c = { .kind = CHART_LINE, .nseries = 2, .x_scale = CHART_LOG2,
-		.x_ticks = CHART_TICK_TOKENS, .y_label = "tokens per second",
-		.title = "Decode and prefill speed by context length",
-		.x_label = "context length (tokens, log scale)" };
+	static const char *const titles[] = { "Decode speed by context length",
+					      "Prefill speed by context length" };
+	struct chart c = { .kind = CHART_LINE, .x_scale = CHART_LOG2,
+		.x_ticks = CHART_TICK_TOKENS, .x_label = "context length (tokens, log scale)" };
 	json_t *pts = json_object_get(w, "points");
 
 	if (!json_is_array(pts))
 		return json_null();
-	return json_pack("{s:o*, s:o}", "svg", chart_json(pts, c, "context_tokens", yk, names),
+	return json_pack("{s:o*, s:o}", "panels", panels_json(pts, c, "context_tokens", yk, names, titles, 2),
 			 "rows", fmt_rows(pts, cols, sizeof cols / sizeof cols[0]));
 }
 
-/* W4: aggregate and per-stream tok/s against batch size, chart and table,
- * and whether the streams ran one after another. */
+/* W4: aggregate and per-stream tok/s against batch size, one panel each,
+ * the table, and whether the streams ran one after another. */
 static json_t *concurrency_view(const json_t *w)
 {
 	static const struct col cols[] = {
@@ -478,16 +505,19 @@ static json_t *concurrency_view(const json_t *w)
 	};
 	static const char *const yk[] = { "aggregate_tok_s", "per_stream_tok_s" };
 	static const char *const names[] = { "aggregate tok/s", "per-stream tok/s" };
-	struct chart c = { .kind = CHART_LINE, .nseries = 2, .x_scale = CHART_LOG2,
-		.y_label = "tokens per second", .x_label = "batch size (streams, log scale)" };
+	static const char *const titles[][2] = {
+		{ "Aggregate throughput by batch size", "Per-stream speed by batch size" },
+		{ "Aggregate throughput by batch size, streams run serially",
+		  "Per-stream speed by batch size, streams run serially" } };
+	struct chart c = { .kind = CHART_LINE, .x_scale = CHART_LOG2,
+		.x_label = "batch size (streams, log scale)" };
 	json_t *pts = json_object_get(w, "points");
 	int serial = json_is_true(json_object_get(w, "serial"));
 
 	if (!json_is_array(pts))
 		return json_null();
-	c.title = serial ? "Throughput by batch size, streams run serially"
-			 : "Throughput by batch size";
-	return json_pack("{s:o*, s:o, s:b}", "svg", chart_json(pts, c, "batch_size", yk, names),
+	return json_pack("{s:o*, s:o, s:b}", "panels",
+			 panels_json(pts, c, "batch_size", yk, names, titles[serial], 2),
 			 "rows", fmt_rows(pts, cols, sizeof cols / sizeof cols[0]),
 			 "serial", serial);
 }

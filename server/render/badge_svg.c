@@ -2,6 +2,7 @@
 #include "render/badge_svg.h"
 #include "render/html.h"
 #include "util/numfmt.h"
+#include "util/textcut.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -341,34 +342,12 @@ static void put_cut(struct buf *out, struct span s, size_t max)
 	buf_puts(out, ELLIPSIS);
 }
 
-/* s without leading vendor and brand words ("NVIDIA GeForce RTX 4090" is
- * "RTX 4090", "Apple M3 Ultra" is "M3 Ultra"), keeping at least one word:
- * what tells one GPU from another is the model number after them. */
-static struct span drop_vendor(struct span s)
+/* s in its short hardware form (textcut_hw). */
+static struct span short_hw(struct span s)
 {
-	static const char *const words[] = { "nvidia", "geforce", "amd", "intel", "apple" };
-	size_t i, n;
+	size_t len, at = textcut_hw(s.p, s.n, &len);
 
-	for (;;) {
-		for (n = 0; n < s.n && s.p[n] != ' '; n++)
-			;
-		if (n == s.n)
-			return s;
-		for (i = 0; i < NELEM(words); i++)
-			if (n == strlen(words[i]) && !strncasecmp(s.p, words[i], n))
-				break;
-		if (i == NELEM(words))
-			return s;
-		s = trim((struct span){ s.p + n + 1, s.n - n - 1 });
-	}
-}
-
-/* s without a trailing " GPU" ("RTX 4090 Laptop GPU" is "RTX 4090 Laptop"). */
-static struct span drop_gpu(struct span s)
-{
-	if (s.n > 4 && !strncasecmp(s.p + s.n - 4, " gpu", 4))
-		s = trim((struct span){ s.p, s.n - 4 });
-	return s;
+	return (struct span){ s.p + at, len };
 }
 
 /* Code points in s. */
@@ -421,7 +400,7 @@ static int put_part(struct buf *out, const char *name, size_t max, int model)
 	if (model)
 		s = trim(drop_noise(drop_org(s)));
 	else
-		s = drop_gpu(drop_vendor(s));
+		s = short_hw(s);
 	if (s.n) {
 		buf_puts(out, MIDDOT);
 		if (model)

@@ -15,4 +15,11 @@
  * included (as one), is never wider than max. */
 void textcut(struct buf *out, const char *s, size_t max);
 
+/* The short form of hardware name s[0..n) that a narrow space shows:
+ * without leading vendor and brand words (NVIDIA, GeForce, AMD, Intel,
+ * Apple; at least one word stays) and without a trailing " GPU", so
+ * "NVIDIA GeForce RTX 4090 Laptop GPU" is "RTX 4090 Laptop" and "Apple M3
+ * Ultra" is "M3 Ultra".  Returns where it starts in s; *len is its length. */
+size_t textcut_hw(const char *s, size_t n, size_t *len);
+
 #endif
