@@ -31,6 +31,20 @@ static const char sql_board_be[] =
 static const char sql_board_hw_be[] =
 	"SELECT best_decode, best_id FROM board_best WHERE suite_version = ?1 AND hw_slug = ?2 "
 	"AND backend_name = ?3" BOARD_TAIL;
+/* Paging backwards by the same keys: from the cursor (inclusive) up, the
+ * row ?6 places above it, which is where the previous page starts after.
+ * The same indexes, read the other way. */
+#define BOARD_UP " AND (best_decode, best_id) >= (?4, ?5) " \
+	"ORDER BY best_decode, best_id LIMIT 1 OFFSET ?6"
+static const char sql_up[] =
+	"SELECT best_decode, best_id FROM board_best WHERE suite_version = ?1" BOARD_UP;
+static const char sql_up_hw[] =
+	"SELECT best_decode, best_id FROM board_best WHERE suite_version = ?1 AND hw_slug = ?2" BOARD_UP;
+static const char sql_up_be[] =
+	"SELECT best_decode, best_id FROM board_best WHERE suite_version = ?1 AND backend_name = ?3" BOARD_UP;
+static const char sql_up_hw_be[] =
+	"SELECT best_decode, best_id FROM board_best WHERE suite_version = ?1 AND hw_slug = ?2 "
+	"AND backend_name = ?3" BOARD_UP;
 /* How many groups match, up to COUNT_CAP + 1. */
 #define COUNT_OF(where) "SELECT count(*) FROM (SELECT 1 FROM board_best WHERE " where " LIMIT ?4)"
 static const char sql_count[] = COUNT_OF("suite_version = ?1");
@@ -54,6 +68,7 @@ static const char sql_hw_name[] =
 
 const char *const page_home_sql[] = {
 	sql_board, sql_board_hw, sql_board_be, sql_board_hw_be,
+	sql_up, sql_up_hw, sql_up_be, sql_up_hw_be,
 	sql_count, sql_count_hw, sql_count_be, sql_count_hw_be,
 	sql_hw_next, sql_be_next, sql_run_by_id, sql_recent, sql_hw_name, NULL
 };
@@ -104,9 +119,37 @@ static long board_count(struct browse *b)
 	return n;
 }
 
+/* The link to the page before the cursor's: its own cursor is the row
+ * BOARD_PAGE places above the current one; none that far up means the
+ * first page.  NULL on a database error. */
+static json_t *board_prev(struct browse *b)
+{
+	static const char *const sqls[2][2] = {
+		{ sql_up, sql_up_be }, { sql_up_hw, sql_up_hw_be }
+	};
+	sqlite3_stmt *st = db_stmt(b->c, sqls[b->hw != NULL][b->backend != NULL]);
+	char cur[80];
+	int rc;
+
+	if (!st)
+		return NULL;
+	bind_filters(b, st);
+	browse_bind_after(b, st, 4);
+	sqlite3_bind_int(st, 6, BOARD_PAGE);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		browse_cursor(cur, sizeof cur, sqlite3_column_double(st, 0),
+			      (const char *)sqlite3_column_text(st, 1));
+	sqlite3_reset(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return NULL;
+	return browse_link(b, "/", NULL, "backend", b->backend, "hw", b->hw,
+			   "after", rc == SQLITE_ROW ? cur : NULL, NULL);
+}
+
 /* The board: one page of the groups that match the filters, after the
  * cursor, as {"runs", "count", "total", "total_text", "next", "first",
- * "paged"}. */
+ * "paged"}, and "prev" on a page reached by a cursor. */
 static json_t *board_json(struct browse *b)
 {
 	static const char *const sqls[2][2] = {
@@ -153,9 +196,17 @@ static json_t *board_json(struct browse *b)
 		json_object_set_new(o, "next", browse_link(b, "/", NULL, "backend", b->backend,
 			"hw", b->hw, "after", cur, NULL));
 	}
-	if (o && b->has_after)
+	if (o && b->has_after) {
+		json_t *prev = board_prev(b);
+
+		if (!prev) {
+			json_decref(o);
+			return NULL;
+		}
+		json_object_set_new(o, "prev", prev);
 		json_object_set_new(o, "first", browse_link(b, "/", NULL, "backend", b->backend,
 			"hw", b->hw, NULL));
+	}
 	return o;
 fail:
 	json_decref(runs);

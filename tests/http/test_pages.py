@@ -135,6 +135,11 @@ def next_href(text):
     return a[0].get("href") if a else None
 
 
+def prev_href(text):
+    a = lxml.html.fromstring(text).xpath("//nav[@class='pager']//a[@rel='prev']")
+    return a[0].get("href") if a else None
+
+
 def in_order(runs):
     """Decode descending, ties by run id descending: the order of every list."""
     keys = [(r["decode"], r["id"]) for r in runs]
@@ -251,6 +256,27 @@ def test_home_board_pages_without_gaps(server, seen):
     assert pages == 2
     assert len(acc) == n and set(r["id"] for r in acc) == set(ids)
     assert in_order(acc)
+
+
+def test_home_board_pages_back(server, seen):
+    """Previous page walks back by the same keys (ties included) to the
+    very pages Next walked through; the first page has none."""
+    n = 123
+    upload_all(server, [payload("Model %03d" % i, decode=10.0 + (i % 4)) for i in range(n)])
+    forward, path = [], "/?backend=mlx"
+    while path:
+        text = page(server, path, seen)
+        forward.append([r["id"] for r in board(text)])
+        last, path = text, next_href(text)
+    assert [len(p) for p in forward] == [50, 50, 23]
+    backward = [[r["id"] for r in board(last)]]
+    path = prev_href(last)
+    while path:
+        assert "backend=mlx" in path
+        text = page(server, path, seen)
+        backward.append([r["id"] for r in board(text)])
+        path = prev_href(text)
+    assert backward[::-1] == forward
 
 
 def test_empty_board_says_so(server, seen):
