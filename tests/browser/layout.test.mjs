@@ -61,7 +61,11 @@ function measure(minPx) {
 		}
 		if (px < minPx - 0.05) small.push(`${e.tagName.toLowerCase()} "${text.slice(0, 30)}" ${px.toFixed(1)}px`);
 	}
-	return { scroll: document.documentElement.scrollWidth, inner: w, wide, small: small.slice(0, 8) };
+	// Tables that scroll inside their wrapper (fine on a phone, not on a wide screen).
+	const scrolled = [...document.querySelectorAll('.table-wrap')]
+		.filter((e) => e.scrollWidth > e.clientWidth + 1)
+		.map((e) => `${e.querySelector('caption')?.textContent || e.querySelector('th')?.textContent} (${e.scrollWidth}px in ${e.clientWidth}px)`);
+	return { scroll: document.documentElement.scrollWidth, inner: w, wide, small: small.slice(0, 8), scrolled };
 }
 
 for (const [width, scheme] of [[390, 'light'], [1280, 'light'], [390, 'dark'], [1280, 'dark']]) {
@@ -84,6 +88,8 @@ for (const [width, scheme] of [[390, 'light'], [1280, 'light'], [390, 'dark'], [
 						assert.ok(m.scroll <= m.inner + 1,
 							`${path}: document is ${m.scroll}px wide in a ${m.inner}px window; sticking out: ${m.wide.join(', ')}`);
 						assert.deepEqual(m.small, [], `${path}: text under ${MIN_PX}px`);
+						if (width >= 1280)
+							assert.deepEqual(m.scrolled, [], `${path}: tables scroll sideways on a wide screen`);
 						await page.addScriptTag({ path: AXE });
 						const res = await page.evaluate(() => window.axe.run(document, {
 							runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] },
