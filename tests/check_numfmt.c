@@ -56,6 +56,19 @@ START_TEST(int_rules)
 }
 END_TEST
 
+START_TEST(sig3_rules)
+{
+	CK_FMT(numfmt_sig3, 16.0, "16.0");
+	CK_FMT(numfmt_sig3, 8.5, "8.50");
+	CK_FMT(numfmt_sig3, 4.6855, "4.69");
+	CK_FMT(numfmt_sig3, 9.996, "10.0");
+	CK_FMT(numfmt_sig3, 162.6, "163");
+	CK_FMT(numfmt_sig3, 1234.6, "1,235");
+	CK_FMT(numfmt_sig3, 0.5, "0.500");
+	CK_FMT(numfmt_sig3, NAN, "?");
+}
+END_TEST
+
 START_TEST(sigma_words)
 {
 	CK_FMT(numfmt_sigma, -4.18, "4.2 below");
@@ -161,6 +174,7 @@ static Suite *suite_numfmt(void)
 
 	tcase_add_test(tc, fig_rules);
 	tcase_add_test(tc, int_rules);
+	tcase_add_test(tc, sig3_rules);
 	tcase_add_test(tc, sigma_words);
 	tcase_add_test(tc, dates);
 	tcase_add_test(tc, title_cuts);

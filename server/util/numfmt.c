@@ -54,6 +54,22 @@ void numfmt_fig(struct buf *out, double v)
 	}
 }
 
+void numfmt_sig3(struct buf *out, double v)
+{
+	int mag, dec;
+
+	if (!isfinite(v)) {
+		buf_putc(out, '?');
+		return;
+	}
+	mag = v > 0 ? (int)floor(log10(v)) : 0;
+	/* Rounding can carry into the next power of ten (9.996 -> "10.0"). */
+	if (v > 0 && fabs(v) >= 9.995 * pow(10, mag))
+		mag++;
+	dec = mag >= 2 ? 0 : 2 - mag;
+	numfmt_fixed(out, v, dec > 8 ? 8 : dec);
+}
+
 void numfmt_int(struct buf *out, double v)
 {
 	if (isfinite(v) && v == floor(v))

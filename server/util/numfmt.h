@@ -14,6 +14,11 @@ void numfmt_fixed(struct buf *out, double v, int dec);
  * (tok/s, ms, GB, sigma) is written this way. */
 void numfmt_fig(struct buf *out, double v);
 
+/* Appends an estimate with three significant digits, trailing zeros kept
+ * ("16.0", "8.50", "4.69", "163"), whole numbers from 1000 with commas
+ * ("1,235"); "?" when v is not finite. */
+void numfmt_sig3(struct buf *out, double v);
+
 /* Appends a whole number with thousands commas ("131,072"); a value with
  * a fraction as numfmt_fig. */
 void numfmt_int(struct buf *out, double v);
