@@ -465,8 +465,11 @@ def test_hw_model_list_pages(server, seen):
     while path:
         text = page(server, path, seen)
         acc += only_table(text)
-        path = next_href(text)
+        last, path = text, next_href(text)
     assert [r["id"] for r in acc] == list(reversed(ids))
+    prev = prev_href(last)
+    assert prev and "model=many" in prev
+    assert [r["id"] for r in only_table(page(server, prev, seen))] == list(reversed(ids))[:20]
 
 
 # ---- what counts ----
