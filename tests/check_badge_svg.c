@@ -17,7 +17,7 @@
 #define HOSTILE "<script>alert(1)</script>&\"'"
 
 static const struct badge_in sample = {
-	BADGE_OK, 112.2, "Qwen3-Coder-30B-A3B-Instruct", "M3 Ultra"
+	BADGE_OK, 112.2, "Qwen3-Coder-30B-A3B-Instruct", "M3 Ultra", 0
 };
 
 static struct badge_in with_state(enum badge_state st)
@@ -47,7 +47,7 @@ static char *render(const struct badge_in *in, const char **color)
  * first and second " · "); the caller frees. */
 static char *model_part(const char *model)
 {
-	struct badge_in in = { BADGE_OK, 1, model, "H" };
+	struct badge_in in = { BADGE_OK, 1, model, "H", 0 };
 	char *m = message(&in), *a, *z, *r;
 
 	a = strstr(m, " " DOT " ");
@@ -170,14 +170,14 @@ START_TEST(figure_formats)
 		{ 999.96, "1,000 tok/s" }, { 1234.56, "1,235 tok/s" },
 		{ 1234567.4, "1,234,567 tok/s" }, { 0.42, "0.42 tok/s" },
 		{ 0.4, "0.40 tok/s" }, { 0.0456, "0.046 tok/s" },
-		{ 0.996, "1.0 tok/s" }, { 0, "0.0 tok/s" },
+		{ 0.996, "1.0 tok/s" }, { 0, "0 tok/s" },
 		{ 0.00001, "<0.0001 tok/s" }, { 5e12, ">999,999,999 tok/s" },
 		{ -1, "? tok/s" }, { NAN, "? tok/s" }, { INFINITY, "? tok/s" },
 	};
 	size_t i;
 
 	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		struct badge_in in = { BADGE_OK, cases[i].v, NULL, NULL };
+		struct badge_in in = { BADGE_OK, cases[i].v, NULL, NULL, 0 };
 		char *m = message(&in);
 		ck_assert_msg(!strcmp(m, cases[i].want), "%g: got \"%s\" want \"%s\"",
 			      cases[i].v, m, cases[i].want);
@@ -216,7 +216,7 @@ END_TEST
 
 START_TEST(message_omits_missing_parts)
 {
-	struct badge_in in = { BADGE_OK, 42, NULL, "  " };
+	struct badge_in in = { BADGE_OK, 42, NULL, "  ", 0 };
 	char *m = message(&in);
 
 	ck_assert_str_eq(m, "42.0 tok/s");
@@ -304,7 +304,7 @@ static void check_cut(const char *unit)
 START_TEST(long_names_cut_at_characters)
 {
 	struct badge_in in = { BADGE_OK, 1, "m",
-			       "NVIDIA GeForce RTX 4090 Laptop GPU" };
+			       "NVIDIA GeForce RTX 4090 Laptop GPU", 0 };
 	char *m, *hw;
 
 	check_cut("a");
@@ -314,20 +314,31 @@ START_TEST(long_names_cut_at_characters)
 
 	m = message(&in);
 	hw = strstr(m, " " DOT " m " DOT " ") + strlen(" " DOT " m " DOT " ");
-	ck_assert_str_eq(hw, "NVIDIA GeForce RTX" ELL);
+	ck_assert_str_eq(hw, "RTX 4090 Laptop");   /* vendor words and "GPU" go */
 	ck_assert_uint_le(utf8_len(hw), BADGE_HW_MAX);
+	free(m);
+	/* Too long even so: the words before the model number go first. */
+	in.hardware = "AMD Radeon PRO W7900 Dual Slot 48GB";
+	m = message(&in);
+	hw = strstr(m, " " DOT " m " DOT " ") + strlen(" " DOT " m " DOT " ");
+	ck_assert_str_eq(hw, "W7900 Dual Slot" ELL);
+	free(m);
+	in.hardware = "Apple M3 Ultra with 80-core GPU";
+	m = message(&in);
+	hw = strstr(m, " " DOT " m " DOT " ") + strlen(" " DOT " m " DOT " ");
+	ck_assert_str_eq(hw, "M3 Ultra with 8" ELL);
 	free(m);
 
 	/* A cut never leaves a separator before the ellipsis. */
-	in.hardware = "ABCDEFGHIJKLMNOPQRS-UVWXYZ";
+	in.hardware = "ABCDEFGHIJKLMNO-UVWXYZ";
 	m = message(&in);
-	ck_assert(ends_with(m, "ABCDEFGHIJKLMNOPQRS" ELL));
+	ck_assert(ends_with(m, "ABCDEFGHIJKLMNO" ELL));
 	free(m);
 
 	/* Exactly at the limit: kept whole. */
-	in.hardware = "ABCDEFGHIJKLMNOPQRST";
+	in.hardware = "ABCDEFGHIJKLMNOP";
 	m = message(&in);
-	ck_assert(ends_with(m, " ABCDEFGHIJKLMNOPQRST"));
+	ck_assert(ends_with(m, " ABCDEFGHIJKLMNOP"));
 	free(m);
 }
 END_TEST
@@ -342,7 +353,7 @@ START_TEST(malformed_input_cleaned)
 	size_t i;
 
 	for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-		struct badge_in in = { BADGE_OUTLIER, 3, bad[i], bad[i] };
+		struct badge_in in = { BADGE_OUTLIER, 3, bad[i], bad[i], 0 };
 		char *m = message(&in);
 		ck_assert_msg(utf8_ok(m), "case %zu", i);
 		ck_assert_msg(strpbrk(m, "\t\n\x01") == NULL, "case %zu", i);
@@ -358,7 +369,7 @@ START_TEST(invisible_format_characters_dropped)
 	/* U+202E would reorder the hardware and the figure after the model;
 	 * U+200B, U+2066 and U+FEFF would hide in it. */
 	struct badge_in in = { BADGE_OUTLIER, 3, "Qwen\xe2\x80\xae" "7B\xe2\x80\x8b",
-			       "M3\xe2\x81\xa6 Ultra\xef\xbb\xbf" };
+			       "M3\xe2\x81\xa6 Ultra\xef\xbb\xbf", 0 };
 	char *m = message(&in);
 
 	ck_assert(utf8_ok(m));
@@ -445,18 +456,18 @@ END_TEST
 
 START_TEST(svg_escapes_hostile_names)
 {
-	struct badge_in in = { BADGE_OUTLIER, 9.5, HOSTILE, "\"'&<>" };
+	struct badge_in in = { BADGE_OUTLIER, 9.5, HOSTILE, "\"'&<>", 0 };
 	char *svg = render(&in, NULL);
 
 	ck_assert_ptr_null(strstr(svg, "<script"));
 	ck_assert_ptr_null(strstr(svg, "</script"));
 	ck_assert_ptr_null(strstr(svg, "&\""));
-	/* 28 characters: at the limit, kept whole. */
+	/* 28 characters: over BADGE_MODEL_MAX (24), cut after 23 with "…". */
 	ck_assert_ptr_nonnull(strstr(svg, ">" FLAG " 9.5 tok/s " DOT
-		" &lt;script&gt;alert(1)&lt;/script&gt;&amp;&quot;&#39; " DOT
+		" &lt;script&gt;alert(1)&lt;/scrip" ELL " " DOT
 		" &quot;&#39;&amp;&lt;&gt;</text>"));
 	ck_assert_ptr_nonnull(strstr(svg, "aria-label=\"llm-speed: " FLAG " 9.5 tok/s "
-		DOT " &lt;script&gt;alert(1)&lt;/script&gt;&amp;&quot;&#39; " DOT));
+		DOT " &lt;script&gt;alert(1)&lt;/scrip" ELL " " DOT));
 	free(svg);
 
 	/* Not taken for an "org/" prefix: its '/' is inside markup. */
@@ -614,7 +625,7 @@ START_TEST(svg_parses_as_xml)
 	for (i = 0; i < sizeof names / sizeof names[0]; i++) {
 		for (st = BADGE_OK; st <= BADGE_NOT_FOUND; st++) {
 			struct badge_in in = { (enum badge_state)st, 12.5,
-					       names[i], names[i] };
+					       names[i], names[i], 0 };
 			char *svg = render(&in, NULL);
 			write_file(dir, n++, svg);
 			free(svg);

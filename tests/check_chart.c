@@ -13,22 +13,6 @@
 
 /* ---- helpers ------------------------------------------------------------------ */
 
-/* v formatted by fn; the caller frees. */
-static char *fmt(void (*fn)(struct buf *, double), double v)
-{
-	struct buf b = BUF_INIT;
-
-	fn(&b, v);
-	ck_assert_int_eq(buf_error(&b), 0);
-	return buf_detach(&b, NULL);
-}
-
-#define CK_FMT(fn, v, want) do {                      \
-		char *got_ = fmt(fn, v);                     \
-		ck_assert_str_eq(got_, want);                \
-		free(got_);                                  \
-	} while (0)
-
 /* The SVG of c; the caller frees. */
 static char *render(const struct chart *c)
 {
@@ -80,37 +64,6 @@ static void check_chart(const struct chart *c, const char *asserts)
 }
 
 /* ---- numbers ------------------------------------------------------------------ */
-
-START_TEST(fmt_num_rules)
-{
-	CK_FMT(chart_fmt_num, 112.2, "112.2");
-	CK_FMT(chart_fmt_num, 204, "204.0");
-	CK_FMT(chart_fmt_num, 539.34, "539.3");
-	CK_FMT(chart_fmt_num, 9800, "9,800");
-	CK_FMT(chart_fmt_num, 400000, "400,000");
-	CK_FMT(chart_fmt_num, 1234567.8, "1,234,568");
-	CK_FMT(chart_fmt_num, 0.42, "0.42");
-	CK_FMT(chart_fmt_num, 0.05, "0.050");
-	CK_FMT(chart_fmt_num, 0, "0");
-	CK_FMT(chart_fmt_num, -3.5, "-3.5");
-	CK_FMT(chart_fmt_num, -0.01, "-0.010");
-	CK_FMT(chart_fmt_num, -1500, "-1,500");
-	CK_FMT(chart_fmt_num, NAN, "?");
-	CK_FMT(chart_fmt_num, INFINITY, "?");
-	CK_FMT(chart_fmt_num, 1e300, "1e+300");
-}
-END_TEST
-
-START_TEST(fmt_int_rules)
-{
-	CK_FMT(chart_fmt_int, 4096, "4,096");
-	CK_FMT(chart_fmt_int, 131072, "131,072");
-	CK_FMT(chart_fmt_int, 1, "1");
-	CK_FMT(chart_fmt_int, 0, "0");
-	CK_FMT(chart_fmt_int, 2.5, "2.5");
-	CK_FMT(chart_fmt_int, NAN, "?");
-}
-END_TEST
 
 /* ---- known inputs ------------------------------------------------------------------ */
 
@@ -414,12 +367,9 @@ END_TEST
 static Suite *suite_chart(void)
 {
 	Suite *s = suite_create("chart");
-	TCase *n = tcase_create("numbers");
 	TCase *k = tcase_create("known");
 	TCase *e = tcase_create("edges");
 
-	tcase_add_test(n, fmt_num_rules);
-	tcase_add_test(n, fmt_int_rules);
 	tcase_add_test(k, line_log2_context);
 	tcase_add_test(k, line_log2_batch);
 	tcase_add_test(k, line_linear_sorted);
@@ -437,7 +387,6 @@ static Suite *suite_chart(void)
 	tcase_add_test(e, invalid_input_refused);
 	tcase_set_timeout(k, 30);
 	tcase_set_timeout(e, 60);
-	suite_add_tcase(s, n);
 	suite_add_tcase(s, k);
 	suite_add_tcase(s, e);
 	return s;

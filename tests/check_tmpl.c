@@ -185,6 +185,22 @@ START_TEST(escapes_by_default)
 }
 END_TEST
 
+START_TEST(time_tag)
+{
+	RENDER_EQ("{{@t}}", "{\"t\": \"2026-11-30T18:04:05Z\"}",
+		  "<time datetime=\"2026-11-30T18:04:05Z\">30 Nov 2026</time>");
+	RENDER_EQ("<p>{{#r}}{{@at}}{{/r}}</p>", "{\"r\": {\"at\": \"2026-01-02\"}}",
+		  "<p><time datetime=\"2026-01-02\">2 Jan 2026</time></p>");
+	/* Not a timestamp: shown as it is, escaped in the text and the attribute. */
+	RENDER_EQ("{{@t}}", "{\"t\": \"<b>\\\"x\"}",
+		  "<time datetime=\"&lt;b&gt;&quot;x\">&lt;b&gt;&quot;x</time>");
+	RENDER_EQ("[{{@t}}][{{@n}}][{{@missing}}]", "{\"t\": 5, \"n\": null}", "[][][]");
+	/* Never standalone: the line around it stays. */
+	RENDER_EQ("a\n{{@t}}\nb", "{\"t\": \"2026-12-31\"}",
+		  "a\n<time datetime=\"2026-12-31\">31 Dec 2026</time>\nb");
+}
+END_TEST
+
 START_TEST(value_formatting)
 {
 	RENDER_EQ("{{i}}", "{\"i\": 9007199254740993}", "9007199254740993");
@@ -508,6 +524,7 @@ static Suite *suite_tmpl(void)
 	suite_add_tcase(s, spec);
 	tcase_add_test(tc, escapes_by_default);
 	tcase_add_test(tc, value_formatting);
+	tcase_add_test(tc, time_tag);
 	tcase_add_test(tc, section_truthiness);
 	tcase_add_test(tc, nested_partial_indentation);
 	tcase_add_test(tc, syntax_errors);

@@ -13,7 +13,7 @@
 
 static const char sql_badge[] =
 	"SELECT decode_tok_s, model_name, accelerator, outlier, status, "
-	"EXISTS (SELECT 1 FROM run_withdrawals WHERE run_id = runs.id) "
+	"EXISTS (SELECT 1 FROM run_withdrawals WHERE run_id = runs.id), demo "
 	"FROM runs WHERE id = ?";
 
 /* One representation of the badge: its cache slot, type and renderer. */
@@ -95,6 +95,7 @@ static void fill(struct badge_in *in, sqlite3_stmt *st)
 	in->decode_tok_s = sqlite3_column_double(st, 0);
 	in->model = (const char *)sqlite3_column_text(st, 1);
 	in->hardware = (const char *)sqlite3_column_text(st, 2);
+	in->demo = sqlite3_column_int(st, 6);
 	if (sqlite3_column_int(st, 5))
 		in->state = BADGE_WITHDRAWN;
 	else if (status && !strcmp(status, "upheld"))
@@ -110,7 +111,7 @@ static void fill(struct badge_in *in, sqlite3_stmt *st)
 static enum MHD_Result from_db(struct req *r, const struct badge_kind *k,
 			       uint64_t gen)
 {
-	struct badge_in in = { BADGE_NOT_FOUND, 0, NULL, NULL };
+	struct badge_in in = { BADGE_NOT_FOUND, 0, NULL, NULL, 0 };
 	enum MHD_Result ret;
 	struct dbconn *c;
 	sqlite3_stmt *st;
@@ -136,7 +137,7 @@ static enum MHD_Result from_db(struct req *r, const struct badge_kind *k,
  * taken before the read so a concurrent commit drops what we put. */
 static enum MHD_Result serve(struct req *r, const struct badge_kind *k)
 {
-	static const struct badge_in missing = { BADGE_NOT_FOUND, 0, NULL, NULL };
+	static const struct badge_in missing = { BADGE_NOT_FOUND, 0, NULL, NULL, 0 };
 	struct cache *c = r->app->cache;
 	uint64_t gen;
 	enum MHD_Result ret;

@@ -17,6 +17,8 @@
 #include "pages/page.h"
 #include "store/run_store.h"
 #include "util/slug.h"
+#include "util/numfmt.h"
+#include "util/textcut.h"
 #include "ingest/validate.h"
 
 /* Suites are few; the next one after ?1 is one seek in runs_received. */
@@ -365,6 +367,25 @@ static json_t *col_num(sqlite3_stmt *st, int i)
 	return json_real(sqlite3_column_double(st, i));
 }
 
+json_t *browse_fig(double v)
+{
+	struct buf b = BUF_INIT;
+	json_t *s;
+
+	numfmt_fig(&b, v);
+	s = buf_error(&b) ? NULL : json_stringn(b.buf, b.len);
+	buf_release(&b);
+	return s;
+}
+
+/* Column i as browse_fig, or "" for NULL. */
+static json_t *col_fig(sqlite3_stmt *st, int i)
+{
+	if (sqlite3_column_type(st, i) == SQLITE_NULL)
+		return json_string("");
+	return browse_fig(sqlite3_column_double(st, i));
+}
+
 /* The model block of a run item. */
 static json_t *run_model(const struct browse *b, sqlite3_stmt *st)
 {
@@ -413,6 +434,10 @@ json_t *browse_run(const struct browse *b, sqlite3_stmt *st)
 	json_object_set_new(o, "outlier", json_boolean(sqlite3_column_int(st, C_OUTLIER)));
 	json_object_set_new(o, "sigma", col_num(st, C_SIGMA));
 	json_object_set_new(o, "demo", json_boolean(sqlite3_column_int(st, C_DEMO)));
+	if (b->html)
+		json_object_set_new(o, "text", json_pack("{s:o, s:o, s:o}",
+			"decode", col_fig(st, C_DECODE), "prefill", col_fig(st, C_PREFILL),
+			"ttft", col_fig(st, C_TTFT)));
 	return o;
 }
 
@@ -537,37 +562,13 @@ void browse_sort_by_name(json_t *a)
 	browse_sort(a, name_cmp);
 }
 
-/* Characters html_txt writes for byte c (1 for most). */
-static size_t escaped_len(unsigned char c)
-{
-	switch (c) {
-	case '&': return 5;
-	case '<': case '>': return 4;
-	case '"': case '\'': return 6;
-	}
-	return 1;
-}
-
 json_t *browse_title(const char *name)
 {
-	enum { MAX = 50 };   /* leaves room for " · llm-speed" */
-	size_t i = 0, len = 0, next;
 	struct buf b = BUF_INIT;
 	json_t *t;
 
-	while (name[i]) {
-		next = i + 1;
-		while ((name[next] & 0xc0) == 0x80)
-			next++;
-		if (len + escaped_len((unsigned char)name[i]) > MAX - 1)
-			break;
-		len += escaped_len((unsigned char)name[i]);
-		i = next;
-	}
-	buf_add(&b, name, i);
-	if (name[i])
-		buf_puts(&b, "\xe2\x80\xa6");
-	t = json_stringn(b.buf, b.len);
+	textcut(&b, name, TEXTCUT_TITLE_MAX);
+	t = buf_error(&b) ? NULL : json_stringn(b.buf, b.len);
 	buf_release(&b);
 	return t;
 }

@@ -132,6 +132,10 @@ void browse_cursor(char *out, size_t n, double decode, const char *id);
  * segment as in browse_link().  NULL on a database error. */
 json_t *browse_suites(const struct browse *b, const char *prefix, const char *segment);
 
+/* v as numfmt_fig writes a figure ("7,314", "53.0"), as a new JSON
+ * string for a page's view; NULL when out of memory. */
+json_t *browse_fig(double v);
+
 /* A page title from a name people chose: cut (with an ellipsis) so that
  * the escaped title stays under the 70 characters browsers show and the
  * HTML checker allows.  Returns a JSON string. */

@@ -20,6 +20,11 @@ static int render(struct req *r, const char *name, json_t *model, struct buf *b)
 	json_object_set_new(model, "origin", json_string(origin));
 	if (!json_object_get(model, "title"))
 		json_object_set_new(model, "title", json_string("llm-speed"));
+	/* The header's nav marks the page with aria-current ({{#nav.home}}):
+	 * by the model's "nav" member when the page sets one, else by the
+	 * template's name. */
+	if (!json_object_get(model, "nav"))
+		json_object_set_new(model, "nav", json_pack("{s:b}", name, 1));
 	if (tmpl_set_render(r->app->tmpl, name, model, b) < 0 || buf_error(b)) {
 		log_error("template %s failed to render", name);
 		return -1;

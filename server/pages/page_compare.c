@@ -18,6 +18,7 @@
 #include "store/db.h"
 #include "store/run_store.h"
 #include "util/buf.h"
+#include "util/numfmt.h"
 
 #define MAX_RUNS 4
 #define R_MAX (MAX_RUNS * (RUN_ID_LEN + 1))
@@ -171,7 +172,7 @@ static json_t *cell(const struct compare *c, size_t k, double v, double first)
 
 	if (!isfinite(v))
 		return json_pack("{s:n, s:s, s:n, s:n}", "value", "text", "–", "pct", "pct_text");
-	chart_fmt_num(&b, v);
+	numfmt_fig(&b, v);
 	snprintf(text, sizeof text, "%s", buf_error(&b) ? "?" : b.buf);
 	buf_release(&b);
 	o = json_pack("{s:f, s:s, s:n, s:n}", "value", v, "text", text, "pct", "pct_text");

@@ -56,6 +56,20 @@ static const char *const sort_labels[] = { "Decode", "Prefill", "Time to first t
 static const char *const sort_texts[] = { "fastest first", "fastest prefill first",
 	"quickest first token first", "newest first" };
 
+/* Paging backwards by the same keys: from the cursor (inclusive) up, the
+ * row ?6 places above it, which is where the previous page starts after.
+ * The same indexes, read the other way. */
+#define BOARD_UP " AND (best_decode, best_id) >= (?4, ?5) " \
+	"ORDER BY best_decode, best_id LIMIT 1 OFFSET ?6"
+static const char sql_up[] =
+	"SELECT best_decode, best_id FROM board_best WHERE suite_version = ?1" BOARD_UP;
+static const char sql_up_hw[] =
+	"SELECT best_decode, best_id FROM board_best WHERE suite_version = ?1 AND hw_slug = ?2" BOARD_UP;
+static const char sql_up_be[] =
+	"SELECT best_decode, best_id FROM board_best WHERE suite_version = ?1 AND backend_name = ?3" BOARD_UP;
+static const char sql_up_hw_be[] =
+	"SELECT best_decode, best_id FROM board_best WHERE suite_version = ?1 AND hw_slug = ?2 "
+	"AND backend_name = ?3" BOARD_UP;
 /* How many groups match, up to COUNT_CAP + 1. */
 #define COUNT_OF(where) "SELECT count(*) FROM (SELECT 1 FROM board_best WHERE " where " LIMIT ?4)"
 static const char sql_count[] = COUNT_OF("suite_version = ?1");
@@ -85,6 +99,7 @@ const char *const page_home_sql[] = {
 	sql_sorted[0][0], sql_sorted[0][1], sql_sorted[0][2], sql_sorted[0][3],
 	sql_sorted[1][0], sql_sorted[1][1], sql_sorted[1][2], sql_sorted[1][3],
 	sql_sorted[2][0], sql_sorted[2][1], sql_sorted[2][2], sql_sorted[2][3],
+	sql_up, sql_up_hw, sql_up_be, sql_up_hw_be,
 	sql_count, sql_count_hw, sql_count_be, sql_count_hw_be,
 	sql_hw_next, sql_be_next, sql_run_by_id, sql_recent, sql_hw_name, NULL
 };
@@ -162,6 +177,34 @@ static json_t *sort_links(struct browse *b, enum sort sort)
 	return a;
 }
 
+/* The link to the page before the cursor's: its own cursor is the row
+ * BOARD_PAGE places above the current one; none that far up means the
+ * first page.  NULL on a database error. */
+static json_t *board_prev(struct browse *b)
+{
+	static const char *const sqls[2][2] = {
+		{ sql_up, sql_up_be }, { sql_up_hw, sql_up_hw_be }
+	};
+	sqlite3_stmt *st = db_stmt(b->c, sqls[b->hw != NULL][b->backend != NULL]);
+	char cur[80];
+	int rc;
+
+	if (!st)
+		return NULL;
+	bind_filters(b, st);
+	browse_bind_after(b, st, 4);
+	sqlite3_bind_int(st, 6, BOARD_PAGE);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		browse_cursor(cur, sizeof cur, sqlite3_column_double(st, 0),
+			      (const char *)sqlite3_column_text(st, 1));
+	sqlite3_reset(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return NULL;
+	return browse_link(b, "/", NULL, "backend", b->backend, "hw", b->hw,
+			   "after", rc == SQLITE_ROW ? cur : NULL, NULL);
+}
+
 /* The board: one page of the groups that match the filters, after the
  * cursor, in the order sort, as {"runs", "count", "total", "total_text",
  * "next", "first", "paged"}.  The cursor is the last row's sort figure
@@ -218,9 +261,18 @@ static json_t *board_json(struct browse *b, enum sort sort)
 		json_object_set_new(o, "next", browse_link(b, "/", NULL, "backend", b->backend,
 			"hw", b->hw, "sort", sort_arg, "after", cur, NULL));
 	}
-	if (o && b->has_after)
+	if (o && b->has_after) {
+		/* Paging back is by the decode order's keys only. */
+		json_t *prev = sort == SORT_DECODE ? board_prev(b) : json_null();
+
+		if (!prev) {
+			json_decref(o);
+			return NULL;
+		}
+		json_object_set_new(o, "prev", prev);
 		json_object_set_new(o, "first", browse_link(b, "/", NULL, "backend", b->backend,
 			"hw", b->hw, "sort", sort_arg, NULL));
+	}
 	return o;
 fail:
 	json_decref(runs);
@@ -286,7 +338,25 @@ static int add_options(struct browse *b, json_t *m)
 	return rc < 0 || rc2 < 0 ? -1 : 0;
 }
 
-/* The most recent runs of the suite, whatever the filters. */
+/* Newer measurement first (created_at is RFC 3339 UTC, so it sorts as
+ * text); ties by id. */
+static int newest_first(const void *x, const void *y)
+{
+	const json_t *a = *(json_t *const *)x, *b = *(json_t *const *)y;
+	const char *ca = json_string_value(json_object_get(a, "created_at"));
+	const char *cb = json_string_value(json_object_get(b, "created_at"));
+	int c = strcmp(cb ? cb : "", ca ? ca : "");
+
+	if (c)
+		return c;
+	ca = json_string_value(json_object_get(a, "id"));
+	cb = json_string_value(json_object_get(b, "id"));
+	return strcmp(ca ? ca : "", cb ? cb : "");
+}
+
+/* The most recent runs of the suite, whatever the filters: the last
+ * RECENT received, shown newest measurement first (a batch received in
+ * the same second, as the demo is, has no order of its own). */
 static json_t *recent_json(struct browse *b)
 {
 	sqlite3_stmt *st = db_stmt(b->c, sql_recent);
@@ -303,6 +373,7 @@ static json_t *recent_json(struct browse *b)
 		json_decref(runs);
 		return NULL;
 	}
+	browse_sort(runs, newest_first);
 	return json_pack("{s:i, s:o}", "count", (int)json_array_size(runs), "runs", runs);
 }
 

@@ -41,9 +41,15 @@ static const char sql_list[] =
 	"SELECT " BROWSE_RUN_COLS " FROM runs "
 	"WHERE suite_version = ?1 AND hw_slug = ?2 AND model_slug = ?3 AND status = 'ok' "
 	"AND (decode_tok_s, id) < (?4, ?5) ORDER BY decode_tok_s DESC, id DESC LIMIT ?6";
+/* Paging back: from the cursor ?4/?5 (inclusive) up, the row ?6 places
+ * above it, where the previous page starts after. */
+static const char sql_up[] =
+	"SELECT decode_tok_s, id FROM runs "
+	"WHERE suite_version = ?1 AND hw_slug = ?2 AND model_slug = ?3 AND status = 'ok' "
+	"AND (decode_tok_s, id) >= (?4, ?5) ORDER BY decode_tok_s, id LIMIT 1 OFFSET ?6";
 
 const char *const page_hw_sql[] = {
-	sql_name, sql_sections, sql_count, sql_model_name, sql_list, NULL
+	sql_name, sql_sections, sql_count, sql_model_name, sql_list, sql_up, NULL
 };
 
 /* A model's best run on this hardware. */
@@ -191,8 +197,8 @@ static json_t *section_json(struct hpage *p, const struct section *s)
 	json_object_set_new(list, "next", json_null());
 	json_object_set_new(list, "first", json_null());
 	json_object_set_new(list, "paged", json_false());
-	return json_pack("{s:o, s:f, s:o}", "model", model, "best_decode_tok_s", s->decode,
-			 "list", list);
+	return json_pack("{s:o, s:f, s:o*, s:o}", "model", model, "best_decode_tok_s", s->decode,
+			 "best_decode_text", p->b.html ? browse_fig(s->decode) : NULL, "list", list);
 }
 
 /* A page of model sections after the cursor. */
@@ -233,6 +239,34 @@ static int load_sections(struct hpage *p)
 	return 0;
 }
 
+/* Adds the Previous link (for people) to a page of model's runs reached by
+ * a cursor: after the row BROWSE_PAGE places above it, or page one.  0, or
+ * -1 on a database error. */
+static int add_prev(struct hpage *p, const char *model, json_t *list)
+{
+	sqlite3_stmt *st = db_stmt(p->b.c, sql_up);
+	char cur[80];
+	int rc;
+
+	if (!st)
+		return -1;
+	db_bind_text(st, 1, p->b.suite);
+	db_bind_text(st, 2, p->slug);
+	db_bind_text(st, 3, model);
+	browse_bind_after(&p->b, st, 4);
+	sqlite3_bind_int(st, 6, BROWSE_PAGE);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		browse_cursor(cur, sizeof cur, sqlite3_column_double(st, 0),
+			      (const char *)sqlite3_column_text(st, 1));
+	sqlite3_reset(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return -1;
+	json_object_set_new(list, "prev", browse_link(&p->b, "/hw/", p->slug, "model", model,
+		"after", rc == SQLITE_ROW ? cur : NULL, NULL));
+	return 0;
+}
+
 /* With ?model=: that model's runs on this hardware, a page at a time. */
 static int load_model_list(struct hpage *p)
 {
@@ -241,7 +275,9 @@ static int load_model_list(struct hpage *p)
 	if (!model)
 		return browse_error(&p->b, 404, "There are no runs of model %s on %s in %s; leave out ?model= to see every model on this hardware.",
 				    p->b.model, p->slug, p->b.suite);
-	if (!(list = model_runs(p, p->b.model, BROWSE_PAGE, 1))) {
+	if (!(list = model_runs(p, p->b.model, BROWSE_PAGE, 1)) ||
+	    (p->b.html && p->b.has_after && add_prev(p, p->b.model, list) < 0)) {
+		json_decref(list);
 		json_decref(model);
 		return db_fail(p);
 	}
@@ -289,8 +325,9 @@ enum MHD_Result page_hw(struct req *r)
 		return ret;
 	if (!hw_model(&p, r))
 		return browse_fail(&p.b);
-	/* The table's hardware column would repeat the heading. */
-	json_object_set_new(p.m, "cols", json_pack("{s:b, s:b}", "model", 1, "hw", 0));
+	/* The hardware and model columns would repeat the headings: the runs
+	 * are grouped under their model. */
+	json_object_set_new(p.m, "cols", json_pack("{s:b, s:b}", "model", 0, "hw", 0));
 	return browse_send(&p.b, "hw", p.m);
 }
 

@@ -13,6 +13,8 @@
 #include "util/buf.h"
 #include "store/db.h"
 #include "util/timefmt.h"
+#include "render/html.h"
+#include "util/numfmt.h"
 
 #define PER_PAGE 50
 
@@ -42,17 +44,19 @@ static const char sql_disputes[] =
  * cursor on, so a page costs its rows, never a pass over the runs. */
 const char *const page_lists_sql[] = { sql_outliers, sql_disputes, NULL };
 
-/* Member k of o with that many decimals as a new JSON string ("" for no
- * number). */
-static json_t *fmt_num(const json_t *o, const char *k, int decimals)
+/* Member k of o as numfmt writes a figure, as a new JSON string ("" for
+ * no number). */
+static json_t *fmt_num(const json_t *o, const char *k)
 {
-	json_t *v = json_object_get(o, k);
-	char s[64];
+	json_t *v = json_object_get(o, k), *s;
+	struct buf b = BUF_INIT;
 
 	if (!json_is_number(v))
 		return json_string("");
-	snprintf(s, sizeof s, "%.*f", decimals, json_number_value(v));
-	return json_string(s);
+	numfmt_fig(&b, json_number_value(v));
+	s = buf_error(&b) ? NULL : json_stringn(b.buf, b.len);
+	buf_release(&b);
+	return s;
 }
 
 /* Adds the formatted figures of one flagged run for the page. */
@@ -61,14 +65,15 @@ static void outlier_row(json_t *o)
 	double x = json_number_value(json_object_get(o, "decode_tok_s"));
 	double mean = json_number_value(json_object_get(o, "cluster_mean"));
 	double sd = json_number_value(json_object_get(o, "cluster_stddev"));
-	char s[64];
+	struct buf s = BUF_INIT;
 
 	json_object_set_new(o, "sigma", sd > 0 ? json_real((x - mean) / sd) : json_null());
-	snprintf(s, sizeof s, "%+.2f", sd > 0 ? (x - mean) / sd : 0.0);
-	json_object_set_new(o, "sigma_text", json_string(s));
-	json_object_set_new(o, "decode_text", fmt_num(o, "decode_tok_s", 1));
-	json_object_set_new(o, "mean_text", fmt_num(o, "cluster_mean", 1));
-	json_object_set_new(o, "stddev_text", fmt_num(o, "cluster_stddev", 2));
+	numfmt_sigma(&s, sd > 0 ? (x - mean) / sd : 0.0);
+	json_object_set_new(o, "sigma_text", buf_error(&s) ? NULL : json_stringn(s.buf, s.len));
+	buf_release(&s);
+	json_object_set_new(o, "decode_text", fmt_num(o, "decode_tok_s"));
+	json_object_set_new(o, "mean_text", fmt_num(o, "cluster_mean"));
+	json_object_set_new(o, "stddev_text", fmt_num(o, "cluster_stddev"));
 	json_object_set_new(o, "demo", json_boolean(json_integer_value(json_object_get(o, "demo"))));
 	if (json_is_null(json_object_get(o, "dispute_state")))
 		json_object_set_new(o, "dispute_state", json_string("none"));
@@ -176,7 +181,7 @@ static json_t *disputes_model(struct browse *b)
 	if (!(rows = list_rows(b, &disputes)))
 		return NULL;
 	json_array_foreach(rows, i, o) {
-		json_object_set_new(o, "decode_text", fmt_num(o, "decode_tok_s", 1));
+		json_object_set_new(o, "decode_text", fmt_num(o, "decode_tok_s"));
 		json_object_set_new(o, "outlier", json_boolean(json_integer_value(json_object_get(o, "outlier"))));
 		json_object_set_new(o, "demo", json_boolean(json_integer_value(json_object_get(o, "demo"))));
 	}

@@ -15,12 +15,17 @@
 #include "store/ceiling.h"
 #include "store/db.h"
 #include "util/slug.h"
+#include "util/textcut.h"
 
 /* Bound everywhere: ?1 suite, ?2 model slug, ?3 digest. */
 #define WHERE_MD "suite_version = ?1 AND model_slug = ?2 AND model_digest = ?3 AND status = 'ok'"
 /* A page of a list: ?4/?5 the cursor, ?6 the limit. */
 #define LIST_TAIL " AND (decode_tok_s, id) < (?4, ?5) ORDER BY decode_tok_s DESC, id DESC LIMIT ?6"
 #define BEST_TAIL " ORDER BY decode_tok_s DESC, id DESC LIMIT 1"
+/* Paging back: from the cursor ?4/?5 (inclusive) up, the row ?6 places
+ * above it, where the previous page starts after; the same index read the
+ * other way. */
+#define UP_TAIL " AND (decode_tok_s, id) >= (?4, ?5) ORDER BY decode_tok_s, id LIMIT 1 OFFSET ?6"
 
 /* The name of the best run of its most-run digest (the first digest the
  * page lists; one seek in digest_counts_order), else of a run taken out of
@@ -65,11 +70,16 @@ static const char sql_list_be[] =
 static const char sql_list_hw_be[] =
 	"SELECT " BROWSE_RUN_COLS " FROM runs WHERE " WHERE_MD
 	" AND hw_slug = ?7 AND backend_name = ?8" LIST_TAIL;
+#define UP_COLS "SELECT decode_tok_s, id FROM runs WHERE " WHERE_MD
+static const char sql_up[] = UP_COLS UP_TAIL;
+static const char sql_up_hw[] = UP_COLS " AND hw_slug = ?7" UP_TAIL;
+static const char sql_up_be[] = UP_COLS " AND backend_name = ?8" UP_TAIL;
+static const char sql_up_hw_be[] = UP_COLS " AND hw_slug = ?7 AND backend_name = ?8" UP_TAIL;
 
 const char *const page_model_sql[] = {
 	sql_name, sql_digests, sql_digest_one, sql_hw_next, sql_hw_best,
 	sql_hw_best_be, sql_be_next, sql_list, sql_list_hw, sql_list_be,
-	sql_list_hw_be, NULL
+	sql_list_hw_be, sql_up, sql_up_hw, sql_up_be, sql_up_hw_be, NULL
 };
 
 /* One model page being built. */
@@ -130,10 +140,11 @@ static json_t *digest_item(struct mpage *p, sqlite3_stmt *st)
 	if (!digest)
 		return NULL;
 	hex = strncmp(digest, "sha256:", 7) ? "" : digest + 7;
-	return json_pack("{s:s, s:s%, s:I, s:f, s:o, s:o, s:o*}", "digest", digest,
+	return json_pack("{s:s, s:s%, s:I, s:f, s:o*, s:o, s:o, s:o*}", "digest", digest,
 		"digest_short", hex, strnlen(hex, 12),
 		"runs", (json_int_t)sqlite3_column_int64(st, 1),
 		"best_decode_tok_s", sqlite3_column_double(st, 2),
+		"best_decode_text", p->b.html ? browse_fig(sqlite3_column_double(st, 2)) : NULL,
 		"quantization", col_text(st, 3), "format", col_text(st, 4),
 		"href", browse_link(&p->b, "/m/", p->slug, "digest", digest, "digests_after",
 				    p->has_dafter ? http_query(p->b.r, "digests_after") : NULL, NULL));
@@ -369,6 +380,45 @@ static int load_backends(struct mpage *p)
 	return rc < 0 ? browse_error(&p->b, 503, MSG_DB_DOWN) : 0;
 }
 
+/* Binds the digest, the filters and the cursor of a list or up query. */
+static void bind_list(struct mpage *p, sqlite3_stmt *st)
+{
+	bind_md(p, st);
+	browse_bind_after(&p->b, st, 4);
+	if (p->b.hw)
+		db_bind_text(st, 7, p->b.hw);
+	if (p->b.backend)
+		db_bind_text(st, 8, p->b.backend);
+}
+
+/* The page's Previous link (for people; the JSON keeps next and first):
+ * after the row BROWSE_PAGE places above the cursor, or page one when
+ * there is none.  0, or -1 on a database error. */
+static int add_prev(struct mpage *p, json_t *list)
+{
+	static const char *const sqls[2][2] = {
+		{ sql_up, sql_up_be }, { sql_up_hw, sql_up_hw_be }
+	};
+	sqlite3_stmt *st = db_stmt(p->b.c, sqls[p->b.hw != NULL][p->b.backend != NULL]);
+	char cur[80];
+	int rc;
+
+	if (!st)
+		return -1;
+	bind_list(p, st);
+	sqlite3_bind_int(st, 6, BROWSE_PAGE);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		browse_cursor(cur, sizeof cur, sqlite3_column_double(st, 0),
+			      (const char *)sqlite3_column_text(st, 1));
+	sqlite3_reset(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return -1;
+	json_object_set_new(list, "prev", browse_link(&p->b, "/m/", p->slug, "digest", p->digest,
+		"hw", p->b.hw, "backend", p->b.backend, "after", rc == SQLITE_ROW ? cur : NULL, NULL));
+	return 0;
+}
+
 /* One page of the digest's runs within the filters, by the index that
  * matches them. */
 static int load_list(struct mpage *p)
@@ -381,15 +431,14 @@ static int load_list(struct mpage *p)
 
 	if (!st)
 		return browse_error(&p->b, 503, MSG_DB_DOWN);
-	bind_md(p, st);
-	browse_bind_after(&p->b, st, 4);
+	bind_list(p, st);
 	sqlite3_bind_int(st, 6, BROWSE_PAGE + 1);
-	if (p->b.hw)
-		db_bind_text(st, 7, p->b.hw);
-	if (p->b.backend)
-		db_bind_text(st, 8, p->b.backend);
 	list = browse_list(&p->b, st, BROWSE_PAGE, "/m/", p->slug, "digest", p->digest,
 			   "hw", p->b.hw, "backend", p->b.backend, NULL);
+	if (list && p->b.html && p->b.has_after && add_prev(p, list) < 0) {
+		json_decref(list);
+		list = NULL;
+	}
 	if (!list)
 		return browse_error(&p->b, 503, MSG_DB_DOWN);
 	json_object_set_new(p->m, "list", list);
@@ -468,6 +517,7 @@ static void add_chart_svg(json_t *m)
 {
 	json_t *chart = json_object_get(m, "chart"), *bars = json_object_get(chart, "bars"), *bar;
 	struct barchart_bar v[BARCHART_MAX_BARS];
+	char names[BARCHART_MAX_BARS][BARCHART_LABEL_MAX * 4 + 1];
 	struct buf svg = BUF_INIT, title = BUF_INIT;
 	const char *be = json_string_value(json_object_get(chart, "backend"));
 	size_t i, n = 0;
@@ -475,7 +525,18 @@ static void add_chart_svg(json_t *m)
 	json_array_foreach(bars, i, bar) {
 		if (n == BARCHART_MAX_BARS)
 			break;
-		v[n].label = json_string_value(json_object_get(bar, "name"));
+		/* The hardware's short name: "RTX 4090" fits where the whole
+		 * name would be cut before its model number. */
+		const char *name = json_string_value(json_object_get(bar, "name"));
+		size_t len = 0, at = name ? textcut_hw(name, strlen(name), &len) : 0;
+
+		if (len > sizeof names[n] - 1)
+			len = sizeof names[n] - 1;   /* the chart cuts it anyway */
+		while (len && ((unsigned char)name[at + len] & 0xc0) == 0x80)
+			len--;   /* at a code point boundary */
+		memcpy(names[n], name ? name + at : "", len);
+		names[n][len] = '\0';
+		v[n].label = names[n];
 		v[n++].value = json_real_value(json_object_get(bar, "decode_tok_s"));
 	}
 	buf_printf(&title, "Best chat-short decode tok/s per hardware, %s%s",

@@ -11,6 +11,8 @@
 #include "app.h"
 #include "render/badge_svg.h"
 #include "util/buf.h"
+#include "util/numfmt.h"
+#include "util/textcut.h"
 #include "http/cache.h"
 #include "store/ceiling.h"
 #include "render/chart.h"
@@ -119,9 +121,9 @@ static json_t *fmt_value(double v, enum fmt kind)
 	json_t *s;
 
 	if (kind == F_INT)
-		chart_fmt_int(&b, v);
+		numfmt_int(&b, v);
 	else
-		chart_fmt_num(&b, kind == F_PCT ? v * 100 : v);
+		numfmt_fig(&b, kind == F_PCT ? v * 100 : v);
 	if (kind == F_PCT)
 		buf_putc(&b, '%');
 	s = buf_error(&b) ? NULL : json_string(b.buf);
@@ -272,7 +274,34 @@ static json_t *chat_view(const json_t *w)
 			 "heading", heading ? heading : "", "both", n == 2);
 }
 
-/* W3: decode and prefill tok/s against context length, chart and table. */
+/* Draws one panel of chart c per series (yk[i], names[i], titles[i]),
+ * each on its own y axis so that neither flattens the other, as a JSON
+ * array of SVG strings, or NULL. */
+static json_t *panels_json(const json_t *arr, struct chart c, const char *xk,
+			   const char *const yk[], const char *const names[],
+			   const char *const titles[], size_t n)
+{
+	static const char *const unnamed[] = { NULL };   /* the title names it: no legend */
+	json_t *a = json_array();
+	size_t i;
+
+	c.nseries = 1;
+	for (i = 0; a && i < n; i++) {
+		json_t *svg;
+
+		c.title = titles[i];
+		c.y_label = names[i];
+		if (!(svg = chart_json(arr, c, xk, yk + i, unnamed)) ||
+		    json_array_append_new(a, json_pack("{s:o}", "svg", svg)) < 0) {
+			json_decref(a);
+			return NULL;
+		}
+	}
+	return a;
+}
+
+/* W3: decode and prefill tok/s against context length, one panel each,
+ * and the table. */
 static json_t *decay_view(const json_t *w)
 {
 	static const struct col cols[] = {
@@ -281,20 +310,20 @@ static json_t *decay_view(const json_t *w)
 	};
 	static const char *const yk[] = { "decode_tok_s", "prefill_tok_s" };
 	static const char *const names[] = { "decode tok/s", "prefill tok/s" };
-	struct chart c = { .kind = CHART_LINE, .nseries = 2, .x_scale = CHART_LOG2,
-		.x_ticks = CHART_TICK_TOKENS, .y_label = "tokens per second",
-		.title = "Decode and prefill speed by context length",
-		.x_label = "context length (tokens, log scale)" };
+	static const char *const titles[] = { "Decode speed by context length",
+					      "Prefill speed by context length" };
+	struct chart c = { .kind = CHART_LINE, .x_scale = CHART_LOG2,
+		.x_ticks = CHART_TICK_TOKENS, .x_label = "context length (tokens, log scale)" };
 	json_t *pts = json_object_get(w, "points");
 
 	if (!json_is_array(pts))
 		return json_null();
-	return json_pack("{s:o*, s:o}", "svg", chart_json(pts, c, "context_tokens", yk, names),
+	return json_pack("{s:o*, s:o}", "panels", panels_json(pts, c, "context_tokens", yk, names, titles, 2),
 			 "rows", fmt_rows(pts, cols, sizeof cols / sizeof cols[0]));
 }
 
-/* W4: aggregate and per-stream tok/s against batch size, chart and table,
- * and whether the streams ran one after another. */
+/* W4: aggregate and per-stream tok/s against batch size, one panel each,
+ * the table, and whether the streams ran one after another. */
 static json_t *concurrency_view(const json_t *w)
 {
 	static const struct col cols[] = {
@@ -303,16 +332,19 @@ static json_t *concurrency_view(const json_t *w)
 	};
 	static const char *const yk[] = { "aggregate_tok_s", "per_stream_tok_s" };
 	static const char *const names[] = { "aggregate tok/s", "per-stream tok/s" };
-	struct chart c = { .kind = CHART_LINE, .nseries = 2, .x_scale = CHART_LOG2,
-		.y_label = "tokens per second", .x_label = "batch size (streams, log scale)" };
+	static const char *const titles[][2] = {
+		{ "Aggregate throughput by batch size", "Per-stream speed by batch size" },
+		{ "Aggregate throughput by batch size, streams run serially",
+		  "Per-stream speed by batch size, streams run serially" } };
+	struct chart c = { .kind = CHART_LINE, .x_scale = CHART_LOG2,
+		.x_label = "batch size (streams, log scale)" };
 	json_t *pts = json_object_get(w, "points");
 	int serial = json_is_true(json_object_get(w, "serial"));
 
 	if (!json_is_array(pts))
 		return json_null();
-	c.title = serial ? "Throughput by batch size, streams run serially"
-			 : "Throughput by batch size";
-	return json_pack("{s:o*, s:o, s:b}", "svg", chart_json(pts, c, "batch_size", yk, names),
+	return json_pack("{s:o*, s:o, s:b}", "panels",
+			 panels_json(pts, c, "batch_size", yk, names, titles[serial], 2),
 			 "rows", fmt_rows(pts, cols, sizeof cols / sizeof cols[0]),
 			 "serial", serial);
 }
@@ -407,7 +439,8 @@ static json_t *embed_view(const json_t *m)
 	const json_t *o = json_object_get(m, "outlier");
 	struct badge_in in = { BADGE_OK, json_number_value(json_object_get(m, "decode_tok_s")),
 		s_of(json_object_get(m, "model"), "name"),
-		s_of(json_object_get(m, "hardware"), "accelerator_summary") };
+		s_of(json_object_get(m, "hardware"), "accelerator_summary"),
+		json_is_true(json_object_get(m, "demo")) };
 	struct buf msg = BUF_INIT, md = BUF_INIT, html = BUF_INIT;
 	json_t *v = NULL;
 
@@ -435,43 +468,20 @@ static json_t *embed_view(const json_t *m)
 	return v;
 }
 
-/* How long a page title may be before the site's " · llm-speed" suffix:
- * 70 in all, what browsers show in a tab and search engines list.  It is
- * counted as written in the page, an "&" as the five of "&amp;", since
- * that is how validators count it. */
-#define TITLE_MAX 57
-
-/* The width of byte c of a title as escaped in the page; 0 for the
- * continuation bytes of a code point. */
-static size_t title_width(unsigned char c)
-{
-	if ((c & 0xc0) == 0x80)
-		return 0;
-	return c == '&' || c == '\'' ? 5 : c == '"' ? 6 : c == '<' || c == '>' ? 4 : 1;
-}
-
-/* The page title: "<model> on <hardware>", cut at a code point boundary
- * and ended with "…" when it is wider than TITLE_MAX. */
+/* The page title: "<model> on <hardware>", cut by textcut to the site's
+ * title width. */
 static json_t *title_of(const json_t *m)
 {
-	struct buf b = BUF_INIT;
+	struct buf whole = BUF_INIT, b = BUF_INIT;
 	json_t *s;
 	const char *model = s_of(json_object_get(m, "model"), "name");
 	const char *hw = s_of(json_object_get(m, "hardware"), "accelerator_summary");
-	size_t i, w = 0, cut = 0;
 
-	buf_printf(&b, "%s on %s", model ? model : "?", hw ? hw : "?");
-	for (i = 0; i < b.len; i++) {
-		w += title_width((unsigned char)b.buf[i]);
-		if (w < TITLE_MAX && title_width((unsigned char)b.buf[i + 1]))
-			cut = i + 1;   /* the text up to here still fits with "…" */
-	}
-	if (w > TITLE_MAX) {
-		b.len = cut;
-		b.buf[cut] = '\0';
-		buf_puts(&b, "\xe2\x80\xa6");
-	}
-	s = buf_error(&b) ? NULL : json_string(b.buf);
+	buf_printf(&whole, "%s on %s", model ? model : "?", hw ? hw : "?");
+	if (!buf_error(&whole))
+		textcut(&b, whole.buf, TEXTCUT_TITLE_MAX);
+	s = buf_error(&whole) || buf_error(&b) ? NULL : json_stringn(b.buf, b.len);
+	buf_release(&whole);
 	buf_release(&b);
 	return s;
 }

@@ -2,11 +2,14 @@
 #include "render/badge_svg.h"
 #include "render/html.h"
 #include "util/utf8.h"
+#include "util/numfmt.h"
+#include "util/textcut.h"
 
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #define MIDDOT " \xc2\xb7 "        /* " · " between the message's parts */
 #define ELLIPSIS "\xe2\x80\xa6"    /* "…" ends a shortened name */
@@ -307,6 +310,47 @@ static void put_cut(struct buf *out, struct span s, size_t max)
 	buf_puts(out, ELLIPSIS);
 }
 
+/* s in its short hardware form (textcut_hw). */
+static struct span short_hw(struct span s)
+{
+	size_t len, at = textcut_hw(s.p, s.n, &len);
+
+	return (struct span){ s.p + at, len };
+}
+
+/* Code points in s. */
+static size_t cp_len(struct span s)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < s.n; i++)
+		n += ((unsigned char)s.p[i] & 0xc0) != 0x80;
+	return n;
+}
+
+/* Appends hardware name s in at most max code points without losing its
+ * model number (the first word with a digit, "4090", "W7900", "M3"): when
+ * s is too long, the words before that one go first (the one just before
+ * it last), then the end is cut with "…". */
+static void put_hw(struct buf *out, struct span s, size_t max)
+{
+	size_t i, num = s.n, prev = 0;
+
+	for (i = 0; i < s.n && num == s.n; i++)
+		if (s.p[i] >= '0' && s.p[i] <= '9')
+			for (num = i; num && s.p[num - 1] != ' '; num--)
+				;
+	for (i = num; i > 1 && s.p[i - 2] != ' '; i--)
+		;
+	if (num < s.n && num > 0)
+		prev = i > 1 ? i - 1 : 0;   /* the word before the number's */
+	if (cp_len(s) > max && num < s.n) {
+		struct span from_prev = { s.p + prev, s.n - prev };
+		s = cp_len(from_prev) <= max ? from_prev : (struct span){ s.p + num, s.n - num };
+	}
+	put_cut(out, s, max);
+}
+
 /* Appends " · " and the shortened name to out, or nothing if the name is
  * empty.  Returns 0, or -1 when out of memory. */
 static int put_part(struct buf *out, const char *name, size_t max, int model)
@@ -323,28 +367,19 @@ static int put_part(struct buf *out, const char *name, size_t max, int model)
 	s = trim((struct span){ clean.buf, clean.len });
 	if (model)
 		s = trim(drop_noise(drop_org(s)));
+	else
+		s = short_hw(s);
 	if (s.n) {
 		buf_puts(out, MIDDOT);
-		put_cut(out, s, max);
+		if (model)
+			put_cut(out, s, max);
+		else
+			put_hw(out, s, max);
 	}
 	ret = 0;
 out:
 	buf_release(&clean);
 	return ret;
-}
-
-/* Appends the whole number v < 1e9 with a comma every three digits. */
-static void put_grouped(struct buf *out, double v)
-{
-	char d[16];
-	int n, i;
-
-	n = snprintf(d, sizeof d, "%ld", (long)llround(v));
-	for (i = 0; i < n; i++) {
-		if (i && (n - i) % 3 == 0)
-			buf_putc(out, ',');
-		buf_putc(out, d[i]);
-	}
 }
 
 /* Appends the figure and " tok/s" (formats in badge_message's comment). */
@@ -354,12 +389,8 @@ static void put_figure(struct buf *out, double v)
 		buf_puts(out, "?");
 	else if (v >= 1e9)
 		buf_puts(out, ">999,999,999");
-	else if (v >= 999.95)
-		put_grouped(out, v);
-	else if (v >= 1)
-		buf_printf(out, "%.1f", v);
 	else if (v >= 0.0001 || v == 0)
-		buf_printf(out, "%#.2g", v);
+		numfmt_fig(out, v);
 	else
 		buf_puts(out, "<0.0001");
 	buf_puts(out, " tok/s");
@@ -374,6 +405,8 @@ int badge_message(const struct badge_in *in, struct buf *out)
 		buf_puts(out, "run not found");
 		return buf_error(out);
 	}
+	if (in->demo)
+		buf_puts(out, "demo" MIDDOT);
 	if (in->state == BADGE_UPHELD) {
 		buf_puts(out, "disputed: upheld");
 	} else if (in->state == BADGE_WITHDRAWN) {

@@ -30,13 +30,14 @@ struct badge_in {
 	double decode_tok_s;   /* chat-short decode tok/s */
 	const char *model;     /* as uploaded; any bytes; NULL or "" omits it */
 	const char *hardware;  /* accelerator summary; NULL or "" omits it */
+	int demo;              /* 1: made by --demo; the message says "demo" */
 };
 
 #define BADGE_LABEL "llm-speed"   /* the grey left half */
 #define BADGE_HPAD 5              /* px of box on each side of its text */
 #define BADGE_HEIGHT 20
-#define BADGE_MODEL_MAX 28        /* code points of model, "…" included */
-#define BADGE_HW_MAX 20           /* code points of hardware, "…" included */
+#define BADGE_MODEL_MAX 24        /* code points of model, "…" included */
+#define BADGE_HW_MAX 16           /* code points of hardware, "…" included */
 
 /* Appends the badge's message (the right half's text) to out, always as
  * well-formed UTF-8 with no character XML forbids:
@@ -51,10 +52,15 @@ struct badge_in {
  * 1000 ("112.2") and none from 1000, with thousands commas ("1,235"); a
  * negative or non-finite figure shows "?".
  *
+ * A demo run's message starts "demo · ".
+ *
  * The model loses an "org/" prefix and trailing variant or quantization
  * tokens ("-Instruct", "-Chat", "-it", "-hf", "-Q4_K_M", ".gguf", "-4bit",
- * "-FP8", ...).  Then model and hardware longer than BADGE_MODEL_MAX and
- * BADGE_HW_MAX code points are cut at a code point boundary and end in "…".
+ * "-FP8", ...); the hardware loses leading vendor and brand words
+ * ("NVIDIA GeForce RTX 4090" is "RTX 4090").  Then a model longer than
+ * BADGE_MODEL_MAX code points is cut at its end ("…" last), and hardware
+ * longer than BADGE_HW_MAX at its start ("…" first), so the model number
+ * that tells one GPU from another is never the part cut.
  * Malformed UTF-8, control characters, U+FFFE and U+FFFF become U+FFFD.
  *
  * The text is not escaped: it goes through html_txt or html_attr on its way

@@ -5,10 +5,11 @@
 #include <string.h>
 
 #include "render/html.h"
+#include "util/numfmt.h"
 
-#define LABEL_X 192    /* right edge of the labels */
-#define BAR_X 200      /* left edge of the bars */
-#define BAR_MAX 340    /* longest bar; the value text follows it */
+#define LABEL_X 180    /* right edge of the labels */
+#define BAR_X 188      /* left edge of the bars */
+#define BAR_MAX 140    /* longest bar; the value text follows it */
 #define BAR_H 18
 #define TOP 8
 
@@ -56,15 +57,19 @@ static void put_row(struct buf *out, const struct barchart_bar *bar, const char 
 		w = 1;
 	buf_puts(out, "<g><title>");
 	html_txt(out, bar->label);
-	buf_printf(out, ": %.1f ", bar->value);
+	buf_puts(out, ": ");
+	numfmt_fig(out, bar->value);
+	buf_putc(out, ' ');
 	html_txt(out, unit);
 	buf_printf(out, "</title><text x=\"%d\" y=\"%u\" text-anchor=\"end\" fill=\"currentColor\">",
 		   LABEL_X, y + 14);
 	put_label(out, bar->label, BARCHART_LABEL_MAX);
 	buf_printf(out, "</text><rect x=\"%d\" y=\"%u\" width=\"%.1f\" height=\"%d\" fill=\"#3f6fb5\"/>",
 		   BAR_X, y + 1, w, BAR_H);
-	buf_printf(out, "<text x=\"%.1f\" y=\"%u\" fill=\"currentColor\">%.1f ",
-		   BAR_X + w + 6, y + 14, bar->value);
+	buf_printf(out, "<text x=\"%.1f\" y=\"%u\" fill=\"currentColor\">",
+		   BAR_X + w + 6, y + 14);
+	numfmt_fig(out, bar->value);
+	buf_putc(out, ' ');
 	html_txt(out, unit);
 	buf_puts(out, "</text></g>\n");
 }
@@ -79,7 +84,7 @@ int barchart_svg(struct buf *out, const char *title, const char *unit,
 	for (i = 0; i < n && i < BARCHART_MAX_BARS; i++)
 		rows += drawable(bars[i].value);
 	buf_printf(out, "<svg class=\"barchart\" xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" "
-		   "viewBox=\"0 0 %d %u\" width=\"%d\" height=\"%u\" font-size=\"13\" "
+		   "viewBox=\"0 0 %d %u\" width=\"%d\" height=\"%u\" font-size=\"14\" "
 		   "font-family=\"system-ui, sans-serif\" aria-label=\"",
 		   BARCHART_WIDTH, 2 * TOP + (rows ? rows : 1) * BARCHART_ROW,
 		   BARCHART_WIDTH, 2 * TOP + (rows ? rows : 1) * BARCHART_ROW);

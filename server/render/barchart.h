@@ -20,9 +20,9 @@ struct barchart_bar {
 	double value;        /* drawn when finite and >= 0 */
 };
 
-#define BARCHART_WIDTH 640
+#define BARCHART_WIDTH 430   /* drawn at this size: a 390 px phone scales its 14 px text no lower than 11 px */
 #define BARCHART_ROW 28
-#define BARCHART_LABEL_MAX 26
+#define BARCHART_LABEL_MAX 22
 #define BARCHART_MAX_BARS 64   /* bars past this are not drawn */
 
 /* Appends one <svg class="barchart" role="img"> to out, its aria-label and

@@ -7,6 +7,7 @@
 
 #include "render/html.h"
 #include "util/utf8.h"
+#include "util/numfmt.h"
 
 /* The plot area inside the viewBox, in user units. */
 #define PAD_LEFT 72
@@ -45,61 +46,6 @@ struct plot {
 
 /* ---- numbers for people ----------------------------------------------------- */
 
-/* Appends v with dec decimals and thousands commas in the integer part. */
-static void fmt_fixed(struct buf *out, double v, int dec)
-{
-	char s[64];
-	size_t i, neg, intlen;
-
-	if (!isfinite(v)) {
-		buf_putc(out, '?');
-		return;
-	}
-	if (fabs(v) >= 1e15) {
-		buf_printf(out, "%.3g", v);
-		return;
-	}
-	snprintf(s, sizeof s, "%.*f", dec, v);
-	neg = s[0] == '-';
-	if (neg && strspn(s + 1, "0.") == strlen(s + 1)) {
-		memmove(s, s + 1, strlen(s));   /* "-0.0" reads as "0.0" */
-		neg = 0;
-	}
-	intlen = strcspn(s + neg, ".");
-	buf_add(out, s, neg);
-	for (i = 0; i < intlen; i++) {
-		if (i && (intlen - i) % 3 == 0)
-			buf_putc(out, ',');
-		buf_putc(out, s[neg + i]);
-	}
-	buf_puts(out, s + neg + intlen);
-}
-
-void chart_fmt_num(struct buf *out, double v)
-{
-	double a = fabs(v);
-	int dec;
-
-	if (a == 0) {
-		buf_putc(out, '0');
-		return;
-	}
-	if (a < 1) {
-		dec = 1 - (int)floor(log10(a));
-		fmt_fixed(out, v, dec > 8 ? 8 : dec);
-	} else {
-		fmt_fixed(out, v, a < 1000 ? 1 : 0);
-	}
-}
-
-void chart_fmt_int(struct buf *out, double v)
-{
-	if (isfinite(v) && v == floor(v))
-		fmt_fixed(out, v, 0);
-	else
-		chart_fmt_num(out, v);
-}
-
 /* Appends a token count the way context lengths are spoken: 1024 as "1K",
  * 131072 as "128K", 1536 as "1.5K", 2^20 as "1M"; below 1024 as is. */
 static void fmt_tokens(struct buf *out, double v)
@@ -107,7 +53,7 @@ static void fmt_tokens(struct buf *out, double v)
 	double k = v / 1024, m = v / 1048576;
 
 	if (!(fabs(v) >= 1024))
-		chart_fmt_int(out, v);
+		numfmt_int(out, v);
 	else if (fabs(m) >= 1)
 		buf_printf(out, m == floor(m) ? "%.0fM" : "%.1fM", m);
 	else
@@ -119,7 +65,7 @@ static void fmt_tick(struct buf *out, double v, double step)
 {
 	int dec = step >= 1 || step <= 0 ? 0 : (int)ceil(-log10(step) - 1e-9);
 
-	fmt_fixed(out, v, dec > 8 ? 8 : dec);
+	numfmt_fixed(out, v, dec > 8 ? 8 : dec);
 }
 
 /* Appends an x value as the chart's tick style asks. */
@@ -128,7 +74,7 @@ static void fmt_x(struct buf *out, const struct chart *c, double v)
 	if (c->x_ticks == CHART_TICK_TOKENS)
 		fmt_tokens(out, v);
 	else
-		chart_fmt_int(out, v);
+		numfmt_int(out, v);
 }
 
 /* ---- scales ------------------------------------------------------------------ */
@@ -437,7 +383,7 @@ static void point_title(struct buf *b, const struct plot *p, size_t s, size_t i)
 	buf_puts(b, ": ");
 	html_txt(b, p->c->series[s].name);
 	buf_putc(b, ' ');
-	chart_fmt_num(b, p->c->series[s].y[i]);
+	numfmt_fig(b, p->c->series[s].y[i]);
 	buf_puts(b, "</title>");
 }
 

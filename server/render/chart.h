@@ -35,7 +35,7 @@ enum chart_scale {
 };
 
 enum chart_ticks {
-	CHART_TICK_NUM = 0,     /* x tick labels as chart_fmt_num */
+	CHART_TICK_NUM = 0,     /* x tick labels as numfmt_fig */
 	CHART_TICK_TOKENS = 1   /* 1024 -> "1K", 131072 -> "128K", 1536 -> "1.5K" */
 };
 
@@ -78,14 +78,5 @@ struct chart {
  * series or more than CHART_MAX_SERIES, x NULL with n > 0, a series
  * without y) or out is in error. */
 int chart_render_svg(const struct chart *c, struct buf *out);
-
-/* Appends v for people to read: two significant digits below 1 ("0.42"),
- * one decimal below 1000 ("112.2"), none from 1000 with thousands commas
- * ("9,800", "131,072"); "-" before a negative value; "?" when not finite. */
-void chart_fmt_num(struct buf *out, double v);
-
-/* Appends an integer-valued v with thousands commas ("131,072"); values
- * with a fraction as chart_fmt_num. */
-void chart_fmt_int(struct buf *out, double v);
 
 #endif

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "render/html.h"
+#include "util/numfmt.h"
 
 /* Longest delimiter a set-delimiter tag may choose. */
 #define DELIM_MAX 16
@@ -21,6 +22,7 @@ enum op {
 	OP_INDENT,    /* a template line starts: the partial indentation, if any */
 	OP_VAR,       /* {{name}}: escaped */
 	OP_RAW,       /* {{{name}}} and {{&name}}: not escaped */
+	OP_TIME,      /* {{@name}}: a timestamp as <time datetime> */
 	OP_SECTION,   /* {{#name}}: body is the nodes up to end */
 	OP_INVERTED,  /* {{^name}}: body is the nodes up to end */
 	OP_PARTIAL    /* {{>name}} */
@@ -162,7 +164,7 @@ static int read_tag(struct parser *p, size_t at, struct tag *tg)
 	size_t b = at + p->olen, e, clen = 0;
 
 	tg->start = at;
-	tg->kind = b < p->len && s[b] && strchr("#^/>!&{=<$", s[b]) ? s[b] : 0;
+	tg->kind = b < p->len && s[b] && strchr("#^/>!&{=<$@", s[b]) ? s[b] : 0;
 	if (tg->kind == '<' || tg->kind == '$')
 		return fail(p, at, "template inheritance is not supported");
 	if (tg->kind)
@@ -194,7 +196,7 @@ static int standalone(const struct parser *p, const struct tag *tg,
 	const char *s = p->src;
 	size_t i = tg->start, j = tg->end;
 
-	if (!tg->kind || tg->kind == '&' || tg->kind == '{')
+	if (!tg->kind || tg->kind == '&' || tg->kind == '{' || tg->kind == '@')
 		return 0;
 	while (i > p->pos && (s[i - 1] == ' ' || s[i - 1] == '\t'))
 		i--;
@@ -254,10 +256,11 @@ static int set_name(struct parser *p, const struct tag *tg, struct node *n)
 	return 0;
 }
 
-/* Compiles {{name}}, {{{name}}} or {{&name}}.  Returns 0 or -1. */
+/* Compiles {{name}}, {{{name}}}, {{&name}} or {{@name}}.  Returns 0 or -1. */
 static int add_var(struct parser *p, const struct tag *tg)
 {
-	struct node *n = add_node(p, tg->kind ? OP_RAW : OP_VAR, tg->start);
+	struct node *n = add_node(p, tg->kind == '@' ? OP_TIME : tg->kind ? OP_RAW : OP_VAR,
+				  tg->start);
 
 	return n ? set_name(p, tg, n) : -1;
 }
@@ -509,6 +512,20 @@ static void put_real(struct buf *out, double d)
 	buf_puts(out, s);
 }
 
+/* Appends a timestamp string v as <time datetime="v">, its text as
+ * numfmt_date writes it; anything but a string appends nothing. */
+static void put_time(struct buf *out, const json_t *v)
+{
+	if (!json_is_string(v))
+		return;
+	buf_puts(out, "<time datetime=\"");
+	html_attr(out, json_string_value(v));
+	buf_puts(out, "\">");
+	if (numfmt_date(out, json_string_value(v), json_string_length(v)) < 0)
+		html_txt_n(out, json_string_value(v), json_string_length(v));
+	buf_puts(out, "</time>");
+}
+
 /* Appends the value v as text, HTML-escaped when escape is set; null,
  * missing (NULL), objects and arrays append nothing. */
 static void put_value(struct buf *out, const json_t *v, int escape)
@@ -648,6 +665,9 @@ static int render_node(struct render *r, const struct tmpl *t, size_t i,
 		return 0;
 	case OP_VAR: case OP_RAW:
 		put_value(r->out, lookup(r, n), n->op == OP_VAR);
+		return 0;
+	case OP_TIME:
+		put_time(r->out, lookup(r, n));
 		return 0;
 	case OP_SECTION:
 		return render_section(r, t, i, ind);

@@ -8,12 +8,17 @@
  * generator), never for user data.
  *
  * Values print as: strings as they are, integers in decimal, reals in the
- * shortest form that reads back as the same double (1.21 -> "1.21"), true
+ * shortest form that reads back as the same double (1.21 -> "1.21"; a
+ * figure for people goes through numfmt into a string first), true
  * and false as "true" and "false", null, missing names, objects and arrays
  * as nothing.  A section is skipped for a missing name, null, false, 0, 0.0,
  * "" and []; it repeats once per element of a non-empty array and is
  * rendered once, with the value pushed on the context stack, for anything
  * else (objects included, even {}).
+ *
+ * One addition to Mustache: {{@name}} writes a timestamp string as
+ * <time datetime="...">30 Nov 2026</time> (numfmt_date), the one way the
+ * site shows a date; a string that is not a timestamp is shown escaped.
  *
  * A compiled template is immutable: any number of threads may render the
  * same template, or the same set, at once.  Rendering allocates nothing but

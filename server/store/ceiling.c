@@ -9,6 +9,7 @@
  * peak (about 89 GB/s), and 0.9 x 89 lands on the same 80.  One number
  * carries both here: hardware.json's sustained_fraction, 0.80 of peak. */
 #include "store/ceiling.h"
+#include "util/numfmt.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -319,18 +320,10 @@ double ceiling_crossover(const struct ceiling_model *m, double weight_bits,
 
 void ceiling_fmt3(struct buf *b, double v)
 {
-	int mag, dec;
-
-	if (!isfinite(v)) {
-		buf_puts(b, "\xe2\x80\x93");
-		return;
-	}
-	mag = v > 0 ? (int)floor(log10(v)) : 0;
-	/* Rounding can carry into the next power of ten (9.996 -> "10.0"). */
-	if (v > 0 && fabs(v) >= 9.995 * pow(10, mag))
-		mag++;
-	dec = mag >= 2 ? 0 : 2 - mag;
-	buf_printf(b, "%.*f", dec, v);
+	if (!isfinite(v))
+		buf_puts(b, "\xe2\x80\x93");   /* no figure: a dash, as tables show it */
+	else
+		numfmt_sig3(b, v);
 }
 
 json_t *ceiling_fmt3_json(double v)

@@ -104,8 +104,8 @@ void ceiling_step(const struct ceiling_model *m, double weight_bits, double kv_b
 double ceiling_crossover(const struct ceiling_model *m, double weight_bits,
 			 double kv_bits, int active);
 
-/* Appends v with three significant digits, keeping trailing zeros
- * ("16.0", "8.50", "4.69", "10.5", "163"), as the explainer prints figures. */
+/* Appends v as numfmt_sig3 writes an estimate ("16.0", "8.50", "4.69",
+ * "163", "1,235"), "–" when not finite, as the explainer prints figures. */
 void ceiling_fmt3(struct buf *b, double v);
 /* v with three significant digits as a new JSON string. */
 json_t *ceiling_fmt3_json(double v);

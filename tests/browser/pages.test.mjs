@@ -292,10 +292,18 @@ describe('badge', () => {
 });
 
 describe('keyboard', () => {
-	test('the first Tab reaches the site navigation, with a visible focus ring', async () => {
+	test('the first Tab reaches the skip link, the second the site navigation, with a visible focus ring', async () => {
 		const context = await browser.newContext();
 		try {
 			const { page } = await open(context, `/r/${site.run}`);
+			await page.keyboard.press('Tab');
+			const skip = await page.evaluate(() => {
+				const e = document.activeElement;
+				const r = e.getBoundingClientRect();
+				return { href: e.getAttribute('href'), top: r.top, bottom: r.bottom };
+			});
+			assert.equal(skip.href, '#main', 'the first Tab does not reach the skip link');
+			assert.ok(skip.top >= 0 && skip.bottom > skip.top, `the focused skip link is off screen: ${JSON.stringify(skip)}`);
 			await page.keyboard.press('Tab');
 			const f = await page.evaluate(() => {
 				const e = document.activeElement;

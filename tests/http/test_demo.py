@@ -59,7 +59,7 @@ def test_demo_board_is_labelled_and_spans_backends_and_hardware(make_server, tmp
     assert backends == {"mlx", "llama.cpp", "vllm", "ollama", "exllamav2"}
     assert {"m3-ultra", "m3-pro", "rtx-4090", "rtx-5090"} <= hardware
     # Every run row on the board carries the demo mark.
-    rows = d.xpath("//table[@class='figure-table']//tbody/tr")
+    rows = d.xpath("//table[@class='runs']//tbody/tr")
     assert rows and all(r.xpath(".//span[@class='demo']") for r in rows)
     # The historical M3 Ultra run is on its model page, in the MLX digest.
     m = s.get("/m/stable-code-instruct-3b.json").json()

@@ -170,13 +170,13 @@ SEED_TABLE = [
 def test_explainer_tables_are_the_seeds(server, tmp_path):
     doc = page_ok(server, tmp_path, "/explain/quantization")
     rows = {tr[0].text_content().strip(): tuple(c.text_content().strip() for c in tr)
-            for tr in doc.xpath("//table[1]/tbody/tr")}
+            for tr in doc.xpath("(//table)[1]/tbody/tr")}
     for row in SEED_TABLE:
         assert rows[row[0]] == row
     text = doc.text_content()
     assert "2.88x" in text and "1.05x" in text and "18%" in text
     cross = {tr[0].text_content().strip(): tr[4].text_content().strip()
-             for tr in doc.xpath("//table[2]/tbody/tr")}
+             for tr in doc.xpath("(//table)[2]/tbody/tr")}
     assert cross["Llama 3.1 8B"] == "36.1" and cross["Qwen3.5 9B"] == "163"
     assert round(float(cross["Llama 3.2 3B"])) == 17 and float(cross["gpt-oss 20B"]) > 500
     check(server.get("/explain/quantization"), "GET", "/explain/quantization")
@@ -185,7 +185,7 @@ def test_explainer_tables_are_the_seeds(server, tmp_path):
 def test_explainer_form_recomputes(server, tmp_path):
     doc = page_ok(server, tmp_path, "/explain/quantization", model="llama-3-1-8b",
                   context="2048", bandwidth_gb_s="100")
-    row = [c.text_content().strip() for c in doc.xpath("//table[1]/tbody/tr")[0]]
+    row = [c.text_content().strip() for c in doc.xpath("(//table)[1]/tbody/tr")[0]]
     assert row[0] == "FP16"
     expect = 100e9 / (16e9 + kv_bytes("llama-3-1-8b", 2048))
     assert row[4] == "%.3g" % expect

@@ -84,6 +84,11 @@ def page(server, path, seen, status=200):
     return r.text
 
 
+def fig(v):
+    """A figure as the pages write it (server/util/numfmt.c, numfmt_fig, for v >= 1)."""
+    return "{:,.1f}".format(v) if abs(v) < 999.95 else "{:,.0f}".format(v)
+
+
 def rows(table):
     """The runs of a figure-table as dicts."""
     out = []
@@ -92,10 +97,11 @@ def rows(table):
         run = tds[-1].xpath(".//a")[0]
         out.append({
             "id": run.text_content().strip(),
-            "decode": float(tds[0].text_content().replace("\u2691", "").strip()),
+            "decode": float(tds[0].get("data-value")),
+            "shown": tds[0].xpath(".//a")[0].text_content().strip(),
             "flag": bool(tds[0].xpath(".//span[@class='flag']")),
             "demo": bool(tds[-1].xpath(".//span[@class='demo']")),
-            "links": [a.get("href") for a in tr.xpath(".//a")],
+            "links": [a.get("href") for td in tds[1:] for a in td.xpath(".//a")],
             "text": tr.text_content(),
         })
     return out
@@ -107,25 +113,30 @@ def board(text):
     for el in d.xpath("//h2[starts-with(normalize-space(.), 'Fastest run')]")[0].itersiblings():
         if el.tag == "h2":
             break
-        if el.tag == "table":
-            return rows(el)
+        if el.tag == "div" and el.xpath("./table"):
+            return rows(el.xpath("./table")[0])
     return []
 
 
 def recent(text):
     d = lxml.html.fromstring(text)
-    t = d.xpath("//h2[starts-with(normalize-space(.), 'Most recent')]/following-sibling::table[1]")
+    t = d.xpath("//h2[starts-with(normalize-space(.), 'Most recent')]/following-sibling::div[1]/table")
     return rows(t[0]) if t else []
 
 
 def only_table(text):
-    tables = lxml.html.fromstring(text).xpath("//table[@class='figure-table']")
+    tables = lxml.html.fromstring(text).xpath("//table[@class='runs']")
     assert len(tables) == 1
     return rows(tables[0])
 
 
 def next_href(text):
     a = lxml.html.fromstring(text).xpath("//nav[@class='pager']//a[@rel='next']")
+    return a[0].get("href") if a else None
+
+
+def prev_href(text):
+    a = lxml.html.fromstring(text).xpath("//nav[@class='pager']//a[@rel='prev']")
     return a[0].get("href") if a else None
 
 
@@ -184,6 +195,31 @@ def test_home_shows_best_run_per_model_hardware_backend(server, seen):
     # The most recent runs list every upload, the slower duplicate too.
     assert set(r["id"] for r in recent(text)) == set(ids)
     assert "This board holds demo data" not in text
+    # The board is full, so no "No runs yet?".
+    assert "No runs yet?" not in text
+
+
+def test_recent_runs_newest_measurement_first(server, seen):
+    """Runs received in one batch are shown newest measurement first, the
+    date in <time datetime> with a readable text."""
+    stamps = ["2026-03-01T10:00:00Z", "2026-05-01T10:00:00Z", "2026-04-01T10:00:00Z"]
+    ps = []
+    for i, ts in enumerate(stamps):
+        p = payload("Model %d" % i, decode=50.0 + i)
+        p["created_at"] = ts
+        ps.append(p)
+    ids = upload_all(server, ps)
+    text = page(server, "/", seen)
+    assert [r["id"] for r in recent(text)] == [ids[1], ids[2], ids[0]]
+    d = lxml.html.fromstring(text)
+    times = d.xpath("//h2[starts-with(normalize-space(.), 'Most recent')]/following-sibling::div[1]//time")
+    assert [t.get("datetime") for t in times] == [stamps[1], stamps[2], stamps[0]]
+    assert [t.text for t in times] == ["1 May 2026", "1 Apr 2026", "1 Mar 2026"]
+
+
+def test_empty_home_invites_an_upload(server, seen):
+    text = page(server, "/", seen)
+    assert "No runs yet?" in text
 
 
 def test_home_filters_by_backend_and_hardware(server, seen):
@@ -222,6 +258,27 @@ def test_home_board_pages_without_gaps(server, seen):
     assert in_order(acc)
 
 
+def test_home_board_pages_back(server, seen):
+    """Previous page walks back by the same keys (ties included) to the
+    very pages Next walked through; the first page has none."""
+    n = 123
+    upload_all(server, [payload("Model %03d" % i, decode=10.0 + (i % 4)) for i in range(n)])
+    forward, path = [], "/?backend=mlx"
+    while path:
+        text = page(server, path, seen)
+        forward.append([r["id"] for r in board(text)])
+        last, path = text, next_href(text)
+    assert [len(p) for p in forward] == [50, 50, 23]
+    backward = [[r["id"] for r in board(last)]]
+    path = prev_href(last)
+    while path:
+        assert "backend=mlx" in path
+        text = page(server, path, seen)
+        backward.append([r["id"] for r in board(text)])
+        path = prev_href(text)
+    assert backward[::-1] == forward
+
+
 def test_empty_board_says_so(server, seen):
     text = page(server, "/", seen)
     assert "0 combinations" in text
@@ -246,7 +303,7 @@ def test_model_page_sorts_across_backends_and_hardware(server, seen):
     svg = lxml.html.fromstring(text).xpath("//figure//svg")[0]
     assert svg.get("role") == "img" and "per hardware" in svg.get("aria-label")
     labels = [t.text for t in svg.xpath(".//text[@text-anchor='end']")]
-    assert labels == ["NVIDIA GeForce RTX 4090", "M3 Ultra", "M3 Pro"]
+    assert labels == ["RTX 4090", "M3 Ultra", "M3 Pro"]   # short names: never cut before the number
     assert "150.0 tok/s" in text and "80.5 tok/s" in text and "25.2 tok/s" in text
     # Filters narrow the list; the cluster link of the run page works.
     assert [r["id"] for r in only_table(page(server, "/m/qwen2-5-7b-instruct?hw=m3-ultra", seen))] == [ids[0], ids[3]]
@@ -283,12 +340,20 @@ def test_model_page_pages_45_runs_in_3_pages(server, seen):
     while path:
         text = page(server, path, seen)
         html_seen += only_table(text)
-        path = next_href(text)
+        last, path = text, next_href(text)
         if pages:
             assert "First page" in text
         pages += 1
     assert pages == 3
     assert [r["id"] for r in html_seen] == [r["id"] for r in acc]
+    # Back with rel="prev" from the last page: the same pages in reverse,
+    # ties of equal decode included; page one has no Previous link.
+    back, path = [r["id"] for r in only_table(last)], prev_href(last)
+    while path:
+        text = page(server, path, seen)
+        back = [r["id"] for r in only_table(text)] + back
+        path = prev_href(text)
+    assert back == [r["id"] for r in acc]
 
 
 def test_model_page_keeps_digests_apart(server, seen):
@@ -307,10 +372,10 @@ def test_model_page_keeps_digests_apart(server, seen):
     assert [bar["decode_tok_s"] for bar in m["chart"]["bars"]] == [12.0]
     text = page(server, "/m/llama-3-3-70b-instruct", seen)
     assert ids[3] not in [r["id"] for r in only_table(text)]
-    assert "Q4_K_M" in text and "30.0 tok/s" not in text
+    assert "Q4_K_M" in text and "30.0 tok/s</text>" not in text   # not in the bar chart
     text = page(server, "/m/llama-3-3-70b-instruct?digest=" + b, seen)
     assert [r["id"] for r in only_table(text)] == [ids[3]]
-    assert "30.0 tok/s" in text and "12.0 tok/s" not in text
+    assert "30.0 tok/s</text>" in text and "12.0 tok/s</text>" not in text
     page(server, "/m/llama-3-3-70b-instruct?digest=sha256:" + "c" * 64, seen, 404)
     page(server, "/m/llama-3-3-70b-instruct?digest=md5:abc", seen, 400)
 
@@ -348,8 +413,8 @@ def test_digest_counts_follow_uploads_and_rulings(server, seen):
     assert digest_rows(server, slug) == ([(b, 3, 40.0, "Q5_K_M", "gguf"), (a, 3, 30.0, "4bit", "mlx")], b)
     text = page(server, "/m/" + slug, seen)
     items = [li.text_content() for li in lxml.html.fromstring(text).xpath("//h2[.='Weights files']/following-sibling::ul[1]/li")]
-    assert "3 runs, fastest 40 tok/s" in items[0] and "Q5_K_M" in items[0]
-    assert "3 runs, fastest 30 tok/s" in items[1]
+    assert "3 runs, fastest 40.0 tok/s" in items[0] and "Q5_K_M" in items[0]
+    assert "3 runs, fastest 30.0 tok/s" in items[1]
     # A moderator upholds a dispute on it: one run fewer, the next best.
     rule(server, fast, "upheld")
     assert digest_rows(server, slug) == ([(a, 3, 30.0, "4bit", "mlx"), (b, 2, 25.0, "Q4_K_M", "gguf")], a)
@@ -400,8 +465,11 @@ def test_hw_model_list_pages(server, seen):
     while path:
         text = page(server, path, seen)
         acc += only_table(text)
-        path = next_href(text)
+        last, path = text, next_href(text)
     assert [r["id"] for r in acc] == list(reversed(ids))
+    prev = prev_href(last)
+    assert prev and "model=many" in prev
+    assert [r["id"] for r in only_table(page(server, prev, seen))] == list(reversed(ids))[:20]
 
 
 # ---- what counts ----
@@ -630,7 +698,7 @@ def test_json_and_html_agree(server, seen):
     assert [r["id"] for r in got] == [r["id"] for r in j["list"]["runs"]]
     for row, run in zip(got, j["list"]["runs"]):
         assert row["decode"] == run["decode_tok_s"]
-        assert ("%g" % run["prefill_tok_s"]) in row["text"]
+        assert fig(run["prefill_tok_s"]) in row["text"]
         assert run["hardware"]["name"] in row["text"] and run["backend"]["name"] in row["text"]
     h = server.get("/hw/m3-pro.json").json()
     text = page(server, "/hw/m3-pro", seen)

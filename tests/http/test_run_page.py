@@ -39,6 +39,10 @@ def page(server, rid, tmp_path, validate=True):
 
 
 def text_of(el):
+    """The text of el, without the glossary markers ("?") beside headers."""
+    el = copy.deepcopy(el)
+    for gl in el.xpath('.//a[@class="gl"]'):
+        gl.drop_tree()
     return " ".join(el.text_content().split())
 
 
@@ -108,21 +112,28 @@ def test_every_workload_is_laid_out(server, tmp_path):
     heads = [text_of(th) for th in chat.xpath(".//thead/th|.//thead/tr/th")]
     assert heads == ["Measure", "chat-short W1", "chat-long W2"]
 
-    # W3: a chart of decode and prefill against context length, and its points.
-    w3 = chart_in(r.text, "context length")
+    # W3: decode and prefill against context length, each in its own panel
+    # on its own y axis (on one axis prefill flattens decode), and the points.
+    w3 = chart_in(r.text, "Decode speed by context length")
     assert w3.get("role") == "img" and w3.get("aria-label") == w3.find(SVG_NS + "title").text
     assert svg_texts(w3, "x") == ["32K", "64K", "128K", "context length (tokens, log scale)"]
-    assert "tokens per second" in svg_texts(w3, "axis-label")
-    assert svg_texts(w3, "legend") == ["decode tok/s", "prefill tok/s"]
+    assert "decode tok/s" in svg_texts(w3, "axis-label")
+    assert svg_texts(w3, "legend") == []
     assert svg_texts(w3, "y")[0] == "0"
-    assert len(list(w3.iter(SVG_NS + "circle"))) == 3 + 1      # points + legend
+    assert len(list(w3.iter(SVG_NS + "circle"))) == 3          # the points, no legend
     assert len([e for e in w3.iter(SVG_NS + "title") if "80.1" in e.text]) == 1
+    top = max(float(t.replace(",", "")) for t in svg_texts(w3, "y") if re.fullmatch(r"[\d,.]+", t))
+    assert top < 2 * 80.1, "the decode axis is scaled for prefill: %s" % top
+    w3p = chart_in(r.text, "Prefill speed by context length")
+    assert "prefill tok/s" in svg_texts(w3p, "axis-label")
+    assert len([e for e in w3p.iter(SVG_NS + "title") if "546" in e.text]) == 1
     assert cells(section(doc, "long-context"))[0] == ["32,768", "256", "60,000", "546.0", "80.1"]
 
     # W4: aggregate and per-stream against batch size; the streams ran serially.
     w4 = chart_in(r.text, "batch size")
     assert svg_texts(w4, "ticks")[-5:] == ["1", "2", "4", "8", "16"]
-    assert svg_texts(w4, "legend") == ["aggregate tok/s", "per-stream tok/s"]
+    assert "aggregate tok/s" in svg_texts(w4, "axis-label")
+    assert "per-stream tok/s" in svg_texts(chart_in(r.text, "Per-stream"), "axis-label")
     assert "batch size (streams, log scale)" in svg_texts(w4, "axis-label")
     conc = section(doc, "concurrency")
     note = conc.xpath('.//*[@id="serial-note"]')
@@ -147,6 +158,13 @@ def test_every_workload_is_laid_out(server, tmp_path):
     assert doc.xpath("//title")[0].text == "Qwen3-Coder-30B-A3B-Instruct on M3 Ultra \u00b7 llm-speed"
 
 
+def readable_date(ts):
+    """An RFC 3339 timestamp as the pages write it (numfmt_date): "30 Nov 2026"."""
+    import datetime
+    d = datetime.date.fromisoformat(ts[:10])
+    return "%d %s %d" % (d.day, d.strftime("%b"), d.year)
+
+
 def test_provenance_signature_and_account(server, tmp_path):
     token = server.account("bob-the-benchmarker")
     key = new_key("Ed25519")
@@ -163,8 +181,10 @@ def test_provenance_signature_and_account(server, tmp_path):
         "CPU": "Apple M3 Ultra, 32 cores", "RAM": "512 GB", "GPU": "Apple M3 Ultra, 512 GB memory",
         "Operating system": "macOS 15", "Fingerprint hash": "3f9a0c11d2e4b5a6",
         "Backend": "mlx 0.31.3", "Client": "llm-speed 1.4.0", "Suite": "suite-v1",
-        "Measured": payload["created_at"] + " (as signed by the client)",
+        "Measured": readable_date(payload["created_at"]) + " (as signed by the client)",
         "Received": setup["Received"], "Account": "bob-the-benchmarker"}
+    # The date is written for people; the exact instant is in <time datetime>.
+    assert section(doc, "setup").xpath(".//time/@datetime")[0] == payload["created_at"]
     sig = section(doc, "signature")
     assert facts(sig)["Key thumbprint"] == key.thumbprint()
     assert facts(sig)["Algorithm"] == "EdDSA"
@@ -202,7 +222,9 @@ def test_serial_notice_only_for_serial_runs(server, tmp_path):
     assert doc.xpath('//*[@id="serial-note"]') == []
     assert "one after another" not in r.text and "serially" not in r.text
     w4 = chart_in(r.text, "batch size")
-    assert w4.find(SVG_NS + "title").text == "Throughput by batch size"
+    assert w4.find(SVG_NS + "title").text == "Aggregate throughput by batch size"
+    # Aggregate and per-stream each get their own panel and y axis.
+    assert chart_in(r.text, "Per-stream").find(SVG_NS + "title").text == "Per-stream speed by batch size"
 
     rid2 = upload_ok(server)["id"]      # serial: true
     r2, doc2 = page(server, rid2, tmp_path, validate=False)

@@ -1,0 +1,60 @@
+/* textcut.c: long names shortened at a code point, ended with "…". */
+#include "util/textcut.h"
+
+#include <string.h>
+#include <strings.h>
+
+/* The width of byte c of s as escaped in HTML; 0 for the continuation
+ * bytes of a code point. */
+static size_t width(unsigned char c)
+{
+	if ((c & 0xc0) == 0x80)
+		return 0;
+	return c == '&' || c == '\'' ? 5 : c == '"' ? 6 : c == '<' || c == '>' ? 4 : 1;
+}
+
+void textcut(struct buf *out, const char *s, size_t max)
+{
+	size_t i, w = 0, cut = 0;
+
+	for (i = 0; s[i]; i++) {
+		w += width((unsigned char)s[i]);
+		if (w < max && width((unsigned char)s[i + 1]))
+			cut = i + 1;   /* the text up to here still fits with "…" */
+	}
+	if (w <= max) {
+		buf_add(out, s, i);
+		return;
+	}
+	buf_add(out, s, cut);
+	buf_puts(out, "\xe2\x80\xa6");
+}
+
+size_t textcut_hw(const char *s, size_t n, size_t *len)
+{
+	static const char *const vendors[] = { "nvidia", "geforce", "amd", "intel", "apple" };
+	size_t at = 0, w, i;
+
+	for (;;) {
+		while (at < n && s[at] == ' ')
+			at++;
+		for (w = 0; at + w < n && s[at + w] != ' '; w++)
+			;
+		if (at + w == n)
+			break;   /* the last word always stays */
+		for (i = 0; i < sizeof vendors / sizeof vendors[0]; i++)
+			if (w == strlen(vendors[i]) && !strncasecmp(s + at, vendors[i], w))
+				break;
+		if (i == sizeof vendors / sizeof vendors[0])
+			break;
+		at += w;
+	}
+	while (n > at && s[n - 1] == ' ')
+		n--;
+	if (n - at > 4 && !strncasecmp(s + n - 4, " gpu", 4))
+		n -= 4;
+	while (n > at && s[n - 1] == ' ')
+		n--;
+	*len = n - at;
+	return at;
+}

@@ -1,0 +1,126 @@
+// Every page kind at phone (390 px) and desktop (1280 px) width: no sideways overflow, no text under 11 px, axe-core clean at WCAG 2.1 AA; screenshots kept under build/.
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+
+import { launch } from './browser.mjs';
+import { ROOT, startServer } from './server.mjs';
+
+const require = createRequire(import.meta.url);
+const AXE = require.resolve('axe-core/axe.min.js');
+const SHOTS = join(process.env.BUILD || join(ROOT, 'build'), 'browser-shots');
+const MIN_PX = 11;
+
+let server;
+let browser;
+let paths;
+
+/* One path per page kind, found from the home page's links. */
+async function pageKinds(url) {
+	const home = await (await fetch(url + '/')).text();
+	const first = (prefix) => home.match(new RegExp(`href="(/${prefix}/[^"?#]+)`))?.[1];
+	const run = first('r'), model = first('m'), hw = first('hw');
+	assert.ok(run && model && hw, 'the home page links to no run, model or hardware page');
+	return ['/', run, model, hw, '/outliers', '/disputes', '/glossary', '/methodology', '/privacy',
+		'/api', '/fit?hw=m3-ultra', '/explain/quantization', '/no-such-page'];
+}
+
+before(async () => {
+	server = await startServer();
+	browser = await launch();
+	paths = await pageKinds(server.url);
+	// A dispute thread, so /disputes has a table to lay out.
+	const post = await fetch(`${server.url}/api/v1/runs/${paths[1].slice(3)}/disputes`, {
+		method: 'POST', headers: { 'Content-Type': 'application/json' },
+		body: JSON.stringify({ author: 'a reader with a rather long name', body: 'These figures look too good for this card.' }),
+	});
+	assert.equal(post.status, 201, await post.text());
+	mkdirSync(SHOTS, { recursive: true });
+});
+
+after(async () => {
+	await browser?.close();
+	await server?.stop();
+});
+
+/* What sticks out of the window sideways, and the text drawn smaller than
+ * MIN_PX (an SVG's text at its drawn size, after the drawing is scaled). */
+function measure(minPx) {
+	const w = window.innerWidth;
+	const wide = [...document.querySelectorAll('body *')]
+		.filter((e) => e.getBoundingClientRect().right > w + 1 && !e.closest('.table-wrap, .skip'))
+		.slice(0, 5)
+		.map((e) => `${e.tagName.toLowerCase()}.${e.getAttribute('class') || ''} right=${Math.round(e.getBoundingClientRect().right)}`);
+	const small = [];
+	for (const e of document.querySelectorAll('body *')) {
+		const text = [...e.childNodes].filter((n) => n.nodeType === 3).map((n) => n.textContent).join('').trim();
+		if (!text || e.closest('title, style, script, .skip')) continue;
+		const r = e.getBoundingClientRect();
+		if (!r.width || !r.height) continue;
+		let px = parseFloat(getComputedStyle(e).fontSize);
+		const svg = e.closest('svg');
+		if (svg && e.getScreenCTM) {
+			const m = e.getScreenCTM();
+			if (m) px *= Math.hypot(m.a, m.b);
+		}
+		if (px < minPx - 0.05) small.push(`${e.tagName.toLowerCase()} "${text.slice(0, 30)}" ${px.toFixed(1)}px`);
+	}
+	// Tables that scroll inside their wrapper (fine on a phone, not on a wide screen).
+	const scrolled = [...document.querySelectorAll('.table-wrap')]
+		.filter((e) => e.scrollWidth > e.clientWidth + 1)
+		.map((e) => `${e.querySelector('caption')?.textContent || e.querySelector('th')?.textContent} (${e.scrollWidth}px in ${e.clientWidth}px)`);
+	return { scroll: document.documentElement.scrollWidth, inner: w, wide, small: small.slice(0, 8), scrolled };
+}
+
+for (const [width, scheme] of [[390, 'light'], [1280, 'light'], [390, 'dark'], [1280, 'dark']]) {
+	describe(`${width} px, ${scheme}`, () => {
+		let context;
+		before(async () => {
+			// axe is injected as a script, which the site's CSP rightly refuses.
+			context = await browser.newContext({ viewport: { width, height: 844 }, colorScheme: scheme, bypassCSP: true });
+		});
+		after(async () => { await context.close(); });
+
+		test('every page kind: fits, readable, axe-clean', async (t) => {
+			for (const path of paths) {
+				await t.test(path, async () => {
+					const page = await context.newPage();
+					try {
+						await page.goto(server.url + path, { waitUntil: 'load' });
+						await page.screenshot({ path: join(SHOTS, `${path.replace(/[^a-z0-9]+/gi, '_')}_${width}_${scheme}.png`), fullPage: true });
+						const m = await page.evaluate(measure, MIN_PX);
+						assert.ok(m.scroll <= m.inner + 1,
+							`${path}: document is ${m.scroll}px wide in a ${m.inner}px window; sticking out: ${m.wide.join(', ')}`);
+						assert.deepEqual(m.small, [], `${path}: text under ${MIN_PX}px`);
+						if (width >= 1280)
+							assert.deepEqual(m.scrolled, [], `${path}: tables scroll sideways on a wide screen`);
+						await page.addScriptTag({ path: AXE });
+						const res = await page.evaluate(() => window.axe.run(document, {
+							runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] },
+						}));
+						const found = res.violations.map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join('; ')}`);
+						assert.deepEqual(found, [], `${path}: axe-core violations`);
+					} finally {
+						await page.close();
+					}
+				});
+			}
+		});
+	});
+}
+
+describe('the badge is a reasonable width', () => {
+	test('at most 400 px for a demo run (424 px before, without the demo mark)', async () => {
+		const page = await browser.newPage();
+		try {
+			const run = paths[1].slice(3);
+			await page.goto(`${server.url}/badge/${run}.svg`);
+			const w = await page.evaluate(() => document.documentElement.getBoundingClientRect().width);
+			assert.ok(w > 100 && w <= 400, `badge is ${w}px wide`);
+		} finally {
+			await page.close();
+		}
+	});
+});
