@@ -31,8 +31,8 @@
 #include "router.h"
 #include "ingest/sample.h"
 #include "render/tmpl.h"
-#include "tlog/tlog_signer.h"
-#include "tlog/tlog_store.h"
+#include "store/tlog_signer.h"
+#include "store/tlog_store.h"
 
 /* Every setting: its flag, its environment variable, its default. */
 static const char usage[] =

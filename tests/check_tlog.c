@@ -1,5 +1,5 @@
 /* check_tlog.c: the transparency log's tree, proofs, tile paths and notes
- * (server/tlog/tlog.c), its SQLite store (tlog_store.c) and its signer's refusal
+ * (server/util/tlog.c), its SQLite store (tlog_store.c) and its signer's refusal
  * to fork (tlog_signer.c), against hashes made by Go's sumdb/tlog
  * (tests/vectors/tlog_go.txt) and RFC 6962's worked examples. */
 #include <sodium.h>
@@ -10,9 +10,9 @@
 #include "check_util.h"
 #include "store/db.h"
 #include <sqlite3.h>
-#include "tlog/tlog.h"
-#include "tlog/tlog_signer.h"
-#include "tlog/tlog_store.h"
+#include "util/tlog.h"
+#include "store/tlog_signer.h"
+#include "store/tlog_store.h"
 
 /* ---- an in-memory tree: every complete subtree hash, by level ---- */
 

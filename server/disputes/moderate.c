@@ -11,7 +11,7 @@
 #include "http/cache.h"
 #include "store/defer.h"
 #include "store/outlier.h"
-#include "tlog/tlog_store.h"
+#include "store/tlog_store.h"
 #include "util/timefmt.h"
 
 static const char sql_run_cluster[] =

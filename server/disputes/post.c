@@ -14,7 +14,7 @@
 #include "http/form.h"
 #include "ingest/jws.h"
 #include "store/defer.h"
-#include "tlog/tlog_store.h"
+#include "store/tlog_store.h"
 #include "util/timefmt.h"
 
 #define MSG_POSTS_LIMITED "Too many dispute posts from this address; wait for the time in Retry-After (a minute at most) and post again."

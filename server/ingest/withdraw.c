@@ -12,7 +12,7 @@
 #include "store/defer.h"
 #include "store/outlier.h"
 #include "store/run_store.h"
-#include "tlog/tlog_store.h"
+#include "store/tlog_store.h"
 #include "util/timefmt.h"
 
 static const char sql_lookup[] =

@@ -7,8 +7,8 @@
 #include "app.h"
 #include "store/db.h"
 #include "pages/page.h"
-#include "tlog/tlog_signer.h"
-#include "tlog/tlog_store.h"
+#include "store/tlog_signer.h"
+#include "store/tlog_store.h"
 
 /* A full tile never changes; a partial tile and the checkpoint are
  * superseded within seconds. */

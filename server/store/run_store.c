@@ -10,7 +10,7 @@
 #include "store/outlier.h"
 #include "util/sha256.h"
 #include "util/timefmt.h"
-#include "tlog/tlog_store.h"
+#include "store/tlog_store.h"
 
 /* The same bytes, or the same payload signed by the same key (an ES256
  * signature's (r, n - s) twin, or any re-signature): the oldest such run. */

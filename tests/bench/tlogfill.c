@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "store/db.h"
-#include "tlog/tlog_store.h"
+#include "store/tlog_store.h"
 
 #define BATCH 20000
 

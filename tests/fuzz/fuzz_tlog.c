@@ -1,5 +1,5 @@
 /* fuzz_tlog.c: libFuzzer target for what the transparency log parses
- * (server/tlog/tlog.c): tile paths from URLs, checkpoints and signed notes read
+ * (server/util/tlog.c): tile paths from URLs, checkpoints and signed notes read
  * back from disk.  A tile path that parses formats back to the same bytes
  * (there is one spelling of each tile); a checkpoint's parse stays within
  * its buffers; no note verifies under a key that signed nothing. */
@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "util/buf.h"
-#include "tlog/tlog.h"
+#include "util/tlog.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

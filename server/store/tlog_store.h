@@ -10,7 +10,7 @@
 
 #include "util/buf.h"
 #include "store/db.h"
-#include "tlog/tlog.h"
+#include "util/tlog.h"
 
 /* What an entry records. */
 enum tlog_kind {

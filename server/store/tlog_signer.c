@@ -1,5 +1,5 @@
 /* tlog_signer.c: the log key, the last published checkpoint and the thread that signs new ones. */
-#include "tlog/tlog_signer.h"
+#include "store/tlog_signer.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "util/log.h"
-#include "tlog/tlog_store.h"
+#include "store/tlog_store.h"
 
 struct tlog_signer {
 	struct db *db;

@@ -18,7 +18,7 @@
 
 #include "util/buf.h"
 #include "store/db.h"
-#include "tlog/tlog.h"
+#include "util/tlog.h"
 
 #define TLOG_SIGN_INTERVAL_MS 500
 

@@ -1,5 +1,5 @@
 /* tlog_store.c: the transparency log's entries and subtree hashes in SQLite. */
-#include "tlog/tlog_store.h"
+#include "store/tlog_store.h"
 
 #include <sodium.h>
 #include <stdio.h>

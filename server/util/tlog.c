@@ -1,5 +1,5 @@
 /* tlog.c: RFC 6962 Merkle tree hashing and proofs, tlog-tiles paths and signed-note checkpoints. */
-#include "tlog/tlog.h"
+#include "util/tlog.h"
 
 #include <sodium.h>
 #include <stdio.h>
