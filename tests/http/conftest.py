@@ -107,6 +107,14 @@ class Server:
             time.sleep(0.05)
         return self.get("/log/checkpoint").text
 
+    def wait_logged(self, rid):
+        """Waits (up to 10 s) until a signed checkpoint covers run rid, so
+        its page and JSON (which carry the inclusion proof) stop changing."""
+        deadline = time.time() + 10
+        while self.get("/r/%s.json" % rid).json()["log"].get("inclusion_proof") is None:
+            assert time.time() < deadline, "run %s was not logged" % rid
+            time.sleep(0.05)
+
     def account(self, name):
         """Creates an account with the CLI; returns its token."""
         out = subprocess.run([BIN, "--db", self.db, "--assets", ROOT, "account", "add", name],

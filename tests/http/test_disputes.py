@@ -251,10 +251,7 @@ def test_made_up_form_token_does_not_drop_the_cached_page(server):
     rid, _ = upload(server)
     # A checkpoint signed while the page renders keeps that render out of
     # the cache (its data may have moved); wait until the log covers the run.
-    for _ in range(100):
-        if server.get("/r/%s.json" % rid).json()["log"].get("inclusion_proof") is not None:
-            break
-        time.sleep(0.05)
+    server.wait_logged(rid)
     token = form_token(server, rid)   # the page is cached now
     # Change the run behind the server's back: only a fresh render shows it.
     con = sqlite3.connect(server.db, timeout=10)

@@ -244,8 +244,11 @@ def cache_status(resp):
 
 
 def upload_run(front):
+    """Uploads a run and waits until the log covers it: its JSON carries
+    the inclusion proof from then on, so every copy compared is the same."""
     r = front.upload()
     assert r.status_code == 201, r.text
+    front.server.wait_logged(r.json()["id"])
     return r.json()["id"]
 
 
