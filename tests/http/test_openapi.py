@@ -374,7 +374,9 @@ def test_twins_match_spec(server):
                            ("/hw/%s.csv" % hw, "/hw/{slug}.csv"),
                            ("/outliers.json", "/outliers.json"), ("/outliers.csv", "/outliers.csv"),
                            ("/disputes.json", "/disputes.json"), ("/disputes.csv", "/disputes.csv"),
-                           ("/disputes.csv?page=0", "/disputes.csv")):
+                           ("/disputes.csv?page=0", "/disputes.csv"),
+                           ("/models.csv", "/models.csv"), ("/models.csv?cursor=x", "/models.csv"),
+                           ("/hardware.csv?sort=name", "/hardware.csv")):
         check(server.get(path), "GET", template)
 
 
