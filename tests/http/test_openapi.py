@@ -212,6 +212,9 @@ def test_upload_and_read_routes_answer_as_described(server):
     check(server.get("/m/%s.json" % mslug, headers={"If-None-Match": page.headers["ETag"]}),
           "GET", "/m/{slug}.json")
     check(server.get("/m/" + mslug), "GET", "/m/{slug}")
+    for sort in ("prefill", "ttft", "date", "x"):
+        check(server.get("/m/%s.json" % mslug, params={"sort": sort}), "GET", "/m/{slug}.json")
+    check(server.get("/m/%s.csv" % mslug, params={"sort": "ttft"}), "GET", "/m/{slug}.csv")
 
     hw = check(server.get("/hw/%s.json" % hslug), "GET", "/hw/{slug}.json")
     assert hw["model"] is None and hw["sections"]["total"] == 1
