@@ -221,6 +221,9 @@ def test_upload_and_read_routes_answer_as_described(server):
     one = check(server.get("/hw/%s.json" % hslug, params={"model": mslug}), "GET", "/hw/{slug}.json")
     assert one["list"]["count"] == 2 and "sections" not in one
     check(server.get("/hw/rtx-4090.json"), "GET", "/hw/{slug}.json")
+    for params in ({"sort": "ttft"}, {"sort": "date", "model": mslug}, {"sort": "x"}):
+        check(server.get("/hw/%s.json" % hslug, params=params), "GET", "/hw/{slug}.json")
+    check(server.get("/hw/%s.csv" % hslug, params={"sort": "prefill"}), "GET", "/hw/{slug}.csv")
     check(server.get("/hw/" + hslug), "GET", "/hw/{slug}")
 
     badge = check(server.get("/badge/%s.json" % rid), "GET", "/badge/{id}.json")
