@@ -48,9 +48,35 @@ static const char sql_up[] =
 	"WHERE suite_version = ?1 AND hw_slug = ?2 AND model_slug = ?3 AND status = 'ok' "
 	"AND (decode_tok_s, id) >= (?4, ?5) ORDER BY decode_tok_s, id LIMIT 1 OFFSET ?6";
 
-const char *const page_hw_sql[] = {
-	sql_name, sql_sections, sql_count, sql_model_name, sql_list, sql_up, NULL
+/* ?sort= other than decode: the best run per model and backend on this
+ * hardware (board_sort, migration 0012) in that order, after the cursor
+ * ?4/?5; by board_sort_<sort>_hw (0012), or with ?model= (?3) by 0014's
+ * board_sort_model_<sort>, which reads only that model's summary rows.
+ * Each selects the sort key and the run id; TTFT ascends, the rest
+ * descend. */
+#define SORTED(col, where, cmp, dir) \
+	"SELECT " col ", best_id FROM board_sort WHERE suite_version = ?1 AND hw_slug = ?2" where \
+	" AND (" col ", best_id) " cmp " (?4, ?5) ORDER BY " col dir ", best_id" dir " LIMIT ?6"
+#define SORT_SET(col, cmp, dir) { SORTED(col, "", cmp, dir), \
+	SORTED(col, " AND model_slug = ?3", cmp, dir) }
+static const char sql_sorted[3][2][300] = {
+	SORT_SET("sort_prefill", "<", " DESC"),
+	SORT_SET("sort_ttft", ">", ""),
+	SORT_SET("sort_date", "<", " DESC"),
 };
+static const char sql_run_by_id[] =
+	"SELECT " BROWSE_RUN_COLS " FROM runs WHERE id = ?";
+
+const char *const page_hw_sql[] = {
+	sql_name, sql_sections, sql_count, sql_model_name, sql_list, sql_up,
+	sql_sorted[0][0], sql_sorted[0][1], sql_sorted[1][0], sql_sorted[1][1],
+	sql_sorted[2][0], sql_sorted[2][1], sql_run_by_id, NULL
+};
+
+/* ?sort=: the page's order. */
+enum sort { SORT_DECODE, SORT_PREFILL, SORT_TTFT, SORT_DATE };
+static const char *const sort_keys[] = { "decode", "prefill", "ttft", "date" };
+static const char *const sort_labels[] = { "Decode", "Prefill", "Time to first token", "Date received" };
 
 /* A model's best run on this hardware. */
 struct section {
@@ -66,6 +92,7 @@ struct hpage {
 	json_t *m;
 	struct section *s;         /* the page's sections, and one more */
 	size_t n;
+	enum sort sort;
 };
 
 static int db_fail(struct hpage *p)
@@ -287,6 +314,123 @@ static int load_model_list(struct hpage *p)
 	return 0;
 }
 
+/* ?sort= into p->sort; -1 with a 400 when unknown. */
+static int take_sort(struct hpage *p)
+{
+	const char *v = http_query(p->b.r, "sort");
+	int i;
+
+	p->sort = SORT_DECODE;
+	if (!v || !*v)
+		return 0;
+	for (i = 0; i < 4; i++)
+		if (!strcmp(v, sort_keys[i])) {
+			p->sort = (enum sort)i;
+			return 0;
+		}
+	return browse_error(&p->b, 400, "The sort= argument must be decode, prefill, ttft or date.");
+}
+
+/* The sort links: [{key, label, href, selected}]. */
+static json_t *sort_links(struct hpage *p)
+{
+	json_t *a = json_array();
+	int i;
+
+	for (i = 0; i < 4; i++)
+		json_array_append_new(a, json_pack("{s:s, s:s, s:o, s:b}", "key", sort_keys[i],
+			"label", sort_labels[i], "href", browse_link(&p->b, "/hw/", p->slug,
+			"model", p->b.model, "sort", i ? sort_keys[i] : NULL, NULL),
+			"selected", (int)p->sort == i));
+	return a;
+}
+
+/* Appends run id to a as browse_run() shows it; -1 on error. */
+static int add_run(struct hpage *p, json_t *a, const char *id)
+{
+	sqlite3_stmt *st = db_stmt(p->b.c, sql_run_by_id);
+	int rc;
+
+	if (!st)
+		return -1;
+	db_bind_text(st, 1, id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		json_array_append_new(a, browse_run(&p->b, st));
+	sqlite3_reset(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* A link to the sorted list after cursor cur (NULL: its first page). */
+static json_t *sorted_link(struct hpage *p, const char *cur)
+{
+	return browse_link(&p->b, "/hw/", p->slug, "model", p->b.model,
+			   "sort", sort_keys[p->sort], "after", cur, NULL);
+}
+
+/* With a sort other than decode: one page of the best run per model and
+ * backend here (of ?model= only, when given) in that order, as
+ * browse_list()'s object; the cursor is the last row's figure and run id. */
+static int load_sorted(struct hpage *p)
+{
+	sqlite3_stmt *st = db_stmt(p->b.c, sql_sorted[p->sort - 1][p->b.model != NULL]);
+	json_t *runs = json_array(), *list, *model = NULL;
+	char ids[BROWSE_PAGE][16], cur[80];
+	double last = 0;
+	int n = 0, more = 0, rc, i;
+
+	if (p->b.model && !(model = model_block(p, p->b.model))) {
+		json_decref(runs);
+		return browse_error(&p->b, 404, "There are no runs of model %s on %s in %s; leave out ?model= to see every model on this hardware.",
+				    p->b.model, p->slug, p->b.suite);
+	}
+	if (!st || !runs)
+		goto fail;
+	db_bind_text(st, 1, p->b.suite);
+	db_bind_text(st, 2, p->slug);
+	if (p->b.model)
+		db_bind_text(st, 3, p->b.model);
+	browse_bind_after(&p->b, st, 4);
+	if (p->sort == SORT_TTFT && !p->b.has_after) {   /* ascending: start below all */
+		sqlite3_bind_double(st, 4, -HUGE_VAL);
+		db_bind_text(st, 5, "");
+	}
+	sqlite3_bind_int(st, 6, BROWSE_PAGE + 1);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (n == BROWSE_PAGE) {
+			more = 1;
+			break;
+		}
+		last = sqlite3_column_double(st, 0);
+		snprintf(ids[n++], sizeof ids[0], "%s", (const char *)sqlite3_column_text(st, 1));
+	}
+	sqlite3_reset(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		goto fail;
+	for (i = 0; i < n; i++)
+		if (add_run(p, runs, ids[i]) < 0)
+			goto fail;
+	if (more)
+		browse_cursor(cur, sizeof cur, last, ids[n - 1]);
+	list = json_pack("{s:o, s:i, s:o, s:o, s:b}", "runs", runs,
+		"count", (int)json_array_size(runs),
+		"next", more ? sorted_link(p, cur) : json_null(),
+		"first", p->b.has_after ? sorted_link(p, NULL) : json_null(),
+		"paged", more || p->b.has_after);
+	if (!list) {
+		json_decref(model);
+		return browse_error(&p->b, 503, MSG_NOMEM);
+	}
+	json_object_set_new(p->m, "model", model ? model : json_null());
+	json_object_set_new(p->m, "list", list);
+	json_object_set_new(p->m, "models", json_array());
+	return 0;
+fail:
+	json_decref(runs);
+	json_decref(model);
+	return db_fail(p);
+}
+
 /* The view model of /hw/<slug>, or NULL with p->b's failure set. */
 static json_t *hw_model(struct hpage *p, struct req *r)
 {
@@ -297,11 +441,17 @@ static json_t *hw_model(struct hpage *p, struct req *r)
 		browse_error(&p->b, 404, "Hardware pages are named by slug: lowercase letters and digits joined by single hyphens, like /hw/m3-ultra.");
 		return NULL;
 	}
-	p->m = json_pack("{s:s, s:s, s:n, s:n}", "suite_version", p->b.suite, "slug", p->slug,
-			 "model", "list");
+	if (take_sort(p) < 0)
+		return NULL;
+	p->m = json_pack("{s:s, s:s, s:n, s:n, s:s, s:b, s:o}", "suite_version", p->b.suite,
+			 "slug", p->slug, "model", "list", "sort", sort_keys[p->sort],
+			 "sorted_groups", p->sort != SORT_DECODE,
+			 "sort_param", p->sort ? json_string(sort_keys[p->sort]) : json_null());
 	if (!p->m || load_name(p) < 0 ||
-	    (p->b.model ? load_model_list(p) : load_sections(p)) < 0)
+	    (p->sort != SORT_DECODE ? load_sorted(p) :
+	     p->b.model ? load_model_list(p) : load_sections(p)) < 0)
 		goto fail;
+	json_object_set_new(p->m, "sorts", sort_links(p));
 	json_object_set_new(p->m, "title", browse_title(json_string_value(
 		json_object_get(json_object_get(p->m, "hardware"), "name"))));
 	json_object_set_new(p->m, "suites", browse_suites(&p->b, "/hw/", p->slug));
@@ -315,7 +465,7 @@ fail:
 }
 
 /* GET /hw/<slug>: 200 with the page; 404 for an invalid or unknown slug,
- * ?suite= or ?model=; 400 for a malformed argument. */
+ * ?suite= or ?model=; 400 for a malformed argument (sort= included). */
 enum MHD_Result page_hw(struct req *r)
 {
 	enum MHD_Result ret;
@@ -327,7 +477,8 @@ enum MHD_Result page_hw(struct req *r)
 		return browse_fail(&p.b);
 	/* The hardware and model columns would repeat the headings: the runs
 	 * are grouped under their model. */
-	json_object_set_new(p.m, "cols", json_pack("{s:b, s:b}", "model", 0, "hw", 0));
+	json_object_set_new(p.m, "cols", json_pack("{s:b, s:b}", "model",
+		p.sort != SORT_DECODE && !p.b.model, "hw", 0));
 	return browse_send(&p.b, "hw", p.m);
 }
 

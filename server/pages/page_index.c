@@ -194,7 +194,8 @@ static json_t *sorts(const struct ipage *p)
 	return a;
 }
 
-/* GET /models, /hardware and their .json: 200 with the list; 400 for a
+/* GET /models, /hardware and their .json and .csv (the rows: slug, name,
+ * runs, best decode, best run id and url): 200 with the list; 400 for a
  * malformed sort= or cursor=; 404 for an unknown suite. */
 static enum MHD_Result index_answer(struct req *r, const struct kind *k)
 {

@@ -76,11 +76,35 @@ static const char sql_up_hw[] = UP_COLS " AND hw_slug = ?7" UP_TAIL;
 static const char sql_up_be[] = UP_COLS " AND backend_name = ?8" UP_TAIL;
 static const char sql_up_hw_be[] = UP_COLS " AND hw_slug = ?7 AND backend_name = ?8" UP_TAIL;
 
+/* ?sort= other than decode: the model's best run per hardware and
+ * backend (board_sort, migration 0012, across its digests) in that order,
+ * after the cursor ?4/?5, within the filters ?7 (hardware) and ?8
+ * (backend), by migration 0014's index for the sort: the filters read only
+ * the model's summary rows.  Each selects the sort key and the run id;
+ * TTFT ascends, the rest descend. */
+#define SORTED(col, cmp, dir) \
+	"SELECT " col ", best_id FROM board_sort WHERE suite_version = ?1 AND model_slug = ?2 " \
+	"AND (?7 IS NULL OR hw_slug = ?7) AND (?8 IS NULL OR backend_name = ?8) " \
+	"AND (" col ", best_id) " cmp " (?4, ?5) ORDER BY " col dir ", best_id" dir " LIMIT ?6"
+static const char sql_sorted[3][360] = {
+	SORTED("sort_prefill", "<", " DESC"),
+	SORTED("sort_ttft", ">", ""),
+	SORTED("sort_date", "<", " DESC"),
+};
+static const char sql_run_by_id[] =
+	"SELECT " BROWSE_RUN_COLS " FROM runs WHERE id = ?";
+
 const char *const page_model_sql[] = {
 	sql_name, sql_digests, sql_digest_one, sql_hw_next, sql_hw_best,
 	sql_hw_best_be, sql_be_next, sql_list, sql_list_hw, sql_list_be,
-	sql_list_hw_be, sql_up, sql_up_hw, sql_up_be, sql_up_hw_be, NULL
+	sql_list_hw_be, sql_up, sql_up_hw, sql_up_be, sql_up_hw_be,
+	sql_sorted[0], sql_sorted[1], sql_sorted[2], sql_run_by_id, NULL
 };
+
+/* ?sort=: the run list's order. */
+enum sort { SORT_DECODE, SORT_PREFILL, SORT_TTFT, SORT_DATE };
+static const char *const sort_keys[] = { "decode", "prefill", "ttft", "date" };
+static const char *const sort_labels[] = { "Decode", "Prefill", "Time to first token", "Date received" };
 
 /* One model page being built. */
 struct mpage {
@@ -88,6 +112,7 @@ struct mpage {
 	const char *slug;
 	const char *digest;      /* the digest shown, owned by m; NULL: none */
 	json_t *m;               /* the view model */
+	enum sort sort;
 	int has_dafter;          /* ?digests_after= gave the digest list's cursor */
 	long long dafter_runs;
 	double dafter_decode;
@@ -419,17 +444,129 @@ static int add_prev(struct mpage *p, json_t *list)
 	return 0;
 }
 
+/* ?sort= into p->sort; -1 with a 400 when unknown. */
+static int take_sort(struct mpage *p)
+{
+	const char *v = http_query(p->b.r, "sort");
+	int i;
+
+	p->sort = SORT_DECODE;
+	if (!v || !*v)
+		return 0;
+	for (i = 0; i < 4; i++)
+		if (!strcmp(v, sort_keys[i])) {
+			p->sort = (enum sort)i;
+			return 0;
+		}
+	return browse_error(&p->b, 400, "The sort= argument must be decode, prefill, ttft or date.");
+}
+
+/* The sort links of the run list: [{key, label, href, selected}]. */
+static json_t *sort_links(struct mpage *p)
+{
+	json_t *a = json_array();
+	int i;
+
+	for (i = 0; i < 4; i++)
+		json_array_append_new(a, json_pack("{s:s, s:s, s:o, s:b}", "key", sort_keys[i],
+			"label", sort_labels[i], "href", browse_link(&p->b, "/m/", p->slug,
+			"digest", p->digest, "hw", p->b.hw, "backend", p->b.backend,
+			"sort", i ? sort_keys[i] : NULL, NULL), "selected", (int)p->sort == i));
+	return a;
+}
+
+/* Appends the run id to a as browse_run() shows it; -1 on error. */
+static int add_run(struct mpage *p, json_t *a, const char *id)
+{
+	sqlite3_stmt *st = db_stmt(p->b.c, sql_run_by_id);
+	int rc;
+
+	if (!st)
+		return -1;
+	db_bind_text(st, 1, id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		json_array_append_new(a, browse_run(&p->b, st));
+	sqlite3_reset(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* A link to the sorted list after cursor cur (NULL: its first page). */
+static json_t *sorted_link(struct mpage *p, const char *cur)
+{
+	return browse_link(&p->b, "/m/", p->slug, "digest", p->digest, "hw", p->b.hw,
+			   "backend", p->b.backend, "sort", sort_keys[p->sort], "after", cur, NULL);
+}
+
+/* One page of the model's best run per hardware and backend (across its
+ * digests) within the filters, in the order p->sort, as browse_list()'s
+ * object; the cursor is the last row's sort figure and run id.  0, or -1
+ * on a database error. */
+static int load_sorted(struct mpage *p)
+{
+	sqlite3_stmt *st = db_stmt(p->b.c, sql_sorted[p->sort - 1]);
+	json_t *runs = json_array(), *list;
+	char ids[BROWSE_PAGE][16], cur[80];
+	double last = 0;
+	int n = 0, more = 0, rc = SQLITE_ERROR, i;
+
+	if (!st || !runs)
+		goto fail;
+	db_bind_text(st, 1, p->b.suite);
+	db_bind_text(st, 2, p->slug);
+	browse_bind_after(&p->b, st, 4);
+	if (p->sort == SORT_TTFT && !p->b.has_after) {   /* ascending: start below all */
+		sqlite3_bind_double(st, 4, -HUGE_VAL);
+		db_bind_text(st, 5, "");
+	}
+	sqlite3_bind_int(st, 6, BROWSE_PAGE + 1);
+	if (p->b.hw)
+		db_bind_text(st, 7, p->b.hw);
+	if (p->b.backend)
+		db_bind_text(st, 8, p->b.backend);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (n == BROWSE_PAGE) {
+			more = 1;
+			break;
+		}
+		last = sqlite3_column_double(st, 0);
+		snprintf(ids[n++], sizeof ids[0], "%s", (const char *)sqlite3_column_text(st, 1));
+	}
+	sqlite3_reset(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		goto fail;
+	for (i = 0; i < n; i++)
+		if (add_run(p, runs, ids[i]) < 0)
+			goto fail;
+	if (more)
+		browse_cursor(cur, sizeof cur, last, ids[n - 1]);
+	list = json_pack("{s:o, s:i, s:o, s:o, s:b}", "runs", runs,
+		"count", (int)json_array_size(runs),
+		"next", more ? sorted_link(p, cur) : json_null(),
+		"first", p->b.has_after ? sorted_link(p, NULL) : json_null(),
+		"paged", more || p->b.has_after);
+	if (!list)
+		return browse_error(&p->b, 503, MSG_NOMEM);
+	json_object_set_new(p->m, "list", list);
+	return 0;
+fail:
+	json_decref(runs);
+	return browse_error(&p->b, 503, MSG_DB_DOWN);
+}
+
 /* One page of the digest's runs within the filters, by the index that
- * matches them. */
+ * matches them; another sort than decode lists each group's best run. */
 static int load_list(struct mpage *p)
 {
 	static const char *const sqls[2][2] = {
 		{ sql_list, sql_list_be }, { sql_list_hw, sql_list_hw_be }
 	};
-	sqlite3_stmt *st = db_stmt(p->b.c, sqls[p->b.hw != NULL][p->b.backend != NULL]);
+	sqlite3_stmt *st;
 	json_t *list;
 
-	if (!st)
+	if (p->sort != SORT_DECODE)
+		return load_sorted(p);
+	if (!(st = db_stmt(p->b.c, sqls[p->b.hw != NULL][p->b.backend != NULL])))
 		return browse_error(&p->b, 503, MSG_DB_DOWN);
 	bind_list(p, st);
 	sqlite3_bind_int(st, 6, BROWSE_PAGE + 1);
@@ -494,7 +631,10 @@ static json_t *model_model(struct mpage *p, struct req *r)
 		browse_error(&p->b, 404, "Model pages are named by slug: lowercase letters and digits joined by single hyphens, like /m/qwen2-5-7b-instruct.");
 		return NULL;
 	}
-	p->m = json_pack("{s:s, s:s}", "suite_version", p->b.suite, "slug", p->slug);
+	if (take_sort(p) < 0)
+		return NULL;
+	p->m = json_pack("{s:s, s:s, s:s, s:b}", "suite_version", p->b.suite, "slug", p->slug,
+			 "sort", sort_keys[p->sort], "sorted_groups", p->sort != SORT_DECODE);
 	if (!p->m || load_name(p) < 0 || load_digests(p) < 0 || load_digest_parts(p) < 0)
 		goto fail;
 	json_object_set_new(p->m, "title", browse_title(json_string_value(
@@ -506,6 +646,8 @@ static json_t *model_model(struct mpage *p, struct req *r)
 	json_object_set_new(p->m, "clear_href", browse_link(&p->b, "/m/", p->slug,
 		"digest", p->digest, NULL));
 	json_object_set_new(p->m, "efficiency", efficiency(r, p));
+	json_object_set_new(p->m, "sorts", sort_links(p));
+	json_object_set_new(p->m, "sort_param", p->sort ? json_string(sort_keys[p->sort]) : json_null());
 	return p->m;
 fail:
 	json_decref(p->m);

@@ -28,6 +28,12 @@ static const struct csv_col outlier_cols[] = {
 	{ "cluster_stddev", "cluster_stddev" }, { "sigma", "sigma" },
 	{ "dispute_state", "dispute_state" }, { "dispute_posts", "dispute_posts" }, { "demo", "demo" },
 };
+/* /models and /hardware: one row per model or hardware; "url" is the
+ * address of its best run. */
+static const struct csv_col index_cols[] = {
+	{ "slug", "slug" }, { "name", "name" }, { "runs", "runs" },
+	{ "best_decode_tok_s", "best_decode_tok_s" }, { "best_id", "best_id" }, { "url", "url" },
+};
 static const struct csv_col dispute_cols[] = {
 	{ "id", "id" }, { "url", "url" }, { "opened_at", "opened_at" },
 	{ "last_post_at", "last_post_at" }, { "posts", "posts" }, { "model", "model_name" },
@@ -36,20 +42,23 @@ static const struct csv_col dispute_cols[] = {
 	{ "outlier", "outlier" }, { "demo", "demo" },
 };
 
+#define COLS(c) c, sizeof c / sizeof c[0]
 /* Each table page's CSV twin: where its rows are in the view model (the
  * first path that holds an array; "*" flattens an array of objects' own
- * lists, as /hw/<slug>'s model sections) and their columns. */
+ * lists, as /hw/<slug>'s model sections), the row member naming the run
+ * its "url" column links to, and their columns. */
 static const struct {
-	const char *page, *rows, *alt;
+	const char *page, *rows, *alt, *run_id;
 	const struct csv_col *cols;
 	size_t ncols;
 } browse_csv_tables[] = {
-	{ "home", "board.runs", NULL, run_cols, sizeof run_cols / sizeof run_cols[0] },
-	{ "model", "list.runs", NULL, run_cols, sizeof run_cols / sizeof run_cols[0] },
-	{ "hw", "list.runs", "models*list.runs", run_cols, sizeof run_cols / sizeof run_cols[0] },
-	{ "outliers", "rows", NULL, outlier_cols, sizeof outlier_cols / sizeof outlier_cols[0] },
-	{ "disputes", "rows", NULL, dispute_cols, sizeof dispute_cols / sizeof dispute_cols[0] },
-	{ "account", "list.runs", NULL, run_cols, sizeof run_cols / sizeof run_cols[0] },
+	{ "home", "board.runs", NULL, "id", COLS(run_cols) },
+	{ "model", "list.runs", NULL, "id", COLS(run_cols) },
+	{ "hw", "list.runs", "models*list.runs", "id", COLS(run_cols) },
+	{ "outliers", "rows", NULL, "id", COLS(outlier_cols) },
+	{ "disputes", "rows", NULL, "id", COLS(dispute_cols) },
+	{ "account", "list.runs", NULL, "id", COLS(run_cols) },
+	{ "index", "rows", NULL, "best_id", COLS(index_cols) },
 };
 
 /* The rows of m at path (new reference): "a.b", or "a*b.c" for the
@@ -74,8 +83,8 @@ static json_t *csv_rows(const json_t *m, const char *path)
 	return all;
 }
 
-/* Answers with page name's table in m as CSV; each row gains "url", the
- * absolute address of its run. */
+/* Answers with page name's table in m as CSV; each row that names a run
+ * gains "url", the run's absolute address. */
 enum MHD_Result browse_send_csv(struct browse *b, const char *name, json_t *m)
 {
 	struct http_opts o = { .cache_control = CC_PAGE, .etag = 1 };
@@ -96,8 +105,12 @@ enum MHD_Result browse_send_csv(struct browse *b, const char *name, json_t *m)
 		rows = json_array();
 	http_origin(b->r, origin, sizeof origin);
 	json_array_foreach(rows, i, row) {
+		const char *id = json_string_value(json_object_get(row, browse_csv_tables[t].run_id));
+
+		if (!id || !*id)
+			continue;
 		buf_reset(&url);
-		buf_printf(&url, "%s/r/%s", origin, json_string_value(json_object_get(row, "id")));
+		buf_printf(&url, "%s/r/%s", origin, id);
 		if (!buf_error(&url))
 			json_object_set_new(row, "url", json_stringn(url.buf, url.len));
 	}
@@ -113,8 +126,9 @@ enum MHD_Result browse_send_csv(struct browse *b, const char *name, json_t *m)
 }
 
 /* Each table page's other forms, for <link rel="alternate"> in its head:
- * the path of its twins (".json", ".csv" added; "*" is r->arg) and its
- * Atom feed, if it has one. */
+ * the path of its twins (".json", ".csv" added; "*" is r->arg; NULL: the
+ * page's own path, for a template shared by several pages) and its Atom
+ * feed, if it has one. */
 static const struct {
 	const char *page, *twin, *feed;
 } browse_alternates[] = {
@@ -124,6 +138,7 @@ static const struct {
 	{ "outliers", "/outliers", NULL },
 	{ "disputes", "/disputes", "/disputes.atom" },
 	{ "account", "/u/*", "/u/*.atom" },
+	{ "index", NULL, NULL },
 };
 
 /* One alternate {type, href, title}: pattern with "*" replaced by arg
@@ -153,6 +168,7 @@ static json_t *alternate(const char *type, const char *title, const char *patter
 void browse_add_alternates(struct browse *b, const char *name, json_t *m)
 {
 	json_t *a = json_array();
+	const char *twin;
 	size_t t;
 
 	for (t = 0; t < sizeof browse_alternates / sizeof browse_alternates[0]; t++)
@@ -162,8 +178,9 @@ void browse_add_alternates(struct browse *b, const char *name, json_t *m)
 		json_decref(a);
 		return;
 	}
-	json_array_append_new(a, alternate("application/json", "JSON", browse_alternates[t].twin, b->r->arg, ".json"));
-	json_array_append_new(a, alternate("text/csv", "CSV", browse_alternates[t].twin, b->r->arg, ".csv"));
+	twin = browse_alternates[t].twin ? browse_alternates[t].twin : b->r->path;
+	json_array_append_new(a, alternate("application/json", "JSON", twin, b->r->arg, ".json"));
+	json_array_append_new(a, alternate("text/csv", "CSV", twin, b->r->arg, ".csv"));
 	if (browse_alternates[t].feed)
 		json_array_append_new(a, alternate("application/atom+xml", "Atom feed",
 						   browse_alternates[t].feed, b->r->arg, ""));

@@ -1,5 +1,5 @@
 """CSV twins of the table pages (/index.csv, /m/<slug>.csv, /hw/<slug>.csv,
-/outliers.csv, /disputes.csv) and the JSON twins added beside them:
+/outliers.csv, /disputes.csv, /models.csv, /hardware.csv) and the JSON twins added beside them:
 RFC 4180 records with a header row, the page's rows in the page's order,
 and cells a spreadsheet cannot run as formulas."""
 import csv
@@ -49,6 +49,28 @@ def test_table_pages_have_csv_twins_in_page_order(server):
     # The same rows as the JSON twin, a page at a time with its cursor.
     j = server.get("/m/qwen2-5-7b-instruct.json").json()
     assert [r["id"] for r in j["list"]["runs"]] == [r["id"] for r in model]
+
+
+def test_index_pages_have_csv_twins(server):
+    ids = [upload(server, 50.0), upload(server, 70.5),
+           upload(server, 90.0, name=EVIL, hw="RTX 4090")]
+    models = records(server.get("/models.csv"))
+    j = server.get("/models.json").json()
+    assert [r["slug"] for r in models] == [r["slug"] for r in j["rows"]]
+    qwen = next(r for r in models if r["slug"] == "qwen2-5-7b-instruct")
+    assert qwen["runs"] == "2" and float(qwen["best_decode_tok_s"]) == 70.5
+    assert qwen["best_id"] == ids[1] and qwen["url"] == server.url + "/r/" + ids[1]
+    evil = next(r for r in models if r["best_id"] == ids[2])
+    assert evil["name"].startswith("'=")   # a name is never a formula
+    hw = records(server.get("/hardware.csv?sort=name"))
+    assert [r["slug"] for r in hw] == ["m3-ultra", "rtx-4090"]
+    assert hw[0]["runs"] == "2" and hw[1]["url"].endswith("/r/" + ids[2])
+    # Paged like the page: one row after the first row's cursor.
+    assert [r["slug"] for r in records(server.get("/hardware.csv?sort=name&cursor=m3-ultra"))] == ["rtx-4090"]
+    assert server.get("/models.csv?sort=speed").status_code == 400
+    page = server.get("/models").text
+    assert 'href="/models.csv"' in page and 'href="/models.json"' in page
+    assert 'href="/hardware.csv"' in server.get("/hardware").text
 
 
 def test_json_twins_of_list_pages(server):

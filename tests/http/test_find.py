@@ -494,6 +494,102 @@ def test_board_sorts_by_each_figure_and_pages(srv, tmp_path):
     assert order(sort="ttft") == [c, a]
 
 
+def test_model_page_sorts_each_groups_best_and_pages(srv, tmp_path):
+    import time
+    a = upload(srv, with_figures("MSort", "M3 Ultra", 100.0, 500.0, 300.0))
+    slow = upload(srv, with_figures("MSort", "M3 Ultra", 40.0, 9000.0, 1.0))  # not its group's best
+    time.sleep(1.1)     # date received is kept to the second
+    b = upload(srv, with_figures("MSort", "RTX 4090", 50.0, 900.0, 100.0))
+    time.sleep(1.1)
+    c = upload(srv, with_figures("MSort", "M3 Pro", 75.0, 700.0, 200.0))
+    other = upload(srv, with_figures("Other", "M3 Pro", 75.0, 9999.0, 0.5))
+
+    def order(**params):
+        r = srv.get("/m/msort.json", params=params)
+        assert r.status_code == 200, r.text
+        return [x["id"] for x in r.json()["list"]["runs"]]
+
+    assert order() == [a, c, b, slow]       # decode: every run of the digest
+    assert order(sort="prefill") == [b, c, a]
+    assert order(sort="ttft") == [b, c, a]
+    assert order(sort="date") == [c, b, a]
+    assert order(sort="ttft", hw="m3-ultra") == [a]
+    assert order(sort="prefill", backend="mlx", hw="m3-pro") == [c]
+    assert other not in order(sort="ttft")
+    assert srv.get("/m/msort", params={"sort": "speed"}).status_code == 400
+    page = srv.get("/m/msort", params={"sort": "ttft"})
+    doc = lxml.html.fromstring(page.text)
+    assert doc.xpath("//form[@action='/m/msort']//input[@name='sort'][@value='ttft']")
+    assert any(h.startswith("/m/msort?") and h.endswith("&sort=prefill")
+               for h in doc.xpath("//p[@class='filters']//a/@href"))
+    ok, report = validate_html(page.text, tmp_path)
+    assert ok, report
+    # A moderator takes the quickest run out: the sorted list follows.
+    rule(srv, b, "upheld")
+    assert order(sort="ttft") == [c, a]
+
+
+def test_model_page_sorted_keeps_keyset_paging(srv):
+    upload_all(srv, [with_figures("Paged", "Test GPU %02d" % i, 10.0 + i, 100.0 + (i * 7) % 13, 50.0 + (i * 5) % 11)
+                     for i in range(25)])
+    for sort in ("prefill", "ttft", "date"):
+        page = srv.get("/m/paged.json", params={"sort": sort}).json()["list"]
+        assert page["next"] and "sort=" + sort in page["next"], sort
+        second = srv.get(page["next"]).json()["list"]
+        ids = [r["id"] for r in page["runs"]] + [r["id"] for r in second["runs"]]
+        assert len(page["runs"]) == 20 and len(second["runs"]) == 5, sort
+        assert len(set(ids)) == 25 and second["next"] is None, sort
+        key = {"prefill": "prefill_tok_s", "ttft": "ttft_ms", "date": "created_at"}[sort]
+        figs = [r[key] for r in page["runs"] + second["runs"]]
+        assert figs == sorted(figs, reverse=sort != "ttft"), sort
+
+
+def test_hw_page_sorts_each_groups_best_and_pages(srv, tmp_path):
+    import time
+    a = upload(srv, with_figures("HSort-A", "M3 Max", 100.0, 500.0, 300.0))
+    slow = upload(srv, with_figures("HSort-A", "M3 Max", 40.0, 9000.0, 1.0))  # not its group's best
+    time.sleep(1.1)     # date received is kept to the second
+    b = upload(srv, with_figures("HSort-B", "M3 Max", 50.0, 900.0, 100.0))
+    time.sleep(1.1)
+    c = upload(srv, with_figures("HSort-C", "M3 Max", 75.0, 700.0, 200.0))
+    other = upload(srv, with_figures("HSort-A", "RTX 4090", 75.0, 9999.0, 0.5))
+
+    def order(**params):
+        r = srv.get("/hw/m3-max.json", params=params)
+        assert r.status_code == 200, r.text
+        return [x["id"] for x in r.json()["list"]["runs"]]
+
+    assert order(sort="prefill") == [b, c, a]
+    assert order(sort="ttft") == [b, c, a]
+    assert order(sort="date") == [c, b, a]
+    assert order(sort="ttft", model="hsort-a") == [a]
+    assert order(model="hsort-a") == [a, slow]     # decode: every run of the model
+    assert other not in order(sort="ttft")
+    assert srv.get("/hw/m3-max", params={"sort": "speed"}).status_code == 400
+    assert srv.get("/hw/m3-max.json", params={"sort": "ttft", "model": "nope"}).status_code == 404
+    page = srv.get("/hw/m3-max", params={"sort": "date"})
+    doc = lxml.html.fromstring(page.text)
+    assert "/hw/m3-max?sort=ttft" in doc.xpath("//p[@class='filters']//a/@href")
+    ok, report = validate_html(page.text, tmp_path)
+    assert ok, report
+    csv_ids = [line.split(",")[0].strip('"') for line in srv.get("/hw/m3-max.csv?sort=ttft").text.splitlines()[1:]]
+    assert csv_ids == [b, c, a]
+    rule(srv, b, "upheld")
+    assert order(sort="ttft") == [c, a]
+
+
+def test_hw_page_sorted_keeps_keyset_paging(srv):
+    upload_all(srv, [with_figures("HPaged-%02d" % i, "M3 Max", 10.0 + i, 100.0 + (i * 7) % 13, 50.0 + (i * 5) % 11)
+                     for i in range(25)])
+    for sort in ("prefill", "ttft", "date"):
+        page = srv.get("/hw/m3-max.json", params={"sort": sort}).json()["list"]
+        assert page["next"] and "sort=" + sort in page["next"], sort
+        second = srv.get(page["next"]).json()["list"]
+        ids = [r["id"] for r in page["runs"]] + [r["id"] for r in second["runs"]]
+        assert len(page["runs"]) == 20 and len(second["runs"]) == 5, sort
+        assert len(set(ids)) == 25 and second["next"] is None, sort
+
+
 def test_sorted_board_keeps_keyset_paging(srv):
     upload_all(srv, [with_figures("Many-%02d" % i, "M3 Ultra", 10.0 + i, 100.0 + (i * 7) % 13, 50.0 + (i * 5) % 11)
                      for i in range(55)])

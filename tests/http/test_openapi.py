@@ -212,12 +212,18 @@ def test_upload_and_read_routes_answer_as_described(server):
     check(server.get("/m/%s.json" % mslug, headers={"If-None-Match": page.headers["ETag"]}),
           "GET", "/m/{slug}.json")
     check(server.get("/m/" + mslug), "GET", "/m/{slug}")
+    for sort in ("prefill", "ttft", "date", "x"):
+        check(server.get("/m/%s.json" % mslug, params={"sort": sort}), "GET", "/m/{slug}.json")
+    check(server.get("/m/%s.csv" % mslug, params={"sort": "ttft"}), "GET", "/m/{slug}.csv")
 
     hw = check(server.get("/hw/%s.json" % hslug), "GET", "/hw/{slug}.json")
     assert hw["model"] is None and hw["sections"]["total"] == 1
     one = check(server.get("/hw/%s.json" % hslug, params={"model": mslug}), "GET", "/hw/{slug}.json")
     assert one["list"]["count"] == 2 and "sections" not in one
     check(server.get("/hw/rtx-4090.json"), "GET", "/hw/{slug}.json")
+    for params in ({"sort": "ttft"}, {"sort": "date", "model": mslug}, {"sort": "x"}):
+        check(server.get("/hw/%s.json" % hslug, params=params), "GET", "/hw/{slug}.json")
+    check(server.get("/hw/%s.csv" % hslug, params={"sort": "prefill"}), "GET", "/hw/{slug}.csv")
     check(server.get("/hw/" + hslug), "GET", "/hw/{slug}")
 
     badge = check(server.get("/badge/%s.json" % rid), "GET", "/badge/{id}.json")
@@ -374,7 +380,9 @@ def test_twins_match_spec(server):
                            ("/hw/%s.csv" % hw, "/hw/{slug}.csv"),
                            ("/outliers.json", "/outliers.json"), ("/outliers.csv", "/outliers.csv"),
                            ("/disputes.json", "/disputes.json"), ("/disputes.csv", "/disputes.csv"),
-                           ("/disputes.csv?page=0", "/disputes.csv")):
+                           ("/disputes.csv?page=0", "/disputes.csv"),
+                           ("/models.csv", "/models.csv"), ("/models.csv?cursor=x", "/models.csv"),
+                           ("/hardware.csv?sort=name", "/hardware.csv")):
         check(server.get(path), "GET", template)
 
 
