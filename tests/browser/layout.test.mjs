@@ -23,7 +23,14 @@ async function pageKinds(url) {
 	const first = (prefix) => home.match(new RegExp(`href="(/${prefix}/[^"?#]+)`))?.[1];
 	const run = first('r'), model = first('m'), hw = first('hw');
 	assert.ok(run && model && hw, 'the home page links to no run, model or hardware page');
+	const runPage = await (await fetch(url + run)).text();
+	const account = runPage.match(/href="(\/u\/[^"?#]+)"/)?.[1] || '/u/demo';
+	const runs = [...home.matchAll(/href="\/r\/([^"?#\/]+)"/g)].map((m) => m[1]);
+	const pair = [...new Set(runs)].slice(0, 2);
+	assert.equal(pair.length, 2, 'the home page links to fewer than two runs to compare');
 	return ['/', run, model, hw, '/outliers', '/disputes', '/glossary', '/methodology', '/privacy',
+		'/models', '/hardware', `/search?q=${encodeURIComponent(model.slice(3, 8))}`,
+		`/compare?r=${pair.join(',')}`, '/cheatsheet', account, '/log',
 		'/api', '/fit?hw=m3-ultra', '/explain/quantization', '/no-such-page'];
 }
 
