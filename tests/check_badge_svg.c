@@ -255,7 +255,9 @@ START_TEST(model_suffixes_dropped)
 		{ "gpt-oss-120b-MXFP4", "gpt-oss-120b" },
 		{ "unsloth/Qwen3-8B-UD-Q4_K_XL", "Qwen3-8B" },
 		{ "Llama-3.1-8B-Instruct-IQ4_XS", "Llama-3.1-8B" },
-		{ "Mistral-7B-Instruct-v0.3", "Mistral-7B-Instruct-v0.3" },
+		{ "Mistral-7B-Instruct-v0.3", "Mistral-7B-v0.3" },
+		{ "stable-code-instruct-3b", "stable-code-3b" },
+		{ "deepseek-llm-7b-chat-v1.5", "deepseek-llm-7b-v1.5" },
 		{ "Instruct", "Instruct" },
 		{ "  phi-4  ", "phi-4" },
 		{ "org/", "org" },
@@ -389,7 +391,7 @@ static void check_geometry(const char *svg, const char *m)
 {
 	long lw, mx, mw, total;
 	long want_l = (long)ceil(badge_text_width(BADGE_LABEL) - 1e-9);
-	long want_m = (long)ceil(badge_text_width(m) - 1e-9);
+	long want_m = (long)ceil(badge_text_width(m) * BADGE_MSG_PX / 11 - 1e-9);
 	const char *t;
 
 	/* The grey rect is the first <rect width= inside the clip group. */
@@ -451,6 +453,41 @@ START_TEST(svg_width_grows_with_text)
 	free(a);
 	free(b);
 	free(c);
+}
+END_TEST
+
+/* Typical names stay within 300 px on a demo run's badge (390 before) and
+ * 330 px with an outlier's flag and a four-digit figure (400 before),
+ * and never lose the hardware's distinguishing part. */
+START_TEST(svg_typical_width_bounded)
+{
+	static const struct { const char *model, *hw, *keep; } cases[] = {
+		{ "stabilityai/stable-code-instruct-3b", "NVIDIA GeForce RTX 5090", "RTX 5090" },
+		{ "Qwen/Qwen3-Coder-30B-A3B-Instruct-Q4_K_M.gguf", "Apple M3 Ultra", "M3 Ultra" },
+		{ "meta-llama/Llama-3.1-8B-Instruct", "AMD Radeon RX 7900 XTX", "7900 XTX" },
+		{ "deepseek-llm-7b-chat", "NVIDIA GeForce RTX 3090 Ti", "RTX 3090 Ti" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		/* A demo run's, and an outlier's with a four-digit figure. */
+		struct badge_in in[2] = {
+			{ BADGE_OK, 112.2, cases[i].model, cases[i].hw, 1 },
+			{ BADGE_OUTLIER, 1234.5, cases[i].model, cases[i].hw, 0 },
+		};
+		size_t k;
+
+		for (k = 0; k < 2; k++) {
+			char *svg = render(&in[k], NULL);
+			long w = attr_num(svg, "<svg", "width");
+
+			ck_assert_msg(w <= (k ? 330 : 300), "%s on %s: %ld px",
+				      cases[i].model, cases[i].hw, w);
+			ck_assert_msg(strstr(svg, cases[i].keep), "%s: lost \"%s\"",
+				      cases[i].hw, cases[i].keep);
+			free(svg);
+		}
+	}
 }
 END_TEST
 
@@ -659,6 +696,7 @@ static Suite *suite_badge_svg(void)
 	tcase_add_test(m, invisible_format_characters_dropped);
 	tcase_add_test(g, svg_box_widths);
 	tcase_add_test(g, svg_width_grows_with_text);
+	tcase_add_test(g, svg_typical_width_bounded);
 	tcase_add_test(g, svg_escapes_hostile_names);
 	tcase_add_test(g, svg_accessible_name);
 	tcase_add_test(g, svg_state_colors);

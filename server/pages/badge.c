@@ -42,7 +42,7 @@ static int render_json(const struct badge_in *in, struct buf *out)
 	if (badge_message(in, &msg))
 		goto out;
 	o = json_pack("{s:i, s:s, s:s, s:s, s:i}", "schemaVersion", 1,
-		      "label", BADGE_LABEL, "message", msg.buf,
+		      "label", badge_label(in), "message", msg.buf,
 		      "color", badge_color(in->state),
 		      "cacheSeconds", missing ? BADGE_MISSING_TTL : BADGE_TTL);
 	if (o && missing)

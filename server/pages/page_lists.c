@@ -38,11 +38,29 @@ static const char sql_disputes[] =
 	"WHERE t.state = 'open' AND t.suite_version = ?1 "
 	"AND (t.last_post_id, t.run_id) < (?2, ?3) "
 	"ORDER BY t.last_post_id DESC, t.run_id DESC LIMIT ?4";
+/* Paging backwards by the same keys: from the cursor (inclusive) up, the
+ * row ?4 places above it, which is where the previous page starts after.
+ * The same indexes and joins, read the other way. */
+static const char sql_outliers_up[] =
+	"SELECT r.received_at, r.id "
+	"FROM runs r JOIN clusters c ON c.suite_version = r.suite_version "
+	"AND c.model_digest = r.model_digest AND c.hw_class = r.hw_class "
+	"AND c.backend_name = r.backend_name "
+	"WHERE r.outlier = 1 AND r.status = 'ok' AND r.suite_version = ?1 "
+	"AND (r.received_at, r.id) >= (?2, ?3) "
+	"ORDER BY r.received_at, r.id LIMIT 1 OFFSET ?4";
+static const char sql_disputes_up[] =
+	"SELECT t.last_post_id, t.run_id "
+	"FROM dispute_threads t JOIN runs r ON r.id = t.run_id "
+	"WHERE t.state = 'open' AND t.suite_version = ?1 "
+	"AND (t.last_post_id, t.run_id) >= (?2, ?3) "
+	"ORDER BY t.last_post_id, t.run_id LIMIT 1 OFFSET ?4";
 
 /* Both lists read an index that holds exactly their rows in their order
  * (migration 0007: runs_outliers_list, dispute_threads_open) from the
  * cursor on, so a page costs its rows, never a pass over the runs. */
-const char *const page_lists_sql[] = { sql_outliers, sql_disputes, NULL };
+const char *const page_lists_sql[] = { sql_outliers, sql_disputes, sql_outliers_up,
+	sql_disputes_up, NULL };
 
 /* Member k of o as numfmt writes a figure, as a new JSON string ("" for
  * no number). */
@@ -83,14 +101,15 @@ static void outlier_row(json_t *o)
  * a time, an RFC 3339 text read as seconds), and its path. */
 struct list {
 	const char *sql;
+	const char *sql_up;    /* the row a page above the cursor (see above) */
 	const char *key;
 	int key_is_time;
 	const char *path;
 };
 
 /* Binds the suite and b's cursor (?after=<key>:<run id>; none: past the
- * first row) and the limit. */
-static void list_bind(const struct browse *b, const struct list *l, sqlite3_stmt *st)
+ * first row) and n, the limit or the offset. */
+static void list_bind(const struct browse *b, const struct list *l, sqlite3_stmt *st, int n)
 {
 	char t[TIMEFMT_LEN];
 
@@ -103,7 +122,42 @@ static void list_bind(const struct browse *b, const struct list *l, sqlite3_stmt
 		db_bind_text(st, 2, b->has_after ? t : "~");
 		db_bind_text(st, 3, b->after_id);
 	}
-	sqlite3_bind_int(st, 4, PER_PAGE + 1);
+	sqlite3_bind_int(st, 4, n);
+}
+
+/* The cursor of the row st stands on (its key, its run id). */
+static void row_cursor(const struct list *l, sqlite3_stmt *st, char *out, size_t n)
+{
+	long long t = 0;
+	const char *k = (const char *)sqlite3_column_text(st, 0);
+
+	if (l->key_is_time)
+		time_parse_rfc3339_utc(k ? k : "", &t);
+	browse_cursor(out, n, l->key_is_time ? (double)t : sqlite3_column_double(st, 0),
+		      (const char *)sqlite3_column_text(st, 1));
+}
+
+/* The link to the page before the cursor's: its own cursor is the row
+ * PER_PAGE places above the current one; none that far up means the first
+ * page.  JSON null on the first page, NULL on a database error. */
+static json_t *list_prev(struct browse *b, const struct list *l)
+{
+	sqlite3_stmt *st;
+	char cur[80];
+	int rc;
+
+	if (!b->has_after)
+		return json_null();
+	if (!(st = db_stmt(b->c, l->sql_up)))
+		return NULL;
+	list_bind(b, l, st, PER_PAGE);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		row_cursor(l, st, cur, sizeof cur);
+	sqlite3_reset(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return NULL;
+	return browse_link(b, l->path, NULL, "after", rc == SQLITE_ROW ? cur : NULL, NULL);
 }
 
 /* The cursor after row o, as ?after= reads it. */
@@ -119,12 +173,17 @@ static void list_cursor(const struct list *l, const json_t *o, char *out, size_t
 }
 
 /* Adds rows (trimmed to PER_PAGE) and the pager to m: "next" after the
- * last row when more exist, "first" when this page came from a cursor,
- * "paged" when either is there. */
-static void list_pager(const struct browse *b, const struct list *l, json_t *m, json_t *rows)
+ * last row when more exist, "prev" and "first" when this page came from a
+ * cursor, "paged" when any is there.  Returns -1 when the database failed. */
+static int list_pager(struct browse *b, const struct list *l, json_t *m, json_t *rows)
 {
 	int more = json_array_size(rows) > PER_PAGE;
+	json_t *prev = list_prev(b, l);
 	char cur[64];
+
+	if (!prev)
+		return -1;
+	json_object_set_new(m, "prev", prev);
 
 	if (more) {
 		json_array_remove(rows, PER_PAGE);
@@ -137,6 +196,7 @@ static void list_pager(const struct browse *b, const struct list *l, json_t *m, 
 	json_object_set_new(m, "paged", json_boolean(more || b->has_after));
 	json_object_set(m, "rows", rows);
 	json_object_set_new(m, "count", json_integer((json_int_t)json_array_size(rows)));
+	return 0;
 }
 
 /* One page of list l's rows for the suite b resolved, or NULL when the
@@ -147,12 +207,12 @@ static json_t *list_rows(struct browse *b, const struct list *l)
 
 	if (!st)
 		return NULL;
-	list_bind(b, l, st);
+	list_bind(b, l, st, PER_PAGE + 1);
 	return db_rows_json(st);
 }
 
-static const struct list outliers = { sql_outliers, "received_at", 1, "/outliers" };
-static const struct list disputes = { sql_disputes, "last_post_id", 0, "/disputes" };
+static const struct list outliers = { sql_outliers, sql_outliers_up, "received_at", 1, "/outliers" };
+static const struct list disputes = { sql_disputes, sql_disputes_up, "last_post_id", 0, "/disputes" };
 
 /* The view model of /outliers: flagged runs of one suite, newest first;
  * NULL when the database failed. */
@@ -166,7 +226,10 @@ static json_t *outliers_model(struct browse *b)
 	for (i = 0; i < json_array_size(rows); i++)
 		outlier_row(json_array_get(rows, i));
 	m = json_pack("{s:s, s:s}", "title", "Outliers", "suite", b->suite);
-	list_pager(b, &outliers, m, rows);
+	if (m && list_pager(b, &outliers, m, rows) < 0) {
+		json_decref(m);
+		m = NULL;
+	}
 	json_decref(rows);
 	return m;
 }
@@ -186,7 +249,10 @@ static json_t *disputes_model(struct browse *b)
 		json_object_set_new(o, "demo", json_boolean(json_integer_value(json_object_get(o, "demo"))));
 	}
 	m = json_pack("{s:s, s:s}", "title", "Disputes", "suite", b->suite);
-	list_pager(b, &disputes, m, rows);
+	if (m && list_pager(b, &disputes, m, rows) < 0) {
+		json_decref(m);
+		m = NULL;
+	}
 	json_decref(rows);
 	return m;
 }

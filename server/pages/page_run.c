@@ -455,7 +455,9 @@ static json_t *embed_view(const json_t *m)
 	html_attr(&html, url);
 	buf_puts(&html, "\"><img src=\"");
 	html_attr(&html, badge);
-	buf_puts(&html, "\" alt=\"llm-speed: ");
+	buf_puts(&html, "\" alt=\"");
+	html_attr(&html, badge_label(&in));
+	buf_puts(&html, ": ");
 	if (badge_message(&in, &msg) == 0)
 		html_attr(&html, msg.buf);
 	buf_puts(&html, "\"></a>");

@@ -286,6 +286,28 @@ static struct span drop_noise(struct span s)
 	}
 }
 
+/* s without noise tokens inside it (after the first, split at '-' or ' '),
+ * copied into tmp: "stable-code-instruct-3b" is "stable-code-3b".  On
+ * running out of memory tmp is in error and s comes back as it was. */
+static struct span drop_inner_noise(struct span s, struct buf *tmp)
+{
+	size_t i = 0, start;
+
+	while (i < s.n) {
+		start = i;
+		while (i < s.n && s.p[i] != '-' && s.p[i] != ' ')
+			i++;
+		if (start == 0 || !is_noise(s.p + start, i - start))
+			buf_add(tmp, s.p + (start ? start - 1 : 0),
+				i - start + (start ? 1 : 0));
+		if (i < s.n)
+			i++;
+	}
+	if (buf_error(tmp) || !tmp->len)
+		return s;
+	return (struct span){ tmp->buf, tmp->len };
+}
+
 /* Appends s, cut to at most max code points with "…" as the last one.  s
  * is well-formed UTF-8, so a code point starts at every non-continuation
  * byte. */
@@ -355,7 +377,7 @@ static void put_hw(struct buf *out, struct span s, size_t max)
  * empty.  Returns 0, or -1 when out of memory. */
 static int put_part(struct buf *out, const char *name, size_t max, int model)
 {
-	struct buf clean = BUF_INIT;
+	struct buf clean = BUF_INIT, tight = BUF_INIT;
 	struct span s;
 	int ret = -1;
 
@@ -366,7 +388,7 @@ static int put_part(struct buf *out, const char *name, size_t max, int model)
 		goto out;
 	s = trim((struct span){ clean.buf, clean.len });
 	if (model)
-		s = trim(drop_noise(drop_org(s)));
+		s = trim(drop_inner_noise(trim(drop_noise(drop_org(s))), &tight));
 	else
 		s = short_hw(s);
 	if (s.n) {
@@ -376,8 +398,9 @@ static int put_part(struct buf *out, const char *name, size_t max, int model)
 		else
 			put_hw(out, s, max);
 	}
-	ret = 0;
+	ret = buf_error(&tight) ? -1 : 0;
 out:
+	buf_release(&tight);
 	buf_release(&clean);
 	return ret;
 }
@@ -396,6 +419,12 @@ static void put_figure(struct buf *out, double v)
 	buf_puts(out, " tok/s");
 }
 
+/* See badge_svg.h. */
+const char *badge_label(const struct badge_in *in)
+{
+	return in && in->demo ? BADGE_LABEL_DEMO : BADGE_LABEL;
+}
+
 /* See badge_svg.h: appends the message, or returns -1. */
 int badge_message(const struct badge_in *in, struct buf *out)
 {
@@ -405,8 +434,6 @@ int badge_message(const struct badge_in *in, struct buf *out)
 		buf_puts(out, "run not found");
 		return buf_error(out);
 	}
-	if (in->demo)
-		buf_puts(out, "demo" MIDDOT);
 	if (in->state == BADGE_UPHELD) {
 		buf_puts(out, "disputed: upheld");
 	} else if (in->state == BADGE_WITHDRAWN) {
@@ -449,32 +476,36 @@ struct layout {
 	long label_w, msg_w;     /* box widths: text plus padding */
 };
 
-/* s's width rounded up to a whole px, so the box never squeezes it. */
-static long text_px(const char *s)
+/* s's width at px px (the table is at 11) rounded up to a whole px, so the
+ * box never squeezes it. */
+static long text_px(const char *s, unsigned px)
 {
-	return (long)((text_cents(s) + 99) / 100);
+	return (long)((text_cents(s) * px + 1099) / 1100);
 }
 
 /* Fills l for the two texts: every number comes from the width table. */
 static void layout(struct layout *l, const char *label, const char *msg)
 {
-	l->label_tw = text_px(label);
-	l->msg_tw = text_px(msg);
+	l->label_tw = text_px(label, 11);
+	l->msg_tw = text_px(msg, BADGE_MSG_PX);
 	l->label_w = l->label_tw + 2 * BADGE_HPAD;
 	l->msg_w = l->msg_tw + 2 * BADGE_HPAD;
 }
 
 /* The opening tag, the accessible name and the rounded-corner clip. */
-static void put_head(struct buf *out, const struct layout *l, const char *msg)
+static void put_head(struct buf *out, const struct layout *l,
+		     const char *label, const char *msg)
 {
 	long w = l->label_w + l->msg_w;
 
 	buf_printf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%ld\""
 		   " height=\"%d\" role=\"img\" aria-label=\"", w, BADGE_HEIGHT);
-	html_attr(out, BADGE_LABEL ": ");
+	html_attr(out, label);
+	html_attr(out, ": ");
 	html_attr(out, msg);
 	buf_puts(out, "\"><title>");
-	html_txt(out, BADGE_LABEL ": ");
+	html_txt(out, label);
+	html_txt(out, ": ");
 	html_txt(out, msg);
 	buf_puts(out, "</title><linearGradient id=\"s\" x2=\"0\" y2=\"100%\">"
 		 "<stop offset=\"0\" stop-color=\"#bbb\" stop-opacity=\".1\"/>"
@@ -498,28 +529,30 @@ static void put_boxes(struct buf *out, const struct layout *l, const char *hex)
  * tw px.  Coordinates are in tenths of a px: the group draws at font-size
  * 110 and each text scales by .1, as shields does. */
 static void put_text(struct buf *out, long box_x, long box_w, long tw,
-		     const char *s)
+		     unsigned px, const char *s)
 {
 	long x = box_x * 10 + box_w * 5;
 
 	buf_printf(out, "<text aria-hidden=\"true\" x=\"%ld\" y=\"150\""
 		   " fill=\"#010101\" fill-opacity=\".3\" transform=\"scale(.1)\""
-		   " textLength=\"%ld\">", x, tw * 10);
+		   " font-size=\"%u\" textLength=\"%ld\">", x, px * 10, tw * 10);
 	html_txt(out, s);
 	buf_printf(out, "</text><text x=\"%ld\" y=\"140\" transform=\"scale(.1)\""
-		   " fill=\"#fff\" textLength=\"%ld\">", x, tw * 10);
+		   " font-size=\"%u\" fill=\"#fff\" textLength=\"%ld\">", x, px * 10, tw * 10);
 	html_txt(out, s);
 	buf_puts(out, "</text>");
 }
 
-/* The text group: the font once, then the label and the message. */
-static void put_texts(struct buf *out, const struct layout *l, const char *msg)
+/* The text group: the font once, then the label (11 px) and the message
+ * (BADGE_MSG_PX, so a long message stays short). */
+static void put_texts(struct buf *out, const struct layout *l,
+		      const char *label, const char *msg)
 {
 	buf_puts(out, "<g fill=\"#fff\" text-anchor=\"middle\""
 		 " font-family=\"Verdana,Geneva,DejaVu Sans,sans-serif\""
 		 " text-rendering=\"geometricPrecision\" font-size=\"110\">");
-	put_text(out, 0, l->label_w, l->label_tw, BADGE_LABEL);
-	put_text(out, l->label_w, l->msg_w, l->msg_tw, msg);
+	put_text(out, 0, l->label_w, l->label_tw, 11, label);
+	put_text(out, l->label_w, l->msg_w, l->msg_tw, BADGE_MSG_PX, msg);
 	buf_puts(out, "</g>");
 }
 
@@ -533,10 +566,10 @@ int badge_render_svg(const struct badge_in *in, struct buf *out,
 
 	if (badge_message(in, &msg))
 		goto out;
-	layout(&l, BADGE_LABEL, msg.buf);
-	put_head(out, &l, msg.buf);
+	layout(&l, badge_label(in), msg.buf);
+	put_head(out, &l, badge_label(in), msg.buf);
 	put_boxes(out, &l, state_color[in->state].hex);
-	put_texts(out, &l, msg.buf);
+	put_texts(out, &l, badge_label(in), msg.buf);
 	buf_puts(out, "</svg>");
 	if (buf_error(out))
 		goto out;

@@ -30,12 +30,18 @@ struct badge_in {
 	double decode_tok_s;   /* chat-short decode tok/s */
 	const char *model;     /* as uploaded; any bytes; NULL or "" omits it */
 	const char *hardware;  /* accelerator summary; NULL or "" omits it */
-	int demo;              /* 1: made by --demo; the message says "demo" */
+	int demo;              /* 1: made by --demo; the label says "demo" */
 };
 
 #define BADGE_LABEL "llm-speed"   /* the grey left half */
+#define BADGE_LABEL_DEMO "demo"   /* ... of a demo run's badge, in its place */
+
+/* The grey left half's text for in: BADGE_LABEL_DEMO for a demo run. */
+const char *badge_label(const struct badge_in *in);
+
 #define BADGE_HPAD 5              /* px of box on each side of its text */
 #define BADGE_HEIGHT 20
+#define BADGE_MSG_PX 10           /* the message's font size (the label's is 11) */
 #define BADGE_MODEL_MAX 24        /* code points of model, "…" included */
 #define BADGE_HW_MAX 16           /* code points of hardware, "…" included */
 
@@ -52,7 +58,7 @@ struct badge_in {
  * 1000 ("112.2") and none from 1000, with thousands commas ("1,235"); a
  * negative or non-finite figure shows "?".
  *
- * A demo run's message starts "demo · ".
+ * A demo run's badge says "demo" in its label instead.
  *
  * The model loses an "org/" prefix and trailing variant or quantization
  * tokens ("-Instruct", "-Chat", "-it", "-hf", "-Q4_K_M", ".gguf", "-4bit",

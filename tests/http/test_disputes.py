@@ -425,6 +425,20 @@ def test_disputes_lists_open_threads_newest_first_and_paginates(server, tmp_path
     second = re.findall(r'id="thread-(r_[a-z0-9_-]{11})"', second_page)
     assert second == [ids[2], ids[1]]
     assert 'href="/disputes"' in second_page     # back to the first page
+    # Previous page: from page 2, the first page; from a cursor on the last
+    # row, the 50 rows that end with it, by keyset paging backwards.
+    (prev,) = re.findall(r'<a rel="prev" href="([^"]+)"', second_page)
+    assert html_unescape(prev) == "/disputes"
+    assert 'rel="prev"' not in first.text
+    rows = server.get("/disputes.json").json()["rows"] + \
+        server.get("/disputes.json" + html_unescape(nxt)[len("/disputes"):]).json()["rows"]
+    assert len(rows) == 52
+    last = "%d:%s" % (rows[-1]["last_post_id"], rows[-1]["id"])
+    back = server.get("/disputes.json?after=" + last).json()
+    assert back["rows"] == [] and back["prev"]
+    before = server.get(back["prev"].replace("/disputes", "/disputes.json", 1)).json()["rows"]
+    assert [r["id"] for r in before] == [r["id"] for r in rows[2:]]
+    assert back["prev"] == "/disputes?after=%d%%3A%s" % (rows[1]["last_post_id"], rows[1]["id"])
     assert resolve(server, ids[51], "dismissed").status_code == 200
     listed = re.findall(r'id="thread-(r_[a-z0-9_-]{11})"', server.get("/disputes").text)
     assert ids[51] not in listed and listed[:2] == [ids[0], ids[50]]
