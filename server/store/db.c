@@ -18,6 +18,7 @@
 
 #include <sodium.h>
 
+#include "util/b64u.h"
 #include "util/buf.h"
 #include "util/log.h"
 
@@ -198,30 +199,15 @@ static void sql_sha256(sqlite3_context *cx, int argc, sqlite3_value **argv)
  * only inside the JWS (0006 on). */
 static void sql_jws_payload(sqlite3_context *cx, int argc, sqlite3_value **argv)
 {
-	const char *jws, *p, *q;
 	unsigned char *bin;
-	size_t n, len, got = 0;
+	size_t got;
 
 	(void)argc;
 	if (sqlite3_value_type(argv[0]) == SQLITE_NULL)
 		return;
-	jws = sqlite3_value_blob(argv[0]);
-	n = (size_t)sqlite3_value_bytes(argv[0]);
-	p = jws ? memchr(jws, '.', n) : NULL;
-	q = p ? memchr(p + 1, '.', n - (size_t)(p + 1 - jws)) : NULL;
-	if (!q)
-		return;
-	len = (size_t)(q - p - 1);
-	if (!(bin = sqlite3_malloc64(len + 1))) {
-		sqlite3_result_error_nomem(cx);
-		return;
-	}
-	if (sodium_base642bin(bin, len + 1, p + 1, len, NULL, &got, NULL,
-			      sodium_base64_VARIANT_URLSAFE_NO_PADDING) != 0) {
-		sqlite3_free(bin);
-		return;
-	}
-	sqlite3_result_blob64(cx, bin, got, sqlite3_free);
+	if (b64u_jws_payload(sqlite3_value_blob(argv[0]), (size_t)sqlite3_value_bytes(argv[0]),
+			     &bin, &got) == 0)
+		sqlite3_result_blob64(cx, bin, got, free);
 }
 
 /* Opens one connection with the settings every connection shares. */
