@@ -21,7 +21,6 @@
 #include "http/cache.h"
 #include "store/ceiling.h"
 #include "store/db.h"
-#include "store/migrate.h"
 #include "store/outlier.h"
 #include "ingest/demo.h"
 #include "disputes/dispute.h"

@@ -2,7 +2,6 @@
 #include "check_util.h"
 #include "check_tmpdb.h"
 #include "store/db.h"
-#include "store/migrate.h"
 #include "util/log.h"
 #include "store/outlier.h"
 

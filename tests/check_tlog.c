@@ -9,7 +9,6 @@
 
 #include "check_util.h"
 #include "store/db.h"
-#include "store/migrate.h"
 #include <sqlite3.h>
 #include "util/tlog.h"
 #include "store/tlog_signer.h"

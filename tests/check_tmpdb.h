@@ -15,7 +15,6 @@
 
 #include "check_util.h"
 #include "store/db.h"
-#include "store/migrate.h"
 #include "store/outlier.h"
 
 struct tmpdb {

@@ -22,6 +22,8 @@
 #include "util/buf.h"
 #include "util/log.h"
 
+int (*db_after_migrate)(struct dbconn *w, char *err, size_t errlen);
+
 #define BATCH_MAX 512
 
 struct db {
@@ -157,8 +159,8 @@ static int write_status(struct db *db, int rc)
 	return why ? why : st;
 }
 
-/* (declared in db.h) */
-int db_exec(struct dbconn *c, const char *sql)
+/* Runs SQL without results on c, logging a failure. */
+static int db_exec(struct dbconn *c, const char *sql)
 {
 	char *msg = NULL;
 	int rc = sqlite3_exec(c->h, sql, NULL, NULL, &msg);
@@ -722,7 +724,9 @@ int db_open_perm(const char *path, const char *migrations_dir, struct db_perm pe
 		rc = db_status_of(sqlite3_errcode(db->writer->h));
 		goto fail;
 	}
-	rc = db_migrate(db->writer, migrations_dir, err, errlen);
+	rc = db_status_of(migrate_apply(db->writer->h, migrations_dir, err, errlen));
+	if (rc == DB_OK && db_after_migrate)
+		rc = db_after_migrate(db->writer, err, errlen);
 	if (rc != DB_OK)
 		goto fail;
 	if (ckpt_start(db) < 0) {

@@ -37,13 +37,15 @@ enum db_status {
 	DB_NOTFOUND = -6,
 };
 
-/* Runs SQL without results on c (no bound parameters: fixed text only),
- * logging a failure.  Returns the SQLite result code. */
-int db_exec(struct dbconn *c, const char *sql);
+/* Run by db_open on the writer connection after the migrations and before
+ * the writer thread starts: the repairs the layers that own the tables
+ * need (main.c sets it to the outlier and log backfills).  NULL: none.  Returns a
+ * db_status with a message in err. */
+extern int (*db_after_migrate)(struct dbconn *w, char *err, size_t errlen);
 
 /* Opens (creating if needed) the database at path, applies every migration
- * in migrations_dir that is not yet recorded, runs db_after_migrate (both by
- * db_migrate, migrate.h), and
+ * in migrations_dir that is not yet recorded (by migrate_apply,
+ * migrate.h), runs db_after_migrate, and
  * starts the writer thread.
  * On failure returns a negative status with a message in err. */
 int db_open(const char *path, const char *migrations_dir, struct db **out,

@@ -1,5 +1,5 @@
 /* migrate.c: the migration runner: lists NNNN_name.sql files, applies the
- * new ones in order, each in its own transaction, then the after-migrate hook. */
+ * new ones in order, each in its own transaction.  Below db.c: plain SQLite. */
 #include "store/migrate.h"
 
 #include <dirent.h>
@@ -9,12 +9,25 @@
 #include <string.h>
 #include <time.h>
 
+#include <sqlite3.h>
+
 #include "util/buf.h"
 #include "util/log.h"
 
 #define MIGRATIONS_MAX 256
 
-int (*db_after_migrate)(struct dbconn *w, char *err, size_t errlen);
+
+/* Runs fixed SQL without results on h, logging a failure. */
+static int run(sqlite3 *h, const char *sql)
+{
+	char *msg = NULL;
+	int rc = sqlite3_exec(h, sql, NULL, NULL, &msg);
+
+	if (rc != SQLITE_OK)
+		log_error("sqlite: %s: %s (%d)", sql, msg ? msg : sqlite3_errstr(rc), rc);
+	sqlite3_free(msg);
+	return rc;
+}
 
 static int name_cmp(const void *a, const void *b)
 {
@@ -73,7 +86,7 @@ static int migration_progress(void *arg)
 }
 
 /* Applies one migration file in its own transaction, recording it. */
-static int apply_one(struct dbconn *w, const char *dir, const char *name,
+static int apply_one(sqlite3 *h, const char *dir, const char *name,
 		     char *err, size_t errlen)
 {
 	static const char rec[] =
@@ -83,45 +96,47 @@ static int apply_one(struct dbconn *w, const char *dir, const char *name,
 	sqlite3_stmt *st;
 	struct progress prog;
 	char *msg = NULL;
-	int rc = DB_ERR, ok;
+	int rc = SQLITE_ERROR, ok;
 
 	buf_printf(&path, "%s/%s", dir, name);
 	if (slurp(path.buf, &sql) < 0) {
 		snprintf(err, errlen, "cannot read migration %s", path.buf);
 		goto out;
 	}
-	if (db_exec(w, "BEGIN IMMEDIATE") != SQLITE_OK) {
+	if (run(h, "BEGIN IMMEDIATE") != SQLITE_OK) {
 		snprintf(err, errlen, "cannot start the transaction for migration %s: %s",
-			 name, sqlite3_errmsg(w->h));
-		if (db_status_of(sqlite3_errcode(w->h)) < 0)
-			rc = db_status_of(sqlite3_errcode(w->h));
+			 name, sqlite3_errmsg(h));
+		rc = sqlite3_errcode(h);
 		goto out;
 	}
 	prog.name = name;
 	clock_gettime(CLOCK_MONOTONIC, &prog.start);
 	prog.last = prog.start;
-	sqlite3_progress_handler(w->h, 1000000, migration_progress, &prog);
-	ok = sqlite3_exec(w->h, sql.buf, NULL, NULL, &msg) == SQLITE_OK;
-	sqlite3_progress_handler(w->h, 0, NULL, NULL);
+	sqlite3_progress_handler(h, 1000000, migration_progress, &prog);
+	ok = sqlite3_exec(h, sql.buf, NULL, NULL, &msg) == SQLITE_OK;
+	sqlite3_progress_handler(h, 0, NULL, NULL);
 	if (!ok) {
 		snprintf(err, errlen, "migration %s failed: %s", name, msg ? msg : "?");
-		db_exec(w, "ROLLBACK");
+		run(h, "ROLLBACK");
 		goto out;
 	}
-	if (!(st = db_stmt(w, rec))) {
-		snprintf(err, errlen, "cannot record migration %s: %s", name, sqlite3_errmsg(w->h));
-		db_exec(w, "ROLLBACK");
+	if (sqlite3_prepare_v2(h, rec, -1, &st, NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "cannot record migration %s: %s", name, sqlite3_errmsg(h));
+		run(h, "ROLLBACK");
 		goto out;
 	}
-	if (sqlite3_bind_int(st, 1, atoi(name)) != SQLITE_OK || db_bind_text(st, 2, name) != SQLITE_OK ||
-	    sqlite3_step(st) != SQLITE_DONE || db_exec(w, "COMMIT") != SQLITE_OK) {
+	ok = sqlite3_bind_int(st, 1, atoi(name)) == SQLITE_OK &&
+	     sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC) == SQLITE_OK &&
+	     sqlite3_step(st) == SQLITE_DONE;
+	sqlite3_finalize(st);
+	if (!ok || run(h, "COMMIT") != SQLITE_OK) {
 		snprintf(err, errlen, "cannot record migration %s", name);
-		db_exec(w, "ROLLBACK");
+		run(h, "ROLLBACK");
 		goto out;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &prog.last);
 	log_info("applied migration %s in %.1f s", name, secs_between(&prog.start, &prog.last));
-	rc = DB_OK;
+	rc = SQLITE_OK;
 out:
 	sqlite3_free(msg);
 	buf_release(&sql);
@@ -131,16 +146,16 @@ out:
 
 /* 1 when migration version v is recorded, 0 when not, -1 when the
  * question could not be asked. */
-static int applied(struct dbconn *w, int v)
+static int applied(sqlite3 *h, int v)
 {
 	static const char q[] = "SELECT 1 FROM schema_migrations WHERE version = ?";
-	sqlite3_stmt *st = db_stmt(w, q);
-	int rc;
+	sqlite3_stmt *st = NULL;
+	int rc = SQLITE_ERROR;
 
-	if (!st || sqlite3_bind_int(st, 1, v) != SQLITE_OK)
-		return -1;
-	rc = sqlite3_step(st);
-	sqlite3_reset(st);
+	if (sqlite3_prepare_v2(h, q, -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_bind_int(st, 1, v) == SQLITE_OK)
+		rc = sqlite3_step(st);
+	sqlite3_finalize(st);
 	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
 }
 
@@ -179,40 +194,30 @@ fail:
 	return -1;
 }
 
-/* Applies, in name order, every migration in dir not yet recorded; stops at
- * the first that fails or cannot be checked. */
-static int apply_all(struct dbconn *w, const char *dir, char *err, size_t errlen)
+/* (declared in migrate.h) */
+int migrate_apply(sqlite3 *h, const char *dir, char *err, size_t errlen)
 {
 	char *names[MIGRATIONS_MAX];
-	int n, i, done, rc = DB_OK;
+	int n, i, done, rc = SQLITE_OK;
 
-	if (db_exec(w, "CREATE TABLE IF NOT EXISTS schema_migrations("
+	if (run(h, "CREATE TABLE IF NOT EXISTS schema_migrations("
 		    "version INTEGER PRIMARY KEY, name TEXT NOT NULL, "
 		    "applied_at TEXT NOT NULL)") != SQLITE_OK) {
-		snprintf(err, errlen, "cannot create schema_migrations: %s", sqlite3_errmsg(w->h));
-		return db_status_of(sqlite3_errcode(w->h));
+		snprintf(err, errlen, "cannot create schema_migrations: %s", sqlite3_errmsg(h));
+		return sqlite3_errcode(h);
 	}
 	if ((n = list_migrations(dir, names, err, errlen)) < 0)
-		return DB_ERR;
+		return SQLITE_ERROR;
 	qsort(names, (size_t)n, sizeof *names, name_cmp);
 	for (i = 0; i < n; i++) {
-		if (rc == DB_OK && (done = applied(w, atoi(names[i]))) < 0) {
+		if (rc == SQLITE_OK && (done = applied(h, atoi(names[i]))) < 0) {
 			snprintf(err, errlen, "cannot tell whether migration %s was applied: %s",
-				 names[i], sqlite3_errmsg(w->h));
-			rc = DB_ERR;
-		} else if (rc == DB_OK && !done) {
-			rc = apply_one(w, dir, names[i], err, errlen);
+				 names[i], sqlite3_errmsg(h));
+			rc = SQLITE_ERROR;
+		} else if (rc == SQLITE_OK && !done) {
+			rc = apply_one(h, dir, names[i], err, errlen);
 		}
 		free(names[i]);
 	}
-	return rc;
-}
-
-int db_migrate(struct dbconn *w, const char *dir, char *err, size_t errlen)
-{
-	int rc = apply_all(w, dir, err, errlen);
-
-	if (rc == DB_OK && db_after_migrate)
-		rc = db_after_migrate(w, err, errlen);
 	return rc;
 }

@@ -1,21 +1,16 @@
-/* migrate.h: the schema migration runner db_open uses, and its hook. */
+/* migrate.h: the schema migration runner db_open uses. */
 #ifndef LLMS_MIGRATE_H
 #define LLMS_MIGRATE_H
 
+#include <sqlite3.h>
 #include <stddef.h>
 
-#include "store/db.h"
-
-/* Run by db_open on the writer connection after the migrations and before
- * the writer thread starts: the repairs the layers that own the tables
- * need (main.c sets it to the outlier and log backfills).  NULL: none.  Returns a
- * db_status with a message in err. */
-extern int (*db_after_migrate)(struct dbconn *w, char *err, size_t errlen);
-
 /* Applies, in name order, every NNNN_name.sql in dir not yet recorded in
- * schema_migrations (each in its own transaction, with a progress line on
- * stderr every few seconds of a long one), then db_after_migrate.  Stops at
- * the first failure.  Returns a db_status with a message in err. */
-int db_migrate(struct dbconn *w, const char *dir, char *err, size_t errlen);
+ * schema_migrations (created if missing), each in its own transaction and
+ * recorded there, with a progress line on stderr every few seconds of a
+ * long one.  Stops at the first failure.  Returns SQLITE_OK, or with a
+ * message in err the SQLite code that says why (SQLITE_ERROR when the
+ * cause is not SQLite's: an unreadable file, a failing migration). */
+int migrate_apply(sqlite3 *h, const char *dir, char *err, size_t errlen);
 
 #endif
