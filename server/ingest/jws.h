@@ -87,12 +87,7 @@ int jws_verify_es256(const unsigned char x[32], const unsigned char y[32],
 int jws_thumbprint_okp(const char *x_b64u, char out[48]);
 int jws_thumbprint_ec(const char *x_b64u, const char *y_b64u, char out[48]);
 
-/* Decodes s[0..n) as strict unpadded base64url into dst (room for cap
- * bytes) and sets *got: the same texts as libsodium's strict
- * sodium_base642bin() (no '=', whitespace, other alphabets, impossible
- * lengths or non-zero unused bits), except that the empty text is refused.
- * Not constant-time: for public data only.  Returns 0 or -1. */
-int jws_b64u_decode(const char *s, size_t n, unsigned char *dst, size_t cap, size_t *got);
+/* Base64url decoding is util/b64u.h's b64u_decode(). */
 
 /* Signs payload with the libsodium secret key sk (seed || public key) and
  * returns a compact JWS whose protected header is

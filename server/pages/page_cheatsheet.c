@@ -14,6 +14,7 @@
 
 #include "ingest/validate.h"
 #include "pages/browse.h"
+#include "render/csv.h"
 #include "render/html.h"
 #include "store/db.h"
 #include "util/buf.h"
@@ -21,7 +22,6 @@
 
 #define ROWS 20                /* models per page */
 #define COLS 10                /* hardware columns: the most-run ones */
-#define CT_CSV "text/csv; charset=utf-8"
 
 static const char sql_models[] =
 	"SELECT i.model_slug, i.best_decode, n.name FROM model_index i "
@@ -222,18 +222,28 @@ static json_t *backend_options(const struct sheet *s)
 	return a;
 }
 
-/* ",<v>," with v in the shortest form that reads back as the same double. */
-static void put_number(struct buf *b, double v)
+/* One CSV line for an entry of model m on hardware h, each field by csv.c. */
+static void csv_entry(struct buf *b, const json_t *m, const json_t *h, const json_t *e)
 {
-	char num[40];
-	int p;
+	const char *text[] = {
+		json_string_value(json_object_get(m, "name")),
+		json_string_value(json_object_get(m, "slug")),
+		json_string_value(json_object_get(h, "name")),
+		json_string_value(json_object_get(h, "slug")),
+		json_string_value(json_object_get(e, "backend")),
+	};
+	size_t i;
 
-	for (p = 15; p <= 17; p++) {
-		snprintf(num, sizeof num, "%.*g", p, v);
-		if (strtod(num, NULL) == v)
-			break;
+	for (i = 0; i < sizeof text / sizeof *text; i++) {
+		csv_text(b, text[i]);
+		buf_putc(b, ',');
 	}
-	buf_printf(b, ",%s,", num);
+	csv_number(b, json_real_value(json_object_get(e, "decode_tok_s")));
+	buf_putc(b, ',');
+	csv_text(b, json_string_value(json_object_get(e, "quantization")));
+	buf_putc(b, ',');
+	csv_text(b, json_string_value(json_object_get(e, "id")));
+	buf_puts(b, "\r\n");
 }
 
 /* The sheet as CSV: one line per cell entry. */
@@ -241,30 +251,15 @@ static enum MHD_Result send_csv(struct sheet *s, json_t *m)
 {
 	struct http_opts o = { .cache_control = CC_PAGE, .etag = 1 };
 	struct buf b = BUF_INIT;
-	json_t *row, *c, *e, *h;
+	json_t *row, *c, *e;
 	size_t i, k, j;
 	enum MHD_Result ret;
 
 	buf_puts(&b, "model,model_slug,hardware,hw_slug,backend,decode_tok_s,quantization,run_id\r\n");
 	json_array_foreach(json_object_get(m, "rows"), i, row)
 		json_array_foreach(json_object_get(row, "cells"), k, c)
-			json_array_foreach(json_object_get(c, "entries"), j, e) {
-				h = json_array_get(s->hw, k);
-				csv_field(&b, json_string_value(json_object_get(json_object_get(row, "model"), "name")));
-				buf_putc(&b, ',');
-				csv_field(&b, json_string_value(json_object_get(json_object_get(row, "model"), "slug")));
-				buf_putc(&b, ',');
-				csv_field(&b, json_string_value(json_object_get(h, "name")));
-				buf_putc(&b, ',');
-				csv_field(&b, json_string_value(json_object_get(h, "slug")));
-				buf_putc(&b, ',');
-				csv_field(&b, json_string_value(json_object_get(e, "backend")));
-				put_number(&b, json_real_value(json_object_get(e, "decode_tok_s")));
-				csv_field(&b, json_string_value(json_object_get(e, "quantization")));
-				buf_putc(&b, ',');
-				csv_field(&b, json_string_value(json_object_get(e, "id")));
-				buf_puts(&b, "\r\n");
-			}
+			json_array_foreach(json_object_get(c, "entries"), j, e)
+				csv_entry(&b, json_object_get(row, "model"), json_array_get(s->hw, k), e);
 	browse_end(&s->b);
 	json_decref(m);
 	if (buf_error(&b))

@@ -4,7 +4,6 @@
 #include "pages/page.h"
 
 #include <math.h>
-#include <sodium.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -14,6 +13,7 @@
 #include "store/ceiling.h"
 #include "store/db.h"
 #include "store/run_store.h"
+#include "util/b64u.h"
 #include "util/buf.h"
 
 static const char sql_jws[] = "SELECT jws FROM runs WHERE id = ?";
@@ -92,24 +92,17 @@ static json_t *payload_from_jws(struct req *r, const char *id)
 {
 	struct dbconn *c = db_reader(r->app->db);
 	sqlite3_stmt *st = c ? db_stmt(c, sql_jws) : NULL;
-	const char *jws, *p, *q;
 	unsigned char *bin = NULL;
-	size_t n, len, got = 0;
+	size_t got;
 	json_t *v = NULL;
 
 	if (!st)
 		return NULL;
 	db_bind_text(st, 1, id);
-	if (sqlite3_step(st) == SQLITE_ROW && (jws = sqlite3_column_blob(st, 0))) {
-		n = (size_t)sqlite3_column_bytes(st, 0);
-		p = memchr(jws, '.', n);
-		q = p ? memchr(p + 1, '.', n - (size_t)(p + 1 - jws)) : NULL;
-		len = q ? (size_t)(q - p - 1) : 0;
-		if (q && (bin = malloc(len + 1)) &&
-		    sodium_base642bin(bin, len + 1, p + 1, len, NULL, &got, NULL,
-				      sodium_base64_VARIANT_URLSAFE_NO_PADDING) == 0)
-			v = json_loadb((const char *)bin, got, JSON_DECODE_ANY, NULL);
-	}
+	if (sqlite3_step(st) == SQLITE_ROW &&
+	    b64u_jws_payload(sqlite3_column_blob(st, 0), (size_t)sqlite3_column_bytes(st, 0),
+			     &bin, &got) == 0)
+		v = json_loadb((const char *)bin, got, JSON_DECODE_ANY, NULL);
 	sqlite3_reset(st);
 	free(bin);
 	return v;

@@ -150,19 +150,6 @@ void html_url_arg(struct buf *b, const char *s)
 	}
 }
 
-void csv_field(struct buf *b, const char *s)
-{
-	buf_putc(b, '"');
-	if (s && (*s == '=' || *s == '+' || *s == '-' || *s == '@' || *s == '\t' || *s == '\r'))
-		buf_putc(b, '\'');
-	for (; s && *s; s++) {
-		if (*s == '"')
-			buf_putc(b, '"');
-		buf_putc(b, *s);
-	}
-	buf_putc(b, '"');
-}
-
 void html_txt_lines(struct buf *b, const char *s)
 {
 	const char *nl;

@@ -26,10 +26,6 @@ void html_attr(struct buf *b, const char *s);
  * an attribute too. */
 void html_url_arg(struct buf *b, const char *s);
 
-/* One CSV field (RFC 4180): always quoted, '"' doubled; a value starting
- * with = + - @ or a tab or CR gets a leading "'" so a spreadsheet reads it
- * as text, never as a formula. */
-void csv_field(struct buf *b, const char *s);
 
 /* Plain text with its line breaks kept: html_txt, then each LF as <br>. */
 void html_txt_lines(struct buf *b, const char *s);

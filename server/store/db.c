@@ -1,8 +1,8 @@
-/* db.c: connections, cached statements, migrations and the group-commit
+/* db.c: connections, cached statements and the group-commit
  * writer thread (see db.h for the contract). */
 #include "store/db.h"
+#include "store/migrate.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -18,13 +18,13 @@
 
 #include <sodium.h>
 
+#include "util/b64u.h"
 #include "util/buf.h"
 #include "util/log.h"
 
 int (*db_after_migrate)(struct dbconn *w, char *err, size_t errlen);
 
 #define BATCH_MAX 512
-#define MIGRATIONS_MAX 256
 
 struct db {
 	char *path;
@@ -160,7 +160,7 @@ static int write_status(struct db *db, int rc)
 }
 
 /* Runs SQL without results on c, logging a failure. */
-static int exec(struct dbconn *c, const char *sql)
+static int db_exec(struct dbconn *c, const char *sql)
 {
 	char *msg = NULL;
 	int rc = sqlite3_exec(c->h, sql, NULL, NULL, &msg);
@@ -198,30 +198,15 @@ static void sql_sha256(sqlite3_context *cx, int argc, sqlite3_value **argv)
  * only inside the JWS (0006 on). */
 static void sql_jws_payload(sqlite3_context *cx, int argc, sqlite3_value **argv)
 {
-	const char *jws, *p, *q;
 	unsigned char *bin;
-	size_t n, len, got = 0;
+	size_t got;
 
 	(void)argc;
 	if (sqlite3_value_type(argv[0]) == SQLITE_NULL)
 		return;
-	jws = sqlite3_value_blob(argv[0]);
-	n = (size_t)sqlite3_value_bytes(argv[0]);
-	p = jws ? memchr(jws, '.', n) : NULL;
-	q = p ? memchr(p + 1, '.', n - (size_t)(p + 1 - jws)) : NULL;
-	if (!q)
-		return;
-	len = (size_t)(q - p - 1);
-	if (!(bin = sqlite3_malloc64(len + 1))) {
-		sqlite3_result_error_nomem(cx);
-		return;
-	}
-	if (sodium_base642bin(bin, len + 1, p + 1, len, NULL, &got, NULL,
-			      sodium_base64_VARIANT_URLSAFE_NO_PADDING) != 0) {
-		sqlite3_free(bin);
-		return;
-	}
-	sqlite3_result_blob64(cx, bin, got, sqlite3_free);
+	if (b64u_jws_payload(sqlite3_value_blob(argv[0]), (size_t)sqlite3_value_bytes(argv[0]),
+			     &bin, &got) == 0)
+		sqlite3_result_blob64(cx, bin, got, free);
 }
 
 /* Opens one connection with the settings every connection shares. */
@@ -248,10 +233,10 @@ static struct dbconn *conn_open(const char *path, int readonly, unsigned busy_ms
 	sqlite3_extended_result_codes(c->h, 1);
 	/* 32 MiB of page cache and memory-mapped reads per connection keep
 	 * the indexes an upload or a page touches out of pread(). */
-	exec(c, "PRAGMA cache_size=-32768");
-	exec(c, "PRAGMA mmap_size=268435456");
+	db_exec(c, "PRAGMA cache_size=-32768");
+	db_exec(c, "PRAGMA mmap_size=268435456");
 	if (readonly)
-		exec(c, "PRAGMA query_only=1");
+		db_exec(c, "PRAGMA query_only=1");
 	return c;
 }
 
@@ -348,200 +333,6 @@ json_t *db_rows_json(sqlite3_stmt *st)
 	return a;
 }
 
-/* ---- migrations ---- */
-
-static int name_cmp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* 1 when name looks like NNNN_something.sql. */
-static int is_migration(const char *name)
-{
-	size_t n = strlen(name);
-
-	return n > 9 && strspn(name, "0123456789") == 4 && name[4] == '_' &&
-	       !strcmp(name + n - 4, ".sql");
-}
-
-/* Reads a whole file into b. */
-static int slurp(const char *path, struct buf *b)
-{
-	FILE *f = fopen(path, "rb");
-	char chunk[8192];
-	size_t n;
-
-	if (!f)
-		return -1;
-	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-		buf_add(b, chunk, n);
-	fclose(f);
-	return buf_error(b);
-}
-
-/* A migration that backfills a large database runs for a while: every
- * few seconds it says so on stderr, with the time spent, so an operator
- * sees progress rather than a silent start-up. */
-struct progress {
-	const char *name;
-	struct timespec start, last;
-};
-
-static double secs_between(const struct timespec *a, const struct timespec *b)
-{
-	return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_nsec - a->tv_nsec) / 1e9;
-}
-
-static int migration_progress(void *arg)
-{
-	struct progress *p = arg;
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	if (secs_between(&p->last, &now) >= 2.0) {
-		fprintf(stderr, "migration %s: still backfilling, %.0f s so far\n",
-			p->name, secs_between(&p->start, &now));
-		p->last = now;
-	}
-	return 0;
-}
-
-/* Applies one migration file in its own transaction, recording it. */
-static int apply_one(struct dbconn *w, const char *dir, const char *name,
-		     char *err, size_t errlen)
-{
-	static const char rec[] =
-		"INSERT INTO schema_migrations(version, name, applied_at) "
-		"VALUES (?, ?, strftime('%Y-%m-%dT%H:%M:%SZ','now'))";
-	struct buf path = BUF_INIT, sql = BUF_INIT;
-	sqlite3_stmt *st;
-	struct progress prog;
-	char *msg = NULL;
-	int rc = DB_ERR, ok;
-
-	buf_printf(&path, "%s/%s", dir, name);
-	if (slurp(path.buf, &sql) < 0) {
-		snprintf(err, errlen, "cannot read migration %s", path.buf);
-		goto out;
-	}
-	if (exec(w, "BEGIN IMMEDIATE") != SQLITE_OK) {
-		snprintf(err, errlen, "cannot start the transaction for migration %s: %s",
-			 name, sqlite3_errmsg(w->h));
-		if (db_status_of(sqlite3_errcode(w->h)) < 0)
-			rc = db_status_of(sqlite3_errcode(w->h));
-		goto out;
-	}
-	prog.name = name;
-	clock_gettime(CLOCK_MONOTONIC, &prog.start);
-	prog.last = prog.start;
-	sqlite3_progress_handler(w->h, 1000000, migration_progress, &prog);
-	ok = sqlite3_exec(w->h, sql.buf, NULL, NULL, &msg) == SQLITE_OK;
-	sqlite3_progress_handler(w->h, 0, NULL, NULL);
-	if (!ok) {
-		snprintf(err, errlen, "migration %s failed: %s", name, msg ? msg : "?");
-		exec(w, "ROLLBACK");
-		goto out;
-	}
-	if (!(st = db_stmt(w, rec))) {
-		snprintf(err, errlen, "cannot record migration %s: %s", name, sqlite3_errmsg(w->h));
-		exec(w, "ROLLBACK");
-		goto out;
-	}
-	if (sqlite3_bind_int(st, 1, atoi(name)) != SQLITE_OK || db_bind_text(st, 2, name) != SQLITE_OK ||
-	    sqlite3_step(st) != SQLITE_DONE || exec(w, "COMMIT") != SQLITE_OK) {
-		snprintf(err, errlen, "cannot record migration %s", name);
-		exec(w, "ROLLBACK");
-		goto out;
-	}
-	clock_gettime(CLOCK_MONOTONIC, &prog.last);
-	log_info("applied migration %s in %.1f s", name, secs_between(&prog.start, &prog.last));
-	rc = DB_OK;
-out:
-	sqlite3_free(msg);
-	buf_release(&sql);
-	buf_release(&path);
-	return rc;
-}
-
-/* 1 when migration version v is recorded, 0 when not, -1 when the
- * question could not be asked. */
-static int applied(struct dbconn *w, int v)
-{
-	static const char q[] = "SELECT 1 FROM schema_migrations WHERE version = ?";
-	sqlite3_stmt *st = db_stmt(w, q);
-	int rc;
-
-	if (!st || sqlite3_bind_int(st, 1, v) != SQLITE_OK)
-		return -1;
-	rc = sqlite3_step(st);
-	sqlite3_reset(st);
-	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
-}
-
-/* Reads the names of the migration files in dir into names (at most
- * MIGRATIONS_MAX); returns how many, or -1 with the reason in err. */
-static int list_migrations(const char *dir, char **names, char *err, size_t errlen)
-{
-	struct dirent *de;
-	int n = 0;
-	DIR *d = opendir(dir);
-
-	if (!d) {
-		snprintf(err, errlen, "cannot open migrations folder %s: %s", dir, strerror(errno));
-		return -1;
-	}
-	while ((de = readdir(d))) {
-		if (!is_migration(de->d_name))
-			continue;
-		if (n == MIGRATIONS_MAX) {
-			snprintf(err, errlen, "more than %d migration files in %s; the server reads at most %d",
-				 MIGRATIONS_MAX, dir, MIGRATIONS_MAX);
-			goto fail;
-		}
-		if (!(names[n] = strdup(de->d_name))) {
-			snprintf(err, errlen, "out of memory reading the migrations folder %s", dir);
-			goto fail;
-		}
-		n++;
-	}
-	closedir(d);
-	return n;
-fail:
-	closedir(d);
-	while (n > 0)
-		free(names[--n]);
-	return -1;
-}
-
-/* Applies, in name order, every migration in dir not yet recorded; stops at
- * the first that fails or cannot be checked. */
-static int migrate(struct dbconn *w, const char *dir, char *err, size_t errlen)
-{
-	char *names[MIGRATIONS_MAX];
-	int n, i, done, rc = DB_OK;
-
-	if (exec(w, "CREATE TABLE IF NOT EXISTS schema_migrations("
-		    "version INTEGER PRIMARY KEY, name TEXT NOT NULL, "
-		    "applied_at TEXT NOT NULL)") != SQLITE_OK) {
-		snprintf(err, errlen, "cannot create schema_migrations: %s", sqlite3_errmsg(w->h));
-		return db_status_of(sqlite3_errcode(w->h));
-	}
-	if ((n = list_migrations(dir, names, err, errlen)) < 0)
-		return DB_ERR;
-	qsort(names, (size_t)n, sizeof *names, name_cmp);
-	for (i = 0; i < n; i++) {
-		if (rc == DB_OK && (done = applied(w, atoi(names[i]))) < 0) {
-			snprintf(err, errlen, "cannot tell whether migration %s was applied: %s",
-				 names[i], sqlite3_errmsg(w->h));
-			rc = DB_ERR;
-		} else if (rc == DB_OK && !done) {
-			rc = apply_one(w, dir, names[i], err, errlen);
-		}
-		free(names[i]);
-	}
-	return rc;
-}
-
 /* ---- the writer ---- */
 
 /* Marks every job of the batch failed with status. */
@@ -565,14 +356,14 @@ static const char sql_release[] = "RELEASE job";
 
 /* Runs one of the statements above from the statement cache (two per
  * upload: parsing them each time cost more than the seeks of a small
- * job), logging a failure like exec(). */
+ * job), logging a failure like db_exec(). */
 static int exec_cached(struct dbconn *c, const char *sql)
 {
 	sqlite3_stmt *st = db_stmt(c, sql);
 	int rc;
 
 	if (!st)
-		return exec(c, sql);
+		return db_exec(c, sql);
 	rc = sqlite3_step(st);
 	sqlite3_reset(st);
 	if (rc == SQLITE_DONE)
@@ -604,7 +395,7 @@ static void run_batch(struct db *db, struct db_job *batch)
 	struct db_job *j;
 	int rc;
 
-	rc = exec(w, "BEGIN IMMEDIATE");
+	rc = db_exec(w, "BEGIN IMMEDIATE");
 	if (rc != SQLITE_OK) {
 		batch_failed(batch, write_status(db, rc));
 		return;
@@ -616,11 +407,11 @@ static void run_batch(struct db *db, struct db_job *batch)
 			return;
 		}
 	}
-	rc = exec(w, "COMMIT");
+	rc = db_exec(w, "COMMIT");
 	if (rc != SQLITE_OK) {
 		rc = write_status(db, rc);
 		if (!sqlite3_get_autocommit(w->h))
-			exec(w, "ROLLBACK");
+			db_exec(w, "ROLLBACK");
 		batch_failed(batch, rc);
 		return;
 	}
@@ -823,7 +614,7 @@ static void *ckpt_main(void *arg)
 static int ckpt_start(struct db *db)
 {
 	db->ckpt = conn_open(db->path, 0, db->busy_ms);
-	if (!db->ckpt || exec(db->ckpt, "PRAGMA synchronous=FULL") != SQLITE_OK)
+	if (!db->ckpt || db_exec(db->ckpt, "PRAGMA synchronous=FULL") != SQLITE_OK)
 		return -1;
 	pthread_cond_init(&db->ckpt_wake, NULL);
 	if (pthread_create(&db->ckpt_thread, NULL, ckpt_main, db) != 0)
@@ -922,18 +713,18 @@ int db_open_perm(const char *path, const char *migrations_dir, struct db_perm pe
 		rc = DB_READONLY;
 		goto fail;
 	}
-	if (exec(db->writer, "PRAGMA journal_mode=WAL") != SQLITE_OK ||
-	    exec(db->writer, "PRAGMA synchronous=FULL") != SQLITE_OK ||
-	    exec(db->writer, "PRAGMA foreign_keys=ON") != SQLITE_OK ||
+	if (db_exec(db->writer, "PRAGMA journal_mode=WAL") != SQLITE_OK ||
+	    db_exec(db->writer, "PRAGMA synchronous=FULL") != SQLITE_OK ||
+	    db_exec(db->writer, "PRAGMA foreign_keys=ON") != SQLITE_OK ||
 	    /* Statement journals (every insert into runs has one, as triggers
 	     * keep digest_counts in step) stay in memory, not a temp file. */
-	    exec(db->writer, "PRAGMA temp_store=MEMORY") != SQLITE_OK) {
+	    db_exec(db->writer, "PRAGMA temp_store=MEMORY") != SQLITE_OK) {
 		snprintf(err, errlen, "cannot configure database %s: %s", path,
 			 sqlite3_errmsg(db->writer->h));
 		rc = db_status_of(sqlite3_errcode(db->writer->h));
 		goto fail;
 	}
-	rc = migrate(db->writer, migrations_dir, err, errlen);
+	rc = db_status_of(migrate_apply(db->writer->h, migrations_dir, err, errlen));
 	if (rc == DB_OK && db_after_migrate)
 		rc = db_after_migrate(db->writer, err, errlen);
 	if (rc != DB_OK)
@@ -990,7 +781,7 @@ void db_close(struct db *db)
 		conn_close(c);
 	}
 	if (db->writer) {
-		exec(db->writer, "PRAGMA wal_checkpoint(TRUNCATE)");
+		db_exec(db->writer, "PRAGMA wal_checkpoint(TRUNCATE)");
 		conn_close(db->writer);
 	}
 	pthread_cond_destroy(&db->wake);

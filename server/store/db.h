@@ -1,5 +1,5 @@
 /* db.h: SQLite connections, statements prepared once per connection, the
- * migrations, and the single writer thread that commits in groups.
+ * the single writer thread that commits in groups (migrations: migrate.h).
  *
  * Reads: each thread gets its own read-only connection from db_reader().
  * Writes: a module fills a struct db_job and hands it to the writer thread,
@@ -44,7 +44,8 @@ enum db_status {
 extern int (*db_after_migrate)(struct dbconn *w, char *err, size_t errlen);
 
 /* Opens (creating if needed) the database at path, applies every migration
- * in migrations_dir that is not yet recorded, runs db_after_migrate, and
+ * in migrations_dir that is not yet recorded (by migrate_apply,
+ * migrate.h), runs db_after_migrate, and
  * starts the writer thread.
  * On failure returns a negative status with a message in err. */
 int db_open(const char *path, const char *migrations_dir, struct db **out,

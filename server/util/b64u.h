@@ -1,0 +1,22 @@
+/* b64u.h: strict unpadded base64url decoding (RFC 4648 section 5), one
+ * decoder for the JWS verifier, the run page and the migrations. */
+#ifndef LLMSPEED_B64U_H
+#define LLMSPEED_B64U_H
+
+#include <stddef.h>
+
+/* Decodes s[0..n) as strict unpadded base64url into dst (room for cap
+ * bytes) and sets *got: the same texts as libsodium's strict
+ * sodium_base642bin() (no '=', whitespace, other alphabets, impossible
+ * lengths or non-zero unused bits), except that the empty text is refused.
+ * Not constant-time: for public data only.  Returns 0 or -1. */
+int b64u_decode(const char *s, size_t n, unsigned char *dst, size_t cap, size_t *got);
+
+/* The payload (middle segment) of compact JWS jws[0..n), decoded into a
+ * malloc'd buffer *out of *len bytes plus a NUL, which the caller frees.
+ * Checks no signature: for JWS already verified and stored.  Returns 0, or
+ * -1 (*out NULL) when there are not two dots, the segment is not strict
+ * base64url, or memory runs out. */
+int b64u_jws_payload(const char *jws, size_t n, unsigned char **out, size_t *len);
+
+#endif
