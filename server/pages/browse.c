@@ -572,3 +572,32 @@ json_t *browse_title(const char *name)
 	buf_release(&b);
 	return t;
 }
+
+const char *const browse_sort_keys[SORT__MAX] = { "decode", "prefill", "ttft", "date" };
+const char *const browse_sort_labels[SORT__MAX] = { "Decode", "Prefill", "Time to first token",
+	"Date received" };
+
+int browse_take_sort(struct browse *b)
+{
+	const char *v = http_query(b->r, "sort");
+	int i;
+
+	if (!v || !*v)
+		return SORT_DECODE;
+	for (i = 0; i < SORT__MAX; i++)
+		if (!strcmp(v, browse_sort_keys[i]))
+			return i;
+	return browse_error(b, 400, "The sort= argument must be decode, prefill, ttft or date.");
+}
+
+json_t *browse_sort_links(enum browse_sort cur, json_t *(*href)(void *ctx, const char *sort), void *ctx)
+{
+	json_t *a = json_array();
+	int i;
+
+	for (i = 0; a && i < SORT__MAX; i++)
+		json_array_append_new(a, json_pack("{s:s, s:s, s:o, s:b}", "key", browse_sort_keys[i],
+			"label", browse_sort_labels[i], "href", href(ctx, i ? browse_sort_keys[i] : NULL),
+			"selected", (int)cur == i));
+	return a;
+}

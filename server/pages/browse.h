@@ -116,6 +116,22 @@ json_t *browse_list(const struct browse *b, sqlite3_stmt *st, int limit,
 		    const char *prefix, const char *segment, ...)
 	__attribute__((sentinel));
 
+/* ?sort= of the board-like lists (/, /m/<slug>, /hw/<slug>): the figure
+ * their rows are ordered by.  browse_sort_keys[s] is its query value,
+ * browse_sort_labels[s] its label. */
+enum browse_sort { SORT_DECODE, SORT_PREFILL, SORT_TTFT, SORT_DATE, SORT__MAX };
+extern const char *const browse_sort_keys[SORT__MAX];
+extern const char *const browse_sort_labels[SORT__MAX];
+
+/* The sort= argument of b's request: SORT_DECODE when absent, -1 with a
+ * 400 prepared in b when it names no sort. */
+int browse_take_sort(struct browse *b);
+
+/* The "Sort by" links, [{key, label, href, selected}] with cur selected;
+ * href(ctx, sort) makes each link, sort being NULL for the default order.
+ * NULL when memory runs out. */
+json_t *browse_sort_links(enum browse_sort cur, json_t *(*href)(void *ctx, const char *sort), void *ctx);
+
 /* A site-relative link: prefix ("/m/"), then segment URL-escaped (NULL:
  * none) and ".json" when b answers with JSON, then the key/value pairs
  * that follow, NULL-terminated, as query arguments (a NULL value skips its

@@ -50,9 +50,6 @@ static const char sql_sorted[3][4][400] = {
 };
 
 /* ?sort=: the board's order. */
-enum sort { SORT_DECODE, SORT_PREFILL, SORT_TTFT, SORT_DATE };
-static const char *const sort_keys[] = { "decode", "prefill", "ttft", "date" };
-static const char *const sort_labels[] = { "Decode", "Prefill", "Time to first token", "Date received" };
 static const char *const sort_texts[] = { "fastest first", "fastest prefill first",
 	"quickest first token first", "newest first" };
 
@@ -150,31 +147,12 @@ static long board_count(struct browse *b)
 	return n;
 }
 
-/* ?sort= as an enum sort; -1 with a 400 when unknown. */
-static int take_sort(struct browse *b)
+/* One "Sort by" link of the board, keeping its filters. */
+static json_t *board_sort_href(void *ctx, const char *sort)
 {
-	const char *v = http_query(b->r, "sort");
-	int i;
+	struct browse *b = ctx;
 
-	if (!v || !*v)
-		return SORT_DECODE;
-	for (i = 0; i < 4; i++)
-		if (!strcmp(v, sort_keys[i]))
-			return i;
-	return browse_error(b, 400, "The sort= argument must be decode, prefill, ttft or date.");
-}
-
-/* The sort links of the board: [{key, label, href, selected}]. */
-static json_t *sort_links(struct browse *b, enum sort sort)
-{
-	json_t *a = json_array();
-	int i;
-
-	for (i = 0; i < 4; i++)
-		json_array_append_new(a, json_pack("{s:s, s:s, s:o, s:b}", "key", sort_keys[i],
-			"label", sort_labels[i], "href", browse_link(b, "/", NULL, "backend", b->backend,
-			"hw", b->hw, "sort", i ? sort_keys[i] : NULL, NULL), "selected", (int)sort == i));
-	return a;
+	return browse_link(b, "/", NULL, "backend", b->backend, "hw", b->hw, "sort", sort, NULL);
 }
 
 /* The link to the page before the cursor's: its own cursor is the row
@@ -209,14 +187,14 @@ static json_t *board_prev(struct browse *b)
  * cursor, in the order sort, as {"runs", "count", "total", "total_text",
  * "next", "first", "paged"}.  The cursor is the last row's sort figure
  * and run id. */
-static json_t *board_json(struct browse *b, enum sort sort)
+static json_t *board_json(struct browse *b, enum browse_sort sort)
 {
 	static const char *const sqls[2][2] = {
 		{ sql_board, sql_board_be }, { sql_board_hw, sql_board_hw_be }
 	};
 	sqlite3_stmt *st = db_stmt(b->c, sort == SORT_DECODE ? sqls[b->hw != NULL][b->backend != NULL]
 				   : sql_sorted[sort - 1][(b->hw != NULL) * 2 + (b->backend != NULL)]);
-	const char *sort_arg = sort == SORT_DECODE ? NULL : sort_keys[sort];
+	const char *sort_arg = sort == SORT_DECODE ? NULL : browse_sort_keys[sort];
 	json_t *runs = json_array(), *o;
 	char ids[BOARD_PAGE][16], cur[80], total_text[32];
 	double last = 0;
@@ -381,11 +359,11 @@ static json_t *recent_json(struct browse *b)
 static json_t *home_model(struct browse *b)
 {
 	json_t *m = NULL, *board, *recent, *suites;
-	int demo, sort = take_sort(b);
+	int demo, sort = browse_take_sort(b);
 
 	if (sort < 0)
 		return NULL;
-	board = board_json(b, (enum sort)sort);
+	board = board_json(b, (enum browse_sort)sort);
 	recent = recent_json(b);
 	suites = browse_suites(b, "/", NULL);
 	demo = browse_has_demo(b);
@@ -397,10 +375,10 @@ static json_t *home_model(struct browse *b)
 		"board", board, "recent", recent,
 		"clear_href", browse_link(b, "/", NULL, NULL));
 	if (m) {
-		json_object_set_new(m, "sort", json_string(sort_keys[sort]));
+		json_object_set_new(m, "sort", json_string(browse_sort_keys[sort]));
 		json_object_set_new(m, "sort_text", json_string(sort_texts[sort]));
-		json_object_set_new(m, "sort_param", sort ? json_string(sort_keys[sort]) : json_null());
-		json_object_set_new(m, "sorts", sort_links(b, (enum sort)sort));
+		json_object_set_new(m, "sort_param", sort ? json_string(browse_sort_keys[sort]) : json_null());
+		json_object_set_new(m, "sorts", browse_sort_links((enum browse_sort)sort, board_sort_href, b));
 	}
 	if (!m || !board || !recent || !suites || demo < 0 || add_options(b, m) < 0) {
 		json_decref(m);

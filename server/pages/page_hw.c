@@ -74,9 +74,6 @@ const char *const page_hw_sql[] = {
 };
 
 /* ?sort=: the page's order. */
-enum sort { SORT_DECODE, SORT_PREFILL, SORT_TTFT, SORT_DATE };
-static const char *const sort_keys[] = { "decode", "prefill", "ttft", "date" };
-static const char *const sort_labels[] = { "Decode", "Prefill", "Time to first token", "Date received" };
 
 /* A model's best run on this hardware. */
 struct section {
@@ -92,7 +89,7 @@ struct hpage {
 	json_t *m;
 	struct section *s;         /* the page's sections, and one more */
 	size_t n;
-	enum sort sort;
+	enum browse_sort sort;
 };
 
 static int db_fail(struct hpage *p)
@@ -314,35 +311,12 @@ static int load_model_list(struct hpage *p)
 	return 0;
 }
 
-/* ?sort= into p->sort; -1 with a 400 when unknown. */
-static int take_sort(struct hpage *p)
+/* One "Sort by" link of the hardware page, keeping its model. */
+static json_t *hw_sort_href(void *ctx, const char *sort)
 {
-	const char *v = http_query(p->b.r, "sort");
-	int i;
+	struct hpage *p = ctx;
 
-	p->sort = SORT_DECODE;
-	if (!v || !*v)
-		return 0;
-	for (i = 0; i < 4; i++)
-		if (!strcmp(v, sort_keys[i])) {
-			p->sort = (enum sort)i;
-			return 0;
-		}
-	return browse_error(&p->b, 400, "The sort= argument must be decode, prefill, ttft or date.");
-}
-
-/* The sort links: [{key, label, href, selected}]. */
-static json_t *sort_links(struct hpage *p)
-{
-	json_t *a = json_array();
-	int i;
-
-	for (i = 0; i < 4; i++)
-		json_array_append_new(a, json_pack("{s:s, s:s, s:o, s:b}", "key", sort_keys[i],
-			"label", sort_labels[i], "href", browse_link(&p->b, "/hw/", p->slug,
-			"model", p->b.model, "sort", i ? sort_keys[i] : NULL, NULL),
-			"selected", (int)p->sort == i));
-	return a;
+	return browse_link(&p->b, "/hw/", p->slug, "model", p->b.model, "sort", sort, NULL);
 }
 
 /* Appends run id to a as browse_run() shows it; -1 on error. */
@@ -365,7 +339,7 @@ static int add_run(struct hpage *p, json_t *a, const char *id)
 static json_t *sorted_link(struct hpage *p, const char *cur)
 {
 	return browse_link(&p->b, "/hw/", p->slug, "model", p->b.model,
-			   "sort", sort_keys[p->sort], "after", cur, NULL);
+			   "sort", browse_sort_keys[p->sort], "after", cur, NULL);
 }
 
 /* With a sort other than decode: one page of the best run per model and
@@ -434,6 +408,8 @@ fail:
 /* The view model of /hw/<slug>, or NULL with p->b's failure set. */
 static json_t *hw_model(struct hpage *p, struct req *r)
 {
+	int sort;
+
 	if (browse_begin(&p->b, r) < 0)
 		return NULL;
 	p->slug = r->arg;
@@ -441,17 +417,18 @@ static json_t *hw_model(struct hpage *p, struct req *r)
 		browse_error(&p->b, 404, "Hardware pages are named by slug: lowercase letters and digits joined by single hyphens, like /hw/m3-ultra.");
 		return NULL;
 	}
-	if (take_sort(p) < 0)
+	if ((sort = browse_take_sort(&p->b)) < 0)
 		return NULL;
+	p->sort = (enum browse_sort)sort;
 	p->m = json_pack("{s:s, s:s, s:n, s:n, s:s, s:b, s:o}", "suite_version", p->b.suite,
-			 "slug", p->slug, "model", "list", "sort", sort_keys[p->sort],
+			 "slug", p->slug, "model", "list", "sort", browse_sort_keys[p->sort],
 			 "sorted_groups", p->sort != SORT_DECODE,
-			 "sort_param", p->sort ? json_string(sort_keys[p->sort]) : json_null());
+			 "sort_param", p->sort ? json_string(browse_sort_keys[p->sort]) : json_null());
 	if (!p->m || load_name(p) < 0 ||
 	    (p->sort != SORT_DECODE ? load_sorted(p) :
 	     p->b.model ? load_model_list(p) : load_sections(p)) < 0)
 		goto fail;
-	json_object_set_new(p->m, "sorts", sort_links(p));
+	json_object_set_new(p->m, "sorts", browse_sort_links(p->sort, hw_sort_href, p));
 	json_object_set_new(p->m, "title", browse_title(json_string_value(
 		json_object_get(json_object_get(p->m, "hardware"), "name"))));
 	json_object_set_new(p->m, "suites", browse_suites(&p->b, "/hw/", p->slug));

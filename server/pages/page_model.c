@@ -102,9 +102,6 @@ const char *const page_model_sql[] = {
 };
 
 /* ?sort=: the run list's order. */
-enum sort { SORT_DECODE, SORT_PREFILL, SORT_TTFT, SORT_DATE };
-static const char *const sort_keys[] = { "decode", "prefill", "ttft", "date" };
-static const char *const sort_labels[] = { "Decode", "Prefill", "Time to first token", "Date received" };
 
 /* One model page being built. */
 struct mpage {
@@ -112,7 +109,7 @@ struct mpage {
 	const char *slug;
 	const char *digest;      /* the digest shown, owned by m; NULL: none */
 	json_t *m;               /* the view model */
-	enum sort sort;
+	enum browse_sort sort;
 	int has_dafter;          /* ?digests_after= gave the digest list's cursor */
 	long long dafter_runs;
 	double dafter_decode;
@@ -444,35 +441,13 @@ static int add_prev(struct mpage *p, json_t *list)
 	return 0;
 }
 
-/* ?sort= into p->sort; -1 with a 400 when unknown. */
-static int take_sort(struct mpage *p)
+/* One "Sort by" link of the model page, keeping its digest and filters. */
+static json_t *model_sort_href(void *ctx, const char *sort)
 {
-	const char *v = http_query(p->b.r, "sort");
-	int i;
+	struct mpage *p = ctx;
 
-	p->sort = SORT_DECODE;
-	if (!v || !*v)
-		return 0;
-	for (i = 0; i < 4; i++)
-		if (!strcmp(v, sort_keys[i])) {
-			p->sort = (enum sort)i;
-			return 0;
-		}
-	return browse_error(&p->b, 400, "The sort= argument must be decode, prefill, ttft or date.");
-}
-
-/* The sort links of the run list: [{key, label, href, selected}]. */
-static json_t *sort_links(struct mpage *p)
-{
-	json_t *a = json_array();
-	int i;
-
-	for (i = 0; i < 4; i++)
-		json_array_append_new(a, json_pack("{s:s, s:s, s:o, s:b}", "key", sort_keys[i],
-			"label", sort_labels[i], "href", browse_link(&p->b, "/m/", p->slug,
-			"digest", p->digest, "hw", p->b.hw, "backend", p->b.backend,
-			"sort", i ? sort_keys[i] : NULL, NULL), "selected", (int)p->sort == i));
-	return a;
+	return browse_link(&p->b, "/m/", p->slug, "digest", p->digest, "hw", p->b.hw,
+			   "backend", p->b.backend, "sort", sort, NULL);
 }
 
 /* Appends the run id to a as browse_run() shows it; -1 on error. */
@@ -495,7 +470,7 @@ static int add_run(struct mpage *p, json_t *a, const char *id)
 static json_t *sorted_link(struct mpage *p, const char *cur)
 {
 	return browse_link(&p->b, "/m/", p->slug, "digest", p->digest, "hw", p->b.hw,
-			   "backend", p->b.backend, "sort", sort_keys[p->sort], "after", cur, NULL);
+			   "backend", p->b.backend, "sort", browse_sort_keys[p->sort], "after", cur, NULL);
 }
 
 /* One page of the model's best run per hardware and backend (across its
@@ -624,6 +599,8 @@ static json_t *efficiency(struct req *r, const struct mpage *p)
 /* The view model of /m/<slug>, or NULL with p->b's failure set. */
 static json_t *model_model(struct mpage *p, struct req *r)
 {
+	int sort;
+
 	if (browse_begin(&p->b, r) < 0)
 		return NULL;
 	p->slug = r->arg;
@@ -631,10 +608,11 @@ static json_t *model_model(struct mpage *p, struct req *r)
 		browse_error(&p->b, 404, "Model pages are named by slug: lowercase letters and digits joined by single hyphens, like /m/qwen2-5-7b-instruct.");
 		return NULL;
 	}
-	if (take_sort(p) < 0)
+	if ((sort = browse_take_sort(&p->b)) < 0)
 		return NULL;
+	p->sort = (enum browse_sort)sort;
 	p->m = json_pack("{s:s, s:s, s:s, s:b}", "suite_version", p->b.suite, "slug", p->slug,
-			 "sort", sort_keys[p->sort], "sorted_groups", p->sort != SORT_DECODE);
+			 "sort", browse_sort_keys[p->sort], "sorted_groups", p->sort != SORT_DECODE);
 	if (!p->m || load_name(p) < 0 || load_digests(p) < 0 || load_digest_parts(p) < 0)
 		goto fail;
 	json_object_set_new(p->m, "title", browse_title(json_string_value(
@@ -646,8 +624,8 @@ static json_t *model_model(struct mpage *p, struct req *r)
 	json_object_set_new(p->m, "clear_href", browse_link(&p->b, "/m/", p->slug,
 		"digest", p->digest, NULL));
 	json_object_set_new(p->m, "efficiency", efficiency(r, p));
-	json_object_set_new(p->m, "sorts", sort_links(p));
-	json_object_set_new(p->m, "sort_param", p->sort ? json_string(sort_keys[p->sort]) : json_null());
+	json_object_set_new(p->m, "sorts", browse_sort_links(p->sort, model_sort_href, p));
+	json_object_set_new(p->m, "sort_param", p->sort ? json_string(browse_sort_keys[p->sort]) : json_null());
 	return p->m;
 fail:
 	json_decref(p->m);
