@@ -601,3 +601,27 @@ json_t *browse_sort_links(enum browse_sort cur, json_t *(*href)(void *ctx, const
 			"selected", (int)cur == i));
 	return a;
 }
+
+int browse_sorted_ids(struct browse *b, sqlite3_stmt *st, enum browse_sort sort, int limit,
+		      char (*ids)[16], int *more, double *last)
+{
+	int n = 0, rc;
+
+	*more = 0;
+	browse_bind_after(b, st, 4);
+	if (sort == SORT_TTFT && !b->has_after) {   /* ascending: start below all */
+		sqlite3_bind_double(st, 4, -HUGE_VAL);
+		db_bind_text(st, 5, "");
+	}
+	sqlite3_bind_int(st, 6, limit + 1);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (n == limit) {
+			*more = 1;
+			break;
+		}
+		*last = sqlite3_column_double(st, 0);
+		snprintf(ids[n++], 16, "%s", (const char *)sqlite3_column_text(st, 1));
+	}
+	sqlite3_reset(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? n : -1;
+}

@@ -132,6 +132,15 @@ int browse_take_sort(struct browse *b);
  * NULL when memory runs out. */
 json_t *browse_sort_links(enum browse_sort cur, json_t *(*href)(void *ctx, const char *sort), void *ctx);
 
+/* Steps st, a sorted list's query selecting (sort key, run id) with the
+ * cursor at ?4 and ?5 and the limit at ?6, its other parameters bound: binds
+ * b's cursor (below every key for the ascending TTFT order on page one) and
+ * limit + 1, reads up to limit run ids into ids, sets *more when another
+ * row follows and *last to the last key read.  The number of ids, or -1 on
+ * a database error.  Resets st. */
+int browse_sorted_ids(struct browse *b, sqlite3_stmt *st, enum browse_sort sort, int limit,
+		      char (*ids)[16], int *more, double *last);
+
 /* A site-relative link: prefix ("/m/"), then segment URL-escaped (NULL:
  * none) and ".json" when b answers with JSON, then the key/value pairs
  * that follow, NULL-terminated, as query arguments (a NULL value skips its

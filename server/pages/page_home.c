@@ -198,28 +198,13 @@ static json_t *board_json(struct browse *b, enum browse_sort sort)
 	json_t *runs = json_array(), *o;
 	char ids[BOARD_PAGE][16], cur[80], total_text[32];
 	double last = 0;
-	int n = 0, more = 0, rc, i;
+	int n = 0, more = 0, i;
 	long total;
 
 	if (!st || !runs)
 		goto fail;
 	bind_filters(b, st);
-	browse_bind_after(b, st, 4);
-	if (sort == SORT_TTFT && !b->has_after) {   /* ascending: start below all */
-		sqlite3_bind_double(st, 4, -HUGE_VAL);
-		db_bind_text(st, 5, "");
-	}
-	sqlite3_bind_int(st, 6, BOARD_PAGE + 1);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (n == BOARD_PAGE) {
-			more = 1;
-			break;
-		}
-		last = sqlite3_column_double(st, 0);
-		snprintf(ids[n++], sizeof ids[0], "%s", (const char *)sqlite3_column_text(st, 1));
-	}
-	sqlite3_reset(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+	if ((n = browse_sorted_ids(b, st, sort, BOARD_PAGE, ids, &more, &last)) < 0)
 		goto fail;
 	for (i = 0; i < n; i++)
 		if (add_run(b, runs, ids[i]) < 0)

@@ -483,32 +483,17 @@ static int load_sorted(struct mpage *p)
 	json_t *runs = json_array(), *list;
 	char ids[BROWSE_PAGE][16], cur[80];
 	double last = 0;
-	int n = 0, more = 0, rc = SQLITE_ERROR, i;
+	int n = 0, more = 0, i;
 
 	if (!st || !runs)
 		goto fail;
 	db_bind_text(st, 1, p->b.suite);
 	db_bind_text(st, 2, p->slug);
-	browse_bind_after(&p->b, st, 4);
-	if (p->sort == SORT_TTFT && !p->b.has_after) {   /* ascending: start below all */
-		sqlite3_bind_double(st, 4, -HUGE_VAL);
-		db_bind_text(st, 5, "");
-	}
-	sqlite3_bind_int(st, 6, BROWSE_PAGE + 1);
 	if (p->b.hw)
 		db_bind_text(st, 7, p->b.hw);
 	if (p->b.backend)
 		db_bind_text(st, 8, p->b.backend);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (n == BROWSE_PAGE) {
-			more = 1;
-			break;
-		}
-		last = sqlite3_column_double(st, 0);
-		snprintf(ids[n++], sizeof ids[0], "%s", (const char *)sqlite3_column_text(st, 1));
-	}
-	sqlite3_reset(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+	if ((n = browse_sorted_ids(&p->b, st, p->sort, BROWSE_PAGE, ids, &more, &last)) < 0)
 		goto fail;
 	for (i = 0; i < n; i++)
 		if (add_run(p, runs, ids[i]) < 0)
