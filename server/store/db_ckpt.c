@@ -1,0 +1,65 @@
+/* db_ckpt.c: the checkpointer: copies the WAL into the database on its own
+ * thread and connection, so the writer's commits never wait for it. */
+#include "store/db_int.h"
+
+/* WAL pages after which the writer asks the checkpointer to run (SQLite's
+ * own automatic checkpoint runs at 1000, inside the committing write).  A
+ * page dirtied by many commits in between (a cluster's row, the newest
+ * leaf of runs and of runs_received, a busy key's row) is copied into the
+ * database once per checkpoint: at 10,000 pages (a WAL of about 40 MB) the
+ * checkpointer's CPU per upload fell from about 115 us to 85 us in
+ * tests/bench (many clusters), against 1,000. */
+#define CKPT_PAGES 10000
+
+/* Writer's WAL hook, after every commit: wakes the checkpointer once the
+ * log has grown past CKPT_PAGES. */
+static int wal_grew(void *arg, sqlite3 *h, const char *name, int pages)
+{
+	struct db *db = arg;
+
+	if (pages >= CKPT_PAGES) {
+		pthread_mutex_lock(&db->lock);
+		db->ckpt_wanted = 1;
+		pthread_cond_signal(&db->ckpt_wake);
+		pthread_mutex_unlock(&db->lock);
+	}
+	return SQLITE_OK;
+}
+
+/* The checkpointer thread: a passive checkpoint whenever the writer asks
+ * (it neither blocks nor waits for the writer or readers; a frame a
+ * reader still needs is copied next time). */
+static void *ckpt_main(void *arg)
+{
+	struct db *db = arg;
+	int stop;
+
+	pthread_setname_np(pthread_self(), "db-checkpoint");
+	for (;;) {
+		pthread_mutex_lock(&db->lock);
+		while (!db->ckpt_wanted && !db->stopping)
+			pthread_cond_wait(&db->ckpt_wake, &db->lock);
+		stop = db->stopping;
+		db->ckpt_wanted = 0;
+		pthread_mutex_unlock(&db->lock);
+		if (stop)
+			break;
+		sqlite3_wal_checkpoint_v2(db->ckpt->h, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+	}
+	return NULL;
+}
+
+/* Moves checkpoints off the writer: its own automatic checkpoint is
+ * replaced by the hook that wakes the checkpointer thread. */
+int ckpt_start(struct db *db)
+{
+	db->ckpt = conn_open(db->path, 0, db->busy_ms);
+	if (!db->ckpt || db_exec(db->ckpt, "PRAGMA synchronous=FULL") != SQLITE_OK)
+		return -1;
+	pthread_cond_init(&db->ckpt_wake, NULL);
+	if (pthread_create(&db->ckpt_thread, NULL, ckpt_main, db) != 0)
+		return -1;
+	db->ckpt_started = 1;
+	sqlite3_wal_hook(db->writer->h, wal_grew, db);
+	return 0;
+}

@@ -1,0 +1,186 @@
+/* db_conn.c: one connection (open, pragmas, the SQL functions migrations
+ * use), its statement cache, and rows as JSON. */
+#include "store/db_int.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sodium.h>
+
+#include "util/b64u.h"
+#include "util/log.h"
+
+/* Runs SQL without results on c, logging a failure. */
+int db_exec(struct dbconn *c, const char *sql)
+{
+	char *msg = NULL;
+	int rc = sqlite3_exec(c->h, sql, NULL, NULL, &msg);
+
+	if (rc != SQLITE_OK) {
+		int e = (rc & 0xff) == SQLITE_IOERR || (rc & 0xff) == SQLITE_FULL ?
+			sqlite3_system_errno(c->h) : 0;
+		log_error("sqlite: %s: %s (%d)%s%s", sql, msg ? msg : sqlite3_errstr(rc), rc,
+			  e ? ": " : "", e ? strerror(e) : "");
+		sqlite3_free(msg);
+	}
+	return rc;
+}
+
+/* sha256(X): the SHA-256 of blob or text X as a 32-byte blob; NULL for
+ * NULL.  Migrations use it to backfill digests (0008). */
+static void sql_sha256(sqlite3_context *cx, int argc, sqlite3_value **argv)
+{
+	unsigned char h[crypto_hash_sha256_BYTES];
+	const void *p;
+	int n;
+
+	(void)argc;
+	if (sqlite3_value_type(argv[0]) == SQLITE_NULL)
+		return;
+	p = sqlite3_value_blob(argv[0]);
+	n = sqlite3_value_bytes(argv[0]);
+	crypto_hash_sha256(h, p ? p : (const void *)"", (unsigned long long)n);
+	sqlite3_result_blob(cx, h, sizeof h, SQLITE_TRANSIENT);
+}
+
+/* jws_payload(X): the signed payload bytes of compact JWS X (its middle
+ * segment, base64url-decoded) as a blob; NULL when X is NULL or not three
+ * segments of base64url.  Migrations use it where runs keep the payload
+ * only inside the JWS (0006 on). */
+static void sql_jws_payload(sqlite3_context *cx, int argc, sqlite3_value **argv)
+{
+	unsigned char *bin;
+	size_t got;
+
+	(void)argc;
+	if (sqlite3_value_type(argv[0]) == SQLITE_NULL)
+		return;
+	if (b64u_jws_payload(sqlite3_value_blob(argv[0]), (size_t)sqlite3_value_bytes(argv[0]),
+			     &bin, &got) == 0)
+		sqlite3_result_blob64(cx, bin, got, free);
+}
+
+/* Opens one connection with the settings every connection shares. */
+struct dbconn *conn_open(const char *path, int readonly, unsigned busy_ms)
+{
+	struct dbconn *c = calloc(1, sizeof *c);
+	int flags = readonly ? SQLITE_OPEN_READONLY
+			     : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+
+	if (!c)
+		return NULL;
+	if (sqlite3_open_v2(path, &c->h, flags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+		log_error("sqlite: cannot open %s: %s", path,
+			  c->h ? sqlite3_errmsg(c->h) : "out of memory");
+		sqlite3_close(c->h);
+		free(c);
+		return NULL;
+	}
+	sqlite3_busy_timeout(c->h, (int)busy_ms);
+	sqlite3_create_function(c->h, "sha256", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC,
+				NULL, sql_sha256, NULL, NULL);
+	sqlite3_create_function(c->h, "jws_payload", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC,
+				NULL, sql_jws_payload, NULL, NULL);
+	sqlite3_extended_result_codes(c->h, 1);
+	/* 32 MiB of page cache and memory-mapped reads per connection keep
+	 * the indexes an upload or a page touches out of pread(). */
+	db_exec(c, "PRAGMA cache_size=-32768");
+	db_exec(c, "PRAGMA mmap_size=268435456");
+	if (readonly)
+		db_exec(c, "PRAGMA query_only=1");
+	return c;
+}
+
+void conn_close(struct dbconn *c)
+{
+	int i;
+
+	if (!c)
+		return;
+	for (i = 0; i < DB_STMT_SLOTS; i++)
+		sqlite3_finalize(c->st[i]);
+	sqlite3_close(c->h);
+	free(c);
+}
+
+sqlite3_stmt *db_stmt(struct dbconn *c, const char *sql)
+{
+	size_t slot = ((uintptr_t)sql >> 3) % DB_STMT_SLOTS, i;
+	sqlite3_stmt *st;
+
+	for (i = 0; i < DB_STMT_SLOTS; i++, slot = (slot + 1) % DB_STMT_SLOTS) {
+		if (c->sql[slot] == sql) {
+			sqlite3_reset(c->st[slot]);
+			sqlite3_clear_bindings(c->st[slot]);
+			return c->st[slot];
+		}
+		if (!c->sql[slot])
+			break;
+	}
+	if (i == DB_STMT_SLOTS) {
+		log_error("sqlite: statement cache full");
+		return NULL;
+	}
+	if (sqlite3_prepare_v3(c->h, sql, -1, SQLITE_PREPARE_PERSISTENT, &st, NULL) != SQLITE_OK) {
+		log_error("sqlite: prepare failed: %s: %s", sqlite3_errmsg(c->h), sql);
+		return NULL;
+	}
+	c->sql[slot] = sql;
+	c->st[slot] = st;
+	return st;
+}
+
+int db_bind_text(sqlite3_stmt *st, int i, const char *s)
+{
+	if (!s)
+		return sqlite3_bind_null(st, i);
+	return sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
+}
+
+json_t *db_row_json(sqlite3_stmt *st)
+{
+	json_t *o = json_object();
+	int i, n = sqlite3_column_count(st);
+
+	for (i = 0; o && i < n; i++) {
+		const char *name = sqlite3_column_name(st, i);
+		json_t *v = NULL;
+
+		switch (sqlite3_column_type(st, i)) {
+		case SQLITE_INTEGER:
+			v = json_integer((json_int_t)sqlite3_column_int64(st, i));
+			break;
+		case SQLITE_FLOAT:
+			v = json_real(sqlite3_column_double(st, i));
+			break;
+		case SQLITE_TEXT:
+			v = json_stringn((const char *)sqlite3_column_text(st, i),
+					 (size_t)sqlite3_column_bytes(st, i));
+			break;
+		case SQLITE_NULL:
+			v = json_null();
+			break;
+		default:
+			continue;
+		}
+		json_object_set_new(o, name, v);
+	}
+	return o;
+}
+
+json_t *db_rows_json(sqlite3_stmt *st)
+{
+	json_t *a = json_array();
+	int rc;
+
+	while (a && (rc = sqlite3_step(st)) == SQLITE_ROW)
+		json_array_append_new(a, db_row_json(st));
+	if (a && rc != SQLITE_DONE) {
+		log_error("sqlite: step: %s", sqlite3_errstr(rc));
+		json_decref(a);
+		a = NULL;
+	}
+	sqlite3_reset(st);
+	return a;
+}
