@@ -1,216 +1,13 @@
-/* outlier.c: per-cluster statistics and 3-sigma outlier flags, kept incrementally.
- * One cohesive thing (the running sums, their repair and the flags they
- * decide must agree), so it is one file past the usual 600 lines. */
-#include "store/outlier.h"
+/* outlier.c: per-cluster statistics and 3-sigma outlier flags, kept
+ * incrementally: the cluster row, the flag range updates, runs entering and
+ * leaving, rebuilding and reading.  The sums are in outlier_sums.c, the
+ * signing keys in outlier_keys.c, the start-up backfill in outlier_backfill.c. */
+#include "store/outlier_int.h"
 
-#include <math.h>
-#include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-#include "http/cache.h"
-#include "util/log.h"
-#include "util/timefmt.h"
-
-/*
- * Numerical soundness.  A cluster keeps n, S = Σq and Q = Σq² of its
- * counted runs, where q = round(x · 10^9) is the decode rate x in decimal
- * fixed point (resolution 1e-9 tok/s, so a rate sent with up to nine
- * decimals, as clients send them, is held exactly), clamped to
- * |q| <= 2^62 (|x| <= 4.6e9 tok/s).  S is
- * a 128-bit and Q a 256-bit integer, so adding and removing runs is exact
- * and order-independent: after any sequence of inserts, upholds and
- * dismissals the sums equal those of a fresh pass over the runs, with no
- * drift.  The spread is D = n·Q − S² = n² · (population variance), also
- * computed exactly in 256 bits (it cannot be negative), so there is no
- * cancellation however large the mean is against the spread; the only
- * roundings are the final conversions of S/n and D/n² to long double and
- * of the results to double (relative error about 1e-16).
- *
- * Compared with an exact two-pass computation over the unrounded values,
- * the mean and standard deviation differ by at most the quantization,
- * 0.5e-9 tok/s each, plus that final rounding; so a flag can differ only
- * for a run within 2e-9 + 1e-12 · (|mean| + 3σ) tok/s of a bound.
- *
- * The flag itself compares the run's real value with the bounds
- * lo = mean − 3σ and hi = mean + 3σ (doubles): flagged when x < lo or
- * x > hi.  A run at exactly 3σ is not flagged (the contract says "more
- * than").  When σ = 0 (every counted value equal after quantization, or one
- * run) nothing is flagged: there is no spread to stand out from.
- */
-
-#define MAXQ ((int64_t)1 << 62)
-
-typedef unsigned __int128 u128;
-
-/* A 256-bit unsigned integer, least significant limb first. */
-struct u256 {
-	uint64_t w[4];
-};
-
-/* The figures kept in a cluster's row. */
-struct fig {
-	long long n;
-	__int128 s;
-	struct u256 qq;
-	long long keys, new_keys;
-};
-
-/* ---- 256-bit arithmetic (only what the sums need) ---- */
-
-static struct u256 u256_of(u128 v)
-{
-	return (struct u256){ { (uint64_t)v, (uint64_t)(v >> 64), 0, 0 } };
-}
-
-static struct u256 u256_add(struct u256 a, struct u256 b)
-{
-	struct u256 r;
-	u128 c = 0;
-	int i;
-
-	for (i = 0; i < 4; i++) {
-		c += (u128)a.w[i] + b.w[i];
-		r.w[i] = (uint64_t)c;
-		c >>= 64;
-	}
-	return r;
-}
-
-/* a − b modulo 2^256; *borrow is set when b > a. */
-static struct u256 u256_sub(struct u256 a, struct u256 b, int *borrow)
-{
-	struct u256 r;
-	uint64_t br = 0;
-	int i;
-
-	for (i = 0; i < 4; i++) {
-		u128 d = (u128)a.w[i] - b.w[i] - br;
-		r.w[i] = (uint64_t)d;
-		br = (uint64_t)(d >> 64) ? 1 : 0;
-	}
-	*borrow = (int)br;
-	return r;
-}
-
-/* a · m modulo 2^256. */
-static struct u256 u256_mul64(struct u256 a, uint64_t m)
-{
-	struct u256 r;
-	u128 c = 0;
-	int i;
-
-	for (i = 0; i < 4; i++) {
-		c += (u128)a.w[i] * m;
-		r.w[i] = (uint64_t)c;
-		c >>= 64;
-	}
-	return r;
-}
-
-/* v², exactly. */
-static struct u256 u256_sq(u128 v)
-{
-	uint64_t h = (uint64_t)(v >> 64), l = (uint64_t)v;
-	struct u256 r = u256_of((u128)l * l), hl = u256_of((u128)h * l), hh = u256_of((u128)h * h);
-
-	hl = u256_add(hl, hl);                                    /* 2hl < 2^129 */
-	r = u256_add(r, (struct u256){ { 0, hl.w[0], hl.w[1], hl.w[2] } });
-	return u256_add(r, (struct u256){ { 0, 0, hh.w[0], hh.w[1] } });
-}
-
-static long double u256_ld(struct u256 a)
-{
-	return ldexpl((long double)a.w[3], 192) + ldexpl((long double)a.w[2], 128) +
-	       ldexpl((long double)a.w[1], 64) + (long double)a.w[0];
-}
-
-static void be_put(unsigned char *p, const uint64_t *w, int limbs)
-{
-	int i, b;
-
-	for (i = 0; i < limbs; i++)
-		for (b = 0; b < 8; b++)
-			p[(limbs - 1 - i) * 8 + (7 - b)] = (unsigned char)(w[i] >> (8 * b));
-}
-
-static void be_get(const unsigned char *p, uint64_t *w, int limbs)
-{
-	int i, b;
-
-	for (i = 0; i < limbs; i++) {
-		w[i] = 0;
-		for (b = 0; b < 8; b++)
-			w[i] |= (uint64_t)p[(limbs - 1 - i) * 8 + (7 - b)] << (8 * b);
-	}
-}
-
-/* ---- the statistic ---- */
-
-/* x in fixed point, clamped (see the comment at the top). */
-static int64_t quantize(double x)
-{
-	long double s = x * OUTLIER_SCALE;
-
-	if (isnan(s))
-		return 0;
-	if (s >= (long double)MAXQ)
-		return MAXQ;
-	if (s <= -(long double)MAXQ)
-		return -MAXQ;
-	return llroundl(s);
-}
-
-static u128 mag(__int128 v)
-{
-	return v < 0 ? -(u128)v : (u128)v;
-}
-
-/* Adds (sign 1) or removes (sign −1) value x. */
-static void fig_move(struct fig *f, double x, int sign)
-{
-	int64_t q = quantize(x);
-	struct u256 q2 = u256_sq(mag(q));
-	int borrow;
-
-	f->n += sign;
-	f->s += sign > 0 ? (__int128)q : -(__int128)q;
-	f->qq = sign > 0 ? u256_add(f->qq, q2) : u256_sub(f->qq, q2, &borrow);
-}
-
-/* Mean and population standard deviation from the exact sums, and the
- * bounds outside which a run is flagged (infinite when σ = 0). */
-static void moments(const struct fig *f, double *mean, double *sd, double *lo, double *hi)
-{
-	struct u256 d;
-	long double nn = (long double)f->n, var;
-	int borrow = 0;
-
-	*mean = *sd = 0;
-	*lo = -INFINITY;
-	*hi = INFINITY;
-	if (f->n <= 0)
-		return;
-	d = u256_sub(u256_mul64(f->qq, (uint64_t)f->n), u256_sq(mag(f->s)), &borrow);
-	var = borrow ? 0 : u256_ld(d) / (nn * nn);     /* borrow: impossible, n·Q >= S² */
-	*mean = (double)((long double)f->s / nn / OUTLIER_SCALE);
-	*sd = (double)(sqrtl(var) / OUTLIER_SCALE);
-	if (*sd > 0) {
-		*lo = *mean - 3.0 * *sd;
-		*hi = *mean + 3.0 * *sd;
-	}
-}
-
-int outlier_is_flagged(double x, double mean, double sd)
-{
-	return sd > 0 && (x < mean - 3.0 * sd || x > mean + 3.0 * sd);
-}
 
 /* ---- SQL ---- */
-
-#define WHERE_KEY "suite_version = ?1 AND model_digest = ?2 AND hw_class = ?3 AND backend_name = ?4"
 
 static const char sql_fig_get[] =
 	"SELECT n, sum_q, sum_qq, keys, new_keys FROM clusters WHERE " WHERE_KEY;
@@ -243,29 +40,6 @@ static const char sql_run_of[] =
 	"SELECT suite_version, model_digest, hw_class, backend_name, decode_tok_s, "
 	"key_thumbprint, status FROM runs WHERE id = ?";
 
-static const char sql_key_sign[] =
-	"INSERT INTO signing_keys(thumbprint, runs, first_seen) VALUES (?1, 1, ?2) "
-	"ON CONFLICT(thumbprint) DO UPDATE SET runs = runs + 1 RETURNING runs";
-static const char sql_key_unsign[] =
-	"UPDATE signing_keys SET runs = runs - 1 WHERE thumbprint = ? RETURNING runs";
-static const char sql_key_forget[] = "DELETE FROM signing_keys WHERE thumbprint = ? AND runs <= 0";
-static const char sql_key_runs[] = "SELECT runs FROM signing_keys WHERE thumbprint = ?";
-static const char sql_key_newness[] =
-	"UPDATE clusters SET new_keys = new_keys + ?2 "
-	"WHERE (suite_version, model_digest, hw_class, backend_name) IN "
-	"(SELECT suite_version, model_digest, hw_class, backend_name FROM cluster_keys "
-	"WHERE key_thumbprint = ?1)";
-static const char sql_key_cluster[] =
-	"SELECT suite_version, model_digest, hw_class, backend_name FROM cluster_keys "
-	"WHERE key_thumbprint = ? LIMIT 1";
-static const char sql_ck_enter[] =
-	"INSERT INTO cluster_keys VALUES (?1, ?2, ?3, ?4, ?5, 1) ON CONFLICT DO UPDATE "
-	"SET runs = runs + 1 RETURNING runs";
-static const char sql_ck_leave[] =
-	"UPDATE cluster_keys SET runs = runs - 1 WHERE " WHERE_KEY " AND key_thumbprint = ?5 "
-	"RETURNING runs";
-static const char sql_ck_drop[] =
-	"DELETE FROM cluster_keys WHERE " WHERE_KEY " AND key_thumbprint = ?5 AND runs <= 0";
 static const char sql_ck_clear[] = "DELETE FROM cluster_keys WHERE " WHERE_KEY;
 static const char sql_ck_fill[] =
 	"INSERT INTO cluster_keys SELECT suite_version, model_digest, hw_class, backend_name, "
@@ -286,7 +60,7 @@ static void bind_key(sqlite3_stmt *st, const struct cluster_key *k)
 /* Steps st to the end, appending the first column of each row to ids
  * when it is an array; *last gets the first column of the last row as an
  * integer (when last is set).  Resets st. */
-static int step_all(sqlite3_stmt *st, json_t *ids, long long *last)
+int step_all(sqlite3_stmt *st, json_t *ids, long long *last)
 {
 	int rc;
 
@@ -301,7 +75,7 @@ static int step_all(sqlite3_stmt *st, json_t *ids, long long *last)
 }
 
 /* Prepares sql with the cluster key bound to ?1..?4. */
-static sqlite3_stmt *keyed(struct dbconn *w, const char *sql, const struct cluster_key *k)
+sqlite3_stmt *keyed(struct dbconn *w, const char *sql, const struct cluster_key *k)
 {
 	sqlite3_stmt *st = db_stmt(w, sql);
 
@@ -413,115 +187,6 @@ static int fig_get(struct dbconn *w, const struct cluster_key *k, struct fig *f,
 	if (rc == DB_OK && *rebuilt && (rc = outlier_recompute(w, k, ids)) == DB_OK)
 		rc = fig_load(w, k, f, &(int){ 0 });
 	return rc;
-}
-
-/* ---- signing keys ---- */
-
-/* The number of runs key has stored (0: none). */
-static int key_runs(struct dbconn *w, const char *key, long long *runs)
-{
-	sqlite3_stmt *st = db_stmt(w, sql_key_runs);
-
-	*runs = 0;
-	if (!st)
-		return DB_ERR;
-	db_bind_text(st, 1, key);
-	return step_all(st, NULL, runs);
-}
-
-/* Adds delta to new_keys of the cluster(s) key has counted runs in. */
-static int key_newness(struct dbconn *w, const char *key, int delta)
-{
-	sqlite3_stmt *st = db_stmt(w, sql_key_newness);
-
-	if (!st)
-		return DB_ERR;
-	db_bind_text(st, 1, key);
-	sqlite3_bind_int(st, 2, delta);
-	return step_all(st, NULL, NULL);
-}
-
-/* The cache tag of the cluster key's runs count in (0: none). */
-static int key_cluster_tag(struct dbconn *w, const char *key, unsigned *tag)
-{
-	sqlite3_stmt *st = db_stmt(w, sql_key_cluster);
-	int rc;
-
-	if (!tag)
-		return DB_OK;
-	*tag = 0;
-	if (!st)
-		return DB_ERR;
-	db_bind_text(st, 1, key);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		*tag = cache_cluster_tag((const char *)sqlite3_column_text(st, 0),
-					 (const char *)sqlite3_column_text(st, 1),
-					 (const char *)sqlite3_column_text(st, 2),
-					 (const char *)sqlite3_column_text(st, 3));
-	sqlite3_reset(st);
-	return rc == SQLITE_ROW || rc == SQLITE_DONE ? DB_OK : db_status_of(rc);
-}
-
-/* key stored one more run (sign 1) or one fewer (−1).  A key is new while
- * it has stored exactly one run, so passing 1 <-> 2 changes the new count
- * of the cluster its single run counts in; *tag (when set) gets that
- * cluster's cache tag when it loses a new key. */
-static int key_count(struct dbconn *w, const char *key, int sign, unsigned *tag)
-{
-	sqlite3_stmt *st = db_stmt(w, sign > 0 ? sql_key_sign : sql_key_unsign);
-	char now[32];
-	long long runs = 0;
-	int rc;
-
-	if (!st)
-		return DB_ERR;
-	db_bind_text(st, 1, key);
-	if (sign > 0) {
-		time_now_rfc3339(now);
-		db_bind_text(st, 2, now);
-	}
-	if ((rc = step_all(st, NULL, &runs)) != DB_OK)
-		return rc;
-	if (sign > 0 && runs == 2 && (rc = key_cluster_tag(w, key, tag)) != DB_OK)
-		return rc;
-	if (sign > 0 && runs == 2)
-		return key_newness(w, key, -1);
-	if (sign < 0 && runs == 1)
-		return key_newness(w, key, 1);
-	if (sign < 0 && runs <= 0 && (st = db_stmt(w, sql_key_forget))) {
-		db_bind_text(st, 1, key);
-		return step_all(st, NULL, NULL);
-	}
-	return st ? DB_OK : DB_ERR;
-}
-
-/* key's runs in cluster k go up (sign 1) or down (−1) by one; the
- * cluster's key counts in f follow. */
-static int cluster_key_move(struct dbconn *w, const struct cluster_key *k, const char *key,
-			    int sign, struct fig *f)
-{
-	sqlite3_stmt *st = keyed(w, sign > 0 ? sql_ck_enter : sql_ck_leave, k);
-	long long runs = -1, total;
-	int rc;
-
-	if (!st)
-		return DB_ERR;
-	db_bind_text(st, 5, key);
-	if ((rc = step_all(st, NULL, &runs)) != DB_OK)
-		return rc;
-	if (runs != (sign > 0 ? 1 : 0))
-		return DB_OK;               /* the key was, and stays, behind the cluster */
-	if ((rc = key_runs(w, key, &total)) != DB_OK)
-		return rc;
-	f->keys += sign;
-	if (total == 1)
-		f->new_keys += sign;
-	if (sign < 0 && (st = keyed(w, sql_ck_drop, k))) {
-		db_bind_text(st, 5, key);
-		return step_all(st, NULL, NULL);
-	}
-	return st ? DB_OK : DB_ERR;
 }
 
 /* ---- entering and leaving ---- */
@@ -674,85 +339,6 @@ int outlier_recompute(struct dbconn *w, const struct cluster_key *k, json_t *ids
 	if ((rc = recount_keys(w, k, &f)) != DB_OK)
 		return rc;
 	return fig_commit(w, k, &f, ids);
-}
-
-/* ---- backfill ---- */
-
-static const char sql_has_sums[] =
-	"SELECT count(*) FROM pragma_table_info('clusters') WHERE name = 'sum_q'";
-static const char sql_pending_count[] = "SELECT count(*) FROM clusters WHERE sum_q IS NULL";
-static const char sql_pending[] =
-	"SELECT suite_version, model_digest, hw_class, backend_name FROM clusters "
-	"WHERE sum_q IS NULL LIMIT 256";
-
-#define BATCH 256
-
-/* Recomputes up to BATCH pending clusters in one transaction; *done gets
- * how many. */
-static int backfill_batch(struct dbconn *w, long *done)
-{
-	sqlite3_stmt *st = db_stmt(w, sql_pending);
-	char *col[BATCH][4];
-	long n = 0, i;
-	int rc, j;
-
-	*done = 0;
-	if (!st)
-		return DB_ERR;
-	memset(col, 0, sizeof col);
-	while (n < BATCH && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		for (j = 0; j < 4; j++)
-			col[n][j] = strdup((const char *)sqlite3_column_text(st, j));
-		n++;
-	}
-	sqlite3_reset(st);
-	rc = sqlite3_exec(w->h, "BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK ? DB_OK : DB_ERR;
-	for (i = 0; i < n && rc == DB_OK; i++) {
-		struct cluster_key k = { col[i][0], col[i][1], col[i][2], col[i][3] };
-
-		rc = k.suite && k.digest && k.hw_class && k.backend ? outlier_recompute(w, &k, NULL) : DB_ERR;
-	}
-	if (rc == DB_OK && sqlite3_exec(w->h, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
-		rc = DB_ERR;
-	if (rc != DB_OK)
-		sqlite3_exec(w->h, "ROLLBACK", NULL, NULL, NULL);
-	for (i = 0; i < n; i++)
-		for (j = 0; j < 4; j++)
-			free(col[i][j]);
-	*done = n;
-	return rc;
-}
-
-int outlier_backfill(struct dbconn *w, char *err, size_t errlen)
-{
-	sqlite3_stmt *st = db_stmt(w, sql_pending_count);
-	long long total = 0, has = 0;
-	long done = 0, n;
-	time_t last = 0;
-	int rc;
-
-	if (!st || step_all(db_stmt(w, sql_has_sums), NULL, &has) != DB_OK || !has)
-		return DB_OK;           /* before migration 0006 (tests of older schemas) */
-	if ((rc = step_all(st, NULL, &total)) != DB_OK) {
-		snprintf(err, errlen, "cannot count the clusters to fill: %s", sqlite3_errmsg(w->h));
-		return DB_ERR;
-	}
-	if (!total)
-		return DB_OK;
-	fprintf(stderr, "llm-speedd: filling the figures of %lld outlier clusters\n", total);
-	do {
-		if ((rc = backfill_batch(w, &n)) != DB_OK) {
-			snprintf(err, errlen, "cannot fill cluster figures: %s", sqlite3_errmsg(w->h));
-			return rc;
-		}
-		done += n;
-		if (n && time(NULL) != last) {
-			last = time(NULL);
-			fprintf(stderr, "llm-speedd: cluster figures %ld/%lld\n", done, total);
-		}
-	} while (n > 0);
-	fprintf(stderr, "llm-speedd: cluster figures done (%ld clusters)\n", done);
-	return DB_OK;
 }
 
 /* ---- reading ---- */
