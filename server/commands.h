@@ -1,0 +1,17 @@
+/* commands.h: opening the database for the daemon and the sub-commands
+ * that only need the database (commands.c). */
+#ifndef LLMS_COMMANDS_H
+#define LLMS_COMMANDS_H
+
+#include "app.h"
+
+/* Opens the database, applying migrations; prints the reason on failure. */
+struct db *open_db(const struct config *c);
+
+/* `llm-speedd account add|revoke NAME`: the exit status. */
+int account_main(const struct config *c, int argc, char **argv);
+
+/* `llm-speedd snapshot DIR`: one export snapshot for mirrors; the exit status. */
+int snapshot_main(const struct config *c, int argc, char **argv);
+
+#endif
