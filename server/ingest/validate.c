@@ -1,8 +1,8 @@
-/* validate.c: the upload payload schema of contract section 1, with the field path of every error.
- * One cohesive thing, the schema and its checks in one table, so it is one
- * file past the usual 600 lines. */
-#include "ingest/validate.h"
-#include "util/timefmt.h"
+/* validate.c: the upload payload schema of contract section 1, one table of
+ * kinds walked member by member, with the field path of every error.  The
+ * rules of single fields are in validate_rules.c, the strict parsing of the
+ * bytes in validate_bytes.c. */
+#include "ingest/validate_int.h"
 #include "util/slug.h"
 #include "util/utf8.h"
 
@@ -43,12 +43,6 @@ static const char *const kind_desc[K__MAX] = {
 	[K_ARRAY] = "an array of objects",
 };
 
-/* One validation: the server's clock, what was derived so far, the error. */
-struct vctx {
-	long long now;
-	long long created;
-	struct err *e;
-};
 
 /* One member of an object in the schema. */
 struct spec {
@@ -68,26 +62,6 @@ struct spec {
 #define ARR(k, sub) { k, K_ARRAY, 1, VALIDATE_MAX_ITEMS, sub, NULL, NULL }
 #define END { NULL, K__MAX, 0, 0, NULL, NULL, NULL }
 
-static int check_suite(const json_t *v, const char *field, struct vctx *c);
-static int check_time(const json_t *v, const char *field, struct vctx *c);
-static int check_backend(const json_t *v, const char *field, struct vctx *c);
-static int check_model_name(const json_t *v, const char *field, struct vctx *c);
-static int check_digest(const json_t *v, const char *field, struct vctx *c);
-static int check_accel(const json_t *v, const char *field, struct vctx *c);
-static int check_fingerprint(const json_t *v, const char *field, struct vctx *c);
-
-static const char *const known_suites[] = { VALIDATE_SUITE, NULL };
-const char *const validate_backends[] = {
-	"mlx", "llama.cpp", "vllm", "ollama", "exllamav2", NULL
-};
-
-#define HINT_SUITE "\"" VALIDATE_SUITE "\""
-#define HINT_TIME "an RFC 3339 time in UTC such as \"2026-04-28T10:12:00Z\""
-#define HINT_BACKEND "one of " VALIDATE_BACKENDS_TEXT
-#define HINT_DIGEST "\"sha256:\" followed by 16 to 64 lowercase hex digits of the weights file's SHA-256"
-#define HINT_FPRINT "a string of exactly 16 lowercase hex digits"
-#define HINT_ACCEL "the accelerator's name, such as \"M3 Ultra\" or \"RTX 4090\""
-#define HINT_MODEL "the model's name as published, with at least one ASCII letter or digit"
 
 static const struct spec client_spec[] = {
 	STR("name", 1, 100),
@@ -219,10 +193,8 @@ static int vfail(struct vctx *c, int status, const char *code, const char *field
 }
 
 /* Reports an error with the given status and code; returns -1. */
-static int fail(struct vctx *c, int status, const char *code, const char *field,
-		const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-static int fail(struct vctx *c, int status, const char *code, const char *field,
-		const char *fmt, ...)
+int fail(struct vctx *c, int status, const char *code, const char *field,
+	 const char *fmt, ...)
 {
 	va_list ap;
 
@@ -233,9 +205,7 @@ static int fail(struct vctx *c, int status, const char *code, const char *field,
 }
 
 /* Reports a 422 schema_violation at field; returns -1. */
-static int bad(struct vctx *c, const char *field, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int bad(struct vctx *c, const char *field, const char *fmt, ...)
+int bad(struct vctx *c, const char *field, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -499,132 +469,6 @@ static int check_members(const json_t *obj, const char *path, const struct spec 
 	return 0;
 }
 
-/* suite_version: one of known_suites, else 422 unknown_suite. */
-static int check_suite(const json_t *v, const char *field, struct vctx *c)
-{
-	const char *const *k;
-
-	for (k = known_suites; *k; k++)
-		if (strcmp(json_string_value(v), *k) == 0)
-			return 0;
-	return fail(c, 422, "unknown_suite", field,
-		    "%s is not a suite this server knows; the known suites are: %s.",
-		    field, VALIDATE_SUITE);
-}
-
-int validate_backend_known(const char *name)
-{
-	const char *const *k;
-
-	for (k = validate_backends; *k; k++)
-		if (strcmp(name, *k) == 0)
-			return 1;
-	return 0;
-}
-
-/* backend.name: one of validate_backends; hosted-api is 422 hosted_api_rejected. */
-static int check_backend(const json_t *v, const char *field, struct vctx *c)
-{
-	const char *name = json_string_value(v);
-
-	if (validate_backend_known(name))
-		return 0;
-	if (strcmp(name, "hosted-api") == 0)
-		return fail(c, 422, "hosted_api_rejected", field,
-			    "%s is hosted-api, but the public leaderboard measures local "
-			    "hardware only; rerun the benchmark on a local backend (%s).",
-			    field, HINT_BACKEND);
-	return bad(c, field, "%s is not a known backend; send %s.", field, HINT_BACKEND);
-}
-
-/* 1 when the n bytes at s are all lowercase hex digits. */
-static int lower_hex(const char *s, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
-			return 0;
-	return 1;
-}
-
-int validate_digest_ok(const char *s)
-{
-	size_t n = strlen(s);
-
-	return n >= 7 + 16 && n <= 7 + 64 && strncmp(s, "sha256:", 7) == 0 &&
-	       lower_hex(s + 7, n - 7);
-}
-
-/* model.digest: validate_digest_ok. */
-static int check_digest(const json_t *v, const char *field, struct vctx *c)
-{
-	if (validate_digest_ok(json_string_value(v)))
-		return 0;
-	return bad(c, field, "%s must be %s.", field, HINT_DIGEST);
-}
-
-/* hardware.fingerprint_hash: exactly 16 lowercase hex digits. */
-static int check_fingerprint(const json_t *v, const char *field, struct vctx *c)
-{
-	const char *s = json_string_value(v);
-
-	if (strlen(s) == 16 && lower_hex(s, 16))
-		return 0;
-	return bad(c, field, "%s must be exactly 16 lowercase hex digits; send it that way "
-		   "or leave it out.", field);
-}
-
-/* model.name: must give a non-empty model slug. */
-static int check_model_name(const json_t *v, const char *field, struct vctx *c)
-{
-	char slug[SLUG_MAX + 1];
-
-	if (slug_model(json_string_value(v), slug, sizeof slug) == 0)
-		return 0;
-	return bad(c, field, "%s has no ASCII letter or digit to name the model's page by; send %s.",
-		   field, HINT_MODEL);
-}
-
-/* hardware.accelerator_summary: must give a non-empty hardware slug. */
-static int check_accel(const json_t *v, const char *field, struct vctx *c)
-{
-	char slug[SLUG_MAX + 1];
-
-	if (slug_hw(json_string_value(v), slug, sizeof slug) == 0)
-		return 0;
-	return bad(c, field, "%s names no accelerator beyond a vendor word; send %s.",
-		   field, HINT_ACCEL);
-}
-
-/* created_at: RFC 3339 in UTC, a real time, not before VALIDATE_OLDEST_UNIX
- * and not more than VALIDATE_FUTURE_SKEW seconds past the server's clock. */
-static int check_time(const json_t *v, const char *field, struct vctx *c)
-{
-	long long t = 0;
-	int rc = time_parse_rfc3339_utc(json_string_value(v), &t);
-
-	if (rc == -2)
-		return bad(c, field, "%s must be in UTC, ending in Z, such as \"2026-04-28T10:12:00Z\".",
-			   field);
-	if (rc == -3)
-		return bad(c, field, "%s is not a real calendar date and time; send %s.",
-			   field, HINT_TIME);
-	if (rc)
-		return bad(c, field, "%s must be %s.", field, HINT_TIME);
-	if (t < VALIDATE_OLDEST_UNIX)
-		return bad(c, field, "%s is before 2023-01-01, earlier than any llm-speed run; "
-			   "check the computer's clock and send when the run finished.", field);
-	if (t > c->now + 86400)
-		return bad(c, field, "%s is more than a day in the future by the server's clock; "
-			   "set the computer's clock right and send when the run finished.", field);
-	if (t > c->now + VALIDATE_FUTURE_SKEW)
-		return bad(c, field, "%s is %lld minutes in the future by the server's clock; "
-			   "set the computer's clock right and send when the run finished.",
-			   field, (t - c->now + 59) / 60);
-	c->created = t;
-	return 0;
-}
 
 /* The string member key of the member obj of root (root itself when obj is
  * NULL), or NULL when absent or not a string. */
@@ -663,7 +507,7 @@ static void fill_fields(const json_t *p, const struct vctx *c, struct run_fields
 }
 
 /* Empties *e: status 0, no code, field and message "". */
-static void err_clear(struct err *e)
+void err_clear(struct err *e)
 {
 	e->status = 0;
 	e->code = NULL;
@@ -688,101 +532,3 @@ int validate_payload(const json_t *payload, long long now_unix,
 	return 0;
 }
 
-/* Deepest nesting of arrays and objects in the n JSON bytes at p, counting
- * brackets outside strings; stops counting past VALIDATE_MAX_DEPTH. */
-static int nesting_depth(const unsigned char *p, size_t n)
-{
-	int depth = 0, max = 0, in_str = 0;
-	size_t i;
-
-	for (i = 0; i < n && max <= VALIDATE_MAX_DEPTH; i++) {
-		if (in_str) {
-			if (p[i] == '\\')
-				i++;
-			else if (p[i] == '"')
-				in_str = 0;
-		} else if (p[i] == '"') {
-			in_str = 1;
-		} else if (p[i] == '[' || p[i] == '{') {
-			if (++depth > max)
-				max = depth;
-		} else if ((p[i] == ']' || p[i] == '}') && depth > 0) {
-			depth--;
-		}
-	}
-	return max;
-}
-
-/* Rejects, before parsing, what no JSON payload of ours can be: empty, with
- * a NUL byte, or nested too deeply.  Returns 0 or -1 with 400 invalid_json. */
-static int precheck(const unsigned char *p, size_t n, struct vctx *c)
-{
-	const unsigned char *nul = n ? memchr(p, 0, n) : NULL;
-
-	if (n == 0)
-		return fail(c, 400, "invalid_json", "",
-			    "The payload is empty; send a JSON object.");
-	if (nul)
-		return fail(c, 400, "invalid_json", "",
-			    "The payload has a NUL byte at offset %zu; send a JSON object "
-			    "encoded in UTF-8.", (size_t)(nul - p));
-	if (nesting_depth(p, n) > VALIDATE_MAX_DEPTH)
-		return fail(c, 400, "invalid_json", "",
-			    "The payload nests arrays and objects more than %d deep; "
-			    "send the documented payload.", VALIDATE_MAX_DEPTH);
-	return 0;
-}
-
-/* Copies s into out (size n) keeping printable ASCII only, so that parser
- * messages quoting raw input stay valid UTF-8. */
-static void ascii_copy(char *out, size_t n, const char *s)
-{
-	size_t i;
-
-	for (i = 0; s[i] && i + 1 < n; i++)
-		out[i] = (s[i] >= 0x20 && s[i] < 0x7f) ? s[i] : '?';
-	out[i] = '\0';
-}
-
-/* Parses the n bytes at p strictly into *root.  Returns 0 or -1 with 400
- * invalid_json naming jansson's line and column. */
-static int parse(const unsigned char *p, size_t n, json_t **root, struct vctx *c)
-{
-	json_error_t jerr;
-	char text[JSON_ERROR_TEXT_LENGTH];
-
-	*root = json_loadb((const char *)p, n, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
-	if (*root)
-		return 0;
-	ascii_copy(text, sizeof text, jerr.text);
-	return fail(c, 400, "invalid_json", "",
-		    "The payload is not valid JSON (%s, at line %d, column %d); send "
-		    "a JSON object encoded in UTF-8.", text, jerr.line, jerr.column);
-}
-
-int validate_payload_bytes(const unsigned char *p, size_t n, long long now_unix,
-			   json_t **out_json, struct run_fields *out, struct err *err)
-{
-	struct err scratch;
-	struct vctx c = { now_unix, 0, err ? err : &scratch };
-	json_t *root = NULL;
-	int rc = -1;
-
-	err_clear(c.e);
-	if (out_json)
-		*out_json = NULL;
-	else
-		out = NULL;
-	if (precheck(p, n, &c) || parse(p, n, &root, &c))
-		goto out;
-	if (validate_payload(root, now_unix, out, c.e))
-		goto out;
-	if (out_json) {
-		*out_json = root;
-		root = NULL;
-	}
-	rc = 0;
-out:
-	json_decref(root);
-	return rc;
-}

@@ -1,0 +1,140 @@
+/* validate_rules.c: the rules of single payload fields beyond their kind:
+ * the known suites and backends, digests, fingerprints, names, the time. */
+#include "ingest/validate_int.h"
+#include "util/slug.h"
+#include "util/timefmt.h"
+
+#include <string.h>
+
+static const char *const known_suites[] = { VALIDATE_SUITE, NULL };
+const char *const validate_backends[] = {
+	"mlx", "llama.cpp", "vllm", "ollama", "exllamav2", NULL
+};
+
+
+/* suite_version: one of known_suites, else 422 unknown_suite. */
+int check_suite(const json_t *v, const char *field, struct vctx *c)
+{
+	const char *const *k;
+
+	for (k = known_suites; *k; k++)
+		if (strcmp(json_string_value(v), *k) == 0)
+			return 0;
+	return fail(c, 422, "unknown_suite", field,
+		    "%s is not a suite this server knows; the known suites are: %s.",
+		    field, VALIDATE_SUITE);
+}
+
+int validate_backend_known(const char *name)
+{
+	const char *const *k;
+
+	for (k = validate_backends; *k; k++)
+		if (strcmp(name, *k) == 0)
+			return 1;
+	return 0;
+}
+
+/* backend.name: one of validate_backends; hosted-api is 422 hosted_api_rejected. */
+int check_backend(const json_t *v, const char *field, struct vctx *c)
+{
+	const char *name = json_string_value(v);
+
+	if (validate_backend_known(name))
+		return 0;
+	if (strcmp(name, "hosted-api") == 0)
+		return fail(c, 422, "hosted_api_rejected", field,
+			    "%s is hosted-api, but the public leaderboard measures local "
+			    "hardware only; rerun the benchmark on a local backend (%s).",
+			    field, HINT_BACKEND);
+	return bad(c, field, "%s is not a known backend; send %s.", field, HINT_BACKEND);
+}
+
+/* 1 when the n bytes at s are all lowercase hex digits. */
+static int lower_hex(const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+			return 0;
+	return 1;
+}
+
+int validate_digest_ok(const char *s)
+{
+	size_t n = strlen(s);
+
+	return n >= 7 + 16 && n <= 7 + 64 && strncmp(s, "sha256:", 7) == 0 &&
+	       lower_hex(s + 7, n - 7);
+}
+
+/* model.digest: validate_digest_ok. */
+int check_digest(const json_t *v, const char *field, struct vctx *c)
+{
+	if (validate_digest_ok(json_string_value(v)))
+		return 0;
+	return bad(c, field, "%s must be %s.", field, HINT_DIGEST);
+}
+
+/* hardware.fingerprint_hash: exactly 16 lowercase hex digits. */
+int check_fingerprint(const json_t *v, const char *field, struct vctx *c)
+{
+	const char *s = json_string_value(v);
+
+	if (strlen(s) == 16 && lower_hex(s, 16))
+		return 0;
+	return bad(c, field, "%s must be exactly 16 lowercase hex digits; send it that way "
+		   "or leave it out.", field);
+}
+
+/* model.name: must give a non-empty model slug. */
+int check_model_name(const json_t *v, const char *field, struct vctx *c)
+{
+	char slug[SLUG_MAX + 1];
+
+	if (slug_model(json_string_value(v), slug, sizeof slug) == 0)
+		return 0;
+	return bad(c, field, "%s has no ASCII letter or digit to name the model's page by; send %s.",
+		   field, HINT_MODEL);
+}
+
+/* hardware.accelerator_summary: must give a non-empty hardware slug. */
+int check_accel(const json_t *v, const char *field, struct vctx *c)
+{
+	char slug[SLUG_MAX + 1];
+
+	if (slug_hw(json_string_value(v), slug, sizeof slug) == 0)
+		return 0;
+	return bad(c, field, "%s names no accelerator beyond a vendor word; send %s.",
+		   field, HINT_ACCEL);
+}
+
+/* created_at: RFC 3339 in UTC, a real time, not before VALIDATE_OLDEST_UNIX
+ * and not more than VALIDATE_FUTURE_SKEW seconds past the server's clock. */
+int check_time(const json_t *v, const char *field, struct vctx *c)
+{
+	long long t = 0;
+	int rc = time_parse_rfc3339_utc(json_string_value(v), &t);
+
+	if (rc == -2)
+		return bad(c, field, "%s must be in UTC, ending in Z, such as \"2026-04-28T10:12:00Z\".",
+			   field);
+	if (rc == -3)
+		return bad(c, field, "%s is not a real calendar date and time; send %s.",
+			   field, HINT_TIME);
+	if (rc)
+		return bad(c, field, "%s must be %s.", field, HINT_TIME);
+	if (t < VALIDATE_OLDEST_UNIX)
+		return bad(c, field, "%s is before 2023-01-01, earlier than any llm-speed run; "
+			   "check the computer's clock and send when the run finished.", field);
+	if (t > c->now + 86400)
+		return bad(c, field, "%s is more than a day in the future by the server's clock; "
+			   "set the computer's clock right and send when the run finished.", field);
+	if (t > c->now + VALIDATE_FUTURE_SKEW)
+		return bad(c, field, "%s is %lld minutes in the future by the server's clock; "
+			   "set the computer's clock right and send when the run finished.",
+			   field, (t - c->now + 59) / 60);
+	c->created = t;
+	return 0;
+}
