@@ -169,25 +169,26 @@ fail:
 	return rc == DB_OK ? DB_ERR : rc;
 }
 
+/* Tells the thread t, waiting on cv, to stop, and waits until it has. */
+static void stop_thread(struct db *db, pthread_cond_t *cv, pthread_t t)
+{
+	pthread_mutex_lock(&db->lock);
+	db->stopping = 1;
+	pthread_cond_signal(cv);
+	pthread_mutex_unlock(&db->lock);
+	pthread_join(t, NULL);
+}
+
 void db_close(struct db *db)
 {
 	struct dbconn *c, *next;
 
 	if (!db)
 		return;
-	if (db->thread_started) {
-		pthread_mutex_lock(&db->lock);
-		db->stopping = 1;
-		pthread_cond_signal(&db->wake);
-		pthread_mutex_unlock(&db->lock);
-		pthread_join(db->thread, NULL);
-	}
+	if (db->thread_started)
+		stop_thread(db, &db->wake, db->thread);
 	if (db->ckpt_started) {
-		pthread_mutex_lock(&db->lock);
-		db->stopping = 1;
-		pthread_cond_signal(&db->ckpt_wake);
-		pthread_mutex_unlock(&db->lock);
-		pthread_join(db->ckpt_thread, NULL);
+		stop_thread(db, &db->ckpt_wake, db->ckpt_thread);
 		pthread_cond_destroy(&db->ckpt_wake);
 	}
 	if (db->ckpt)
