@@ -1,4 +1,4 @@
-/* check_db.c: the group-commit writer, savepoint rollback and migrations of server/store/db.c, and run storage of server/store/run_store.c. */
+/* check_db.c: the group-commit writer, savepoint rollback and migrations of server/store/db*.c, and run storage of server/store/run_store.c. */
 #include "check_util.h"
 #include "check_tmpdb.h"
 #include "check_sample_run.h"

@@ -458,7 +458,7 @@ struct mrun {
 
 /* Checks the stored figures, flags and key counts of k against a two-pass
  * computation in long double over the model's runs.  Flags may differ only
- * within the tolerance of outlier.c's comment. */
+ * within the tolerance of outlier_sums.c's comment. */
 static void assert_exact(const struct cluster_key *k, const struct mrun *m, int n, int *near)
 {
 	long double sum = 0, ss = 0, mean, sd;
@@ -703,7 +703,7 @@ START_TEST(test_migration_backfills_existing_clusters)
 	snprintf(cmd, sizeof cmd, "rm -f '%s'* && mkdir -p '%s' && cp %s/migrations/000[1-5]_*.sql '%s/'",
 		 path, old, repo_root(), old);
 	ck_assert_int_eq(system(cmd), 0);
-	db_after_migrate = outlier_backfill;   /* as main.c does */
+	db_after_migrate = outlier_backfill;   /* as commands.c does */
 	ck_assert_msg(db_open(path, old, &db, err, sizeof err) == DB_OK, "%s", err);
 	ck_assert_int_eq(in_writer(insert_twelve, NULL), DB_OK);
 	db_close(db);

@@ -1,4 +1,4 @@
-/* check_validate.c: the payload schema of server/ingest/validate.c, rule by rule, and the JSON parsing vectors. */
+/* check_validate.c: the payload schema of server/ingest/validate*.c, rule by rule, and the JSON parsing vectors. */
 #include "check_util.h"
 #include "ingest/validate.h"
 

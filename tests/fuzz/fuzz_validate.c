@@ -1,4 +1,4 @@
-/* fuzz_validate.c: libFuzzer target for payload validation (server/ingest/validate.c
+/* fuzz_validate.c: libFuzzer target for payload validation (server/ingest/validate*.c
  * validate_payload_bytes): strict JSON parsing plus every schema rule.  The
  * clock is fixed so that a crashing input replays the same way. */
 #include <assert.h>
