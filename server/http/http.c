@@ -253,6 +253,29 @@ const char *http_query(struct req *r, const char *name)
 	return MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, name);
 }
 
+struct query_each {
+	void (*fn)(void *ctx, const char *key, const char *value);
+	void *ctx;
+};
+
+static enum MHD_Result query_one(void *cls, enum MHD_ValueKind kind, const char *key,
+				 const char *value)
+{
+	struct query_each *q = cls;
+
+	(void)kind;
+	q->fn(q->ctx, key, value);
+	return MHD_YES;
+}
+
+void http_query_each(struct req *r, void (*fn)(void *ctx, const char *key, const char *value),
+		     void *ctx)
+{
+	struct query_each q = { fn, ctx };
+
+	MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, query_one, &q);
+}
+
 void http_origin(struct req *r, char *out, size_t n)
 {
 	const struct config *c = &r->app->cfg;

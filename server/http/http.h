@@ -122,6 +122,11 @@ void http_etag_of(const void *body, size_t len, char out[40]);
 const char *http_header(struct req *r, const char *name);
 /* Query-string argument, or NULL. */
 const char *http_query(struct req *r, const char *name);
+/* Calls fn(ctx, key, value) for every query-string argument, decoded, in
+ * the order sent (a key sent twice is passed twice; value is NULL for a
+ * key without "="). */
+void http_query_each(struct req *r, void (*fn)(void *ctx, const char *key, const char *value),
+		     void *ctx);
 
 /* The public origin ("https://host") for absolute links: --base-url, else
  * the listen address; never the Host header.  Written to out. */

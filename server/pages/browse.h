@@ -93,6 +93,10 @@ enum MHD_Result browse_send_csv(struct browse *b, const char *name, json_t *m);
 /* twins.c: adds "alternates" [{type, href, title}] to page name's model m:
  * its JSON and CSV twins and its Atom feed, for <link rel="alternate">. */
 void browse_add_alternates(struct browse *b, const char *name, json_t *m);
+/* twins.c: path followed by b's request's query as its twins read it
+ * (every argument with its first value, empty ones left out, URL-escaped),
+ * as a JSON string for a page's visible twin link; NULL when out of memory. */
+json_t *browse_twin_href(const struct browse *b, const char *path);
 
 /* The run in st's current row (selected with BROWSE_RUN_COLS) as a list
  * item: id, href, decode_tok_s, prefill_tok_s, ttft_ms, created_at, date,

@@ -80,7 +80,7 @@ int export_snapshot(struct db *db, const char *dir, char *name, size_t namelen,
 
 /* page_search.c */
 enum MHD_Result page_search(struct req *r);       /* /search */
-enum MHD_Result page_search_json(struct req *r);  /* /search.json */
+enum MHD_Result page_search_json(struct req *r);  /* /search.json, /search.csv */
 /* For /m/<name> and /hw/<name> (kind "model" or "hw") when r->arg is not
  * a slug: when the slug of that name is known, queues a 301 to its page
  * into *ret and returns 1; else 0 (the page answers its 404). */
@@ -91,7 +91,7 @@ enum MHD_Result page_models(struct req *r);       /* /models, /models.json */
 enum MHD_Result page_hardware(struct req *r);     /* /hardware, /hardware.json */
 
 /* page_compare.c */
-enum MHD_Result page_compare(struct req *r);      /* /compare, /compare.json */
+enum MHD_Result page_compare(struct req *r);      /* /compare, .json, .csv */
 
 /* page_cheatsheet.c */
 enum MHD_Result page_cheatsheet(struct req *r);     /* /cheatsheet, .json */

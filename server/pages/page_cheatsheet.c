@@ -286,8 +286,8 @@ static enum MHD_Result sheet_answer(struct req *r, enum form form)
 	}
 	m = json_pack("{s:s, s:s, s:s?, s:O, s:o, s:o, s:o, s:o}", "title", "Cheatsheet",
 		      "suite_version", s.b.suite, "backend", s.b.backend, "hardware", s.hw,
-		      "backends", backend_options(&s), "json_href", sheet_link(&s, F_JSON, NULL),
-		      "csv_href", sheet_link(&s, F_CSV, NULL),
+		      "backends", backend_options(&s), "json_href", browse_twin_href(&s.b, "/cheatsheet.json"),
+		      "csv_href", browse_twin_href(&s.b, "/cheatsheet.csv"),
 		      "suites", browse_suites(&s.b, "/cheatsheet", NULL));
 	if (!m || load_rows(&s, m) < 0) {
 		json_decref(m);

@@ -1,4 +1,4 @@
-/* page_compare.c: /compare?r=<id>,<id>[,...] and /compare.json: two to
+/* page_compare.c: /compare?r=<id>,<id>[,...] (.json, .csv twins): two to
  * four runs side by side, every workload's figures with the % difference
  * from the first run (only between runs of one suite: suites are never
  * blended), the W3 and W4 charts overlaid, and a plain warning when the
@@ -418,7 +418,7 @@ static json_t *compare_model(struct compare *c, struct req *r)
 	runs = json_array();
 	for (k = 0; k < c->n; k++)
 		json_array_append(runs, c->run[k].row);
-	if (c->n == 1) {
+	if (c->n == 1 && !c->b.csv) {
 		json_t *pick = picker(c);
 
 		if (!pick) {
@@ -437,8 +437,9 @@ static json_t *compare_model(struct compare *c, struct req *r)
 	return m;
 }
 
-/* GET /compare and /compare.json: 200 with two to four runs side by side,
- * or with one, the runs to compare it with;
+/* GET /compare, /compare.json and /compare.csv: 200 with two to four runs
+ * side by side, or with one, the runs to compare it with (the CSV: its
+ * figures, one record per figure and run);
  * 400 for a malformed r=, 404 naming an unknown run, 429 over the rate. */
 enum MHD_Result page_compare(struct req *r)
 {

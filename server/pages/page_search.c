@@ -1,4 +1,4 @@
-/* page_search.c: /search and /search.json over model, hardware and backend
+/* page_search.c: /search (and its .json and .csv twins) over model, hardware and backend
  * names, digests and run ids, and the 301 from a name typed another way to
  * its canonical /m/ or /hw/ page.
  *
@@ -535,7 +535,7 @@ static json_t *search_model(struct search *s, struct req *r, char *redirect, siz
 	return m;
 }
 
-/* GET /search and /search.json: 200 with the ranked results; an exact
+/* GET /search, /search.json and /search.csv: 200 with the ranked results; an exact
  * model or hardware name or run id answers 301 to its page (HTML only);
  * 400 for a q= or page= out of bounds; 429 over the rate limit. */
 static enum MHD_Result search_answer(struct req *r)
@@ -557,7 +557,7 @@ static enum MHD_Result search_answer(struct req *r)
 			browse_error(&s.b, 503, MSG_NOMEM);
 		return browse_fail(&s.b);
 	}
-	ret = browse_send(&s.b, s.b.html ? "search" : NULL, m);
+	ret = browse_send(&s.b, "search", m);
 	return ret;
 }
 

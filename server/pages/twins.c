@@ -42,23 +42,101 @@ static const struct csv_col dispute_cols[] = {
 	{ "outlier", "outlier" }, { "demo", "demo" },
 };
 
+/* /search: one row per name found (the results table). */
+static const struct csv_col search_cols[] = {
+	{ "kind", "kind" }, { "name", "name" }, { "slug", "slug" }, { "runs", "runs" },
+	{ "best_decode_tok_s", "best_decode_tok_s" }, { "url", "url" },
+};
+/* /compare: one row per figure and run (compare_rows()). */
+static const struct csv_col compare_cols[] = {
+	{ "run", "n" }, { "id", "id" }, { "url", "url" }, { "model", "model.name" },
+	{ "model_slug", "model.slug" }, { "model_digest", "model.digest" },
+	{ "quantization", "model.quantization" }, { "hardware", "hardware.name" },
+	{ "hw_slug", "hardware.slug" }, { "backend", "backend.name" },
+	{ "backend_version", "backend.version" }, { "suite_version", "suite_version" },
+	{ "figure", "figure" }, { "unit", "unit" }, { "lower_better", "lower_better" },
+	{ "value", "value" }, { "pct_from_run_1", "pct" },
+};
+
+/* The site path of a row's "url" column: its run's page ("id", or the
+ * best run's, "best_id"), or a search result's page.  Nothing when the
+ * row lacks what it needs. */
+static void run_path_of(struct buf *p, const json_t *row, const char *key)
+{
+	const char *id = json_string_value(json_object_get(row, key));
+
+	if (id && *id) {
+		buf_puts(p, "/r/");
+		html_url_arg(p, id);
+	}
+}
+
+static void url_run(struct buf *p, const json_t *row)
+{
+	run_path_of(p, row, "id");
+}
+
+static void url_best(struct buf *p, const json_t *row)
+{
+	run_path_of(p, row, "best_id");
+}
+
+static void url_name(struct buf *p, const json_t *row)
+{
+	const char *kind = json_string_value(json_object_get(row, "kind"));
+	const char *slug = json_string_value(json_object_get(row, "slug"));
+
+	if (!kind || !slug || !*slug)
+		return;
+	buf_puts(p, !strcmp(kind, "model") ? "/m/" : !strcmp(kind, "hw") ? "/hw/" : "/?backend=");
+	html_url_arg(p, slug);
+}
+
+/* /compare's figures as rows (new reference): for each figure and each
+ * run compared, the run's members with figure, unit, lower_better, value
+ * and pct (the % from run 1; null when not comparable). */
+static json_t *compare_rows(const json_t *m)
+{
+	const json_t *runs = json_object_get(m, "runs"), *f, *cell;
+	json_t *all = json_array(), *o;
+	size_t i, k;
+
+	json_array_foreach(csv_path(m, "figures.rows"), i, f)
+		json_array_foreach(json_object_get(f, "cells"), k, cell) {
+			if (!all || !(o = json_object()))
+				break;
+			json_object_update(o, json_array_get(runs, k));
+			json_object_set(o, "figure", json_object_get(f, "label"));
+			json_object_set(o, "unit", json_object_get(f, "unit"));
+			json_object_set(o, "lower_better", json_object_get(f, "lower_better"));
+			json_object_set(o, "value", json_object_get(cell, "value"));
+			json_object_set(o, "pct", json_object_get(cell, "pct"));
+			json_array_append_new(all, o);
+		}
+	return all;
+}
+
 #define COLS(c) c, sizeof c / sizeof c[0]
 /* Each table page's CSV twin: where its rows are in the view model (the
  * first path that holds an array; "*" flattens an array of objects' own
- * lists, as /hw/<slug>'s model sections), the row member naming the run
- * its "url" column links to, and their columns. */
+ * lists, as /hw/<slug>'s model sections; or made by rows_of), what the
+ * "url" column of a row links to, and the columns. */
 static const struct {
-	const char *page, *rows, *alt, *run_id;
+	const char *page, *rows, *alt;
+	json_t *(*rows_of)(const json_t *m);
+	void (*url)(struct buf *path, const json_t *row);
 	const struct csv_col *cols;
 	size_t ncols;
 } browse_csv_tables[] = {
-	{ "home", "board.runs", NULL, "id", COLS(run_cols) },
-	{ "model", "list.runs", NULL, "id", COLS(run_cols) },
-	{ "hw", "list.runs", "models*list.runs", "id", COLS(run_cols) },
-	{ "outliers", "rows", NULL, "id", COLS(outlier_cols) },
-	{ "disputes", "rows", NULL, "id", COLS(dispute_cols) },
-	{ "account", "list.runs", NULL, "id", COLS(run_cols) },
-	{ "index", "rows", NULL, "best_id", COLS(index_cols) },
+	{ "home", "board.runs", NULL, NULL, url_run, COLS(run_cols) },
+	{ "model", "list.runs", NULL, NULL, url_run, COLS(run_cols) },
+	{ "hw", "list.runs", "models*list.runs", NULL, url_run, COLS(run_cols) },
+	{ "outliers", "rows", NULL, NULL, url_run, COLS(outlier_cols) },
+	{ "disputes", "rows", NULL, NULL, url_run, COLS(dispute_cols) },
+	{ "account", "list.runs", NULL, NULL, url_run, COLS(run_cols) },
+	{ "index", "rows", NULL, NULL, url_best, COLS(index_cols) },
+	{ "search", "results", NULL, NULL, url_name, COLS(search_cols) },
+	{ "compare", NULL, NULL, compare_rows, url_run, COLS(compare_cols) },
 };
 
 /* The rows of m at path (new reference): "a.b", or "a*b.c" for the
@@ -84,7 +162,7 @@ static json_t *csv_rows(const json_t *m, const char *path)
 }
 
 /* Answers with page name's table in m as CSV; each row that names a run
- * gains "url", the run's absolute address. */
+ * or a page gains "url", its absolute address. */
 enum MHD_Result browse_send_csv(struct browse *b, const char *name, json_t *m)
 {
 	struct http_opts o = { .cache_control = CC_PAGE, .etag = 1 };
@@ -99,19 +177,18 @@ enum MHD_Result browse_send_csv(struct browse *b, const char *name, json_t *m)
 			break;
 	if (t == sizeof browse_csv_tables / sizeof browse_csv_tables[0])
 		return http_fail(b->r, 404, "not_found", "This page has no CSV form.", NULL);
-	if (!(rows = csv_rows(m, browse_csv_tables[t].rows)) && browse_csv_tables[t].alt)
+	if (browse_csv_tables[t].rows_of)
+		rows = browse_csv_tables[t].rows_of(m);
+	else if (!(rows = csv_rows(m, browse_csv_tables[t].rows)) && browse_csv_tables[t].alt)
 		rows = csv_rows(m, browse_csv_tables[t].alt);
 	if (!rows)
 		rows = json_array();
 	http_origin(b->r, origin, sizeof origin);
 	json_array_foreach(rows, i, row) {
-		const char *id = json_string_value(json_object_get(row, browse_csv_tables[t].run_id));
-
-		if (!id || !*id)
-			continue;
 		buf_reset(&url);
-		buf_printf(&url, "%s/r/%s", origin, id);
-		if (!buf_error(&url))
+		buf_puts(&url, origin);
+		browse_csv_tables[t].url(&url, row);
+		if (url.len > strlen(origin) && !buf_error(&url))
 			json_object_set_new(row, "url", json_stringn(url.buf, url.len));
 	}
 	if (csv_table(&out, rows, browse_csv_tables[t].cols, browse_csv_tables[t].ncols) ||
@@ -128,23 +205,103 @@ enum MHD_Result browse_send_csv(struct browse *b, const char *name, json_t *m)
 /* Each table page's other forms, for <link rel="alternate"> in its head:
  * the path of its twins (".json", ".csv" added; "*" is r->arg; NULL: the
  * page's own path, for a template shared by several pages) and its Atom
- * feed, if it has one. */
+ * feed, if it has one, with the query arguments the feed reads (a space-
+ * separated list; none of the feeds reads one yet). */
 static const struct {
-	const char *page, *twin, *feed;
+	const char *page, *twin, *feed, *feed_args;
 } browse_alternates[] = {
-	{ "home", "/index", "/feed.atom" },
-	{ "model", "/m/*", "/m/*.atom" },
-	{ "hw", "/hw/*", "/hw/*.atom" },
-	{ "outliers", "/outliers", NULL },
-	{ "disputes", "/disputes", "/disputes.atom" },
-	{ "account", "/u/*", "/u/*.atom" },
-	{ "index", NULL, NULL },
+	{ "home", "/index", "/feed.atom", "" },
+	{ "model", "/m/*", "/m/*.atom", "" },
+	{ "hw", "/hw/*", "/hw/*.atom", "" },
+	{ "outliers", "/outliers", NULL, NULL },
+	{ "disputes", "/disputes", "/disputes.atom", "" },
+	{ "account", "/u/*", "/u/*.atom", "" },
+	{ "index", NULL, NULL, NULL },
+	{ "cheatsheet", "/cheatsheet", NULL, NULL },
+	{ "search", "/search", NULL, NULL },
+	{ "compare", "/compare", NULL, NULL },
 };
 
+/* Where query arguments are carried: out from start on is "?k=v&k=v". */
+struct carry {
+	struct req *r;
+	const char *keys;          /* the names carried, space-separated; NULL: all */
+	struct buf *out;
+	size_t start;
+};
+
+/* 1 when the space-separated list names k. */
+static int listed(const char *list, const char *k)
+{
+	size_t n = strlen(k), len;
+
+	for (; *list; list += len + (list[len] == ' ')) {
+		len = strcspn(list, " ");
+		if (len == n && !strncmp(list, k, n))
+			return 1;
+	}
+	return 0;
+}
+
+/* 1 when the escaped key and its "=" (esc) already start an argument of
+ * c's query (escaped, a key or value holds no '?', '&' or '='). */
+static int carried(const struct carry *c, const char *esc)
+{
+	const char *q = c->out->buf + c->start;
+
+	for (; (q = strstr(q, esc)); q++)
+		if (q[-1] == '?' || q[-1] == '&')
+			return 1;
+	return 0;
+}
+
+/* Carries one argument as the page read it: a key's first value
+ * (http_query()'s), when not empty, once; both URL-escaped. */
+static void carry_one(void *ctx, const char *k, const char *v)
+{
+	struct carry *c = ctx;
+	const char *first = http_query(c->r, k);
+	struct buf esc = BUF_INIT;
+
+	if (!v || !*v || !first || strcmp(first, v) || (c->keys && !listed(c->keys, k)))
+		return;
+	html_url_arg(&esc, k);
+	buf_putc(&esc, '=');
+	if (!buf_error(&esc) && !buf_error(c->out) && !carried(c, esc.buf)) {
+		buf_putc(c->out, c->out->len > c->start ? '&' : '?');
+		buf_add(c->out, esc.buf, esc.len);
+		html_url_arg(c->out, v);
+	}
+	buf_release(&esc);
+}
+
+/* Appends to href b's request's query as a twin or feed reads it: every
+ * argument (keys NULL) or those keys names, each with its first value,
+ * empty ones left out (the pages read them as absent), URL-escaped. */
+static void carry_query(const struct browse *b, struct buf *href, const char *keys)
+{
+	struct carry c = { b->r, keys, href, href->len };
+
+	if ((!keys || *keys) && !buf_error(href))
+		http_query_each(b->r, carry_one, &c);
+}
+
+json_t *browse_twin_href(const struct browse *b, const char *path)
+{
+	struct buf href = BUF_INIT;
+	json_t *s;
+
+	buf_puts(&href, path);
+	carry_query(b, &href, NULL);
+	s = buf_error(&href) ? NULL : json_stringn(href.buf, href.len);
+	buf_release(&href);
+	return s;
+}
+
 /* One alternate {type, href, title}: pattern with "*" replaced by arg
- * (URL-escaped), then suffix. */
-static json_t *alternate(const char *type, const char *title, const char *pattern,
-			 const char *arg, const char *suffix)
+ * (URL-escaped), then suffix, then the request's query (carry_query()). */
+static json_t *alternate(const struct browse *b, const char *type, const char *title,
+			 const char *pattern, const char *suffix, const char *keys)
 {
 	const char *star = strchr(pattern, '*');
 	struct buf href = BUF_INIT;
@@ -152,12 +309,13 @@ static json_t *alternate(const char *type, const char *title, const char *patter
 
 	if (star) {
 		buf_add(&href, pattern, (size_t)(star - pattern));
-		html_url_arg(&href, arg);
+		html_url_arg(&href, b->r->arg);
 		buf_puts(&href, star + 1);
 	} else {
 		buf_puts(&href, pattern);
 	}
 	buf_puts(&href, suffix);
+	carry_query(b, &href, keys);
 	if (!buf_error(&href))
 		o = json_pack("{s:s, s:s, s:s}", "type", type, "href", href.buf, "title", title);
 	buf_release(&href);
@@ -179,10 +337,11 @@ void browse_add_alternates(struct browse *b, const char *name, json_t *m)
 		return;
 	}
 	twin = browse_alternates[t].twin ? browse_alternates[t].twin : b->r->path;
-	json_array_append_new(a, alternate("application/json", "JSON", twin, b->r->arg, ".json"));
-	json_array_append_new(a, alternate("text/csv", "CSV", twin, b->r->arg, ".csv"));
+	json_array_append_new(a, alternate(b, "application/json", "JSON", twin, ".json", NULL));
+	json_array_append_new(a, alternate(b, "text/csv", "CSV", twin, ".csv", NULL));
 	if (browse_alternates[t].feed)
-		json_array_append_new(a, alternate("application/atom+xml", "Atom feed",
-						   browse_alternates[t].feed, b->r->arg, ""));
+		json_array_append_new(a, alternate(b, "application/atom+xml", "Atom feed",
+						   browse_alternates[t].feed, "",
+						   browse_alternates[t].feed_args));
 	json_object_set_new(m, "alternates", a);
 }

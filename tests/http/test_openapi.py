@@ -382,7 +382,10 @@ def test_twins_match_spec(server):
                            ("/disputes.json", "/disputes.json"), ("/disputes.csv", "/disputes.csv"),
                            ("/disputes.csv?page=0", "/disputes.csv"),
                            ("/models.csv", "/models.csv"), ("/models.csv?cursor=x", "/models.csv"),
-                           ("/hardware.csv?sort=name", "/hardware.csv")):
+                           ("/hardware.csv?sort=name", "/hardware.csv"),
+                           ("/search.csv?q=" + slug[:4], "/search.csv"),
+                           ("/compare.csv?r=%s,%s" % (rid, rid), "/compare.csv"),
+                           ("/compare.csv?r=bad", "/compare.csv")):
         check(server.get(path), "GET", template)
 
 
