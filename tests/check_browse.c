@@ -72,6 +72,31 @@ START_TEST(every_query_uses_an_index)
 }
 END_TEST
 
+/* The cheatsheet's ?memory= keys are migration 0017's classes, in order
+ * of their bounds. */
+START_TEST(memory_classes_match_the_migration)
+{
+	struct dbconn *c = db_reader(db);
+	sqlite3_stmt *st;
+	int i = 0;
+
+	ck_assert_ptr_nonnull(c);
+	ck_assert_int_eq(sqlite3_prepare_v2(c->h, "SELECT key FROM mem_classes ORDER BY upper_gb",
+					    -1, &st, NULL), SQLITE_OK);
+	/* "unknown" (bound 0) sorts first in the table, last on the page. */
+	ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+	ck_assert_str_eq((const char *)sqlite3_column_text(st, 0), "unknown");
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		ck_assert_ptr_nonnull(page_cheatsheet_mem_keys[i]);
+		ck_assert_str_eq((const char *)sqlite3_column_text(st, 0), page_cheatsheet_mem_keys[i]);
+		i++;
+	}
+	sqlite3_finalize(st);
+	ck_assert_str_eq(page_cheatsheet_mem_keys[i], "unknown");
+	ck_assert_ptr_null(page_cheatsheet_mem_keys[i + 1]);
+}
+END_TEST
+
 /* The feeds read their newest 50 rows in index order: an index (never the
  * table) and no sort; /feed.atom walks runs_recent from its newest end. */
 START_TEST(feeds_read_an_index_in_order)
@@ -455,6 +480,7 @@ static Suite *suite_browse(void)
 	tcase_set_timeout(t, 60);
 	tcase_add_test(t, every_query_uses_an_index);
 	tcase_add_test(t, feeds_read_an_index_in_order);
+	tcase_add_test(t, memory_classes_match_the_migration);
 	tcase_add_test(t, digest_summary_follows_every_change);
 	tcase_add_test(t, digest_summary_costs_do_not_grow_with_runs);
 	suite_add_tcase(s, t);
