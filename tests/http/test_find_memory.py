@@ -180,3 +180,13 @@ def test_model_page_sort_keeps_to_the_digest_shown(srv, tmp_path):
     # A ruling on the digest's best brings its next best in.
     rule(srv, a2, "upheld")
     assert order(digest=d2, sort="ttft") == [slow2, b2]
+
+
+def test_memory_filter_answers_as_openapi_describes(srv):
+    from test_openapi import check
+    upload_all(srv, [with_memory(full("MApi", accel="RTX 4090"), vram=24)])
+    for path in ("/cheatsheet.json", "/cheatsheet.csv", "/cheatsheet"):
+        check(srv.get(path, params={"memory": "24"}), "GET", path)
+        check(srv.get(path, params={"memory": "25"}), "GET", path)
+    m = srv.get("/cheatsheet.json", params={"memory": "24"}).json()
+    assert [o["key"] for o in m["memories"]] == ["8", "16", "24", "48", "96", "192", "over-192", "unknown"]
