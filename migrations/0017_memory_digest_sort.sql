@@ -1,6 +1,8 @@
 -- 0017_memory_digest_sort.sql: the cheatsheet's memory-class filter, and
--- /m/<slug>?sort= within the digest the page shows.  Summary rows kept by
--- triggers; no index on runs is added.
+-- /m/<slug>?sort= within the digest the page shows.  One column on runs
+-- (mem_gb, no index on it) and summary rows kept by triggers; no index on
+-- runs is added.  An upload pays two upserts that write only when the run
+-- beats its group's best (cheat_best, digest_sort).
 --
 -- Memory class.  One accelerator name covers several sizes (an "M3 Max"
 -- has 36 to 128 GB), so the cheatsheet can be narrowed to the memory a

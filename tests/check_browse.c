@@ -78,7 +78,7 @@ START_TEST(memory_classes_match_the_migration)
 {
 	struct dbconn *c = db_reader(db);
 	sqlite3_stmt *st;
-	int i = 0;
+	size_t i = 0;
 
 	ck_assert_ptr_nonnull(c);
 	ck_assert_int_eq(sqlite3_prepare_v2(c->h, "SELECT key FROM mem_classes ORDER BY upper_gb",
@@ -87,13 +87,13 @@ START_TEST(memory_classes_match_the_migration)
 	ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
 	ck_assert_str_eq((const char *)sqlite3_column_text(st, 0), "unknown");
 	while (sqlite3_step(st) == SQLITE_ROW) {
-		ck_assert_ptr_nonnull(page_cheatsheet_mem_keys[i]);
-		ck_assert_str_eq((const char *)sqlite3_column_text(st, 0), page_cheatsheet_mem_keys[i]);
+		ck_assert_ptr_nonnull(page_cheatsheet_mem_key(i));
+		ck_assert_str_eq((const char *)sqlite3_column_text(st, 0), page_cheatsheet_mem_key(i));
 		i++;
 	}
 	sqlite3_finalize(st);
-	ck_assert_str_eq(page_cheatsheet_mem_keys[i], "unknown");
-	ck_assert_ptr_null(page_cheatsheet_mem_keys[i + 1]);
+	ck_assert_str_eq(page_cheatsheet_mem_key(i), "unknown");
+	ck_assert_ptr_null(page_cheatsheet_mem_key(i + 1));
 }
 END_TEST
 

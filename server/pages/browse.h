@@ -209,9 +209,9 @@ extern const char *const page_index_sql[];
 extern const char *const page_compare_sql[];  /* page_compare.c */
 extern const char *const page_rank_sql[];     /* rank.c */
 extern const char *const page_cheatsheet_sql[]; /* page_cheatsheet.c */
-/* The cheatsheet's ?memory= classes, NULL-ended: the keys of migration
- * 0017's mem_classes, smallest first. */
-extern const char *const page_cheatsheet_mem_keys[];
+/* The key of the cheatsheet's i-th ?memory= class (smallest first, as
+ * migration 0017's mem_classes, "unknown" last), or NULL past the last. */
+const char *page_cheatsheet_mem_key(size_t i);
 /* /outliers and /disputes (page_lists.c). */
 extern const char *const page_lists_sql[];
 /* /u/<name> (page_account.c). */

@@ -72,8 +72,10 @@ static const struct { const char *key, *label; } mem_classes[] = {
 };
 #define MEM_CLASSES (sizeof mem_classes / sizeof *mem_classes)
 
-const char *const page_cheatsheet_mem_keys[] = { "8", "16", "24", "48", "96", "192",
-	"over-192", "unknown", NULL };
+const char *page_cheatsheet_mem_key(size_t i)
+{
+	return i < MEM_CLASSES ? mem_classes[i].key : NULL;
+}
 
 enum form { F_HTML, F_JSON, F_CSV };
 
