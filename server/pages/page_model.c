@@ -150,6 +150,12 @@ static json_t *col_text(sqlite3_stmt *st, int i)
 	return v ? json_string(v) : json_null();
 }
 
+/* The page's ?sort= for links that keep it: NULL for the default. */
+static const char *sort_param(const struct mpage *p)
+{
+	return p->sort == SORT_DECODE ? NULL : browse_sort_keys[p->sort];
+}
+
 /* The digest item of st's row of sql_digests: digest, digest_short, runs,
  * best_decode_tok_s, quantization and format (of the best run), href. */
 static json_t *digest_item(struct mpage *p, sqlite3_stmt *st)
@@ -166,7 +172,8 @@ static json_t *digest_item(struct mpage *p, sqlite3_stmt *st)
 		"best_decode_text", p->b.html ? browse_fig(sqlite3_column_double(st, 2)) : NULL,
 		"quantization", col_text(st, 3), "format", col_text(st, 4),
 		"href", browse_link(&p->b, "/m/", p->slug, "digest", digest, "digests_after",
-				    p->has_dafter ? http_query(p->b.r, "digests_after") : NULL, NULL));
+				    p->has_dafter ? http_query(p->b.r, "digests_after") : NULL,
+				    "sort", sort_param(p), NULL));
 }
 
 /* Parses ?digests_after=<runs>:<best decode>:<digest>, the cursor of the
@@ -240,7 +247,8 @@ static json_t *digests_next(struct mpage *p, json_t *d)
 	snprintf(cur, sizeof cur, "%" JSON_INTEGER_FORMAT ":%s:%s",
 		 json_integer_value(json_object_get(d, "runs")), num,
 		 json_string_value(json_object_get(d, "digest")));
-	return browse_link(&p->b, "/m/", p->slug, "digest", p->b.digest, "digests_after", cur, NULL);
+	return browse_link(&p->b, "/m/", p->slug, "digest", p->b.digest, "digests_after", cur,
+			   "sort", sort_param(p), NULL);
 }
 
 /* One page of the model's digests, most runs first, and the one shown:
@@ -281,7 +289,8 @@ static int load_digests(struct mpage *p)
 	json_object_set_new(p->m, "digests", a);
 	json_object_set_new(p->m, "digests_next", next);
 	json_object_set_new(p->m, "digests_first", p->has_dafter
-		? browse_link(&p->b, "/m/", p->slug, "digest", p->b.digest, NULL) : json_null());
+		? browse_link(&p->b, "/m/", p->slug, "digest", p->b.digest, "sort", sort_param(p), NULL)
+		: json_null());
 	json_object_set_new(p->m, "digest", sel ? sel : json_null());
 	p->digest = sel ? json_string_value(json_object_get(sel, "digest")) : NULL;
 	return 0;

@@ -171,6 +171,9 @@ def test_model_page_sort_keeps_to_the_digest_shown(srv, tmp_path):
     m = srv.get("/m/dsort.json", params={"digest": d2, "sort": "ttft"}).json()
     assert all("digest=" + urllib.parse.quote(d2, safe="") in s["href"] or
                "digest=" + d2 in s["href"] for s in m["sorts"])
+    # Choosing another digest keeps the order.
+    assert {urllib.parse.parse_qs(urllib.parse.urlsplit(d["href"]).query).get("sort", [None])[0]
+            for d in m["digests"]} == {"ttft"}
     page = srv.get("/m/dsort", params={"digest": d2, "sort": "prefill"})
     doc = lxml.html.fromstring(page.text)
     ids = [h.split("/r/")[1] for h in doc.xpath("//table//a[starts-with(@href, '/r/')]/@href")]
