@@ -72,6 +72,31 @@ START_TEST(every_query_uses_an_index)
 }
 END_TEST
 
+/* The cheatsheet's ?memory= keys are migration 0017's classes, in order
+ * of their bounds. */
+START_TEST(memory_classes_match_the_migration)
+{
+	struct dbconn *c = db_reader(db);
+	sqlite3_stmt *st;
+	size_t i = 0;
+
+	ck_assert_ptr_nonnull(c);
+	ck_assert_int_eq(sqlite3_prepare_v2(c->h, "SELECT key FROM mem_classes ORDER BY upper_gb",
+					    -1, &st, NULL), SQLITE_OK);
+	/* "unknown" (bound 0) sorts first in the table, last on the page. */
+	ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+	ck_assert_str_eq((const char *)sqlite3_column_text(st, 0), "unknown");
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		ck_assert_ptr_nonnull(page_cheatsheet_mem_key(i));
+		ck_assert_str_eq((const char *)sqlite3_column_text(st, 0), page_cheatsheet_mem_key(i));
+		i++;
+	}
+	sqlite3_finalize(st);
+	ck_assert_str_eq(page_cheatsheet_mem_key(i), "unknown");
+	ck_assert_ptr_null(page_cheatsheet_mem_key(i + 1));
+}
+END_TEST
+
 /* The feeds read their newest 50 rows in index order: an index (never the
  * table) and no sort; /feed.atom walks runs_recent from its newest end. */
 START_TEST(feeds_read_an_index_in_order)
@@ -140,14 +165,20 @@ static int insert_run_on(sqlite3 *h, const char *id, const char *suite, const ch
 {
 	static const char *const hws[] = { "m3-ultra", "rtx-4090", "rx-7900" };
 	static const char *const bes[] = { "mlx", "llama.cpp" };
-	const char *a[] = { id, suite, slug, digest, quant, decode, id, hws[k % 3], bes[k / 3 % 2] };
+	/* Reported memory (runs.mem_gb, as the upload sets it): sizes on
+	 * either side of a class's bound, none, and 0. */
+	static const char *const mems[] = { "24", "128", NULL, "16", "25.76", "36", "512", "0" };
+	const char *a[] = { id, suite, slug, digest, quant, decode, id, hws[k % 3], bes[k / 3 % 2],
+			    mems[k % 8] };
 
 	return exec_args(h, "INSERT INTO runs(id, suite_version, model_name, model_slug, "
 		"model_digest, model_quant, model_format, accelerator, hw_slug, hw_class, "
-		"backend_name, backend_version, decode_tok_s, created_at, received_at, "
-		"key_thumbprint, alg, payload, jws, jws_sha256) VALUES (?1, ?2, ?3, ?3, ?4, ?5, "
-		"'gguf', ?8, ?8, 'slug:' || ?8, ?9, '1', CAST(?6 AS REAL), "
-		"'2025-01-01T00:00:00Z', '2025-01-01T00:00:00Z', 't', 'EdDSA', '{}', 'x', ?7)", 9, a);
+		"backend_name, backend_version, decode_tok_s, prefill_tok_s, ttft_ms, created_at, "
+		"received_at, key_thumbprint, alg, payload, jws, jws_sha256, mem_gb) VALUES (?1, ?2, ?3, ?3, "
+		"?4, ?5, 'gguf', ?8, ?8, 'slug:' || ?8, ?9, '1', CAST(?6 AS REAL), "
+		"CAST(?6 AS REAL) * 10 + length(?7) % 7, nullif(length(?7) % 5, 0), "
+		"'2025-01-01T00:00:00Z', '2025-01-0' || (1 + length(?7) % 9) || 'T00:00:00Z', 't', "
+		"'EdDSA', '', 'x', ?7, CAST(?10 AS REAL))", 10, a);
 }
 
 static int insert_run(sqlite3 *h, const char *id, const char *suite, const char *slug,
@@ -160,7 +191,7 @@ static int insert_run(sqlite3 *h, const char *id, const char *suite, const char 
  * runs, in either direction (0 when the summary is exact). */
 static int diff_of(sqlite3 *h, const char *truth, const char *held)
 {
-	char q[2048];
+	char q[8192];
 	sqlite3_stmt *st;
 	int n;
 
@@ -184,6 +215,41 @@ static int summary_diff(sqlite3 *h)
 		"SELECT * FROM digest_counts");
 }
 
+/* The memory class of each run, written out here as the cheatsheet's
+ * table says (page_cheatsheet.c), not by the migration's expression. */
+#define RUN_MEM_CLASS \
+	"(SELECT *, CASE WHEN m IS NULL OR m <= 0 THEN 'unknown' WHEN m <= 8.8 THEN '8' " \
+	"WHEN m <= 17.6 THEN '16' WHEN m <= 26.4 THEN '24' WHEN m <= 52.8 THEN '48' " \
+	"WHEN m <= 105.6 THEN '96' WHEN m <= 211.2 THEN '192' ELSE 'over-192' END AS mc " \
+	"FROM (SELECT *, mem_gb AS m FROM runs WHERE status = 'ok'))"
+
+/* cheat_best, cheat_model and cheat_hw (migration 0017) against a
+ * recount: the number of rows wrong in any. */
+static int memory_diff(sqlite3 *h)
+{
+	return diff_of(h,
+		"SELECT suite_version, mc, model_slug, hw_slug, backend_name, decode_tok_s, id "
+		"FROM (SELECT *, row_number() OVER (PARTITION BY suite_version, mc, model_slug, hw_slug, "
+		"backend_name ORDER BY decode_tok_s DESC, id DESC) AS k FROM " RUN_MEM_CLASS ") WHERE k = 1",
+		"SELECT * FROM cheat_best") +
+	       diff_of(h, "SELECT suite_version, mc, model_slug, max(decode_tok_s) FROM " RUN_MEM_CLASS
+		" GROUP BY suite_version, mc, model_slug", "SELECT * FROM cheat_model") +
+	       diff_of(h, "SELECT suite_version, mc, hw_slug, count(DISTINCT model_slug || ' ' || backend_name) "
+		"FROM " RUN_MEM_CLASS " GROUP BY suite_version, mc, hw_slug", "SELECT * FROM cheat_hw");
+}
+
+/* digest_sort (migration 0017) against a recount. */
+static int digest_sort_diff(sqlite3 *h)
+{
+	return diff_of(h,
+		"SELECT suite_version, model_slug, model_digest, hw_slug, backend_name, decode_tok_s, id, "
+		"coalesce(prefill_tok_s, 0), coalesce(ttft_ms, 1e300), unixepoch(received_at) "
+		"FROM (SELECT *, row_number() OVER (PARTITION BY suite_version, model_slug, model_digest, "
+		"hw_slug, backend_name ORDER BY decode_tok_s DESC, id DESC) AS k FROM runs "
+		"WHERE status = 'ok') WHERE k = 1",
+		"SELECT * FROM digest_sort");
+}
+
 /* board_best and hw_best (migration 0007) against a recount: the number
  * of rows wrong in either. */
 static int lists_diff(sqlite3 *h)
@@ -197,7 +263,8 @@ static int lists_diff(sqlite3 *h)
 		"SELECT suite_version, hw_slug, model_slug, decode_tok_s, id "
 		"FROM (SELECT *, row_number() OVER (PARTITION BY suite_version, hw_slug, model_slug "
 		"      ORDER BY decode_tok_s DESC, id DESC) AS k FROM runs WHERE status = 'ok') WHERE k = 1",
-		"SELECT * FROM hw_best");
+		"SELECT * FROM hw_best") +
+	       memory_diff(h) + digest_sort_diff(h);
 }
 
 /* The integer the one-row query q answers. */
@@ -231,7 +298,7 @@ static void random_change(sqlite3 *h, unsigned *seed, int *made)
 	static const char *const quants[] = { "4bit", "Q4_K_M", NULL };
 	char id[16], other[16], decode[16];
 	const char *a[2];
-	unsigned op = next_rand(seed) % 8;
+	unsigned op = next_rand(seed) % 9;
 
 	/* Few distinct speeds, so ties on decode_tok_s are common. */
 	snprintf(decode, sizeof decode, "%u.5", next_rand(seed) % 6);
@@ -251,6 +318,9 @@ static void random_change(sqlite3 *h, unsigned *seed, int *made)
 	} else if (op == 6) {
 		a[1] = decode;
 		exec_args(h, "UPDATE runs SET decode_tok_s = CAST(?2 AS REAL) WHERE id = ?1", 2, a);
+	} else if (op == 8) {
+		a[1] = next_rand(seed) % 2 ? "8" : "96";
+		exec_args(h, "UPDATE runs SET mem_gb = CAST(?2 AS REAL) WHERE id = ?1", 2, a);
 	} else if (next_rand(seed) % 2) {
 		a[1] = next_rand(seed) % 2 ? "rtx-4090" : "m3-ultra";
 		exec_args(h, "UPDATE runs SET hw_slug = ?2, backend_name = 'vllm' WHERE id = ?1", 2, a);
@@ -273,6 +343,9 @@ START_TEST(digest_summary_follows_every_change)
 			ck_assert_msg(lists_diff(h) == 0, "list summaries wrong after %d changes", i);
 		}
 	}
+	/* The runs' memory spread over several classes, each recounted. */
+	ck_assert_int_ge(count_of(h, "SELECT count(DISTINCT mem_class) FROM cheat_best"), 5);
+	ck_assert_int_gt(count_of(h, "SELECT count(*) FROM digest_sort"), 10);
 	/* Rows that changed only their flags fire nothing and stay counted. */
 	exec_args(h, "UPDATE runs SET outlier = 1, sigma = 4.0, demo = 1", 0, NULL);
 	ck_assert_int_eq(summary_diff(h), 0);
@@ -407,6 +480,7 @@ static Suite *suite_browse(void)
 	tcase_set_timeout(t, 60);
 	tcase_add_test(t, every_query_uses_an_index);
 	tcase_add_test(t, feeds_read_an_index_in_order);
+	tcase_add_test(t, memory_classes_match_the_migration);
 	tcase_add_test(t, digest_summary_follows_every_change);
 	tcase_add_test(t, digest_summary_costs_do_not_grow_with_runs);
 	suite_add_tcase(s, t);

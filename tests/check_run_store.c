@@ -74,6 +74,31 @@ START_TEST(init_digests_jws_and_payload)
 }
 END_TEST
 
+/* The memory a run reported: the GPU's when more than 0, else the RAM,
+ * else none. */
+START_TEST(memory_is_the_gpus_else_the_rams)
+{
+	static const struct { const char *hw; double want; } cases[] = {
+		{ "{\"vram_gb\": 24, \"ram_gb\": 64}", 24 },
+		{ "{\"ram_gb\": 128}", 128 },
+		{ "{\"vram_gb\": 0, \"ram_gb\": 16}", 16 },
+		{ "{\"vram_gb\": null, \"ram_gb\": 36.5}", 36.5 },
+		{ "{}", 0 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof cases / sizeof *cases; i++) {
+		json_t *hw = json_loads(cases[i].hw, 0, NULL);
+		json_t *p = json_pack("{s:o}", "hardware", hw);
+		struct run_new n = { .mem_gb = -1 };
+
+		run_new_memory(&n, p);
+		ck_assert_msg(n.mem_gb == cases[i].want, "%s: %g", cases[i].hw, n.mem_gb);
+		json_decref(p);
+	}
+}
+END_TEST
+
 /* The same payload signed again by the same key (ES256 signatures differ
  * each time) is the same run; under another key it is a new one. */
 START_TEST(same_payload_same_key_is_a_duplicate)
@@ -119,6 +144,7 @@ static Suite *suite_run_store(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, ids_have_the_shape);
 	tcase_add_test(tc, init_digests_jws_and_payload);
+	tcase_add_test(tc, memory_is_the_gpus_else_the_rams);
 	tcase_add_test(tc, same_payload_same_key_is_a_duplicate);
 	tcase_add_test(tc, first_run_of_a_cluster_is_not_flagged);
 	suite_add_tcase(s, tc);

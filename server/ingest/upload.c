@@ -176,6 +176,7 @@ enum MHD_Result upload_handle(struct req *r)
 	u->n.jws_len = r->body.len;
 	u->n.thumbprint = u->jws.thumbprint;
 	u->n.alg = u->jws.alg == JWS_ALG_ES256 ? "ES256" : "EdDSA";
+	run_new_memory(&u->n, u->payload);
 	run_new_init(&u->n);
 	return defer_submit(r, &u->n.j, upload_done, u, upload_free);
 limited:

@@ -27,8 +27,10 @@ static const char sql_suite_next[] =
 static const char sql_suite_known[] =
 	"SELECT 1 FROM runs WHERE suite_version = ? LIMIT 1";
 static const char sql_demo[] = "SELECT 1 FROM runs WHERE demo = 1 LIMIT 1";
+/* A sorted list's run, by its id. */
+static const char sql_run_by_id[] = "SELECT " BROWSE_RUN_COLS " FROM runs WHERE id = ?";
 
-const char *const browse_sql[] = { sql_suite_next, sql_suite_known, sql_demo, NULL };
+const char *const browse_sql[] = { sql_suite_next, sql_suite_known, sql_demo, sql_run_by_id, NULL };
 
 #define MAX_SUITES 50
 #define SUITE_LEN 64
@@ -624,4 +626,52 @@ int browse_sorted_ids(struct browse *b, sqlite3_stmt *st, enum browse_sort sort,
 	}
 	sqlite3_reset(st);
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? n : -1;
+}
+
+/* Appends run id to a as browse_run() shows it (nothing when it went); 0,
+ * or -1 on a database error. */
+static int add_run_by_id(struct browse *b, json_t *a, const char *id)
+{
+	sqlite3_stmt *st = db_stmt(b->c, sql_run_by_id);
+	int rc;
+
+	if (!st)
+		return -1;
+	db_bind_text(st, 1, id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		json_array_append_new(a, browse_run(b, st));
+	sqlite3_reset(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
+}
+
+json_t *browse_sorted_page(struct browse *b, sqlite3_stmt *st, enum browse_sort sort, int limit,
+			   json_t *(*link)(void *ctx, const char *cursor), void *ctx)
+{
+	char ids[BROWSE_SORTED_MAX][16], cur[80];
+	json_t *runs = json_array(), *list;
+	double last = 0;
+	int n, more, i;
+
+	if (limit > BROWSE_SORTED_MAX)
+		limit = BROWSE_SORTED_MAX;
+	if (!st || !runs || (n = browse_sorted_ids(b, st, sort, limit, ids, &more, &last)) < 0)
+		goto fail;
+	for (i = 0; i < n; i++)
+		if (add_run_by_id(b, runs, ids[i]) < 0)
+			goto fail;
+	if (more)
+		browse_cursor(cur, sizeof cur, last, ids[n - 1]);
+	list = json_pack("{s:o, s:i, s:o, s:o, s:b}", "runs", runs,
+		"count", (int)json_array_size(runs),
+		"next", more ? link(ctx, cur) : json_null(),
+		"first", b->has_after ? link(ctx, NULL) : json_null(),
+		"paged", more || b->has_after);
+	if (!list)
+		browse_error(b, 503, MSG_NOMEM);
+	return list;
+fail:
+	json_decref(runs);
+	browse_error(b, 503, MSG_DB_DOWN);
+	return NULL;
 }

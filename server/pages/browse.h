@@ -145,6 +145,21 @@ json_t *browse_sort_links(enum browse_sort cur, json_t *(*href)(void *ctx, const
 int browse_sorted_ids(struct browse *b, sqlite3_stmt *st, enum browse_sort sort, int limit,
 		      char (*ids)[16], int *more, double *last);
 
+/* The most rows browse_sorted_page() lists. */
+#define BROWSE_SORTED_MAX 50
+
+/* One page of a sorted list (/, /m/<slug>, /hw/<slug> with ?sort=), as
+ * browse_list()'s object {runs, count, next, first, paged}: st is the
+ * list's statement as browse_sorted_ids() takes it (or NULL when it could
+ * not be prepared), every parameter but the cursor and limit bound; each
+ * id it gives becomes browse_run()'s item (one primary-key seek).
+ * link(ctx, cursor) makes the page's links: after cursor ("<key>:<id>",
+ * for next) or, with NULL, page one (first, when this page came from a
+ * cursor).  limit is at most BROWSE_SORTED_MAX.  Returns a new object, or
+ * NULL with a 503 set in b. */
+json_t *browse_sorted_page(struct browse *b, sqlite3_stmt *st, enum browse_sort sort, int limit,
+			   json_t *(*link)(void *ctx, const char *cursor), void *ctx);
+
 /* A site-relative link: prefix ("/m/"), then segment URL-escaped (NULL:
  * none) and ".json" when b answers with JSON, then the key/value pairs
  * that follow, NULL-terminated, as query arguments (a NULL value skips its
@@ -198,6 +213,9 @@ extern const char *const page_index_sql[];
 extern const char *const page_compare_sql[];  /* page_compare.c */
 extern const char *const page_rank_sql[];     /* rank.c */
 extern const char *const page_cheatsheet_sql[]; /* page_cheatsheet.c */
+/* The key of the cheatsheet's i-th ?memory= class (smallest first, as
+ * migration 0017's mem_classes, "unknown" last), or NULL past the last. */
+const char *page_cheatsheet_mem_key(size_t i);
 /* /outliers and /disputes (page_lists.c). */
 extern const char *const page_lists_sql[];
 /* /u/<name> (page_account.c). */

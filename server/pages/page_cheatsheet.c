@@ -3,7 +3,10 @@
  * (columns), each cell the best chat-short decode of every backend side by
  * side (MLX beside llama.cpp) with the weights' quantization and a link to
  * the run.  Read from the summaries model_index, hw_index (0012) and
- * board_best (0007): one seek per cell, whatever the number of runs. */
+ * board_best (0007): one seek per cell, whatever the number of runs.
+ * With ?memory=<class>, only runs that reported memory of that class
+ * (migration 0017): rows, columns and cells from cheat_model, cheat_hw and
+ * cheat_best, the same summaries kept per class. */
 #include "pages/page.h"
 
 #include <ctype.h>
@@ -38,7 +41,41 @@ static const char sql_cell[] =
 	"WHERE b.suite_version = ?1 AND b.model_slug = ?2 AND b.hw_slug = ?3 "
 	"AND (?4 IS NULL OR b.backend_name = ?4)";
 
-const char *const page_cheatsheet_sql[] = { sql_models, sql_hws, sql_cell, NULL };
+/* The same three within memory class ?5 (rows), ?3 (columns), ?5 (cells);
+ * the columns are the hardware with the most cells in the class. */
+static const char sql_models_mem[] =
+	"SELECT i.model_slug, i.best_decode, n.name FROM cheat_model i "
+	"JOIN search_names n ON n.kind = 'model' AND n.slug = i.model_slug "
+	"WHERE i.suite_version = ?1 AND i.mem_class = ?5 AND (i.best_decode, i.model_slug) < (?2, ?3) "
+	"ORDER BY i.best_decode DESC, i.model_slug DESC LIMIT ?4";
+static const char sql_hws_mem[] =
+	"SELECT i.hw_slug, n.name FROM cheat_hw i "
+	"JOIN search_names n ON n.kind = 'hw' AND n.slug = i.hw_slug "
+	"WHERE i.suite_version = ?1 AND i.mem_class = ?3 ORDER BY i.cells DESC, i.hw_slug DESC LIMIT ?2";
+static const char sql_cell_mem[] =
+	"SELECT b.backend_name, b.best_decode, b.best_id, r.model_quant FROM cheat_best b "
+	"JOIN runs r ON r.id = b.best_id "
+	"WHERE b.suite_version = ?1 AND b.mem_class = ?5 AND b.model_slug = ?2 AND b.hw_slug = ?3 "
+	"AND (?4 IS NULL OR b.backend_name = ?4)";
+
+const char *const page_cheatsheet_sql[] = { sql_models, sql_hws, sql_cell, sql_models_mem,
+	sql_hws_mem, sql_cell_mem, NULL };
+
+/* The memory classes of migration 0017's mem_classes, smallest first:
+ * the ?memory= key and what the page calls it.  A run's memory is the
+ * GPU's own when it reported one, else its RAM (Apple silicon's unified
+ * memory); each class reaches 10% past its bound (see 0017). */
+static const struct { const char *key, *label; } mem_classes[] = {
+	{ "8", "Up to 8 GB" }, { "16", "9 to 16 GB" }, { "24", "17 to 24 GB" },
+	{ "48", "25 to 48 GB" }, { "96", "49 to 96 GB" }, { "192", "97 to 192 GB" },
+	{ "over-192", "Over 192 GB" }, { "unknown", "Not reported" },
+};
+#define MEM_CLASSES (sizeof mem_classes / sizeof *mem_classes)
+
+const char *page_cheatsheet_mem_key(size_t i)
+{
+	return i < MEM_CLASSES ? mem_classes[i].key : NULL;
+}
 
 enum form { F_HTML, F_JSON, F_CSV };
 
@@ -48,8 +85,40 @@ struct sheet {
 	double cur_decode;
 	char cur_slug[SLUG_MAX + 1];
 	int has_cursor;
+	const char *mem;           /* ?memory=, a key of mem_classes, or NULL */
+	const char *mem_label;
 	json_t *hw;                /* the columns: [{slug, name, href}] */
 };
+
+/* ?memory=: one of mem_classes' keys, or empty for every class; -1 with a
+ * 400 naming the choices otherwise. */
+static int take_memory(struct sheet *s)
+{
+	const char *v = http_query(s->b.r, "memory");
+	size_t i;
+
+	if (!v || !*v)
+		return 0;
+	for (i = 0; i < MEM_CLASSES; i++)
+		if (!strcmp(v, mem_classes[i].key)) {
+			s->mem = mem_classes[i].key;
+			s->mem_label = mem_classes[i].label;
+			return 0;
+		}
+	return browse_error(&s->b, 400, "The memory= argument must be a memory class: 8, 16, 24, 48, 96, 192 (up to that many GB), over-192 or unknown (no memory reported).");
+}
+
+/* The memory filter's choices. */
+static json_t *memory_options(const struct sheet *s)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; a && i < MEM_CLASSES; i++)
+		json_array_append_new(a, json_pack("{s:s, s:s, s:b}", "key", mem_classes[i].key,
+			"label", mem_classes[i].label, "selected", s->mem == mem_classes[i].key));
+	return a;
+}
 
 /* ?cursor=<decode>:<model slug>; -1 with a 400 when malformed. */
 static int take_cursor(struct sheet *s)
@@ -81,19 +150,22 @@ static json_t *sheet_link(const struct sheet *s, enum form f, const char *cursor
 {
 	static const char *const path[] = { "/cheatsheet", "/cheatsheet.json", "/cheatsheet.csv" };
 
-	return browse_link(&s->b, path[f], NULL, "backend", s->b.backend, "cursor", cursor, NULL);
+	return browse_link(&s->b, path[f], NULL, "backend", s->b.backend, "memory", s->mem,
+			   "cursor", cursor, NULL);
 }
 
 /* The columns: the suite's most-run hardware. */
 static int load_hw(struct sheet *s)
 {
-	sqlite3_stmt *st = db_stmt(s->b.c, sql_hws);
+	sqlite3_stmt *st = db_stmt(s->b.c, s->mem ? sql_hws_mem : sql_hws);
 	int rc;
 
 	if (!st || !(s->hw = json_array()))
 		return -1;
 	db_bind_text(st, 1, s->b.suite);
 	sqlite3_bind_int(st, 2, COLS);
+	if (s->mem)
+		db_bind_text(st, 3, s->mem);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *slug = (const char *)sqlite3_column_text(st, 0);
 
@@ -128,7 +200,7 @@ static int entry_cmp(const void *x, const void *y)
 /* One cell: the best run of each backend of model on hw. */
 static json_t *cell(struct sheet *s, const char *model, const char *hw)
 {
-	sqlite3_stmt *st = db_stmt(s->b.c, sql_cell);
+	sqlite3_stmt *st = db_stmt(s->b.c, s->mem ? sql_cell_mem : sql_cell);
 	json_t *a = json_array();
 	int rc;
 
@@ -140,6 +212,8 @@ static json_t *cell(struct sheet *s, const char *model, const char *hw)
 	db_bind_text(st, 2, model);
 	db_bind_text(st, 3, hw);
 	db_bind_text(st, 4, s->b.backend);
+	if (s->mem)
+		db_bind_text(st, 5, s->mem);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *id = (const char *)sqlite3_column_text(st, 2);
 		const char *q = (const char *)sqlite3_column_text(st, 3);
@@ -161,7 +235,7 @@ static json_t *cell(struct sheet *s, const char *model, const char *hw)
 /* The page of model rows after the cursor, and the paging links. */
 static int load_rows(struct sheet *s, json_t *m)
 {
-	sqlite3_stmt *st = db_stmt(s->b.c, sql_models);
+	sqlite3_stmt *st = db_stmt(s->b.c, s->mem ? sql_models_mem : sql_models);
 	json_t *rows = json_array(), *row, *cells, *c, *h;
 	char cur[SLUG_MAX + 48] = "";
 	/* The rows first: the cells' statement runs after this one is reset. */
@@ -175,6 +249,8 @@ static int load_rows(struct sheet *s, json_t *m)
 	sqlite3_bind_double(st, 2, s->cur_decode);
 	db_bind_text(st, 3, s->cur_slug);
 	sqlite3_bind_int(st, 4, ROWS + 1);
+	if (s->mem)
+		db_bind_text(st, 5, s->mem);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW && n < ROWS + 1) {
 		snprintf(got[n].slug, sizeof got[n].slug, "%s", (const char *)sqlite3_column_text(st, 0));
 		got[n].d = sqlite3_column_double(st, 1);
@@ -271,22 +347,24 @@ static enum MHD_Result send_csv(struct sheet *s, json_t *m)
 }
 
 /* GET /cheatsheet, .json, .csv: 200 with a page of the matrix; 400 for a
- * malformed backend= or cursor=; 404 for an unknown suite. */
+ * malformed backend=, memory= or cursor=; 404 for an unknown suite. */
 static enum MHD_Result sheet_answer(struct req *r, enum form form)
 {
 	struct sheet s = { .form = form };
 	json_t *m;
 
-	if (browse_begin(&s.b, r) < 0 || take_cursor(&s) < 0)
+	if (browse_begin(&s.b, r) < 0 || take_memory(&s) < 0 || take_cursor(&s) < 0)
 		return browse_fail(&s.b);
 	if (load_hw(&s) < 0) {
 		json_decref(s.hw);
 		browse_error(&s.b, 503, MSG_DB_DOWN);
 		return browse_fail(&s.b);
 	}
-	m = json_pack("{s:s, s:s, s:s?, s:O, s:o, s:o, s:o, s:o}", "title", "Cheatsheet",
-		      "suite_version", s.b.suite, "backend", s.b.backend, "hardware", s.hw,
-		      "backends", backend_options(&s), "json_href", browse_twin_href(&s.b, "/cheatsheet.json"),
+	m = json_pack("{s:s, s:s, s:s?, s:s?, s:s?, s:O, s:o, s:o, s:o, s:o, s:o}", "title", "Cheatsheet",
+		      "suite_version", s.b.suite, "backend", s.b.backend, "memory", s.mem,
+		      "memory_label", s.mem_label, "hardware", s.hw,
+		      "backends", backend_options(&s), "memories", memory_options(&s),
+		      "json_href", browse_twin_href(&s.b, "/cheatsheet.json"),
 		      "csv_href", browse_twin_href(&s.b, "/cheatsheet.csv"),
 		      "suites", browse_suites(&s.b, "/cheatsheet", NULL));
 	if (!m || load_rows(&s, m) < 0) {

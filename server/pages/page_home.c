@@ -79,8 +79,6 @@ static const char sql_hw_next[] =
 	"SELECT min(hw_slug) FROM board_best WHERE suite_version = ?1 AND hw_slug > ?2";
 static const char sql_be_next[] =
 	"SELECT min(backend_name) FROM board_best WHERE suite_version = ?1 AND backend_name > ?2";
-static const char sql_run_by_id[] =
-	"SELECT " BROWSE_RUN_COLS " FROM runs WHERE id = ?";
 static const char sql_recent[] =
 	"SELECT " BROWSE_RUN_COLS " FROM runs WHERE suite_version = ? AND status = 'ok' "
 	"ORDER BY received_at DESC LIMIT " RECENT;
@@ -98,7 +96,7 @@ const char *const page_home_sql[] = {
 	sql_sorted[2][0], sql_sorted[2][1], sql_sorted[2][2], sql_sorted[2][3],
 	sql_up, sql_up_hw, sql_up_be, sql_up_hw_be,
 	sql_count, sql_count_hw, sql_count_be, sql_count_hw_be,
-	sql_hw_next, sql_be_next, sql_run_by_id, sql_recent, sql_hw_name, NULL
+	sql_hw_next, sql_be_next, sql_recent, sql_hw_name, NULL
 };
 
 /* Binds the suite and the filters (?1..?3) shared by the board queries. */
@@ -109,22 +107,6 @@ static void bind_filters(const struct browse *b, sqlite3_stmt *st)
 		db_bind_text(st, 2, b->hw);
 	if (b->backend)
 		db_bind_text(st, 3, b->backend);
-}
-
-/* Appends the full run item of id to a, or nothing when it vanished. */
-static int add_run(struct browse *b, json_t *a, const char *id)
-{
-	sqlite3_stmt *st = db_stmt(b->c, sql_run_by_id);
-	int rc;
-
-	if (!st)
-		return -1;
-	db_bind_text(st, 1, id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		json_array_append_new(a, browse_run(b, st));
-	sqlite3_reset(st);
-	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
 }
 
 /* The number of groups within the filters, at most COUNT_CAP + 1; -1 on
@@ -183,10 +165,22 @@ static json_t *board_prev(struct browse *b)
 			   "after", rc == SQLITE_ROW ? cur : NULL, NULL);
 }
 
+/* The board's link after cursor cur (NULL: page one), in the order of
+ * its sort, keeping the filters. */
+struct board_ctx { struct browse *b; const char *sort; };
+
+static json_t *board_link(void *ctx, const char *cur)
+{
+	struct board_ctx *k = ctx;
+
+	return browse_link(k->b, "/", NULL, "backend", k->b->backend, "hw", k->b->hw,
+			   "sort", k->sort, "after", cur, NULL);
+}
+
 /* The board: one page of the groups that match the filters, after the
  * cursor, in the order sort, as {"runs", "count", "total", "total_text",
- * "next", "first", "paged"}.  The cursor is the last row's sort figure
- * and run id. */
+ * "next", "first", "paged", "prev"} (browse_sorted_page).  The cursor is
+ * the last row's sort figure and run id.  NULL with b's failure set. */
 static json_t *board_json(struct browse *b, enum browse_sort sort)
 {
 	static const char *const sqls[2][2] = {
@@ -194,51 +188,33 @@ static json_t *board_json(struct browse *b, enum browse_sort sort)
 	};
 	sqlite3_stmt *st = db_stmt(b->c, sort == SORT_DECODE ? sqls[b->hw != NULL][b->backend != NULL]
 				   : sql_sorted[sort - 1][(b->hw != NULL) * 2 + (b->backend != NULL)]);
-	const char *sort_arg = sort == SORT_DECODE ? NULL : browse_sort_keys[sort];
-	json_t *runs = json_array(), *o;
-	char ids[BOARD_PAGE][16], cur[80], total_text[32];
-	double last = 0;
-	int n = 0, more = 0, i;
+	struct board_ctx k = { b, sort == SORT_DECODE ? NULL : browse_sort_keys[sort] };
+	char total_text[32];
+	json_t *o, *prev;
 	long total;
 
-	if (!st || !runs)
-		goto fail;
-	bind_filters(b, st);
-	if ((n = browse_sorted_ids(b, st, sort, BOARD_PAGE, ids, &more, &last)) < 0)
-		goto fail;
-	for (i = 0; i < n; i++)
-		if (add_run(b, runs, ids[i]) < 0)
-			goto fail;
+	if (st)
+		bind_filters(b, st);
+	if (!(o = browse_sorted_page(b, st, sort, BOARD_PAGE, board_link, &k)))
+		return NULL;
 	if ((total = board_count(b)) < 0)
 		goto fail;
 	if (total > COUNT_CAP)
 		snprintf(total_text, sizeof total_text, "More than %d", COUNT_CAP);
 	else
 		snprintf(total_text, sizeof total_text, "%ld", total);
-	o = json_pack("{s:o, s:i, s:I, s:s, s:n, s:n, s:b}", "runs", runs,
-		      "count", (int)json_array_size(runs), "total", (json_int_t)total,
-		      "total_text", total_text,
-		      "next", "first", "paged", more || b->has_after);
-	if (o && more) {
-		browse_cursor(cur, sizeof cur, last, ids[n - 1]);
-		json_object_set_new(o, "next", browse_link(b, "/", NULL, "backend", b->backend,
-			"hw", b->hw, "sort", sort_arg, "after", cur, NULL));
-	}
-	if (o && b->has_after) {
+	json_object_set_new(o, "total", json_integer((json_int_t)total));
+	json_object_set_new(o, "total_text", json_string(total_text));
+	if (b->has_after) {
 		/* Paging back is by the decode order's keys only. */
-		json_t *prev = sort == SORT_DECODE ? board_prev(b) : json_null();
-
-		if (!prev) {
-			json_decref(o);
-			return NULL;
-		}
+		if (!(prev = sort == SORT_DECODE ? board_prev(b) : json_null()))
+			goto fail;
 		json_object_set_new(o, "prev", prev);
-		json_object_set_new(o, "first", browse_link(b, "/", NULL, "backend", b->backend,
-			"hw", b->hw, "sort", sort_arg, NULL));
 	}
 	return o;
 fail:
-	json_decref(runs);
+	json_decref(o);
+	browse_error(b, 503, MSG_DB_DOWN);
 	return NULL;
 }
 

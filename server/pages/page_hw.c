@@ -64,13 +64,10 @@ static const char sql_sorted[3][2][300] = {
 	SORT_SET("sort_ttft", ">", ""),
 	SORT_SET("sort_date", "<", " DESC"),
 };
-static const char sql_run_by_id[] =
-	"SELECT " BROWSE_RUN_COLS " FROM runs WHERE id = ?";
-
 const char *const page_hw_sql[] = {
 	sql_name, sql_sections, sql_count, sql_model_name, sql_list, sql_up,
 	sql_sorted[0][0], sql_sorted[0][1], sql_sorted[1][0], sql_sorted[1][1],
-	sql_sorted[2][0], sql_sorted[2][1], sql_run_by_id, NULL
+	sql_sorted[2][0], sql_sorted[2][1], NULL
 };
 
 /* ?sort=: the page's order. */
@@ -319,75 +316,40 @@ static json_t *hw_sort_href(void *ctx, const char *sort)
 	return browse_link(&p->b, "/hw/", p->slug, "model", p->b.model, "sort", sort, NULL);
 }
 
-/* Appends run id to a as browse_run() shows it; -1 on error. */
-static int add_run(struct hpage *p, json_t *a, const char *id)
-{
-	sqlite3_stmt *st = db_stmt(p->b.c, sql_run_by_id);
-	int rc;
-
-	if (!st)
-		return -1;
-	db_bind_text(st, 1, id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		json_array_append_new(a, browse_run(&p->b, st));
-	sqlite3_reset(st);
-	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
-}
-
 /* A link to the sorted list after cursor cur (NULL: its first page). */
-static json_t *sorted_link(struct hpage *p, const char *cur)
+static json_t *sorted_link(void *ctx, const char *cur)
 {
+	struct hpage *p = ctx;
+
 	return browse_link(&p->b, "/hw/", p->slug, "model", p->b.model,
 			   "sort", browse_sort_keys[p->sort], "after", cur, NULL);
 }
 
 /* With a sort other than decode: one page of the best run per model and
- * backend here (of ?model= only, when given) in that order, as
- * browse_list()'s object; the cursor is the last row's figure and run id. */
+ * backend here (of ?model= only, when given) in that order
+ * (browse_sorted_page). */
 static int load_sorted(struct hpage *p)
 {
 	sqlite3_stmt *st = db_stmt(p->b.c, sql_sorted[p->sort - 1][p->b.model != NULL]);
-	json_t *runs = json_array(), *list, *model = NULL;
-	char ids[BROWSE_PAGE][16], cur[80];
-	double last = 0;
-	int n = 0, more = 0, i;
+	json_t *list, *model = NULL;
 
-	if (p->b.model && !(model = model_block(p, p->b.model))) {
-		json_decref(runs);
+	if (p->b.model && !(model = model_block(p, p->b.model)))
 		return browse_error(&p->b, 404, "There are no runs of model %s on %s in %s; leave out ?model= to see every model on this hardware.",
 				    p->b.model, p->slug, p->b.suite);
+	if (st) {
+		db_bind_text(st, 1, p->b.suite);
+		db_bind_text(st, 2, p->slug);
+		if (p->b.model)
+			db_bind_text(st, 3, p->b.model);
 	}
-	if (!st || !runs)
-		goto fail;
-	db_bind_text(st, 1, p->b.suite);
-	db_bind_text(st, 2, p->slug);
-	if (p->b.model)
-		db_bind_text(st, 3, p->b.model);
-	if ((n = browse_sorted_ids(&p->b, st, p->sort, BROWSE_PAGE, ids, &more, &last)) < 0)
-		goto fail;
-	for (i = 0; i < n; i++)
-		if (add_run(p, runs, ids[i]) < 0)
-			goto fail;
-	if (more)
-		browse_cursor(cur, sizeof cur, last, ids[n - 1]);
-	list = json_pack("{s:o, s:i, s:o, s:o, s:b}", "runs", runs,
-		"count", (int)json_array_size(runs),
-		"next", more ? sorted_link(p, cur) : json_null(),
-		"first", p->b.has_after ? sorted_link(p, NULL) : json_null(),
-		"paged", more || p->b.has_after);
-	if (!list) {
+	if (!(list = browse_sorted_page(&p->b, st, p->sort, BROWSE_PAGE, sorted_link, p))) {
 		json_decref(model);
-		return browse_error(&p->b, 503, MSG_NOMEM);
+		return -1;
 	}
 	json_object_set_new(p->m, "model", model ? model : json_null());
 	json_object_set_new(p->m, "list", list);
 	json_object_set_new(p->m, "models", json_array());
 	return 0;
-fail:
-	json_decref(runs);
-	json_decref(model);
-	return db_fail(p);
 }
 
 /* The view model of /hw/<slug>, or NULL with p->b's failure set. */

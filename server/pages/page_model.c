@@ -76,29 +76,26 @@ static const char sql_up_hw[] = UP_COLS " AND hw_slug = ?7" UP_TAIL;
 static const char sql_up_be[] = UP_COLS " AND backend_name = ?8" UP_TAIL;
 static const char sql_up_hw_be[] = UP_COLS " AND hw_slug = ?7 AND backend_name = ?8" UP_TAIL;
 
-/* ?sort= other than decode: the model's best run per hardware and
- * backend (board_sort, migration 0012, across its digests) in that order,
- * after the cursor ?4/?5, within the filters ?7 (hardware) and ?8
- * (backend), by migration 0014's index for the sort: the filters read only
- * the model's summary rows.  Each selects the sort key and the run id;
- * TTFT ascends, the rest descend. */
+/* ?sort= other than decode: the digest's best run per hardware and
+ * backend (digest_sort, migration 0017) in that order, after the cursor
+ * ?4/?5, within the filters ?7 (hardware) and ?8 (backend), by 0017's
+ * index for the sort: the filters read only the digest's summary rows.
+ * Each selects the sort key and the run id; TTFT ascends, the rest
+ * descend. */
 #define SORTED(col, cmp, dir) \
-	"SELECT " col ", best_id FROM board_sort WHERE suite_version = ?1 AND model_slug = ?2 " \
-	"AND (?7 IS NULL OR hw_slug = ?7) AND (?8 IS NULL OR backend_name = ?8) " \
+	"SELECT " col ", best_id FROM digest_sort WHERE suite_version = ?1 AND model_slug = ?2 " \
+	"AND model_digest = ?3 AND (?7 IS NULL OR hw_slug = ?7) AND (?8 IS NULL OR backend_name = ?8) " \
 	"AND (" col ", best_id) " cmp " (?4, ?5) ORDER BY " col dir ", best_id" dir " LIMIT ?6"
 static const char sql_sorted[3][360] = {
 	SORTED("sort_prefill", "<", " DESC"),
 	SORTED("sort_ttft", ">", ""),
 	SORTED("sort_date", "<", " DESC"),
 };
-static const char sql_run_by_id[] =
-	"SELECT " BROWSE_RUN_COLS " FROM runs WHERE id = ?";
-
 const char *const page_model_sql[] = {
 	sql_name, sql_digests, sql_digest_one, sql_hw_next, sql_hw_best,
 	sql_hw_best_be, sql_be_next, sql_list, sql_list_hw, sql_list_be,
 	sql_list_hw_be, sql_up, sql_up_hw, sql_up_be, sql_up_hw_be,
-	sql_sorted[0], sql_sorted[1], sql_sorted[2], sql_run_by_id, NULL
+	sql_sorted[0], sql_sorted[1], sql_sorted[2], NULL
 };
 
 /* ?sort=: the run list's order. */
@@ -153,6 +150,12 @@ static json_t *col_text(sqlite3_stmt *st, int i)
 	return v ? json_string(v) : json_null();
 }
 
+/* The page's ?sort= for links that keep it: NULL for the default. */
+static const char *sort_param(const struct mpage *p)
+{
+	return p->sort == SORT_DECODE ? NULL : browse_sort_keys[p->sort];
+}
+
 /* The digest item of st's row of sql_digests: digest, digest_short, runs,
  * best_decode_tok_s, quantization and format (of the best run), href. */
 static json_t *digest_item(struct mpage *p, sqlite3_stmt *st)
@@ -169,7 +172,8 @@ static json_t *digest_item(struct mpage *p, sqlite3_stmt *st)
 		"best_decode_text", p->b.html ? browse_fig(sqlite3_column_double(st, 2)) : NULL,
 		"quantization", col_text(st, 3), "format", col_text(st, 4),
 		"href", browse_link(&p->b, "/m/", p->slug, "digest", digest, "digests_after",
-				    p->has_dafter ? http_query(p->b.r, "digests_after") : NULL, NULL));
+				    p->has_dafter ? http_query(p->b.r, "digests_after") : NULL,
+				    "sort", sort_param(p), NULL));
 }
 
 /* Parses ?digests_after=<runs>:<best decode>:<digest>, the cursor of the
@@ -243,7 +247,8 @@ static json_t *digests_next(struct mpage *p, json_t *d)
 	snprintf(cur, sizeof cur, "%" JSON_INTEGER_FORMAT ":%s:%s",
 		 json_integer_value(json_object_get(d, "runs")), num,
 		 json_string_value(json_object_get(d, "digest")));
-	return browse_link(&p->b, "/m/", p->slug, "digest", p->b.digest, "digests_after", cur, NULL);
+	return browse_link(&p->b, "/m/", p->slug, "digest", p->b.digest, "digests_after", cur,
+			   "sort", sort_param(p), NULL);
 }
 
 /* One page of the model's digests, most runs first, and the one shown:
@@ -284,7 +289,8 @@ static int load_digests(struct mpage *p)
 	json_object_set_new(p->m, "digests", a);
 	json_object_set_new(p->m, "digests_next", next);
 	json_object_set_new(p->m, "digests_first", p->has_dafter
-		? browse_link(&p->b, "/m/", p->slug, "digest", p->b.digest, NULL) : json_null());
+		? browse_link(&p->b, "/m/", p->slug, "digest", p->b.digest, "sort", sort_param(p), NULL)
+		: json_null());
 	json_object_set_new(p->m, "digest", sel ? sel : json_null());
 	p->digest = sel ? json_string_value(json_object_get(sel, "digest")) : NULL;
 	return 0;
@@ -450,68 +456,34 @@ static json_t *model_sort_href(void *ctx, const char *sort)
 			   "backend", p->b.backend, "sort", sort, NULL);
 }
 
-/* Appends the run id to a as browse_run() shows it; -1 on error. */
-static int add_run(struct mpage *p, json_t *a, const char *id)
-{
-	sqlite3_stmt *st = db_stmt(p->b.c, sql_run_by_id);
-	int rc;
-
-	if (!st)
-		return -1;
-	db_bind_text(st, 1, id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		json_array_append_new(a, browse_run(&p->b, st));
-	sqlite3_reset(st);
-	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
-}
-
 /* A link to the sorted list after cursor cur (NULL: its first page). */
-static json_t *sorted_link(struct mpage *p, const char *cur)
+static json_t *sorted_link(void *ctx, const char *cur)
 {
+	struct mpage *p = ctx;
+
 	return browse_link(&p->b, "/m/", p->slug, "digest", p->digest, "hw", p->b.hw,
 			   "backend", p->b.backend, "sort", browse_sort_keys[p->sort], "after", cur, NULL);
 }
 
-/* One page of the model's best run per hardware and backend (across its
- * digests) within the filters, in the order p->sort, as browse_list()'s
- * object; the cursor is the last row's sort figure and run id.  0, or -1
- * on a database error. */
+/* One page of the shown digest's best run per hardware and backend within
+ * the filters, in the order p->sort (browse_sorted_page).  0, or -1 with
+ * p->b's failure set. */
 static int load_sorted(struct mpage *p)
 {
 	sqlite3_stmt *st = db_stmt(p->b.c, sql_sorted[p->sort - 1]);
-	json_t *runs = json_array(), *list;
-	char ids[BROWSE_PAGE][16], cur[80];
-	double last = 0;
-	int n = 0, more = 0, i;
+	json_t *list;
 
-	if (!st || !runs)
-		goto fail;
-	db_bind_text(st, 1, p->b.suite);
-	db_bind_text(st, 2, p->slug);
-	if (p->b.hw)
-		db_bind_text(st, 7, p->b.hw);
-	if (p->b.backend)
-		db_bind_text(st, 8, p->b.backend);
-	if ((n = browse_sorted_ids(&p->b, st, p->sort, BROWSE_PAGE, ids, &more, &last)) < 0)
-		goto fail;
-	for (i = 0; i < n; i++)
-		if (add_run(p, runs, ids[i]) < 0)
-			goto fail;
-	if (more)
-		browse_cursor(cur, sizeof cur, last, ids[n - 1]);
-	list = json_pack("{s:o, s:i, s:o, s:o, s:b}", "runs", runs,
-		"count", (int)json_array_size(runs),
-		"next", more ? sorted_link(p, cur) : json_null(),
-		"first", p->b.has_after ? sorted_link(p, NULL) : json_null(),
-		"paged", more || p->b.has_after);
-	if (!list)
-		return browse_error(&p->b, 503, MSG_NOMEM);
+	if (st) {
+		bind_md(p, st);
+		if (p->b.hw)
+			db_bind_text(st, 7, p->b.hw);
+		if (p->b.backend)
+			db_bind_text(st, 8, p->b.backend);
+	}
+	if (!(list = browse_sorted_page(&p->b, st, p->sort, BROWSE_PAGE, sorted_link, p)))
+		return -1;
 	json_object_set_new(p->m, "list", list);
 	return 0;
-fail:
-	json_decref(runs);
-	return browse_error(&p->b, 503, MSG_DB_DOWN);
 }
 
 /* One page of the digest's runs within the filters, by the index that

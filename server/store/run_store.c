@@ -22,8 +22,8 @@ static const char sql_insert[] =
 	"model_quant, model_format, accelerator, hw_slug, fingerprint_hash, hw_class, "
 	"backend_name, backend_version, decode_tok_s, prefill_tok_s, ttft_ms, "
 	"created_at, received_at, key_thumbprint, alg, account_id, payload, jws, "
-	"jws_sha256, demo, payload_sha256) "
-	"VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+	"jws_sha256, demo, payload_sha256, mem_gb) "
+	"VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
 static const char sql_set_log_index[] = "UPDATE runs SET log_index = ? WHERE id = ?";
 
 static const char id_alphabet[] = "abcdefghijklmnopqrstuvwxyz0123456789_-";
@@ -59,6 +59,14 @@ void run_new_init(struct run_new *n)
 	sha256_digest(n->sha, n->jws, n->jws_len);
 	sha256_digest(n->payload_sha, n->payload, n->payload_len);
 	n->j.run = run_store_run;
+}
+
+void run_new_memory(struct run_new *n, const json_t *payload)
+{
+	const json_t *hw = json_object_get(payload, "hardware");
+	double vram = json_number_value(json_object_get(hw, "vram_gb"));
+
+	n->mem_gb = vram > 0 ? vram : json_number_value(json_object_get(hw, "ram_gb"));
 }
 
 /* Looks the upload up by its hashes; 1 and fills id/outlier when stored. */
@@ -116,6 +124,10 @@ static void bind_run(sqlite3_stmt *st, const struct run_new *n,
 	sqlite3_bind_blob(st, 24, n->sha, sizeof n->sha, SQLITE_STATIC);
 	sqlite3_bind_int(st, 25, n->demo);
 	sqlite3_bind_blob(st, 26, n->payload_sha, sizeof n->payload_sha, SQLITE_STATIC);
+	if (n->mem_gb > 0)
+		sqlite3_bind_double(st, 27, n->mem_gb);
+	else
+		sqlite3_bind_null(st, 27);
 }
 
 /* Inserts the row under a fresh id, retrying on the (unlikely) id clash. */

@@ -29,6 +29,8 @@ struct run_new {
 	const char *alg;               /* "EdDSA" or "ES256" */
 	long long account_id;          /* 0: not attributed */
 	int demo;                      /* 1 for runs made by --demo */
+	double mem_gb;                 /* the memory the run reported, in GB
+					* (run_new_memory); 0: none */
 	const char *fixed_id;          /* demo only: store under this id */
 	/* out */
 	char id[RUN_ID_LEN];
@@ -49,6 +51,12 @@ int run_id_valid(const char *s);
 /* Prepares n for submission: computes sha over jws, payload_sha over
  * payload, and sets n->j.run. */
 void run_new_init(struct run_new *n);
+
+/* Sets n->mem_gb from the validated payload: hardware.vram_gb when it is
+ * more than 0 (a GPU's own memory), else hardware.ram_gb (unified memory,
+ * or a machine without a GPU), else 0.  runs.mem_gb keeps it (NULL for 0)
+ * for the cheatsheet's memory classes (migration 0017). */
+void run_new_memory(struct run_new *n, const json_t *payload);
 
 /* The db_job run function (exported for tests). */
 int run_store_run(struct dbconn *w, struct db_job *j);
