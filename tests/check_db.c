@@ -3,6 +3,7 @@
 #include "check_tmpdb.h"
 #include "check_sample_run.h"
 #include "store/db.h"
+#include "store/db_int.h"
 #include "util/log.h"
 #include "store/run_store.h"
 #include "ingest/sample.h"
@@ -383,6 +384,41 @@ START_TEST(db_write_returns_the_status)
 }
 END_TEST
 
+/* A job that stores a 3 KB blob: about one WAL page per commit. */
+static int blob_run(struct dbconn *w, struct db_job *j)
+{
+	(void)j;
+	if (db_exec(w, "CREATE TABLE IF NOT EXISTS wal_blobs(b BLOB)") != SQLITE_OK)
+		return DB_ERR;
+	return db_exec(w, "INSERT INTO wal_blobs(b) VALUES (randomblob(3000))") == SQLITE_OK ? DB_OK : DB_ERR;
+}
+
+/* With the checkpointer thread held back (as when it cannot keep up with a
+ * writer that never pauses), the writer copies the WAL itself past its
+ * limit, so the log starts over instead of growing with every commit. */
+START_TEST(wal_stays_bounded_when_the_checkpointer_lags)
+{
+	struct db *db = open_test_db();
+	struct db_job j = { .run = blob_run };
+	char wal[320];
+	struct stat st;
+	int i;
+
+	pthread_mutex_lock(&db->lock);
+	db->ckpt_held = 1;
+	db->wal_limit = 100;
+	pthread_mutex_unlock(&db->lock);
+	for (i = 0; i < 2000; i++)
+		ck_assert_int_eq(db_write(db, &j), DB_OK);
+	snprintf(wal, sizeof wal, "%s-wal", T.path);
+	ck_assert_int_eq(stat(wal, &st), 0);
+	/* 2,000 commits of a page or more would be over 8 MB of log */
+	ck_assert_msg(st.st_size < 200 * 4200, "WAL is %lld bytes", (long long)st.st_size);
+	db_close(db);
+	ck_assert_int_eq(scalar("SELECT count(*) FROM wal_blobs", NULL), 2000);
+}
+END_TEST
+
 /* db_close runs every job already queued before it stops the writer. */
 START_TEST(close_drains_the_queue)
 {
@@ -733,6 +769,7 @@ static Suite *suite_db(void)
 	tcase_add_test(w, failing_job_rolls_back_alone);
 	tcase_add_test(w, db_write_returns_the_status);
 	tcase_add_test(w, close_drains_the_queue);
+	tcase_add_test(w, wal_stays_bounded_when_the_checkpointer_lags);
 	tcase_add_test(m, migrations_recorded_once);
 	tcase_add_test(m, new_and_failing_migrations);
 	tcase_add_test(m, too_many_migrations_stop_start_up);

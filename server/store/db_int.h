@@ -1,5 +1,6 @@
 /* db_int.h: what the files of the database handle share (db.c, db_conn.c,
- * db_status.c, db_writer.c, db_ckpt.c); nothing outside store/db*.c
+ * db_status.c, db_writer.c, db_ckpt.c); nothing outside store/db*.c but
+ * tests/check_db.c
  * includes it.  The contract is db.h. */
 #ifndef LLMS_DB_INT_H
 #define LLMS_DB_INT_H
@@ -27,6 +28,8 @@ struct db {
 	struct dbconn *ckpt;
 	pthread_t ckpt_thread;
 	int ckpt_started, ckpt_wanted;
+	int ckpt_held;                 /* with lock: tests hold the thread back */
+	int wal_limit;                 /* WAL pages past which the writer copies */
 	pthread_cond_t ckpt_wake;      /* with lock */
 	void (*commit_hook)(void *);   /* with lock: called after each commit */
 	void *commit_arg;
