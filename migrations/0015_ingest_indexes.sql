@@ -28,21 +28,24 @@ DROP TRIGGER find_index_update_enter;
 DROP INDEX runs_ok_model_best;
 DROP INDEX runs_ok_hw_best;
 
--- A run that counts enters its model's and hardware's rows.
+-- A run that counts enters its model's and hardware's rows: one more run,
+-- and the best when it beats it.  The best is set by an UPDATE of its own
+-- that writes only when the run beats it (as digest_counts does), so an
+-- upload that does not touches no entry of model_index_decode or
+-- hw_index_decode (an upsert setting best_decode = iif(...) rewrote them
+-- on every upload).
 CREATE TRIGGER find_index_insert AFTER INSERT ON runs WHEN NEW.status = 'ok'
 BEGIN
 	INSERT INTO model_index VALUES (NEW.suite_version, NEW.model_slug, 1, NEW.decode_tok_s, NEW.id)
-	ON CONFLICT DO UPDATE SET runs = runs + 1,
-		best_decode = iif((excluded.best_decode, excluded.best_id) > (best_decode, best_id)
-			OR best_decode IS NULL, excluded.best_decode, best_decode),
-		best_id = iif((excluded.best_decode, excluded.best_id) > (best_decode, best_id)
-			OR best_decode IS NULL, excluded.best_id, best_id);
+	ON CONFLICT DO UPDATE SET runs = runs + 1;
+	UPDATE model_index SET best_decode = NEW.decode_tok_s, best_id = NEW.id
+	WHERE suite_version = NEW.suite_version AND model_slug = NEW.model_slug
+	  AND ((NEW.decode_tok_s, NEW.id) > (best_decode, best_id) OR best_decode IS NULL);
 	INSERT INTO hw_index VALUES (NEW.suite_version, NEW.hw_slug, 1, NEW.decode_tok_s, NEW.id)
-	ON CONFLICT DO UPDATE SET runs = runs + 1,
-		best_decode = iif((excluded.best_decode, excluded.best_id) > (best_decode, best_id)
-			OR best_decode IS NULL, excluded.best_decode, best_decode),
-		best_id = iif((excluded.best_decode, excluded.best_id) > (best_decode, best_id)
-			OR best_decode IS NULL, excluded.best_id, best_id);
+	ON CONFLICT DO UPDATE SET runs = runs + 1;
+	UPDATE hw_index SET best_decode = NEW.decode_tok_s, best_id = NEW.id
+	WHERE suite_version = NEW.suite_version AND hw_slug = NEW.hw_slug
+	  AND ((NEW.decode_tok_s, NEW.id) > (best_decode, best_id) OR best_decode IS NULL);
 END;
 
 -- A run that counted leaves: one off each count, the row gone at zero.
@@ -80,17 +83,15 @@ AFTER UPDATE OF id, suite_version, model_slug, hw_slug, decode_tok_s, status ON 
 WHEN NEW.status = 'ok'
 BEGIN
 	INSERT INTO model_index VALUES (NEW.suite_version, NEW.model_slug, 1, NEW.decode_tok_s, NEW.id)
-	ON CONFLICT DO UPDATE SET runs = runs + 1,
-		best_decode = iif((excluded.best_decode, excluded.best_id) > (best_decode, best_id)
-			OR best_decode IS NULL, excluded.best_decode, best_decode),
-		best_id = iif((excluded.best_decode, excluded.best_id) > (best_decode, best_id)
-			OR best_decode IS NULL, excluded.best_id, best_id);
+	ON CONFLICT DO UPDATE SET runs = runs + 1;
+	UPDATE model_index SET best_decode = NEW.decode_tok_s, best_id = NEW.id
+	WHERE suite_version = NEW.suite_version AND model_slug = NEW.model_slug
+	  AND ((NEW.decode_tok_s, NEW.id) > (best_decode, best_id) OR best_decode IS NULL);
 	INSERT INTO hw_index VALUES (NEW.suite_version, NEW.hw_slug, 1, NEW.decode_tok_s, NEW.id)
-	ON CONFLICT DO UPDATE SET runs = runs + 1,
-		best_decode = iif((excluded.best_decode, excluded.best_id) > (best_decode, best_id)
-			OR best_decode IS NULL, excluded.best_decode, best_decode),
-		best_id = iif((excluded.best_decode, excluded.best_id) > (best_decode, best_id)
-			OR best_decode IS NULL, excluded.best_id, best_id);
+	ON CONFLICT DO UPDATE SET runs = runs + 1;
+	UPDATE hw_index SET best_decode = NEW.decode_tok_s, best_id = NEW.id
+	WHERE suite_version = NEW.suite_version AND hw_slug = NEW.hw_slug
+	  AND ((NEW.decode_tok_s, NEW.id) > (best_decode, best_id) OR best_decode IS NULL);
 END;
 
 -- A digest's best changed: when it held the model's best (which may have
