@@ -267,6 +267,22 @@ static int lists_diff(sqlite3 *h)
 	       memory_diff(h) + digest_sort_diff(h);
 }
 
+/* model_index and hw_index (migrations 0012, 0015) against a recount:
+ * each model's and hardware's runs that count and its best in list order. */
+static int find_index_diff(sqlite3 *h)
+{
+	return diff_of(h,
+		"SELECT suite_version, model_slug, n, decode_tok_s, id "
+		"FROM (SELECT *, count(*) OVER g AS n, row_number() OVER (g ORDER BY decode_tok_s DESC, id DESC) AS k "
+		"      FROM runs WHERE status = 'ok' WINDOW g AS (PARTITION BY suite_version, model_slug)) WHERE k = 1",
+		"SELECT * FROM model_index") +
+	       diff_of(h,
+		"SELECT suite_version, hw_slug, n, decode_tok_s, id "
+		"FROM (SELECT *, count(*) OVER g AS n, row_number() OVER (g ORDER BY decode_tok_s DESC, id DESC) AS k "
+		"      FROM runs WHERE status = 'ok' WINDOW g AS (PARTITION BY suite_version, hw_slug)) WHERE k = 1",
+		"SELECT * FROM hw_index");
+}
+
 /* The integer the one-row query q answers. */
 static int count_of(sqlite3 *h, const char *q)
 {
@@ -341,6 +357,7 @@ START_TEST(digest_summary_follows_every_change)
 		if (i % 100 == 0) {
 			ck_assert_msg(summary_diff(h) == 0, "summary wrong after %d changes", i);
 			ck_assert_msg(lists_diff(h) == 0, "list summaries wrong after %d changes", i);
+			ck_assert_msg(find_index_diff(h) == 0, "model/hw index wrong after %d changes", i);
 		}
 	}
 	/* The runs' memory spread over several classes, each recounted. */
@@ -353,6 +370,7 @@ START_TEST(digest_summary_follows_every_change)
 	exec_args(h, "UPDATE runs SET id = id || 'x' WHERE rowid % 3 = 0", 0, NULL);
 	ck_assert_int_eq(summary_diff(h), 0);
 	ck_assert_int_eq(lists_diff(h), 0);
+	ck_assert_int_eq(find_index_diff(h), 0);
 	/* Every run upheld leaves the lists empty; dismissing brings them back. */
 	exec_args(h, "UPDATE runs SET status = 'upheld'", 0, NULL);
 	ck_assert_int_eq(lists_diff(h), 0);
@@ -399,6 +417,7 @@ START_TEST(digest_summary_costs_do_not_grow_with_runs)
 
 	ck_assert_int_eq(summary_diff(h), 0);
 	ck_assert_int_eq(lists_diff(h), 0);
+	ck_assert_int_eq(find_index_diff(h), 0);
 	ck_assert_msg(big < small + small / 2, "50 runs: %d steps, 3000 runs: %d steps", small, big);
 	sqlite3_close(h);
 }

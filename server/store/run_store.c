@@ -22,9 +22,8 @@ static const char sql_insert[] =
 	"model_quant, model_format, accelerator, hw_slug, fingerprint_hash, hw_class, "
 	"backend_name, backend_version, decode_tok_s, prefill_tok_s, ttft_ms, "
 	"created_at, received_at, key_thumbprint, alg, account_id, payload, jws, "
-	"jws_sha256, demo, payload_sha256, mem_gb) "
-	"VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
-static const char sql_set_log_index[] = "UPDATE runs SET log_index = ? WHERE id = ?";
+	"jws_sha256, demo, payload_sha256, mem_gb, log_index) "
+	"VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
 
 static const char id_alphabet[] = "abcdefghijklmnopqrstuvwxyz0123456789_-";
 
@@ -89,9 +88,10 @@ static int find_duplicate(struct dbconn *w, struct run_new *n)
 	return found;
 }
 
-/* Binds every column of the insert. */
+/* Binds every column of the insert; log_index is the log entry the run
+ * will have. */
 static void bind_run(sqlite3_stmt *st, const struct run_new *n,
-		     const char *hw_class, const char *received)
+		     const char *hw_class, const char *received, int64_t log_index)
 {
 	const struct run_fields *f = &n->f;
 
@@ -128,10 +128,12 @@ static void bind_run(sqlite3_stmt *st, const struct run_new *n,
 		sqlite3_bind_double(st, 27, n->mem_gb);
 	else
 		sqlite3_bind_null(st, 27);
+	sqlite3_bind_int64(st, 28, log_index);
 }
 
-/* Inserts the row under a fresh id, retrying on the (unlikely) id clash. */
-static int insert(struct dbconn *w, struct run_new *n, const char *hw_class)
+/* Inserts the row under a fresh id, retrying on the (unlikely) id clash,
+ * with log_index the leaf index its log entry will get. */
+static int insert(struct dbconn *w, struct run_new *n, const char *hw_class, int64_t log_index)
 {
 	sqlite3_stmt *st;
 	char received[32];
@@ -146,30 +148,32 @@ static int insert(struct dbconn *w, struct run_new *n, const char *hw_class)
 			snprintf(n->id, sizeof n->id, "%s", n->fixed_id);
 		else
 			run_id_new(n->id);
-		bind_run(st, n, hw_class, received);
+		bind_run(st, n, hw_class, received, log_index);
 		rc = sqlite3_step(st);
 		sqlite3_reset(st);
 	}
 	return rc == SQLITE_DONE ? DB_OK : db_status_of(rc);
 }
 
-/* Appends the run to the transparency log (the SHA-256 of its exact JWS
- * bytes) and keeps its leaf index on the row, in the run's transaction. */
-static int log_run(struct dbconn *w, struct run_new *n)
+/* Stores the row with its leaf index in the transparency log, then
+ * appends its entry (the SHA-256 of its exact JWS bytes) at that index, in
+ * the run's transaction: one write of the row, no UPDATE after.  The log's
+ * size is read first because the entry names the run's id, which the
+ * insert picks; the writer is the log's only appender, so the entry lands
+ * at that index, and anything else fails the job (rolled back). */
+static int insert_logged(struct dbconn *w, struct run_new *n, const char *hw_class)
 {
-	sqlite3_stmt *st;
+	int64_t at = tlog_store_size(w);
 	uint64_t index;
-	int rc = tlog_record(w, TLOG_RUN, n->id, n->sha, &index);
+	int rc;
 
-	if (rc != DB_OK)
-		return rc;
-	if (!(st = db_stmt(w, sql_set_log_index)))
+	if (at < 0)
 		return DB_ERR;
-	sqlite3_bind_int64(st, 1, (sqlite3_int64)index);
-	db_bind_text(st, 2, n->id);
-	rc = sqlite3_step(st);
-	sqlite3_reset(st);
-	return rc == SQLITE_DONE ? DB_OK : db_status_of(rc);
+	if ((rc = insert(w, n, hw_class, at)) != DB_OK)
+		return rc;
+	if ((rc = tlog_record(w, TLOG_RUN, n->id, n->sha, &index)) != DB_OK)
+		return rc;
+	return index == (uint64_t)at ? DB_OK : DB_ERR;
 }
 
 /* 1 when the cluster update flagged the new run: it was stored unflagged,
@@ -200,9 +204,7 @@ int run_store_run(struct dbconn *w, struct db_job *j)
 		snprintf(hw_class, sizeof hw_class, "%s", n->f.fingerprint_hash);
 	else
 		snprintf(hw_class, sizeof hw_class, "slug:%s", n->f.hw_slug);
-	rc = insert(w, n, hw_class);
-	if (rc == DB_OK)
-		rc = log_run(w, n);
+	rc = insert_logged(w, n, hw_class);
 	if (rc != DB_OK)
 		return rc;
 	if (!n->affected)
@@ -216,7 +218,7 @@ int run_store_run(struct dbconn *w, struct db_job *j)
 		return rc;
 	n->outlier = flagged_now(n);
 	/* Anything else a stored run must write in the same transaction goes
-	 * here or beside log_run above, before the writer's group commit: a
+	 * here or beside insert_logged above, before the writer's group commit: a
 	 * status other than DB_OK rolls this upload back to its savepoint
 	 * (db.c, run_job) and answers it 503; the batch's other uploads still
 	 * commit, and none is answered before the commit. */
