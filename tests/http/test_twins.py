@@ -3,13 +3,11 @@
 each leads to the rows the page shows, and the links are escaped for the
 attribute they sit in.  Also the CSV twins of /compare and /search."""
 import calendar
-import csv
 import html
-import io
 import re
 import time
 
-from conftest import digest_for, make_payload, new_key, sign, validate_html
+from conftest import csv_table, digest_for, make_payload, new_key, sign, validate_html
 
 QWEN = "qwen3-coder-30b-a3b-instruct"
 ALTERNATE = re.compile(r'<link rel="alternate" type="([^"]+)" href="([^"]*)" title="[^"]*">')
@@ -45,14 +43,7 @@ def alternates(page):
 
 
 def records(resp):
-    assert resp.status_code == 200, resp.text
-    assert resp.headers["Content-Type"] == "text/csv; charset=utf-8; header=present"
-    text = resp.content.decode("utf-8")
-    assert text.endswith("\r\n")
-    rows = list(csv.reader(io.StringIO(text, newline=""), strict=True))
-    header, body = rows[0], rows[1:]
-    assert all(len(r) == len(header) for r in body)
-    return header, [dict(zip(header, r)) for r in body]
+    return csv_table(resp)
 
 
 def uniq(xs):
