@@ -23,7 +23,8 @@ static const struct csv_col outlier_cols[] = {
 	{ "id", "id" }, { "url", "url" }, { "model", "model_name" }, { "model_slug", "model_slug" },
 	{ "hardware", "accelerator" }, { "hw_slug", "hw_slug" }, { "hw_class", "hw_class" },
 	{ "backend", "backend_name" }, { "backend_version", "backend_version" },
-	{ "decode_tok_s", "decode_tok_s" }, { "received_at", "received_at" },
+	{ "decode_tok_s", "decode_tok_s" }, { "prefill_tok_s", "prefill_tok_s" },
+	{ "ttft_ms", "ttft_ms" }, { "received_at", "received_at" },
 	{ "cluster_n", "cluster_n" }, { "cluster_mean", "cluster_mean" },
 	{ "cluster_stddev", "cluster_stddev" }, { "sigma", "sigma" },
 	{ "dispute_state", "dispute_state" }, { "dispute_posts", "dispute_posts" }, { "demo", "demo" },
@@ -141,10 +142,34 @@ static const struct {
 	{ "index", NULL, NULL },
 };
 
+/* The query arguments that choose what a table page lists, which its
+ * JSON and CSV twins take alike: a twin is this very page's rows. */
+static const char *const twin_args[] = { "suite", "hw", "backend", "model", "digest", "sort",
+	"after", "cursor" };
+
+/* Appends r's arguments of twin_args that are given (non-empty) to href
+ * as a query, each URL-escaped. */
+static void twin_query(struct buf *href, struct req *r)
+{
+	const char *v;
+	size_t i;
+	int first = 1;
+
+	for (i = 0; i < sizeof twin_args / sizeof twin_args[0]; i++) {
+		if (!(v = http_query(r, twin_args[i])) || !*v)
+			continue;
+		buf_putc(href, first ? '?' : '&');
+		buf_puts(href, twin_args[i]);
+		buf_putc(href, '=');
+		html_url_arg(href, v);
+		first = 0;
+	}
+}
+
 /* One alternate {type, href, title}: pattern with "*" replaced by arg
- * (URL-escaped), then suffix. */
+ * (URL-escaped), then suffix, then (q not NULL) q's list arguments. */
 static json_t *alternate(const char *type, const char *title, const char *pattern,
-			 const char *arg, const char *suffix)
+			 const char *arg, const char *suffix, struct req *q)
 {
 	const char *star = strchr(pattern, '*');
 	struct buf href = BUF_INIT;
@@ -158,13 +183,17 @@ static json_t *alternate(const char *type, const char *title, const char *patter
 		buf_puts(&href, pattern);
 	}
 	buf_puts(&href, suffix);
+	if (q)
+		twin_query(&href, q);
 	if (!buf_error(&href))
 		o = json_pack("{s:s, s:s, s:s}", "type", type, "href", href.buf, "title", title);
 	buf_release(&href);
 	return o;
 }
 
-/* Adds "alternates" to page name's model m: its JSON, CSV and feed. */
+/* Adds "alternates" to page name's model m: its JSON and CSV twins, with
+ * the request's list arguments (the same rows, in the same order), and
+ * its feed. */
 void browse_add_alternates(struct browse *b, const char *name, json_t *m)
 {
 	json_t *a = json_array();
@@ -179,10 +208,10 @@ void browse_add_alternates(struct browse *b, const char *name, json_t *m)
 		return;
 	}
 	twin = browse_alternates[t].twin ? browse_alternates[t].twin : b->r->path;
-	json_array_append_new(a, alternate("application/json", "JSON", twin, b->r->arg, ".json"));
-	json_array_append_new(a, alternate("text/csv", "CSV", twin, b->r->arg, ".csv"));
+	json_array_append_new(a, alternate("application/json", "JSON", twin, b->r->arg, ".json", b->r));
+	json_array_append_new(a, alternate("text/csv", "CSV", twin, b->r->arg, ".csv", b->r));
 	if (browse_alternates[t].feed)
 		json_array_append_new(a, alternate("application/atom+xml", "Atom feed",
-						   browse_alternates[t].feed, b->r->arg, ""));
+						   browse_alternates[t].feed, b->r->arg, "", NULL));
 	json_object_set_new(m, "alternates", a);
 }
