@@ -602,6 +602,21 @@ json_t *browse_sort_links(enum browse_sort cur, json_t *(*href)(void *ctx, const
 	return a;
 }
 
+json_t *browse_sort_by(json_t *sorts)
+{
+	json_t *by = json_object(), *l;
+	const char *k;
+	size_t i;
+
+	json_array_foreach(sorts, i, l) {
+		if (!by || !(k = json_string_value(json_object_get(l, "key"))))
+			break;
+		json_object_set_new(l, "dir", json_string(strcmp(k, "ttft") ? "descending" : "ascending"));
+		json_object_set(by, k, l);
+	}
+	return by;
+}
+
 int browse_take_order(struct browse *b, const struct browse_orders *s)
 {
 	const char *v = http_query(b->r, "sort");

@@ -124,6 +124,12 @@ enum browse_sort { SORT_DECODE, SORT_PREFILL, SORT_TTFT, SORT_DATE, SORT__MAX };
 extern const char *const browse_sort_keys[SORT__MAX];
 extern const char *const browse_sort_labels[SORT__MAX];
 
+/* The links of browse_sort_links() keyed by sort value, for the column
+ * headers of a run list (templates/_list_runs.html), each given "dir",
+ * aria-sort's word for its order (TTFT ascends, the rest descend).  The
+ * objects are shared with sorts.  NULL when memory runs out. */
+json_t *browse_sort_by(json_t *sorts);
+
 /* The sort= argument of b's request: SORT_DECODE when absent, -1 with a
  * 400 prepared in b when it names no sort. */
 int browse_take_sort(struct browse *b);

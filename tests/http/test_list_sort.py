@@ -246,3 +246,25 @@ def test_disputes_every_sort_pages_in_order_and_agrees_across_forms(server, tmp_
     page = server.get("/disputes?sort=posts").text
     assert re.search(r'<th scope="col" class="num" aria-sort="descending"><a class="sort" href="/disputes\?sort=posts">Posts</a>', page)
     assert '<a class="sort" href="/disputes">Latest post</a>' in page
+
+
+def test_run_lists_headers_sort_the_board_model_and_hardware_pages(server):
+    """/, /m/<slug> and /hw/<slug>: the decode, prefill and TTFT headers of
+    the sorted list link to those orders, the sorted one with aria-sort;
+    the front page's recent runs, which the sort does not order, keep
+    plain headers."""
+    for i in range(3):
+        upload(server, 100.0 + i, 300.0 - i, 500.0 + i)
+    page = server.get("/?sort=ttft").text
+    board, recent = page.split("Most recent runs", 1)
+    assert board.count('aria-sort="ascending"') == 1 and "aria-sort" not in recent
+    assert re.search(r'<th scope="col" class="num" aria-sort="ascending"><a class="sort" href="/\?sort=ttft">TTFT ms</a>', board)
+    assert '<a class="sort" href="/">Decode tok/s</a> <a class="gl" href="/glossary#decode-tok-s"' in board
+    assert '<a class="sort" href="/?sort=prefill">Prefill tok/s</a>' in board
+    assert 'class="sort"' not in recent and "Decode tok/s <a class=\"gl\"" in recent
+    assert server.get("/").text.split("Most recent runs")[0].count('aria-sort="descending"') == 1
+    for path in ("/m/qwen3-coder-30b-a3b-instruct", "/hw/m3-ultra"):
+        page = server.get(path + "?sort=prefill").text
+        assert page.count('aria-sort="descending"') == 1, path
+        assert re.search(r'aria-sort="descending"><a class="sort" href="%s\?[^"]*sort=prefill">Prefill tok/s</a>' % re.escape(path), page), path
+        assert re.search(r'<a class="sort" href="%s\?[^"]*sort=ttft">TTFT ms</a>' % re.escape(path), page), path
