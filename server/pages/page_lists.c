@@ -140,17 +140,22 @@ static void outlier_row(json_t *o)
 		json_object_set_new(o, "dispute_state", json_string("none"));
 }
 
+/* The sort key of one order: the row member holding it (a number, or for
+ * a time, an RFC 3339 text read as seconds) and the key a row without the
+ * figure sorts as (as the index's coalesce() does). */
+struct list_key {
+	const char *member;
+	int is_time;
+	double null_key;
+};
+
 /* One list: its path, its orders, and per order its statements
- * (sql[sort][0] the page, [1] the row a page above the cursor), the row
- * member holding the sort key (a number, or for a time, an RFC 3339 text
- * read as seconds) and the key a row without the figure sorts as. */
+ * (sql[sort][0] the page, [1] the row a page above the cursor) and key. */
 struct list {
 	const char *path;
 	struct browse_orders orders;
 	const char *const (*sql)[2];
-	const char *const *member;
-	const unsigned char *is_time;
-	const double *null_key;
+	const struct list_key *keys;
 };
 
 /* One page's list and order. */
@@ -170,7 +175,7 @@ static void list_bind(const struct browse *b, const struct listq *q, sqlite3_stm
 	if (q->l->orders.o[q->sort].ascending && !b->has_after) {
 		sqlite3_bind_double(st, 2, -HUGE_VAL);
 		db_bind_text(st, 3, "");
-	} else if (!q->l->is_time[q->sort]) {
+	} else if (!q->l->keys[q->sort].is_time) {
 		browse_bind_after(b, st, 2);
 	} else {
 		if (b->has_after)
@@ -187,9 +192,9 @@ static void row_cursor(const struct listq *q, sqlite3_stmt *st, char *out, size_
 	long long t = 0;
 	const char *k = (const char *)sqlite3_column_text(st, 0);
 
-	if (q->l->is_time[q->sort])
+	if (q->l->keys[q->sort].is_time)
 		time_parse_rfc3339_utc(k ? k : "", &t);
-	browse_cursor(out, n, q->l->is_time[q->sort] ? (double)t : sqlite3_column_double(st, 0),
+	browse_cursor(out, n, q->l->keys[q->sort].is_time ? (double)t : sqlite3_column_double(st, 0),
 		      (const char *)sqlite3_column_text(st, 1));
 }
 
@@ -226,24 +231,30 @@ static json_t *list_prev(struct browse *b, const struct listq *q)
 /* The cursor after row o, as ?after= reads it. */
 static void list_cursor(const struct listq *q, const json_t *o, char *out, size_t n)
 {
-	json_t *k = json_object_get(o, q->l->member[q->sort]);
+	const struct list_key *lk = &q->l->keys[q->sort];
+	json_t *k = json_object_get(o, lk->member);
 	long long t = 0;
-	double key = json_is_number(k) ? json_number_value(k) : q->l->null_key[q->sort];
+	double key = json_is_number(k) ? json_number_value(k) : lk->null_key;
 
-	if (q->l->is_time[q->sort]) {
+	if (lk->is_time) {
 		time_parse_rfc3339_utc(json_string_value(k) ? json_string_value(k) : "", &t);
 		key = (double)t;
 	}
 	browse_cursor(out, n, key, json_string_value(json_object_get(o, "id")));
 }
 
-/* One "Sort by" link of q's list: its first page in that order. */
+/* What list_sort_href() needs: the request and its list. */
+struct sort_ctx {
+	const struct browse *b;
+	const struct listq *q;
+};
+
+/* One "Sort by" link of a list: its first page in that order. */
 static json_t *list_sort_href(void *ctx, const char *sort)
 {
-	const struct browse *b = ((const void **)ctx)[0];
-	const struct listq *q = ((const void **)ctx)[1];
+	const struct sort_ctx *c = ctx;
 
-	return browse_link(b, q->l->path, NULL, "sort", sort, NULL);
+	return browse_link(c->b, c->q->l->path, NULL, "sort", sort, NULL);
 }
 
 /* Adds rows (trimmed to PER_PAGE), the pager and the sort links to m:
@@ -254,7 +265,7 @@ static int list_pager(struct browse *b, const struct listq *q, json_t *m, json_t
 {
 	int more = json_array_size(rows) > PER_PAGE;
 	json_t *prev = list_prev(b, q);
-	const void *ctx[2] = { b, q };
+	struct sort_ctx ctx = { b, q };
 	char cur[80];
 
 	if (!prev)
@@ -272,7 +283,7 @@ static int list_pager(struct browse *b, const struct listq *q, json_t *m, json_t
 	json_object_set_new(m, "paged", json_boolean(more || b->has_after));
 	json_object_set(m, "rows", rows);
 	json_object_set_new(m, "count", json_integer((json_int_t)json_array_size(rows)));
-	return browse_add_orders(m, &q->l->orders, q->sort, list_sort_href, (void *)ctx);
+	return browse_add_orders(m, &q->l->orders, q->sort, list_sort_href, &ctx);
 }
 
 /* One page of q's rows for the suite b resolved, or NULL when the
@@ -288,17 +299,22 @@ static json_t *list_rows(struct browse *b, const struct listq *q)
 }
 
 #define ORDERS(o) { o, (int)(sizeof o / sizeof o[0]) }
-static const char *const outlier_members[] = { "received_at", "decode_tok_s", "prefill_tok_s", "ttft_ms" };
-static const unsigned char outlier_time[] = { 1, 0, 0, 0 };
-static const double outlier_null[] = { 0, 0, 0, 1e300 };
-static const char *const dispute_members[] = { "last_post_id", "opened_at", "posts", "decode_tok_s" };
-static const unsigned char dispute_time[] = { 0, 1, 0, 0 };
-static const double dispute_null[] = { 0, 0, 0, 0 };
+static const struct list_key outlier_keys[] = {
+	{ "received_at", 1, 0 }, { "decode_tok_s", 0, 0 }, { "prefill_tok_s", 0, 0 },
+	{ "ttft_ms", 0, 1e300 },
+};
+static const struct list_key dispute_keys[] = {
+	{ "last_post_id", 0, 0 }, { "opened_at", 1, 0 }, { "posts", 0, 0 }, { "decode_tok_s", 0, 0 },
+};
 
-static const struct list outliers = { "/outliers", ORDERS(outlier_orders), sql_outliers,
-	outlier_members, outlier_time, outlier_null };
-static const struct list disputes = { "/disputes", ORDERS(dispute_orders), sql_disputes,
-	dispute_members, dispute_time, dispute_null };
+#define N(a) (sizeof a / sizeof a[0])
+_Static_assert(N(outlier_keys) == N(outlier_orders) && N(sql_outliers) == N(outlier_orders),
+	       "one key and one pair of statements per order of /outliers");
+_Static_assert(N(dispute_keys) == N(dispute_orders) && N(sql_disputes) == N(dispute_orders),
+	       "one key and one pair of statements per order of /disputes");
+
+static const struct list outliers = { "/outliers", ORDERS(outlier_orders), sql_outliers, outlier_keys };
+static const struct list disputes = { "/disputes", ORDERS(dispute_orders), sql_disputes, dispute_keys };
 
 /* The view model of /outliers: flagged runs of one suite in the order
  * q names; NULL when the database failed. */
