@@ -127,6 +127,38 @@ START_TEST(feeds_read_an_index_in_order)
 }
 END_TEST
 
+/* Every order of /outliers and /disputes (page_lists.c, migration 0018)
+ * starts at its cursor: the first table read is a seek in a partial index
+ * of the list's own rows with a range on the sort key, never a walk from
+ * the top of the suite that skips rows (which an expression key compared
+ * as a row value would be), so a deep page costs what the first does. */
+START_TEST(lists_seek_their_cursor)
+{
+	struct dbconn *c = db_reader(db);
+	sqlite3_stmt *st;
+	size_t k;
+
+	ck_assert_ptr_nonnull(c);
+	for (k = 0; page_lists_sql[k]; k++) {
+		char *q = sqlite3_mprintf("EXPLAIN QUERY PLAN %s", page_lists_sql[k]);
+		const char *d;
+
+		ck_assert_int_eq(sqlite3_prepare_v2(c->h, q, -1, &st, NULL), SQLITE_OK);
+		ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+		d = (const char *)sqlite3_column_text(st, 3);
+		ck_assert_msg(!strncmp(d, "SEARCH ", 7) &&
+			      (strstr(d, "USING INDEX runs_outliers_") ||
+			       strstr(d, "USING INDEX dispute_threads_")),
+			      "not the list's index in %s: %s", page_lists_sql[k], d);
+		ck_assert_msg(strstr(d, "suite_version=? AND ") && (strchr(d, '<') || strchr(d, '>')),
+			      "no seek to the cursor in %s: %s", page_lists_sql[k], d);
+		sqlite3_finalize(st);
+		sqlite3_free(q);
+	}
+	ck_assert_uint_eq(k, 16);
+}
+END_TEST
+
 /* A second connection to the test database, for writes the way an
  * upload, a moderator or sqlite3 would make them. */
 static sqlite3 *raw_open(void)
@@ -500,6 +532,7 @@ static Suite *suite_browse(void)
 	tcase_add_test(t, every_query_uses_an_index);
 	tcase_add_test(t, feeds_read_an_index_in_order);
 	tcase_add_test(t, memory_classes_match_the_migration);
+	tcase_add_test(t, lists_seek_their_cursor);
 	tcase_add_test(t, digest_summary_follows_every_change);
 	tcase_add_test(t, digest_summary_costs_do_not_grow_with_runs);
 	suite_add_tcase(s, t);

@@ -10,11 +10,15 @@
 
 #include "app.h"
 
-/* Content-Security-Policy for everything we serve: no script at all, styles
- * only from our own stylesheet, no framing. */
-static const char csp[] =
-	"default-src 'none'; style-src 'self'; img-src 'self' data:; "
-	"form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+/* Content-Security-Policy for everything we serve: no script, styles
+ * only from our own stylesheet, no framing.  A page (text/html) may also
+ * run our own script files from static/ (the search box's type-ahead,
+ * never inline) and let them read our own JSON; nothing else runs
+ * script. */
+#define CSP_BASE "default-src 'none'; style-src 'self'; img-src 'self' data:; " \
+	"form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+static const char csp[] = CSP_BASE;
+static const char csp_page[] = CSP_BASE "; script-src 'self'; connect-src 'self'";
 
 /* Adds the headers every response carries. */
 static void add_common(struct MHD_Response *resp, const char *ctype)
@@ -22,7 +26,8 @@ static void add_common(struct MHD_Response *resp, const char *ctype)
 	MHD_add_response_header(resp, "Content-Type", ctype);
 	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
 	MHD_add_response_header(resp, "Referrer-Policy", "strict-origin-when-cross-origin");
-	MHD_add_response_header(resp, "Content-Security-Policy", csp);
+	MHD_add_response_header(resp, "Content-Security-Policy",
+				!strncmp(ctype, "text/html", 9) ? csp_page : csp);
 }
 
 void http_etag_of(const void *body, size_t len, char out[40])

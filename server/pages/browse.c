@@ -604,6 +604,68 @@ json_t *browse_sort_links(enum browse_sort cur, json_t *(*href)(void *ctx, const
 	return a;
 }
 
+json_t *browse_sort_by(json_t *sorts)
+{
+	json_t *by = json_object(), *l;
+	const char *k;
+	size_t i;
+
+	json_array_foreach(sorts, i, l) {
+		if (!by || !(k = json_string_value(json_object_get(l, "key"))))
+			break;
+		json_object_set_new(l, "dir", json_string(strcmp(k, "ttft") ? "descending" : "ascending"));
+		json_object_set(by, k, l);
+	}
+	return by;
+}
+
+int browse_take_order(struct browse *b, const struct browse_orders *s)
+{
+	const char *v = http_query(b->r, "sort");
+	struct buf allowed = BUF_INIT;
+	int i;
+
+	if (!v || !*v)
+		return 0;
+	for (i = 0; i < s->n; i++)
+		if (!strcmp(v, s->o[i].key))
+			return i;
+	for (i = 0; i < s->n; i++)
+		buf_printf(&allowed, "%s%s", i == 0 ? "" : i == s->n - 1 ? " or " : ", ", s->o[i].key);
+	browse_error(b, 400, "The sort= argument must be %s.", buf_error(&allowed) ? "a listed order" : allowed.buf);
+	buf_release(&allowed);
+	return -1;
+}
+
+int browse_add_orders(json_t *m, const struct browse_orders *s, int cur,
+		      json_t *(*href)(void *ctx, const char *sort), void *ctx)
+{
+	json_t *a = json_array(), *by = json_object(), *l;
+	int i, bad = !a || !by;
+
+	for (i = 0; !bad && i < s->n; i++) {
+		l = json_pack("{s:s, s:s, s:o*, s:b, s:s, s:b}", "key", s->o[i].key, "label", s->o[i].label,
+			      "href", href(ctx, i ? s->o[i].key : NULL), "selected", i == cur,
+			      "dir", s->o[i].ascending ? "ascending" : "descending",
+			      "ascending", s->o[i].ascending);
+		if (!l || !json_object_get(l, "href") || json_object_set(by, s->o[i].key, l) ||
+		    json_array_append(a, l))
+			bad = 1;
+		json_decref(l);
+	}
+	bad = bad || json_object_set_new(m, "sort", json_string(s->o[cur].key)) ||
+	      json_object_set_new(m, "sort_text", json_string(s->o[cur].text)) ||
+	      json_object_set_new(m, "sort_param", cur ? json_string(s->o[cur].key) : json_null());
+	if (bad) {
+		json_decref(a);
+		json_decref(by);
+		return -1;
+	}
+	json_object_set_new(m, "sorts", a);
+	json_object_set_new(m, "sort_by", by);
+	return 0;
+}
+
 int browse_sorted_ids(struct browse *b, sqlite3_stmt *st, enum browse_sort sort, int limit,
 		      char (*ids)[16], int *more, double *last)
 {

@@ -91,7 +91,8 @@ enum MHD_Result browse_send(struct browse *b, const char *name, json_t *m);
  * "url", its run's address), or 404 for a page without one. */
 enum MHD_Result browse_send_csv(struct browse *b, const char *name, json_t *m);
 /* twins.c: adds "alternates" [{type, href, title}] to page name's model m:
- * its JSON and CSV twins and its Atom feed, for <link rel="alternate">. */
+ * its JSON and CSV twins (with the request's suite, filters, sort= and
+ * cursor: the same rows) and its Atom feed, for <link rel="alternate">. */
 void browse_add_alternates(struct browse *b, const char *name, json_t *m);
 /* twins.c: path followed by b's request's query as its twins read it
  * (every argument with its first value, empty ones left out, URL-escaped),
@@ -127,6 +128,12 @@ enum browse_sort { SORT_DECODE, SORT_PREFILL, SORT_TTFT, SORT_DATE, SORT__MAX };
 extern const char *const browse_sort_keys[SORT__MAX];
 extern const char *const browse_sort_labels[SORT__MAX];
 
+/* The links of browse_sort_links() keyed by sort value, for the column
+ * headers of a run list (templates/_list_runs.html), each given "dir",
+ * aria-sort's word for its order (TTFT ascends, the rest descend).  The
+ * objects are shared with sorts.  NULL when memory runs out. */
+json_t *browse_sort_by(json_t *sorts);
+
 /* The sort= argument of b's request: SORT_DECODE when absent, -1 with a
  * 400 prepared in b when it names no sort. */
 int browse_take_sort(struct browse *b);
@@ -135,6 +142,36 @@ int browse_take_sort(struct browse *b);
  * href(ctx, sort) makes each link, sort being NULL for the default order.
  * NULL when memory runs out. */
 json_t *browse_sort_links(enum browse_sort cur, json_t *(*href)(void *ctx, const char *sort), void *ctx);
+
+/* A list's own orders for ?sort=, where they are not the board's four
+ * (/outliers, /disputes): each order's query value, its name on the sort
+ * links and column headers, the order in words for the caption, and its
+ * direction.  o[0] is the order without ?sort=. */
+struct browse_order {
+	const char *key;          /* ?sort= value, "decode" */
+	const char *label;        /* "Decode" */
+	const char *text;         /* "fastest decode first" */
+	int ascending;            /* 1: smallest first (TTFT), else largest first */
+};
+struct browse_orders {
+	const struct browse_order *o;
+	int n;
+};
+
+/* The sort= argument of b's request among s: 0 (the first order) when
+ * absent or empty, -1 with a 400 prepared in b that names sort= and every
+ * allowed value when it names none of them. */
+int browse_take_order(struct browse *b, const struct browse_orders *s);
+
+/* Adds the sort of the view model m, order cur of s: "sort" (its key),
+ * "sort_text" (its words), "sort_param" (its key, null for the default),
+ * "sorts" [{key, label, href, selected, dir, ascending}] for a "Sort by" line, and
+ * "sort_by" {key: the same link} for column headers, dir being
+ * "ascending" or "descending" (aria-sort's words).  href(ctx, sort) makes
+ * each link, sort being NULL for the default order.  -1 when memory runs
+ * out. */
+int browse_add_orders(json_t *m, const struct browse_orders *s, int cur,
+		      json_t *(*href)(void *ctx, const char *sort), void *ctx);
 
 /* Steps st, a sorted list's query selecting (sort key, run id) with the
  * cursor at ?4 and ?5 and the limit at ?6, its other parameters bound: binds

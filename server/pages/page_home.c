@@ -340,6 +340,8 @@ static json_t *home_model(struct browse *b)
 		json_object_set_new(m, "sort_text", json_string(sort_texts[sort]));
 		json_object_set_new(m, "sort_param", sort ? json_string(browse_sort_keys[sort]) : json_null());
 		json_object_set_new(m, "sorts", browse_sort_links((enum browse_sort)sort, board_sort_href, b));
+		if (board)   /* the board's headers only, not the recent runs' */
+			json_object_set_new(board, "sort_by", browse_sort_by(json_object_get(m, "sorts")));
 	}
 	if (!m || !board || !recent || !suites || demo < 0 || add_options(b, m) < 0) {
 		json_decref(m);

@@ -376,6 +376,7 @@ static json_t *hw_model(struct hpage *p, struct req *r)
 	     p->b.model ? load_model_list(p) : load_sections(p)) < 0)
 		goto fail;
 	json_object_set_new(p->m, "sorts", browse_sort_links(p->sort, hw_sort_href, p));
+	json_object_set_new(p->m, "sort_by", browse_sort_by(json_object_get(p->m, "sorts")));
 	json_object_set_new(p->m, "title", browse_title(json_string_value(
 		json_object_get(json_object_get(p->m, "hardware"), "name"))));
 	json_object_set_new(p->m, "suites", browse_suites(&p->b, "/hw/", p->slug));

@@ -4,6 +4,7 @@
  * its pager (templates/_list_pager.html). */
 #include "pages/page.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,49 +19,89 @@
 
 #define PER_PAGE 50
 
-static const char sql_outliers[] =
-	"SELECT r.id, r.model_name, r.model_slug, r.accelerator, r.hw_slug, r.hw_class, "
-	"r.backend_name, r.backend_version, r.decode_tok_s, r.demo, r.received_at, "
-	"c.n AS cluster_n, c.mean AS cluster_mean, c.stddev AS cluster_stddev, "
-	"t.state AS dispute_state, t.posts AS dispute_posts "
-	"FROM runs r JOIN clusters c ON c.suite_version = r.suite_version "
-	"AND c.model_digest = r.model_digest AND c.hw_class = r.hw_class "
-	"AND c.backend_name = r.backend_name "
-	"LEFT JOIN dispute_threads t ON t.run_id = r.id "
-	"WHERE r.outlier = 1 AND r.status = 'ok' AND r.suite_version = ?1 "
-	"AND (r.received_at, r.id) < (?2, ?3) "
-	"ORDER BY r.received_at DESC, r.id DESC LIMIT ?4";
-static const char sql_disputes[] =
-	"SELECT t.run_id AS id, t.opened_at, t.last_post_at, t.last_post_id, t.posts, "
-	"r.model_name, r.model_slug, r.accelerator, r.hw_slug, r.backend_name, "
-	"r.decode_tok_s, r.outlier, r.demo, r.suite_version "
-	"FROM dispute_threads t JOIN runs r ON r.id = t.run_id "
-	"WHERE t.state = 'open' AND t.suite_version = ?1 "
-	"AND (t.last_post_id, t.run_id) < (?2, ?3) "
-	"ORDER BY t.last_post_id DESC, t.run_id DESC LIMIT ?4";
-/* Paging backwards by the same keys: from the cursor (inclusive) up, the
- * row ?4 places above it, which is where the previous page starts after.
- * The same indexes and joins, read the other way. */
-static const char sql_outliers_up[] =
-	"SELECT r.received_at, r.id "
-	"FROM runs r JOIN clusters c ON c.suite_version = r.suite_version "
-	"AND c.model_digest = r.model_digest AND c.hw_class = r.hw_class "
-	"AND c.backend_name = r.backend_name "
-	"WHERE r.outlier = 1 AND r.status = 'ok' AND r.suite_version = ?1 "
-	"AND (r.received_at, r.id) >= (?2, ?3) "
-	"ORDER BY r.received_at, r.id LIMIT 1 OFFSET ?4";
-static const char sql_disputes_up[] =
-	"SELECT t.last_post_id, t.run_id "
-	"FROM dispute_threads t JOIN runs r ON r.id = t.run_id "
-	"WHERE t.state = 'open' AND t.suite_version = ?1 "
-	"AND (t.last_post_id, t.run_id) >= (?2, ?3) "
-	"ORDER BY t.last_post_id, t.run_id LIMIT 1 OFFSET ?4";
+/* ?sort= of each list.  The first is its order without ?sort=. */
+static const struct browse_order outlier_orders[] = {
+	{ "date", "Received", "newest first", 0 },
+	{ "decode", "Decode tok/s", "fastest decode first", 0 },
+	{ "prefill", "Prefill tok/s", "fastest prefill first", 0 },
+	{ "ttft", "TTFT ms", "quickest first token first", 1 },
+};
+static const struct browse_order dispute_orders[] = {
+	{ "activity", "Latest post", "latest post first", 0 },
+	{ "opened", "Opened", "newest thread first", 0 },
+	{ "posts", "Posts", "most posts first", 0 },
+	{ "decode", "Decode tok/s", "fastest run first", 0 },
+};
 
-/* Both lists read an index that holds exactly their rows in their order
- * (migration 0007: runs_outliers_list, dispute_threads_open) from the
- * cursor on, so a page costs its rows, never a pass over the runs. */
-const char *const page_lists_sql[] = { sql_outliers, sql_disputes, sql_outliers_up,
-	sql_disputes_up, NULL };
+/* A page of a list after the cursor (?2, ?3) in one order, key k: the
+ * rows below it (cmp "<", dir " DESC") or above it for an ascending order
+ * (">", ""); ?4 is the limit.  UP is the same list read the other way from
+ * the cursor (inclusive): the row ?4 places before it, which is where the
+ * previous page starts after.  A key that is an expression (an index on
+ * coalesce(...)) is compared as "k <= ?2 AND (k < ?2 OR id < ?3)", which
+ * SQLite seeks in the index; on a plain column the row value does, ties
+ * included. */
+#define AFTER(k, id, cmp) " AND (" k ", " id ") " cmp " (?2, ?3) "
+#define AFTER_X(k, id, cmp) " AND " k " " cmp "= ?2 AND (" k " " cmp " ?2 OR " id " " cmp " ?3) "
+#define AFTER_XE(k, id, cmp) " AND " k " " cmp "= ?2 AND (" k " " cmp " ?2 OR " id " " cmp "= ?3) "
+#define PAGE(from, k, id, after, dir) from after "ORDER BY " k dir ", " id dir " LIMIT ?4"
+#define UP(k, id, from, after, dir) "SELECT " k ", " id " " from after \
+	"ORDER BY " k dir ", " id dir " LIMIT 1 OFFSET ?4"
+
+/* /outliers: flagged runs that count, in one suite, each order read from
+ * its partial index (migrations 0007 and 0018), the clusters and threads
+ * joined by key. */
+#define OUT_FROM "FROM runs r JOIN clusters c ON c.suite_version = r.suite_version " \
+	"AND c.model_digest = r.model_digest AND c.hw_class = r.hw_class " \
+	"AND c.backend_name = r.backend_name " \
+	"WHERE r.outlier = 1 AND r.status = 'ok' AND r.suite_version = ?1"
+#define OUT_SELECT "SELECT r.id, r.model_name, r.model_slug, r.accelerator, r.hw_slug, r.hw_class, " \
+	"r.backend_name, r.backend_version, r.decode_tok_s, r.prefill_tok_s, r.ttft_ms, r.demo, " \
+	"r.received_at, c.n AS cluster_n, c.mean AS cluster_mean, c.stddev AS cluster_stddev, " \
+	"t.state AS dispute_state, t.posts AS dispute_posts " \
+	"FROM runs r JOIN clusters c ON c.suite_version = r.suite_version " \
+	"AND c.model_digest = r.model_digest AND c.hw_class = r.hw_class " \
+	"AND c.backend_name = r.backend_name " \
+	"LEFT JOIN dispute_threads t ON t.run_id = r.id " \
+	"WHERE r.outlier = 1 AND r.status = 'ok' AND r.suite_version = ?1"
+#define OUT_DESC(k) { PAGE(OUT_SELECT, k, "r.id", AFTER(k, "r.id", "<"), " DESC"), \
+	UP(k, "r.id", OUT_FROM, AFTER(k, "r.id", ">="), "") }
+#define OUT_DESC_X(k) { PAGE(OUT_SELECT, k, "r.id", AFTER_X(k, "r.id", "<"), " DESC"), \
+	UP(k, "r.id", OUT_FROM, AFTER_XE(k, "r.id", ">"), "") }
+#define OUT_ASC_X(k) { PAGE(OUT_SELECT, k, "r.id", AFTER_X(k, "r.id", ">"), ""), \
+	UP(k, "r.id", OUT_FROM, AFTER_XE(k, "r.id", "<"), " DESC") }
+static const char *const sql_outliers[][2] = {
+	OUT_DESC("r.received_at"),
+	OUT_DESC("r.decode_tok_s"),
+	OUT_DESC_X("coalesce(r.prefill_tok_s, 0)"),
+	OUT_ASC_X("coalesce(r.ttft_ms, 1e300)"),
+};
+
+/* /disputes: open threads of one suite, each order read from its partial
+ * index (0007, 0018); the thread holds its run's decode rate (0018). */
+#define DSP_FROM "FROM dispute_threads t JOIN runs r ON r.id = t.run_id " \
+	"WHERE t.state = 'open' AND t.suite_version = ?1"
+#define DSP_SELECT "SELECT t.run_id AS id, t.opened_at, t.last_post_at, t.last_post_id, t.posts, " \
+	"r.model_name, r.model_slug, r.accelerator, r.hw_slug, r.backend_name, " \
+	"t.decode_tok_s, r.outlier, r.demo, r.suite_version " DSP_FROM
+#define DSP_DESC(k) { PAGE(DSP_SELECT, k, "t.run_id", AFTER(k, "t.run_id", "<"), " DESC"), \
+	UP(k, "t.run_id", DSP_FROM, AFTER(k, "t.run_id", ">="), "") }
+static const char *const sql_disputes[][2] = {
+	DSP_DESC("t.last_post_id"),
+	DSP_DESC("t.opened_at"),
+	DSP_DESC("t.posts"),
+	DSP_DESC("t.decode_tok_s"),
+};
+
+/* Each list reads an index that holds exactly its rows in its order from
+ * the cursor on, so a page costs its rows, never a pass over the runs. */
+const char *const page_lists_sql[] = {
+	sql_outliers[0][0], sql_outliers[0][1], sql_outliers[1][0], sql_outliers[1][1],
+	sql_outliers[2][0], sql_outliers[2][1], sql_outliers[3][0], sql_outliers[3][1],
+	sql_disputes[0][0], sql_disputes[0][1], sql_disputes[1][0], sql_disputes[1][1],
+	sql_disputes[2][0], sql_disputes[2][1], sql_disputes[3][0], sql_disputes[3][1],
+	NULL
+};
 
 /* Member k of o as numfmt writes a figure, as a new JSON string ("" for
  * no number). */
@@ -90,6 +131,8 @@ static void outlier_row(json_t *o)
 	json_object_set_new(o, "sigma_text", buf_error(&s) ? NULL : json_stringn(s.buf, s.len));
 	buf_release(&s);
 	json_object_set_new(o, "decode_text", fmt_num(o, "decode_tok_s"));
+	json_object_set_new(o, "prefill_text", fmt_num(o, "prefill_tok_s"));
+	json_object_set_new(o, "ttft_text", fmt_num(o, "ttft_ms"));
 	json_object_set_new(o, "mean_text", fmt_num(o, "cluster_mean"));
 	json_object_set_new(o, "stddev_text", fmt_num(o, "cluster_stddev"));
 	json_object_set_new(o, "demo", json_boolean(json_integer_value(json_object_get(o, "demo"))));
@@ -97,26 +140,44 @@ static void outlier_row(json_t *o)
 		json_object_set_new(o, "dispute_state", json_string("none"));
 }
 
-/* One list: its statement, the column that orders it (a number, or for
- * a time, an RFC 3339 text read as seconds), and its path. */
-struct list {
-	const char *sql;
-	const char *sql_up;    /* the row a page above the cursor (see above) */
-	const char *key;
-	int key_is_time;
-	const char *path;
+/* The sort key of one order: the row member holding it (a number, or for
+ * a time, an RFC 3339 text read as seconds) and the key a row without the
+ * figure sorts as (as the index's coalesce() does). */
+struct list_key {
+	const char *member;
+	int is_time;
+	double null_key;
 };
 
-/* Binds the suite and b's cursor (?after=<key>:<run id>; none: past the
- * first row) and n, the limit or the offset. */
-static void list_bind(const struct browse *b, const struct list *l, sqlite3_stmt *st, int n)
+/* One list: its path, its orders, and per order its statements
+ * (sql[sort][0] the page, [1] the row a page above the cursor) and key. */
+struct list {
+	const char *path;
+	struct browse_orders orders;
+	const char *const (*sql)[2];
+	const struct list_key *keys;
+};
+
+/* One page's list and order. */
+struct listq {
+	const struct list *l;
+	int sort;
+};
+
+/* Binds the suite and b's cursor (?after=<key>:<run id>; none: before
+ * the first row, whichever way the order runs) and n, the limit or the
+ * offset. */
+static void list_bind(const struct browse *b, const struct listq *q, sqlite3_stmt *st, int n)
 {
 	char t[TIMEFMT_LEN];
 
 	db_bind_text(st, 1, b->suite);
-	if (!l->key_is_time)
+	if (q->l->orders.o[q->sort].ascending && !b->has_after) {
+		sqlite3_bind_double(st, 2, -HUGE_VAL);
+		db_bind_text(st, 3, "");
+	} else if (!q->l->keys[q->sort].is_time) {
 		browse_bind_after(b, st, 2);
-	else {
+	} else {
 		if (b->has_after)
 			time_rfc3339((time_t)b->after_decode, t);
 		db_bind_text(st, 2, b->has_after ? t : "~");
@@ -126,21 +187,27 @@ static void list_bind(const struct browse *b, const struct list *l, sqlite3_stmt
 }
 
 /* The cursor of the row st stands on (its key, its run id). */
-static void row_cursor(const struct list *l, sqlite3_stmt *st, char *out, size_t n)
+static void row_cursor(const struct listq *q, sqlite3_stmt *st, char *out, size_t n)
 {
 	long long t = 0;
 	const char *k = (const char *)sqlite3_column_text(st, 0);
 
-	if (l->key_is_time)
+	if (q->l->keys[q->sort].is_time)
 		time_parse_rfc3339_utc(k ? k : "", &t);
-	browse_cursor(out, n, l->key_is_time ? (double)t : sqlite3_column_double(st, 0),
+	browse_cursor(out, n, q->l->keys[q->sort].is_time ? (double)t : sqlite3_column_double(st, 0),
 		      (const char *)sqlite3_column_text(st, 1));
+}
+
+/* The ?sort= value of q's links: none for the list's default order. */
+static const char *sort_arg(const struct listq *q)
+{
+	return q->sort ? q->l->orders.o[q->sort].key : NULL;
 }
 
 /* The link to the page before the cursor's: its own cursor is the row
  * PER_PAGE places above the current one; none that far up means the first
  * page.  JSON null on the first page, NULL on a database error. */
-static json_t *list_prev(struct browse *b, const struct list *l)
+static json_t *list_prev(struct browse *b, const struct listq *q)
 {
 	sqlite3_stmt *st;
 	char cur[80];
@@ -148,38 +215,58 @@ static json_t *list_prev(struct browse *b, const struct list *l)
 
 	if (!b->has_after)
 		return json_null();
-	if (!(st = db_stmt(b->c, l->sql_up)))
+	if (!(st = db_stmt(b->c, q->l->sql[q->sort][1])))
 		return NULL;
-	list_bind(b, l, st, PER_PAGE);
+	list_bind(b, q, st, PER_PAGE);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
-		row_cursor(l, st, cur, sizeof cur);
+		row_cursor(q, st, cur, sizeof cur);
 	sqlite3_reset(st);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
 		return NULL;
-	return browse_link(b, l->path, NULL, "after", rc == SQLITE_ROW ? cur : NULL, NULL);
+	return browse_link(b, q->l->path, NULL, "sort", sort_arg(q),
+			   "after", rc == SQLITE_ROW ? cur : NULL, NULL);
 }
 
 /* The cursor after row o, as ?after= reads it. */
-static void list_cursor(const struct list *l, const json_t *o, char *out, size_t n)
+static void list_cursor(const struct listq *q, const json_t *o, char *out, size_t n)
 {
-	json_t *k = json_object_get(o, l->key);
+	const struct list_key *lk = &q->l->keys[q->sort];
+	json_t *k = json_object_get(o, lk->member);
 	long long t = 0;
+	double key = json_is_number(k) ? json_number_value(k) : lk->null_key;
 
-	if (l->key_is_time)
+	if (lk->is_time) {
 		time_parse_rfc3339_utc(json_string_value(k) ? json_string_value(k) : "", &t);
-	browse_cursor(out, n, l->key_is_time ? (double)t : json_number_value(k),
-		      json_string_value(json_object_get(o, "id")));
+		key = (double)t;
+	}
+	browse_cursor(out, n, key, json_string_value(json_object_get(o, "id")));
 }
 
-/* Adds rows (trimmed to PER_PAGE) and the pager to m: "next" after the
- * last row when more exist, "prev" and "first" when this page came from a
- * cursor, "paged" when any is there.  Returns -1 when the database failed. */
-static int list_pager(struct browse *b, const struct list *l, json_t *m, json_t *rows)
+/* What list_sort_href() needs: the request and its list. */
+struct sort_ctx {
+	const struct browse *b;
+	const struct listq *q;
+};
+
+/* One "Sort by" link of a list: its first page in that order. */
+static json_t *list_sort_href(void *ctx, const char *sort)
+{
+	const struct sort_ctx *c = ctx;
+
+	return browse_link(c->b, c->q->l->path, NULL, "sort", sort, NULL);
+}
+
+/* Adds rows (trimmed to PER_PAGE), the pager and the sort links to m:
+ * "next" after the last row when more exist, "prev" and "first" when this
+ * page came from a cursor, "paged" when any is there, each in the page's
+ * order.  Returns -1 when the database failed. */
+static int list_pager(struct browse *b, const struct listq *q, json_t *m, json_t *rows)
 {
 	int more = json_array_size(rows) > PER_PAGE;
-	json_t *prev = list_prev(b, l);
-	char cur[64];
+	json_t *prev = list_prev(b, q);
+	struct sort_ctx ctx = { b, q };
+	char cur[80];
 
 	if (!prev)
 		return -1;
@@ -187,46 +274,61 @@ static int list_pager(struct browse *b, const struct list *l, json_t *m, json_t 
 
 	if (more) {
 		json_array_remove(rows, PER_PAGE);
-		list_cursor(l, json_array_get(rows, PER_PAGE - 1), cur, sizeof cur);
+		list_cursor(q, json_array_get(rows, PER_PAGE - 1), cur, sizeof cur);
 	}
-	json_object_set_new(m, "next", more ? browse_link(b, l->path, NULL, "after", cur, NULL)
-				   : json_null());
-	json_object_set_new(m, "first", b->has_after ? browse_link(b, l->path, NULL, NULL)
-				    : json_null());
+	json_object_set_new(m, "next", more ? browse_link(b, q->l->path, NULL, "sort", sort_arg(q),
+							  "after", cur, NULL) : json_null());
+	json_object_set_new(m, "first", b->has_after ? browse_link(b, q->l->path, NULL, "sort",
+								    sort_arg(q), NULL) : json_null());
 	json_object_set_new(m, "paged", json_boolean(more || b->has_after));
 	json_object_set(m, "rows", rows);
 	json_object_set_new(m, "count", json_integer((json_int_t)json_array_size(rows)));
-	return 0;
+	return browse_add_orders(m, &q->l->orders, q->sort, list_sort_href, &ctx);
 }
 
-/* One page of list l's rows for the suite b resolved, or NULL when the
+/* One page of q's rows for the suite b resolved, or NULL when the
  * database failed. */
-static json_t *list_rows(struct browse *b, const struct list *l)
+static json_t *list_rows(struct browse *b, const struct listq *q)
 {
-	sqlite3_stmt *st = db_stmt(b->c, l->sql);
+	sqlite3_stmt *st = db_stmt(b->c, q->l->sql[q->sort][0]);
 
 	if (!st)
 		return NULL;
-	list_bind(b, l, st, PER_PAGE + 1);
+	list_bind(b, q, st, PER_PAGE + 1);
 	return db_rows_json(st);
 }
 
-static const struct list outliers = { sql_outliers, sql_outliers_up, "received_at", 1, "/outliers" };
-static const struct list disputes = { sql_disputes, sql_disputes_up, "last_post_id", 0, "/disputes" };
+#define ORDERS(o) { o, (int)(sizeof o / sizeof o[0]) }
+static const struct list_key outlier_keys[] = {
+	{ "received_at", 1, 0 }, { "decode_tok_s", 0, 0 }, { "prefill_tok_s", 0, 0 },
+	{ "ttft_ms", 0, 1e300 },
+};
+static const struct list_key dispute_keys[] = {
+	{ "last_post_id", 0, 0 }, { "opened_at", 1, 0 }, { "posts", 0, 0 }, { "decode_tok_s", 0, 0 },
+};
 
-/* The view model of /outliers: flagged runs of one suite, newest first;
- * NULL when the database failed. */
-static json_t *outliers_model(struct browse *b)
+#define N(a) (sizeof a / sizeof a[0])
+_Static_assert(N(outlier_keys) == N(outlier_orders) && N(sql_outliers) == N(outlier_orders),
+	       "one key and one pair of statements per order of /outliers");
+_Static_assert(N(dispute_keys) == N(dispute_orders) && N(sql_disputes) == N(dispute_orders),
+	       "one key and one pair of statements per order of /disputes");
+
+static const struct list outliers = { "/outliers", ORDERS(outlier_orders), sql_outliers, outlier_keys };
+static const struct list disputes = { "/disputes", ORDERS(dispute_orders), sql_disputes, dispute_keys };
+
+/* The view model of /outliers: flagged runs of one suite in the order
+ * q names; NULL when the database failed. */
+static json_t *outliers_model(struct browse *b, const struct listq *q)
 {
 	json_t *m, *rows;
 	size_t i;
 
-	if (!(rows = list_rows(b, &outliers)))
+	if (!(rows = list_rows(b, q)))
 		return NULL;
 	for (i = 0; i < json_array_size(rows); i++)
 		outlier_row(json_array_get(rows, i));
 	m = json_pack("{s:s, s:s}", "title", "Outliers", "suite", b->suite);
-	if (m && list_pager(b, &outliers, m, rows) < 0) {
+	if (m && list_pager(b, q, m, rows) < 0) {
 		json_decref(m);
 		m = NULL;
 	}
@@ -235,13 +337,14 @@ static json_t *outliers_model(struct browse *b)
 }
 
 /* The view model of /disputes: open threads of runs of one suite (suites
- * are never blended), latest post first; NULL when the database failed. */
-static json_t *disputes_model(struct browse *b)
+ * are never blended) in the order q names; NULL when the database
+ * failed. */
+static json_t *disputes_model(struct browse *b, const struct listq *q)
 {
 	json_t *m, *rows, *o;
 	size_t i;
 
-	if (!(rows = list_rows(b, &disputes)))
+	if (!(rows = list_rows(b, q)))
 		return NULL;
 	json_array_foreach(rows, i, o) {
 		json_object_set_new(o, "decode_text", fmt_num(o, "decode_tok_s"));
@@ -249,7 +352,7 @@ static json_t *disputes_model(struct browse *b)
 		json_object_set_new(o, "demo", json_boolean(json_integer_value(json_object_get(o, "demo"))));
 	}
 	m = json_pack("{s:s, s:s}", "title", "Disputes", "suite", b->suite);
-	if (m && list_pager(b, &disputes, m, rows) < 0) {
+	if (m && list_pager(b, q, m, rows) < 0) {
 		json_decref(m);
 		m = NULL;
 	}
@@ -257,20 +360,22 @@ static json_t *disputes_model(struct browse *b)
 	return m;
 }
 
-/* Renders a list page from its model builder.  The suite follows the
+/* Renders list l's page from its model builder.  The suite follows the
  * browse pages' rules (browse_begin): ?suite= when it has runs (404 when
  * not, 400 when it is no suite name), else the newest by version order,
- * so suite-v10 comes after suite-v9; 400 for a malformed ?after=, 503 when
- * the database does not answer. */
-static enum MHD_Result list_page(struct req *r, const char *name,
-				 json_t *(*build)(struct browse *))
+ * so suite-v10 comes after suite-v9; 400 for a malformed ?after= or an
+ * unknown ?sort= (naming the allowed ones), 503 when the database does not
+ * answer. */
+static enum MHD_Result list_page(struct req *r, const char *name, const struct list *l,
+				 json_t *(*build)(struct browse *, const struct listq *))
 {
+	struct listq q = { l, 0 };
 	struct browse b;
 	json_t *m;
 
-	if (browse_begin(&b, r) < 0)
+	if (browse_begin(&b, r) < 0 || (q.sort = browse_take_order(&b, &l->orders)) < 0)
 		return browse_fail(&b);
-	if (!(m = build(&b))) {
+	if (!(m = build(&b, &q))) {
 		browse_error(&b, 503, MSG_DB_DOWN);
 		return browse_fail(&b);
 	}
@@ -279,10 +384,10 @@ static enum MHD_Result list_page(struct req *r, const char *name,
 
 enum MHD_Result page_outliers(struct req *r)
 {
-	return list_page(r, "outliers", outliers_model);
+	return list_page(r, "outliers", &outliers, outliers_model);
 }
 
 enum MHD_Result page_disputes(struct req *r)
 {
-	return list_page(r, "disputes", disputes_model);
+	return list_page(r, "disputes", &disputes, disputes_model);
 }

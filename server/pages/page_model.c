@@ -582,6 +582,7 @@ static json_t *model_model(struct mpage *p, struct req *r)
 		"digest", p->digest, NULL));
 	json_object_set_new(p->m, "efficiency", efficiency(r, p));
 	json_object_set_new(p->m, "sorts", browse_sort_links(p->sort, model_sort_href, p));
+	json_object_set_new(p->m, "sort_by", browse_sort_by(json_object_get(p->m, "sorts")));
 	json_object_set_new(p->m, "sort_param", p->sort ? json_string(browse_sort_keys[p->sort]) : json_null());
 	return p->m;
 fail:

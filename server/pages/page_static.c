@@ -58,6 +58,8 @@ static const char *ctype_of(const char *name)
 		return CT_CSS;
 	if (dot && !strcmp(dot, ".svg"))
 		return CT_SVG;
+	if (dot && !strcmp(dot, ".js"))
+		return CT_JS;
 	if (dot && !strcmp(dot, ".txt"))
 		return CT_TEXT;
 	if (dot && !strcmp(dot, ".ico"))

@@ -319,3 +319,96 @@ describe('keyboard', () => {
 		}
 	});
 });
+
+describe('search type-ahead (static/typeahead.js)', () => {
+	test('typing suggests matches; the arrows choose one, Escape closes, Enter opens it', async () => {
+		const context = await browser.newContext();
+		try {
+			const { page, problems } = await open(context, '/glossary');
+			const box = page.locator('#site-q');
+			assert.equal(await box.getAttribute('role'), 'combobox', 'the script did not make the box a combobox');
+			assert.equal(await box.getAttribute('aria-expanded'), 'false');
+			const listId = await box.getAttribute('aria-controls');
+			const list = page.locator(`#${listId}`);
+			assert.equal(await list.getAttribute('role'), 'listbox');
+			assert.equal(await list.isVisible(), false, 'the list shows before anything is typed');
+
+			await box.pressSequentially('qwen', { delay: 40 });
+			const options = list.locator('[role="option"]');
+			await options.first().waitFor({ state: 'visible', timeout: 10000 });
+			assert.equal(await box.getAttribute('aria-expanded'), 'true');
+			const texts = await options.allInnerTexts();
+			assert.ok(texts.length >= 2 && texts.length <= 8, `suggestions: ${JSON.stringify(texts)}`);
+			assert.ok(texts.every((t) => /qwen/i.test(t)), `a suggestion does not match qwen: ${JSON.stringify(texts)}`);
+			assert.equal(await box.getAttribute('aria-activedescendant'), null, 'an option is chosen before an arrow key');
+
+			const ids = await options.evaluateAll((els) => els.map((e) => e.id));
+			const chosen = async () => [await box.getAttribute('aria-activedescendant'),
+				await list.locator('[aria-selected="true"]').evaluateAll((els) => els.map((e) => e.id))];
+			await box.press('ArrowDown');
+			assert.deepEqual(await chosen(), [ids[0], [ids[0]]]);
+			await box.press('ArrowDown');
+			assert.deepEqual(await chosen(), [ids[1], [ids[1]]]);
+			await box.press('ArrowUp');
+			assert.deepEqual(await chosen(), [ids[0], [ids[0]]]);
+			// Focus stays in the box throughout (the options are chosen, not focused).
+			assert.equal(await page.evaluate(() => document.activeElement.id), 'site-q');
+			await box.press('Escape');
+			assert.equal(await box.getAttribute('aria-expanded'), 'false');
+			assert.equal(await list.isVisible(), false);
+			await box.press('ArrowDown');
+			assert.deepEqual(await chosen(), [ids[0], [ids[0]]]);
+
+			const [nav] = await Promise.all([
+				page.waitForNavigation({ waitUntil: 'load' }),
+				box.press('Enter'),
+			]);
+			assert.equal(nav.status(), 200);
+			assert.match(new URL(page.url()).pathname, /^\/m\/qwen/, `Enter opened ${page.url()}`);
+			assertClean(problems, 'type-ahead');
+		} finally {
+			await context.close();
+		}
+	});
+
+	test('Enter with no suggestion chosen searches, as the plain form does', async () => {
+		const context = await browser.newContext();
+		try {
+			const { page, problems } = await open(context, '/glossary');
+			await page.locator('#site-q').pressSequentially('qwen', { delay: 40 });
+			await page.locator('#site-q-suggestions [role="option"]').first().waitFor({ state: 'visible', timeout: 10000 });
+			const [nav] = await Promise.all([
+				page.waitForNavigation({ waitUntil: 'load' }),
+				page.locator('#site-q').press('Enter'),
+			]);
+			assert.equal(nav.status(), 200);
+			const url = new URL(page.url());
+			assert.equal(url.pathname, '/search');
+			assert.equal(url.searchParams.get('q'), 'qwen');
+			assertClean(problems, 'search');
+		} finally {
+			await context.close();
+		}
+	});
+
+	test('without JavaScript the box is a plain search form', async () => {
+		const context = await browser.newContext({ javaScriptEnabled: false });
+		try {
+			const { page, problems } = await open(context, '/glossary');
+			const box = page.locator('#site-q');
+			assert.equal(await box.getAttribute('role'), null);
+			assert.equal(await page.locator('[role="listbox"]').count(), 0);
+			await box.fill('qwen');
+			const [nav] = await Promise.all([
+				page.waitForNavigation({ waitUntil: 'load' }),
+				box.press('Enter'),
+			]);
+			assert.equal(nav.status(), 200);
+			assert.equal(new URL(page.url()).pathname, '/search');
+			assert.match(await page.locator('main').innerText(), /Qwen/);
+			assertClean(problems, 'search without JavaScript');
+		} finally {
+			await context.close();
+		}
+	});
+});
