@@ -64,18 +64,21 @@ static const struct browse_order dispute_orders[] = {
 	"AND c.backend_name = r.backend_name " \
 	"LEFT JOIN dispute_threads t ON t.run_id = r.id " \
 	"WHERE r.outlier = 1 AND r.status = 'ok' AND r.suite_version = ?1"
-#define OUT_DESC(k) { PAGE(OUT_SELECT, k, "r.id", AFTER(k, "r.id", "<"), " DESC"), \
-	UP(k, "r.id", OUT_FROM, AFTER(k, "r.id", ">="), "") }
-#define OUT_DESC_X(k) { PAGE(OUT_SELECT, k, "r.id", AFTER_X(k, "r.id", "<"), " DESC"), \
-	UP(k, "r.id", OUT_FROM, AFTER_XE(k, "r.id", ">"), "") }
-#define OUT_ASC_X(k) { PAGE(OUT_SELECT, k, "r.id", AFTER_X(k, "r.id", ">"), ""), \
-	UP(k, "r.id", OUT_FROM, AFTER_XE(k, "r.id", "<"), " DESC") }
-static const char *const sql_outliers[][2] = {
-	OUT_DESC("r.received_at"),
-	OUT_DESC("r.decode_tok_s"),
-	OUT_DESC_X("coalesce(r.prefill_tok_s, 0)"),
-	OUT_ASC_X("coalesce(r.ttft_ms, 1e300)"),
-};
+#define OUT_DESC(k) PAGE(OUT_SELECT, k, "r.id", AFTER(k, "r.id", "<"), " DESC"), \
+	UP(k, "r.id", OUT_FROM, AFTER(k, "r.id", ">="), "")
+#define OUT_DESC_X(k) PAGE(OUT_SELECT, k, "r.id", AFTER_X(k, "r.id", "<"), " DESC"), \
+	UP(k, "r.id", OUT_FROM, AFTER_XE(k, "r.id", ">"), "")
+#define OUT_ASC_X(k) PAGE(OUT_SELECT, k, "r.id", AFTER_X(k, "r.id", ">"), ""), \
+	UP(k, "r.id", OUT_FROM, AFTER_XE(k, "r.id", "<"), " DESC")
+/* Each order's {page, page backwards} statements, given to W. */
+#define OUTLIER_SQL(W) \
+	W(OUT_DESC("r.received_at")) \
+	W(OUT_DESC("r.decode_tok_s")) \
+	W(OUT_DESC_X("coalesce(r.prefill_tok_s, 0)")) \
+	W(OUT_ASC_X("coalesce(r.ttft_ms, 1e300)"))
+#define SQL_ROW(pair) { pair },
+#define SQL_FLAT(pair) pair,
+static const char *const sql_outliers[][2] = { OUTLIER_SQL(SQL_ROW) };
 
 /* /disputes: open threads of one suite, each order read from its partial
  * index (0007, 0018); the thread holds its run's decode rate (0018). */
@@ -84,24 +87,18 @@ static const char *const sql_outliers[][2] = {
 #define DSP_SELECT "SELECT t.run_id AS id, t.opened_at, t.last_post_at, t.last_post_id, t.posts, " \
 	"r.model_name, r.model_slug, r.accelerator, r.hw_slug, r.backend_name, " \
 	"t.decode_tok_s, r.outlier, r.demo, r.suite_version " DSP_FROM
-#define DSP_DESC(k) { PAGE(DSP_SELECT, k, "t.run_id", AFTER(k, "t.run_id", "<"), " DESC"), \
-	UP(k, "t.run_id", DSP_FROM, AFTER(k, "t.run_id", ">="), "") }
-static const char *const sql_disputes[][2] = {
-	DSP_DESC("t.last_post_id"),
-	DSP_DESC("t.opened_at"),
-	DSP_DESC("t.posts"),
-	DSP_DESC("t.decode_tok_s"),
-};
+#define DSP_DESC(k) PAGE(DSP_SELECT, k, "t.run_id", AFTER(k, "t.run_id", "<"), " DESC"), \
+	UP(k, "t.run_id", DSP_FROM, AFTER(k, "t.run_id", ">="), "")
+#define DISPUTE_SQL(W) \
+	W(DSP_DESC("t.last_post_id")) \
+	W(DSP_DESC("t.opened_at")) \
+	W(DSP_DESC("t.posts")) \
+	W(DSP_DESC("t.decode_tok_s"))
+static const char *const sql_disputes[][2] = { DISPUTE_SQL(SQL_ROW) };
 
 /* Each list reads an index that holds exactly its rows in its order from
  * the cursor on, so a page costs its rows, never a pass over the runs. */
-const char *const page_lists_sql[] = {
-	sql_outliers[0][0], sql_outliers[0][1], sql_outliers[1][0], sql_outliers[1][1],
-	sql_outliers[2][0], sql_outliers[2][1], sql_outliers[3][0], sql_outliers[3][1],
-	sql_disputes[0][0], sql_disputes[0][1], sql_disputes[1][0], sql_disputes[1][1],
-	sql_disputes[2][0], sql_disputes[2][1], sql_disputes[3][0], sql_disputes[3][1],
-	NULL
-};
+const char *const page_lists_sql[] = { OUTLIER_SQL(SQL_FLAT) DISPUTE_SQL(SQL_FLAT) NULL };
 
 /* Member k of o as numfmt writes a figure, as a new JSON string ("" for
  * no number). */
