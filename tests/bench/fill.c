@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "store/db.h"
 #include "ingest/jws.h"
@@ -171,13 +172,30 @@ static int ckpt_idle(const char *path)
 		while (batches[k].busy)
 			pthread_cond_wait(&cv, &mu);
 	pthread_mutex_unlock(&mu);
+	sqlite3_stmt *st = NULL;
+
+	/* The pragma, not sqlite3_wal_checkpoint_v2(): on a connection that
+	 * has read nothing yet (the WAL not opened), SQLite 3.40's call does
+	 * nothing and says SQLITE_OK.  Its first column is 1 when blocked. */
 	rc = sqlite3_open(path, &h);
 	if (rc == SQLITE_OK) {
 		sqlite3_busy_timeout(h, 60000);
-		rc = sqlite3_wal_checkpoint_v2(h, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
+		rc = sqlite3_prepare_v2(h, "PRAGMA wal_checkpoint(TRUNCATE)", -1, &st, NULL);
 	}
+	/* db.c's checkpointer may hold the checkpoint lock: try again. */
+	for (k = 0; rc == SQLITE_OK && k < 600; k++) {
+		rc = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) == 0 ? SQLITE_OK : SQLITE_BUSY;
+		sqlite3_reset(st);
+		if (rc == SQLITE_OK)
+			break;
+		rc = SQLITE_OK;
+		usleep(100000);
+	}
+	if (k == 600)
+		rc = SQLITE_BUSY;
 	if (rc != SQLITE_OK)
 		fprintf(stderr, "fill: checkpoint: %s\n", h ? sqlite3_errmsg(h) : sqlite3_errstr(rc));
+	sqlite3_finalize(st);
 	sqlite3_close(h);
 	return rc == SQLITE_OK ? 0 : -1;
 }
