@@ -133,11 +133,12 @@ def build(a):
     if not cached:
         prev = os.path.join(a.cache, "scale-%d.prev.db" % a.runs)
         if os.path.exists(db) and os.path.exists(out):
-            for src, dst in zip((db, db + "-wal") + sidecars(db), (prev, prev + "-wal") + sidecars(prev)):
+            for src, dst in zip([db + x for x in WORK_FILES] + list(sidecars(db)),
+                                [prev + x for x in WORK_FILES] + list(sidecars(prev))):
                 if os.path.exists(src):
                     os.replace(src, dst)
             print("kept the database built with other migrations as %s (for --db)" % prev)
-        for p in (db, db + "-wal", db + "-shm", ids, out, key_file):
+        for p in [db + x for x in WORK_FILES] + [ids, out, key_file]:
             if os.path.exists(p):
                 os.remove(p)
         print("building %d runs through the write path (minutes) ..." % a.runs, flush=True)
