@@ -3,21 +3,33 @@
 
 A benchmark, not a test: it prints figures and asserts nothing about speed.
 It exits non-zero only when something is broken (the fill failed, the
-daemon did not start, wrk saw errors or non-2xx answers).
+daemon did not start, wrk saw errors or non-2xx answers, the export lost or
+repeated a run, an upload during the export was not stored).
 
   make bench-scale
   /usr/bin/python3 tests/bench/scale.py --bin ./llm-speedd --fill build/bench/fill \
       --cache build/bench [--runs 1000000] [--duration 10] [--connections 8]
+  # a newer daemon on a database built before (migrated forward on a copy):
+  /usr/bin/python3 tests/bench/scale.py --bin ./llm-speedd --cache build/bench \
+      --db build/bench/scale-1000000.db [--in-place]
 
 Steps (see README.md here):
 1. Builds the database with build/bench/fill (the upload's write path:
    signed, verified, validated, stored by run_store jobs) unless the cache
    folder holds one built by the same fill program and migrations; prints
-   how long the build took (then or when it was cached).
-2. Migration backfill: takes the objects of the newest migration out of the
-   database (back to the previous schema, same runs), starts the daemon,
-   which migrates it again, and reports how long that took, with the
-   progress lines the migration printed.
+   how long the build took (then or when it was cached).  A cached database
+   built with other migrations is not deleted: it is renamed
+   scale-<runs>.prev.db (with its .ids and .fill.out) for --db.
+   With --db PATH instead: PATH is copied to <cache>/scale-work.db (or used
+   as it is with --in-place), and its ids and hot slugs are read from
+   PATH's .ids and .fill.out beside it, or from the database.
+2. Migration backfill: with --db, the migrations the daemon has and PATH
+   has not; otherwise the migrations from --backfill-from on (default 12:
+   the find summaries, the withdrawals' indexes on runs, the model sort
+   indexes) are taken out of the database (their objects dropped, their
+   rows in schema_migrations deleted: the previous schema, same runs).
+   The daemon is started, migrates, and the time to its first /healthz 200
+   is reported with the progress lines the migrations printed.
 3. Start-up: starts the daemon on the migrated database and times it to
    its first 200 from /healthz.
 4. Runs wrk -t1 -c8 --latency for --duration seconds on each page, one after
@@ -28,62 +40,105 @@ Steps (see README.md here):
 5. Reports VmHWM and RssAnon of the daemon (RssAnon before and after the
    run and badge pages, whose responses the cache keeps), the database's
    bytes per run, and the table for README.md.
+6. Export: on a fresh daemon, streams the whole /export twice, gzip
+   (alone: the line count must equal the runs) and plain (while a client
+   fetches /r/<random id> and uploads runs: every line once, in id order,
+   every upload stored), sampling RssAnon and VmHWM every 0.2 s and the
+   WAL's frame count; reports peak/idle RssAnon, runs/s and MB/s.
 """
 import argparse
 import hashlib
 import os
+import random
 import re
+import shutil
 import signal
 import sqlite3
+import struct
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+import zlib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, HERE)
-from bench import Children, Failure, free_port, tail, to_ms  # noqa: E402
+from bench import Children, Failure, Signer, free_port, synthetic_payloads, tail, to_ms  # noqa: E402
 
 import http.client  # noqa: E402
 
-# The objects of migration 0007, dropped to rebuild the previous schema.
-UNMIGRATE = """
-DROP TRIGGER IF EXISTS list_summaries_insert;
-DROP TRIGGER IF EXISTS list_summaries_delete;
-DROP TRIGGER IF EXISTS list_summaries_update_leave;
-DROP TRIGGER IF EXISTS list_summaries_update_enter;
-DROP TRIGGER IF EXISTS dispute_threads_suite;
-DROP TRIGGER IF EXISTS dispute_threads_suite_follows;
-DROP INDEX IF EXISTS runs_outliers_list;
-DROP INDEX IF EXISTS dispute_threads_open;
-DROP INDEX IF EXISTS digest_counts_order;
-DROP TABLE IF EXISTS board_best;
-DROP TABLE IF EXISTS hw_best;
-ALTER TABLE dispute_threads DROP COLUMN suite_version;
-DELETE FROM schema_migrations WHERE version = 7;
-"""
+
+def migration_files():
+    """(version, path) of every migration, in order."""
+    d = os.path.join(ROOT, "migrations")
+    return sorted((int(f[:4]), os.path.join(d, f)) for f in os.listdir(d)
+                  if re.match(r"\d{4}_.*\.sql$", f))
+
+
+def unmigrate_sql(first):
+    """SQL taking the migrations from version first on out of a database:
+    drops what they create (triggers, views, indexes, tables, added
+    columns) and their schema_migrations rows.  Refuses a migration that
+    drops or changes an object made before it, which cannot be put back."""
+    made = {"TRIGGER": [], "VIEW": [], "INDEX": [], "TABLE": []}
+    columns = []
+    versions = []
+    for v, path in migration_files():
+        if v < first:
+            continue
+        versions.append(os.path.basename(path))
+        sql = re.sub(r"--[^\n]*", "", open(path).read())
+        for kind, name in re.findall(r"CREATE\s+(?:UNIQUE\s+|VIRTUAL\s+)?(TABLE|INDEX|TRIGGER|VIEW)\s+"
+                                     r"(?:IF\s+NOT\s+EXISTS\s+)?(\w+)", sql, re.I):
+            made[kind.upper()].append(name)
+        columns += re.findall(r"ALTER\s+TABLE\s+(\w+)\s+ADD\s+COLUMN\s+(\w+)", sql, re.I)
+        for kind, name in re.findall(r"DROP\s+(TABLE|INDEX|TRIGGER|VIEW)\s+(?:IF\s+EXISTS\s+)?(\w+)",
+                                     sql, re.I):
+            if name not in made[kind.upper()]:
+                raise Failure("migration %s drops %s, made before it, which this cannot put back; "
+                              "give a --backfill-from after it" % (os.path.basename(path), name))
+    out = ["BEGIN;"]
+    for kind in ("TRIGGER", "VIEW", "INDEX", "TABLE"):
+        out += ["DROP %s IF EXISTS %s;" % (kind, n) for n in reversed(made[kind])]
+    out += ["ALTER TABLE %s DROP COLUMN %s;" % c for c in reversed(columns)]
+    out += ["DELETE FROM schema_migrations WHERE version >= %d;" % first, "COMMIT;"]
+    return "\n".join(out), versions
 
 
 def cache_key(fill_bin, runs):
     """What the cached database depends on: the fill program's source, the
     migrations and the number of runs."""
     h = hashlib.sha256(str(runs).encode())
-    for p in [os.path.join(HERE, "fill.c")] + sorted(
-            os.path.join(ROOT, "migrations", f) for f in os.listdir(os.path.join(ROOT, "migrations"))):
+    for p in [os.path.join(HERE, "fill.c")] + [p for _, p in migration_files()]:
         with open(p, "rb") as f:
             h.update(p.encode() + b"\0" + f.read())
     return h.hexdigest()
 
 
+def sidecars(db):
+    """The files kept beside a database: ids, fill output, key."""
+    base = db[:-3] if db.endswith(".db") else db
+    return base + ".ids", base + ".fill.out", base + ".key"
+
+
 def build(a):
-    """The database, its id list, hot slugs and the build time (cached)."""
-    base = os.path.join(a.cache, "scale-%d" % a.runs)
-    db, ids, out, key_file = base + ".db", base + ".ids", base + ".fill.out", base + ".key"
+    """The database, its id list, fill output and whether it was cached.
+    One built with other migrations or another fill is kept as .prev."""
+    db = os.path.join(a.cache, "scale-%d.db" % a.runs)
+    ids, out, key_file = sidecars(db)
     key = cache_key(a.fill, a.runs)
     cached = os.path.exists(key_file) and open(key_file).read().strip() == key and os.path.exists(db)
     if not cached:
-        for p in (db, db + "-wal", db + "-shm", ids, out, key_file):
+        prev = os.path.join(a.cache, "scale-%d.prev.db" % a.runs)
+        if os.path.exists(db) and os.path.exists(out):
+            for src, dst in zip([db + x for x in WORK_FILES] + list(sidecars(db)),
+                                [prev + x for x in WORK_FILES] + list(sidecars(prev))):
+                if os.path.exists(src):
+                    os.replace(src, dst)
+            print("kept the database built with other migrations as %s (for --db)" % prev)
+        for p in [db + x for x in WORK_FILES] + [ids, out, key_file]:
             if os.path.exists(p):
                 os.remove(p)
         print("building %d runs through the write path (minutes) ..." % a.runs, flush=True)
@@ -94,11 +149,64 @@ def build(a):
             raise Failure("fill failed; see " + out)
         with open(key_file, "w") as k:
             k.write(key + "\n")
-    text = open(out).read()
-    m = re.search(r"filled (\d+) runs in ([\d.]+) s", text)
-    hot_m = re.search(r"hot_model (\S+)", text).group(1)
-    hot_h = re.search(r"hot_hw (\S+)", text).group(1)
-    return db, ids, hot_m, hot_h, float(m.group(2)), cached
+    return db, ids, out, cached
+
+
+# A database's files: itself, its WAL, and the log's key and checkpoint
+# the daemon keeps beside it.
+WORK_FILES = ("", "-wal", "-shm", ".logkey", ".checkpoint")
+
+
+def existing(a):
+    """--db: the database to measure (a copy unless --in-place), its id
+    list and fill output (None when not beside it)."""
+    src = os.path.abspath(a.db)
+    if not os.path.exists(src):
+        raise Failure("--db %s: no such file" % a.db)
+    ids, out, _ = sidecars(src)
+    db = src
+    if not a.in_place:
+        db = os.path.join(a.cache, "scale-work.db")
+        for p in [db + x for x in WORK_FILES]:
+            if os.path.exists(p):
+                os.remove(p)
+        t0 = time.monotonic()
+        for x in WORK_FILES:   # the log's key and checkpoint too: the same log goes on
+            if os.path.exists(src + x) and x != "-shm":
+                shutil.copyfile(src + x, db + x)
+        print("copied %s to %s in %.0f s" % (src, db, time.monotonic() - t0), flush=True)
+    return db, ids if os.path.exists(ids) else None, out if os.path.exists(out) else None
+
+
+def hot_slugs(db, out):
+    """The hottest model and accelerator slugs and the fill's seconds
+    (None when unknown): from the fill's output, else from the runs."""
+    if out:
+        text = open(out).read()
+        m = re.search(r"filled (\d+) runs in ([\d.]+) s", text)
+        return (re.search(r"hot_model (\S+)", text).group(1), re.search(r"hot_hw (\S+)", text).group(1),
+                float(m.group(2)))
+    con = sqlite3.connect(db)
+    q = "SELECT %s FROM runs WHERE status = 'ok' GROUP BY 1 ORDER BY count(*) DESC LIMIT 1"
+    hot = [con.execute(q % c).fetchone()[0] for c in ("model_slug", "hw_slug")]
+    con.close()
+    return hot[0], hot[1], None
+
+
+def run_ids(db, ids_file):
+    if ids_file:
+        return [l.strip() for l in open(ids_file) if l.strip()]
+    con = sqlite3.connect(db)
+    ids = [r[0] for r in con.execute("SELECT id FROM runs")]
+    con.close()
+    return ids
+
+
+def applied(db):
+    con = sqlite3.connect(db)
+    v = [r[0] for r in con.execute("SELECT version FROM schema_migrations ORDER BY version")]
+    con.close()
+    return v
 
 
 def get(port, path):
@@ -110,12 +218,12 @@ def get(port, path):
     return r.status
 
 
-def start(children, a, db, log):
-    """Starts the daemon with default settings (but for limits wrk needs);
-    returns (process, port, seconds until /healthz answered 200)."""
+def start(children, a, db, log, extra=()):
+    """Starts the daemon with default settings (but for limits wrk needs,
+    and extra); returns (process, port, seconds until /healthz answered 200)."""
     port = free_port()
     args = [a.bin, "--listen", "127.0.0.1:%d" % port, "--db", db, "--assets", ROOT,
-            "--base-url", "https://llm-speed.example", "--max-per-ip", "4096"]
+            "--base-url", "https://llm-speed.example", "--max-per-ip", "4096"] + list(extra)
     t0 = time.monotonic()
     p = children.start(args, log)
     while True:
@@ -170,72 +278,308 @@ def wrk(port, paths_file, seed, duration, connections, tmp):
     return float(rps.group(1)), to_ms(p50.group(1)), to_ms(p99.group(1))
 
 
+# ---- the export at scale ----------------------------------------------------
+
+def wal_frames(db):
+    """Frames in the WAL now (mxFrame of the wal-index header in -shm, native
+    byte order); 0 once a checkpoint has let the writer restart the log."""
+    try:
+        with open(db + "-shm", "rb") as f:
+            return struct.unpack("=I", f.read(20)[16:20])[0]
+    except (OSError, struct.error):
+        return 0
+
+
+class Sampler(threading.Thread):
+    """Every 0.2 s: the daemon's RssAnon and VmHWM and the WAL's frames."""
+
+    def __init__(self, pid, db):
+        super().__init__(daemon=True)
+        self.pid, self.db, self.stop, self.samples = pid, db, threading.Event(), []
+
+    def run(self):
+        while not self.stop.is_set():
+            m = memory(self.pid)
+            self.samples.append((time.monotonic(), m["RssAnon"], m["VmHWM"], wal_frames(self.db)))
+            self.stop.wait(0.2)
+
+
+class Traffic(threading.Thread):
+    """During an export: GET /r/<random id> every 0.25 s and an upload
+    (a new signed run) after each, recording statuses and latencies."""
+
+    def __init__(self, port, ids):
+        super().__init__(daemon=True)
+        self.port, self.ids, self.stop = port, ids, threading.Event()
+        self.pages, self.uploads, self.stored, self.errors = [], [], [], []
+
+    def call(self, method, path, body=None, headers=None):
+        c = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
+        t0 = time.monotonic()
+        c.request(method, path, body=body, headers=headers or {})
+        r = c.getresponse()
+        data = r.read()
+        c.close()
+        return r.status, time.monotonic() - t0, data
+
+    def run(self):
+        payloads = synthetic_payloads(20000, seed=int(time.time()))
+        signer, rnd, i = Signer(), random.Random(5), 0
+        while i < len(payloads):   # at least one round, however short the export
+            try:
+                st, dt, _ = self.call("GET", "/r/" + rnd.choice(self.ids))
+                self.pages.append((st, dt))
+                st, dt, body = self.call("POST", "/api/v1/runs", signer.sign(payloads[i]),
+                                         {"Content-Type": "application/jose"})
+                i += 1
+                self.uploads.append((st, dt))
+                if st == 201:
+                    self.stored.append(re.search(rb'"id"\s*:\s*"([^"]+)"', body).group(1).decode())
+            except (OSError, http.client.HTTPException, AttributeError) as e:
+                self.errors.append(repr(e))
+            if self.stop.wait(0.25):
+                break
+
+
+def runs_count(db):
+    con = sqlite3.connect(db)
+    n = con.execute("SELECT count(*) FROM runs").fetchone()[0]
+    con.close()
+    return n
+
+
+def stream_export(port, gzip):
+    """GET /export to the end; returns (lines, wire bytes, ndjson bytes,
+    seconds, whether the ids were strictly increasing)."""
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=300)
+    t0 = time.monotonic()
+    c.request("GET", "/export", headers={"Accept-Encoding": "gzip"} if gzip else {})
+    r = c.getresponse()
+    if r.status != 200:
+        raise Failure("/export answered %d: %s" % (r.status, r.read()[:300]))
+    if gzip != (r.getheader("Content-Encoding") == "gzip"):
+        raise Failure("/export: Content-Encoding %r" % r.getheader("Content-Encoding"))
+    z = zlib.decompressobj(16 + zlib.MAX_WBITS) if gzip else None
+    lines = wire = raw = 0
+    rest, last, ordered = b"", b"", True
+    while True:
+        chunk = r.read(1 << 20)
+        if not chunk:
+            break
+        wire += len(chunk)
+        data = z.decompress(chunk) if z else chunk
+        raw += len(data)
+        parts = (rest + data).split(b"\n")
+        rest = parts.pop()
+        for line in parts:
+            lines += 1
+            if not line.startswith(b'{"id":"'):
+                raise Failure("/export line %d does not start with its id: %r" % (lines, line[:80]))
+            rid = line[7:line.index(b'"', 7)]
+            ordered = ordered and rid > last
+            last = rid
+    if z:
+        raw += len(z.flush())
+    c.close()
+    if rest:
+        raise Failure("/export ended inside a line (%d bytes after the last newline)" % len(rest))
+    return lines, wire, raw, time.monotonic() - t0, ordered
+
+
+def export_once(port, pid, db, gzip, traffic_ids=None):
+    """One whole export while sampling; with traffic_ids, page fetches and
+    uploads go on beside it.  Returns a dict of figures."""
+    idle = memory(pid)
+    n0 = runs_count(db)
+    sampler = Sampler(pid, db)
+    traffic = Traffic(port, traffic_ids) if traffic_ids else None
+    sampler.start()
+    if traffic:
+        traffic.start()
+    try:
+        lines, wire, raw, secs, ordered = stream_export(port, gzip)
+    finally:
+        if traffic:
+            traffic.stop.set()
+            traffic.join()
+        sampler.stop.set()
+        sampler.join()
+    n1 = runs_count(db)
+    s = sampler.samples
+    early = [x[1] for x in s if x[0] - s[0][0] <= 0.1 * secs] or [idle["RssAnon"]]
+    late = [x[1] for x in s if x[0] - s[0][0] >= 0.5 * secs] or [idle["RssAnon"]]
+    frames = [x[3] for x in s]
+    f = {"gzip": gzip, "lines": lines, "runs_before": n0, "runs_after": n1, "wire": wire, "raw": raw,
+         "secs": secs, "ordered": ordered, "idle": idle["RssAnon"], "peak": max(x[1] for x in s),
+         "early_peak": max(early), "late_peak": max(late), "hwm_before": idle["VmHWM"],
+         "hwm_after": memory(pid)["VmHWM"], "wal_max": max(frames), "samples": len(s),
+         "wal_restarts": sum(1 for a_, b_ in zip(frames, frames[1:]) if b_ < a_)}
+    if not ordered:
+        raise Failure("/export: ids not strictly increasing (a run repeated or out of order)")
+    if not n0 <= lines <= n1:
+        raise Failure("/export gave %d lines; the database held %d runs before and %d after"
+                      % (lines, n0, n1))
+    if traffic:
+        bad = [st for st, _ in traffic.pages if st != 200] + [st for st, _ in traffic.uploads if st != 201]
+        if traffic.errors or bad or not traffic.uploads:
+            raise Failure("during the export: statuses %s, errors %s, %d uploads"
+                          % (bad[:10], traffic.errors[:3], len(traffic.uploads)))
+        for rid in traffic.stored:
+            if get(port, "/r/" + rid) != 200:
+                raise Failure("upload %s answered 201 during the export but /r/ does not show it" % rid)
+        f["pages"] = sorted(dt for _, dt in traffic.pages)
+        f["uploads"] = sorted(dt for _, dt in traffic.uploads)
+    return f
+
+
+def report_export(f):
+    kind = "gzip" if f["gzip"] else "plain"
+    print("/export %s: %d lines (runs %d before, %d after), %.0f s, %.0f runs/s, %.1f MB/s on the wire"
+          " (%.1f MB/s of NDJSON, %.2f GB)"
+          % (kind, f["lines"], f["runs_before"], f["runs_after"], f["secs"], f["lines"] / f["secs"],
+             f["wire"] / 1e6 / f["secs"], f["raw"] / 1e6 / f["secs"], f["raw"] / 1e9))
+    print("  RssAnon idle %.1f MB, peak %.1f MB (%.2fx idle); peak in the first 10%% %.1f MB, "
+          "in the second half %.1f MB; VmHWM %.0f -> %.0f MB; %d samples"
+          % (f["idle"], f["peak"], f["peak"] / f["idle"], f["early_peak"], f["late_peak"],
+             f["hwm_before"], f["hwm_after"], f["samples"]))
+    print("  WAL: at most %d frames, restarted %d times after a checkpoint"
+          % (f["wal_max"], f["wal_restarts"]))
+    if "pages" in f:
+        p, u = f["pages"], f["uploads"]
+        print("  beside it: %d /r/<random id> all 200, median %.1f ms, max %.1f ms; "
+              "%d uploads all 201 and shown, median %.1f ms, max %.1f ms"
+              % (len(p), 1000 * p[len(p) // 2], 1000 * p[-1], len(u), 1000 * u[len(u) // 2], 1000 * u[-1]))
+    sys.stdout.flush()
+
+
+def export_step(children, a, db, ids, tmp):
+    """The export on a fresh daemon (uploads unlimited, so they can keep
+    the writer and the checkpointer busy): gzip alone, then plain with
+    traffic beside it."""
+    p, port, _ = start(children, a, db, os.path.join(tmp, "export.log"), ["--upload-rate", "0"])
+    try:
+        time.sleep(1)
+        figures = [export_once(port, p.pid, db, True), export_once(port, p.pid, db, False, ids)]
+        if figures[0]["lines"] != figures[0]["runs_before"]:
+            raise Failure("gzip /export: %d lines for %d runs" % (figures[0]["lines"], figures[0]["runs_before"]))
+    finally:
+        children.stop(p)
+    for f in figures:
+        report_export(f)
+    return figures
+
+
+# ---- the run -----------------------------------------------------------------
+
+def migrate_step(children, a, db, tmp):
+    """Starts the daemon on db so it migrates; prints what it applied and
+    its progress lines; returns the seconds to /healthz."""
+    if not a.db or a.backfill_from is not None:
+        first = 12 if a.backfill_from is None else a.backfill_from
+        sql, names = unmigrate_sql(first)
+        print("taking %s out of the database ..." % ", ".join(names), flush=True)
+        con = sqlite3.connect(db)
+        con.executescript(sql)
+        con.close()
+    before = applied(db)
+    log = os.path.join(tmp, "migrate.log")
+    p, port, secs = start(children, a, db, log)
+    children.stop(p)
+    new = [v for v in applied(db) if v not in before]
+    print("migration backfill (%s), start to /healthz: %.1f s"
+          % (", ".join("%04d" % v for v in new) or "nothing to apply", secs))
+    for line in open(log).read().splitlines():
+        if "migration" in line:
+            print("  " + line)
+    sys.stdout.flush()
+    return secs
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--bin", required=True)
-    ap.add_argument("--fill", required=True)
+    ap.add_argument("--fill", help="build/bench/fill (needed unless --db)")
     ap.add_argument("--cache", required=True, help="folder keeping the built database")
     ap.add_argument("--runs", type=int, default=1000000)
+    ap.add_argument("--db", help="measure this existing database instead of building one "
+                    "(copied to <cache>/scale-work.db first, unless --in-place)")
+    ap.add_argument("--in-place", action="store_true", help="with --db: migrate and use PATH itself")
+    ap.add_argument("--keep-work", action="store_true", help="with --db: keep the working copy")
+    ap.add_argument("--backfill-from", type=int, help="take the migrations from this version on out "
+                    "and time the daemon putting them back (default 12; with --db, none: "
+                    "the daemon's pending migrations are the backfill)")
     ap.add_argument("--duration", type=int, default=10, help="seconds of wrk per page (10)")
     ap.add_argument("--connections", type=int, default=8)
     ap.add_argument("--skip-migration", action="store_true", help="skip the backfill measurement")
+    ap.add_argument("--skip-pages", action="store_true", help="skip the pages (wrk) and their memory")
+    ap.add_argument("--skip-export", action="store_true", help="skip the /export measurement")
     a = ap.parse_args()
+    if not a.db and not a.fill:
+        ap.error("give --fill (to build the database) or --db (an existing one)")
     os.makedirs(a.cache, exist_ok=True)
     children = Children()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
     tmp = tempfile.mkdtemp(prefix="llms-scale-")
+    work = None
     try:
-        db, ids_file, hot_m, hot_h, fill_s, cached = build(a)
-        n = sqlite3.connect(db).execute("SELECT count(*) FROM runs").fetchone()[0]
+        if a.db:
+            db, ids_file, out = existing(a)
+            work, cached = (None if a.in_place else db), True
+        else:
+            db, ids_file, out, cached = build(a)
+        hot_m, hot_h, fill_s = hot_slugs(db, out)
+        n = runs_count(db)
         size = os.path.getsize(db)
-        print("database: %d runs, %.2f GB, %.0f bytes per run; built in %.0f s (%.0f runs/s)%s"
-              % (n, size / 1e9, size / n, fill_s, n / fill_s, ", cached" if cached else ""), flush=True)
-        migrate_s = None
-        if not a.skip_migration:
-            con = sqlite3.connect(db)
-            con.executescript(UNMIGRATE)
-            con.close()
-            log = os.path.join(tmp, "migrate.log")
-            p, port, migrate_s = start(children, a, db, log)
-            children.stop(p)
-            progress = [l for l in open(log).read().splitlines() if "migration" in l]
-            print("migration backfill (previous schema -> now), start to /healthz: %.1f s" % migrate_s)
-            for l in progress:
-                print("  " + l)
+        print("database %s: %d runs, %.2f GB, %.0f bytes per run%s" % (
+            db, n, size / 1e9, size / n,
+            "; built in %.0f s (%.0f runs/s)%s" % (fill_s, n / fill_s, ", cached" if cached else "")
+            if fill_s else ""), flush=True)
+        migrate_s = None if a.skip_migration else migrate_step(children, a, db, tmp)
         log = os.path.join(tmp, "daemon.log")
         p, port, start_s = start(children, a, db, log)
         print("start-up on the migrated database: %.3f s" % start_s, flush=True)
-        ids = [l.strip() for l in open(ids_file) if l.strip()]
-        lists = {"/": ["/"], "/m/<hottest>": ["/m/" + hot_m], "/hw/<hottest>": ["/hw/" + hot_h],
-                 "/r/<random id>": ["/r/" + i for i in ids],
-                 "/badge/<random id>.svg": ["/badge/%s.svg" % i for i in ids],
-                 "/outliers": ["/outliers"], "/disputes": ["/disputes"]}
-        for name, paths in lists.items():
-            if get(port, paths[0]) != 200:
-                raise Failure("%s answered other than 200" % paths[0])
-        mem0 = memory(p.pid)
-        rows = []
-        for seed, (name, paths) in enumerate(lists.items(), 1):
-            f = os.path.join(tmp, "paths-%d.txt" % seed)
-            with open(f, "w") as out:
-                out.write("\n".join(paths) + "\n")
-            rps, p50, p99 = wrk(port, f, seed, a.duration, a.connections, tmp)
-            rows.append((name, p50, p99, rps))
-            print("%-24s p50 %7.2f ms  p99 %7.2f ms  %9.0f req/s" % (name, p50, p99, rps), flush=True)
-        mem = memory(p.pid)
+        ids = run_ids(db, ids_file)
+        rows, mem, mem0 = [], None, None
+        if not a.skip_pages:
+            lists = {"/": ["/"], "/m/<hottest>": ["/m/" + hot_m], "/hw/<hottest>": ["/hw/" + hot_h],
+                     "/r/<random id>": ["/r/" + i for i in ids],
+                     "/badge/<random id>.svg": ["/badge/%s.svg" % i for i in ids],
+                     "/outliers": ["/outliers"], "/disputes": ["/disputes"]}
+            for name, paths in lists.items():
+                if get(port, paths[0]) != 200:
+                    raise Failure("%s answered other than 200" % paths[0])
+            mem0 = memory(p.pid)
+            for seed, (name, paths) in enumerate(lists.items(), 1):
+                f = os.path.join(tmp, "paths-%d.txt" % seed)
+                with open(f, "w") as o:
+                    o.write("\n".join(paths) + "\n")
+                rps, p50, p99 = wrk(port, f, seed, a.duration, a.connections, tmp)
+                rows.append((name, p50, p99, rps))
+                print("%-24s p50 %7.2f ms  p99 %7.2f ms  %9.0f req/s" % (name, p50, p99, rps), flush=True)
+            mem = memory(p.pid)
         children.stop(p)
+        exports = [] if a.skip_export else export_step(children, a, db, ids, tmp)
         print()
-        print("| page | p50 | p99 | req/s |")
-        print("|---|---|---|---|")
-        for name, p50, p99, rps in rows:
-            print("| `%s` | %.2f ms | %.2f ms | %.0f |" % (name, p50, p99, rps))
-        print()
-        print("runs: %d; database %.0f bytes per run; fill %.0f s (%.0f runs/s)" % (n, size / n, fill_s, n / fill_s))
+        if rows:
+            print("| page | p50 | p99 | req/s |")
+            print("|---|---|---|---|")
+            for name, p50, p99, rps in rows:
+                print("| `%s` | %.2f ms | %.2f ms | %.0f |" % (name, p50, p99, rps))
+            print()
+        print("runs: %d; database %.0f bytes per run%s" % (
+            n, size / n, "; fill %.0f s (%.0f runs/s)" % (fill_s, n / fill_s) if fill_s else ""))
         if migrate_s is not None:
             print("migration backfill: %.1f s" % migrate_s)
         print("start-up: %.3f s" % start_s)
-        print("VmHWM %.0f MB, RssAnon %.0f MB at the end (%.0f MB before the run and badge pages), RssFile %.0f MB"
-              % (mem["VmHWM"], mem["RssAnon"], mem0["RssAnon"], mem["RssFile"]))
+        if mem:
+            print("VmHWM %.0f MB, RssAnon %.0f MB at the end (%.0f MB before the run and badge pages), "
+                  "RssFile %.0f MB" % (mem["VmHWM"], mem["RssAnon"], mem0["RssAnon"], mem["RssFile"]))
+        for f in exports:
+            print("/export %s: peak RssAnon %.2fx idle (%.1f / %.1f MB), %.0f runs/s, %.1f MB/s"
+                  % ("gzip" if f["gzip"] else "plain", f["peak"] / f["idle"], f["peak"], f["idle"],
+                     f["lines"] / f["secs"], f["wire"] / 1e6 / f["secs"]))
+        print("uptime during the run's end: " + subprocess.run(["uptime"], capture_output=True,
+                                                              text=True).stdout.strip())
         return 0
     except Failure as e:
         print("bench-scale: " + str(e), file=sys.stderr)
@@ -243,6 +587,10 @@ def main():
     finally:
         children.stop_all()
         subprocess.run(["rm", "-rf", tmp])
+        if work and not a.keep_work:
+            for x in [work + x for x in WORK_FILES]:
+                if os.path.exists(x):
+                    os.remove(x)
 
 
 if __name__ == "__main__":
