@@ -83,7 +83,7 @@ enum MHD_Result browse_fail(struct browse *b);
 /* Answers with the view model m (consumed): the JSON itself, the page
  * rendered from template name, or (b->csv, the .csv twin) the table of
  * page name as CSV: one record per row the page lists, with a header
- * record (see browse_csv_tables in browse.c).  Each with an ETag (304 on
+ * record (see browse_csv_tables in twins.c).  Each with an ETag (304 on
  * If-None-Match) and Cache-Control CC_PAGE. */
 enum MHD_Result browse_send(struct browse *b, const char *name, json_t *m);
 
@@ -121,7 +121,7 @@ json_t *browse_list(const struct browse *b, sqlite3_stmt *st, int limit,
 		    const char *prefix, const char *segment, ...)
 	__attribute__((sentinel));
 
-/* ?sort= of the board-like lists (/, /m/<slug>, /hw/<slug>): the figure
+/* browse_sort.c: ?sort= of the board-like lists (/, /m/<slug>, /hw/<slug>): the figure
  * their rows are ordered by.  browse_sort_keys[s] is its query value,
  * browse_sort_labels[s] its label. */
 enum browse_sort { SORT_DECODE, SORT_PREFILL, SORT_TTFT, SORT_DATE, SORT__MAX };
@@ -240,8 +240,10 @@ int browse_has_demo(const struct browse *b);
  * scans a table (runs, or the digest_counts summary of migration 0004) or
  * sorts. */
 extern const char *const browse_sql[];
+extern const char *const browse_sort_sql[];   /* browse_sort.c */
 extern const char *const page_home_sql[];
 extern const char *const page_model_sql[];
+extern const char *const page_model_digests_sql[];   /* page_model_digests.c */
 extern const char *const page_hw_sql[];
 extern const char *const page_fit_sql[];     /* page_fit.c */
 /* /search (page_search.c), /models and /hardware (page_index.c). */

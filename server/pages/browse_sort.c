@@ -1,0 +1,180 @@
+/* browse_sort.c: ?sort= of the browse pages and lists: taking the argument,
+ * the "Sort by" links and column headers, and a sorted list's page by
+ * keyset (browse_sorted_page). */
+#include "pages/browse.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "util/buf.h"
+#include "store/db.h"
+#include "util/err.h"
+
+/* A sorted list's run, by its id. */
+static const char sql_run_by_id[] = "SELECT " BROWSE_RUN_COLS " FROM runs WHERE id = ?";
+
+const char *const browse_sort_sql[] = { sql_run_by_id, NULL };
+
+const char *const browse_sort_keys[SORT__MAX] = { "decode", "prefill", "ttft", "date" };
+const char *const browse_sort_labels[SORT__MAX] = { "Decode", "Prefill", "Time to first token",
+	"Date received" };
+
+int browse_take_sort(struct browse *b)
+{
+	const char *v = http_query(b->r, "sort");
+	int i;
+
+	if (!v || !*v)
+		return SORT_DECODE;
+	for (i = 0; i < SORT__MAX; i++)
+		if (!strcmp(v, browse_sort_keys[i]))
+			return i;
+	return browse_error(b, 400, "The sort= argument must be decode, prefill, ttft or date.");
+}
+
+json_t *browse_sort_links(enum browse_sort cur, json_t *(*href)(void *ctx, const char *sort), void *ctx)
+{
+	json_t *a = json_array();
+	int i;
+
+	for (i = 0; a && i < SORT__MAX; i++)
+		json_array_append_new(a, json_pack("{s:s, s:s, s:o, s:b}", "key", browse_sort_keys[i],
+			"label", browse_sort_labels[i], "href", href(ctx, i ? browse_sort_keys[i] : NULL),
+			"selected", (int)cur == i));
+	return a;
+}
+
+json_t *browse_sort_by(json_t *sorts)
+{
+	json_t *by = json_object(), *l;
+	const char *k;
+	size_t i;
+
+	json_array_foreach(sorts, i, l) {
+		if (!by || !(k = json_string_value(json_object_get(l, "key"))))
+			break;
+		json_object_set_new(l, "dir", json_string(strcmp(k, "ttft") ? "descending" : "ascending"));
+		json_object_set(by, k, l);
+	}
+	return by;
+}
+
+int browse_take_order(struct browse *b, const struct browse_orders *s)
+{
+	const char *v = http_query(b->r, "sort");
+	struct buf allowed = BUF_INIT;
+	int i;
+
+	if (!v || !*v)
+		return 0;
+	for (i = 0; i < s->n; i++)
+		if (!strcmp(v, s->o[i].key))
+			return i;
+	for (i = 0; i < s->n; i++)
+		buf_printf(&allowed, "%s%s", i == 0 ? "" : i == s->n - 1 ? " or " : ", ", s->o[i].key);
+	browse_error(b, 400, "The sort= argument must be %s.", buf_error(&allowed) ? "a listed order" : allowed.buf);
+	buf_release(&allowed);
+	return -1;
+}
+
+int browse_add_orders(json_t *m, const struct browse_orders *s, int cur,
+		      json_t *(*href)(void *ctx, const char *sort), void *ctx)
+{
+	json_t *a = json_array(), *by = json_object(), *l;
+	int i, bad = !a || !by;
+
+	for (i = 0; !bad && i < s->n; i++) {
+		l = json_pack("{s:s, s:s, s:o*, s:b, s:s, s:b}", "key", s->o[i].key, "label", s->o[i].label,
+			      "href", href(ctx, i ? s->o[i].key : NULL), "selected", i == cur,
+			      "dir", s->o[i].ascending ? "ascending" : "descending",
+			      "ascending", s->o[i].ascending);
+		if (!l || !json_object_get(l, "href") || json_object_set(by, s->o[i].key, l) ||
+		    json_array_append(a, l))
+			bad = 1;
+		json_decref(l);
+	}
+	bad = bad || json_object_set_new(m, "sort", json_string(s->o[cur].key)) ||
+	      json_object_set_new(m, "sort_text", json_string(s->o[cur].text)) ||
+	      json_object_set_new(m, "sort_param", cur ? json_string(s->o[cur].key) : json_null());
+	if (bad) {
+		json_decref(a);
+		json_decref(by);
+		return -1;
+	}
+	json_object_set_new(m, "sorts", a);
+	json_object_set_new(m, "sort_by", by);
+	return 0;
+}
+
+int browse_sorted_ids(struct browse *b, sqlite3_stmt *st, enum browse_sort sort, int limit,
+		      char (*ids)[16], int *more, double *last)
+{
+	int n = 0, rc;
+
+	*more = 0;
+	browse_bind_after(b, st, 4);
+	if (sort == SORT_TTFT && !b->has_after) {   /* ascending: start below all */
+		sqlite3_bind_double(st, 4, -HUGE_VAL);
+		db_bind_text(st, 5, "");
+	}
+	sqlite3_bind_int(st, 6, limit + 1);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (n == limit) {
+			*more = 1;
+			break;
+		}
+		*last = sqlite3_column_double(st, 0);
+		snprintf(ids[n++], 16, "%s", (const char *)sqlite3_column_text(st, 1));
+	}
+	sqlite3_reset(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? n : -1;
+}
+
+/* Appends run id to a as browse_run() shows it (nothing when it went); 0,
+ * or -1 on a database error. */
+static int add_run_by_id(struct browse *b, json_t *a, const char *id)
+{
+	sqlite3_stmt *st = db_stmt(b->c, sql_run_by_id);
+	int rc;
+
+	if (!st)
+		return -1;
+	db_bind_text(st, 1, id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		json_array_append_new(a, browse_run(b, st));
+	sqlite3_reset(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
+}
+
+json_t *browse_sorted_page(struct browse *b, sqlite3_stmt *st, enum browse_sort sort, int limit,
+			   json_t *(*link)(void *ctx, const char *cursor), void *ctx)
+{
+	char ids[BROWSE_SORTED_MAX][16], cur[80];
+	json_t *runs = json_array(), *list;
+	double last = 0;
+	int n, more, i;
+
+	if (limit > BROWSE_SORTED_MAX)
+		limit = BROWSE_SORTED_MAX;
+	if (!st || !runs || (n = browse_sorted_ids(b, st, sort, limit, ids, &more, &last)) < 0)
+		goto fail;
+	for (i = 0; i < n; i++)
+		if (add_run_by_id(b, runs, ids[i]) < 0)
+			goto fail;
+	if (more)
+		browse_cursor(cur, sizeof cur, last, ids[n - 1]);
+	list = json_pack("{s:o, s:i, s:o, s:o, s:b}", "runs", runs,
+		"count", (int)json_array_size(runs),
+		"next", more ? link(ctx, cur) : json_null(),
+		"first", b->has_after ? link(ctx, NULL) : json_null(),
+		"paged", more || b->has_after);
+	if (!list)
+		browse_error(b, 503, MSG_NOMEM);
+	return list;
+fail:
+	json_decref(runs);
+	browse_error(b, 503, MSG_DB_DOWN);
+	return NULL;
+}
