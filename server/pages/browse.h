@@ -186,16 +186,26 @@ int browse_sorted_ids(struct browse *b, sqlite3_stmt *st, enum browse_sort sort,
 #define BROWSE_SORTED_MAX 50
 
 /* One page of a sorted list (/, /m/<slug>, /hw/<slug> with ?sort=), as
- * browse_list()'s object {runs, count, next, first, paged}: st is the
- * list's statement as browse_sorted_ids() takes it (or NULL when it could
- * not be prepared), every parameter but the cursor and limit bound; each
- * id it gives becomes browse_run()'s item (one primary-key seek).
+ * browse_list()'s object {runs, count, next, first, paged}, with "prev"
+ * when this page came from a cursor: st is the list's statement as
+ * browse_sorted_ids() takes it (or NULL when it could not be prepared),
+ * up the same list read the other way as browse_up_cursor() takes it,
+ * every parameter of both but the cursor and limit bound; each id st
+ * gives becomes browse_run()'s item (one primary-key seek).
  * link(ctx, cursor) makes the page's links: after cursor ("<key>:<id>",
- * for next) or, with NULL, page one (first, when this page came from a
- * cursor).  limit is at most BROWSE_SORTED_MAX.  Returns a new object, or
- * NULL with a 503 set in b. */
-json_t *browse_sorted_page(struct browse *b, sqlite3_stmt *st, enum browse_sort sort, int limit,
-			   json_t *(*link)(void *ctx, const char *cursor), void *ctx);
+ * for next and prev) or, with NULL, page one (first, and prev when fewer
+ * than limit rows are above).  limit is at most BROWSE_SORTED_MAX.
+ * Returns a new object, or NULL with a 503 set in b. */
+json_t *browse_sorted_page(struct browse *b, sqlite3_stmt *st, sqlite3_stmt *up, enum browse_sort sort,
+			   int limit, json_t *(*link)(void *ctx, const char *cursor), void *ctx);
+
+/* The cursor of the page before b's: up is a list read backwards from the
+ * cursor, inclusive ("(key, id) >= (?4, ?5)" in the reverse order, "LIMIT 1
+ * OFFSET ?6"), selecting (key, run id), its other parameters bound.  Binds
+ * b's cursor and limit, steps, and writes the row limit places above the
+ * cursor as "<key>:<id>" to cur (size >= 48): 1 with it, 0 when there is
+ * none (the page before is page one), -1 on a database error.  Resets up. */
+int browse_up_cursor(const struct browse *b, sqlite3_stmt *up, int limit, char *cur, size_t n);
 
 /* A site-relative link: prefix ("/m/"), then segment URL-escaped (NULL:
  * none) and ".json" when b answers with JSON, then the key/value pairs

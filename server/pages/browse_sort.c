@@ -148,13 +148,26 @@ static int add_run_by_id(struct browse *b, json_t *a, const char *id)
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
 }
 
-json_t *browse_sorted_page(struct browse *b, sqlite3_stmt *st, enum browse_sort sort, int limit,
-			   json_t *(*link)(void *ctx, const char *cursor), void *ctx)
+int browse_up_cursor(const struct browse *b, sqlite3_stmt *up, int limit, char *cur, size_t n)
 {
-	char ids[BROWSE_SORTED_MAX][16], cur[80];
+	int rc;
+
+	browse_bind_after(b, up, 4);
+	sqlite3_bind_int(up, 6, limit);
+	rc = sqlite3_step(up);
+	if (rc == SQLITE_ROW)
+		browse_cursor(cur, n, sqlite3_column_double(up, 0), (const char *)sqlite3_column_text(up, 1));
+	sqlite3_reset(up);
+	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
+}
+
+json_t *browse_sorted_page(struct browse *b, sqlite3_stmt *st, sqlite3_stmt *up, enum browse_sort sort,
+			   int limit, json_t *(*link)(void *ctx, const char *cursor), void *ctx)
+{
+	char ids[BROWSE_SORTED_MAX][16], cur[80], pcur[80];
 	json_t *runs = json_array(), *list;
 	double last = 0;
-	int n, more, i;
+	int n, more, i, back = 0;
 
 	if (limit > BROWSE_SORTED_MAX)
 		limit = BROWSE_SORTED_MAX;
@@ -163,6 +176,8 @@ json_t *browse_sorted_page(struct browse *b, sqlite3_stmt *st, enum browse_sort 
 	for (i = 0; i < n; i++)
 		if (add_run_by_id(b, runs, ids[i]) < 0)
 			goto fail;
+	if (b->has_after && (!up || (back = browse_up_cursor(b, up, limit, pcur, sizeof pcur)) < 0))
+		goto fail;
 	if (more)
 		browse_cursor(cur, sizeof cur, last, ids[n - 1]);
 	list = json_pack("{s:o, s:i, s:o, s:o, s:b}", "runs", runs,
@@ -170,6 +185,10 @@ json_t *browse_sorted_page(struct browse *b, sqlite3_stmt *st, enum browse_sort 
 		"next", more ? link(ctx, cur) : json_null(),
 		"first", b->has_after ? link(ctx, NULL) : json_null(),
 		"paged", more || b->has_after);
+	if (list && b->has_after && json_object_set_new(list, "prev", link(ctx, back ? pcur : NULL)) < 0) {
+		json_decref(list);
+		list = NULL;
+	}
 	if (!list)
 		browse_error(b, 503, MSG_NOMEM);
 	return list;

@@ -66,20 +66,28 @@ static const char sql_up_hw_be[] = UP_COLS " AND hw_slug = ?7 AND backend_name =
  * index for the sort: the filters read only the digest's summary rows.
  * Each selects the sort key and the run id; TTFT ascends, the rest
  * descend. */
-#define SORTED(col, cmp, dir) \
+#define SORTED(col, cmp, dir, lim) \
 	"SELECT " col ", best_id FROM digest_sort WHERE suite_version = ?1 AND model_slug = ?2 " \
 	"AND model_digest = ?3 AND (?7 IS NULL OR hw_slug = ?7) AND (?8 IS NULL OR backend_name = ?8) " \
-	"AND (" col ", best_id) " cmp " (?4, ?5) ORDER BY " col dir ", best_id" dir " LIMIT ?6"
+	"AND (" col ", best_id) " cmp " (?4, ?5) ORDER BY " col dir ", best_id" dir lim
 static const char sql_sorted[3][360] = {
-	SORTED("sort_prefill", "<", " DESC"),
-	SORTED("sort_ttft", ">", ""),
-	SORTED("sort_date", "<", " DESC"),
+	SORTED("sort_prefill", "<", " DESC", " LIMIT ?6"),
+	SORTED("sort_ttft", ">", "", " LIMIT ?6"),
+	SORTED("sort_date", "<", " DESC", " LIMIT ?6"),
+};
+/* Each read the other way from the cursor (inclusive) for the Previous
+ * link: the row ?6 places above it (browse_up_cursor). */
+static const char sql_sorted_up[3][360] = {
+	SORTED("sort_prefill", ">=", "", " LIMIT 1 OFFSET ?6"),
+	SORTED("sort_ttft", "<=", " DESC", " LIMIT 1 OFFSET ?6"),
+	SORTED("sort_date", ">=", "", " LIMIT 1 OFFSET ?6"),
 };
 const char *const page_model_sql[] = {
 	sql_name, sql_hw_next, sql_hw_best,
 	sql_hw_best_be, sql_be_next, sql_list, sql_list_hw, sql_list_be,
 	sql_list_hw_be, sql_up, sql_up_hw, sql_up_be, sql_up_hw_be,
-	sql_sorted[0], sql_sorted[1], sql_sorted[2], NULL
+	sql_sorted[0], sql_sorted[1], sql_sorted[2],
+	sql_sorted_up[0], sql_sorted_up[1], sql_sorted_up[2], NULL
 };
 
 static void bind_md(struct mpage *p, sqlite3_stmt *st)
@@ -242,16 +250,10 @@ static int add_prev(struct mpage *p, json_t *list)
 	if (!st)
 		return -1;
 	bind_list(p, st);
-	sqlite3_bind_int(st, 6, BROWSE_PAGE);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		browse_cursor(cur, sizeof cur, sqlite3_column_double(st, 0),
-			      (const char *)sqlite3_column_text(st, 1));
-	sqlite3_reset(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+	if ((rc = browse_up_cursor(&p->b, st, BROWSE_PAGE, cur, sizeof cur)) < 0)
 		return -1;
 	json_object_set_new(list, "prev", browse_link(&p->b, "/m/", p->slug, "digest", p->digest,
-		"hw", p->b.hw, "backend", p->b.backend, "after", rc == SQLITE_ROW ? cur : NULL, NULL));
+		"hw", p->b.hw, "backend", p->b.backend, "after", rc ? cur : NULL, NULL));
 	return 0;
 }
 
@@ -278,17 +280,21 @@ static json_t *sorted_link(void *ctx, const char *cur)
  * p->b's failure set. */
 static int load_sorted(struct mpage *p)
 {
-	sqlite3_stmt *st = db_stmt(p->b.c, sql_sorted[p->sort - 1]);
+	sqlite3_stmt *st[2] = { db_stmt(p->b.c, sql_sorted[p->sort - 1]),
+				db_stmt(p->b.c, sql_sorted_up[p->sort - 1]) };
 	json_t *list;
+	int i;
 
-	if (st) {
-		bind_md(p, st);
+	for (i = 0; i < 2; i++) {
+		if (!st[i])
+			continue;
+		bind_md(p, st[i]);
 		if (p->b.hw)
-			db_bind_text(st, 7, p->b.hw);
+			db_bind_text(st[i], 7, p->b.hw);
 		if (p->b.backend)
-			db_bind_text(st, 8, p->b.backend);
+			db_bind_text(st[i], 8, p->b.backend);
 	}
-	if (!(list = browse_sorted_page(&p->b, st, p->sort, BROWSE_PAGE, sorted_link, p)))
+	if (!(list = browse_sorted_page(&p->b, st[0], st[1], p->sort, BROWSE_PAGE, sorted_link, p)))
 		return -1;
 	json_object_set_new(p->m, "list", list);
 	return 0;
