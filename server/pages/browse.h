@@ -121,32 +121,9 @@ json_t *browse_list(const struct browse *b, sqlite3_stmt *st, int limit,
 		    const char *prefix, const char *segment, ...)
 	__attribute__((sentinel));
 
-/* browse_sort.c: ?sort= of the board-like lists (/, /m/<slug>, /hw/<slug>): the figure
- * their rows are ordered by.  browse_sort_keys[s] is its query value,
- * browse_sort_labels[s] its label. */
-enum browse_sort { SORT_DECODE, SORT_PREFILL, SORT_TTFT, SORT_DATE, SORT__MAX };
-extern const char *const browse_sort_keys[SORT__MAX];
-extern const char *const browse_sort_labels[SORT__MAX];
-
-/* The links of browse_sort_links() keyed by sort value, for the column
- * headers of a run list (templates/_list_runs.html), each given "dir",
- * aria-sort's word for its order (TTFT ascends, the rest descend).  The
- * objects are shared with sorts.  NULL when memory runs out. */
-json_t *browse_sort_by(json_t *sorts);
-
-/* The sort= argument of b's request: SORT_DECODE when absent, -1 with a
- * 400 prepared in b when it names no sort. */
-int browse_take_sort(struct browse *b);
-
-/* The "Sort by" links, [{key, label, href, selected}] with cur selected;
- * href(ctx, sort) makes each link, sort being NULL for the default order.
- * NULL when memory runs out. */
-json_t *browse_sort_links(enum browse_sort cur, json_t *(*href)(void *ctx, const char *sort), void *ctx);
-
-/* A list's own orders for ?sort=, where they are not the board's four
- * (/outliers, /disputes): each order's query value, its name on the sort
- * links and column headers, the order in words for the caption, and its
- * direction.  o[0] is the order without ?sort=. */
+/* browse_sort.c: a list's orders for ?sort=: each order's query value,
+ * its name on the sort links and column headers, the order in words for
+ * the caption, and its direction.  o[0] is the order without ?sort=. */
 struct browse_order {
 	const char *key;          /* ?sort= value, "decode" */
 	const char *label;        /* "Decode" */
@@ -169,9 +146,30 @@ int browse_take_order(struct browse *b, const struct browse_orders *s);
  * "sort_by" {key: the same link} for column headers, dir being
  * "ascending" or "descending" (aria-sort's words).  href(ctx, sort) makes
  * each link, sort being NULL for the default order.  -1 when memory runs
- * out. */
+ * out.  (/outliers, /disputes.) */
 int browse_add_orders(json_t *m, const struct browse_orders *s, int cur,
 		      json_t *(*href)(void *ctx, const char *sort), void *ctx);
+
+/* The board-like lists (/, /m/<slug>, /hw/<slug>): their ?sort= orders,
+ * the figure their rows are ordered by, in this enum's order (taken by
+ * browse_take_order(b, &browse_board_orders)); browse_sort_key(s) is
+ * order s's query value. */
+enum browse_sort { SORT_DECODE, SORT_PREFILL, SORT_TTFT, SORT_DATE, SORT__MAX };
+extern const struct browse_orders browse_board_orders;
+#define browse_sort_key(s) (browse_board_orders.o[(s)].key)
+
+/* The board's "Sort by" links, [{key, label, href, selected, dir}] with
+ * cur selected, dir being aria-sort's word for the order (TTFT ascends,
+ * the rest descend): the links of browse_add_orders() without its
+ * "ascending", for pages whose view model places "sort_by" itself.
+ * href(ctx, sort) makes each link, sort being NULL for the default order.
+ * NULL when memory runs out. */
+json_t *browse_sort_links(enum browse_sort cur, json_t *(*href)(void *ctx, const char *sort), void *ctx);
+
+/* The links of browse_sort_links() keyed by sort value, for the column
+ * headers of a run list (templates/_list_runs.html).  The objects are
+ * shared with sorts.  NULL when memory runs out. */
+json_t *browse_sort_by(json_t *sorts);
 
 /* Steps st, a sorted list's query selecting (sort key, run id) with the
  * cursor at ?4 and ?5 and the limit at ?6, its other parameters bound: binds

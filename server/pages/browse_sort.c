@@ -16,49 +16,14 @@ static const char sql_run_by_id[] = "SELECT " BROWSE_RUN_COLS " FROM runs WHERE 
 
 const char *const browse_sort_sql[] = { sql_run_by_id, NULL };
 
-const char *const browse_sort_keys[SORT__MAX] = { "decode", "prefill", "ttft", "date" };
-const char *const browse_sort_labels[SORT__MAX] = { "Decode", "Prefill", "Time to first token",
-	"Date received" };
-
-int browse_take_sort(struct browse *b)
-{
-	const char *v = http_query(b->r, "sort");
-	int i;
-
-	if (!v || !*v)
-		return SORT_DECODE;
-	for (i = 0; i < SORT__MAX; i++)
-		if (!strcmp(v, browse_sort_keys[i]))
-			return i;
-	return browse_error(b, 400, "The sort= argument must be decode, prefill, ttft or date.");
-}
-
-json_t *browse_sort_links(enum browse_sort cur, json_t *(*href)(void *ctx, const char *sort), void *ctx)
-{
-	json_t *a = json_array();
-	int i;
-
-	for (i = 0; a && i < SORT__MAX; i++)
-		json_array_append_new(a, json_pack("{s:s, s:s, s:o, s:b}", "key", browse_sort_keys[i],
-			"label", browse_sort_labels[i], "href", href(ctx, i ? browse_sort_keys[i] : NULL),
-			"selected", (int)cur == i));
-	return a;
-}
-
-json_t *browse_sort_by(json_t *sorts)
-{
-	json_t *by = json_object(), *l;
-	const char *k;
-	size_t i;
-
-	json_array_foreach(sorts, i, l) {
-		if (!by || !(k = json_string_value(json_object_get(l, "key"))))
-			break;
-		json_object_set_new(l, "dir", json_string(strcmp(k, "ttft") ? "descending" : "ascending"));
-		json_object_set(by, k, l);
-	}
-	return by;
-}
+/* The board's orders, in enum browse_sort's order. */
+static const struct browse_order board_order[SORT__MAX] = {
+	{ "decode", "Decode", "fastest first", 0 },
+	{ "prefill", "Prefill", "fastest prefill first", 0 },
+	{ "ttft", "Time to first token", "quickest first token first", 1 },
+	{ "date", "Date received", "newest first", 0 },
+};
+const struct browse_orders browse_board_orders = { board_order, SORT__MAX };
 
 int browse_take_order(struct browse *b, const struct browse_orders *s)
 {
@@ -78,6 +43,46 @@ int browse_take_order(struct browse *b, const struct browse_orders *s)
 	return -1;
 }
 
+/* Order i of s as a "Sort by" link, {key, label, href, selected, dir}, cur
+ * being the page's order; NULL when memory runs out. */
+static json_t *order_link(const struct browse_orders *s, int i, int cur,
+			  json_t *(*href)(void *ctx, const char *sort), void *ctx)
+{
+	json_t *l = json_pack("{s:s, s:s, s:o*, s:b, s:s}", "key", s->o[i].key, "label", s->o[i].label,
+			      "href", href(ctx, i ? s->o[i].key : NULL), "selected", i == cur,
+			      "dir", s->o[i].ascending ? "ascending" : "descending");
+
+	if (l && !json_object_get(l, "href")) {
+		json_decref(l);
+		l = NULL;
+	}
+	return l;
+}
+
+json_t *browse_sort_links(enum browse_sort cur, json_t *(*href)(void *ctx, const char *sort), void *ctx)
+{
+	json_t *a = json_array();
+	int i;
+
+	for (i = 0; a && i < SORT__MAX; i++)
+		json_array_append_new(a, order_link(&browse_board_orders, i, (int)cur, href, ctx));
+	return a;
+}
+
+json_t *browse_sort_by(json_t *sorts)
+{
+	json_t *by = json_object(), *l;
+	const char *k;
+	size_t i;
+
+	json_array_foreach(sorts, i, l) {
+		if (!by || !(k = json_string_value(json_object_get(l, "key"))))
+			break;
+		json_object_set(by, k, l);
+	}
+	return by;
+}
+
 int browse_add_orders(json_t *m, const struct browse_orders *s, int cur,
 		      json_t *(*href)(void *ctx, const char *sort), void *ctx)
 {
@@ -85,12 +90,9 @@ int browse_add_orders(json_t *m, const struct browse_orders *s, int cur,
 	int i, bad = !a || !by;
 
 	for (i = 0; !bad && i < s->n; i++) {
-		l = json_pack("{s:s, s:s, s:o*, s:b, s:s, s:b}", "key", s->o[i].key, "label", s->o[i].label,
-			      "href", href(ctx, i ? s->o[i].key : NULL), "selected", i == cur,
-			      "dir", s->o[i].ascending ? "ascending" : "descending",
-			      "ascending", s->o[i].ascending);
-		if (!l || !json_object_get(l, "href") || json_object_set(by, s->o[i].key, l) ||
-		    json_array_append(a, l))
+		l = order_link(s, i, cur, href, ctx);
+		if (!l || json_object_set_new(l, "ascending", json_boolean(s->o[i].ascending)) ||
+		    json_object_set(by, s->o[i].key, l) || json_array_append(a, l))
 			bad = 1;
 		json_decref(l);
 	}

@@ -56,10 +56,6 @@ static const char sql_sorted_up[3][4][400] = {
 	SORT_SET("sort_date", ">=", "", " LIMIT 1 OFFSET ?6"),
 };
 
-/* ?sort=: the board's order. */
-static const char *const sort_texts[] = { "fastest first", "fastest prefill first",
-	"quickest first token first", "newest first" };
-
 /* Paging backwards by the same keys: from the cursor (inclusive) up, the
  * row ?6 places above it, which is where the previous page starts after.
  * The same indexes, read the other way. */
@@ -174,7 +170,7 @@ static json_t *board_json(struct browse *b, enum browse_sort sort)
 				   : sql_sorted[sort - 1][f]);
 	sqlite3_stmt *up = db_stmt(b->c, sort == SORT_DECODE ? sqls[1][b->hw != NULL][b->backend != NULL]
 				   : sql_sorted_up[sort - 1][f]);
-	struct board_ctx k = { b, sort == SORT_DECODE ? NULL : browse_sort_keys[sort] };
+	struct board_ctx k = { b, sort == SORT_DECODE ? NULL : browse_sort_key(sort) };
 	char total_text[32];
 	json_t *o;
 	long total;
@@ -301,7 +297,7 @@ static json_t *recent_json(struct browse *b)
 static json_t *home_model(struct browse *b)
 {
 	json_t *m = NULL, *board, *recent, *suites;
-	int demo, sort = browse_take_sort(b);
+	int demo, sort = browse_take_order(b, &browse_board_orders);
 
 	if (sort < 0)
 		return NULL;
@@ -317,9 +313,9 @@ static json_t *home_model(struct browse *b)
 		"board", board, "recent", recent,
 		"clear_href", browse_link(b, "/", NULL, NULL));
 	if (m) {
-		json_object_set_new(m, "sort", json_string(browse_sort_keys[sort]));
-		json_object_set_new(m, "sort_text", json_string(sort_texts[sort]));
-		json_object_set_new(m, "sort_param", sort ? json_string(browse_sort_keys[sort]) : json_null());
+		json_object_set_new(m, "sort", json_string(browse_sort_key(sort)));
+		json_object_set_new(m, "sort_text", json_string(browse_board_orders.o[sort].text));
+		json_object_set_new(m, "sort_param", sort ? json_string(browse_sort_key(sort)) : json_null());
 		json_object_set_new(m, "sorts", browse_sort_links((enum browse_sort)sort, board_sort_href, b));
 		if (board)   /* the board's headers only, not the recent runs' */
 			json_object_set_new(board, "sort_by", browse_sort_by(json_object_get(m, "sorts")));

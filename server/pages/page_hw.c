@@ -324,7 +324,7 @@ static json_t *sorted_link(void *ctx, const char *cur)
 	struct hpage *p = ctx;
 
 	return browse_link(&p->b, "/hw/", p->slug, "model", p->b.model,
-			   "sort", browse_sort_keys[p->sort], "after", cur, NULL);
+			   "sort", browse_sort_key(p->sort), "after", cur, NULL);
 }
 
 /* With a sort other than decode: one page of the best run per model and
@@ -370,13 +370,13 @@ static json_t *hw_model(struct hpage *p, struct req *r)
 		browse_error(&p->b, 404, "Hardware pages are named by slug: lowercase letters and digits joined by single hyphens, like /hw/m3-ultra.");
 		return NULL;
 	}
-	if ((sort = browse_take_sort(&p->b)) < 0)
+	if ((sort = browse_take_order(&p->b, &browse_board_orders)) < 0)
 		return NULL;
 	p->sort = (enum browse_sort)sort;
 	p->m = json_pack("{s:s, s:s, s:n, s:n, s:s, s:b, s:o}", "suite_version", p->b.suite,
-			 "slug", p->slug, "model", "list", "sort", browse_sort_keys[p->sort],
+			 "slug", p->slug, "model", "list", "sort", browse_sort_key(p->sort),
 			 "sorted_groups", p->sort != SORT_DECODE,
-			 "sort_param", p->sort ? json_string(browse_sort_keys[p->sort]) : json_null());
+			 "sort_param", p->sort ? json_string(browse_sort_key(p->sort)) : json_null());
 	if (!p->m || load_name(p) < 0 ||
 	    (p->sort != SORT_DECODE ? load_sorted(p) :
 	     p->b.model ? load_model_list(p) : load_sections(p)) < 0)

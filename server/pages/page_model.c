@@ -272,7 +272,7 @@ static json_t *sorted_link(void *ctx, const char *cur)
 	struct mpage *p = ctx;
 
 	return browse_link(&p->b, "/m/", p->slug, "digest", p->digest, "hw", p->b.hw,
-			   "backend", p->b.backend, "sort", browse_sort_keys[p->sort], "after", cur, NULL);
+			   "backend", p->b.backend, "sort", browse_sort_key(p->sort), "after", cur, NULL);
 }
 
 /* One page of the shown digest's best run per hardware and backend within
@@ -379,11 +379,11 @@ static json_t *model_model(struct mpage *p, struct req *r)
 		browse_error(&p->b, 404, "Model pages are named by slug: lowercase letters and digits joined by single hyphens, like /m/qwen2-5-7b-instruct.");
 		return NULL;
 	}
-	if ((sort = browse_take_sort(&p->b)) < 0)
+	if ((sort = browse_take_order(&p->b, &browse_board_orders)) < 0)
 		return NULL;
 	p->sort = (enum browse_sort)sort;
 	p->m = json_pack("{s:s, s:s, s:s, s:b}", "suite_version", p->b.suite, "slug", p->slug,
-			 "sort", browse_sort_keys[p->sort], "sorted_groups", p->sort != SORT_DECODE);
+			 "sort", browse_sort_key(p->sort), "sorted_groups", p->sort != SORT_DECODE);
 	if (!p->m || load_name(p) < 0 || model_load_digests(p) < 0 || load_digest_parts(p) < 0)
 		goto fail;
 	json_object_set_new(p->m, "title", browse_title(json_string_value(
@@ -397,7 +397,7 @@ static json_t *model_model(struct mpage *p, struct req *r)
 	json_object_set_new(p->m, "efficiency", efficiency(r, p));
 	json_object_set_new(p->m, "sorts", browse_sort_links(p->sort, model_sort_href, p));
 	json_object_set_new(p->m, "sort_by", browse_sort_by(json_object_get(p->m, "sorts")));
-	json_object_set_new(p->m, "sort_param", p->sort ? json_string(browse_sort_keys[p->sort]) : json_null());
+	json_object_set_new(p->m, "sort_param", p->sort ? json_string(browse_sort_key(p->sort)) : json_null());
 	return p->m;
 fail:
 	json_decref(p->m);

@@ -44,7 +44,7 @@ static json_t *col_text(sqlite3_stmt *st, int i)
 /* The page's ?sort= for links that keep it: NULL for the default. */
 static const char *sort_param(const struct mpage *p)
 {
-	return p->sort == SORT_DECODE ? NULL : browse_sort_keys[p->sort];
+	return p->sort == SORT_DECODE ? NULL : browse_sort_key(p->sort);
 }
 
 /* The digest item of st's row of sql_digests: digest, digest_short, runs,
