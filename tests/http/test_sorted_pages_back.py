@@ -8,6 +8,7 @@ from html import unescape
 import pytest
 
 from conftest import make_payload
+from test_openapi import check as check_spec
 from test_pages import (board, next_href, only_table, page, payload, prev_href,  # noqa: F401
                         seen, upload_all)
 
@@ -28,15 +29,16 @@ def json_twin(path):
     return base + ("?" + query if query else "")
 
 
-def walk(server, seen, start, table, runs_of):
+def walk(server, seen, start, table, runs_of, template):
     """Next from start to the last page, then Previous back to page one.
-    Checks each page's JSON twin against its HTML; returns the pages' ids
-    forwards and backwards."""
+    Checks each page's JSON twin against its HTML and against openapi.json's
+    description of template; returns the pages' ids forwards and backwards."""
     def visit(path):
         text = page(server, path, seen)
         got = [r["id"] for r in table(text)]
         j = server.get(json_twin(path))
         assert j.status_code == 200, j.text
+        check_spec(j, "GET", template)
         lst = runs_of(j.json())
         assert [r["id"] for r in lst["runs"]] == got, path
         prev = prev_href(text)
@@ -75,7 +77,8 @@ def check(forward, backward, want, size):
 def test_home_sorted_pages_back(server, seen, sort):
     ids = upload_all(server, [tied(i, payload("Model %03d" % i, backend="mlx"))
                               for i in range(123)])
-    fwd, back = walk(server, seen, "/?backend=mlx&sort=" + sort, board, lambda j: j["board"])
+    fwd, back = walk(server, seen, "/?backend=mlx&sort=" + sort, board, lambda j: j["board"],
+                     "/index.json")
     check(fwd, back, ids, 50)
 
 
@@ -83,7 +86,8 @@ def test_home_sorted_pages_back(server, seen, sort):
 def test_model_sorted_pages_back(server, seen, sort):
     ids = upload_all(server, [tied(i, payload("Many", accel="Accel %02d" % i))
                               for i in range(47)])
-    fwd, back = walk(server, seen, "/m/many?sort=" + sort, only_table, lambda j: j["list"])
+    fwd, back = walk(server, seen, "/m/many?sort=" + sort, only_table, lambda j: j["list"],
+                     "/m/{slug}.json")
     check(fwd, back, ids, 20)
 
 
@@ -91,5 +95,6 @@ def test_model_sorted_pages_back(server, seen, sort):
 def test_hw_sorted_pages_back(server, seen, sort):
     ids = upload_all(server, [tied(i, payload("Model %02d" % i, accel="M3 Ultra"))
                               for i in range(47)])
-    fwd, back = walk(server, seen, "/hw/m3-ultra?sort=" + sort, only_table, lambda j: j["list"])
+    fwd, back = walk(server, seen, "/hw/m3-ultra?sort=" + sort, only_table,
+                     lambda j: j["list"], "/hw/{slug}.json")
     check(fwd, back, ids, 20)
