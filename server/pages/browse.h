@@ -83,7 +83,7 @@ enum MHD_Result browse_fail(struct browse *b);
 /* Answers with the view model m (consumed): the JSON itself, the page
  * rendered from template name, or (b->csv, the .csv twin) the table of
  * page name as CSV: one record per row the page lists, with a header
- * record (see browse_csv_tables in browse.c).  Each with an ETag (304 on
+ * record (see browse_csv_tables in twins.c).  Each with an ETag (304 on
  * If-None-Match) and Cache-Control CC_PAGE. */
 enum MHD_Result browse_send(struct browse *b, const char *name, json_t *m);
 
@@ -121,32 +121,9 @@ json_t *browse_list(const struct browse *b, sqlite3_stmt *st, int limit,
 		    const char *prefix, const char *segment, ...)
 	__attribute__((sentinel));
 
-/* ?sort= of the board-like lists (/, /m/<slug>, /hw/<slug>): the figure
- * their rows are ordered by.  browse_sort_keys[s] is its query value,
- * browse_sort_labels[s] its label. */
-enum browse_sort { SORT_DECODE, SORT_PREFILL, SORT_TTFT, SORT_DATE, SORT__MAX };
-extern const char *const browse_sort_keys[SORT__MAX];
-extern const char *const browse_sort_labels[SORT__MAX];
-
-/* The links of browse_sort_links() keyed by sort value, for the column
- * headers of a run list (templates/_list_runs.html), each given "dir",
- * aria-sort's word for its order (TTFT ascends, the rest descend).  The
- * objects are shared with sorts.  NULL when memory runs out. */
-json_t *browse_sort_by(json_t *sorts);
-
-/* The sort= argument of b's request: SORT_DECODE when absent, -1 with a
- * 400 prepared in b when it names no sort. */
-int browse_take_sort(struct browse *b);
-
-/* The "Sort by" links, [{key, label, href, selected}] with cur selected;
- * href(ctx, sort) makes each link, sort being NULL for the default order.
- * NULL when memory runs out. */
-json_t *browse_sort_links(enum browse_sort cur, json_t *(*href)(void *ctx, const char *sort), void *ctx);
-
-/* A list's own orders for ?sort=, where they are not the board's four
- * (/outliers, /disputes): each order's query value, its name on the sort
- * links and column headers, the order in words for the caption, and its
- * direction.  o[0] is the order without ?sort=. */
+/* browse_sort.c: a list's orders for ?sort=: each order's query value,
+ * its name on the sort links and column headers, the order in words for
+ * the caption, and its direction.  o[0] is the order without ?sort=. */
 struct browse_order {
 	const char *key;          /* ?sort= value, "decode" */
 	const char *label;        /* "Decode" */
@@ -169,9 +146,30 @@ int browse_take_order(struct browse *b, const struct browse_orders *s);
  * "sort_by" {key: the same link} for column headers, dir being
  * "ascending" or "descending" (aria-sort's words).  href(ctx, sort) makes
  * each link, sort being NULL for the default order.  -1 when memory runs
- * out. */
+ * out.  (/outliers, /disputes.) */
 int browse_add_orders(json_t *m, const struct browse_orders *s, int cur,
 		      json_t *(*href)(void *ctx, const char *sort), void *ctx);
+
+/* The board-like lists (/, /m/<slug>, /hw/<slug>): their ?sort= orders,
+ * the figure their rows are ordered by, in this enum's order (taken by
+ * browse_take_order(b, &browse_board_orders)); browse_sort_key(s) is
+ * order s's query value. */
+enum browse_sort { SORT_DECODE, SORT_PREFILL, SORT_TTFT, SORT_DATE, SORT__MAX };
+extern const struct browse_orders browse_board_orders;
+#define browse_sort_key(s) (browse_board_orders.o[(s)].key)
+
+/* The board's "Sort by" links, [{key, label, href, selected, dir}] with
+ * cur selected, dir being aria-sort's word for the order (TTFT ascends,
+ * the rest descend): the links of browse_add_orders() without its
+ * "ascending", for pages whose view model places "sort_by" itself.
+ * href(ctx, sort) makes each link, sort being NULL for the default order.
+ * NULL when memory runs out. */
+json_t *browse_sort_links(enum browse_sort cur, json_t *(*href)(void *ctx, const char *sort), void *ctx);
+
+/* The links of browse_sort_links() keyed by sort value, for the column
+ * headers of a run list (templates/_list_runs.html).  The objects are
+ * shared with sorts.  NULL when memory runs out. */
+json_t *browse_sort_by(json_t *sorts);
 
 /* Steps st, a sorted list's query selecting (sort key, run id) with the
  * cursor at ?4 and ?5 and the limit at ?6, its other parameters bound: binds
@@ -186,16 +184,26 @@ int browse_sorted_ids(struct browse *b, sqlite3_stmt *st, enum browse_sort sort,
 #define BROWSE_SORTED_MAX 50
 
 /* One page of a sorted list (/, /m/<slug>, /hw/<slug> with ?sort=), as
- * browse_list()'s object {runs, count, next, first, paged}: st is the
- * list's statement as browse_sorted_ids() takes it (or NULL when it could
- * not be prepared), every parameter but the cursor and limit bound; each
- * id it gives becomes browse_run()'s item (one primary-key seek).
+ * browse_list()'s object {runs, count, next, first, paged}, with "prev"
+ * when this page came from a cursor: st is the list's statement as
+ * browse_sorted_ids() takes it (or NULL when it could not be prepared),
+ * up the same list read the other way as browse_up_cursor() takes it,
+ * every parameter of both but the cursor and limit bound; each id st
+ * gives becomes browse_run()'s item (one primary-key seek).
  * link(ctx, cursor) makes the page's links: after cursor ("<key>:<id>",
- * for next) or, with NULL, page one (first, when this page came from a
- * cursor).  limit is at most BROWSE_SORTED_MAX.  Returns a new object, or
- * NULL with a 503 set in b. */
-json_t *browse_sorted_page(struct browse *b, sqlite3_stmt *st, enum browse_sort sort, int limit,
-			   json_t *(*link)(void *ctx, const char *cursor), void *ctx);
+ * for next and prev) or, with NULL, page one (first, and prev when fewer
+ * than limit rows are above).  limit is at most BROWSE_SORTED_MAX.
+ * Returns a new object, or NULL with a 503 set in b. */
+json_t *browse_sorted_page(struct browse *b, sqlite3_stmt *st, sqlite3_stmt *up, enum browse_sort sort,
+			   int limit, json_t *(*link)(void *ctx, const char *cursor), void *ctx);
+
+/* The cursor of the page before b's: up is a list read backwards from the
+ * cursor, inclusive ("(key, id) >= (?4, ?5)" in the reverse order, "LIMIT 1
+ * OFFSET ?6"), selecting (key, run id), its other parameters bound.  Binds
+ * b's cursor and limit, steps, and writes the row limit places above the
+ * cursor as "<key>:<id>" to cur (size >= 48): 1 with it, 0 when there is
+ * none (the page before is page one), -1 on a database error.  Resets up. */
+int browse_up_cursor(const struct browse *b, sqlite3_stmt *up, int limit, char *cur, size_t n);
 
 /* A site-relative link: prefix ("/m/"), then segment URL-escaped (NULL:
  * none) and ".json" when b answers with JSON, then the key/value pairs
@@ -240,8 +248,10 @@ int browse_has_demo(const struct browse *b);
  * scans a table (runs, or the digest_counts summary of migration 0004) or
  * sorts. */
 extern const char *const browse_sql[];
+extern const char *const browse_sort_sql[];   /* browse_sort.c */
 extern const char *const page_home_sql[];
 extern const char *const page_model_sql[];
+extern const char *const page_model_digests_sql[];   /* page_model_digests.c */
 extern const char *const page_hw_sql[];
 extern const char *const page_fit_sql[];     /* page_fit.c */
 /* /search (page_search.c), /models and /hardware (page_index.c). */

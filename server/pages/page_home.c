@@ -36,22 +36,25 @@ static const char sql_board_hw_be[] =
  * board_sort (migration 0012), by the index for that sort and filters.
  * Each selects the sort key and the run id; TTFT ascends, the rest
  * descend. */
-#define SORTED(col, where, cmp, dir) \
+#define SORTED(col, where, cmp, dir, lim) \
 	"SELECT " col ", best_id FROM board_sort WHERE suite_version = ?1" where \
-	" AND (" col ", best_id) " cmp " (?4, ?5) ORDER BY " col dir ", best_id" dir " LIMIT ?6"
-#define SORT_SET(col, cmp, dir) { \
-	SORTED(col, "", cmp, dir), SORTED(col, " AND backend_name = ?3", cmp, dir), \
-	SORTED(col, " AND hw_slug = ?2", cmp, dir), \
-	SORTED(col, " AND hw_slug = ?2 AND backend_name = ?3", cmp, dir) }
+	" AND (" col ", best_id) " cmp " (?4, ?5) ORDER BY " col dir ", best_id" dir lim
+#define SORT_SET(col, cmp, dir, lim) { \
+	SORTED(col, "", cmp, dir, lim), SORTED(col, " AND backend_name = ?3", cmp, dir, lim), \
+	SORTED(col, " AND hw_slug = ?2", cmp, dir, lim), \
+	SORTED(col, " AND hw_slug = ?2 AND backend_name = ?3", cmp, dir, lim) }
 static const char sql_sorted[3][4][400] = {
-	SORT_SET("sort_prefill", "<", " DESC"),
-	SORT_SET("sort_ttft", ">", ""),
-	SORT_SET("sort_date", "<", " DESC"),
+	SORT_SET("sort_prefill", "<", " DESC", " LIMIT ?6"),
+	SORT_SET("sort_ttft", ">", "", " LIMIT ?6"),
+	SORT_SET("sort_date", "<", " DESC", " LIMIT ?6"),
 };
-
-/* ?sort=: the board's order. */
-static const char *const sort_texts[] = { "fastest first", "fastest prefill first",
-	"quickest first token first", "newest first" };
+/* Each read the other way from the cursor (inclusive) for the Previous
+ * link: the row ?6 places above it (browse_up_cursor). */
+static const char sql_sorted_up[3][4][400] = {
+	SORT_SET("sort_prefill", ">=", "", " LIMIT 1 OFFSET ?6"),
+	SORT_SET("sort_ttft", "<=", " DESC", " LIMIT 1 OFFSET ?6"),
+	SORT_SET("sort_date", ">=", "", " LIMIT 1 OFFSET ?6"),
+};
 
 /* Paging backwards by the same keys: from the cursor (inclusive) up, the
  * row ?6 places above it, which is where the previous page starts after.
@@ -94,6 +97,9 @@ const char *const page_home_sql[] = {
 	sql_sorted[0][0], sql_sorted[0][1], sql_sorted[0][2], sql_sorted[0][3],
 	sql_sorted[1][0], sql_sorted[1][1], sql_sorted[1][2], sql_sorted[1][3],
 	sql_sorted[2][0], sql_sorted[2][1], sql_sorted[2][2], sql_sorted[2][3],
+	sql_sorted_up[0][0], sql_sorted_up[0][1], sql_sorted_up[0][2], sql_sorted_up[0][3],
+	sql_sorted_up[1][0], sql_sorted_up[1][1], sql_sorted_up[1][2], sql_sorted_up[1][3],
+	sql_sorted_up[2][0], sql_sorted_up[2][1], sql_sorted_up[2][2], sql_sorted_up[2][3],
 	sql_up, sql_up_hw, sql_up_be, sql_up_hw_be,
 	sql_count, sql_count_hw, sql_count_be, sql_count_hw_be,
 	sql_hw_next, sql_be_next, sql_recent, sql_hw_name, NULL
@@ -137,34 +143,6 @@ static json_t *board_sort_href(void *ctx, const char *sort)
 	return browse_link(b, "/", NULL, "backend", b->backend, "hw", b->hw, "sort", sort, NULL);
 }
 
-/* The link to the page before the cursor's: its own cursor is the row
- * BOARD_PAGE places above the current one; none that far up means the
- * first page.  NULL on a database error. */
-static json_t *board_prev(struct browse *b)
-{
-	static const char *const sqls[2][2] = {
-		{ sql_up, sql_up_be }, { sql_up_hw, sql_up_hw_be }
-	};
-	sqlite3_stmt *st = db_stmt(b->c, sqls[b->hw != NULL][b->backend != NULL]);
-	char cur[80];
-	int rc;
-
-	if (!st)
-		return NULL;
-	bind_filters(b, st);
-	browse_bind_after(b, st, 4);
-	sqlite3_bind_int(st, 6, BOARD_PAGE);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		browse_cursor(cur, sizeof cur, sqlite3_column_double(st, 0),
-			      (const char *)sqlite3_column_text(st, 1));
-	sqlite3_reset(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return NULL;
-	return browse_link(b, "/", NULL, "backend", b->backend, "hw", b->hw,
-			   "after", rc == SQLITE_ROW ? cur : NULL, NULL);
-}
-
 /* The board's link after cursor cur (NULL: page one), in the order of
  * its sort, keeping the filters. */
 struct board_ctx { struct browse *b; const char *sort; };
@@ -183,39 +161,38 @@ static json_t *board_link(void *ctx, const char *cur)
  * the last row's sort figure and run id.  NULL with b's failure set. */
 static json_t *board_json(struct browse *b, enum browse_sort sort)
 {
-	static const char *const sqls[2][2] = {
-		{ sql_board, sql_board_be }, { sql_board_hw, sql_board_hw_be }
+	static const char *const sqls[2][2][2] = {
+		{ { sql_board, sql_board_be }, { sql_board_hw, sql_board_hw_be } },
+		{ { sql_up, sql_up_be }, { sql_up_hw, sql_up_hw_be } },
 	};
-	sqlite3_stmt *st = db_stmt(b->c, sort == SORT_DECODE ? sqls[b->hw != NULL][b->backend != NULL]
-				   : sql_sorted[sort - 1][(b->hw != NULL) * 2 + (b->backend != NULL)]);
-	struct board_ctx k = { b, sort == SORT_DECODE ? NULL : browse_sort_keys[sort] };
+	int f = (b->hw != NULL) * 2 + (b->backend != NULL);
+	sqlite3_stmt *st = db_stmt(b->c, sort == SORT_DECODE ? sqls[0][b->hw != NULL][b->backend != NULL]
+				   : sql_sorted[sort - 1][f]);
+	sqlite3_stmt *up = db_stmt(b->c, sort == SORT_DECODE ? sqls[1][b->hw != NULL][b->backend != NULL]
+				   : sql_sorted_up[sort - 1][f]);
+	struct board_ctx k = { b, sort == SORT_DECODE ? NULL : browse_sort_key(sort) };
 	char total_text[32];
-	json_t *o, *prev;
+	json_t *o;
 	long total;
 
 	if (st)
 		bind_filters(b, st);
-	if (!(o = browse_sorted_page(b, st, sort, BOARD_PAGE, board_link, &k)))
+	if (up)
+		bind_filters(b, up);
+	if (!(o = browse_sorted_page(b, st, up, sort, BOARD_PAGE, board_link, &k)))
 		return NULL;
-	if ((total = board_count(b)) < 0)
-		goto fail;
+	if ((total = board_count(b)) < 0) {
+		json_decref(o);
+		browse_error(b, 503, MSG_DB_DOWN);
+		return NULL;
+	}
 	if (total > COUNT_CAP)
 		snprintf(total_text, sizeof total_text, "More than %d", COUNT_CAP);
 	else
 		snprintf(total_text, sizeof total_text, "%ld", total);
 	json_object_set_new(o, "total", json_integer((json_int_t)total));
 	json_object_set_new(o, "total_text", json_string(total_text));
-	if (b->has_after) {
-		/* Paging back is by the decode order's keys only. */
-		if (!(prev = sort == SORT_DECODE ? board_prev(b) : json_null()))
-			goto fail;
-		json_object_set_new(o, "prev", prev);
-	}
 	return o;
-fail:
-	json_decref(o);
-	browse_error(b, 503, MSG_DB_DOWN);
-	return NULL;
 }
 
 /* The name people know hardware slug hw by (its best run's accelerator). */
@@ -320,7 +297,7 @@ static json_t *recent_json(struct browse *b)
 static json_t *home_model(struct browse *b)
 {
 	json_t *m = NULL, *board, *recent, *suites;
-	int demo, sort = browse_take_sort(b);
+	int demo, sort = browse_take_order(b, &browse_board_orders);
 
 	if (sort < 0)
 		return NULL;
@@ -336,9 +313,9 @@ static json_t *home_model(struct browse *b)
 		"board", board, "recent", recent,
 		"clear_href", browse_link(b, "/", NULL, NULL));
 	if (m) {
-		json_object_set_new(m, "sort", json_string(browse_sort_keys[sort]));
-		json_object_set_new(m, "sort_text", json_string(sort_texts[sort]));
-		json_object_set_new(m, "sort_param", sort ? json_string(browse_sort_keys[sort]) : json_null());
+		json_object_set_new(m, "sort", json_string(browse_sort_key(sort)));
+		json_object_set_new(m, "sort_text", json_string(browse_board_orders.o[sort].text));
+		json_object_set_new(m, "sort_param", sort ? json_string(browse_sort_key(sort)) : json_null());
 		json_object_set_new(m, "sorts", browse_sort_links((enum browse_sort)sort, board_sort_href, b));
 		if (board)   /* the board's headers only, not the recent runs' */
 			json_object_set_new(board, "sort_by", browse_sort_by(json_object_get(m, "sorts")));

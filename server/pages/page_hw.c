@@ -54,20 +54,29 @@ static const char sql_up[] =
  * board_sort_model_<sort>, which reads only that model's summary rows.
  * Each selects the sort key and the run id; TTFT ascends, the rest
  * descend. */
-#define SORTED(col, where, cmp, dir) \
+#define SORTED(col, where, cmp, dir, lim) \
 	"SELECT " col ", best_id FROM board_sort WHERE suite_version = ?1 AND hw_slug = ?2" where \
-	" AND (" col ", best_id) " cmp " (?4, ?5) ORDER BY " col dir ", best_id" dir " LIMIT ?6"
-#define SORT_SET(col, cmp, dir) { SORTED(col, "", cmp, dir), \
-	SORTED(col, " AND model_slug = ?3", cmp, dir) }
+	" AND (" col ", best_id) " cmp " (?4, ?5) ORDER BY " col dir ", best_id" dir lim
+#define SORT_SET(col, cmp, dir, lim) { SORTED(col, "", cmp, dir, lim), \
+	SORTED(col, " AND model_slug = ?3", cmp, dir, lim) }
 static const char sql_sorted[3][2][300] = {
-	SORT_SET("sort_prefill", "<", " DESC"),
-	SORT_SET("sort_ttft", ">", ""),
-	SORT_SET("sort_date", "<", " DESC"),
+	SORT_SET("sort_prefill", "<", " DESC", " LIMIT ?6"),
+	SORT_SET("sort_ttft", ">", "", " LIMIT ?6"),
+	SORT_SET("sort_date", "<", " DESC", " LIMIT ?6"),
+};
+/* Each read the other way from the cursor (inclusive) for the Previous
+ * link: the row ?6 places above it (browse_up_cursor). */
+static const char sql_sorted_up[3][2][300] = {
+	SORT_SET("sort_prefill", ">=", "", " LIMIT 1 OFFSET ?6"),
+	SORT_SET("sort_ttft", "<=", " DESC", " LIMIT 1 OFFSET ?6"),
+	SORT_SET("sort_date", ">=", "", " LIMIT 1 OFFSET ?6"),
 };
 const char *const page_hw_sql[] = {
 	sql_name, sql_sections, sql_count, sql_model_name, sql_list, sql_up,
 	sql_sorted[0][0], sql_sorted[0][1], sql_sorted[1][0], sql_sorted[1][1],
-	sql_sorted[2][0], sql_sorted[2][1], NULL
+	sql_sorted[2][0], sql_sorted[2][1],
+	sql_sorted_up[0][0], sql_sorted_up[0][1], sql_sorted_up[1][0], sql_sorted_up[1][1],
+	sql_sorted_up[2][0], sql_sorted_up[2][1], NULL
 };
 
 /* ?sort=: the page's order. */
@@ -274,17 +283,10 @@ static int add_prev(struct hpage *p, const char *model, json_t *list)
 	db_bind_text(st, 1, p->b.suite);
 	db_bind_text(st, 2, p->slug);
 	db_bind_text(st, 3, model);
-	browse_bind_after(&p->b, st, 4);
-	sqlite3_bind_int(st, 6, BROWSE_PAGE);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		browse_cursor(cur, sizeof cur, sqlite3_column_double(st, 0),
-			      (const char *)sqlite3_column_text(st, 1));
-	sqlite3_reset(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+	if ((rc = browse_up_cursor(&p->b, st, BROWSE_PAGE, cur, sizeof cur)) < 0)
 		return -1;
 	json_object_set_new(list, "prev", browse_link(&p->b, "/hw/", p->slug, "model", model,
-		"after", rc == SQLITE_ROW ? cur : NULL, NULL));
+		"after", rc ? cur : NULL, NULL));
 	return 0;
 }
 
@@ -322,7 +324,7 @@ static json_t *sorted_link(void *ctx, const char *cur)
 	struct hpage *p = ctx;
 
 	return browse_link(&p->b, "/hw/", p->slug, "model", p->b.model,
-			   "sort", browse_sort_keys[p->sort], "after", cur, NULL);
+			   "sort", browse_sort_key(p->sort), "after", cur, NULL);
 }
 
 /* With a sort other than decode: one page of the best run per model and
@@ -330,19 +332,23 @@ static json_t *sorted_link(void *ctx, const char *cur)
  * (browse_sorted_page). */
 static int load_sorted(struct hpage *p)
 {
-	sqlite3_stmt *st = db_stmt(p->b.c, sql_sorted[p->sort - 1][p->b.model != NULL]);
+	sqlite3_stmt *st[2] = { db_stmt(p->b.c, sql_sorted[p->sort - 1][p->b.model != NULL]),
+				db_stmt(p->b.c, sql_sorted_up[p->sort - 1][p->b.model != NULL]) };
 	json_t *list, *model = NULL;
+	int i;
 
 	if (p->b.model && !(model = model_block(p, p->b.model)))
 		return browse_error(&p->b, 404, "There are no runs of model %s on %s in %s; leave out ?model= to see every model on this hardware.",
 				    p->b.model, p->slug, p->b.suite);
-	if (st) {
-		db_bind_text(st, 1, p->b.suite);
-		db_bind_text(st, 2, p->slug);
+	for (i = 0; i < 2; i++) {
+		if (!st[i])
+			continue;
+		db_bind_text(st[i], 1, p->b.suite);
+		db_bind_text(st[i], 2, p->slug);
 		if (p->b.model)
-			db_bind_text(st, 3, p->b.model);
+			db_bind_text(st[i], 3, p->b.model);
 	}
-	if (!(list = browse_sorted_page(&p->b, st, p->sort, BROWSE_PAGE, sorted_link, p))) {
+	if (!(list = browse_sorted_page(&p->b, st[0], st[1], p->sort, BROWSE_PAGE, sorted_link, p))) {
 		json_decref(model);
 		return -1;
 	}
@@ -364,13 +370,13 @@ static json_t *hw_model(struct hpage *p, struct req *r)
 		browse_error(&p->b, 404, "Hardware pages are named by slug: lowercase letters and digits joined by single hyphens, like /hw/m3-ultra.");
 		return NULL;
 	}
-	if ((sort = browse_take_sort(&p->b)) < 0)
+	if ((sort = browse_take_order(&p->b, &browse_board_orders)) < 0)
 		return NULL;
 	p->sort = (enum browse_sort)sort;
 	p->m = json_pack("{s:s, s:s, s:n, s:n, s:s, s:b, s:o}", "suite_version", p->b.suite,
-			 "slug", p->slug, "model", "list", "sort", browse_sort_keys[p->sort],
+			 "slug", p->slug, "model", "list", "sort", browse_sort_key(p->sort),
 			 "sorted_groups", p->sort != SORT_DECODE,
-			 "sort_param", p->sort ? json_string(browse_sort_keys[p->sort]) : json_null());
+			 "sort_param", p->sort ? json_string(browse_sort_key(p->sort)) : json_null());
 	if (!p->m || load_name(p) < 0 ||
 	    (p->sort != SORT_DECODE ? load_sorted(p) :
 	     p->b.model ? load_model_list(p) : load_sections(p)) < 0)

@@ -10,6 +10,7 @@
 #include "app.h"
 #include "render/barchart.h"
 #include "pages/browse.h"
+#include "pages/page_model.h"
 #include "ingest/validate.h"
 #include "util/buf.h"
 #include "store/ceiling.h"
@@ -35,23 +36,6 @@ static const char sql_name[] =
 	"(SELECT best_id FROM digest_counts WHERE suite_version = ?1 AND model_slug = ?2 "
 	"ORDER BY runs DESC, best_decode DESC, model_digest DESC LIMIT 1), "
 	"(SELECT id FROM runs WHERE suite_version = ?1 AND model_slug = ?2 AND status <> 'ok' LIMIT 1))";
-/* Digests listed per page. */
-#define DIGESTS_PAGE 50
-
-/* The model's digests with their counted runs and best run, from the
- * summary that migration 0004 keeps in step with runs, a page at a time in
- * list order (most runs, then the faster best, then the digest, each
- * descending) after the cursor ?3..?5, by index digest_counts_order of
- * migration 0007: one seek plus the page's rows however many weights files
- * the model has. */
-#define DIGEST_COLS "SELECT model_digest, runs, best_decode, model_quant, model_format FROM digest_counts "
-static const char sql_digests[] =
-	DIGEST_COLS "WHERE suite_version = ?1 AND model_slug = ?2 "
-	"AND (runs, best_decode, model_digest) < (?3, ?4, ?5) "
-	"ORDER BY runs DESC, best_decode DESC, model_digest DESC LIMIT ?6";
-/* The digest ?digest= names, wherever it is in the list. */
-static const char sql_digest_one[] =
-	DIGEST_COLS "WHERE suite_version = ?1 AND model_slug = ?2 AND model_digest = ?3";
 static const char sql_hw_next[] =
 	"SELECT min(hw_slug) FROM runs WHERE " WHERE_MD " AND hw_slug > ?4";
 static const char sql_hw_best[] =
@@ -82,35 +66,28 @@ static const char sql_up_hw_be[] = UP_COLS " AND hw_slug = ?7 AND backend_name =
  * index for the sort: the filters read only the digest's summary rows.
  * Each selects the sort key and the run id; TTFT ascends, the rest
  * descend. */
-#define SORTED(col, cmp, dir) \
+#define SORTED(col, cmp, dir, lim) \
 	"SELECT " col ", best_id FROM digest_sort WHERE suite_version = ?1 AND model_slug = ?2 " \
 	"AND model_digest = ?3 AND (?7 IS NULL OR hw_slug = ?7) AND (?8 IS NULL OR backend_name = ?8) " \
-	"AND (" col ", best_id) " cmp " (?4, ?5) ORDER BY " col dir ", best_id" dir " LIMIT ?6"
+	"AND (" col ", best_id) " cmp " (?4, ?5) ORDER BY " col dir ", best_id" dir lim
 static const char sql_sorted[3][360] = {
-	SORTED("sort_prefill", "<", " DESC"),
-	SORTED("sort_ttft", ">", ""),
-	SORTED("sort_date", "<", " DESC"),
+	SORTED("sort_prefill", "<", " DESC", " LIMIT ?6"),
+	SORTED("sort_ttft", ">", "", " LIMIT ?6"),
+	SORTED("sort_date", "<", " DESC", " LIMIT ?6"),
+};
+/* Each read the other way from the cursor (inclusive) for the Previous
+ * link: the row ?6 places above it (browse_up_cursor). */
+static const char sql_sorted_up[3][360] = {
+	SORTED("sort_prefill", ">=", "", " LIMIT 1 OFFSET ?6"),
+	SORTED("sort_ttft", "<=", " DESC", " LIMIT 1 OFFSET ?6"),
+	SORTED("sort_date", ">=", "", " LIMIT 1 OFFSET ?6"),
 };
 const char *const page_model_sql[] = {
-	sql_name, sql_digests, sql_digest_one, sql_hw_next, sql_hw_best,
+	sql_name, sql_hw_next, sql_hw_best,
 	sql_hw_best_be, sql_be_next, sql_list, sql_list_hw, sql_list_be,
 	sql_list_hw_be, sql_up, sql_up_hw, sql_up_be, sql_up_hw_be,
-	sql_sorted[0], sql_sorted[1], sql_sorted[2], NULL
-};
-
-/* ?sort=: the run list's order. */
-
-/* One model page being built. */
-struct mpage {
-	struct browse b;
-	const char *slug;
-	const char *digest;      /* the digest shown, owned by m; NULL: none */
-	json_t *m;               /* the view model */
-	enum browse_sort sort;
-	int has_dafter;          /* ?digests_after= gave the digest list's cursor */
-	long long dafter_runs;
-	double dafter_decode;
-	char dafter_digest[80];
+	sql_sorted[0], sql_sorted[1], sql_sorted[2],
+	sql_sorted_up[0], sql_sorted_up[1], sql_sorted_up[2], NULL
 };
 
 static void bind_md(struct mpage *p, sqlite3_stmt *st)
@@ -140,167 +117,6 @@ static int load_name(struct mpage *p)
 		return browse_error(&p->b, 404, "There is no model %s in %s. Model pages are named by slug, like /m/qwen2-5-7b-instruct; the leaderboard links to every model.",
 				    p->slug, p->b.suite);
 	return rc == SQLITE_ROW ? 0 : browse_error(&p->b, 503, MSG_DB_DOWN);
-}
-
-/* Column i as a JSON string, or null. */
-static json_t *col_text(sqlite3_stmt *st, int i)
-{
-	const char *v = (const char *)sqlite3_column_text(st, i);
-
-	return v ? json_string(v) : json_null();
-}
-
-/* The page's ?sort= for links that keep it: NULL for the default. */
-static const char *sort_param(const struct mpage *p)
-{
-	return p->sort == SORT_DECODE ? NULL : browse_sort_keys[p->sort];
-}
-
-/* The digest item of st's row of sql_digests: digest, digest_short, runs,
- * best_decode_tok_s, quantization and format (of the best run), href. */
-static json_t *digest_item(struct mpage *p, sqlite3_stmt *st)
-{
-	const char *digest = (const char *)sqlite3_column_text(st, 0), *hex;
-
-	if (!digest)
-		return NULL;
-	hex = strncmp(digest, "sha256:", 7) ? "" : digest + 7;
-	return json_pack("{s:s, s:s%, s:I, s:f, s:o*, s:o, s:o, s:o*}", "digest", digest,
-		"digest_short", hex, strnlen(hex, 12),
-		"runs", (json_int_t)sqlite3_column_int64(st, 1),
-		"best_decode_tok_s", sqlite3_column_double(st, 2),
-		"best_decode_text", p->b.html ? browse_fig(sqlite3_column_double(st, 2)) : NULL,
-		"quantization", col_text(st, 3), "format", col_text(st, 4),
-		"href", browse_link(&p->b, "/m/", p->slug, "digest", digest, "digests_after",
-				    p->has_dafter ? http_query(p->b.r, "digests_after") : NULL,
-				    "sort", sort_param(p), NULL));
-}
-
-/* Parses ?digests_after=<runs>:<best decode>:<digest>, the cursor of the
- * digest list; 0, or -1 with a 400 when malformed. */
-static int parse_digests_after(struct mpage *p)
-{
-	const char *s = http_query(p->b.r, "digests_after"), *d;
-	char *end;
-
-	p->dafter_runs = LLONG_MAX;
-	p->dafter_decode = HUGE_VAL;
-	snprintf(p->dafter_digest, sizeof p->dafter_digest, "~");
-	if (!s || !*s)
-		return 0;
-	if (*s < '0' || *s > '9')
-		goto bad;
-	p->dafter_runs = strtoll(s, &end, 10);
-	if (*end != ':' || end[1] < '0' || end[1] > '9')
-		goto bad;
-	p->dafter_decode = strtod(end + 1, &end);
-	d = end + 1;
-	if (*end != ':' || !isfinite(p->dafter_decode) || !validate_digest_ok(d))
-		goto bad;
-	snprintf(p->dafter_digest, sizeof p->dafter_digest, "%s", d);
-	p->has_dafter = 1;
-	return 0;
-bad:
-	return browse_error(&p->b, 400, "The digests_after= argument must be <runs>:<decode tok/s>:<digest>; follow the More weights files link instead of editing it.");
-}
-
-/* The digest shown: ?digest= (NULL with a 404 when the model has no such
- * digest), else the first of the list; a new reference, or NULL with
- * json null when the model has none (0), -1 on failure. */
-static int load_selected(struct mpage *p, json_t **out)
-{
-	sqlite3_stmt *st = db_stmt(p->b.c, p->b.digest ? sql_digest_one : sql_digests);
-	int rc;
-
-	*out = NULL;
-	if (!st)
-		return browse_error(&p->b, 503, MSG_DB_DOWN);
-	db_bind_text(st, 1, p->b.suite);
-	db_bind_text(st, 2, p->slug);
-	if (p->b.digest) {
-		db_bind_text(st, 3, p->b.digest);
-	} else {
-		sqlite3_bind_int64(st, 3, LLONG_MAX);
-		sqlite3_bind_double(st, 4, HUGE_VAL);
-		db_bind_text(st, 5, "~");
-		sqlite3_bind_int(st, 6, 1);
-	}
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		*out = digest_item(p, st);
-	sqlite3_reset(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return browse_error(&p->b, 503, MSG_DB_DOWN);
-	if (p->b.digest && !*out)
-		return browse_error(&p->b, 404, "Model %s has no runs with digest %s in %s; pick one of the digests listed on its page.",
-				    p->slug, p->b.digest, p->b.suite);
-	return 0;
-}
-
-/* The link to the digest list's page after the digest item d. */
-static json_t *digests_next(struct mpage *p, json_t *d)
-{
-	char cur[160], num[40];
-
-	browse_cursor(num, sizeof num, json_real_value(json_object_get(d, "best_decode_tok_s")), "");
-	num[strlen(num) - 1] = '\0';   /* browse_cursor's ":" before the (empty) id */
-	snprintf(cur, sizeof cur, "%" JSON_INTEGER_FORMAT ":%s:%s",
-		 json_integer_value(json_object_get(d, "runs")), num,
-		 json_string_value(json_object_get(d, "digest")));
-	return browse_link(&p->b, "/m/", p->slug, "digest", p->b.digest, "digests_after", cur,
-			   "sort", sort_param(p), NULL);
-}
-
-/* One page of the model's digests, most runs first, and the one shown:
- * ?digest= (404 when the model has no such digest) or the first. */
-static int load_digests(struct mpage *p)
-{
-	sqlite3_stmt *st = db_stmt(p->b.c, sql_digests);
-	json_t *a = json_array(), *d, *sel = NULL, *next = json_null();
-	size_t i;
-	int rc;
-
-	if (parse_digests_after(p) < 0 || load_selected(p, &sel) < 0)
-		goto out;
-	if (!st || !a)
-		goto fail;
-	db_bind_text(st, 1, p->b.suite);
-	db_bind_text(st, 2, p->slug);
-	sqlite3_bind_int64(st, 3, p->dafter_runs);
-	sqlite3_bind_double(st, 4, p->dafter_decode);
-	db_bind_text(st, 5, p->dafter_digest);
-	sqlite3_bind_int(st, 6, DIGESTS_PAGE + 1);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		json_array_append_new(a, digest_item(p, st));
-	sqlite3_reset(st);
-	if (rc != SQLITE_DONE)
-		goto fail;
-	if (json_array_size(a) > DIGESTS_PAGE) {
-		json_array_remove(a, DIGESTS_PAGE);
-		json_decref(next);
-		next = digests_next(p, json_array_get(a, DIGESTS_PAGE - 1));
-	}
-	json_array_foreach(a, i, d)
-		json_object_set_new(d, "selected", json_boolean(sel && !strcmp(
-			json_string_value(json_object_get(sel, "digest")),
-			json_string_value(json_object_get(d, "digest")))));
-	if (sel)
-		json_object_set_new(sel, "selected", json_true());
-	json_object_set_new(p->m, "digests", a);
-	json_object_set_new(p->m, "digests_next", next);
-	json_object_set_new(p->m, "digests_first", p->has_dafter
-		? browse_link(&p->b, "/m/", p->slug, "digest", p->b.digest, "sort", sort_param(p), NULL)
-		: json_null());
-	json_object_set_new(p->m, "digest", sel ? sel : json_null());
-	p->digest = sel ? json_string_value(json_object_get(sel, "digest")) : NULL;
-	return 0;
-fail:
-	browse_error(&p->b, 503, MSG_DB_DOWN);
-out:
-	json_decref(a);
-	json_decref(sel);
-	json_decref(next);
-	return -1;
 }
 
 /* The fastest run of hardware hw (and the backend filter when use_be) in
@@ -434,16 +250,10 @@ static int add_prev(struct mpage *p, json_t *list)
 	if (!st)
 		return -1;
 	bind_list(p, st);
-	sqlite3_bind_int(st, 6, BROWSE_PAGE);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		browse_cursor(cur, sizeof cur, sqlite3_column_double(st, 0),
-			      (const char *)sqlite3_column_text(st, 1));
-	sqlite3_reset(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+	if ((rc = browse_up_cursor(&p->b, st, BROWSE_PAGE, cur, sizeof cur)) < 0)
 		return -1;
 	json_object_set_new(list, "prev", browse_link(&p->b, "/m/", p->slug, "digest", p->digest,
-		"hw", p->b.hw, "backend", p->b.backend, "after", rc == SQLITE_ROW ? cur : NULL, NULL));
+		"hw", p->b.hw, "backend", p->b.backend, "after", rc ? cur : NULL, NULL));
 	return 0;
 }
 
@@ -462,7 +272,7 @@ static json_t *sorted_link(void *ctx, const char *cur)
 	struct mpage *p = ctx;
 
 	return browse_link(&p->b, "/m/", p->slug, "digest", p->digest, "hw", p->b.hw,
-			   "backend", p->b.backend, "sort", browse_sort_keys[p->sort], "after", cur, NULL);
+			   "backend", p->b.backend, "sort", browse_sort_key(p->sort), "after", cur, NULL);
 }
 
 /* One page of the shown digest's best run per hardware and backend within
@@ -470,17 +280,21 @@ static json_t *sorted_link(void *ctx, const char *cur)
  * p->b's failure set. */
 static int load_sorted(struct mpage *p)
 {
-	sqlite3_stmt *st = db_stmt(p->b.c, sql_sorted[p->sort - 1]);
+	sqlite3_stmt *st[2] = { db_stmt(p->b.c, sql_sorted[p->sort - 1]),
+				db_stmt(p->b.c, sql_sorted_up[p->sort - 1]) };
 	json_t *list;
+	int i;
 
-	if (st) {
-		bind_md(p, st);
+	for (i = 0; i < 2; i++) {
+		if (!st[i])
+			continue;
+		bind_md(p, st[i]);
 		if (p->b.hw)
-			db_bind_text(st, 7, p->b.hw);
+			db_bind_text(st[i], 7, p->b.hw);
 		if (p->b.backend)
-			db_bind_text(st, 8, p->b.backend);
+			db_bind_text(st[i], 8, p->b.backend);
 	}
-	if (!(list = browse_sorted_page(&p->b, st, p->sort, BROWSE_PAGE, sorted_link, p)))
+	if (!(list = browse_sorted_page(&p->b, st[0], st[1], p->sort, BROWSE_PAGE, sorted_link, p)))
 		return -1;
 	json_object_set_new(p->m, "list", list);
 	return 0;
@@ -565,12 +379,12 @@ static json_t *model_model(struct mpage *p, struct req *r)
 		browse_error(&p->b, 404, "Model pages are named by slug: lowercase letters and digits joined by single hyphens, like /m/qwen2-5-7b-instruct.");
 		return NULL;
 	}
-	if ((sort = browse_take_sort(&p->b)) < 0)
+	if ((sort = browse_take_order(&p->b, &browse_board_orders)) < 0)
 		return NULL;
 	p->sort = (enum browse_sort)sort;
 	p->m = json_pack("{s:s, s:s, s:s, s:b}", "suite_version", p->b.suite, "slug", p->slug,
-			 "sort", browse_sort_keys[p->sort], "sorted_groups", p->sort != SORT_DECODE);
-	if (!p->m || load_name(p) < 0 || load_digests(p) < 0 || load_digest_parts(p) < 0)
+			 "sort", browse_sort_key(p->sort), "sorted_groups", p->sort != SORT_DECODE);
+	if (!p->m || load_name(p) < 0 || model_load_digests(p) < 0 || load_digest_parts(p) < 0)
 		goto fail;
 	json_object_set_new(p->m, "title", browse_title(json_string_value(
 		json_object_get(json_object_get(p->m, "model"), "name"))));
@@ -583,7 +397,7 @@ static json_t *model_model(struct mpage *p, struct req *r)
 	json_object_set_new(p->m, "efficiency", efficiency(r, p));
 	json_object_set_new(p->m, "sorts", browse_sort_links(p->sort, model_sort_href, p));
 	json_object_set_new(p->m, "sort_by", browse_sort_by(json_object_get(p->m, "sorts")));
-	json_object_set_new(p->m, "sort_param", p->sort ? json_string(browse_sort_keys[p->sort]) : json_null());
+	json_object_set_new(p->m, "sort_param", p->sort ? json_string(browse_sort_key(p->sort)) : json_null());
 	return p->m;
 fail:
 	json_decref(p->m);

@@ -1,0 +1,30 @@
+/* page_model.h: what page_model.c shares with page_model_digests.c (the
+ * model page's list of digests); nothing else includes it. */
+#ifndef LLMS_PAGE_MODEL_H
+#define LLMS_PAGE_MODEL_H
+
+#include <jansson.h>
+
+#include "pages/browse.h"
+
+/* One model page being built. */
+struct mpage {
+	struct browse b;
+	const char *slug;
+	const char *digest;      /* the digest shown, owned by m; NULL: none */
+	json_t *m;               /* the view model */
+	enum browse_sort sort;
+	int has_dafter;          /* ?digests_after= gave the digest list's cursor */
+	long long dafter_runs;
+	double dafter_decode;
+	char dafter_digest[80];
+};
+
+/* page_model_digests.c: one page of the model's digests (?digests_after=),
+ * most runs first, into p->m's "digests", "digests_next", "digests_first",
+ * and the one shown, "digest": ?digest= (404 when the model has no such
+ * digest) or the first; sets p->digest.  0, or -1 with p->b's failure set
+ * (400 for a malformed ?digests_after=). */
+int model_load_digests(struct mpage *p);
+
+#endif

@@ -1,0 +1,195 @@
+/* page_model_digests.c: the model page's list of digests (weights files),
+ * a page at a time by keyset from the digest_counts summary, and the digest
+ * the page shows. */
+#include "pages/page_model.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ingest/validate.h"
+#include "store/db.h"
+#include "util/err.h"
+
+/* Digests listed per page. */
+#define DIGESTS_PAGE 50
+
+/* The model's digests with their counted runs and best run, from the
+ * summary that migration 0004 keeps in step with runs, a page at a time in
+ * list order (most runs, then the faster best, then the digest, each
+ * descending) after the cursor ?3..?5, by index digest_counts_order of
+ * migration 0007: one seek plus the page's rows however many weights files
+ * the model has. */
+#define DIGEST_COLS "SELECT model_digest, runs, best_decode, model_quant, model_format FROM digest_counts "
+static const char sql_digests[] =
+	DIGEST_COLS "WHERE suite_version = ?1 AND model_slug = ?2 "
+	"AND (runs, best_decode, model_digest) < (?3, ?4, ?5) "
+	"ORDER BY runs DESC, best_decode DESC, model_digest DESC LIMIT ?6";
+/* The digest ?digest= names, wherever it is in the list. */
+static const char sql_digest_one[] =
+	DIGEST_COLS "WHERE suite_version = ?1 AND model_slug = ?2 AND model_digest = ?3";
+
+const char *const page_model_digests_sql[] = { sql_digests, sql_digest_one, NULL };
+
+/* Column i as a JSON string, or null. */
+static json_t *col_text(sqlite3_stmt *st, int i)
+{
+	const char *v = (const char *)sqlite3_column_text(st, i);
+
+	return v ? json_string(v) : json_null();
+}
+
+/* The page's ?sort= for links that keep it: NULL for the default. */
+static const char *sort_param(const struct mpage *p)
+{
+	return p->sort == SORT_DECODE ? NULL : browse_sort_key(p->sort);
+}
+
+/* The digest item of st's row of sql_digests: digest, digest_short, runs,
+ * best_decode_tok_s, quantization and format (of the best run), href. */
+static json_t *digest_item(struct mpage *p, sqlite3_stmt *st)
+{
+	const char *digest = (const char *)sqlite3_column_text(st, 0), *hex;
+
+	if (!digest)
+		return NULL;
+	hex = strncmp(digest, "sha256:", 7) ? "" : digest + 7;
+	return json_pack("{s:s, s:s%, s:I, s:f, s:o*, s:o, s:o, s:o*}", "digest", digest,
+		"digest_short", hex, strnlen(hex, 12),
+		"runs", (json_int_t)sqlite3_column_int64(st, 1),
+		"best_decode_tok_s", sqlite3_column_double(st, 2),
+		"best_decode_text", p->b.html ? browse_fig(sqlite3_column_double(st, 2)) : NULL,
+		"quantization", col_text(st, 3), "format", col_text(st, 4),
+		"href", browse_link(&p->b, "/m/", p->slug, "digest", digest, "digests_after",
+				    p->has_dafter ? http_query(p->b.r, "digests_after") : NULL,
+				    "sort", sort_param(p), NULL));
+}
+
+/* Parses ?digests_after=<runs>:<best decode>:<digest>, the cursor of the
+ * digest list; 0, or -1 with a 400 when malformed. */
+static int parse_digests_after(struct mpage *p)
+{
+	const char *s = http_query(p->b.r, "digests_after"), *d;
+	char *end;
+
+	p->dafter_runs = LLONG_MAX;
+	p->dafter_decode = HUGE_VAL;
+	snprintf(p->dafter_digest, sizeof p->dafter_digest, "~");
+	if (!s || !*s)
+		return 0;
+	if (*s < '0' || *s > '9')
+		goto bad;
+	p->dafter_runs = strtoll(s, &end, 10);
+	if (*end != ':' || end[1] < '0' || end[1] > '9')
+		goto bad;
+	p->dafter_decode = strtod(end + 1, &end);
+	d = end + 1;
+	if (*end != ':' || !isfinite(p->dafter_decode) || !validate_digest_ok(d))
+		goto bad;
+	snprintf(p->dafter_digest, sizeof p->dafter_digest, "%s", d);
+	p->has_dafter = 1;
+	return 0;
+bad:
+	return browse_error(&p->b, 400, "The digests_after= argument must be <runs>:<decode tok/s>:<digest>; follow the More weights files link instead of editing it.");
+}
+
+/* The digest shown: ?digest= (NULL with a 404 when the model has no such
+ * digest), else the first of the list; a new reference, or NULL with
+ * json null when the model has none (0), -1 on failure. */
+static int load_selected(struct mpage *p, json_t **out)
+{
+	sqlite3_stmt *st = db_stmt(p->b.c, p->b.digest ? sql_digest_one : sql_digests);
+	int rc;
+
+	*out = NULL;
+	if (!st)
+		return browse_error(&p->b, 503, MSG_DB_DOWN);
+	db_bind_text(st, 1, p->b.suite);
+	db_bind_text(st, 2, p->slug);
+	if (p->b.digest) {
+		db_bind_text(st, 3, p->b.digest);
+	} else {
+		sqlite3_bind_int64(st, 3, LLONG_MAX);
+		sqlite3_bind_double(st, 4, HUGE_VAL);
+		db_bind_text(st, 5, "~");
+		sqlite3_bind_int(st, 6, 1);
+	}
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*out = digest_item(p, st);
+	sqlite3_reset(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return browse_error(&p->b, 503, MSG_DB_DOWN);
+	if (p->b.digest && !*out)
+		return browse_error(&p->b, 404, "Model %s has no runs with digest %s in %s; pick one of the digests listed on its page.",
+				    p->slug, p->b.digest, p->b.suite);
+	return 0;
+}
+
+/* The link to the digest list's page after the digest item d. */
+static json_t *digests_next(struct mpage *p, json_t *d)
+{
+	char cur[160], num[40];
+
+	browse_cursor(num, sizeof num, json_real_value(json_object_get(d, "best_decode_tok_s")), "");
+	num[strlen(num) - 1] = '\0';   /* browse_cursor's ":" before the (empty) id */
+	snprintf(cur, sizeof cur, "%" JSON_INTEGER_FORMAT ":%s:%s",
+		 json_integer_value(json_object_get(d, "runs")), num,
+		 json_string_value(json_object_get(d, "digest")));
+	return browse_link(&p->b, "/m/", p->slug, "digest", p->b.digest, "digests_after", cur,
+			   "sort", sort_param(p), NULL);
+}
+
+/* One page of the model's digests, most runs first, and the one shown:
+ * ?digest= (404 when the model has no such digest) or the first. */
+int model_load_digests(struct mpage *p)
+{
+	sqlite3_stmt *st = db_stmt(p->b.c, sql_digests);
+	json_t *a = json_array(), *d, *sel = NULL, *next = json_null();
+	size_t i;
+	int rc;
+
+	if (parse_digests_after(p) < 0 || load_selected(p, &sel) < 0)
+		goto out;
+	if (!st || !a)
+		goto fail;
+	db_bind_text(st, 1, p->b.suite);
+	db_bind_text(st, 2, p->slug);
+	sqlite3_bind_int64(st, 3, p->dafter_runs);
+	sqlite3_bind_double(st, 4, p->dafter_decode);
+	db_bind_text(st, 5, p->dafter_digest);
+	sqlite3_bind_int(st, 6, DIGESTS_PAGE + 1);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		json_array_append_new(a, digest_item(p, st));
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE)
+		goto fail;
+	if (json_array_size(a) > DIGESTS_PAGE) {
+		json_array_remove(a, DIGESTS_PAGE);
+		json_decref(next);
+		next = digests_next(p, json_array_get(a, DIGESTS_PAGE - 1));
+	}
+	json_array_foreach(a, i, d)
+		json_object_set_new(d, "selected", json_boolean(sel && !strcmp(
+			json_string_value(json_object_get(sel, "digest")),
+			json_string_value(json_object_get(d, "digest")))));
+	if (sel)
+		json_object_set_new(sel, "selected", json_true());
+	json_object_set_new(p->m, "digests", a);
+	json_object_set_new(p->m, "digests_next", next);
+	json_object_set_new(p->m, "digests_first", p->has_dafter
+		? browse_link(&p->b, "/m/", p->slug, "digest", p->b.digest, "sort", sort_param(p), NULL)
+		: json_null());
+	json_object_set_new(p->m, "digest", sel ? sel : json_null());
+	p->digest = sel ? json_string_value(json_object_get(sel, "digest")) : NULL;
+	return 0;
+fail:
+	browse_error(&p->b, 503, MSG_DB_DOWN);
+out:
+	json_decref(a);
+	json_decref(sel);
+	json_decref(next);
+	return -1;
+}
