@@ -19,10 +19,11 @@ struct rep {
 	unsigned tag;           /* cache_cluster_tag of what it shows, 0: none */
 	unsigned tag_gen;       /* that tag's generation when it was built */
 	unsigned rep_gen;       /* its rep's generation when it was kept */
+	uint64_t gen;           /* the cache's generation it was built at */
 };
 
 struct entry {
-	char id[24];
+	char id[CACHE_ID_MAX + 1];
 	struct rep reps[REP__MAX];
 	struct entry *next;
 };
@@ -144,7 +145,8 @@ int cache_serve(struct cache *c, struct req *r, const char *id,
 	e = find(c, id, bucket_of(id));
 	if (e && (p = &e->reps[rep])->resp &&
 	    (!p->tag || atomic_load(&c->tag_gen[p->tag - 1]) == p->tag_gen) &&
-	    atomic_load(&c->rep_gen[rep]) == p->rep_gen) {
+	    atomic_load(&c->rep_gen[rep]) == p->rep_gen &&
+	    (rep != REP_LIST_HTML || atomic_load(&c->gen) == p->gen)) {
 		hit = 1;
 		if (p->status == 200 && http_etag_matches(r, p->etag))
 			*ret = http_not_modified(r, p->etag, p->cc);
@@ -248,6 +250,7 @@ void cache_put_tagged(struct cache *c, const char *id, enum cache_rep rep,
 	p->tag = tag <= NTAGS ? tag : 0;
 	p->tag_gen = p->tag ? atomic_load(&c->tag_gen[p->tag - 1]) : 0;
 	p->rep_gen = atomic_load(&c->rep_gen[rep]);
+	p->gen = gen;
 	p->resp = resp;
 	p->bytes = bytes;
 	c->bytes += bytes;

@@ -1,5 +1,8 @@
 /* cache.h: rendered responses kept in memory, keyed by run id, so the
- * hottest reads (badges, run pages) touch no SQL and render nothing.
+ * hottest reads (badges, run pages) touch no SQL and render nothing; and
+ * the busiest list pages (the board, a model's and a hardware's page), kept
+ * by a key of their path and query (REP_LIST_HTML) only until the next
+ * write of any kind, since any upload may change what they list.
  *
  * Freshness: every write that changes what a run shows calls
  * cache_invalidate() for that run after its commit.  A reader takes
@@ -18,6 +21,7 @@ enum cache_rep {
 	REP_RUN_JSON,
 	REP_BADGE_SVG,
 	REP_BADGE_JSON,
+	REP_LIST_HTML,      /* a list page by path and query: stale after any write */
 	REP__MAX
 };
 
@@ -68,6 +72,9 @@ void cache_bump_cluster(struct cache *c, unsigned tag);
  * dropped (a new log checkpoint: each /r/<id>.json carries a proof against
  * the latest one). */
 void cache_bump_rep(struct cache *c, enum cache_rep rep);
+/* The longest id the cache keeps (a run id, or a list page's key). */
+#define CACHE_ID_MAX 39
+
 /* cache_put and cache_send for a response showing the figures of the
  * cluster with this tag (0: none). */
 void cache_put_tagged(struct cache *c, const char *id, enum cache_rep rep,

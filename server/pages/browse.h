@@ -56,6 +56,8 @@ struct browse {
 	double after_decode;       /* the cursor; +inf and "~" without one */
 	char after_id[16];
 	int in_txn;                /* the page's reads share one snapshot */
+	uint64_t gen;              /* the response cache's, before the snapshot */
+	int keep;                  /* browse_cached() said: keep the HTML */
 	struct err err;            /* why the last step failed */
 };
 
@@ -68,6 +70,15 @@ struct browse {
  * it and its form), 404 for a suite with no runs, 503 when the database does
  * not answer. */
 int browse_begin(struct browse *b, struct req *r);
+
+/* For a list page whose HTML follows from its path, its query and the
+ * database alone: 1 when r was answered from the response cache (*ret set;
+ * kept there by an earlier browse_send() and no write of any kind since),
+ * else 0: then browse_keep() after browse_begin() has browse_send() keep
+ * what it renders. */
+int browse_cached(struct req *r, enum MHD_Result *ret);
+/* Marks b's HTML page (not its JSON or CSV) for keeping in the cache. */
+void browse_keep(struct browse *b);
 
 /* Sets b's failure (status and a printf-style sentence); returns -1. */
 int browse_error(struct browse *b, unsigned status, const char *fmt, ...)

@@ -60,8 +60,10 @@ enum MHD_Result page_render_cached(struct req *r, const char *name, json_t *mode
 	return page_render_cached_tag(r, name, model, rep, gen, 0);
 }
 
-enum MHD_Result page_render_cached_tag(struct req *r, const char *name, json_t *model,
-				       enum cache_rep rep, uint64_t gen, unsigned tag)
+/* Renders name for r and answers with it, keeping it in the cache as
+ * (id, rep) with the cluster tag tag (0: none). */
+static enum MHD_Result render_keep(struct req *r, const char *name, json_t *model,
+				   const char *id, enum cache_rep rep, uint64_t gen, unsigned tag)
 {
 	struct buf b = BUF_INIT;
 	enum MHD_Result ret;
@@ -69,10 +71,22 @@ enum MHD_Result page_render_cached_tag(struct req *r, const char *name, json_t *
 	if (render(r, name, model, &b) < 0)
 		ret = render_failed(r);
 	else
-		ret = cache_send_tagged(r->app->cache, r, r->arg, rep, gen, tag, 200, CT_HTML,
+		ret = cache_send_tagged(r->app->cache, r, id, rep, gen, tag, 200, CT_HTML,
 					b.buf, b.len, CC_PAGE);
 	buf_release(&b);
 	return ret;
+}
+
+enum MHD_Result page_render_cached_tag(struct req *r, const char *name, json_t *model,
+				       enum cache_rep rep, uint64_t gen, unsigned tag)
+{
+	return render_keep(r, name, model, r->arg, rep, gen, tag);
+}
+
+enum MHD_Result page_render_kept(struct req *r, const char *name, json_t *model,
+				 const char *id, enum cache_rep rep, uint64_t gen)
+{
+	return render_keep(r, name, model, id, rep, gen, 0);
 }
 
 /* The request path as a JSON string: libmicrohttpd hands it over

@@ -139,5 +139,8 @@ enum MHD_Result page_render_cached(struct req *r, const char *name, json_t *mode
  * with cache tag tag (cache_cluster_tag). */
 enum MHD_Result page_render_cached_tag(struct req *r, const char *name, json_t *model,
 				       enum cache_rep rep, uint64_t gen, unsigned tag);
+/* As page_render_cached, kept under id (not r->arg) as rep. */
+enum MHD_Result page_render_kept(struct req *r, const char *name, json_t *model,
+				 const char *id, enum cache_rep rep, uint64_t gen);
 
 #endif

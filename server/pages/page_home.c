@@ -332,11 +332,15 @@ static json_t *home_model(struct browse *b)
  * for ?suite= naming a suite without runs. */
 enum MHD_Result page_home(struct req *r)
 {
+	enum MHD_Result ret;
 	struct browse b;
 	json_t *m;
 
+	if (browse_cached(r, &ret))
+		return ret;
 	if (browse_begin(&b, r) < 0 || !(m = home_model(&b)))
 		return browse_fail(&b);
+	browse_keep(&b);
 	json_object_set_new(m, "cols", json_pack("{s:b, s:b}", "model", 1, "hw", 1));
 	return browse_send(&b, "home", m);
 }

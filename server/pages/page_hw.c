@@ -402,10 +402,11 @@ enum MHD_Result page_hw(struct req *r)
 	enum MHD_Result ret;
 	struct hpage p = { 0 };
 
-	if (page_search_canonical(r, "hw", &ret))
+	if (browse_cached(r, &ret) || page_search_canonical(r, "hw", &ret))
 		return ret;
 	if (!hw_model(&p, r))
 		return browse_fail(&p.b);
+	browse_keep(&p.b);
 	/* The hardware and model columns would repeat the headings: the runs
 	 * are grouped under their model. */
 	json_object_set_new(p.m, "cols", json_pack("{s:b, s:b}", "model",

@@ -447,10 +447,11 @@ enum MHD_Result page_model(struct req *r)
 	enum MHD_Result ret;
 	struct mpage p = { 0 };
 
-	if (page_search_canonical(r, "model", &ret))
+	if (browse_cached(r, &ret) || page_search_canonical(r, "model", &ret))
 		return ret;
 	if (!model_model(&p, r))
 		return browse_fail(&p.b);
+	browse_keep(&p.b);
 	add_chart_svg(p.m);
 	/* The table's model column would repeat the heading. */
 	json_object_set_new(p.m, "cols", json_pack("{s:b, s:b}", "model", 0, "hw", 1));

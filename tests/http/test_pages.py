@@ -476,7 +476,7 @@ def test_hw_model_list_pages(server, seen):
 
 def test_upheld_runs_leave_every_list_and_aggregate(server, seen):
     ids = upload_all(server, [payload("Model A", decode=300.0), payload("Model A", decode=100.0)])
-    db_exec(server, "UPDATE runs SET status = 'upheld' WHERE id = ?", (ids[0],))
+    rule(server, ids[0], "upheld")
     assert [r["id"] for r in board(page(server, "/", seen))] == [ids[1]]
     assert [r["id"] for r in only_table(page(server, "/m/model-a", seen))] == [ids[1]]
     m = server.get("/m/model-a.json").json()
@@ -485,7 +485,7 @@ def test_upheld_runs_leave_every_list_and_aggregate(server, seen):
     assert [r["id"] for r in h["models"][0]["list"]["runs"]] == [ids[1]]
     assert ids[0] not in page(server, "/hw/m3-ultra", seen)
     # Every run upheld: the model page stays, and says why it is empty.
-    db_exec(server, "UPDATE runs SET status = 'upheld' WHERE id = ?", (ids[1],))
+    rule(server, ids[1], "upheld")
     text = page(server, "/m/model-a", seen)
     assert "taken out of the rankings" in text
     assert server.get("/m/model-a.json").json()["digest"] is None

@@ -1,0 +1,60 @@
+"""The board, model and hardware pages are kept in the response cache by
+their path and query until the next write of any kind: a kept page is
+served again as it was (same body, same ETag, 304 on revalidation), a page
+with another query is never served in its place, and every upload shows at
+once."""
+import pytest
+
+from conftest import make_payload, new_key, sign
+
+
+def upload(server, decode, **over):
+    p = make_payload(**over)
+    p["workloads"]["chat-short"]["decode_tok_s"] = decode
+    r = server.upload(sign(p, new_key())[0])
+    assert r.status_code == 201, r.text
+    rid = r.json()["id"]
+    server.wait_logged(rid)
+    return rid
+
+
+def slugs(server, rid):
+    j = server.get("/r/%s.json" % rid).json()
+    return j["model"]["slug"], j["hardware"]["slug"]
+
+
+@pytest.mark.parametrize("query", ["", "?sort=date", "?backend=mlx&sort=prefill"])
+def test_kept_pages_are_served_again_until_an_upload(server, query):
+    first = upload(server, 100.0)
+    model, hw = slugs(server, first)
+    paths = [p + query for p in ("/", "/m/" + model, "/hw/" + hw)]
+    for path in paths:
+        a = server.get(path)
+        b = server.get(path)
+        assert a.status_code == b.status_code == 200, path
+        assert a.text == b.text and a.headers["ETag"] == b.headers["ETag"], path
+        r = server.get(path, headers={"If-None-Match": a.headers["ETag"]})
+        assert r.status_code == 304, path
+        assert first in a.text, path
+    # A new best of the same model, hardware and backend: every kept page
+    # lists it on the next request.
+    second = upload(server, 250.0)
+    for path in paths:
+        assert second in server.get(path).text, path
+
+
+def test_a_query_is_never_served_another_querys_page(server):
+    mlx = upload(server, 120.0)
+    cpp = upload(server, 130.0, backend__name="llama.cpp", backend__version="b4000")
+    model, _ = slugs(server, mlx)
+    for page in ("/m/" + model,):
+        server.get(page)                              # kept with no filter
+        only = server.get(page + "?backend=mlx").text
+        assert mlx in only and cpp not in only, page
+        other = server.get(page + "?backend=llama.cpp").text
+        assert cpp in other and mlx not in other, page
+        assert server.get(page + "?backend=mlx").text == only, page
+        # Arguments in another order are another key, and the same rows.
+        a = server.get(page + "?backend=mlx&sort=date").text
+        b = server.get(page + "?sort=date&backend=mlx").text
+        assert mlx in a and mlx in b and cpp not in a and cpp not in b, page
