@@ -678,6 +678,25 @@ START_TEST(test_upload_cost_does_not_grow_with_the_cluster)
 }
 END_TEST
 
+/* Start-up asks how many clusters wait for their figures: an index of the
+ * waiting ones answers it (migration 0019), never a pass over all clusters. */
+START_TEST(test_start_up_count_reads_only_waiting_clusters)
+{
+	struct dbconn *c = db_reader(db);
+	sqlite3_stmt *st = NULL;
+	char plan[512] = "";
+
+	ck_assert_ptr_nonnull(c);
+	ck_assert_int_eq(sqlite3_prepare_v2(c->h, "EXPLAIN QUERY PLAN SELECT count(*) FROM clusters "
+					    "WHERE sum_q IS NULL", -1, &st, NULL), SQLITE_OK);
+	while (sqlite3_step(st) == SQLITE_ROW)
+		snprintf(plan + strlen(plan), sizeof plan - strlen(plan), "%s;",
+			 (const char *)sqlite3_column_text(st, 3));
+	sqlite3_finalize(st);
+	ck_assert_msg(strstr(plan, "clusters_unfilled") != NULL, "plan: %s", plan);
+}
+END_TEST
+
 /* Runs the migrations up to 0005 on a fresh database, fills it the old
  * way, then opens it with 0006: the backfill fills every cluster's figures
  * and key counts from the runs. */
@@ -732,6 +751,7 @@ static Suite *suite_outlier(void)
 	tcase_add_test(t, test_exactly_three_sigma_and_no_spread);
 	tcase_add_test(t, test_migration_backfills_existing_clusters);
 	tcase_add_test(t, test_upload_cost_does_not_grow_with_the_cluster);
+	tcase_add_test(t, test_start_up_count_reads_only_waiting_clusters);
 	tcase_add_loop_test(t, test_incremental_matches_two_pass_recomputation, 0, 4);
 	suite_add_tcase(s, t);
 	return s;

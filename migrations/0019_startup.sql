@@ -1,0 +1,11 @@
+-- 0019: start-up reads what it needs, not every cluster.
+--
+-- At every start outlier_backfill() (server/store/outlier_backfill.c) asks
+-- how many clusters still wait for the figures migration 0006 added.  With
+-- no index that answers it, the question read the whole clusters table:
+-- 146 MB and 0.26 s warm (4.6 s with a cold page cache) on the 1,000,000-run
+-- benchmark database, whose 755,000 clusters all have their figures.  This
+-- partial index holds only the clusters still waiting: empty once the fill
+-- is done, and uploads (which write every cluster with its sums) never
+-- enter it.
+CREATE INDEX clusters_unfilled ON clusters(suite_version) WHERE sum_q IS NULL;
