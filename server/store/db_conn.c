@@ -83,9 +83,13 @@ struct dbconn *conn_open(const char *path, int readonly, unsigned busy_ms)
 	sqlite3_create_function(c->h, "jws_payload", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC,
 				NULL, sql_jws_payload, NULL, NULL);
 	sqlite3_extended_result_codes(c->h, 1);
-	/* 32 MiB of page cache and memory-mapped reads per connection keep
-	 * the indexes an upload or a page touches out of pread(). */
-	db_exec(c, "PRAGMA cache_size=-32768");
+	/* Page cache and memory-mapped reads keep the indexes an upload or a
+	 * page touches out of pread(): 32 MiB for the writer, whose batches
+	 * revisit the same index leaves; 8 MiB for each reader (one per
+	 * serving thread), since a page's reads are a few seeks that the
+	 * kernel's page cache serves as well, and each reader's cache is the
+	 * daemon's own memory (RssAnon; tests/bench/README.md). */
+	db_exec(c, readonly ? "PRAGMA cache_size=-8192" : "PRAGMA cache_size=-32768");
 	db_exec(c, "PRAGMA mmap_size=268435456");
 	if (readonly)
 		db_exec(c, "PRAGMA query_only=1");
