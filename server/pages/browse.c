@@ -14,7 +14,6 @@
 #include "store/db.h"
 #include "render/html.h"
 #include "util/log.h"
-#include "util/sha256.h"
 #include "http/cache.h"
 #include "pages/page.h"
 #include "store/run_store.h"
@@ -232,58 +231,6 @@ static void snapshot_end(struct browse *b)
 	b->in_txn = 0;
 }
 
-/* Adds one query argument to the key's input: key and value each ended by
- * a NUL (no argument can hold one), a missing value by "\1". */
-static void key_arg(void *ctx, const char *k, const char *v)
-{
-	struct buf *in = ctx;
-
-	buf_add(in, k, strlen(k) + 1);
-	if (v)
-		buf_add(in, v, strlen(v) + 1);
-	else
-		buf_add(in, "\1", 2);
-}
-
-/* The cache key of r's page: "L" and 32 hex digits of the SHA-256 of its
- * path and query arguments in the order sent; 0, or -1 out of memory. */
-static int list_key(struct req *r, char key[CACHE_ID_MAX + 1])
-{
-	static const char hex[] = "0123456789abcdef";
-	struct buf in = BUF_INIT;
-	unsigned char d[32];
-	int i;
-
-	buf_add(&in, r->path, strlen(r->path) + 1);
-	http_query_each(r, key_arg, &in);
-	if (buf_error(&in)) {
-		buf_release(&in);
-		return -1;
-	}
-	sha256_digest(d, in.buf, in.len);
-	buf_release(&in);
-	key[0] = 'L';
-	for (i = 0; i < 16; i++) {
-		key[1 + 2 * i] = hex[d[i] >> 4];
-		key[2 + 2 * i] = hex[d[i] & 15];
-	}
-	key[33] = '\0';
-	return 0;
-}
-
-int browse_cached(struct req *r, enum MHD_Result *ret)
-{
-	char key[CACHE_ID_MAX + 1];
-
-	return r->html && list_key(r, key) == 0 &&
-	       cache_serve(r->app->cache, r, key, REP_LIST_HTML, ret);
-}
-
-void browse_keep(struct browse *b)
-{
-	b->keep = b->html && !b->csv;
-}
-
 int browse_begin(struct browse *b, struct req *r)
 {
 	memset(b, 0, sizeof *b);
@@ -327,7 +274,7 @@ enum MHD_Result browse_send(struct browse *b, const char *name, json_t *m)
 		browse_add_alternates(b, name, m);
 	if (b->csv)
 		ret = browse_send_csv(b, name, m);
-	else if (b->html && b->keep && list_key(b->r, key) == 0)
+	else if (b->html && b->keep && browse_list_key(b->r, key) == 0)
 		ret = page_render_kept(b->r, name, m, key, REP_LIST_HTML, b->gen);
 	else if (b->html)
 		ret = page_render(b->r, name, m, 200);
