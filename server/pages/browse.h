@@ -81,7 +81,8 @@ int browse_cached(struct req *r, enum MHD_Result *ret);
 /* Marks b's HTML page (not its JSON or CSV) for keeping in the cache. */
 void browse_keep(struct browse *b);
 /* The cache key of r's page: "L" and 32 hex digits of the SHA-256 of its
- * path and query arguments in the order sent; 0, or -1 out of memory. */
+ * path and query arguments in the order sent; 0, or -1 when the page is not
+ * to be kept (a query with more than ?sort= and ?suite=) or out of memory. */
 int browse_list_key(struct req *r, char key[CACHE_ID_MAX + 1]);
 
 /* Sets b's failure (status and a printf-style sentence); returns -1. */

@@ -10,34 +10,46 @@
 #include "util/buf.h"
 #include "util/sha256.h"
 
+/* The key's input, and whether the query keeps the page out of the cache. */
+struct keyin {
+	struct buf in;
+	int sort, suite, other;
+};
+
 /* Adds one query argument to the key's input: key and value each ended by
- * a NUL (no argument can hold one), a missing value by "\1". */
+ * a NUL (no argument can hold one).  Only ?sort= and ?suite=, once each
+ * and not empty, may stand in the query of a kept page: each takes a
+ * value from a short list (anything else is a 400 or a 404, which are not
+ * kept), so the pages kept are bounded by the models and hardware that
+ * exist.  Filters, cursors and arguments the page ignores would let a
+ * client fill the cache with copies (?x=1, ?x=2, ...), so such pages are
+ * built each time. */
 static void key_arg(void *ctx, const char *k, const char *v)
 {
-	struct buf *in = ctx;
+	struct keyin *ki = ctx;
+	int *seen = !strcmp(k, "sort") ? &ki->sort : !strcmp(k, "suite") ? &ki->suite : NULL;
 
-	buf_add(in, k, strlen(k) + 1);
-	if (v)
-		buf_add(in, v, strlen(v) + 1);
-	else
-		buf_add(in, "\1", 2);
+	if (!seen || (*seen)++ || !v || !*v)
+		ki->other = 1;
+	buf_add(&ki->in, k, strlen(k) + 1);
+	buf_add(&ki->in, v ? v : "", (v ? strlen(v) : 0) + 1);
 }
 
 int browse_list_key(struct req *r, char key[CACHE_ID_MAX + 1])
 {
 	static const char hex[] = "0123456789abcdef";
-	struct buf in = BUF_INIT;
+	struct keyin ki = { .in = BUF_INIT };
 	unsigned char d[32];
 	int i;
 
-	buf_add(&in, r->path, strlen(r->path) + 1);
-	http_query_each(r, key_arg, &in);
-	if (buf_error(&in)) {
-		buf_release(&in);
+	buf_add(&ki.in, r->path, strlen(r->path) + 1);
+	http_query_each(r, key_arg, &ki);
+	if (buf_error(&ki.in) || ki.other) {
+		buf_release(&ki.in);
 		return -1;
 	}
-	sha256_digest(d, in.buf, in.len);
-	buf_release(&in);
+	sha256_digest(d, ki.in.buf, ki.in.len);
+	buf_release(&ki.in);
 	key[0] = 'L';
 	for (i = 0; i < 16; i++) {
 		key[1 + 2 * i] = hex[d[i] >> 4];

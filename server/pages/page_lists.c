@@ -175,8 +175,10 @@ static void list_bind(const struct browse *b, const struct listq *q, sqlite3_stm
 	} else if (!q->l->keys[q->sort].is_time) {
 		browse_bind_after(b, st, 2);
 	} else {
+		/* A cursor past year 9999 (or past time_t) reads as year 9999. */
 		if (b->has_after)
-			time_rfc3339((time_t)b->after_decode, t);
+			time_rfc3339(b->after_decode < 253402300799.0 ? (time_t)b->after_decode
+								    : (time_t)253402300799LL, t);
 		db_bind_text(st, 2, b->has_after ? t : "~");
 		db_bind_text(st, 3, b->after_id);
 	}

@@ -3,11 +3,21 @@
 
 #include <string.h>
 
+/* The last second RFC 3339's four-digit year can write. */
+#define TIME_LAST 253402300799LL
+
 void time_rfc3339(time_t t, char out[TIMEFMT_LEN])
 {
 	struct tm tm;
 
-	gmtime_r(&t, &tm);
+	if (t < 0)
+		t = 0;
+	if ((long long)t > TIME_LAST)
+		t = (time_t)TIME_LAST;
+	if (!gmtime_r(&t, &tm)) {
+		strcpy(out, "1970-01-01T00:00:00Z");
+		return;
+	}
 	strftime(out, TIMEFMT_LEN, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 

@@ -6,7 +6,8 @@
 
 #define TIMEFMT_LEN 32
 
-/* Writes t as RFC 3339 in UTC to the second, e.g. "2026-04-28T10:12:00Z". */
+/* Writes t as RFC 3339 in UTC to the second, e.g. "2026-04-28T10:12:00Z";
+ * a t before 1970 or after 9999 writes that bound. */
 void time_rfc3339(time_t t, char out[TIMEFMT_LEN]);
 
 /* The same for the current time. */

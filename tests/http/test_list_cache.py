@@ -3,6 +3,8 @@ their path and query until the next write of any kind: a kept page is
 served again as it was (same body, same ETag, 304 on revalidation), a page
 with another query is never served in its place, and every upload shows at
 once."""
+import sqlite3
+
 import pytest
 
 from conftest import make_payload, new_key, sign
@@ -58,3 +60,31 @@ def test_a_query_is_never_served_another_querys_page(server):
         a = server.get(page + "?backend=mlx&sort=date").text
         b = server.get(page + "?sort=date&backend=mlx").text
         assert mlx in a and mlx in b and cpp not in a and cpp not in b, page
+
+
+def edit_behind(server, rid, decode):
+    """Changes a run's figure with the sqlite3 module, behind the daemon's
+    back: what a kept page does not show until the next write."""
+    c = sqlite3.connect(server.db, timeout=10)
+    with c:
+        c.execute("UPDATE runs SET decode_tok_s = ? WHERE id = ?", (decode, rid))
+    c.close()
+
+
+def test_only_sort_and_suite_queries_are_kept(server):
+    """A page is kept only when its query holds nothing but ?sort= and
+    ?suite=: a filter, a cursor or an argument the page ignores (?x=1,
+    ?x=2, ... would fill the cache with copies) is built each time."""
+    rid = upload(server, 111.0)
+    model, _ = slugs(server, rid)
+    kept = "/m/%s?sort=date" % model
+    built = ["/m/%s?x=1" % model, "/m/%s?backend=mlx" % model,
+             "/m/%s?sort=date&sort=date" % model, "/m/%s?sort=date&x=" % model]
+    for path in [kept] + built:
+        assert "111.0" in server.get(path).text, path
+    edit_behind(server, rid, 222.0)
+    assert "111.0" in server.get(kept).text          # kept until a write
+    for path in built:
+        page = server.get(path).text
+        assert "222.0" in page and "111.0" not in page, path
+

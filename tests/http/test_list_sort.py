@@ -268,3 +268,15 @@ def test_run_lists_headers_sort_the_board_model_and_hardware_pages(server):
         assert page.count('aria-sort="descending"') == 1, path
         assert re.search(r'aria-sort="descending"><a class="sort" href="%s\?[^"]*sort=prefill">Prefill tok/s</a>' % re.escape(path), page), path
         assert re.search(r'<a class="sort" href="%s\?[^"]*sort=ttft">TTFT ms</a>' % re.escape(path), page), path
+
+
+def test_a_time_cursor_past_year_9999_reads_as_the_end_of_time(server, flagged):
+    """A date cursor far past any time_t (edited by hand) lists from the
+    newest row, as the year 9999 would, instead of nothing."""
+    first = server.get("/outliers.json?sort=date").json()
+    some = next(iter(flagged))
+    for huge in ("1e17", "1e300", "253402300800"):
+        got = server.get("/outliers.json?sort=date&after=%s:%s" % (huge, some))
+        assert got.status_code == 200, (huge, got.text)
+        assert ids(got.json()["rows"]) == ids(first["rows"]) and first["rows"], huge
+
