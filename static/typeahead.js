@@ -110,7 +110,7 @@
 			if (pending) pending.abort();
 			pending = null;
 			if (q.length < MIN_CHARS) {
-				close();
+				show([]);       // forgets the older query's suggestions
 				return;
 			}
 			var ctl = new AbortController();
@@ -121,7 +121,7 @@
 					if (pending !== ctl) return;
 					pending = null;
 					if (body && input.value.trim() === q) show(suggestions(body));
-					else close();
+					else show([]);
 				})
 				.catch(function () { /* cancelled, or offline: the form still works */ });
 		}

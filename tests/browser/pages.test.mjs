@@ -371,6 +371,26 @@ describe('search type-ahead (static/typeahead.js)', () => {
 		}
 	});
 
+	test('cut below two letters, the older suggestions are gone: ArrowDown opens nothing', async () => {
+		const context = await browser.newContext();
+		try {
+			const { page, problems } = await open(context, '/glossary');
+			const box = page.locator('#site-q');
+			await box.pressSequentially('qwen', { delay: 40 });
+			await page.locator('#site-q-suggestions [role="option"]').first().waitFor({ state: 'visible', timeout: 10000 });
+			await box.fill('q');
+			await box.dispatchEvent('input');
+			await page.waitForFunction(() => document.querySelectorAll('#site-q-suggestions [role="option"]').length === 0,
+				null, { timeout: 10000 });
+			await box.press('ArrowDown');
+			assert.equal(await box.getAttribute('aria-expanded'), 'false');
+			assert.equal(await page.locator('#site-q-suggestions').isVisible(), false);
+			assertClean(problems, 'type-ahead cut short');
+		} finally {
+			await context.close();
+		}
+	});
+
 	test('Enter with no suggestion chosen searches, as the plain form does', async () => {
 		const context = await browser.newContext();
 		try {
