@@ -19,7 +19,9 @@
  * log over, and the WAL grew to 75 GB at 555,000 runs in tests/bench's
  * fill.  Past this limit the writer, between its commits, copies the rest:
  * uploads wait for it (backpressure) and the next transaction restarts the
- * log from its beginning. */
+ * log from its beginning.  No checkpoint can pass the frames a reader's
+ * snapshot still needs, so the bound holds only while every read is short:
+ * pages read in one short transaction, and /export in chunks of their own. */
 #define WAL_LIMIT (8 * CKPT_PAGES)
 
 /* Writer's WAL hook, after every commit: wakes the checkpointer once the
