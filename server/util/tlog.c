@@ -79,6 +79,16 @@ int tlog_root(const struct tlog_reader *rd, uint64_t n, unsigned char out[TLOG_H
 	return tlog_subtree(rd, 0, n, out);
 }
 
+/* Appends MTH(D[lo:hi]) to proof; -1 when it is full or a hash is missing. */
+static int push_subtree(const struct tlog_reader *rd, uint64_t lo, uint64_t hi,
+			unsigned char proof[TLOG_MAX_PROOF][TLOG_HASH], size_t *len)
+{
+	if (*len >= TLOG_MAX_PROOF || tlog_subtree(rd, lo, hi, proof[*len]) < 0)
+		return -1;
+	(*len)++;
+	return 0;
+}
+
 /* PATH(m, D[lo:hi]) appended to proof (inner hashes first). */
 static int path(const struct tlog_reader *rd, uint64_t m, uint64_t lo, uint64_t hi,
 		unsigned char proof[TLOG_MAX_PROOF][TLOG_HASH], size_t *len)
@@ -93,16 +103,10 @@ static int path(const struct tlog_reader *rd, uint64_t m, uint64_t lo, uint64_t 
 		rc = path(rd, m, lo, lo + k, proof, len);
 	else
 		rc = path(rd, m, lo + k, hi, proof, len);
-	if (rc < 0 || *len >= TLOG_MAX_PROOF)
-		return -1;
-	if (m < lo + k)
-		rc = tlog_subtree(rd, lo + k, hi, proof[*len]);
-	else
-		rc = tlog_subtree(rd, lo, lo + k, proof[*len]);
 	if (rc < 0)
 		return -1;
-	(*len)++;
-	return 0;
+	return m < lo + k ? push_subtree(rd, lo + k, hi, proof, len)
+			  : push_subtree(rd, lo, lo + k, proof, len);
 }
 
 int tlog_prove_inclusion(const struct tlog_reader *rd, uint64_t index, uint64_t n,
@@ -121,31 +125,17 @@ static int subproof(const struct tlog_reader *rd, uint64_t m, uint64_t lo, uint6
 	uint64_t n = hi - lo, k;
 	int rc;
 
-	if (*len >= TLOG_MAX_PROOF)
-		return -1;
-	if (m == n) {
-		if (b)
-			return 0;
-		if (tlog_subtree(rd, lo, hi, proof[*len]) < 0)
-			return -1;
-		(*len)++;
-		return 0;
-	}
+	if (m == n)
+		return b ? 0 : push_subtree(rd, lo, hi, proof, len);
 	k = split_of(n);
 	if (m <= k)
 		rc = subproof(rd, m, lo, lo + k, b, proof, len);
 	else
 		rc = subproof(rd, m - k, lo + k, hi, 0, proof, len);
-	if (rc < 0 || *len >= TLOG_MAX_PROOF)
-		return -1;
-	if (m <= k)
-		rc = tlog_subtree(rd, lo + k, hi, proof[*len]);
-	else
-		rc = tlog_subtree(rd, lo, lo + k, proof[*len]);
 	if (rc < 0)
 		return -1;
-	(*len)++;
-	return 0;
+	return m <= k ? push_subtree(rd, lo + k, hi, proof, len)
+		      : push_subtree(rd, lo, lo + k, proof, len);
 }
 
 int tlog_prove_consistency(const struct tlog_reader *rd, uint64_t m, uint64_t n,
