@@ -218,9 +218,10 @@ static json_t *cell(struct sheet *s, const char *model, const char *hw)
 		const char *id = (const char *)sqlite3_column_text(st, 2);
 		const char *q = (const char *)sqlite3_column_text(st, 3);
 
-		json_array_append_new(a, json_pack("{s:s, s:f, s:s?, s:s, s:o}",
+		json_array_append_new(a, json_pack("{s:s, s:f, s:o, s:s?, s:s, s:o}",
 			"backend", (const char *)sqlite3_column_text(st, 0),
-			"decode_tok_s", sqlite3_column_double(st, 1), "quantization", q,
+			"decode_tok_s", sqlite3_column_double(st, 1),
+			"decode_text", browse_fig(sqlite3_column_double(st, 1)), "quantization", q,
 			"id", id, "href", browse_link(&s->b, "/r/", id, NULL)));
 	}
 	sqlite3_reset(st);

@@ -18,7 +18,6 @@
 #include "store/db.h"
 #include "store/run_store.h"
 #include "util/buf.h"
-#include "util/numfmt.h"
 
 #define MAX_RUNS 4
 #define R_MAX (MAX_RUNS * (RUN_ID_LEN + 1))
@@ -164,18 +163,14 @@ static int all_same(const struct compare *c, const char *a, const char *b)
  * in one suite. */
 static json_t *cell(const struct compare *c, size_t k, double v, double first)
 {
-	char text[48], pct[32];
-	struct buf b = BUF_INIT;
+	char pct[32];
 	int comparable = !strcmp(member(c->run[k].row, "suite_version", NULL),
 				 member(c->run[0].row, "suite_version", NULL));
 	json_t *o;
 
 	if (!isfinite(v))
 		return json_pack("{s:n, s:s, s:n, s:n}", "value", "text", "–", "pct", "pct_text");
-	numfmt_fig(&b, v);
-	snprintf(text, sizeof text, "%s", buf_error(&b) ? "?" : b.buf);
-	buf_release(&b);
-	o = json_pack("{s:f, s:s, s:n, s:n}", "value", v, "text", text, "pct", "pct_text");
+	o = json_pack("{s:f, s:o, s:n, s:n}", "value", v, "text", browse_fig(v), "pct", "pct_text");
 	if (k > 0 && comparable && isfinite(first) && first != 0) {
 		double d = (v - first) / first * 100.0;
 
@@ -384,8 +379,9 @@ static json_t *picker(struct compare *c)
 		if (!strcmp(id, c->run[0].id) || (same_hw && !strcmp(b, be)))
 			continue;
 		snprintf(pair, sizeof pair, "%s,%s", c->run[0].id, id);
-		o = json_pack("{s:s, s:s, s:s, s:f, s:o}", "id", id, "hardware", col(st, 4),
+		o = json_pack("{s:s, s:s, s:s, s:f, s:o, s:o}", "id", id, "hardware", col(st, 4),
 			"backend", b, "decode_tok_s", sqlite3_column_double(st, 2),
+			"decode_text", browse_fig(sqlite3_column_double(st, 2)),
 			"href", browse_link(&c->b, c->b.html ? "/compare" : "/compare.json", NULL,
 					    "r", pair, NULL));
 		json_array_append_new(same_hw ? other_be : other_hw, o);

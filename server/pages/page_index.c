@@ -159,11 +159,12 @@ static int load_rows(struct ipage *p, json_t *m)
 
 		if (++n > PER_PAGE)
 			break;
-		json_array_append_new(rows, json_pack("{s:s, s:s, s:o, s:I, s:f, s:s, s:o}",
+		json_array_append_new(rows, json_pack("{s:s, s:s, s:o, s:I, s:f, s:o, s:s, s:o}",
 			"slug", slug, "name", (const char *)sqlite3_column_text(st, 4),
 			"href", browse_link(&p->b, p->k->prefix, slug, NULL),
 			"runs", (json_int_t)sqlite3_column_int64(st, 1),
 			"best_decode_tok_s", sqlite3_column_double(st, 2),
+			"best_decode_text", browse_fig(sqlite3_column_double(st, 2)),
 			"best_id", best ? best : "",
 			"best_href", browse_link(&p->b, "/r/", best ? best : "", NULL)));
 		cursor_of(p, st, cur, sizeof cur);

@@ -100,19 +100,12 @@ static const char *const sql_disputes[][2] = { DISPUTE_SQL(SQL_ROW) };
  * the cursor on, so a page costs its rows, never a pass over the runs. */
 const char *const page_lists_sql[] = { OUTLIER_SQL(SQL_FLAT) DISPUTE_SQL(SQL_FLAT) NULL };
 
-/* Member k of o as numfmt writes a figure, as a new JSON string ("" for
- * no number). */
+/* Member k of o as browse_fig() writes it ("" for no number). */
 static json_t *fmt_num(const json_t *o, const char *k)
 {
-	json_t *v = json_object_get(o, k), *s;
-	struct buf b = BUF_INIT;
+	json_t *v = json_object_get(o, k);
 
-	if (!json_is_number(v))
-		return json_string("");
-	numfmt_fig(&b, json_number_value(v));
-	s = buf_error(&b) ? NULL : json_stringn(b.buf, b.len);
-	buf_release(&b);
-	return s;
+	return json_is_number(v) ? browse_fig(json_number_value(v)) : json_string("");
 }
 
 /* Adds the formatted figures of one flagged run for the page. */

@@ -269,10 +269,11 @@ static json_t *hit_json(const struct search *s, const struct hit *h)
 		     : k == 1 ? browse_link(&s->b, "/hw/", h->slug, NULL)
 		     : browse_link(&s->b, "/", NULL, "backend", h->slug, NULL);
 
-	return json_pack("{s:s, s:s, s:s, s:s, s:o, s:I, s:o}", "kind", h->kind,
+	return json_pack("{s:s, s:s, s:s, s:s, s:o, s:I, s:o, s:o}", "kind", h->kind,
 		"kind_label", labels[k], "name", h->name, "slug", h->slug, "href", href,
 		"runs", (json_int_t)h->runs, "best_decode_tok_s",
-		h->runs ? json_real(h->best) : json_null());
+		h->runs ? json_real(h->best) : json_null(),
+		"best_decode_text", h->runs ? browse_fig(h->best) : json_string(""));
 }
 
 /* q lowercased when it is a run id prefix ("r_" and id characters), else
@@ -314,12 +315,13 @@ static json_t *find_runs(struct search *s)
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		const char *id = (const char *)sqlite3_column_text(st, 0);
 
-		json_array_append_new(a, json_pack("{s:s, s:o, s:s, s:s, s:s, s:f}", "id", id,
+		json_array_append_new(a, json_pack("{s:s, s:o, s:s, s:s, s:s, s:f, s:o}", "id", id,
 			"href", browse_link(&s->b, "/r/", id, NULL),
 			"model", (const char *)sqlite3_column_text(st, 1),
 			"hardware", (const char *)sqlite3_column_text(st, 2),
 			"backend", (const char *)sqlite3_column_text(st, 3),
-			"decode_tok_s", sqlite3_column_double(st, 4)));
+			"decode_tok_s", sqlite3_column_double(st, 4),
+			"decode_text", browse_fig(sqlite3_column_double(st, 4))));
 	}
 	sqlite3_reset(st);
 	return a;
