@@ -13,6 +13,7 @@
 #include "store/outlier.h"
 #include "store/run_store.h"
 #include "store/tlog_store.h"
+#include "util/sha256.h"
 #include "util/timefmt.h"
 
 static const char sql_lookup[] =
@@ -213,7 +214,7 @@ static int withdraw_check(struct req *r, struct withdrawal *wd, struct err *e)
 		err_set(e, 409, "already_withdrawn", NULL, "%s", "This run is withdrawn already; a withdrawal cannot be sent twice.");
 		goto out;
 	}
-	crypto_hash_sha256(wd->sha, (const unsigned char *)r->body.buf, r->body.len);
+	sha256_digest(wd->sha, r->body.buf, r->body.len);
 	rc = 0;
 out:
 	json_decref(o);

@@ -3,6 +3,7 @@
  * keeps them). */
 #include "pages/browse.h"
 
+#include <sodium.h>
 #include <string.h>
 
 #include "app.h"
@@ -37,10 +38,8 @@ static void key_arg(void *ctx, const char *k, const char *v)
 
 int browse_list_key(struct req *r, char key[CACHE_ID_MAX + 1])
 {
-	static const char hex[] = "0123456789abcdef";
 	struct keyin ki = { .in = BUF_INIT };
 	unsigned char d[32];
-	int i;
 
 	buf_add(&ki.in, r->path, strlen(r->path) + 1);
 	http_query_each(r, key_arg, &ki);
@@ -51,11 +50,7 @@ int browse_list_key(struct req *r, char key[CACHE_ID_MAX + 1])
 	sha256_digest(d, ki.in.buf, ki.in.len);
 	buf_release(&ki.in);
 	key[0] = 'L';
-	for (i = 0; i < 16; i++) {
-		key[1 + 2 * i] = hex[d[i] >> 4];
-		key[2 + 2 * i] = hex[d[i] & 15];
-	}
-	key[33] = '\0';
+	sodium_bin2hex(key + 1, CACHE_ID_MAX, d, 16);
 	return 0;
 }
 
