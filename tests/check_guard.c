@@ -80,6 +80,7 @@ static void limit_case(const char *exempt_addr, int third_answered)
 		s[i] = dial(port);
 	ck_assert_int_eq(answered(s[2]), third_answered);
 	ck_assert_msg(answered(s[0]), "a connection within the limit was not served");
+	ck_assert_msg(answered(s[1]), "the second connection within the limit was not served");
 	for (i = 0; i < 3; i++)
 		close(s[i]);
 	MHD_stop_daemon(d);

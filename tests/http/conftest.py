@@ -295,6 +295,9 @@ def csv_table(resp):
     text = resp.content.decode("utf-8")
     assert text.endswith("\r\n")
     rows = list(csv.reader(io.StringIO(text, newline=""), strict=True))
+    # Every bare LF of the text stands inside a quoted field.
+    bare = lambda t: t.count("\n") - t.count("\r\n")  # noqa: E731
+    assert bare(text) == sum(bare(f) for r in rows for f in r), "a record ends in a bare LF"
     header, body = rows[0], rows[1:]
     assert all(len(r) == len(header) for r in body)
     return header, [dict(zip(header, r)) for r in body]

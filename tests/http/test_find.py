@@ -11,7 +11,7 @@ import sqlite3
 import lxml.html
 import pytest
 
-from conftest import MODERATOR_TOKEN, digest_for, make_payload, sign, validate_html
+from conftest import MODERATOR_TOKEN, csv_table, digest_for, make_payload, sign, validate_html
 
 
 def payload(model, accel="M3 Ultra", backend="mlx", decode=100.0, digest=None):
@@ -383,8 +383,6 @@ def test_rank_histograms_stay_exact_through_changes(srv):
 # ---- /cheatsheet ----
 
 def test_cheatsheet_matrix_with_backends_side_by_side(srv, tmp_path):
-    import csv
-    import io
     ids = upload_all(srv, [full("Sheet", backend="llama.cpp", decode=90.0),
                            full("Sheet", backend="mlx", decode=110.0),
                            full("Sheet", backend="mlx", decode=100.0),
@@ -402,13 +400,13 @@ def test_cheatsheet_matrix_with_backends_side_by_side(srv, tmp_path):
     mlx = srv.get("/cheatsheet.json", params={"backend": "mlx"}).json()
     assert [e["backend"] for r in mlx["rows"] for c in r["cells"] for e in c["entries"]] == ["mlx"]
     assert srv.get("/cheatsheet.json", params={"backend": "nope"}).status_code == 400
-    r = srv.get("/cheatsheet.csv")
-    assert r.status_code == 200 and r.headers["Content-Type"].startswith("text/csv")
-    rows = list(csv.reader(io.StringIO(r.text)))
-    assert rows[0][:3] == ["model", "model_slug", "hardware"]
-    assert ["Sheet", "sheet", "M3 Ultra", "m3-ultra", "mlx", "110", rows[1][6], ids[1]] == rows[1]
+    header, recs = csv_table(srv.get("/cheatsheet.csv"))
+    assert header == ["model", "model_slug", "hardware", "hw_slug", "backend", "decode_tok_s",
+                      "quantization", "run_id"]
+    assert list(recs[0].values()) == ["Sheet", "sheet", "M3 Ultra", "m3-ultra", "mlx", "110",
+                                      make_payload()["model"]["quantization"], ids[1]]
     # A name a spreadsheet would run as a formula is kept as text.
-    assert any(row[0] == "'=Evil" for row in rows[1:])
+    assert any(r["model"] == "'=Evil" for r in recs)
     page = srv.get("/cheatsheet")
     assert page.status_code == 200
     doc = lxml.html.fromstring(page.text)
@@ -605,3 +603,20 @@ def test_sorted_board_keeps_keyset_paging(srv):
         ids = lambda rows: [r.xpath(".//a[starts-with(@href, '/r/')]/@href")[0] for r in rows]
         assert len(first) == 50 and len(second) == 5, sort
         assert len(set(ids(first)) | set(ids(second))) == 55, sort
+
+
+def test_figures_on_the_find_pages_are_shown_as_the_run_pages_show_them(srv):
+    """/models, /search, /compare's picker and /cheatsheet print a decode
+    rate the way every other page does (three significant figures), while
+    their JSON keeps the exact number."""
+    ids = upload_all(srv, [payload("Figs", decode=45.123456), payload("Figs", accel="M3 Max", decode=31.98765)])
+    # The picker of /compare lists the other run, not the one picked.
+    pages = {"/models": "45.1", "/search?q=figs": "45.1", "/compare?r=" + ids[0]: "32.0",
+             "/cheatsheet": "45.1"}
+    for path, shown in pages.items():
+        text = lxml.html.fromstring(srv.get(path).text).text_content()   # what a reader sees
+        assert shown in text, path
+        assert "45.123456" not in text and "31.98765" not in text, path
+    rows = srv.get("/models.json").json()["rows"]
+    row = next(r for r in rows if r["slug"] == "figs")
+    assert row["best_decode_tok_s"] == 45.123456 and row["best_decode_text"] == "45.1"

@@ -5,15 +5,13 @@ and CSV twins) and /m/<slug>?sort= within the digest the page shows
 Runs are stored through the real upload endpoint; a moderator's ruling is
 written into the database with sqlite3 while the daemon runs, as
 test_find.py does."""
-import csv
-import io
 import time
 import urllib.parse
 
 import lxml.html
 
 from test_find import full, rule, srv, upload, upload_all, with_figures  # noqa: F401
-from conftest import validate_html
+from conftest import csv_table, validate_html
 
 
 def with_memory(p, vram=None, ram=None):
@@ -42,10 +40,10 @@ def html_ids(text):
                   doc.xpath("//table[contains(@class, 'cheatsheet')]//a[starts-with(@href, '/r/')]/@href"))
 
 
-def csv_ids(text):
-    rows = list(csv.reader(io.StringIO(text)))
-    assert rows[0][-1] == "run_id"
-    return sorted(r[-1] for r in rows[1:])
+def csv_ids(resp):
+    header, rows = csv_table(resp)
+    assert header[-1] == "run_id"
+    return sorted(r["run_id"] for r in rows)
 
 
 def test_cheatsheet_memory_class_filter(srv, tmp_path):
@@ -91,7 +89,7 @@ def test_cheatsheet_memory_class_filter(srv, tmp_path):
     assert html_ids(page.text) == [small]
     r = srv.get("/cheatsheet.csv", params={"memory": "48"})
     assert r.status_code == 200 and r.headers["Content-Type"].startswith("text/csv")
-    assert csv_ids(r.text) == [small]
+    assert csv_ids(r) == [small]
     doc = lxml.html.fromstring(page.text)
     hrefs = doc.xpath("//p[@class='lede']//a/@href")
     twins = [h for h in hrefs if h.startswith("/cheatsheet.")]
@@ -99,7 +97,7 @@ def test_cheatsheet_memory_class_filter(srv, tmp_path):
     assert doc.xpath("//select[@name='memory']/option[@selected]/@value") == ["48"]
     for t in twins:
         assert srv.get(t).status_code == 200
-    assert csv_ids(srv.get("/cheatsheet.csv?memory=24").text) == [gpu]
+    assert csv_ids(srv.get("/cheatsheet.csv?memory=24")) == [gpu]
     ok, report = validate_html(page.text, tmp_path)
     assert ok, report
 

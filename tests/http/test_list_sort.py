@@ -5,8 +5,6 @@ sort key included), "Previous page" leads back to the rows before; the
 HTML, JSON and CSV forms of a page list the same rows; the links carry
 the sort; an unknown sort is a 400 naming sort= and the allowed values."""
 import calendar
-import csv
-import io
 import re
 import sqlite3
 import time
@@ -15,7 +13,7 @@ from urllib.parse import quote
 
 import pytest
 
-from conftest import MODERATOR_TOKEN, make_payload, new_key, sign, validate_html
+from conftest import MODERATOR_TOKEN, csv_table, make_payload, new_key, sign, validate_html
 
 PER_PAGE = 50
 
@@ -66,8 +64,7 @@ def cursor(key, rid):
 
 
 def csv_ids(resp):
-    assert resp.status_code == 200, resp.text
-    rows = list(csv.DictReader(io.StringIO(resp.content.decode("utf-8"), newline="")))
+    _, rows = csv_table(resp)
     return [r["id"] for r in rows], rows
 
 
