@@ -1,6 +1,7 @@
 /* db.c: opening and closing the database: file modes, pragmas, migrations,
  * the reader of each thread, the writer and checkpointer threads (see db.h). */
 #include "store/db_int.h"
+#include "store/db_walbuf.h"
 #include "store/migrate.h"
 
 #include <errno.h>
@@ -28,7 +29,7 @@ struct dbconn *db_reader(struct db *db)
 
 	if (tl_reader && tl_db_id == db->id)
 		return tl_reader;
-	c = conn_open(db->path, 1, db->busy_ms);
+	c = conn_open(db->path, 1, db->busy_ms, NULL);
 	if (!c)
 		return NULL;
 	pthread_mutex_lock(&db->lock);
@@ -123,7 +124,9 @@ int db_open_perm(const char *path, const char *migrations_dir, struct db_perm pe
 	pthread_mutex_init(&db->lock, NULL);
 	pthread_cond_init(&db->wake, NULL);
 	db->busy_ms = 5000;
-	db->writer = conn_open(path, 0, db->busy_ms);
+	/* The writer's WAL writes are gathered (db_walbuf.c), which needs its
+	 * synchronous=FULL below. */
+	db->writer = conn_open(path, 0, db->busy_ms, walbuf_vfs_name());
 	if (!db->writer) {
 		snprintf(err, errlen, "cannot open database %s (is the folder there and writable?)", path);
 		rc = DB_READONLY;

@@ -2,6 +2,11 @@
  * thread and connection, so the writer's commits never wait for it. */
 #include "store/db_int.h"
 
+#include <pthread.h>
+#include <sched.h>
+
+#include "util/log.h"
+
 /* WAL pages after which the writer asks the checkpointer to run (SQLite's
  * own automatic checkpoint runs at 1000, inside the committing write).  A
  * page dirtied by many commits in between (a cluster's row, the newest
@@ -45,13 +50,21 @@ static int wal_grew(void *arg, sqlite3 *h, const char *name, int pages)
 
 /* The checkpointer thread: a passive checkpoint whenever the writer asks
  * (it neither blocks nor waits for the writer or readers; a frame a
- * reader still needs is copied next time). */
+ * reader still needs is copied next time).  It runs as SCHED_IDLE, on
+ * cores nothing else wants: the single writer bounds the upload rate, and
+ * a checkpointer woken beside it took its core from it (a fifth of the
+ * writer's time was spent waiting to run; tests/bench/README.md).  When
+ * the cores stay busy the log grows to wal_limit and the writer copies it
+ * itself, as when the checkpointer lags for any other reason. */
 static void *ckpt_main(void *arg)
 {
 	struct db *db = arg;
+	struct sched_param idle = { .sched_priority = 0 };
 	int stop;
 
 	pthread_setname_np(pthread_self(), "db-checkpoint");
+	if (pthread_setschedparam(pthread_self(), SCHED_IDLE, &idle) != 0)
+		log_info("checkpointer: cannot run as SCHED_IDLE; it shares the cores evenly");
 	for (;;) {
 		pthread_mutex_lock(&db->lock);
 		while ((!db->ckpt_wanted || db->ckpt_held) && !db->stopping)
@@ -70,7 +83,7 @@ static void *ckpt_main(void *arg)
  * replaced by the hook that wakes the checkpointer thread. */
 int ckpt_start(struct db *db)
 {
-	db->ckpt = conn_open(db->path, 0, db->busy_ms);
+	db->ckpt = conn_open(db->path, 0, db->busy_ms, NULL);
 	if (!db->ckpt || db_exec(db->ckpt, "PRAGMA synchronous=FULL") != SQLITE_OK)
 		return -1;
 	pthread_cond_init(&db->ckpt_wake, NULL);

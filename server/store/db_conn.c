@@ -61,8 +61,9 @@ static void sql_jws_payload(sqlite3_context *cx, int argc, sqlite3_value **argv)
 		sqlite3_result_blob64(cx, bin, got, free);
 }
 
-/* Opens one connection with the settings every connection shares. */
-struct dbconn *conn_open(const char *path, int readonly, unsigned busy_ms)
+/* Opens one connection with the settings every connection shares, through
+ * VFS vfs (NULL: the default). */
+struct dbconn *conn_open(const char *path, int readonly, unsigned busy_ms, const char *vfs)
 {
 	struct dbconn *c = calloc(1, sizeof *c);
 	int flags = readonly ? SQLITE_OPEN_READONLY
@@ -70,7 +71,7 @@ struct dbconn *conn_open(const char *path, int readonly, unsigned busy_ms)
 
 	if (!c)
 		return NULL;
-	if (sqlite3_open_v2(path, &c->h, flags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+	if (sqlite3_open_v2(path, &c->h, flags | SQLITE_OPEN_NOMUTEX, vfs) != SQLITE_OK) {
 		log_error("sqlite: cannot open %s: %s", path,
 			  c->h ? sqlite3_errmsg(c->h) : "out of memory");
 		sqlite3_close(c->h);

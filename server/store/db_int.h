@@ -34,9 +34,10 @@ struct db {
 	void *commit_arg;
 };
 
-/* db_conn.c: one connection with the settings every connection shares
- * (NULL on failure, logged); closing finalizes its cached statements. */
-struct dbconn *conn_open(const char *path, int readonly, unsigned busy_ms);
+/* db_conn.c: one connection with the settings every connection shares,
+ * through VFS vfs (NULL: the default), or NULL on failure (logged);
+ * closing finalizes its cached statements. */
+struct dbconn *conn_open(const char *path, int readonly, unsigned busy_ms, const char *vfs);
 void conn_close(struct dbconn *c);
 /* Runs SQL without results on c, logging a failure; an SQLite rc. */
 int db_exec(struct dbconn *c, const char *sql);
