@@ -10,6 +10,8 @@
 #include "ingest/validate.h"
 
 #include <dirent.h>
+#include <errno.h>
+#include <stdatomic.h>
 #include <limits.h>
 #include <pthread.h>
 #include <sodium.h>
@@ -425,6 +427,124 @@ START_TEST(wal_stays_bounded_when_the_checkpointer_lags)
 }
 END_TEST
 
+/* ---- the sync thread ---- */
+
+/* The test's fdatasync(): counts calls, and fails with sync_errno when
+ * that is set. */
+static atomic_int syncs;
+static int sync_errno;
+
+static int counting_sync(int fd)
+{
+	atomic_fetch_add(&syncs, 1);
+	if (sync_errno) {
+		errno = sync_errno;
+		return -1;
+	}
+	return fdatasync(fd);
+}
+
+/* An account job that notes the syncs done before it ran and before it
+ * was answered. */
+struct synced_job {
+	struct acct_job a;
+	int at_run, at_done;
+};
+
+static int synced_run(struct dbconn *w, struct db_job *j)
+{
+	struct synced_job *s = (struct synced_job *)j;
+
+	s->at_run = atomic_load(&syncs);
+	return acct_run(w, j);
+}
+
+static void synced_done(struct db_job *j)
+{
+	struct synced_job *s = (struct synced_job *)j;
+
+	s->at_done = atomic_load(&syncs);
+	acct_done(j);
+}
+
+/* Submits n synced jobs (names prefix-i) and waits until all are answered. */
+static void run_synced(struct db *db, struct synced_job *jobs, char (*names)[32], int n,
+		       const char *prefix, struct waiter *w)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		snprintf(names[i], 32, "%s-%d", prefix, i);
+		jobs[i] = (struct synced_job){ .a = { .j = { .run = synced_run, .done = synced_done },
+						      .names = { names[i] }, .n = 1, .w = w } };
+		db_submit(db, &jobs[i].a.j);
+	}
+	waiter_wait(w, n);
+}
+
+/* Every job is answered only after a sync that came after it ran: the WAL
+ * of its commit was on disk before done(), and its rows were visible. */
+START_TEST(jobs_are_answered_after_their_sync)
+{
+	static struct synced_job jobs[40];
+	static char names[40][32];
+	struct db *db = open_test_db();
+	struct waiter w;
+	int i;
+
+	atomic_store(&syncs, 0);
+	sync_errno = 0;
+	pthread_mutex_lock(&db->lock);
+	db->sync_fn = counting_sync;
+	pthread_mutex_unlock(&db->lock);
+	waiter_init(&w);
+	run_synced(db, jobs, names, 40, "synced", &w);
+	for (i = 0; i < 40; i++) {
+		ck_assert_int_eq(jobs[i].a.j.rc, DB_OK);
+		ck_assert_msg(jobs[i].at_done > jobs[i].at_run,
+			      "job %d answered with no sync after it ran (%d, %d)", i,
+			      jobs[i].at_run, jobs[i].at_done);
+		ck_assert_int_eq(jobs[i].a.visible_in_done, 1);
+	}
+	/* One sync covers the batches waiting for it: never more syncs than
+	 * commits. */
+	ck_assert_int_ge(atomic_load(&syncs), 1);
+	ck_assert_int_le(atomic_load(&syncs), 40);
+	db_close(db);
+	waiter_destroy(&w);
+	ck_assert_int_eq(scalar("SELECT count(*) FROM accounts WHERE name LIKE 'synced-%'", NULL), 40);
+}
+END_TEST
+
+/* A failed sync fails the jobs it covered with the status of its errno,
+ * and every later write is refused, stored nowhere. */
+START_TEST(a_failed_sync_fails_its_jobs_and_stops_writes)
+{
+	static struct synced_job jobs[3];
+	static char names[3][32];
+	struct acct_job later = { .j = { .run = acct_run }, .names = { "after-failure" }, .n = 1 };
+	struct db *db = open_test_db();
+	struct waiter w;
+	int i;
+
+	atomic_store(&syncs, 0);
+	sync_errno = ENOSPC;
+	pthread_mutex_lock(&db->lock);
+	db->sync_fn = counting_sync;
+	pthread_mutex_unlock(&db->lock);
+	waiter_init(&w);
+	run_synced(db, jobs, names, 3, "unsynced", &w);
+	for (i = 0; i < 3; i++)
+		ck_assert_int_eq(jobs[i].a.j.rc, DB_FULL);
+	ck_assert_int_ge(atomic_load(&syncs), 1);
+	sync_errno = 0;
+	ck_assert_int_eq(db_write(db, &later.j), DB_FULL);
+	db_close(db);
+	waiter_destroy(&w);
+	ck_assert_int_eq(scalar("SELECT count(*) FROM accounts WHERE name = 'after-failure'", NULL), 0);
+}
+END_TEST
+
 /* db_close runs every job already queued before it stops the writer. */
 START_TEST(close_drains_the_queue)
 {
@@ -775,6 +895,8 @@ static Suite *suite_db(void)
 	tcase_add_test(w, failing_job_rolls_back_alone);
 	tcase_add_test(w, db_write_returns_the_status);
 	tcase_add_test(w, close_drains_the_queue);
+	tcase_add_test(w, jobs_are_answered_after_their_sync);
+	tcase_add_test(w, a_failed_sync_fails_its_jobs_and_stops_writes);
 	tcase_add_test(w, wal_stays_bounded_when_the_checkpointer_lags);
 	tcase_add_test(m, migrations_recorded_once);
 	tcase_add_test(m, new_and_failing_migrations);

@@ -2,13 +2,16 @@
  * (server/util/tlog.c), its SQLite store (tlog_store.c) and its signer's refusal
  * to fork (tlog_signer.c), against hashes made by Go's sumdb/tlog
  * (tests/vectors/tlog_go.txt) and RFC 6962's worked examples. */
+#include <pthread.h>
 #include <sodium.h>
 #include <stdint.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "check_util.h"
 #include "store/db.h"
+#include "store/db_int.h"
 #include <sqlite3.h>
 #include "util/tlog.h"
 #include "store/tlog_signer.h"
@@ -647,6 +650,87 @@ START_TEST(signer_signs_an_extended_tree)
 }
 END_TEST
 
+/* The test's fdatasync(): holds every sync until the gate opens. */
+static struct {
+	pthread_mutex_t m;
+	pthread_cond_t c;
+	int open, waiting;
+} gate = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0 };
+
+static int gated_sync(int fd)
+{
+	pthread_mutex_lock(&gate.m);
+	gate.waiting++;
+	pthread_cond_broadcast(&gate.c);
+	while (!gate.open)
+		pthread_cond_wait(&gate.c, &gate.m);
+	pthread_mutex_unlock(&gate.m);
+	return fdatasync(fd);
+}
+
+static void gate_set(int open)
+{
+	pthread_mutex_lock(&gate.m);
+	gate.open = open;
+	pthread_cond_broadcast(&gate.c);
+	pthread_mutex_unlock(&gate.m);
+}
+
+static void noop_done(struct db_job *j)
+{
+	(void)j;
+}
+
+static void *sign_thread(void *arg)
+{
+	return (void *)(intptr_t)tlog_signer_sign(arg);
+}
+
+/* Readers see a commit while its sync is still under way, but the signer
+ * signs only what is on disk: it waits for the sync, then signs it. */
+START_TEST(signer_signs_only_what_is_on_disk)
+{
+	struct append_job a = { .j = { .run = append_run, .done = noop_done }, .from = 3,
+				.count = 2, .prefix = "d_" };
+	struct tlog_signer *s = NULL;
+	struct db *db = open_db_at("t.db");
+	struct timespec pause = { 0, 200 * 1000000L };
+	char err[1024] = "";
+	pthread_t t;
+	void *ret;
+	uint64_t n;
+
+	append_runs(db, "d_", 0, 3);
+	ck_assert_msg(open_signer(db, &s, err, sizeof err) == 0, "%s", err);
+	ck_assert_int_eq(tlog_signer_sign(s), 0);
+	ck_assert_int_eq(tlog_signer_latest(s, NULL, &n, NULL), 0);
+	ck_assert_uint_eq(n, 3);
+
+	gate_set(0);
+	pthread_mutex_lock(&db->lock);
+	db->sync_fn = gated_sync;
+	pthread_mutex_unlock(&db->lock);
+	db_submit(db, &a.j);
+	pthread_mutex_lock(&gate.m);
+	while (!gate.waiting)
+		pthread_cond_wait(&gate.c, &gate.m);
+	pthread_mutex_unlock(&gate.m);
+	ck_assert_int_eq(tlog_store_size(db_reader(db)), 5);    /* visible */
+	ck_assert_int_eq(pthread_create(&t, NULL, sign_thread, s), 0);
+	nanosleep(&pause, NULL);
+	ck_assert_int_eq(tlog_signer_latest(s, NULL, &n, NULL), 0);
+	ck_assert_uint_eq(n, 3);                                 /* not on disk yet */
+	gate_set(1);
+	ck_assert_int_eq(pthread_join(t, &ret), 0);
+	ck_assert_int_eq((int)(intptr_t)ret, 0);
+	ck_assert_int_eq(a.j.rc, DB_OK);
+	ck_assert_int_eq(tlog_signer_latest(s, NULL, &n, NULL), 0);
+	ck_assert_uint_eq(n, 5);
+	tlog_signer_close(s);
+	db_close(db);
+}
+END_TEST
+
 /* A database from before the log: its runs, posts and ruling are appended
  * at the upgrade, with the same canonical records the daemon makes. */
 START_TEST(upgrade_logs_earlier_rows)
@@ -748,6 +832,7 @@ static Suite *suite_tlog(void)
 	tcase_add_test(st, store_kinds_and_refs);
 	tcase_add_test(st, signer_refuses_a_rolled_back_database);
 	tcase_add_test(st, signer_signs_an_extended_tree);
+	tcase_add_test(st, signer_signs_only_what_is_on_disk);
 	tcase_add_test(st, upgrade_logs_earlier_rows);
 	suite_add_tcase(s, st);
 	return s;

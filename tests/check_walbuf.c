@@ -1,8 +1,8 @@
 /* check_walbuf.c: the writer's VFS (server/store/db_walbuf.c), which holds
  * WAL writes back until a sync, read, resize or a write elsewhere: other
  * connections see every commit whole, the writer reads back frames it
- * spilled, a write that fails fails its transaction, and the database
- * stays intact. */
+ * spilled, a write that fails fails its transaction, the database stays
+ * intact, and a commit's sync is left to the caller only where safe. */
 #include <check.h>
 #include <signal.h>
 #include <sqlite3.h>
@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "check_tmpdb.h"
 #include "check_util.h"
@@ -188,6 +189,53 @@ START_TEST(a_failed_write_fails_the_commit)
 }
 END_TEST
 
+/* With deferral on, a commit's sync is left to the caller (a descriptor
+ * to sync), but never a checkpoint's, which must reach the disk before
+ * frames are copied into the database. */
+START_TEST(commit_syncs_are_left_only_where_safe)
+{
+	sqlite3 *w = open_conn(walbuf_vfs_name(), 2000);
+	sqlite3 *plain = open_conn(NULL, 2000);
+	int fd;
+
+	ck_assert_int_eq(walbuf_defer(plain, 1), -1);     /* not ours */
+	ck_assert_int_eq(one(w, "SELECT count(*) FROM sqlite_master"), 0);
+	ck_assert_int_eq(walbuf_defer(w, 1), 0);
+	ck_assert_int_eq(sqlite3_exec(w, "CREATE TABLE blobs(i INTEGER PRIMARY KEY, b TEXT)",
+				      NULL, NULL, NULL), SQLITE_OK);
+	/* The new log's header was synced in place, before its first frame. */
+	ck_assert_int_ge(walbuf_take_pending(w), 0);
+	ck_assert_int_eq(insert_blobs(w, 100000, 3, 3000), SQLITE_OK);
+	fd = walbuf_take_pending(w);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(fdatasync(fd), 0);
+	ck_assert_int_eq(walbuf_take_pending(w), -1);        /* taken once */
+	/* Readers see a deferred commit (it was written out, only not synced). */
+	ck_assert_int_eq(one(plain, "SELECT count(*) FROM blobs"), 3);
+
+	ck_assert_int_eq(insert_blobs(w, 100100, 3, 3000), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_wal_checkpoint_v2(w, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL),
+			 SQLITE_OK);
+	ck_assert_int_eq(walbuf_take_pending(w), -1);        /* the checkpoint synced */
+
+	ck_assert_int_eq(sqlite3_wal_checkpoint_v2(w, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL),
+			 SQLITE_OK);
+	/* The log starts over: SQLite syncs its new header in place, then the
+	 * commit's own sync is left again. */
+	ck_assert_int_eq(insert_blobs(w, 100200, 3, 3000), SQLITE_OK);
+	ck_assert_int_ge(walbuf_take_pending(w), 0);
+	ck_assert_int_eq(insert_blobs(w, 100300, 3, 3000), SQLITE_OK);
+	ck_assert_int_ge(walbuf_take_pending(w), 0);
+
+	ck_assert_int_eq(walbuf_defer(w, 0), 0);
+	ck_assert_int_eq(insert_blobs(w, 100400, 3, 3000), SQLITE_OK);
+	ck_assert_int_eq(walbuf_take_pending(w), -1);
+	ck_assert_int_eq(one(plain, "SELECT count(*) FROM blobs"), 15);
+	sqlite3_close(plain);
+	sqlite3_close(w);
+}
+END_TEST
+
 static Suite *suite_walbuf(void)
 {
 	Suite *s = suite_create("walbuf");
@@ -199,6 +247,7 @@ static Suite *suite_walbuf(void)
 	tcase_add_test(tc, other_connections_see_each_commit);
 	tcase_add_test(tc, writer_reads_back_what_it_spilled);
 	tcase_add_test(tc, a_failed_write_fails_the_commit);
+	tcase_add_test(tc, commit_syncs_are_left_only_where_safe);
 	suite_add_tcase(s, tc);
 	return s;
 }

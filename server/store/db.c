@@ -159,6 +159,14 @@ int db_open_perm(const char *path, const char *migrations_dir, struct db_perm pe
 		rc = DB_READONLY;
 		goto fail;
 	}
+	/* The writer's commits are synced by the sync thread, which answers
+	 * their jobs only after (db_sync.c). */
+	if (sync_start(db) < 0) {
+		snprintf(err, errlen, "cannot start the sync thread");
+		rc = DB_ERR;
+		goto fail;
+	}
+	walbuf_defer(db->writer->h, 1);
 	if (pthread_create(&db->thread, NULL, writer_main, db) != 0) {
 		snprintf(err, errlen, "cannot start the writer thread");
 		rc = DB_ERR;
@@ -190,6 +198,7 @@ void db_close(struct db *db)
 		return;
 	if (db->thread_started)
 		stop_thread(db, &db->wake, db->thread);
+	sync_stop(db);
 	if (db->ckpt_started) {
 		stop_thread(db, &db->ckpt_wake, db->ckpt_thread);
 		pthread_cond_destroy(&db->ckpt_wake);
@@ -201,6 +210,7 @@ void db_close(struct db *db)
 		conn_close(c);
 	}
 	if (db->writer) {
+		walbuf_defer(db->writer->h, 0);
 		db_exec(db->writer, "PRAGMA wal_checkpoint(TRUNCATE)");
 		conn_close(db->writer);
 	}

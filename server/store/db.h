@@ -3,9 +3,10 @@
  *
  * Reads: each thread gets its own read-only connection from db_reader().
  * Writes: a module fills a struct db_job and hands it to the writer thread,
- * which runs many jobs in one transaction and one fsync (group commit) and
- * calls each job's done() only after COMMIT returned, so an acknowledged
- * write is on disk (synchronous=FULL). */
+ * which runs many jobs in one transaction and one fsync (group commit).
+ * The sync thread calls each job's done() only once its commit is on disk
+ * (the WAL synced, as synchronous=FULL would), so an acknowledged write is
+ * never lost; readers may see a commit a moment before that (db_sync.c). */
 #ifndef LLMS_DB_H
 #define LLMS_DB_H
 
@@ -94,9 +95,11 @@ json_t *db_rows_json(sqlite3_stmt *st);
 
 /* A database write.  run() is called on the writer thread inside the
  * transaction (in its own savepoint: a negative return undoes only this job)
- * and returns 0 or a negative db_status.  done() is called on the writer
- * thread after the commit, with rc set to run()'s result, or to the commit's
- * failure, in which case nothing of the job was kept. */
+ * and returns 0 or a negative db_status.  done() is called on the sync
+ * thread once the commit is on disk, in the order the jobs were committed,
+ * with rc set to run()'s result, or to the commit's failure, in which case
+ * nothing of the job was kept, or to the sync's failure (its commit may
+ * still be visible; later writes are refused until a restart). */
 struct db_job {
 	int (*run)(struct dbconn *w, struct db_job *job);
 	void (*done)(struct db_job *job);

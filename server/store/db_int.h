@@ -1,6 +1,7 @@
 /* db_int.h: what the files of the database handle share (db.c, db_conn.c,
- * db_status.c, db_writer.c, db_ckpt.c); nothing outside store/db*.c but
- * tests/check_db.c includes it.  The contract is db.h. */
+ * db_status.c, db_writer.c, db_sync.c, db_ckpt.c); nothing outside store/db*.c but
+ * tests/check_db.c and tests/check_tlog.c (the sync thread's test hook)
+ * includes it.  The contract is db.h. */
 #ifndef LLMS_DB_INT_H
 #define LLMS_DB_INT_H
 
@@ -32,6 +33,15 @@ struct db {
 	pthread_cond_t ckpt_wake;      /* with lock */
 	void (*commit_hook)(void *);   /* with lock: called after each commit */
 	void *commit_arg;
+	/* The sync thread (db_sync.c): committed batches wait here for the
+	 * fdatasync() that makes them durable before they are answered. */
+	pthread_t sync_thread;
+	int sync_started, sync_stopping;   /* with lock */
+	pthread_cond_t sync_wake;          /* with lock */
+	struct db_job *sync_head, *sync_tail;   /* with lock */
+	int sync_fd;                   /* with lock: to sync before answering; -1 */
+	int sync_failed;               /* with lock: the status every write gets */
+	int (*sync_fn)(int fd);        /* tests: instead of fdatasync() */
 };
 
 /* db_conn.c: one connection with the settings every connection shares,
@@ -48,6 +58,16 @@ int write_status(struct db *db, int rc);
 
 /* db_writer.c: the writer thread's body (arg: the struct db). */
 void *writer_main(void *arg);
+
+/* db_sync.c: starts the sync thread (0 or -1); hands it a committed
+ * batch, with the descriptor to sync first (-1: none); stops it after it
+ * answered everything handed to it. */
+int sync_start(struct db *db);
+void sync_enqueue(struct db *db, struct db_job *batch, int fd);
+void sync_stop(struct db *db);
+
+/* db_status.c: the status of a failed fdatasync() with errno e. */
+int sync_status(int e);
 
 /* db_ckpt.c: starts the checkpointer thread and its connection; 0 or -1. */
 int ckpt_start(struct db *db);

@@ -1,6 +1,8 @@
 /* db_writer.c: the group-commit writer thread: jobs queued by db_submit
- * and db_write, run in batches of savepoints under one commit. */
+ * and db_write, run in batches of savepoints under one commit, then handed
+ * to the sync thread (db_sync.c), which answers them once on disk. */
 #include "store/db_int.h"
+#include "store/db_walbuf.h"
 
 #include "util/log.h"
 
@@ -66,6 +68,13 @@ static void run_batch(struct db *db, struct db_job *batch)
 	struct db_job *j;
 	int rc;
 
+	pthread_mutex_lock(&db->lock);
+	rc = db->sync_failed;
+	pthread_mutex_unlock(&db->lock);
+	if (rc) {
+		fail_all(batch, rc);       /* logged when the sync failed */
+		return;
+	}
 	rc = db_exec(w, "BEGIN IMMEDIATE");
 	if (rc != SQLITE_OK) {
 		batch_failed(batch, write_status(db, rc));
@@ -105,7 +114,7 @@ void db_set_commit_hook(struct db *db, void (*fn)(void *arg), void *arg)
 void *writer_main(void *arg)
 {
 	struct db *db = arg;
-	struct db_job *batch, *j, *next;
+	struct db_job *batch, *j;
 	unsigned n;
 
 	pthread_setname_np(pthread_self(), "db-writer");   /* for perf and top -H */
@@ -129,14 +138,7 @@ void *writer_main(void *arg)
 		pthread_mutex_unlock(&db->lock);
 
 		run_batch(db, batch);
-		for (j = batch; j; j = next) {
-			next = j->next;
-			j->next = NULL;
-			j->done(j);
-			pthread_mutex_lock(&db->lock);
-			db->finished++;
-			pthread_mutex_unlock(&db->lock);
-		}
+		sync_enqueue(db, batch, walbuf_take_pending(db->writer->h));
 	}
 	return NULL;
 }

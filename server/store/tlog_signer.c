@@ -216,9 +216,28 @@ out:
 	return rc;
 }
 
+/* A writer job that reads the log's size.  The writer answers a job only
+ * once every commit before it is on disk (db_sync.c), while readers may
+ * already see a commit whose sync is still under way; a size read this
+ * way is one that survives a crash, so a signed checkpoint never names an
+ * entry the log could lose. */
+struct size_job {
+	struct db_job j;
+	int64_t n;
+};
+
+static int size_run(struct dbconn *w, struct db_job *j)
+{
+	struct size_job *sj = (struct size_job *)j;
+
+	sj->n = tlog_store_size(w);
+	return sj->n < 0 ? DB_ERR : DB_OK;
+}
+
 /* The whole signing step, with errors in err. */
 static int sign_now(struct tlog_signer *s, char *err, size_t errlen)
 {
+	struct size_job sj = { .j = { .run = size_run }, .n = -1 };
 	struct dbconn *c = db_reader(s->db);
 	unsigned char root[TLOG_HASH];
 	struct tlog_reader rd;
@@ -226,7 +245,7 @@ static int sign_now(struct tlog_signer *s, char *err, size_t errlen)
 	int rc = -1;
 
 	pthread_mutex_lock(&s->sign_lock);
-	if (!c || (n = tlog_store_size(c)) < 0) {
+	if (!c || db_write(s->db, &sj.j) != DB_OK || (n = sj.n) < 0) {
 		snprintf(err, errlen, "cannot read the log's size from the database");
 		goto out;
 	}

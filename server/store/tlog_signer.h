@@ -9,7 +9,8 @@
  * can roll back neither.
  *
  * A thread signs a new checkpoint after a group commit that grew the tree,
- * at most one every TLOG_SIGN_INTERVAL_MS. */
+ * at most one every TLOG_SIGN_INTERVAL_MS, of the tree's size once on disk
+ * (read through the writer: tlog_signer.c, size_job). */
 #ifndef LLMS_TLOG_SIGNER_H
 #define LLMS_TLOG_SIGNER_H
 
