@@ -467,6 +467,16 @@ static void synced_done(struct db_job *j)
 	acct_done(j);
 }
 
+/* Makes db sync through counting_sync, failing with errno e when e is set. */
+static void count_syncs(struct db *db, int e)
+{
+	atomic_store(&syncs, 0);
+	sync_errno = e;
+	pthread_mutex_lock(&db->lock);
+	db->sync_fn = counting_sync;
+	pthread_mutex_unlock(&db->lock);
+}
+
 /* Submits n synced jobs (names prefix-i) and waits until all are answered. */
 static void run_synced(struct db *db, struct synced_job *jobs, char (*names)[32], int n,
 		       const char *prefix, struct waiter *w)
@@ -492,11 +502,7 @@ START_TEST(jobs_are_answered_after_their_sync)
 	struct waiter w;
 	int i;
 
-	atomic_store(&syncs, 0);
-	sync_errno = 0;
-	pthread_mutex_lock(&db->lock);
-	db->sync_fn = counting_sync;
-	pthread_mutex_unlock(&db->lock);
+	count_syncs(db, 0);
 	waiter_init(&w);
 	run_synced(db, jobs, names, 40, "synced", &w);
 	for (i = 0; i < 40; i++) {
@@ -527,11 +533,7 @@ START_TEST(a_failed_sync_fails_its_jobs_and_stops_writes)
 	struct waiter w;
 	int i;
 
-	atomic_store(&syncs, 0);
-	sync_errno = ENOSPC;
-	pthread_mutex_lock(&db->lock);
-	db->sync_fn = counting_sync;
-	pthread_mutex_unlock(&db->lock);
+	count_syncs(db, ENOSPC);
 	waiter_init(&w);
 	run_synced(db, jobs, names, 3, "unsynced", &w);
 	for (i = 0; i < 3; i++)

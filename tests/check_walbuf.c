@@ -74,6 +74,19 @@ static int insert_blobs(sqlite3 *h, int first, int rows, int bytes)
 	return rc;
 }
 
+/* Creates the table the tests fill. */
+static void make_blobs(sqlite3 *h)
+{
+	ck_assert_int_eq(sqlite3_exec(h, "CREATE TABLE blobs(i INTEGER PRIMARY KEY, b TEXT)",
+				      NULL, NULL, NULL), SQLITE_OK);
+}
+
+/* The problems PRAGMA integrity_check finds, read by h (0: intact). */
+static long long problems(sqlite3 *h)
+{
+	return one(h, "SELECT count(*) FROM pragma_integrity_check WHERE integrity_check <> 'ok'");
+}
+
 /* The sum of every row's trailing number and of all lengths, read by h. */
 static long long blob_check(sqlite3 *h)
 {
@@ -103,8 +116,7 @@ START_TEST(other_connections_see_each_commit)
 	int i, next = 100000;
 	long long expect_rows = 0;
 
-	ck_assert_int_eq(sqlite3_exec(w, "CREATE TABLE blobs(i INTEGER PRIMARY KEY, b TEXT)",
-				      NULL, NULL, NULL), SQLITE_OK);
+	make_blobs(w);
 	for (i = 0; i < (int)(sizeof rows / sizeof rows[0]); i++) {
 		ck_assert_int_eq(insert_blobs(w, next, rows[i], 3000), SQLITE_OK);
 		next += rows[i];
@@ -117,8 +129,7 @@ START_TEST(other_connections_see_each_commit)
 	sqlite3_close(w);
 	r = open_conn(NULL, 2000);
 	ck_assert_int_eq(one(r, "SELECT count(*) FROM blobs"), expect_rows);
-	ck_assert_int_eq(sqlite3_exec(r, "PRAGMA integrity_check", NULL, NULL, NULL), SQLITE_OK);
-	ck_assert_int_eq(one(r, "SELECT count(*) FROM pragma_integrity_check WHERE integrity_check <> 'ok'"), 0);
+	ck_assert_int_eq(problems(r), 0);
 	sqlite3_close(r);
 }
 END_TEST
@@ -147,7 +158,7 @@ START_TEST(writer_reads_back_what_it_spilled)
 	ck_assert_int_eq(insert_blobs(w, 200000, 10, 900), SQLITE_OK);
 	r = open_conn(NULL, 2000);
 	ck_assert_int_eq(one(r, "SELECT count(*) FROM blobs"), 1510);
-	ck_assert_int_eq(one(r, "SELECT count(*) FROM pragma_integrity_check WHERE integrity_check <> 'ok'"), 0);
+	ck_assert_int_eq(problems(r), 0);
 	ck_assert_int_eq(blob_check(w), blob_check(r));
 	ck_assert_int_ne(blob_check(r), sum);
 	sqlite3_close(r);
@@ -167,8 +178,7 @@ START_TEST(a_failed_write_fails_the_commit)
 	int rc;
 
 	signal(SIGXFSZ, SIG_IGN);
-	ck_assert_int_eq(sqlite3_exec(w, "CREATE TABLE blobs(i INTEGER PRIMARY KEY, b TEXT)",
-				      NULL, NULL, NULL), SQLITE_OK);
+	make_blobs(w);
 	ck_assert_int_eq(insert_blobs(w, 100000, 10, 3000), SQLITE_OK);
 	snprintf(wal, sizeof wal, "%s-wal", T.path);
 	ck_assert_int_eq(stat(wal, &st), 0);
@@ -183,7 +193,7 @@ START_TEST(a_failed_write_fails_the_commit)
 	ck_assert_int_eq(one(w, "SELECT count(*) FROM blobs"), 10);
 	ck_assert_int_eq(insert_blobs(w, 300000, 5, 3000), SQLITE_OK);
 	ck_assert_int_eq(one(r, "SELECT count(*) FROM blobs"), 15);
-	ck_assert_int_eq(one(r, "SELECT count(*) FROM pragma_integrity_check WHERE integrity_check <> 'ok'"), 0);
+	ck_assert_int_eq(problems(r), 0);
 	sqlite3_close(r);
 	sqlite3_close(w);
 }
@@ -201,8 +211,7 @@ START_TEST(commit_syncs_are_left_only_where_safe)
 	ck_assert_int_eq(walbuf_defer(plain, 1), -1);     /* not ours */
 	ck_assert_int_eq(one(w, "SELECT count(*) FROM sqlite_master"), 0);
 	ck_assert_int_eq(walbuf_defer(w, 1), 0);
-	ck_assert_int_eq(sqlite3_exec(w, "CREATE TABLE blobs(i INTEGER PRIMARY KEY, b TEXT)",
-				      NULL, NULL, NULL), SQLITE_OK);
+	make_blobs(w);
 	/* The new log's header was synced in place, before its first frame. */
 	ck_assert_int_ge(walbuf_take_pending(w), 0);
 	ck_assert_int_eq(insert_blobs(w, 100000, 3, 3000), SQLITE_OK);
