@@ -51,19 +51,16 @@ static const struct browse_order dispute_orders[] = {
 /* /outliers: flagged runs that count, in one suite, each order read from
  * its partial index (migrations 0007 and 0018), the clusters and threads
  * joined by key. */
-#define OUT_FROM "FROM runs r JOIN clusters c ON c.suite_version = r.suite_version " \
+#define OUT_CLUSTER "JOIN clusters c ON c.suite_version = r.suite_version " \
 	"AND c.model_digest = r.model_digest AND c.hw_class = r.hw_class " \
-	"AND c.backend_name = r.backend_name " \
-	"WHERE r.outlier = 1 AND r.status = 'ok' AND r.suite_version = ?1"
+	"AND c.backend_name = r.backend_name "
+#define OUT_WHERE "WHERE r.outlier = 1 AND r.status = 'ok' AND r.suite_version = ?1"
+#define OUT_FROM "FROM runs r " OUT_CLUSTER OUT_WHERE
 #define OUT_SELECT "SELECT r.id, r.model_name, r.model_slug, r.accelerator, r.hw_slug, r.hw_class, " \
 	"r.backend_name, r.backend_version, r.decode_tok_s, r.prefill_tok_s, r.ttft_ms, r.demo, " \
 	"r.received_at, c.n AS cluster_n, c.mean AS cluster_mean, c.stddev AS cluster_stddev, " \
 	"t.state AS dispute_state, t.posts AS dispute_posts " \
-	"FROM runs r JOIN clusters c ON c.suite_version = r.suite_version " \
-	"AND c.model_digest = r.model_digest AND c.hw_class = r.hw_class " \
-	"AND c.backend_name = r.backend_name " \
-	"LEFT JOIN dispute_threads t ON t.run_id = r.id " \
-	"WHERE r.outlier = 1 AND r.status = 'ok' AND r.suite_version = ?1"
+	"FROM runs r " OUT_CLUSTER "LEFT JOIN dispute_threads t ON t.run_id = r.id " OUT_WHERE
 #define OUT_DESC(k) PAGE(OUT_SELECT, k, "r.id", AFTER(k, "r.id", "<"), " DESC"), \
 	UP(k, "r.id", OUT_FROM, AFTER(k, "r.id", ">="), "")
 #define OUT_DESC_X(k) PAGE(OUT_SELECT, k, "r.id", AFTER_X(k, "r.id", "<"), " DESC"), \
