@@ -1,5 +1,5 @@
-"""Finding things: /search and /search.json, the 301 from a name typed
-another way to its canonical page, and the index pages /models and
+"""Finding things: /search and /search.json, the 303 from an exact search
+and the 301 from a name typed another way to its canonical page, and the index pages /models and
 /hardware (issue 12).
 
 Runs are stored through the real upload endpoint; a moderator's ruling is
@@ -86,6 +86,31 @@ def test_search_forgives_case_punctuation_and_partial_words(srv, tmp_path):
     assert ok, report
 
 
+def test_search_counts_a_backends_runs_and_best(srv, tmp_path):
+    """A backend's row says how many runs it has in the suite and its best,
+    as a model's and a hardware's do (it said 0 runs and no best)."""
+    ids = upload_all(srv, [
+        payload("Alpha", backend="llama.cpp", decode=30.0),
+        payload("Alpha", accel="RTX 4090", backend="llama.cpp", decode=80.0),
+        payload("Beta", backend="llama.cpp", decode=40.0),
+        payload("Beta", backend="vllm", decode=20.0),
+    ])
+    def row(q, slug):
+        return next(h for h in search(srv, q)["results"] if h["kind"] == "backend" and h["slug"] == slug)
+    got = row("llama.cpp", "llama.cpp")
+    assert (got["runs"], got["best_decode_tok_s"], got["best_decode_text"]) == (3, 80.0, "80.0")
+    got = row("vllm", "vllm")
+    assert (got["runs"], got["best_decode_tok_s"]) == (1, 20.0)
+    # The page shows the same figures in its table.
+    doc = lxml.html.fromstring(srv.get("/search", params={"q": "llama.cpp"}).text)
+    cells = [c.text_content().strip() for c in doc.xpath("//main//tr[td/a[@href='/?backend=llama.cpp']]/td")]
+    assert cells[1:] == ["Backend", "3", "80.0"], cells
+    # A run that stops counting leaves the backend's figures.
+    rule(srv, ids[1], "upheld")
+    got = row("llama.cpp", "llama.cpp")
+    assert (got["runs"], got["best_decode_tok_s"]) == (2, 40.0)
+
+
 def test_search_ranks_exact_then_prefix_then_runs(srv):
     upload_all(srv, [payload("Phi", decode=10.0)] +
                [payload("Phi-2-Orange", decode=10.0 + i) for i in range(3)] +
@@ -127,7 +152,7 @@ def test_search_finds_run_ids_and_digests_by_prefix(srv):
     assert search(srv, "cd34cd34")["digests"] == []
     # An exact run id on the page leads to the run.
     r = srv.get("/search", params={"q": rid}, allow_redirects=False)
-    assert r.status_code == 301 and r.headers["Location"] == "/r/" + rid
+    assert r.status_code == 303 and r.headers["Location"] == "/r/" + rid
 
 
 def test_names_typed_another_way_redirect_to_their_page(srv):
@@ -149,11 +174,14 @@ def test_names_typed_another_way_redirect_to_their_page(srv):
     assert srv.get("/m/No Such Model", allow_redirects=False).status_code == 404
     assert srv.get("/hw/RTX 9999.json", allow_redirects=False).status_code == 404
     assert srv.get("/m/qwen2-5-7b-instruct", allow_redirects=False).status_code == 200
-    # The search box: an exact name goes to its page, in any case.
+    # The search box: an exact name goes to its page, in any case, by a
+    # 303 that no browser keeps (a search is not a moved page: a 301 would
+    # be cached and outlive a new name that the same words find).
     r = srv.get("/search", params={"q": "qwen2.5 7b instruct"}, allow_redirects=False)
-    assert r.status_code == 301 and r.headers["Location"] == "/m/qwen2-5-7b-instruct"
+    assert r.status_code == 303 and r.headers["Location"] == "/m/qwen2-5-7b-instruct"
+    assert r.headers["Cache-Control"] == "no-store"
     r = srv.get("/search", params={"q": "rtx 4090"}, allow_redirects=False)
-    assert r.status_code == 301 and r.headers["Location"] == "/hw/rtx-4090"
+    assert r.status_code == 303 and r.headers["Location"] == "/hw/rtx-4090"
     # The JSON twin never redirects: type-ahead wants the list.
     assert srv.get("/search.json", params={"q": "rtx 4090"}, allow_redirects=False).status_code == 200
 
