@@ -13,6 +13,15 @@ static size_t width(unsigned char c)
 	return c == '&' || c == '\'' ? 5 : c == '"' ? 6 : c == '<' || c == '>' ? 4 : 1;
 }
 
+size_t textcut_width(const char *s)
+{
+	size_t w = 0;
+
+	for (; *s; s++)
+		w += width((unsigned char)*s);
+	return w;
+}
+
 void textcut(struct buf *out, const char *s, size_t max)
 {
 	size_t i, w = 0, cut = 0;
