@@ -107,6 +107,29 @@ def test_json_post_is_created_and_shown_as_plain_text(server):
     assert "anonymous" in section
 
 
+def test_run_ids_in_posts_and_notes_become_links_built_through_the_escapers(server):
+    rid, _ = upload(server)
+    other, _ = upload(server, decode=50.0)
+    body = ("Compare <b>%s</b>, not x%s or %sx.\r\nSee %s." % (other, other, other, rid) +
+            "\n\u202e%s&\"><script>" % other)
+    assert post(server, rid, {"body": body}).status_code == 201
+    assert resolve(server, rid, "dismissed", note="Same as %s." % other).status_code == 200
+    page = server.get("/r/%s" % rid).text
+    section = page[page.index('<section id="dispute">'):]
+    link = '<a href="/r/%s">%s</a>' % (other, other)
+    # A run id standing alone is a link, the markup around it text.
+    assert "Compare &lt;b&gt;%s&lt;/b&gt;, not x%s or %sx.<br>" % (link, other, other) in section
+    assert "See <a href=\"/r/%s\">%s</a>.<br>" % (rid, rid) in section
+    # The text after a link is escaped (and isolated) on its own.
+    assert "\u2068\u202e\u2069%s&amp;&quot;&gt;&lt;script&gt;" % link in section
+    assert "<script>" not in section
+    # The moderator's note links its run ids too; the JSON keeps the text.
+    assert "Same as %s." % link in section
+    t = thread(server, rid)
+    assert t["posts"][0]["body"] == body.replace("\r\n", "\n")
+    assert link in t["posts"][0]["body_html"]
+
+
 def test_post_validation_errors(server):
     rid, _ = upload(server)
     error_of(post(server, rid, {"body": ""}), 422, "schema_violation", "body")
