@@ -105,6 +105,22 @@ static json_t *fmt_num(const json_t *o, const char *k)
 	return json_is_number(v) ? browse_fig(json_number_value(v)) : json_string("");
 }
 
+/* Member k of o, a count of posts, in words ("1 post", "3 posts"); null
+ * for none. */
+static json_t *posts_text(const json_t *o, const char *k)
+{
+	json_int_t n = json_integer_value(json_object_get(o, k));
+	struct buf b = BUF_INIT;
+	json_t *v;
+
+	if (n <= 0)
+		return json_null();
+	numfmt_count(&b, n, "post", "posts");
+	v = buf_error(&b) ? NULL : json_stringn(b.buf, b.len);
+	buf_release(&b);
+	return v;
+}
+
 /* Adds the formatted figures of one flagged run for the page. */
 static void outlier_row(json_t *o)
 {
@@ -125,6 +141,7 @@ static void outlier_row(json_t *o)
 	json_object_set_new(o, "demo", json_boolean(json_integer_value(json_object_get(o, "demo"))));
 	if (json_is_null(json_object_get(o, "dispute_state")))
 		json_object_set_new(o, "dispute_state", json_string("none"));
+	json_object_set_new(o, "dispute_posts_text", posts_text(o, "dispute_posts"));
 }
 
 /* The sort key of one order: the row member holding it (a number, or for
