@@ -471,6 +471,31 @@ static json_t *embed_view(const json_t *m)
 	return v;
 }
 
+/* The dispute thread in a line, for the top of the page: {"posts_text"
+ * ("3 posts"; null for none), "state", "tone" (the box's class: flag while
+ * open, upheld, note when dismissed), "open", "resolved_at"}, or null when
+ * nobody posted and no moderator ruled. */
+static json_t *dispute_view(const json_t *m)
+{
+	const json_t *d = json_object_get(m, "dispute");
+	json_int_t n = json_integer_value(json_object_get(d, "count"));
+	const char *state = s_of(d, "state");
+	json_t *at = json_object_get(d, "resolved_at"), *v;
+	struct buf b = BUF_INIT;
+
+	if (!state || (n <= 0 && !strcmp(state, "open")))
+		return json_null();
+	if (n > 0)
+		numfmt_count(&b, n, "post", "posts");
+	v = json_pack("{s:o, s:s, s:s, s:b, s:O}", "posts_text",
+		      n > 0 && !buf_error(&b) ? json_stringn(b.buf, b.len) : json_null(),
+		      "state", state, "tone", !strcmp(state, "open") ? "flag" :
+		      !strcmp(state, "upheld") ? "upheld" : "note", "open", !strcmp(state, "open"),
+		      "resolved_at", at ? at : json_null());
+	buf_release(&b);
+	return v;
+}
+
 /* Appends s cut by textcut to at most max, and returns how wide the cut
  * text is as escaped in the page. */
 static size_t cut_into(struct buf *b, const char *s, size_t max)
@@ -550,6 +575,7 @@ static int add_view(json_t *m)
 		json_decref(v);
 		return -1;
 	}
+	json_object_set_new(v, "dispute", dispute_view(m));
 	json_object_set_new(v, "backend_term", term_of(s_of(json_object_get(m, "backend"), "name")));
 	json_object_set_new(v, "alg_term", term_of(s_of(json_object_get(m, "signing"), "alg")));
 	if (json_object_set_new(m, "view", v) || title_of(m) < 0)

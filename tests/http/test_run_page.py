@@ -346,6 +346,41 @@ def test_flagged_outlier_shows_its_cluster(server, tmp_path):
     assert facts(section(doc0, "outlier"))["Status"].startswith("not flagged")
 
 
+def test_a_disputed_run_says_so_at_the_top_and_its_contents_reach_the_thread(server, tmp_path):
+    values = [100.0 + i * 0.1 for i in range(10)] + [200.0]
+    ids = cluster_uploads(server, values)
+    rid = ids[-1]
+    r, doc = page(server, rid, tmp_path, validate=False)
+    assert doc.xpath('//*[@id="dispute-summary"]') == []      # nobody has posted
+    toc = [a.get("href") for a in doc.xpath('//nav[@class="toc"]//a')]
+    assert toc[-1] == "#dispute"
+    for i in range(3):
+        assert server.post("/api/v1/runs/%s/disputes" % rid, json={"body": "Too fast %d." % i}).status_code == 201
+    r, doc = page(server, rid, tmp_path)
+    (summary,) = doc.xpath('//*[@id="dispute-summary"]')
+    assert text_of(summary) == "Disputed: 3 posts, open: no moderator has ruled yet."
+    assert summary.xpath(".//a/@href") == ["#dispute"] and "flag" in summary.get("class")
+    # Near the top: right after the headline, before the ceiling, the rank
+    # and the boxes below them.
+    article = doc.xpath("//article")[0]
+    order = [e.get("id") or e.get("class") for e in article]
+    assert order.index("dispute-summary") == 2, order
+    (thread_link,) = doc.xpath('//nav[@class="toc"]//a[@href="#dispute"]')
+    assert text_of(thread_link) == "Dispute thread (3 posts)"
+    # Dismissed: the summary says who ruled, and the outlier box does too.
+    r = server.post("/api/v1/runs/%s/disputes/resolve" % rid, json={"resolution": "dismissed", "note": "Fine."},
+                    headers={"Authorization": "Bearer " + MODERATOR_TOKEN})
+    assert r.status_code == 200, r.text
+    r, doc = page(server, rid, tmp_path)
+    assert text_of(doc.xpath('//*[@id="dispute-summary"]')[0]).startswith("Disputed: 3 posts, dismissed by a moderator on ")
+    flag = text_of(doc.xpath('//p[@class="flag"]')[0])
+    assert "A moderator dismissed its dispute on " in flag and "keeps its place in the rankings" in flag
+    # One post: singular.
+    assert server.post("/api/v1/runs/%s/disputes" % ids[0], json={"body": "Hm."}).status_code == 201
+    r, doc = page(server, ids[0], tmp_path, validate=False)
+    assert text_of(doc.xpath('//*[@id="dispute-summary"]')[0]).startswith("Disputed: 1 post, open")
+
+
 def test_alone_in_its_cluster(server, tmp_path):
     rid = upload_ok(server)["id"]
     r, doc = page(server, rid, tmp_path)
