@@ -44,12 +44,13 @@ static const char sql_model_count[] =
 static const char sql_hw_count[] =
 	"SELECT runs, best_decode FROM hw_index WHERE suite_version = ?1 AND hw_slug = ?2";
 /* A backend's counted runs are the sum of its clusters' n (outlier.c keeps
- * n, the runs with status 'ok', current on write): one row per model
- * digest, hardware class and backend, never one per run.  Its best decode
+ * n, the runs with status 'ok', current on write): a walk of the suite's
+ * rows in its primary key, one per model digest, hardware class and
+ * backend, never one per run.  Its best decode
  * is one seek in board_best_be (0007). */
 static const char sql_be_count[] =
-	"SELECT (SELECT total(n) FROM clusters WHERE suite_version = ?1 AND backend_name = ?2), "
-	"(SELECT max(best_decode) FROM board_best WHERE suite_version = ?1 AND backend_name = ?2)";
+	"SELECT total(n), (SELECT max(best_decode) FROM board_best WHERE suite_version = ?1 "
+	"AND backend_name = ?2) FROM clusters WHERE suite_version = ?1 AND backend_name = ?2";
 static const char sql_runs[] =
 	"SELECT id, model_name, accelerator, backend_name, decode_tok_s FROM runs "
 	"WHERE id >= ?1 AND id < ?2 ORDER BY id LIMIT ?3";
