@@ -159,6 +159,40 @@ START_TEST(lists_seek_their_cursor)
 }
 END_TEST
 
+/* The ruled views of /disputes seek the state and the cursor in
+ * dispute_threads_state (0003), never walk the table, and sort at most the
+ * threads tied on the cursor key ("RIGHT PART"), never the list. */
+START_TEST(ruled_disputes_seek_their_cursor)
+{
+	struct dbconn *c = db_reader(db);
+	sqlite3_stmt *st;
+	size_t k;
+
+	ck_assert_ptr_nonnull(c);
+	for (k = 0; page_lists_ruled_sql[k]; k++) {
+		char *q = sqlite3_mprintf("EXPLAIN QUERY PLAN %s", page_lists_ruled_sql[k]);
+		int first = 1;
+
+		ck_assert_int_eq(sqlite3_prepare_v2(c->h, q, -1, &st, NULL), SQLITE_OK);
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			const char *d = (const char *)sqlite3_column_text(st, 3);
+
+			if (first)
+				ck_assert_msg(strstr(d, "SEARCH t USING INDEX dispute_threads_state (state=? AND last_post_id") != NULL,
+					      "not a seek of the state and cursor in %s: %s", page_lists_ruled_sql[k], d);
+			first = 0;
+			ck_assert_msg(strncmp(d, "SCAN ", 5) != 0, "scan in %s: %s", page_lists_ruled_sql[k], d);
+			ck_assert_msg(!strstr(d, "TEMP B-TREE") || strstr(d, "RIGHT PART OF ORDER BY"),
+				      "sort in %s: %s", page_lists_ruled_sql[k], d);
+		}
+		sqlite3_finalize(st);
+		sqlite3_free(q);
+		ck_assert_int_eq(first, 0);
+	}
+	ck_assert_uint_eq(k, 4);
+}
+END_TEST
+
 /* A second connection to the test database, for writes the way an
  * upload, a moderator or sqlite3 would make them. */
 static sqlite3 *raw_open(void)
@@ -533,6 +567,7 @@ static Suite *suite_browse(void)
 	tcase_add_test(t, feeds_read_an_index_in_order);
 	tcase_add_test(t, memory_classes_match_the_migration);
 	tcase_add_test(t, lists_seek_their_cursor);
+	tcase_add_test(t, ruled_disputes_seek_their_cursor);
 	tcase_add_test(t, digest_summary_follows_every_change);
 	tcase_add_test(t, digest_summary_costs_do_not_grow_with_runs);
 	suite_add_tcase(s, t);

@@ -13,6 +13,29 @@ static size_t width(unsigned char c)
 	return c == '&' || c == '\'' ? 5 : c == '"' ? 6 : c == '<' || c == '>' ? 4 : 1;
 }
 
+void textcut_words(struct buf *out, const char *s, size_t max)
+{
+	size_t i, w = 0, cut = 0, word = 0, word_w = 0;
+
+	for (i = 0; s[i]; i++) {
+		w += width((unsigned char)s[i]);
+		if (w < max && width((unsigned char)s[i + 1]))
+			cut = i + 1;
+		if (w < max && s[i + 1] == ' ' && s[i] != ' ') {
+			word = i + 1;   /* a word ends here, and fits with "…" */
+			word_w = w;
+		}
+	}
+	if (w <= max) {
+		buf_add(out, s, i);
+		return;
+	}
+	if (word && 2 * word_w >= max)
+		cut = word;
+	buf_add(out, s, cut);
+	buf_puts(out, "\xe2\x80\xa6");
+}
+
 size_t textcut_width(const char *s)
 {
 	size_t w = 0;

@@ -471,6 +471,52 @@ def test_disputes_lists_open_threads_newest_first_and_paginates(server, tmp_path
 
 
 
+def test_disputes_list_shows_the_latest_post_and_the_ruled_threads(server, tmp_path):
+    a, _ = upload(server)
+    b, _ = upload(server, decode=90.0)
+    c, _ = upload(server, decode=80.0)
+    long_body = "First line\n\nThese   figures " + "look far too good for this card " * 8
+    assert post(server, a, {"author": "Ann <b>", "body": long_body}).status_code == 201
+    assert post(server, b, {"body": "Short <i>one</i>."}).status_code == 201
+    assert post(server, c, {"body": "Ruled on."}).status_code == 201
+    rows = {r["id"]: r for r in server.get("/disputes.json").json()["rows"]}
+    snip = rows[a]["latest_snippet"]
+    # White space collapsed, cut after a word, within 160 characters.
+    assert snip.startswith("First line These figures look far too good") and snip.endswith("\u2026"), snip
+    assert len(snip) <= 160 and long_body.replace("\n\n", " ").replace("   ", " ").startswith(snip[:-1].rstrip())
+    assert not snip[:-1].endswith(" ") and "latest_body" not in rows[a]
+    assert rows[a]["latest_author"] == "Ann <b>" and rows[a]["posts_text"] == "1 post"
+    assert rows[b]["latest_snippet"] == "Short <i>one</i>." and rows[b]["latest_author"] is None
+    page = server.get("/disputes").text
+    row = page.split('id="thread-%s"' % b)[1].split("</tr>")[0]
+    assert "<q>Short &lt;i&gt;one&lt;/i&gt;.</q>" in row and "anonymous" in row
+    assert "Ann &lt;b&gt;" in page and "<b>" not in page.split("<main")[1]
+    # The ruled threads have their own views, each with its tab.
+    assert resolve(server, b, "upheld").status_code == 200
+    assert resolve(server, c, "dismissed", note="Fine.").status_code == 200
+    ids = lambda q: re.findall(r'id="thread-(r_[a-z0-9_-]{11})"', server.get("/disputes" + q).text)
+    assert ids("") == [a]
+    assert ids("?state=upheld") == [b]
+    assert ids("?state=dismissed") == [c]
+    j = server.get("/disputes.json?state=dismissed").json()
+    assert j["state"] == "dismissed" and j["rows"][0]["resolved_at"]
+    assert [(v["label"], v["href"], v["selected"]) for v in j["views"]] == [
+        ("Open", "/disputes", False), ("Upheld", "/disputes?state=upheld", False),
+        ("Dismissed", "/disputes?state=dismissed", True)]
+    html = server.get("/disputes?state=upheld")
+    assert 'aria-current="page">Upheld</a>' in html.text and "Ruled" in html.text
+    ok, report = validate_html(html.text, tmp_path)
+    assert ok, report
+    ok, report = validate_html(page, tmp_path)
+    assert ok, report
+    # The ruled views have one order; a wrong state is the client's mistake.
+    assert server.get("/disputes?state=upheld&sort=posts").status_code == 400
+    r = server.get("/disputes.json?state=closed")
+    assert r.status_code == 400 and "open, upheld or dismissed" in r.json()["error"]["message"]
+    csv_ids = [line.split(",")[0].strip('"') for line in server.get("/disputes.csv?state=upheld").text.splitlines()[1:]]
+    assert csv_ids == [b], csv_ids
+
+
 def test_disputes_list_keeps_suites_apart(server):
     """Every list is within one suite: /disputes shows the newest suite's
     threads, ?suite= another's, and never both at once."""
