@@ -348,7 +348,13 @@ def test_run_page_compare_with_form_leads_to_the_picker(srv, tmp_path):
 def rank_texts(server, rid):
     doc = lxml.html.fromstring(server.get("/r/" + rid).text)
     box = doc.xpath("//div[@class='rank']")[0]
-    assert box.xpath(".//*[local-name()='svg']/*[local-name()='path'][@class='mark']")
+    svg = box.xpath(".//*[local-name()='svg']")[0]
+    assert svg.xpath("./*[local-name()='path'][@class='mark']")
+    # A scale: at least two labelled decode rates under the bars, and a
+    # legend naming the three things drawn.
+    assert len(svg.xpath(".//*[local-name()='g'][@class='axis']/*[local-name()='text']")) >= 2
+    legend = " ".join(box.xpath(".//figcaption//text()"))
+    assert "this hardware class and backend" in legend and "any hardware" in legend and "this run" in legend
     return " ".join(box.xpath(".//p//text()"))
 
 
@@ -358,15 +364,19 @@ def test_run_page_ranks_the_run_in_its_cluster_and_weights_file(srv, tmp_path):
                      [full("Rank", accel="RTX 4090", decode=v, digest=d) for v in (5.0, 300.0)] +
                      [full("Rank", accel="RTX 4090", decode=1.0)])   # another weights file
     text = rank_texts(srv, ids[2])
-    assert "Faster than 50% of 4 other runs of this weights file on this hardware class with mlx" in text, text
-    assert "Faster than 50% of 6 other runs of this weights file on any hardware" in text, text
-    assert "Faster than 100% of 4 other runs" in rank_texts(srv, ids[4])
+    assert "Faster than 50% of the 4 other runs of this weights file on this hardware class with mlx" in text, text
+    assert "Faster than 50% of the 6 other runs of this weights file on any hardware" in text, text
+    # At the ends, words that read right (it said "Faster than 0% of ...").
+    assert "Faster than all 4 other runs" in rank_texts(srv, ids[4])
+    text = rank_texts(srv, ids[0])
+    assert "Slower than all 4 other runs" in text and "Faster than 17% of the 6 other runs" in text, text
+    assert "0%" not in text
     # The other weights file's run is alone in both.
     assert rank_texts(srv, ids[7]).count("The only counted run") == 2
     # A moderator upholds the slowest run: it leaves both histograms.
     rule(srv, ids[0], "upheld")
     text = rank_texts(srv, ids[3])
-    assert "Faster than 67% of 3 other runs" in text and "Faster than 60% of 5 other runs" in text, text
+    assert "Faster than 67% of the 3 other runs" in text and "Faster than 60% of the 5 other runs" in text, text
     page = srv.get("/r/" + ids[3])
     ok, report = validate_html(page.text, tmp_path)
     assert ok, report
