@@ -313,6 +313,68 @@ def test_compare_warns_and_keeps_suites_apart(srv, tmp_path):
     assert ok, report
 
 
+def test_compare_names_runs_by_what_differs_and_marks_each_rows_best(srv, tmp_path):
+    a, b, c = upload_all(srv, [full("Cmp", accel="NVIDIA GeForce RTX 4090", backend="llama.cpp", decode=100.0),
+                               full("Cmp", accel="NVIDIA GeForce RTX 4090", decode=150.0),
+                               full("Cmp", accel="M3 Ultra", backend="llama.cpp", decode=50.0)])
+    m = srv.get("/compare.json", params={"r": "%s,%s,%s" % (a, b, c)}).json()
+    # Hardware (its short name) and backend differ: the labels say both.
+    assert [x["label"] for x in m["runs"]] == ["RTX 4090, llama.cpp", "RTX 4090, mlx", "M3 Ultra, llama.cpp"]
+    rows = m["figures"]["rows"]
+    # W1, W2, W3, W4, then W5: in workload order.
+    order = [r["label"][:2] for r in rows]
+    assert order == sorted(order), order
+    w1 = next(r for r in rows if r["label"] == "W1 decode")["cells"]
+    assert [x["best"] for x in w1] == [False, True, False]
+    ttft = next(r for r in rows if r["label"] == "W1 time to first token")
+    assert ttft["lower_better"] and sum(x["best"] for x in ttft["cells"]) <= 1
+    page = srv.get("/compare", params={"r": "%s,%s,%s" % (a, b, c)})
+    doc = lxml.html.fromstring(page.text)
+    # The table's columns and the charts' legends name the runs the same way.
+    heads = [h.text_content() for h in doc.xpath("//table[contains(@class, 'compare-figures')]//thead//th")]
+    assert heads[1:] == ["RTX 4090, llama.cpp", "RTX 4090, mlx", "M3 Ultra, llama.cpp"], heads
+    for svg in doc.xpath("//figure//*[local-name()='svg']"):
+        legend = [t.text for t in svg.xpath(".//*[local-name()='g'][@class='legend']/*[local-name()='text']")]
+        assert legend == heads[1:], legend
+        assert "run 1" not in svg.xpath("string(.)")
+    # The best figure is marked in words, not only by weight or colour.
+    (best,) = doc.xpath("//table[contains(@class, 'compare-figures')]//tr[th[starts-with(., 'W1 decode')]]"
+                        "/td[contains(@class, 'is-best')]")
+    assert best.get("data-label") == "RTX 4090, mlx" and best.xpath(".//span[@class='best']/text()") == ["best"]
+    ok, report = validate_html(page.text, tmp_path)
+    assert ok, report
+    # Same everything: "run 1", "run 2".
+    d = upload(srv, full("Cmp", accel="NVIDIA GeForce RTX 4090", backend="llama.cpp", decode=101.0))
+    m = srv.get("/compare.json", params={"r": "%s,%s" % (a, d)}).json()
+    assert [x["label"] for x in m["runs"]] == ["run 1", "run 2"]
+    # A label two runs share says which run it is.
+    m = srv.get("/compare.json", params={"r": "%s,%s,%s" % (a, d, b)}).json()
+    assert [x["label"] for x in m["runs"]] == ["llama.cpp (run 1)", "llama.cpp (run 2)", "mlx"]
+
+
+def test_compare_picker_lists_this_run_and_each_backend_with_its_percent(srv, tmp_path):
+    a, b, c, d = upload_all(srv, [full("Pick", backend="llama.cpp", decode=100.0),
+                                  full("Pick", backend="llama.cpp", decode=120.0),
+                                  full("Pick", backend="mlx", decode=150.0),
+                                  full("Pick", accel="RTX 4090", decode=50.0)])
+    m = srv.get("/compare.json", params={"r": a}).json()
+    pick = m["pick"]
+    assert pick["this"]["backend"] == "llama.cpp" and pick["this"]["decode_text"] == "100.0"
+    # The same hardware: every backend's best, this run's own backend too
+    # (a faster run of it), each with its % from this run.
+    same_hw = {(x["backend"], x["same_backend"], x["pct_text"]) for x in pick["same_hw"]}
+    assert same_hw == {("llama.cpp", True, "+20.0%"), ("mlx", False, "+50.0%")}, same_hw
+    assert [(x["id"], x["pct_text"]) for x in pick["same_model"]] == [(d, "\u221250.0%")]
+    page = srv.get("/compare", params={"r": a, "with": "hw"})
+    doc = lxml.html.fromstring(page.text)
+    items = [li.text_content() for li in doc.xpath("//main//ul[@class='pick']/li")]
+    assert items[0].startswith("llama.cpp ") and "(this run" in items[0], items
+    assert any("llama.cpp, its fastest run here: 120.0 tok/s" in i and "+20.0%" in i for i in items), items
+    assert "differences are from the first" not in page.text
+    ok, report = validate_html(page.text, tmp_path)
+    assert ok, report
+
+
 def test_compare_refuses_bad_lists(srv):
     a = upload(srv, full("Cmp"))
     for bad in ("", "x", a + ",nope", ",".join([a] * 5), a + ",,"):
