@@ -308,28 +308,65 @@ static struct span drop_inner_noise(struct span s, struct buf *tmp)
 	return (struct span){ tmp->buf, tmp->len };
 }
 
-/* Appends s, cut to at most max code points with "…" as the last one.  s
- * is well-formed UTF-8, so a code point starts at every non-continuation
- * byte. */
-static void put_cut(struct buf *out, struct span s, size_t max)
+/* The width of s in hundredths of a px. */
+static unsigned long span_cents(struct span s)
 {
-	size_t i, chars = 0, keep = 0;
+	const unsigned char *p = (const unsigned char *)s.p;
+	size_t n = s.n;
+	unsigned long sum = 0;
+	uint32_t cp;
 
-	for (i = 0; i < s.n; i++) {
-		if (((unsigned char)s.p[i] & 0xc0) == 0x80)
-			continue;
-		if (chars == max - 1)
-			keep = i;
-		chars++;
+	while (n) {
+		size_t k = utf8_next(p, n, &cp);
+		sum += cp_width(cp);
+		p += k, n -= k;
 	}
-	if (chars <= max) {
-		buf_add(out, s.p, s.n);
-		return;
+	return sum;
+}
+
+#define ELLIPSIS_CENTS 900UL   /* "…" */
+
+/* 1 for the characters a name's words are joined with ('.' stays inside
+ * a word: "3.1", "v0.3"). */
+static int word_sep(char c)
+{
+	return c == '-' || c == ' ' || c == '_' || c == '/';
+}
+
+/* The longest start of s that ends at a word's end and fits in room
+ * (hundredths of a px) with "…" after it; of length 0 when not even the
+ * first word does. */
+static struct span word_prefix(struct span s, unsigned long room)
+{
+	struct span best = { s.p, 0 };
+	size_t i;
+
+	for (i = 1; i < s.n; i++)
+		if (word_sep(s.p[i]) && !word_sep(s.p[i - 1])) {
+			struct span head = trim((struct span){ s.p, i });
+
+			if (span_cents(head) + ELLIPSIS_CENTS <= room)
+				best = head;
+		}
+	return best;
+}
+
+/* The longest start of s, in whole code points, that fits in room with
+ * "…" after it. */
+static struct span char_prefix(struct span s, unsigned long room)
+{
+	unsigned long w = ELLIPSIS_CENTS;
+	size_t i = 0, k;
+	uint32_t cp;
+
+	while (i < s.n) {
+		k = utf8_next((const unsigned char *)s.p + i, s.n - i, &cp);
+		if (w + cp_width(cp) > room)
+			break;
+		w += cp_width(cp);
+		i += k;
 	}
-	s.n = keep;
-	s = trim(s);
-	buf_add(out, s.p, s.n);
-	buf_puts(out, ELLIPSIS);
+	return trim((struct span){ s.p, i });
 }
 
 /* s in its short hardware form (textcut_hw). */
@@ -340,69 +377,150 @@ static struct span short_hw(struct span s)
 	return (struct span){ s.p + at, len };
 }
 
-/* Code points in s. */
-static size_t cp_len(struct span s)
+/* Form k of hardware name s, from the fullest to the barest, each keeping
+ * its model number (the first word with a digit: "4090", "395", "M3"):
+ *   0  the short name: "Ryzen AI Max+ 395 (Radeon 8060S)", "RTX 4090 Laptop"
+ *   1  without its part in parentheses: "Ryzen AI Max+ 395"
+ *   2  from the word before the number: "Max+ 395", "RTX 4090 Laptop"
+ *   3  from the number: "395", "4090 Laptop", "M3 Ultra"
+ * Forms 0 and 1 are the ones that tell one GPU from another. */
+static struct span hw_form(struct span s, int k)
 {
-	size_t i, n = 0;
+	const char *paren;
+	size_t i, num, prev;
 
-	for (i = 0; i < s.n; i++)
-		n += ((unsigned char)s.p[i] & 0xc0) != 0x80;
-	return n;
-}
-
-/* Appends hardware name s in at most max code points without losing its
- * model number (the first word with a digit, "4090", "W7900", "M3"): when
- * s is too long, the words before that one go first (the one just before
- * it last), then the end is cut with "…". */
-static void put_hw(struct buf *out, struct span s, size_t max)
-{
-	size_t i, num = s.n, prev = 0;
-
-	for (i = 0; i < s.n && num == s.n; i++)
+	if (k == 0)
+		return s;
+	if ((paren = memchr(s.p, '(', s.n)) && paren > s.p)
+		s = trim((struct span){ s.p, (size_t)(paren - s.p) });
+	if (k == 1)
+		return s;
+	for (i = 0, num = s.n; i < s.n && num == s.n; i++)
 		if (s.p[i] >= '0' && s.p[i] <= '9')
 			for (num = i; num && s.p[num - 1] != ' '; num--)
 				;
-	for (i = num; i > 1 && s.p[i - 2] != ' '; i--)
+	if (num == s.n)
+		return s;   /* no number to keep it by */
+	for (prev = num; prev && s.p[prev - 1] == ' '; prev--)
 		;
-	if (num < s.n && num > 0)
-		prev = i > 1 ? i - 1 : 0;   /* the word before the number's */
-	if (cp_len(s) > max && num < s.n) {
-		struct span from_prev = { s.p + prev, s.n - prev };
-		s = cp_len(from_prev) <= max ? from_prev : (struct span){ s.p + num, s.n - num };
-	}
-	put_cut(out, s, max);
+	while (prev && s.p[prev - 1] != ' ')
+		prev--;
+	i = k == 2 ? prev : num;
+	return (struct span){ s.p + i, s.n - i };
 }
 
-/* Appends " · " and the shortened name to out, or nothing if the name is
- * empty.  Returns 0, or -1 when out of memory. */
-static int put_part(struct buf *out, const char *name, size_t max, int model)
-{
-	struct buf clean = BUF_INIT, tight = BUF_INIT;
-	struct span s;
-	int ret = -1;
+/* The names as the badge shows them; a cut one is followed by "…". */
+struct fit {
+	struct span model, hw;
+	int model_cut, hw_cut;
+};
 
-	if (!name)
-		return 0;
-	put_clean(&clean, name);
-	if (buf_error(&clean))
-		goto out;
-	s = trim((struct span){ clean.buf, clean.len });
-	if (model)
-		s = trim(drop_inner_noise(trim(drop_noise(drop_org(s))), &tight));
-	else
-		s = short_hw(s);
-	if (s.n) {
-		buf_puts(out, MIDDOT);
-		if (model)
-			put_cut(out, s, max);
-		else
-			put_hw(out, s, max);
+/* Fits hardware h alone into room: its fullest form that fits, else its
+ * number onwards cut after a word, or at a code point. */
+static void fit_hw(struct fit *f, struct span h, unsigned long room)
+{
+	int k;
+
+	for (k = 0; k < 4; k++)
+		if (span_cents(hw_form(h, k)) <= room) {
+			f->hw = hw_form(h, k);
+			return;
+		}
+	f->hw = word_prefix(hw_form(h, 3), room);
+	if (!f->hw.n)
+		f->hw = char_prefix(hw_form(h, 3), room);
+	f->hw_cut = 1;
+}
+
+/* Fits model m alone into room: whole, else cut after its last word that
+ * fits, else at a code point. */
+static void fit_model(struct fit *f, struct span m, unsigned long room)
+{
+	if (span_cents(m) <= room) {
+		f->model = m;
+		return;
 	}
-	ret = buf_error(&tight) ? -1 : 0;
-out:
-	buf_release(&tight);
-	buf_release(&clean);
-	return ret;
+	f->model = word_prefix(m, room);
+	if (!f->model.n)
+		f->model = char_prefix(m, room);
+	f->model_cut = 1;
+}
+
+/* The number of words in s. */
+static int words_in(struct span s)
+{
+	size_t i;
+	int n = s.n > 0;
+
+	for (i = 1; i < s.n; i++)
+		n += word_sep(s.p[i - 1]) && !word_sep(s.p[i]);
+	return n;
+}
+
+/* What each try keeps, best first: the hardware's forms lo..hi, and the
+ * model whole (words 0) or cut after at least that many words. */
+static const struct { int lo, hi, words; } tries[] = {
+	{ 0, 1, 0 },   /* the telling hardware name, the model whole */
+	{ 0, 1, 2 },   /* ... the model's first two words or more */
+	{ 2, 2, 0 },   /* the number and the word before it, the model whole */
+	{ 2, 2, 2 },
+	{ 0, 1, 1 },   /* the telling hardware name, at least a word of the model */
+	{ 3, 3, 0 },   /* the number on, the model whole */
+	{ 2, 3, 1 },
+};
+
+/* Fits model m and hardware h into room hundredths of a px (the " · "
+ * before each already taken off): the first of tries that fits, else half
+ * the room each, cut at a code point when need be. */
+static struct fit fit_names(struct span m, struct span h, unsigned long room)
+{
+	struct fit f = { m, h, 0, 0 };
+	unsigned long hw;
+	size_t t;
+	int k;
+
+	if (!h.n || !m.n) {
+		if (h.n)
+			fit_hw(&f, h, room);
+		else
+			fit_model(&f, m, room);
+		return f;
+	}
+	for (t = 0; t < NELEM(tries); t++)
+		for (k = tries[t].lo; k <= tries[t].hi; k++) {
+			if ((hw = span_cents(hw_form(h, k))) >= room)
+				continue;
+			f.hw = hw_form(h, k);
+			if (span_cents(m) <= room - hw)
+				return f.model = m, f;
+			f.model = word_prefix(m, room - hw);
+			if (tries[t].words && words_in(f.model) >= tries[t].words)
+				return f.model_cut = 1, f;
+		}
+	/* Neither fits as it should: the shorter name whole when it takes
+	 * at most half the room, the other cut to the rest; else half each. */
+	f.model_cut = f.hw_cut = 0;
+	if (span_cents(m) <= room / 2 || span_cents(hw_form(h, 3)) > room / 2) {
+		fit_model(&f, m, room / 2);
+		hw = span_cents(f.model) + (f.model_cut ? ELLIPSIS_CENTS : 0);
+		fit_hw(&f, h, room > hw ? room - hw : 0);
+	} else {
+		fit_hw(&f, h, room / 2);
+		hw = span_cents(f.hw) + (f.hw_cut ? ELLIPSIS_CENTS : 0);
+		fit_model(&f, m, room > hw ? room - hw : 0);
+	}
+	return f;
+}
+
+/* Appends " · " and s (with "…" when cut), or nothing for an empty s. */
+static void put_name(struct buf *out, struct span s, int cut)
+{
+	if (!s.n)
+		return;
+	buf_puts(out, MIDDOT);
+	buf_add(out, s.p, s.n);
+	if (cut)
+		buf_puts(out, ELLIPSIS);
 }
 
 /* Appends the figure and " tok/s" (formats in badge_message's comment). */
@@ -425,9 +543,44 @@ const char *badge_label(const struct badge_in *in)
 	return in && in->demo ? BADGE_LABEL_DEMO : BADGE_LABEL;
 }
 
+/* The px a text of width cents (hundredths of a px) takes in its box, as
+ * shields' badge-maker lays it out: cut to a whole px, raised to an odd
+ * one, and BADGE_HPAD on each side. */
+static long box_px(unsigned long cents)
+{
+	long w = (long)(cents / 100);
+
+	return (w % 2 ? w : w + 1) + 2 * BADGE_HPAD;
+}
+
+/* A name cleaned (put_clean) into clean, as a span of it; with model set,
+ * without its org and its variant and quantization words. */
+static struct span clean_name(const char *name, struct buf *clean, struct buf *tight, int model)
+{
+	struct span s;
+
+	if (!name)
+		return (struct span){ "", 0 };
+	put_clean(clean, name);
+	if (buf_error(clean))
+		return (struct span){ "", 0 };
+	s = trim((struct span){ clean->buf, clean->len });
+	if (model)
+		return trim(drop_inner_noise(trim(drop_noise(drop_org(s))), tight));
+	return short_hw(s);
+}
+
 /* See badge_svg.h: appends the message, or returns -1. */
 int badge_message(const struct badge_in *in, struct buf *out)
 {
+	struct buf cm = BUF_INIT, ch = BUF_INIT, tight = BUF_INIT;
+	unsigned long room, head;
+	struct span m, h;
+	struct fit f;
+	size_t from = out->len;
+	long r;
+	int ret = -1;
+
 	if (!in || (unsigned)in->state > BADGE_WITHDRAWN)
 		return -1;
 	if (in->state == BADGE_NOT_FOUND) {
@@ -443,23 +596,44 @@ int badge_message(const struct badge_in *in, struct buf *out)
 			buf_puts(out, FLAG " ");
 		put_figure(out, in->decode_tok_s);
 	}
-	if (put_part(out, in->model, BADGE_MODEL_MAX, 1) ||
-	    put_part(out, in->hardware, BADGE_HW_MAX, 0))
-		return -1;
-	return buf_error(out);
+	m = clean_name(in->model, &cm, &tight, 1);
+	h = clean_name(in->hardware, &ch, NULL, 0);
+	if (buf_error(out) || buf_error(&cm) || buf_error(&ch) || buf_error(&tight))
+		goto out;
+	/* What the names may take: the message's text may be r px wide once
+	 * cut to a whole px and raised to an odd one (box_px), r being the
+	 * badge's width less the label's box and the padding; so under r + 1
+	 * px when r is odd, under r when it is even; less its head and a " · "
+	 * before each name. */
+	head = text_cents(out->buf + from) + (m.n ? text_cents(MIDDOT) : 0) + (h.n ? text_cents(MIDDOT) : 0);
+	r = BADGE_MAX_WIDTH - box_px(text_cents(badge_label(in))) - 2 * BADGE_HPAD;
+	room = r > 0 ? (unsigned long)(r % 2 ? r + 1 : r) * 100 - 1 : 0;
+	room = room > head ? room - head : 0;
+	f = fit_names(m, h, room);
+	put_name(out, f.model, f.model_cut);
+	put_name(out, f.hw, f.hw_cut);
+	ret = buf_error(out);
+out:
+	buf_release(&tight);
+	buf_release(&ch);
+	buf_release(&cm);
+	return ret;
 }
 
 /* ---- the SVG ------------------------------------------------------------- */
 
-/* The message box's color per state: hex for the SVG, shields' name. */
+/* The message box's color per state: hex for the SVG, shields' name.  The
+ * hex are darker than shields' own so that white text reads at 4.5:1 or
+ * more on every one (4.85:1 under the gradient's lighter top; the label's
+ * #555 7.5:1); the names are for shields' endpoint, which draws its own. */
 static const struct {
 	const char *hex, *name;
 } state_color[] = {
-	[BADGE_OK] = { "#4c1", "brightgreen" },
-	[BADGE_OUTLIER] = { "#fe7d37", "orange" },
-	[BADGE_UPHELD] = { "#e05d44", "red" },
-	[BADGE_NOT_FOUND] = { "#9f9f9f", "lightgrey" },
-	[BADGE_WITHDRAWN] = { "#9f9f9f", "lightgrey" },
+	[BADGE_OK] = { "#237a0f", "brightgreen" },
+	[BADGE_OUTLIER] = { "#b34700", "orange" },
+	[BADGE_UPHELD] = { "#c0392b", "red" },
+	[BADGE_NOT_FOUND] = { "#5f6b75", "lightgrey" },
+	[BADGE_WITHDRAWN] = { "#5f6b75", "lightgrey" },
 };
 
 /* See badge_svg.h. */
@@ -472,24 +646,18 @@ const char *badge_color(enum badge_state state)
 
 /* Where everything goes, in whole px. */
 struct layout {
-	long label_tw, msg_tw;   /* text widths, rounded up */
+	long label_tw, msg_tw;   /* text widths, cut to whole px, odd */
 	long label_w, msg_w;     /* box widths: text plus padding */
 };
 
-/* s's width at px px (the table is at 11) rounded up to a whole px, so the
- * box never squeezes it. */
-static long text_px(const char *s, unsigned px)
-{
-	return (long)((text_cents(s) * px + 1099) / 1100);
-}
-
-/* Fills l for the two texts: every number comes from the width table. */
+/* Fills l for the two texts, both at 11 px, as badge-maker does: every
+ * number comes from the width table. */
 static void layout(struct layout *l, const char *label, const char *msg)
 {
-	l->label_tw = text_px(label, 11);
-	l->msg_tw = text_px(msg, BADGE_MSG_PX);
-	l->label_w = l->label_tw + 2 * BADGE_HPAD;
-	l->msg_w = l->msg_tw + 2 * BADGE_HPAD;
+	l->label_w = box_px(text_cents(label));
+	l->msg_w = box_px(text_cents(msg));
+	l->label_tw = l->label_w - 2 * BADGE_HPAD;
+	l->msg_tw = l->msg_w - 2 * BADGE_HPAD;
 }
 
 /* The opening tag, the accessible name and the rounded-corner clip. */
@@ -525,34 +693,35 @@ static void put_boxes(struct buf *out, const struct layout *l, const char *hex)
 		   hex, l->label_w + l->msg_w, BADGE_HEIGHT);
 }
 
-/* One text, its shadow first, centred on box_x + box_w / 2 and stretched to
- * tw px.  Coordinates are in tenths of a px: the group draws at font-size
+/* One text, its shadow first, stretched to tw px and centred where
+ * badge-maker puts it: margin px in, then the padding and half the text
+ * (the label 1 px right of its box's middle, the message 1 px left of
+ * its).  Coordinates are in tenths of a px: the group draws at font-size
  * 110 and each text scales by .1, as shields does. */
-static void put_text(struct buf *out, long box_x, long box_w, long tw,
-		     unsigned px, const char *s)
+static void put_text(struct buf *out, long margin, long tw, const char *s)
 {
-	long x = box_x * 10 + box_w * 5;
+	long x = 10 * margin + 5 * tw + 10 * BADGE_HPAD;
 
 	buf_printf(out, "<text aria-hidden=\"true\" x=\"%ld\" y=\"150\""
 		   " fill=\"#010101\" fill-opacity=\".3\" transform=\"scale(.1)\""
-		   " font-size=\"%u\" textLength=\"%ld\">", x, px * 10, tw * 10);
+		   " textLength=\"%ld\">", x, tw * 10);
 	html_txt(out, s);
 	buf_printf(out, "</text><text x=\"%ld\" y=\"140\" transform=\"scale(.1)\""
-		   " font-size=\"%u\" fill=\"#fff\" textLength=\"%ld\">", x, px * 10, tw * 10);
+		   " fill=\"#fff\" textLength=\"%ld\">", x, tw * 10);
 	html_txt(out, s);
 	buf_puts(out, "</text>");
 }
 
-/* The text group: the font once, then the label (11 px) and the message
- * (BADGE_MSG_PX, so a long message stays short). */
+/* The text group: the font once, then the label and the message, both at
+ * 11 px as shields draws them. */
 static void put_texts(struct buf *out, const struct layout *l,
 		      const char *label, const char *msg)
 {
 	buf_puts(out, "<g fill=\"#fff\" text-anchor=\"middle\""
 		 " font-family=\"Verdana,Geneva,DejaVu Sans,sans-serif\""
 		 " text-rendering=\"geometricPrecision\" font-size=\"110\">");
-	put_text(out, 0, l->label_w, l->label_tw, 11, label);
-	put_text(out, l->label_w, l->msg_w, l->msg_tw, BADGE_MSG_PX, msg);
+	put_text(out, 1, l->label_tw, label);
+	put_text(out, l->label_w - 1, l->msg_tw, msg);
 	buf_puts(out, "</g>");
 }
 
