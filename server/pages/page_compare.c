@@ -183,7 +183,7 @@ static void base_label(const struct compare *c, size_t k, const struct differ *d
 	size_t at, len;
 
 	if (d->models)
-		textcut(b, member(row, "model", "name"), 32);
+		textcut(b, member(row, "model", "name"), 28);
 	else if (d->digests && d->quants && member(row, "model", "quantization"))
 		buf_puts(b, member(row, "model", "quantization"));
 	else if (d->digests)

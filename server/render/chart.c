@@ -310,7 +310,7 @@ static void legend_at(const struct plot *p, size_t s, double *x, int *row)
 	*x = p->left;
 	*row = 0;
 	for (i = 0; i <= s; i++) {
-		double w = 36 + text_w(p->c->series[i].name);
+		double w = fmin(36 + text_w(p->c->series[i].name), CHART_WIDTH - MARGIN - p->left);
 
 		if (*x > p->left && *x + w > CHART_WIDTH - MARGIN) {
 			*x = p->left;
@@ -325,6 +325,35 @@ static void legend_at(const struct plot *p, size_t s, double *x, int *row)
 static double legend_y(const struct plot *p, int row)
 {
 	return TITLE_Y + (p->title_cut ? LINE_H : 0) + 28 + row * LINE_H;
+}
+
+/* Appends the legend name of series s, cut with "…" at a code point when
+ * it would run past the drawing's right edge from x. */
+static void legend_name(struct buf *b, const struct plot *p, size_t s, double x)
+{
+	const char *name = p->c->series[s].name ? p->c->series[s].name : "";
+	double room = CHART_WIDTH - MARGIN - x;
+	struct buf t = BUF_INIT;
+	size_t i = 0, keep = 0;
+
+	if (text_w(name) <= room) {
+		html_txt(b, name);
+		return;
+	}
+	while (name[i]) {
+		i++;
+		while (((unsigned char)name[i] & 0xc0) == 0x80)
+			i++;
+		buf_reset(&t);
+		buf_add(&t, name, i);
+		buf_puts(&t, "\xe2\x80\xa6");
+		if (buf_error(&t) || text_w(t.buf) > room)
+			break;
+		keep = i;
+	}
+	buf_release(&t);
+	html_txt_n(b, name, keep);
+	buf_puts(b, "\xe2\x80\xa6");
 }
 
 /* The legend: a line sample with its marker and the name, per series;
@@ -347,7 +376,7 @@ static void legend(struct buf *b, const struct plot *p)
 			buf_printf(b, "<path d=\"M%.1f %.1fH%.1f\" fill=\"none\"/>", x, y - 5, x + 28);
 		marker(b, s, x + 14, y - 5);
 		buf_printf(b, "/></g><text x=\"%.1f\" y=\"%.1f\">", x + 36, y);
-		html_txt(b, c->series[s].name);
+		legend_name(b, p, s, x + 36);
 		buf_puts(b, "</text>");
 	}
 	buf_puts(b, "</g>\n");
