@@ -332,3 +332,52 @@ describe('tables', () => {
 		}
 	});
 });
+
+describe('alignment', () => {
+	test('the type-ahead opens under its box; filters, their labels and Show share a line', async () => {
+		for (const width of [390, 1280]) {
+			const { context, page } = await open('/glossary', width);
+			try {
+				await page.locator('#site-q').pressSequentially('qwen', { delay: 40 });
+				await page.locator('#site-q-suggestions [role="option"]').first().waitFor({ state: 'visible', timeout: 10000 });
+				const r = await page.evaluate(() => {
+					const box = document.querySelector('#site-q').getBoundingClientRect();
+					const list = document.querySelector('#site-q-suggestions').getBoundingClientRect();
+					return { dx: Math.abs(list.left - box.left), gap: list.top - box.bottom };
+				});
+				assert.ok(r.dx <= 2 && r.gap >= 0 && r.gap <= 8, `${width} px: the list is ${r.dx}px aside and ${r.gap}px under the box`);
+			} finally {
+				await context.close();
+			}
+		}
+		const { context, page } = await open('/', 1280);
+		try {
+			await page.click('details.filter-box > summary');
+			const f = await page.evaluate(() => {
+				const mid = (e) => { const r = e.getBoundingClientRect(); return (r.top + r.bottom) / 2; };
+				const sel = document.querySelector('#f-hw'), label = document.querySelector('label[for="f-hw"]');
+				const show = document.querySelector('form.filters button');
+				const nav = document.querySelector('header nav').getBoundingClientRect();
+				const search = document.querySelector('header .site-search').getBoundingClientRect();
+				return { label: Math.abs(mid(label) - mid(sel)), show: Math.abs(show.getBoundingClientRect().height - sel.getBoundingClientRect().height),
+					search: search.top < nav.bottom && search.bottom > nav.top };
+			});
+			assert.ok(f.label <= 3, `the label sits ${f.label}px off its select`);
+			assert.ok(f.show <= 2, `Show is ${f.show}px taller or shorter than the selects`);
+			assert.ok(f.search, 'the search box is not on the nav\'s row');
+		} finally {
+			await context.close();
+		}
+	});
+
+	test('390 px: a run card\'s labels start at the same place in every card', async () => {
+		const { context, page } = await open('/', 390);
+		try {
+			const xs = await page.$$eval('table.runs td[data-label="Backend"]', (tds) => tds.map((t) => Math.round(t.getBoundingClientRect().left)));
+			assert.ok(xs.length > 5);
+			assert.deepEqual([...new Set(xs)], [xs[0]], `"Backend" starts at ${[...new Set(xs)]}`);
+		} finally {
+			await context.close();
+		}
+	});
+});
