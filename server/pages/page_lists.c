@@ -110,8 +110,7 @@ static const char *const sql_disputes[][2] = { DISPUTE_SQL(SQL_ROW) };
 #define RULED_SQL(W) \
 	W(DSP_DESC("upheld", "t.last_post_id")) \
 	W(DSP_DESC("dismissed", "t.last_post_id"))
-static const char *const sql_upheld[][2] = { { DSP_DESC("upheld", "t.last_post_id") } };
-static const char *const sql_dismissed[][2] = { { DSP_DESC("dismissed", "t.last_post_id") } };
+static const char *const sql_ruled[][2] = { RULED_SQL(SQL_ROW) };   /* upheld, dismissed */
 const char *const page_lists_ruled_sql[] = { RULED_SQL(SQL_FLAT) NULL };
 
 /* Each list reads an index that holds exactly its rows in its order from
@@ -345,8 +344,8 @@ _Static_assert(N(dispute_keys) == N(dispute_orders) && N(sql_disputes) == N(disp
 static const struct list outliers = { "/outliers", ORDERS(outlier_orders), sql_outliers, outlier_keys, NULL };
 static const struct list disputes = { "/disputes", ORDERS(dispute_orders), sql_disputes, dispute_keys, NULL };
 /* The ruled threads: the latest post first, their one order. */
-static const struct list upheld = { "/disputes", { dispute_orders, 1 }, sql_upheld, dispute_keys, "upheld" };
-static const struct list dismissed = { "/disputes", { dispute_orders, 1 }, sql_dismissed, dispute_keys, "dismissed" };
+static const struct list upheld = { "/disputes", { dispute_orders, 1 }, sql_ruled, dispute_keys, "upheld" };
+static const struct list dismissed = { "/disputes", { dispute_orders, 1 }, sql_ruled + 1, dispute_keys, "dismissed" };
 
 /* The view model of /outliers: flagged runs of one suite in the order
  * q names; NULL when the database failed. */
