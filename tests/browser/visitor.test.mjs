@@ -91,6 +91,8 @@ async function open(path, width, scheme = 'light') {
 }
 
 const shot = (page, name) => page.screenshot({ path: join(SHOTS, `visitor_${name}.png`) });
+/* A screenshot's name for path, the same from run to run (run ids out). */
+const shotName = (path) => path.replace(/r_[a-z0-9_-]{11}/g, 'run').replace(/[^a-z0-9]+/gi, '_').slice(0, 60);
 
 describe('the nav at 390 px', () => {
 	/* Every link of the site nav: its href, whether it shows, and whether it
@@ -218,14 +220,14 @@ function chartText() {
 describe('charts', () => {
 	for (const [width, scheme] of [[390, 'light'], [390, 'dark'], [1280, 'light'], [1280, 'dark']]) {
 		test(`${width} px, ${scheme}: no chart text overlaps another or leaves its drawing`, async (t) => {
-			for (const path of site.charts) {
+			for (const [i, path] of site.charts.entries()) {
 				await t.test(path, async () => {
 					const { context, page } = await open(path, width, scheme);
 					try {
 						const n = await page.$$eval('main svg', (s) => s.length);
 						assert.ok(n > 0, `${path}: no drawing`);
 						assert.deepEqual(await page.evaluate(chartText), []);
-						await page.screenshot({ path: join(SHOTS, `visitor_charts_${path.replace(/[^a-z0-9]+/gi, '_').slice(0, 60)}_${width}_${scheme}.png`), fullPage: true });
+						await page.screenshot({ path: join(SHOTS, `visitor_charts_${i}_${shotName(path)}_${width}_${scheme}.png`), fullPage: true });
 					} finally {
 						await context.close();
 					}
@@ -324,7 +326,7 @@ describe('tables', () => {
 				const { context, page } = await open(path, 390);
 				try {
 					assert.deepEqual(await page.evaluate(tables, true), []);
-					await page.screenshot({ path: join(SHOTS, `visitor_cards_${path.replace(/[^a-z0-9]+/gi, '_').slice(0, 60)}_390.png`), fullPage: true });
+					await page.screenshot({ path: join(SHOTS, `visitor_cards_${shotName(path)}_390.png`), fullPage: true });
 				} finally {
 					await context.close();
 				}
