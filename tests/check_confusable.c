@@ -1,7 +1,7 @@
 /* check_confusable.c: name skeletons and reserved names of server/disputes/confusable.c. */
 #include "check_util.h"
 #include "util/buf.h"
-#include "disputes/confusable.h"
+#include "util/confusable.h"
 
 static void skeleton_is(const char *in, const char *want)
 {

@@ -517,6 +517,10 @@ static void fill_fields(const json_t *p, const struct vctx *c, struct run_fields
 	out->ttft_ms = json_number_value(json_object_get(chat, "ttft_ms"));
 	slug_model(out->model_name, out->model_slug, sizeof out->model_slug);
 	slug_hw(out->accelerator, out->hw_slug, sizeof out->hw_slug);
+	lookalike_slug(out->model_name, slug_model, out->model_slug, out->model_lookalike,
+		       sizeof out->model_lookalike);
+	lookalike_slug(out->accelerator, slug_hw, out->hw_slug, out->hw_lookalike,
+		       sizeof out->hw_lookalike);
 }
 
 /* Empties *e: status 0, no code, field and message "". */
