@@ -47,7 +47,7 @@ SELECT kind, slug, name FROM (
 	FROM runs GROUP BY model_slug, model_name
 	UNION ALL
 	SELECT 'hw', hw_slug, accelerator, min(rowid) FROM runs GROUP BY hw_slug, accelerator)
-ORDER BY first, kind;
+ORDER BY first, kind DESC;    -- a run's model before its hardware, as the trigger below
 
 INSERT INTO name_keys(vote, key, runs)
 SELECT v.id, r.key_thumbprint, count(*) FROM runs r
