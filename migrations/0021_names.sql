@@ -103,21 +103,33 @@ BEGIN
 END;
 
 -- Every run registers its names, whatever its status (the order first
--- seen); a run that counts adds its key.  (An upsert after INSERT ...
--- SELECT needs the SELECT's WHERE.)
-CREATE TRIGGER names_run_insert AFTER INSERT ON runs
+-- seen), in a trigger of its own whose WHEN probe skips it for a name
+-- already known (as 0012's search_names triggers do: no statement runs).
+-- These fire BEFORE the insert, so the name is there for the AFTER
+-- trigger (SQLite promises no order among triggers of one kind), and go
+-- with the insert when it fails.  Then a run that counts adds its key.
+-- (An upsert after INSERT ... SELECT needs the SELECT's WHERE.)
+CREATE TRIGGER names_run_model BEFORE INSERT ON runs
+WHEN NOT EXISTS (SELECT 1 FROM name_votes
+		 WHERE kind = 'model' AND slug = NEW.model_slug AND name = NEW.model_name)
 BEGIN
-	INSERT INTO name_votes(kind, slug, name) VALUES ('model', NEW.model_slug, NEW.model_name)
-	ON CONFLICT DO NOTHING;
-	INSERT INTO name_votes(kind, slug, name) VALUES ('hw', NEW.hw_slug, NEW.accelerator)
-	ON CONFLICT DO NOTHING;
+	INSERT OR IGNORE INTO name_votes(kind, slug, name) VALUES ('model', NEW.model_slug, NEW.model_name);
+END;
+CREATE TRIGGER names_run_hw BEFORE INSERT ON runs
+WHEN NOT EXISTS (SELECT 1 FROM name_votes
+		 WHERE kind = 'hw' AND slug = NEW.hw_slug AND name = NEW.accelerator)
+BEGIN
+	INSERT OR IGNORE INTO name_votes(kind, slug, name) VALUES ('hw', NEW.hw_slug, NEW.accelerator);
+END;
+CREATE TRIGGER names_run_insert AFTER INSERT ON runs WHEN NEW.status = 'ok'
+BEGIN
 	INSERT INTO name_keys(vote, key, runs)
 	SELECT id, NEW.key_thumbprint, 1 FROM name_votes
-	WHERE NEW.status = 'ok' AND kind = 'model' AND slug = NEW.model_slug AND name = NEW.model_name
+	WHERE kind = 'model' AND slug = NEW.model_slug AND name = NEW.model_name
 	ON CONFLICT DO UPDATE SET runs = runs + 1;
 	INSERT INTO name_keys(vote, key, runs)
 	SELECT id, NEW.key_thumbprint, 1 FROM name_votes
-	WHERE NEW.status = 'ok' AND kind = 'hw' AND slug = NEW.hw_slug AND name = NEW.accelerator
+	WHERE kind = 'hw' AND slug = NEW.hw_slug AND name = NEW.accelerator
 	ON CONFLICT DO UPDATE SET runs = runs + 1;
 END;
 
