@@ -91,7 +91,6 @@ int check_fingerprint(const json_t *v, const char *field, struct vctx *c)
 		   "or leave it out.", field);
 }
 
-/* model.name: must give a non-empty model slug. */
 /* Refuses a name with a word spelt in two scripts ("Cоder", a Cyrillic о
  * among Latin letters) with 422 confusable_name, naming the word and what
  * the name reads as: such a word is there to look like another name.  The
@@ -120,6 +119,7 @@ static int check_mixed(const char *name, const char *field, struct vctx *c)
 	return rc;
 }
 
+/* model.name: must give a non-empty model slug, with no word in two scripts. */
 int check_model_name(const json_t *v, const char *field, struct vctx *c)
 {
 	char slug[SLUG_MAX + 1];
@@ -130,6 +130,7 @@ int check_model_name(const json_t *v, const char *field, struct vctx *c)
 	return check_mixed(json_string_value(v), field, c);
 }
 
+/* The slug name reads as, when not its own (validate_int.h). */
 void lookalike_slug(const char *name, int (*slug_fn)(const char *, char *, size_t),
 		    const char *own, char *out, size_t n)
 {
@@ -137,12 +138,13 @@ void lookalike_slug(const char *name, int (*slug_fn)(const char *, char *, size_
 
 	out[0] = '\0';
 	confusable_latin(name, &b);
-	if (!buf_error(&b) && b.buf && slug_fn(b.buf, out, n) == 0 && !strcmp(out, own))
+	if (buf_error(&b) || !b.buf || slug_fn(b.buf, out, n) != 0 || !strcmp(out, own))
 		out[0] = '\0';
 	buf_release(&b);
 }
 
-/* hardware.accelerator_summary: must give a non-empty hardware slug. */
+/* hardware.accelerator_summary: must give a non-empty hardware slug, with
+ * no word in two scripts. */
 int check_accel(const json_t *v, const char *field, struct vctx *c)
 {
 	char slug[SLUG_MAX + 1];
