@@ -9,7 +9,7 @@
 
 #include "app.h"
 #include "disputes/dispute_int.h"
-#include "disputes/confusable.h"
+#include "util/confusable.h"
 #include "http/cache.h"
 #include "http/form.h"
 #include "ingest/jws.h"

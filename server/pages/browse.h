@@ -24,6 +24,7 @@
 
 #include "http/http.h"
 #include "http/cache.h"
+#include "store/names.h"
 
 struct dbconn;
 
@@ -31,10 +32,11 @@ struct dbconn;
 #define BROWSE_PAGE 20
 
 /* The columns browse_run() reads, in this order; a query selects them
- * first (more columns may follow). */
+ * first (more columns may follow).  A list names each run's model and
+ * hardware by their shown names (store/names.h), not the run's own. */
 #define BROWSE_RUN_COLS \
-	"id, model_name, model_slug, model_digest, model_quant, model_format, " \
-	"accelerator, hw_slug, backend_name, backend_version, decode_tok_s, " \
+	"id, " NAMES_MODEL("model_slug", "model_name") ", model_slug, model_digest, model_quant, model_format, " \
+	NAMES_HW("hw_slug", "accelerator") ", hw_slug, backend_name, backend_version, decode_tok_s, " \
 	"prefill_tok_s, ttft_ms, created_at, demo, outlier, " \
 	"(SELECT (runs.decode_tok_s - c.mean) / nullif(c.stddev, 0) FROM clusters c " \
 	"WHERE c.suite_version = runs.suite_version AND c.model_digest = runs.model_digest " \

@@ -26,6 +26,30 @@ HTML_VALIDATE = os.path.join(ROOT, "tests", "node_modules", ".bin", "html-valida
 MODERATOR_TOKEN = "test-moderator-secret-1234567890"
 
 
+XML_TYPES = ("application/atom+xml", "image/svg+xml")
+
+
+def assert_xml(data, what="document"):
+    """Parses data (bytes) with xmllint --noout, a strict XML 1.0 parser
+    (Debian's libxml2-utils, installed by deploy/deps.sh): any character
+    outside XML's Char production, bad UTF-8 or broken markup fails."""
+    out = subprocess.run(["xmllint", "--noout", "--nonet", "-"], input=data,
+                         capture_output=True, timeout=60)
+    assert out.returncode == 0, "%s is not well-formed XML: %s" % (
+        what, out.stderr.decode("utf-8", "replace"))
+
+
+def check_xml(resp, what="response"):
+    """Runs assert_xml on a response that carries an Atom feed or an SVG
+    (by its Content-Type, whatever its status; a 304 has no body) and
+    returns it.  Server.get calls it on every answer, so every feed and
+    badge the suite fetches is parsed strictly."""
+    ctype = resp.headers.get("Content-Type", "").split(";")[0].strip()
+    if ctype in XML_TYPES and resp.content:
+        assert_xml(resp.content, what)
+    return resp
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -85,7 +109,9 @@ class Server:
             return f.read().decode("utf-8", "replace")
 
     def get(self, path, **kw):
-        return requests.get(self.url + path, timeout=10, **kw)
+        """GETs path; an Atom feed or an SVG badge is checked by a strict
+        XML parser on the way (check_xml), whichever test fetched it."""
+        return check_xml(requests.get(self.url + path, timeout=10, **kw), path)
 
     def post(self, path, **kw):
         return requests.post(self.url + path, timeout=10, **kw)

@@ -30,7 +30,7 @@ import time
 import pytest
 import requests
 
-from conftest import ROOT, free_port, make_payload, sign
+from conftest import ROOT, check_xml, free_port, make_payload, sign
 
 NGINX = "/usr/sbin/nginx"
 DEPLOY_CONF = os.path.join(ROOT, "deploy", "nginx.conf")
@@ -175,7 +175,7 @@ class Front:
         """GET through the caching proxy; uncompressed unless headers ask."""
         h = {"Accept-Encoding": "identity"}
         h.update(headers or {})
-        return requests.get(self.url + path, timeout=10, headers=h, **kw)
+        return check_xml(requests.get(self.url + path, timeout=10, headers=h, **kw), path)
 
     def head(self, path, **kw):
         return requests.head(self.url + path, timeout=10, **kw)
@@ -543,8 +543,8 @@ def test_deploy_conf_proxies(make_server, nginx_factory, tmp_path):
     page = requests.get(url + "/r/" + rid, timeout=10)
     assert page.status_code == 200 and page.headers["Cache-Control"] == CC_PAGE
     direct = server.get("/badge/%s.svg" % rid)
-    b1 = requests.get(url + "/badge/%s.svg" % rid, timeout=10)
-    b2 = requests.get(url + "/badge/%s.svg" % rid, timeout=10)
+    b1 = check_xml(requests.get(url + "/badge/%s.svg" % rid, timeout=10))
+    b2 = check_xml(requests.get(url + "/badge/%s.svg" % rid, timeout=10))
     assert b1.content == b2.content == direct.content
     assert cache_status(b1) == "MISS" and cache_status(b2) == "HIT"
     big = requests.post(url + "/api/v1/runs", data=b"x" * (65 * 1024), timeout=10,
