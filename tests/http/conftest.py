@@ -327,6 +327,24 @@ def client_from(source_ip):
     return s
 
 
+def tcp_sockets():
+    """This machine's IPv4 TCP sockets (/proc/net/tcp) as tuples (local
+    port, remote port, state, tx_queue, rx_queue), so a test can wait for
+    what the kernel knows instead of sleeping: state is the kernel's code
+    ("01" established, "02" SYN sent, "0A" listening); tx_queue is bytes
+    sent and not yet acknowledged, rx_queue bytes received and not yet read
+    by the program (for a listening socket: connections not yet accepted)."""
+    out = []
+    with open("/proc/net/tcp") as f:
+        next(f)
+        for line in f:
+            p = line.split()
+            tx, rx = p[4].split(":")
+            out.append((int(p[1].split(":")[1], 16), int(p[2].split(":")[1], 16), p[3],
+                        int(tx, 16), int(rx, 16)))
+    return out
+
+
 def raw_connect(server, source_ip="127.0.0.1", timeout=10):
     """A plain TCP socket to the server from source_ip."""
     s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
