@@ -24,8 +24,9 @@ long long time_now(void);
  * whole number of seconds: "1777371120" is that time, frozen; "+90" or
  * "-5" is the real clock moved by that much.  A read that fails (a file
  * being replaced, say) gives the real clock.  Call it before any thread
- * starts; path must outlive every call of time_now().  Returns 0, or -1
- * when FILE cannot be read as a time now. */
+ * starts; path must outlive every call of time_now(), and NULL goes back
+ * to the real clock.  Returns 0, or -1 (nothing changed) when FILE cannot
+ * be read as a time now. */
 int time_test_clock(const char *path);
 
 /* Parses an RFC 3339 date-time in UTC (YYYY-MM-DDTHH:MM:SS[.frac](Z|+00:00))
