@@ -23,4 +23,12 @@ long utf8_count(const unsigned char *s, size_t n);
  * bytes that are not continuation bytes); 0 for NULL. */
 size_t utf8_len(const char *s);
 
+/* The length in bytes of the first max code points of s[0..n) (n when it
+ * holds no more), stepping as utf8_next() does. */
+size_t utf8_prefix(const char *s, size_t n, size_t max);
+
+/* The length of the longest start of the well-formed s[0..n) that is at
+ * most max bytes and ends between two code points (n when n <= max). */
+size_t utf8_cut(const char *s, size_t n, size_t max);
+
 #endif
