@@ -42,6 +42,11 @@ START_TEST(defaults_and_options_validate)
 	ck_assert_ptr_null(json_object_get(json_object_get(p, "workloads"), "agent-trace"));
 	json_decref(p);
 
+	all.digest = "sha256:00112233445566778899aabbccddeeff";
+	valid(&all, &f, &p);
+	ck_assert_str_eq(f.model_digest, all.digest);
+	json_decref(p);
+	all.digest = NULL;
 	valid(&all, &f, &p);
 	ck_assert_str_eq(f.model_slug, "llama-3-3-70b-instruct");
 	ck_assert_str_eq(f.backend_name, "llama.cpp");
