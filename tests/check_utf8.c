@@ -150,6 +150,42 @@ START_TEST(visible_text)
 }
 END_TEST
 
+/* utf8_prefix measures the first max code points; a malformed byte counts
+ * one, as utf8_next steps. */
+START_TEST(prefixes)
+{
+	const char *s = "a\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80z";   /* a é € 😀 z */
+
+	ck_assert_uint_eq(utf8_prefix(s, strlen(s), 0), 0);
+	ck_assert_uint_eq(utf8_prefix(s, strlen(s), 1), 1);
+	ck_assert_uint_eq(utf8_prefix(s, strlen(s), 2), 3);
+	ck_assert_uint_eq(utf8_prefix(s, strlen(s), 3), 6);
+	ck_assert_uint_eq(utf8_prefix(s, strlen(s), 4), 10);
+	ck_assert_uint_eq(utf8_prefix(s, strlen(s), 5), 11);
+	ck_assert_uint_eq(utf8_prefix(s, strlen(s), 99), 11);
+	ck_assert_uint_eq(utf8_prefix(s, 8, 4), 7);      /* n cuts the 😀: its first byte counts one */
+	ck_assert_uint_eq(utf8_prefix(s, 8, 9), 8);      /* n ends it */
+	ck_assert_uint_eq(utf8_prefix("\xff\xfex", 3, 2), 2);
+	ck_assert_uint_eq(utf8_prefix("", 0, 3), 0);
+}
+END_TEST
+
+/* utf8_cut backs up to a code point boundary at most max bytes in. */
+START_TEST(cuts_between_code_points)
+{
+	const char *s = "a\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80z";
+	static const size_t want[] = { 0, 1, 1, 3, 3, 3, 6, 6, 6, 6, 10, 11, 11 };
+	size_t max;
+
+	for (max = 0; max < sizeof want / sizeof want[0]; max++)
+		ck_assert_msg(utf8_cut(s, strlen(s), max) == want[max], "max %zu: %zu", max,
+			      utf8_cut(s, strlen(s), max));
+	ck_assert_uint_eq(utf8_cut(s, 3, 2), 1);
+	ck_assert_uint_eq(utf8_cut(s, 3, 3), 3);
+	ck_assert_uint_eq(utf8_cut(NULL, 0, 5), 0);
+}
+END_TEST
+
 static Suite *suite_utf8(void)
 {
 	Suite *s = suite_create("utf8");
@@ -162,6 +198,8 @@ static Suite *suite_utf8(void)
 	tcase_add_test(tc, controls_and_xml_chars);
 	tcase_add_test(tc, text_bad_finds_the_first);
 	tcase_add_test(tc, visible_text);
+	tcase_add_test(tc, prefixes);
+	tcase_add_test(tc, cuts_between_code_points);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -16,6 +16,7 @@
 #include "http/ratelimit.h"
 #include "store/run_store.h"
 #include "ingest/validate.h"
+#include "util/timefmt.h"
 
 /* One upload in flight: what the writer needs, kept alive until the request
  * ends (the connection is suspended while the writer works). */
@@ -131,7 +132,7 @@ static int check(struct req *r, struct upload *u, enum MHD_Result *ret)
 		return -1;
 	}
 	if (jws_parse_verify(r->body.buf, r->body.len, &u->jws, &e) != JWS_OK ||
-	    validate_payload_bytes(u->jws.payload, u->jws.payload_len, (long long)time(NULL),
+	    validate_payload_bytes(u->jws.payload, u->jws.payload_len, time_now(),
 				   &u->payload, &u->n.f, &e) != 0) {
 		*ret = http_reply_err(r, &e);
 		return -1;

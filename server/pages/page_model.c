@@ -18,6 +18,7 @@
 #include "store/names.h"
 #include "util/slug.h"
 #include "util/textcut.h"
+#include "util/utf8.h"
 
 /* Bound everywhere: ?1 suite, ?2 model slug, ?3 digest. */
 #define WHERE_MD "suite_version = ?1 AND model_slug = ?2 AND model_digest = ?3 AND status = 'ok'"
@@ -425,10 +426,8 @@ static void add_chart_svg(json_t *m)
 		const char *name = json_string_value(json_object_get(bar, "name"));
 		size_t len = 0, at = name ? textcut_hw(name, strlen(name), &len) : 0;
 
-		if (len > sizeof names[n] - 1)
-			len = sizeof names[n] - 1;   /* the chart cuts it anyway */
-		while (len && ((unsigned char)name[at + len] & 0xc0) == 0x80)
-			len--;   /* at a code point boundary */
+		/* At most the buffer (the chart cuts it anyway), between code points. */
+		len = name ? utf8_cut(name + at, len, sizeof names[n] - 1) : 0;
 		memcpy(names[n], name ? name + at : "", len);
 		names[n][len] = '\0';
 		v[n].label = names[n];

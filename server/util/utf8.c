@@ -142,3 +142,23 @@ void utf8_cp_name(uint32_t cp, char out[12])
 {
 	snprintf(out, 12, "U+%04X", (unsigned)cp);
 }
+
+size_t utf8_prefix(const char *s, size_t n, size_t max)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i = 0;
+	uint32_t cp;
+
+	for (; i < n && max; max--)
+		i += utf8_next(u + i, n - i, &cp);
+	return i;
+}
+
+size_t utf8_cut(const char *s, size_t n, size_t max)
+{
+	if (n <= max)
+		return n;
+	while (max && ((unsigned char)s[max] & 0xc0) == 0x80)
+		max--;   /* back to the first byte of the code point cut */
+	return max;
+}

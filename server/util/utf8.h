@@ -62,5 +62,12 @@ int utf8_has_visible(const unsigned char *s, size_t n);
 
 /* Writes "U+XXXX" (at least four hex digits) for cp into out. */
 void utf8_cp_name(uint32_t cp, char out[12]);
+/* The length in bytes of the first max code points of s[0..n) (n when it
+ * holds no more), stepping as utf8_next() does. */
+size_t utf8_prefix(const char *s, size_t n, size_t max);
+
+/* The length of the longest start of the well-formed s[0..n) that is at
+ * most max bytes and ends between two code points (n when n <= max). */
+size_t utf8_cut(const char *s, size_t n, size_t max);
 
 #endif

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from conftest import ROOT, make_payload, new_key, sign
+from conftest import ROOT, TestClock, make_payload, new_key, sign
 
 VERIFY = os.path.join(ROOT, "deploy", "verify-export.py")
 
@@ -108,13 +108,13 @@ def test_snapshot_writes_export_and_manifest(server, tmp_path):
     snaps = tmp_path / "snaps"
     snaps.mkdir()
     made = []
+    clock = TestClock(str(tmp_path / "clock"))
     for _ in range(2):
-        out = subprocess.run([BIN, "snapshot", str(snaps), "--db", server.db, "--assets", ROOT],
+        out = subprocess.run([BIN, "snapshot", str(snaps), "--db", server.db, "--assets", ROOT] + clock.args(),
                              capture_output=True, text=True, timeout=120)
         assert out.returncode == 0, out.stderr
         made.append(os.path.basename(out.stdout.strip()))
-        import time
-        time.sleep(1.1)                   # names are to the second
+        clock.advance()                   # names are to the second
     files = sorted(p.name for p in snaps.iterdir())
     assert files == sorted(made + ["SHA256SUMS"])   # no temporary file left
     sums = {}
