@@ -303,11 +303,9 @@ static int wrong_type(struct vctx *c, const char *field, const struct spec *s,
 static int bad_char(struct vctx *c, const char *field, const char *str, long at, uint32_t ch)
 {
 	char name[12];
-	size_t nth = 1;
-	long i;
+	long before = utf8_count((const unsigned char *)str, (size_t)at);   /* well-formed up to at */
+	size_t nth = before < 0 ? 1 : (size_t)before + 1;
 
-	for (i = 0; i < at; i++)
-		nth += ((unsigned char)str[i] & 0xc0) != 0x80;
 	utf8_cp_name(ch, name);
 	return bad(c, field, "%s contains %s, %s, at character %zu; remove it.", field, name,
 		   utf8_is_noncharacter(ch) ? "a noncharacter that feeds and badges cannot carry"
