@@ -7,6 +7,7 @@
 #include "render/badge_svg.h"
 #include "render/html.h"
 #include "util/numfmt.h"
+#include "util/utf8.h"
 
 /* Text is measured with Verdana's advances (badge_text_width) at the
  * chart's 14 px, wider than the fonts pages use, so what fits here fits
@@ -40,12 +41,10 @@ static double text_w(const char *s, size_t n, int dots)
  * first word does not fit, after its last code point that does. */
 static void put_label(struct buf *out, const char *s)
 {
-	size_t i = 0, chars = 0, word = 0, fit = 0;
+	size_t n = strlen(s), i = 0, chars = 0, word = 0, fit = 0;
 
-	while (s[i] && chars < BARCHART_LABEL_MAX) {
-		i++;
-		while ((s[i] & 0xc0) == 0x80)
-			i++;
+	while (i < n && chars < BARCHART_LABEL_MAX) {
+		i += utf8_prefix(s + i, n - i, 1);
 		chars++;
 		if (text_w(s, i, 1) <= LABEL_ROOM) {
 			fit = i;

@@ -333,17 +333,15 @@ static void legend_name(struct buf *b, const struct plot *p, size_t s, double x)
 {
 	const char *name = p->c->series[s].name ? p->c->series[s].name : "";
 	double room = CHART_WIDTH - MARGIN - x;
+	size_t i = 0, keep = 0, n = strlen(name);
 	struct buf t = BUF_INIT;
-	size_t i = 0, keep = 0;
 
 	if (text_w(name) <= room) {
 		html_txt(b, name);
 		return;
 	}
-	while (name[i]) {
-		i++;
-		while (((unsigned char)name[i] & 0xc0) == 0x80)
-			i++;
+	while (i < n) {
+		i += utf8_prefix(name + i, n - i, 1);
 		buf_reset(&t);
 		buf_add(&t, name, i);
 		buf_puts(&t, "\xe2\x80\xa6");
