@@ -31,8 +31,9 @@ if ! node -e 'const [a, b] = process.versions.node.split(".").map(Number); proce
 	exit 1
 fi
 # The test tools from npm, pinned in tests/package.json and its lock: the HTML
-# validator the page tests run (html-validate) and the driver of the browser
-# tests (playwright-core; it drives Debian's chromium and downloads nothing).
+# validator the page tests run (html-validate), the driver of the browser
+# tests (playwright-core; it drives Debian's chromium and downloads nothing),
+# axe-core, and shields' badge-maker, which the badge test compares with.
 # Each must be installed at exactly its pinned version, so a node_modules left
 # from an older pin is refreshed with `npm ci`.
 here=$(cd "$(dirname "$0")/.." && pwd)

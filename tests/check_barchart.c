@@ -1,5 +1,6 @@
 /* check_barchart.c: the server-drawn bar chart of server/render/barchart.c. */
 #include "check_util.h"
+#include "render/badge_svg.h"
 #include "render/barchart.h"
 
 #include <math.h>
@@ -65,6 +66,34 @@ START_TEST(labels_escaped_and_cut)
 }
 END_TEST
 
+/* A long name is cut after a whole word that fits, never inside the word
+ * that tells the hardware apart, and every text stays inside the drawing:
+ * a label never starts left of 0 (it is drawn right-aligned), and the
+ * widest value ends before the right edge. */
+START_TEST(labels_cut_at_words_and_everything_fits)
+{
+	struct barchart_bar bars[] = {
+		{ "Ryzen AI Max+ 395 (Radeon 8060S)", 1234.5 },
+		{ "RTX 4090 Laptop", 9.5 },
+		{ "Supercalifragilisticexpialidocious-GPU-9000", 1 },
+	};
+	char *svg = chart(bars, 3);
+	const char *p;
+
+	ck_assert_ptr_nonnull(strstr(svg, ">Ryzen AI Max+ 395\xe2\x80\xa6</text>"));
+	ck_assert_ptr_nonnull(strstr(svg, ">RTX 4090 Laptop</text>"));
+	ck_assert_ptr_nonnull(strstr(svg, ">Supercalifragilisticex"));
+	/* The longest bar ends where its value's text still fits. */
+	p = strstr(svg, "1,234 tok/s</text>");
+	ck_assert_ptr_nonnull(p);
+	while (p > svg && strncmp(p, "<text x=\"", 9))
+		p--;
+	ck_assert_double_le(strtod(p + 9, NULL) + badge_text_width("1,234 tok/s") * 14 / 11.0,
+			    BARCHART_WIDTH);
+	free(svg);
+}
+END_TEST
+
 /* No bars is a one-line "no data" chart, still titled. */
 START_TEST(no_bars_says_so)
 {
@@ -84,6 +113,7 @@ static Suite *suite_barchart(void)
 
 	tcase_add_test(tc, bars_in_proportion);
 	tcase_add_test(tc, labels_escaped_and_cut);
+	tcase_add_test(tc, labels_cut_at_words_and_everything_fits);
 	tcase_add_test(tc, no_bars_says_so);
 	suite_add_tcase(s, tc);
 	return s;

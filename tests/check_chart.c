@@ -107,6 +107,38 @@ START_TEST(line_log2_context)
 }
 END_TEST
 
+/* Text never runs into text or out of the drawing at a phone's 18 units:
+ * the plot's left edge moves right for wide y tick labels, so they clear
+ * the rotated y label; long legend names take a second row; a long title
+ * breaks onto two lines.  (Widths here are generous: 0.62 em a character.) */
+START_TEST(layout_clears_text_at_phone_size)
+{
+	static const double bs[] = { 1, 2, 4, 8, 16 };
+	static const double a[] = { 70, 260, 470, 850, 1480 };
+	static const double b[] = { 60, 200, 400, 700, 1200 };
+	struct chart_series s[4] = { { "NVIDIA GeForce RTX 4090, llama.cpp", a }, { "M3 Ultra, mlx", b },
+		{ "RTX 5090, exllamav2", a }, { "Ryzen AI Max+ 395, vllm", b } };
+	struct chart c = { .kind = CHART_LINE,
+		.title = "Aggregate throughput by batch size, streams run serially",
+		.x_label = "batch size", .y_label = "aggregate tok/s", .x = bs, .n = 5, .series = s,
+		.nseries = 4, .x_scale = CHART_LOG2 };
+
+	check_chart(&c,
+		"W = lambda t: 0.62 * 18 * len(t)\n"
+		"ys = [t for g in root.iter(ns + 'g') if 'ticks' in cls(g) and 'y' in cls(g) for t in g.findall(ns + 'text')]\n"
+		"assert T(ys[-1]) == '1,500', [T(t) for t in ys]\n"
+		"assert all(float(t.get('x')) - W(T(t)) >= 24 for t in ys), [(t.get('x'), T(t)) for t in ys]\n"
+		"lt = [t for g in root.findall(ns + 'g') if 'legend' in cls(g) for t in g.findall(ns + 'text')]\n"
+		"assert len({t.get('y') for t in lt}) >= 2, [t.get('y') for t in lt]\n"
+		"assert all(float(t.get('x')) + W(T(t)) <= 560 for t in lt), [(t.get('x'), T(t)) for t in lt]\n"
+		"tt = [t for t in root.iter(ns + 'text') if cls(t) == ['chart-title']]\n"
+		"assert len(tt) == 2 and ' '.join(T(t) for t in tt) == title, [T(t) for t in tt]\n"
+		"assert all(8 + W(T(t)) <= 560 for t in tt), [T(t) for t in tt]\n"
+		"top = min(float(y) for y in re.findall(r'M[0-9.]+ ([0-9.]+)V', root.find(ns + 'path[@class=\"axis\"]').get('d')))\n"
+		"assert top > max(float(t.get('y')) for t in lt) + 6, top\n");
+}
+END_TEST
+
 START_TEST(line_log2_batch)
 {
 	static const double bs[] = { 1, 4, 8, 16 };
@@ -372,6 +404,7 @@ static Suite *suite_chart(void)
 
 	tcase_add_test(k, line_log2_context);
 	tcase_add_test(k, line_log2_batch);
+	tcase_add_test(k, layout_clears_text_at_phone_size);
 	tcase_add_test(k, line_linear_sorted);
 	tcase_add_test(k, bar_known);
 	tcase_add_test(k, unnamed_single_series_has_no_legend);

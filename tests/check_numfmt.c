@@ -1,4 +1,4 @@
-/* check_numfmt.c: figures, counts, sigma and dates (util/numfmt.c). */
+/* check_numfmt.c: figures, counts (with their nouns), sigma and dates (util/numfmt.c). */
 #include <math.h>
 
 #include "check_util.h"
@@ -52,6 +52,21 @@ START_TEST(int_rules)
 	CK_FMT(numfmt_int, 0, "0");
 	CK_FMT(numfmt_int, 2.5, "2.5");
 	CK_FMT(numfmt_int, NAN, "?");
+}
+END_TEST
+
+START_TEST(count_words)
+{
+	struct buf b = BUF_INIT;
+
+	numfmt_count(&b, 1, "post", "posts");
+	buf_puts(&b, "|");
+	numfmt_count(&b, 0, "post", "posts");
+	buf_puts(&b, "|");
+	numfmt_count(&b, 1204, "run", "runs");
+	ck_assert_int_eq(buf_error(&b), 0);
+	ck_assert_str_eq(b.buf, "1 post|0 posts|1,204 runs");
+	buf_release(&b);
 }
 END_TEST
 
@@ -175,6 +190,7 @@ static Suite *suite_numfmt(void)
 	tcase_add_test(tc, fig_rules);
 	tcase_add_test(tc, int_rules);
 	tcase_add_test(tc, sig3_rules);
+	tcase_add_test(tc, count_words);
 	tcase_add_test(tc, sigma_words);
 	tcase_add_test(tc, dates);
 	tcase_add_test(tc, fixed_rules);

@@ -119,6 +119,42 @@ START_TEST(hardware_short_names)
 END_TEST
 
 /* Only the n bytes given are read: a name inside a longer text. */
+/* s cut by textcut_words to max; the caller frees. */
+static char *cut_words(const char *s, size_t max)
+{
+	struct buf b = BUF_INIT;
+
+	textcut_words(&b, s, max);
+	ck_assert_int_eq(buf_error(&b), 0);
+	return buf_detach(&b, NULL);
+}
+
+/* After the last whole word that fits, unless that keeps less than half;
+ * textcut_width measures as the cut does. */
+START_TEST(word_cuts)
+{
+	const struct { const char *s; size_t max; const char *want; } cases[] = {
+		{ "short enough", 12, "short enough" },
+		{ "These figures look too good", 20, "These figures look\xe2\x80\xa6" },
+		{ "These figures look too good", 18, "These figures\xe2\x80\xa6" },
+		{ "a  b   spaced", 5, "a  b\xe2\x80\xa6" },
+		/* One long word: cut inside it rather than keep almost nothing. */
+		{ "ab Supercalifragilistic", 12, "ab Supercal\xe2\x80\xa6" },
+		{ "caf\xc3\xa9 au lait", 8, "caf\xc3\xa9 au\xe2\x80\xa6" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char *got = cut_words(cases[i].s, cases[i].max);
+
+		ck_assert_msg(!strcmp(got, cases[i].want), "%s cut to %zu: %s", cases[i].s, cases[i].max, got);
+		ck_assert_uint_le(textcut_width(got), cases[i].max);
+		free(got);
+	}
+	ck_assert_uint_eq(textcut_width("a&b \xc3\xa9"), 9);   /* "&" counts 5, "é" 1 */
+}
+END_TEST
+
 START_TEST(hardware_short_name_of_a_slice)
 {
 	const char *s = "NVIDIA GeForce RTX 4090 GPU|and more";
@@ -141,6 +177,7 @@ static Suite *suite_textcut(void)
 	tcase_add_test(tc, never_wider_than_max);
 	tcase_add_test(tc, hardware_short_names);
 	tcase_add_test(tc, hardware_short_name_of_a_slice);
+	tcase_add_test(tc, word_cuts);
 	suite_add_tcase(s, tc);
 	return s;
 }

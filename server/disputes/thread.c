@@ -22,15 +22,70 @@ static const char sql_pinned[] =
 	"WHERE run_id = ?1 AND by_submitter = 1 AND (id <= ?2 OR id > ?3) "
 	"ORDER BY id DESC LIMIT ?4";
 
-/* Plain text as HTML with its line breaks kept, as a JSON string. */
+/* 1 when c may be part of a run id ("r_" and eleven of [a-z0-9_-]). */
+static int id_char(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+}
+
+/* The length of the run id at s[i..n) standing as a word of its own (no
+ * id character right before or after it), or 0. */
+static size_t run_id_at(const char *s, size_t i, size_t n)
+{
+	size_t k;
+
+	if (n - i < 13 || s[i] != 'r' || s[i + 1] != '_' || (i && id_char((unsigned char)s[i - 1])))
+		return 0;
+	for (k = 2; k < 13; k++)
+		if (!id_char((unsigned char)s[i + k]))
+			return 0;
+	return i + 13 < n && id_char((unsigned char)s[i + 13]) ? 0 : 13;
+}
+
+/* One line s[0..n) as HTML: the text through html_txt_n, each run id in it
+ * a link to its page (the path through html_url_arg, the text through
+ * html_txt_n), never raw markup from the post. */
+static void line_html(struct buf *b, const char *s, size_t n)
+{
+	char id[14];
+	size_t i, start = 0;
+
+	for (i = 0; i < n; i++) {
+		if (!run_id_at(s, i, n))
+			continue;
+		memcpy(id, s + i, 13);
+		id[13] = '\0';
+		html_txt_n(b, s + start, i - start);
+		buf_puts(b, "<a href=\"/r/");
+		html_url_arg(b, id);
+		buf_puts(b, "\">");
+		html_txt(b, id);
+		buf_puts(b, "</a>");
+		start = i + 13;
+		i = start - 1;
+	}
+	html_txt_n(b, s + start, n - start);
+}
+
+/* Plain text as HTML with its line breaks kept (each LF as <br>, a CR
+ * before it dropped, as html_txt_lines does) and its run ids linked, as a
+ * JSON string. */
 static json_t *lines_html(const char *s)
 {
 	struct buf b = BUF_INIT;
+	const char *nl;
 	json_t *v;
+	size_t n;
 
 	if (!s)
 		return json_null();
-	html_txt_lines(&b, s);
+	while ((nl = strchr(s, '\n'))) {
+		n = (size_t)(nl - s);
+		line_html(&b, s, n && s[n - 1] == '\r' ? n - 1 : n);
+		buf_puts(&b, "<br>\n");
+		s = nl + 1;
+	}
+	line_html(&b, s, strlen(s));
 	v = buf_error(&b) ? NULL : json_stringn(b.buf, b.len);
 	buf_release(&b);
 	return v;

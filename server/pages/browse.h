@@ -284,6 +284,10 @@ extern const char *const page_cheatsheet_sql[]; /* page_cheatsheet.c */
 const char *page_cheatsheet_mem_key(size_t i);
 /* /outliers and /disputes (page_lists.c). */
 extern const char *const page_lists_sql[];
+/* The ruled threads of /disputes (?state=upheld, dismissed): each a page
+ * and a page backwards, which seek the state and the cursor in
+ * dispute_threads_state (0003) and sort only the ties of the cursor key. */
+extern const char *const page_lists_ruled_sql[];
 /* /u/<name> (page_account.c). */
 extern const char *const page_account_sql[];
 /* The Atom feeds (page_feed.c): index scans in feed order, LIMIT 50. */

@@ -18,6 +18,7 @@
 #include "store/db.h"
 #include "store/run_store.h"
 #include "util/buf.h"
+#include "util/textcut.h"
 
 #define MAX_RUNS 4
 #define R_MAX (MAX_RUNS * (RUN_ID_LEN + 1))
@@ -57,6 +58,8 @@ struct figure {
 	int lower_better;
 };
 
+/* The single figures, in workload order: W1 and W2 here, W3 and W4 (their
+ * points) after them, then W5 (from W5_FIRST). */
 static const struct figure figures[] = {
 	{ "chat-short", "decode_tok_s", "W1 decode", "tok/s", 0 },
 	{ "chat-short", "prefill_tok_s", "W1 prefill", "tok/s", 0 },
@@ -69,6 +72,7 @@ static const struct figure figures[] = {
 	{ "agent-trace", "wall_ms", "W5 wall time", "ms", 1 },
 	{ "agent-trace", "prefix_cache_hit_rate", "W5 prefix-cache hit rate", "", 0 },
 };
+#define W5_FIRST 8
 
 /* Splits ?r= into the run ids; -1 with a 400 naming what to fix. */
 static int take_ids(struct compare *c)
@@ -159,6 +163,82 @@ static int all_same(const struct compare *c, const char *a, const char *b)
 	return 1;
 }
 
+/* Appends ", " before a part of a label after the first. */
+static void part(struct buf *b)
+{
+	if (b->len)
+		buf_puts(b, ", ");
+}
+
+/* Which of the runs' traits differ, for their labels. */
+struct differ {
+	int models, digests, quants, hws, bes, vers, suites;
+};
+
+/* Run k's label from what differs, into b (empty when nothing does). */
+static void base_label(const struct compare *c, size_t k, const struct differ *d, struct buf *b)
+{
+	const json_t *row = c->run[k].row;
+	const char *s;
+	size_t at, len;
+
+	if (d->models)
+		textcut(b, member(row, "model", "name"), 28);
+	else if (d->digests && d->quants && member(row, "model", "quantization"))
+		buf_puts(b, member(row, "model", "quantization"));
+	else if (d->digests)
+		buf_printf(b, "weights %.8s", member(row, "model", "digest_short"));
+	if (d->hws) {
+		s = member(row, "hardware", "name");
+		at = textcut_hw(s, strlen(s), &len);
+		part(b);
+		buf_add(b, s + at, len);
+	}
+	if (d->bes || d->vers) {
+		part(b);
+		buf_puts(b, member(row, "backend", "name"));
+		if (!d->bes)
+			buf_printf(b, " %s", member(row, "backend", "version"));
+	}
+	if (d->suites) {
+		part(b);
+		buf_puts(b, member(row, "suite_version", NULL));
+	}
+}
+
+/* Names each run by what tells it apart from the others, as "label" in
+ * its row ("RTX 4090, llama.cpp"): the model when the models differ (else
+ * its quantization, or the start of its digest, when only the weights
+ * files do), the hardware's short name, the backend (with its version
+ * when only the versions differ) and the suite, each when it differs;
+ * "run N" when nothing does, and " (run N)" after a label two runs share.
+ * The legend, the table's columns and a phone's cards say it.  -1 when
+ * memory ran out. */
+static int add_labels(struct compare *c)
+{
+	const struct differ d = { !all_same(c, "model", "name"), !all_same(c, "model", "digest"),
+		!all_same(c, "model", "quantization"), !all_same(c, "hardware", "name"),
+		!all_same(c, "backend", "name"), !all_same(c, "backend", "version"),
+		!all_same(c, "suite_version", NULL) };
+	struct buf b[MAX_RUNS] = { BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT };
+	int rc = 0, shared[MAX_RUNS] = { 0 };
+	size_t k, j;
+
+	for (k = 0; k < c->n; k++)
+		base_label(c, k, &d, &b[k]);
+	for (k = 0; k < c->n; k++)
+		for (j = 0; j < c->n; j++)
+			shared[k] |= j != k && !strcmp(b[j].buf, b[k].buf);
+	for (k = 0; k < c->n && !rc; k++) {
+		if (!b[k].len || shared[k])
+			buf_printf(&b[k], b[k].len ? " (run %d)" : "run %d", (int)k + 1);
+		rc = buf_error(&b[k]) ? -1 : json_object_set_new(c->run[k].row, "label", json_string(b[k].buf));
+	}
+	for (k = 0; k < MAX_RUNS; k++)
+		buf_release(&b[k]);
+	return rc;
+}
+
 /* A figure cell: the value, and the % from the first run when both are
  * in one suite. */
 static json_t *cell(const struct compare *c, size_t k, double v, double first)
@@ -205,17 +285,45 @@ static double point_of(const struct compare *c, size_t k, const char *w, const c
 	return NAN;
 }
 
-/* A row of figures over the runs, or NULL when no run has it. */
+/* The best of the n values v (the highest, or the lowest when
+ * lower_better) into *best; 1 when it is worth marking: at least two
+ * figures, and not all equal. */
+static int best_of(const double *v, size_t n, int lower_better, double *best)
+{
+	size_t k, finite = 0;
+	int differ = 0;
+
+	*best = NAN;
+	for (k = 0; k < n; k++) {
+		if (!isfinite(v[k]))
+			continue;
+		if (finite++ && v[k] != *best)
+			differ = 1;
+		if (finite == 1 || (lower_better ? v[k] < *best : v[k] > *best))
+			*best = v[k];
+	}
+	return finite >= 2 && differ;
+}
+
+/* A row of figures over the runs, or NULL when no run has it.  Each cell
+ * carries its run's label (a phone's card names the run by it) and
+ * "best" when it is the row's best figure, so the page marks it in words,
+ * not only by colour. */
 static json_t *row(const struct compare *c, const char *label, const char *unit,
 		   int lower_better, const double *v)
 {
-	json_t *cells = json_array();
+	json_t *cells = json_array(), *o;
 	size_t k;
-	int any = 0;
+	int any = 0, mark;
+	double best;
 
+	mark = best_of(v, c->n, lower_better, &best);
 	for (k = 0; k < c->n; k++) {
 		any |= isfinite(v[k]);
-		json_array_append_new(cells, cell(c, k, v[k], v[0]));
+		o = cell(c, k, v[k], v[0]);
+		json_object_set(o, "label", json_object_get(c->run[k].row, "label"));
+		json_object_set_new(o, "best", json_boolean(mark && v[k] == best));
+		json_array_append_new(cells, o);
 	}
 	if (!any) {
 		json_decref(cells);
@@ -260,7 +368,7 @@ static json_t *points_view(const struct compare *c, json_t *rows, const char *w,
 {
 	double x[CHART_MAX_POINTS], y[MAX_RUNS][CHART_MAX_POINTS], v[MAX_RUNS];
 	struct chart_series s[MAX_RUNS];
-	char label[80], names[MAX_RUNS][16];
+	char label[80];
 	struct chart ch = { .kind = CHART_LINE, .x_scale = CHART_LOG2, .title = title,
 		.x_label = x_label, .y_label = "tokens per second",
 		.x_ticks = tokens ? CHART_TICK_TOKENS : CHART_TICK_NUM };
@@ -278,8 +386,7 @@ static json_t *points_view(const struct compare *c, json_t *rows, const char *w,
 			json_array_append_new(rows, r);
 	}
 	for (k = 0; k < c->n; k++) {
-		snprintf(names[k], sizeof names[k], "run %d", (int)k + 1);
-		s[k].name = names[k];
+		s[k].name = member(c->run[k].row, "label", NULL);
 		s[k].y = y[k];
 	}
 	ch.x = x;
@@ -292,25 +399,34 @@ static json_t *points_view(const struct compare *c, json_t *rows, const char *w,
 	return svg;
 }
 
-/* Every figure side by side: {rows, w3_svg, w4_svg}. */
-static json_t *figures_view(const struct compare *c)
+/* The rows of figures[from..to) appended to rows. */
+static void figure_rows(const struct compare *c, json_t *rows, size_t from, size_t to)
 {
-	json_t *rows = json_array(), *w3, *w4, *r;
 	double v[MAX_RUNS];
 	size_t i, k;
+	json_t *r;
 
-	for (i = 0; i < sizeof figures / sizeof figures[0]; i++) {
+	for (i = from; i < to; i++) {
 		for (k = 0; k < c->n; k++)
 			v[k] = value_of(c, k, figures[i].workload, figures[i].key);
 		if ((r = row(c, figures[i].label, figures[i].unit, figures[i].lower_better, v)))
 			json_array_append_new(rows, r);
 	}
+}
+
+/* Every figure side by side, W1 to W5 in order: {rows, w3_svg, w4_svg}. */
+static json_t *figures_view(const struct compare *c)
+{
+	json_t *rows = json_array(), *w3, *w4;
+
+	figure_rows(c, rows, 0, W5_FIRST);
 	w3 = points_view(c, rows, "long-context-decay", "context_tokens", "decode_tok_s",
 			 "W3 decode at ", "K context", "Decode speed by context length",
 			 "context length (tokens, log scale)", 1);
 	w4 = points_view(c, rows, "concurrent-decode", "batch_size", "aggregate_tok_s",
 			 "W4 aggregate decode, batch ", "", "Aggregate throughput by batch size",
 			 "batch size (streams, log scale)", 0);
+	figure_rows(c, rows, W5_FIRST, sizeof figures / sizeof figures[0]);
 	return json_pack("{s:o, s:o*, s:o*}", "rows", rows, "w3_svg", w3, "w4_svg", w4);
 }
 
@@ -349,18 +465,34 @@ static int over_rate(struct compare *c)
 	return 1;
 }
 
+/* The % from this run's figure to v, as "+61.4%" (empty when this run has
+ * no figure). */
+static void pct_text(char *out, size_t n, double v, double first)
+{
+	double d = (v - first) / first * 100.0;
+
+	if (!isfinite(first) || first == 0 || !isfinite(d))
+		out[0] = '\0';
+	else
+		snprintf(out, n, "%s%.1f%%", d >= 0 ? "+" : "\xe2\x88\x92", fabs(d));
+}
+
 /* With one run (the run page's "compare with..." form): the runs to pick
- * from, {same_model: [...], same_hw: [...]}: the best run of the same
- * model on each other hardware, and on the same hardware with each other
- * backend, each with the link comparing it with this run; ?with=model
- * or ?with=hw (the form's choice) says which of the two the page shows. */
+ * from, {this, same_model: [...], same_hw: [...]}: this run's own entry
+ * (its hardware, backend and figure, the one the others' % is from), the
+ * best run of the same model on each other hardware, and on the same
+ * hardware the best run of each backend (this run's own backend too, when
+ * a faster run of it is there: same_backend), each with its % from this
+ * run and the link comparing it with this run; ?with=model or ?with=hw
+ * (the form's choice) says which of the two the page shows. */
 static json_t *picker(struct compare *c)
 {
 	const json_t *row = c->run[0].row;
 	const char *hw = member(row, "hardware", "slug"), *be = member(row, "backend", "name");
+	double mine = value_of(c, 0, "chat-short", "decode_tok_s");
 	sqlite3_stmt *st = db_stmt(c->b.c, sql_pick);
-	json_t *other_hw = json_array(), *other_be = json_array(), *o;
-	char pair[2 * RUN_ID_LEN + 2];
+	json_t *other_hw = json_array(), *other_be = json_array(), *o, *me;
+	char pair[2 * RUN_ID_LEN + 2], pct[32];
 	const char *with;
 	int rc;
 
@@ -375,13 +507,15 @@ static json_t *picker(struct compare *c)
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *h = col(st, 0), *b = col(st, 1), *id = col(st, 3);
 		int same_hw = !strcmp(h, hw);
+		double v = sqlite3_column_double(st, 2);
 
-		if (!strcmp(id, c->run[0].id) || (same_hw && !strcmp(b, be)))
+		if (!strcmp(id, c->run[0].id))
 			continue;
 		snprintf(pair, sizeof pair, "%s,%s", c->run[0].id, id);
-		o = json_pack("{s:s, s:s, s:s, s:f, s:o, s:o}", "id", id, "hardware", col(st, 4),
-			"backend", b, "decode_tok_s", sqlite3_column_double(st, 2),
-			"decode_text", browse_fig(sqlite3_column_double(st, 2)),
+		pct_text(pct, sizeof pct, v, mine);
+		o = json_pack("{s:s, s:s, s:s, s:f, s:o, s:s, s:b, s:o}", "id", id, "hardware", col(st, 4),
+			"backend", b, "decode_tok_s", v, "decode_text", browse_fig(v), "pct_text", pct,
+			"same_backend", same_hw && !strcmp(b, be),
 			"href", browse_link(&c->b, c->b.html ? "/compare" : "/compare.json", NULL,
 					    "r", pair, NULL));
 		json_array_append_new(same_hw ? other_be : other_hw, o);
@@ -392,8 +526,11 @@ static json_t *picker(struct compare *c)
 		json_decref(other_be);
 		return NULL;
 	}
+	me = json_pack("{s:s, s:s, s:s, s:o}", "hardware", member(row, "hardware", "name"),
+		       "backend", be, "version", member(row, "backend", "version"),
+		       "decode_text", isfinite(mine) ? browse_fig(mine) : json_string("\xe2\x80\x93"));
 	with = http_query(c->b.r, "with");
-	return json_pack("{s:b, s:b, s:b, s:b, s:o, s:o}",
+	return json_pack("{s:o, s:b, s:b, s:b, s:b, s:o, s:o}", "this", me,
 			 "show_model", !with || strcmp(with, "hw"), "show_hw", !with || strcmp(with, "model"),
 			 "has_same_model", json_array_size(other_hw) > 0,
 			 "has_same_hw", json_array_size(other_be) > 0,
@@ -411,6 +548,10 @@ static json_t *compare_model(struct compare *c, struct req *r)
 	for (k = 0; k < c->n; k++)
 		if (load_run(c, k) < 0)
 			return NULL;
+	if (add_labels(c) < 0) {
+		browse_error(&c->b, 503, MSG_NOMEM);
+		return NULL;
+	}
 	runs = json_array();
 	for (k = 0; k < c->n; k++)
 		json_array_append(runs, c->run[k].row);
@@ -422,11 +563,11 @@ static json_t *compare_model(struct compare *c, struct req *r)
 			browse_error(&c->b, 503, MSG_DB_DOWN);
 			return NULL;
 		}
-		return json_pack("{s:s, s:o, s:o, s:o, s:b}", "title", "Compare with…", "runs", runs,
-				 "pick", pick, "warnings", json_array(), "has_warnings", 0);
+		return json_pack("{s:s, s:o, s:o, s:o, s:b, s:b}", "title", "Compare with…", "runs", runs,
+				 "pick", pick, "warnings", json_array(), "has_warnings", 0, "single", 1);
 	}
-	m = json_pack("{s:s, s:o, s:o, s:o}", "title", "Compare runs", "runs", runs,
-		      "warnings", warnings(c), "figures", figures_view(c));
+	m = json_pack("{s:s, s:o, s:o, s:o, s:b}", "title", "Compare runs", "runs", runs,
+		      "warnings", warnings(c), "figures", figures_view(c), "single", 0);
 	if (m)
 		json_object_set_new(m, "has_warnings",
 			json_boolean(json_array_size(json_object_get(m, "warnings")) > 0));

@@ -1,4 +1,5 @@
-/* page_lists.c: /outliers (flagged runs) and /disputes (open threads), each
+/* page_lists.c: /outliers (flagged runs) and /disputes (open threads, or
+ * with ?state= the upheld or dismissed ones), each
  * within one suite, on the browse machinery: its suite rule, its ?after=
  * cursor (keyset paging: a page costs its rows, whatever its depth) and
  * its pager (templates/_list_pager.html). */
@@ -17,8 +18,11 @@
 #include "util/timefmt.h"
 #include "render/html.h"
 #include "util/numfmt.h"
+#include "util/textcut.h"
 
 #define PER_PAGE 50
+#define SNIPPET_READ "400"     /* characters of the latest post read */
+#define SNIPPET_MAX 160        /* ... and shown, cut at a word */
 
 /* ?sort= of each list.  The first is its order without ?sort=. */
 static const struct browse_order outlier_orders[] = {
@@ -80,21 +84,37 @@ static const struct browse_order dispute_orders[] = {
 static const char *const sql_outliers[][2] = { OUTLIER_SQL(SQL_ROW) };
 
 /* /disputes: open threads of one suite, each order read from its partial
- * index (0007, 0018); the thread holds its run's decode rate (0018). */
-#define DSP_FROM "FROM dispute_threads t JOIN runs r ON r.id = t.run_id " \
-	"WHERE t.state = 'open' AND t.suite_version = ?1"
-#define DSP_SELECT "SELECT t.run_id AS id, t.opened_at, t.last_post_at, t.last_post_id, t.posts, " \
-	NAMES_MODEL("r.model_slug", "r.model_name") " AS model_name, r.model_slug, " \
+ * index (0007, 0018); the thread holds its run's decode rate (0018).  Each
+ * row brings the start of its latest post (one primary-key seek). */
+#define DSP_JOIN "FROM dispute_threads t JOIN runs r ON r.id = t.run_id "
+#define DSP_WHERE(state) "WHERE t.state = '" state "' AND t.suite_version = ?1"
+#define DSP_SELECT(state) "SELECT t.run_id AS id, t.opened_at, t.last_post_at, t.last_post_id, t.posts, " \
+	"t.resolved_at, " NAMES_MODEL("r.model_slug", "r.model_name") " AS model_name, r.model_slug, " \
 	NAMES_HW("r.hw_slug", "r.accelerator") " AS accelerator, r.hw_slug, r.backend_name, " \
-	"t.decode_tok_s, r.outlier, r.demo, r.suite_version " DSP_FROM
-#define DSP_DESC(k) PAGE(DSP_SELECT, k, "t.run_id", AFTER(k, "t.run_id", "<"), " DESC"), \
-	UP(k, "t.run_id", DSP_FROM, AFTER(k, "t.run_id", ">="), "")
+	"t.decode_tok_s, r.outlier, r.demo, r.suite_version, " \
+	"substr(p.body, 1, " SNIPPET_READ ") AS latest_body, p.author AS latest_author, " \
+	"p.by_submitter AS latest_by_submitter " DSP_JOIN \
+	"LEFT JOIN dispute_posts p ON p.id = t.last_post_id " DSP_WHERE(state)
+#define DSP_DESC(state, k) PAGE(DSP_SELECT(state), k, "t.run_id", AFTER(k, "t.run_id", "<"), " DESC"), \
+	UP(k, "t.run_id", DSP_JOIN DSP_WHERE(state), AFTER(k, "t.run_id", ">="), "")
 #define DISPUTE_SQL(W) \
-	W(DSP_DESC("t.last_post_id")) \
-	W(DSP_DESC("t.opened_at")) \
-	W(DSP_DESC("t.posts")) \
-	W(DSP_DESC("t.decode_tok_s"))
+	W(DSP_DESC("open", "t.last_post_id")) \
+	W(DSP_DESC("open", "t.opened_at")) \
+	W(DSP_DESC("open", "t.posts")) \
+	W(DSP_DESC("open", "t.decode_tok_s"))
 static const char *const sql_disputes[][2] = { DISPUTE_SQL(SQL_ROW) };
+
+/* /disputes?state=upheld and ?state=dismissed: the ruled threads of one
+ * suite, latest post first, read from dispute_threads_state (0003: state,
+ * then the latest post), which seeks the state and the cursor and passes
+ * over the threads of other suites; threads with the same latest post
+ * (ruled with no post, 0) are put in order by run id after the seek.  An
+ * index led by the suite (a migration) would make both exact. */
+#define RULED_SQL(W) \
+	W(DSP_DESC("upheld", "t.last_post_id")) \
+	W(DSP_DESC("dismissed", "t.last_post_id"))
+static const char *const sql_ruled[][2] = { RULED_SQL(SQL_ROW) };   /* upheld, dismissed */
+const char *const page_lists_ruled_sql[] = { RULED_SQL(SQL_FLAT) NULL };
 
 /* Each list reads an index that holds exactly its rows in its order from
  * the cursor on, so a page costs its rows, never a pass over the runs. */
@@ -106,6 +126,22 @@ static json_t *fmt_num(const json_t *o, const char *k)
 	json_t *v = json_object_get(o, k);
 
 	return json_is_number(v) ? browse_fig(json_number_value(v)) : json_string("");
+}
+
+/* Member k of o, a count of posts, in words ("1 post", "3 posts"); null
+ * for none. */
+static json_t *posts_text(const json_t *o, const char *k)
+{
+	json_int_t n = json_integer_value(json_object_get(o, k));
+	struct buf b = BUF_INIT;
+	json_t *v;
+
+	if (n <= 0)
+		return json_null();
+	numfmt_count(&b, n, "post", "posts");
+	v = buf_error(&b) ? NULL : json_stringn(b.buf, b.len);
+	buf_release(&b);
+	return v;
 }
 
 /* Adds the formatted figures of one flagged run for the page. */
@@ -128,6 +164,7 @@ static void outlier_row(json_t *o)
 	json_object_set_new(o, "demo", json_boolean(json_integer_value(json_object_get(o, "demo"))));
 	if (json_is_null(json_object_get(o, "dispute_state")))
 		json_object_set_new(o, "dispute_state", json_string("none"));
+	json_object_set_new(o, "dispute_posts_text", posts_text(o, "dispute_posts"));
 }
 
 /* The sort key of one order: the row member holding it (a number, or for
@@ -139,13 +176,15 @@ struct list_key {
 	double null_key;
 };
 
-/* One list: its path, its orders, and per order its statements
- * (sql[sort][0] the page, [1] the row a page above the cursor) and key. */
+/* One list: its path, its orders, per order its statements
+ * (sql[sort][0] the page, [1] the row a page above the cursor) and key,
+ * and the ?state= its links keep (NULL: none). */
 struct list {
 	const char *path;
 	struct browse_orders orders;
 	const char *const (*sql)[2];
 	const struct list_key *keys;
+	const char *state;
 };
 
 /* One page's list and order. */
@@ -216,7 +255,7 @@ static json_t *list_prev(struct browse *b, const struct listq *q)
 	sqlite3_reset(st);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
 		return NULL;
-	return browse_link(b, q->l->path, NULL, "sort", sort_arg(q),
+	return browse_link(b, q->l->path, NULL, "state", q->l->state, "sort", sort_arg(q),
 			   "after", rc == SQLITE_ROW ? cur : NULL, NULL);
 }
 
@@ -246,7 +285,7 @@ static json_t *list_sort_href(void *ctx, const char *sort)
 {
 	const struct sort_ctx *c = ctx;
 
-	return browse_link(c->b, c->q->l->path, NULL, "sort", sort, NULL);
+	return browse_link(c->b, c->q->l->path, NULL, "state", c->q->l->state, "sort", sort, NULL);
 }
 
 /* Adds rows (trimmed to PER_PAGE), the pager and the sort links to m:
@@ -268,10 +307,10 @@ static int list_pager(struct browse *b, const struct listq *q, json_t *m, json_t
 		json_array_remove(rows, PER_PAGE);
 		list_cursor(q, json_array_get(rows, PER_PAGE - 1), cur, sizeof cur);
 	}
-	json_object_set_new(m, "next", more ? browse_link(b, q->l->path, NULL, "sort", sort_arg(q),
-							  "after", cur, NULL) : json_null());
-	json_object_set_new(m, "first", b->has_after ? browse_link(b, q->l->path, NULL, "sort",
-								    sort_arg(q), NULL) : json_null());
+	json_object_set_new(m, "next", more ? browse_link(b, q->l->path, NULL, "state", q->l->state,
+							  "sort", sort_arg(q), "after", cur, NULL) : json_null());
+	json_object_set_new(m, "first", b->has_after ? browse_link(b, q->l->path, NULL, "state", q->l->state,
+								    "sort", sort_arg(q), NULL) : json_null());
 	json_object_set_new(m, "paged", json_boolean(more || b->has_after));
 	json_object_set(m, "rows", rows);
 	json_object_set_new(m, "count", json_integer((json_int_t)json_array_size(rows)));
@@ -305,8 +344,11 @@ _Static_assert(N(outlier_keys) == N(outlier_orders) && N(sql_outliers) == N(outl
 _Static_assert(N(dispute_keys) == N(dispute_orders) && N(sql_disputes) == N(dispute_orders),
 	       "one key and one pair of statements per order of /disputes");
 
-static const struct list outliers = { "/outliers", ORDERS(outlier_orders), sql_outliers, outlier_keys };
-static const struct list disputes = { "/disputes", ORDERS(dispute_orders), sql_disputes, dispute_keys };
+static const struct list outliers = { "/outliers", ORDERS(outlier_orders), sql_outliers, outlier_keys, NULL };
+static const struct list disputes = { "/disputes", ORDERS(dispute_orders), sql_disputes, dispute_keys, NULL };
+/* The ruled threads: the latest post first, their one order. */
+static const struct list upheld = { "/disputes", { dispute_orders, 1 }, sql_ruled, dispute_keys, "upheld" };
+static const struct list dismissed = { "/disputes", { dispute_orders, 1 }, sql_ruled + 1, dispute_keys, "dismissed" };
 
 /* The view model of /outliers: flagged runs of one suite in the order
  * q names; NULL when the database failed. */
@@ -328,22 +370,82 @@ static json_t *outliers_model(struct browse *b, const struct listq *q)
 	return m;
 }
 
-/* The view model of /disputes: open threads of runs of one suite (suites
- * are never blended) in the order q names; NULL when the database
- * failed. */
+/* The start of a thread's latest post for the list: its white space
+ * collapsed to single spaces, cut after a word to SNIPPET_MAX; null when
+ * the thread has no post. */
+static json_t *snippet_of(const json_t *o)
+{
+	const char *s = json_string_value(json_object_get(o, "latest_body"));
+	struct buf flat = BUF_INIT, b = BUF_INIT;
+	json_t *v = NULL;
+
+	if (!s)
+		return json_null();
+	for (; *s; s++) {
+		int space = *s == ' ' || *s == '\n' || *s == '\t' || *s == '\r';
+
+		if (!space)
+			buf_putc(&flat, *s);
+		else if (flat.len && flat.buf[flat.len - 1] != ' ')
+			buf_putc(&flat, ' ');
+	}
+	if (!buf_error(&flat))
+		textcut_words(&b, flat.len ? flat.buf : "", SNIPPET_MAX);
+	if (!buf_error(&flat) && !buf_error(&b))
+		v = json_stringn(b.buf, b.len);
+	buf_release(&flat);
+	buf_release(&b);
+	return v;
+}
+
+/* Adds what the page shows of one thread: its figures, the snippet of its
+ * latest post and who wrote it, its posts in words. */
+static void dispute_row(json_t *o)
+{
+	int by_sub = json_integer_value(json_object_get(o, "latest_by_submitter")) == 1;
+
+	json_object_set_new(o, "decode_text", fmt_num(o, "decode_tok_s"));
+	json_object_set_new(o, "outlier", json_boolean(json_integer_value(json_object_get(o, "outlier"))));
+	json_object_set_new(o, "demo", json_boolean(json_integer_value(json_object_get(o, "demo"))));
+	json_object_set_new(o, "latest_by_submitter", json_boolean(by_sub));
+	json_object_set_new(o, "latest_snippet", snippet_of(o));
+	json_object_del(o, "latest_body");
+	json_object_set_new(o, "posts_text", posts_text(o, "posts"));
+}
+
+/* The three views of /disputes, as tabs [{label, href, selected}]. */
+static json_t *state_views(const struct browse *b, const struct list *l)
+{
+	static const char *const states[][2] = {
+		{ NULL, "Open" }, { "upheld", "Upheld" }, { "dismissed", "Dismissed" } };
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; a && i < 3; i++) {
+		int on = l->state ? states[i][0] && !strcmp(l->state, states[i][0]) : !states[i][0];
+
+		json_array_append_new(a, json_pack("{s:s, s:o*, s:b}", "label", states[i][1],
+			"href", browse_link(b, "/disputes", NULL, "state", states[i][0], NULL), "selected", on));
+	}
+	return a;
+}
+
+/* The view model of /disputes: the threads of runs of one suite (suites
+ * are never blended) in the state and order q names; NULL when the
+ * database failed. */
 static json_t *disputes_model(struct browse *b, const struct listq *q)
 {
+	const char *state = q->l->state ? q->l->state : "open";
 	json_t *m, *rows, *o;
 	size_t i;
 
 	if (!(rows = list_rows(b, q)))
 		return NULL;
-	json_array_foreach(rows, i, o) {
-		json_object_set_new(o, "decode_text", fmt_num(o, "decode_tok_s"));
-		json_object_set_new(o, "outlier", json_boolean(json_integer_value(json_object_get(o, "outlier"))));
-		json_object_set_new(o, "demo", json_boolean(json_integer_value(json_object_get(o, "demo"))));
-	}
-	m = json_pack("{s:s, s:s}", "title", "Disputes", "suite", b->suite);
+	json_array_foreach(rows, i, o)
+		dispute_row(o);
+	m = json_pack("{s:s, s:s, s:s, s:b, s:b, s:b, s:o}", "title", "Disputes", "suite", b->suite,
+		      "state", state, "open", !strcmp(state, "open"), "upheld", !strcmp(state, "upheld"),
+		      "dismissed", !strcmp(state, "dismissed"), "views", state_views(b, q->l));
 	if (m && list_pager(b, q, m, rows) < 0) {
 		json_decref(m);
 		m = NULL;
@@ -379,7 +481,19 @@ enum MHD_Result page_outliers(struct req *r)
 	return list_page(r, "outliers", &outliers, outliers_model);
 }
 
+/* GET /disputes (.json, .csv): ?state= open (the default), upheld or
+ * dismissed picks the threads; anything else is 400 naming the three. */
 enum MHD_Result page_disputes(struct req *r)
 {
-	return list_page(r, "disputes", &disputes, disputes_model);
+	const char *st = http_query(r, "state");
+	const struct list *l = !st || !*st || !strcmp(st, "open") ? &disputes
+			     : !strcmp(st, "upheld") ? &upheld : !strcmp(st, "dismissed") ? &dismissed : NULL;
+	struct browse b;
+
+	if (l)
+		return list_page(r, "disputes", l, disputes_model);
+	if (browse_begin(&b, r) < 0)
+		return browse_fail(&b);
+	browse_error(&b, 400, "The state= argument must be open, upheld or dismissed.");
+	return browse_fail(&b);
 }

@@ -106,7 +106,8 @@ enum MHD_Result page_run_jws(struct req *r)
 
 /* ---- the HTML view ------------------------------------------------------
  * Presentation only: formatted figures, charts and embed snippets made
- * from the members of the model itself, under "view" and "title".  The
+ * from the members of the model itself, under "view", "title" and
+ * "title_parts".  The
  * JSON route never sees them, and they never carry other data. */
 
 #define EN_DASH "\xe2\x80\x93"
@@ -470,22 +471,72 @@ static json_t *embed_view(const json_t *m)
 	return v;
 }
 
-/* The page title: "<model> on <hardware>", cut by textcut to the site's
- * title width. */
-static json_t *title_of(const json_t *m)
+/* The dispute thread in a line, for the top of the page: {"posts_text"
+ * ("3 posts"; null for none), "state", "tone" (the box's class: flag while
+ * open, upheld, note when dismissed), "open", "resolved_at"}, or null when
+ * nobody posted and no moderator ruled. */
+static json_t *dispute_view(const json_t *m)
 {
-	struct buf whole = BUF_INIT, b = BUF_INIT;
-	json_t *s;
+	const json_t *d = json_object_get(m, "dispute");
+	json_int_t n = json_integer_value(json_object_get(d, "count"));
+	const char *state = s_of(d, "state");
+	json_t *at = json_object_get(d, "resolved_at"), *v;
+	struct buf b = BUF_INIT;
+
+	if (!state || (n <= 0 && !strcmp(state, "open")))
+		return json_null();
+	if (n > 0)
+		numfmt_count(&b, n, "post", "posts");
+	v = json_pack("{s:o, s:s, s:s, s:b, s:O}", "posts_text",
+		      n > 0 && !buf_error(&b) ? json_stringn(b.buf, b.len) : json_null(),
+		      "state", state, "tone", !strcmp(state, "open") ? "flag" :
+		      !strcmp(state, "upheld") ? "upheld" : "note", "open", !strcmp(state, "open"),
+		      "resolved_at", at ? at : json_null());
+	buf_release(&b);
+	return v;
+}
+
+/* Appends s cut by textcut to at most max, and returns how wide the cut
+ * text is as escaped in the page. */
+static size_t cut_into(struct buf *b, const char *s, size_t max)
+{
+	size_t from = b->len;
+
+	textcut(b, s, max);
+	return buf_error(b) ? 0 : textcut_width(b->buf + from);
+}
+
+/* The page title "<model> on <hardware>" as its parts, each its own
+ * string ([{"text", "sep"}], the header joins them), so the template
+ * escapes and isolates each user field on its own, as the body does: an
+ * override in the model name ends before " on ".  Together they are cut to
+ * the site's title width: the hardware keeps at least half of it, the
+ * model the rest.  "title" gets the same text joined, for what reads it
+ * as one string. */
+static int title_of(json_t *m)
+{
+	const size_t room = TEXTCUT_TITLE_MAX - 4;   /* " on " */
 	const char *model = s_of(json_object_get(m, "model"), "name");
 	const char *hw = s_of(json_object_get(m, "hardware"), "accelerator_summary");
+	struct buf bm = BUF_INIT, bh = BUF_INIT, whole = BUF_INIT;
+	size_t mw, hw_w;
+	int rc = -1;
 
-	buf_printf(&whole, "%s on %s", model ? model : "?", hw ? hw : "?");
-	if (!buf_error(&whole))
-		textcut(&b, whole.buf, TEXTCUT_TITLE_MAX);
-	s = buf_error(&whole) || buf_error(&b) ? NULL : json_stringn(b.buf, b.len);
+	model = model ? model : "?";
+	hw = hw ? hw : "?";
+	mw = textcut_width(model);
+	hw_w = cut_into(&bh, hw, mw < room / 2 ? room - mw : room - room / 2);
+	cut_into(&bm, model, room - hw_w);
+	buf_printf(&whole, "%s on %s", bm.buf, bh.buf);
+	if (!buf_error(&bm) && !buf_error(&bh) && !buf_error(&whole) &&
+	    !json_object_set_new(m, "title", json_stringn(whole.buf, whole.len)) &&
+	    !json_object_set_new(m, "title_parts", json_pack("[{s:s%, s:s}, {s:s%, s:s}]",
+			"text", bm.buf, bm.len, "sep", " on ", "text", bh.buf, bh.len, "sep", "")))
+		rc = 0;
+	buf_release(&bm);
+	buf_release(&bh);
 	buf_release(&whole);
-	buf_release(&b);
-	return s;
+	return rc;
 }
 
 /* A glossary anchor for s: lowercase, every other byte outside [a-z0-9]
@@ -503,7 +554,7 @@ static json_t *term_of(const char *s)
 	return json_string(t);
 }
 
-/* Adds "view" and "title" to the run's model m.  Returns 0, or -1 when
+/* Adds "view", "title" and "title_parts" to the run's model m.  Returns 0, or -1 when
  * memory ran out. */
 static int add_view(json_t *m)
 {
@@ -524,9 +575,10 @@ static int add_view(json_t *m)
 		json_decref(v);
 		return -1;
 	}
+	json_object_set_new(v, "dispute", dispute_view(m));
 	json_object_set_new(v, "backend_term", term_of(s_of(json_object_get(m, "backend"), "name")));
 	json_object_set_new(v, "alg_term", term_of(s_of(json_object_get(m, "signing"), "alg")));
-	if (json_object_set_new(m, "view", v) || json_object_set_new(m, "title", title_of(m)))
+	if (json_object_set_new(m, "view", v) || title_of(m) < 0)
 		return -1;
 	return 0;
 }

@@ -1,6 +1,7 @@
 /* page_search.c: /search (and its .json and .csv twins) over model, hardware and backend
- * names, digests and run ids, and the 301 from a name typed another way to
- * its canonical /m/ or /hw/ page.
+ * names, digests and run ids; the 303 from an exact search to the page it
+ * names, and the 301 from a /m/ or /hw/ name typed another way to its
+ * canonical page.
  *
  * Names come from search_names (migration 0012: one row per distinct name,
  * never one per run): a prefix of the squashed query on its index, and
@@ -43,6 +44,14 @@ static const char sql_model_count[] =
 	"SELECT runs, best_decode FROM model_index WHERE suite_version = ?1 AND model_slug = ?2";
 static const char sql_hw_count[] =
 	"SELECT runs, best_decode FROM hw_index WHERE suite_version = ?1 AND hw_slug = ?2";
+/* A backend's counted runs are the sum of its clusters' n (outlier.c keeps
+ * n, the runs with status 'ok', current on write): a walk of the suite's
+ * rows in its primary key, one per model digest, hardware class and
+ * backend, never one per run.  Its best decode
+ * is one seek in board_best_be (0007). */
+static const char sql_be_count[] =
+	"SELECT total(n), (SELECT max(best_decode) FROM board_best WHERE suite_version = ?1 "
+	"AND backend_name = ?2) FROM clusters WHERE suite_version = ?1 AND backend_name = ?2";
 static const char sql_runs[] =
 	"SELECT id, model_name, accelerator, backend_name, decode_tok_s FROM runs "
 	"WHERE id >= ?1 AND id < ?2 ORDER BY id LIMIT ?3";
@@ -56,7 +65,7 @@ static const char sql_known[] =
 static const char sql_run_known[] = "SELECT 1 FROM runs WHERE id = ?1";
 
 const char *const page_search_sql[] = {
-	sql_prefix, sql_fts, sql_model_count, sql_hw_count, sql_runs, sql_digest,
+	sql_prefix, sql_fts, sql_model_count, sql_hw_count, sql_be_count, sql_runs, sql_digest,
 	sql_known, sql_run_known, NULL
 };
 
@@ -214,7 +223,8 @@ static int find_substring(struct search *s)
 	return rc;
 }
 
-/* Each model's and hardware's runs and best decode in the suite. */
+/* Each model's, hardware's and backend's runs and best decode in the
+ * suite. */
 static int add_counts(struct search *s)
 {
 	sqlite3_stmt *st;
@@ -224,14 +234,13 @@ static int add_counts(struct search *s)
 
 	for (i = 0; i < s->n; i++) {
 		h = &s->h[i];
-		if (!strcmp(h->kind, "backend"))
-			continue;
-		st = db_stmt(s->b.c, !strcmp(h->kind, "model") ? sql_model_count : sql_hw_count);
+		st = db_stmt(s->b.c, !strcmp(h->kind, "model") ? sql_model_count :
+				     !strcmp(h->kind, "hw") ? sql_hw_count : sql_be_count);
 		if (!st)
 			return -1;
 		db_bind_text(st, 1, s->b.suite);
 		db_bind_text(st, 2, h->slug);
-		if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if ((rc = sqlite3_step(st)) == SQLITE_ROW && sqlite3_column_type(st, 1) != SQLITE_NULL) {
 			h->runs = sqlite3_column_int64(st, 0);
 			h->best = sqlite3_column_double(st, 1);
 		}
@@ -539,7 +548,9 @@ static json_t *search_model(struct search *s, struct req *r, char *redirect, siz
 }
 
 /* GET /search, /search.json and /search.csv: 200 with the ranked results; an exact
- * model or hardware name or run id answers 301 to its page (HTML only);
+ * model or hardware name or run id answers 303 to its page (HTML only: a
+ * search is answered by another page, not moved there for good, so no
+ * browser keeps the redirect);
  * 400 for a q= or page= out of bounds; 429 over the rate limit. */
 static enum MHD_Result search_answer(struct req *r)
 {
@@ -553,7 +564,8 @@ static enum MHD_Result search_answer(struct req *r)
 	if (!m && to[0]) {
 		browse_end(&s.b);
 		o.location = to;
-		return http_send(r, 301, CT_TEXT, to, strlen(to), &o);
+		o.cache_control = CC_NONE;
+		return http_send(r, 303, CT_TEXT, to, strlen(to), &o);
 	}
 	if (!m) {
 		if (!s.b.err.status)

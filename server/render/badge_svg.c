@@ -1,20 +1,12 @@
-/* badge_svg.c: the run badge as a shields.io-style flat SVG, and its text. */
-#include "render/badge_svg.h"
+/* badge_svg.c: the run badge as a shields.io-style flat SVG, and the
+ * widths its text is laid out by (the message is badge_msg.c's). */
+#include "render/badge_int.h"
 #include "render/html.h"
 #include "util/utf8.h"
-#include "util/numfmt.h"
-#include "util/textcut.h"
 
-#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include <strings.h>
-
-#define MIDDOT " \xc2\xb7 "        /* " · " between the message's parts */
-#define ELLIPSIS "\xe2\x80\xa6"    /* "…" ends a shortened name */
-#define FLAG "\xe2\x9a\x91"        /* "⚑" marks an outlier's figure */
-#define UTF8_FFFD "\xef\xbf\xbd"
 
 /* ---- font metrics ------------------------------------------------------ */
 
@@ -97,8 +89,7 @@ static int in_ranges(const uint32_t (*r)[2], size_t n, uint32_t cp)
 	return 0;
 }
 
-/* The advance of one code point in hundredths of a px. */
-static unsigned cp_width(uint32_t cp)
+unsigned badge_cp_cents(uint32_t cp)
 {
 	size_t i;
 
@@ -116,350 +107,55 @@ static unsigned cp_width(uint32_t cp)
 	return W_FALLBACK;
 }
 
-/* ---- UTF-8 --------------------------------------------------------------- */
-
-/* Appends cp (a valid scalar value) to b as UTF-8. */
-static void utf8_put(struct buf *b, uint32_t cp)
-{
-	char e[4];
-	size_t n, i;
-
-	if (cp < 0x80) {
-		e[0] = (char)cp, n = 1;
-	} else if (cp < 0x800) {
-		e[0] = (char)(0xc0 | cp >> 6), n = 2;
-	} else if (cp < 0x10000) {
-		e[0] = (char)(0xe0 | cp >> 12), n = 3;
-	} else {
-		e[0] = (char)(0xf0 | cp >> 18), n = 4;
-	}
-	for (i = 1; i < n; i++)
-		e[i] = (char)(0x80 | ((cp >> (6 * (n - 1 - i))) & 0x3f));
-	buf_add(b, e, n);
-}
-
-/* The width of s in hundredths of a px (see badge_text_width). */
-static unsigned long text_cents(const char *s)
+unsigned long badge_cents(const char *s, size_t n)
 {
 	const unsigned char *p = (const unsigned char *)s;
-	size_t n = s ? strlen(s) : 0;
 	unsigned long sum = 0;
 	uint32_t cp;
 
 	while (n) {
 		size_t k = utf8_next(p, n, &cp);
-		sum += cp_width(cp);
+		sum += badge_cp_cents(cp);
 		p += k, n -= k;
 	}
 	return sum;
 }
 
+unsigned long badge_cents_of(const char *s)
+{
+	return s ? badge_cents(s, strlen(s)) : 0;
+}
+
 /* See badge_svg.h. */
 double badge_text_width(const char *utf8)
 {
-	return (double)text_cents(utf8) / 100.0;
+	return (double)badge_cents_of(utf8) / 100.0;
 }
 
-/* ---- the message ----------------------------------------------------------- */
-
-/* A view of bytes inside some other buffer. */
-struct span {
-	const char *p;
-	size_t n;
-};
-
-/* 1 for the invisible format characters a badge drops: the bidi marks,
- * embeddings, overrides and isolates (which could reorder the badge's
- * other parts), zero-width spaces and joiners, the word joiner and
- * invisible operators, and the byte order mark. */
-static int invisible(uint32_t cp)
+/* The px a text of width cents (hundredths of a px) takes in its box, as
+ * shields' badge-maker lays it out: cut to a whole px, raised to an odd
+ * one, and BADGE_HPAD on each side. */
+long badge_box_px(unsigned long cents)
 {
-	return cp == 0x061c || cp == 0x180e || (cp >= 0x200b && cp <= 0x200f) ||
-	       (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2060 && cp <= 0x2069) ||
-	       cp == 0xfeff;
-}
+	long w = (long)(cents / 100);
 
-/* Appends s to out as one line of text XML accepts: malformed UTF-8, C0
- * controls (tab and newline too), DEL, U+FFFE and U+FFFF become U+FFFD;
- * invisible format characters are left out. */
-static void put_clean(struct buf *out, const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	size_t n = strlen(s);
-	uint32_t cp;
-
-	while (n) {
-		size_t k = utf8_next(p, n, &cp);
-		if (cp < 0x20 || cp == 0x7f || cp == 0xfffe || cp == 0xffff)
-			cp = 0xfffd;
-		if (!invisible(cp))
-			utf8_put(out, cp);
-		p += k, n -= k;
-	}
-}
-
-/* Returns 1 for the characters a name's words are joined with. */
-static int is_sep(char c)
-{
-	return c == '-' || c == '.' || c == ' ' || c == '_' || c == '/';
-}
-
-/* s without leading and trailing spaces, and without trailing separators. */
-static struct span trim(struct span s)
-{
-	while (s.n && s.p[0] == ' ')
-		s.p++, s.n--;
-	while (s.n && is_sep(s.p[s.n - 1]))
-		s.n--;
-	return s;
-}
-
-/* s after "org/" when s looks like a Hugging Face id, "org/name" with an
- * org of [A-Za-z0-9._-]: "Qwen/Qwen3-8B" is "Qwen3-8B". */
-static struct span drop_org(struct span s)
-{
-	static const char org[] = "abcdefghijklmnopqrstuvwxyz"
-		"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-";
-	const char *slash = memchr(s.p, '/', s.n);
-	size_t i;
-
-	if (!slash || slash == s.p || slash == s.p + s.n - 1 ||
-	    memchr(slash + 1, '/', (size_t)(s.p + s.n - slash - 1)))
-		return s;
-	for (i = 0; s.p + i < slash; i++)
-		if (!strchr(org, s.p[i]))
-			return s;
-	i++;
-	s.p += i, s.n -= i;
-	return s;
-}
-
-/* Returns 1 if the lower-case token t is a quantization: q4_k_m, iq4_xs,
- * q8_0, 4bit, 8bits. */
-static int is_quant(const char *t)
-{
-	size_t d;
-
-	if (t[0] == 'i' && t[1] == 'q')
-		t++;
-	if (t[0] == 'q' && t[1] >= '0' && t[1] <= '9')
-		return strspn(t, "abcdefghijklmnopqrstuvwxyz0123456789_") == strlen(t);
-	d = strspn(t, "0123456789");
-	return d && (!strcmp(t + d, "bit") || !strcmp(t + d, "bits"));
-}
-
-/* Returns 1 if the token tok[0..n) says nothing a badge reader needs: a
- * variant, a format or a quantization. */
-static int is_noise(const char *tok, size_t n)
-{
-	static const char *const words[] = {
-		"instruct", "chat", "it", "hf", "gguf", "ggml", "mlx", "awq",
-		"gptq", "exl2", "exl3", "ud", "dwq", "f16", "f32", "bf16",
-		"fp16", "fp8", "fp4", "mxfp4", "nvfp4", "int4", "int8",
-	};
-	char t[16];
-	size_t i;
-
-	if (n == 0 || n >= sizeof t)
-		return 0;
-	for (i = 0; i < n; i++)
-		t[i] = (char)(tok[i] >= 'A' && tok[i] <= 'Z' ? tok[i] + 32 : tok[i]);
-	t[n] = '\0';
-	for (i = 0; i < NELEM(words); i++)
-		if (!strcmp(t, words[i]))
-			return 1;
-	return is_quant(t);
-}
-
-/* s without trailing noise tokens, each after a '-', '.' or ' ', keeping at
- * least the first token: "x-Instruct-Q4_K_M.gguf" is "x". */
-static struct span drop_noise(struct span s)
-{
-	for (;;) {
-		size_t i = s.n;
-		while (i && s.p[i - 1] != '-' && s.p[i - 1] != '.' &&
-		       s.p[i - 1] != ' ')
-			i--;
-		if (i < 2 || !is_noise(s.p + i, s.n - i))
-			return s;
-		s.n = i - 1;
-	}
-}
-
-/* s without noise tokens inside it (after the first, split at '-' or ' '),
- * copied into tmp: "stable-code-instruct-3b" is "stable-code-3b".  On
- * running out of memory tmp is in error and s comes back as it was. */
-static struct span drop_inner_noise(struct span s, struct buf *tmp)
-{
-	size_t i = 0, start;
-
-	while (i < s.n) {
-		start = i;
-		while (i < s.n && s.p[i] != '-' && s.p[i] != ' ')
-			i++;
-		if (start == 0 || !is_noise(s.p + start, i - start))
-			buf_add(tmp, s.p + (start ? start - 1 : 0),
-				i - start + (start ? 1 : 0));
-		if (i < s.n)
-			i++;
-	}
-	if (buf_error(tmp) || !tmp->len)
-		return s;
-	return (struct span){ tmp->buf, tmp->len };
-}
-
-/* Appends s, cut to at most max code points with "…" as the last one.  s
- * is well-formed UTF-8, so a code point starts at every non-continuation
- * byte. */
-static void put_cut(struct buf *out, struct span s, size_t max)
-{
-	size_t i, chars = 0, keep = 0;
-
-	for (i = 0; i < s.n; i++) {
-		if (((unsigned char)s.p[i] & 0xc0) == 0x80)
-			continue;
-		if (chars == max - 1)
-			keep = i;
-		chars++;
-	}
-	if (chars <= max) {
-		buf_add(out, s.p, s.n);
-		return;
-	}
-	s.n = keep;
-	s = trim(s);
-	buf_add(out, s.p, s.n);
-	buf_puts(out, ELLIPSIS);
-}
-
-/* s in its short hardware form (textcut_hw). */
-static struct span short_hw(struct span s)
-{
-	size_t len, at = textcut_hw(s.p, s.n, &len);
-
-	return (struct span){ s.p + at, len };
-}
-
-/* Code points in s. */
-static size_t cp_len(struct span s)
-{
-	size_t i, n = 0;
-
-	for (i = 0; i < s.n; i++)
-		n += ((unsigned char)s.p[i] & 0xc0) != 0x80;
-	return n;
-}
-
-/* Appends hardware name s in at most max code points without losing its
- * model number (the first word with a digit, "4090", "W7900", "M3"): when
- * s is too long, the words before that one go first (the one just before
- * it last), then the end is cut with "…". */
-static void put_hw(struct buf *out, struct span s, size_t max)
-{
-	size_t i, num = s.n, prev = 0;
-
-	for (i = 0; i < s.n && num == s.n; i++)
-		if (s.p[i] >= '0' && s.p[i] <= '9')
-			for (num = i; num && s.p[num - 1] != ' '; num--)
-				;
-	for (i = num; i > 1 && s.p[i - 2] != ' '; i--)
-		;
-	if (num < s.n && num > 0)
-		prev = i > 1 ? i - 1 : 0;   /* the word before the number's */
-	if (cp_len(s) > max && num < s.n) {
-		struct span from_prev = { s.p + prev, s.n - prev };
-		s = cp_len(from_prev) <= max ? from_prev : (struct span){ s.p + num, s.n - num };
-	}
-	put_cut(out, s, max);
-}
-
-/* Appends " · " and the shortened name to out, or nothing if the name is
- * empty.  Returns 0, or -1 when out of memory. */
-static int put_part(struct buf *out, const char *name, size_t max, int model)
-{
-	struct buf clean = BUF_INIT, tight = BUF_INIT;
-	struct span s;
-	int ret = -1;
-
-	if (!name)
-		return 0;
-	put_clean(&clean, name);
-	if (buf_error(&clean))
-		goto out;
-	s = trim((struct span){ clean.buf, clean.len });
-	if (model)
-		s = trim(drop_inner_noise(trim(drop_noise(drop_org(s))), &tight));
-	else
-		s = short_hw(s);
-	if (s.n) {
-		buf_puts(out, MIDDOT);
-		if (model)
-			put_cut(out, s, max);
-		else
-			put_hw(out, s, max);
-	}
-	ret = buf_error(&tight) ? -1 : 0;
-out:
-	buf_release(&tight);
-	buf_release(&clean);
-	return ret;
-}
-
-/* Appends the figure and " tok/s" (formats in badge_message's comment). */
-static void put_figure(struct buf *out, double v)
-{
-	if (!isfinite(v) || v < 0)
-		buf_puts(out, "?");
-	else if (v >= 1e9)
-		buf_puts(out, ">999,999,999");
-	else if (v >= 0.0001 || v == 0)
-		numfmt_fig(out, v);
-	else
-		buf_puts(out, "<0.0001");
-	buf_puts(out, " tok/s");
-}
-
-/* See badge_svg.h. */
-const char *badge_label(const struct badge_in *in)
-{
-	return in && in->demo ? BADGE_LABEL_DEMO : BADGE_LABEL;
-}
-
-/* See badge_svg.h: appends the message, or returns -1. */
-int badge_message(const struct badge_in *in, struct buf *out)
-{
-	if (!in || (unsigned)in->state > BADGE_WITHDRAWN)
-		return -1;
-	if (in->state == BADGE_NOT_FOUND) {
-		buf_puts(out, "run not found");
-		return buf_error(out);
-	}
-	if (in->state == BADGE_UPHELD) {
-		buf_puts(out, "disputed: upheld");
-	} else if (in->state == BADGE_WITHDRAWN) {
-		buf_puts(out, "withdrawn");
-	} else {
-		if (in->state == BADGE_OUTLIER)
-			buf_puts(out, FLAG " ");
-		put_figure(out, in->decode_tok_s);
-	}
-	if (put_part(out, in->model, BADGE_MODEL_MAX, 1) ||
-	    put_part(out, in->hardware, BADGE_HW_MAX, 0))
-		return -1;
-	return buf_error(out);
+	return (w % 2 ? w : w + 1) + 2 * BADGE_HPAD;
 }
 
 /* ---- the SVG ------------------------------------------------------------- */
 
-/* The message box's color per state: hex for the SVG, shields' name. */
+/* The message box's color per state: hex for the SVG, shields' name.  The
+ * hex are darker than shields' own so that white text reads at 4.5:1 or
+ * more on every one (4.85:1 under the gradient's lighter top; the label's
+ * #555 7.5:1); the names are for shields' endpoint, which draws its own. */
 static const struct {
 	const char *hex, *name;
 } state_color[] = {
-	[BADGE_OK] = { "#4c1", "brightgreen" },
-	[BADGE_OUTLIER] = { "#fe7d37", "orange" },
-	[BADGE_UPHELD] = { "#e05d44", "red" },
-	[BADGE_NOT_FOUND] = { "#9f9f9f", "lightgrey" },
-	[BADGE_WITHDRAWN] = { "#9f9f9f", "lightgrey" },
+	[BADGE_OK] = { "#237a0f", "brightgreen" },
+	[BADGE_OUTLIER] = { "#b34700", "orange" },
+	[BADGE_UPHELD] = { "#c0392b", "red" },
+	[BADGE_NOT_FOUND] = { "#5f6b75", "lightgrey" },
+	[BADGE_WITHDRAWN] = { "#5f6b75", "lightgrey" },
 };
 
 /* See badge_svg.h. */
@@ -472,24 +168,18 @@ const char *badge_color(enum badge_state state)
 
 /* Where everything goes, in whole px. */
 struct layout {
-	long label_tw, msg_tw;   /* text widths, rounded up */
+	long label_tw, msg_tw;   /* text widths, cut to whole px, odd */
 	long label_w, msg_w;     /* box widths: text plus padding */
 };
 
-/* s's width at px px (the table is at 11) rounded up to a whole px, so the
- * box never squeezes it. */
-static long text_px(const char *s, unsigned px)
-{
-	return (long)((text_cents(s) * px + 1099) / 1100);
-}
-
-/* Fills l for the two texts: every number comes from the width table. */
+/* Fills l for the two texts, both at 11 px, as badge-maker does: every
+ * number comes from the width table. */
 static void layout(struct layout *l, const char *label, const char *msg)
 {
-	l->label_tw = text_px(label, 11);
-	l->msg_tw = text_px(msg, BADGE_MSG_PX);
-	l->label_w = l->label_tw + 2 * BADGE_HPAD;
-	l->msg_w = l->msg_tw + 2 * BADGE_HPAD;
+	l->label_w = badge_box_px(badge_cents_of(label));
+	l->msg_w = badge_box_px(badge_cents_of(msg));
+	l->label_tw = l->label_w - 2 * BADGE_HPAD;
+	l->msg_tw = l->msg_w - 2 * BADGE_HPAD;
 }
 
 /* The opening tag, the accessible name and the rounded-corner clip. */
@@ -525,34 +215,35 @@ static void put_boxes(struct buf *out, const struct layout *l, const char *hex)
 		   hex, l->label_w + l->msg_w, BADGE_HEIGHT);
 }
 
-/* One text, its shadow first, centred on box_x + box_w / 2 and stretched to
- * tw px.  Coordinates are in tenths of a px: the group draws at font-size
+/* One text, its shadow first, stretched to tw px and centred where
+ * badge-maker puts it: margin px in, then the padding and half the text
+ * (the label 1 px right of its box's middle, the message 1 px left of
+ * its).  Coordinates are in tenths of a px: the group draws at font-size
  * 110 and each text scales by .1, as shields does. */
-static void put_text(struct buf *out, long box_x, long box_w, long tw,
-		     unsigned px, const char *s)
+static void put_text(struct buf *out, long margin, long tw, const char *s)
 {
-	long x = box_x * 10 + box_w * 5;
+	long x = 10 * margin + 5 * tw + 10 * BADGE_HPAD;
 
 	buf_printf(out, "<text aria-hidden=\"true\" x=\"%ld\" y=\"150\""
 		   " fill=\"#010101\" fill-opacity=\".3\" transform=\"scale(.1)\""
-		   " font-size=\"%u\" textLength=\"%ld\">", x, px * 10, tw * 10);
+		   " textLength=\"%ld\">", x, tw * 10);
 	html_txt(out, s);
 	buf_printf(out, "</text><text x=\"%ld\" y=\"140\" transform=\"scale(.1)\""
-		   " font-size=\"%u\" fill=\"#fff\" textLength=\"%ld\">", x, px * 10, tw * 10);
+		   " fill=\"#fff\" textLength=\"%ld\">", x, tw * 10);
 	html_txt(out, s);
 	buf_puts(out, "</text>");
 }
 
-/* The text group: the font once, then the label (11 px) and the message
- * (BADGE_MSG_PX, so a long message stays short). */
+/* The text group: the font once, then the label and the message, both at
+ * 11 px as shields draws them. */
 static void put_texts(struct buf *out, const struct layout *l,
 		      const char *label, const char *msg)
 {
 	buf_puts(out, "<g fill=\"#fff\" text-anchor=\"middle\""
 		 " font-family=\"Verdana,Geneva,DejaVu Sans,sans-serif\""
 		 " text-rendering=\"geometricPrecision\" font-size=\"110\">");
-	put_text(out, 0, l->label_w, l->label_tw, 11, label);
-	put_text(out, l->label_w, l->msg_w, l->msg_tw, BADGE_MSG_PX, msg);
+	put_text(out, 1, l->label_tw, label);
+	put_text(out, l->label_w - 1, l->msg_tw, msg);
 	buf_puts(out, "</g>");
 }
 

@@ -41,15 +41,13 @@ const char *badge_label(const struct badge_in *in);
 
 #define BADGE_HPAD 5              /* px of box on each side of its text */
 #define BADGE_HEIGHT 20
-#define BADGE_MSG_PX 10           /* the message's font size (the label's is 11) */
-#define BADGE_MODEL_MAX 24        /* code points of model, "…" included */
-#define BADGE_HW_MAX 16           /* code points of hardware, "…" included */
+#define BADGE_MAX_WIDTH 340       /* px of the whole badge at most: about 330 */
 
 /* Appends the badge's message (the right half's text) to out, always as
  * well-formed UTF-8 with no character XML forbids:
  *
  *   OK         "112.2 tok/s · Qwen3-Coder-30B-A3B · M3 Ultra"
- *   OUTLIER    "⚑ 112.2 tok/s · Qwen3-Coder-30B-A3B · M3 Ultra"
+ *   OUTLIER    "⚑ 112.2 tok/s · Qwen3-Coder-30B… · M3 Ultra" (cut to fit)
  *   UPHELD     "disputed: upheld · Qwen3-Coder-30B-A3B · M3 Ultra"
  *   NOT_FOUND  "run not found"
  *   WITHDRAWN  "withdrawn · Qwen3-Coder-30B-A3B · M3 Ultra"
@@ -63,10 +61,15 @@ const char *badge_label(const struct badge_in *in);
  * The model loses an "org/" prefix and trailing variant or quantization
  * tokens ("-Instruct", "-Chat", "-it", "-hf", "-Q4_K_M", ".gguf", "-4bit",
  * "-FP8", ...); the hardware loses leading vendor and brand words
- * ("NVIDIA GeForce RTX 4090" is "RTX 4090").  Then a model longer than
- * BADGE_MODEL_MAX code points is cut at its end ("…" last), and hardware
- * longer than BADGE_HW_MAX at its start ("…" first), so the model number
- * that tells one GPU from another is never the part cut.
+ * ("NVIDIA GeForce RTX 4090" is "RTX 4090").  Then both are shortened, at
+ * word boundaries, until the whole badge is at most BADGE_MAX_WIDTH px
+ * wide as badge_render_svg() lays it out: first the hardware's part in
+ * parentheses goes ("Ryzen AI Max+ 395 (Radeon 8060S)" is "Ryzen AI Max+
+ * 395"), then the model loses words from its end ("Meta-Llama-3.1…"),
+ * and only when its first word would not fit either does the hardware
+ * lose the words before its model number ("Max+ 395", then "395"); a name
+ * that is cut ends in "…", and the words that tell one GPU from another
+ * are the last to go.
  * Malformed UTF-8, control characters, U+FFFE and U+FFFF become U+FFFD.
  *
  * The text is not escaped: it goes through html_txt or html_attr on its way
@@ -81,9 +84,10 @@ int badge_message(const struct badge_in *in, struct buf *out);
 double badge_text_width(const char *utf8);
 
 /* Appends the whole flat badge to out: "llm-speed" on #555, the message on
- * the state's color, each box its text's width rounded up to a whole px
- * plus BADGE_HPAD on each side, text stretched to that width with
- * textLength; role="img" with aria-label and <title> "llm-speed: <message>".
+ * the state's color, both in 11 px Verdana, each box its text's width cut
+ * to a whole px and raised to an odd one, plus BADGE_HPAD on each side, as
+ * shields' badge-maker lays them out (so the same texts make the same
+ * widths), text stretched to that width with textLength; role="img" with aria-label and <title> "llm-speed: <message>".
  * Every piece of text goes through html_txt or html_attr.  If color_out is
  * not NULL it receives the message color as a shields color name
  * ("brightgreen", "orange", "red", "lightgrey"; a static string).

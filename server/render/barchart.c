@@ -4,25 +4,70 @@
 #include <math.h>
 #include <string.h>
 
+#include "render/badge_svg.h"
 #include "render/html.h"
 #include "util/numfmt.h"
 #include "util/utf8.h"
 
-#define LABEL_X 180    /* right edge of the labels */
-#define BAR_X 188      /* left edge of the bars */
-#define BAR_MAX 140    /* longest bar; the value text follows it */
+/* Text is measured with Verdana's advances (badge_text_width) at the
+ * chart's 14 px, wider than the fonts pages use, so what fits here fits
+ * there. */
+#define FONT_PX 14.0
+#define LABEL_X 200    /* right edge of the labels */
+#define LABEL_ROOM 194 /* ... and how wide they may be: none starts left of 6 */
+#define BAR_X 208      /* left edge of the bars */
+#define BAR_MIN 40     /* the longest bar is at least this long */
+#define GAP 6          /* between a bar and its value */
+#define MARGIN 4       /* the value ends this far from the right edge */
 #define BAR_H 18
 #define TOP 8
+#define ELLIPSIS "\xe2\x80\xa6"
 
-/* Appends s as text, cut after max characters (UTF-8 aware) with an
- * ellipsis. */
-static void put_label(struct buf *out, const char *s, size_t max)
+/* How wide s[0..n) is drawn, "…" after it when dots; in user units. */
+static double text_w(const char *s, size_t n, int dots)
 {
-	size_t n = strlen(s), i = utf8_prefix(s, n, max);
+	char t[BARCHART_LABEL_MAX * 4 + 4];
 
-	html_txt_n(out, s, i);
-	if (i < n)
-		buf_puts(out, "\xe2\x80\xa6");
+	if (n > sizeof t - 4)
+		n = sizeof t - 4;
+	memcpy(t, s, n);
+	strcpy(t + n, dots ? ELLIPSIS : "");
+	return badge_text_width(t) * FONT_PX / 11.0;
+}
+
+/* Appends label s (at most BARCHART_LABEL_MAX code points of it) as text
+ * no wider than LABEL_ROOM: whole, or cut after its last word that fits
+ * with "…" ("Ryzen AI Max+ 395…", never "…yzen AI"), or when even the
+ * first word does not fit, after its last code point that does. */
+static void put_label(struct buf *out, const char *s)
+{
+	size_t n = strlen(s), i = 0, chars = 0, word = 0, fit = 0;
+
+	while (i < n && chars < BARCHART_LABEL_MAX) {
+		i += utf8_prefix(s + i, n - i, 1);
+		chars++;
+		if (text_w(s, i, 1) <= LABEL_ROOM) {
+			fit = i;
+			if (!s[i] || s[i] == ' ')
+				word = i;
+		}
+	}
+	if (!s[i] && text_w(s, i, 0) <= LABEL_ROOM) {
+		html_txt_n(out, s, i);
+		return;
+	}
+	while (word && s[word - 1] == ' ')
+		word--;
+	html_txt_n(out, s, word ? word : fit);
+	buf_puts(out, ELLIPSIS);
+}
+
+/* The value's text after a bar: "112.2 tok/s". */
+static void put_value(struct buf *out, double v, const char *unit)
+{
+	numfmt_fig(out, v);
+	buf_putc(out, ' ');
+	html_txt(out, unit);
 }
 
 static int drawable(double v)
@@ -42,11 +87,30 @@ static double max_of(const struct barchart_bar *bars, size_t n)
 	return m;
 }
 
+/* The longest bar: what the widest value's text leaves of the width. */
+static double bar_max(const struct barchart_bar *bars, size_t n, const char *unit)
+{
+	struct buf t = BUF_INIT;
+	double vw = 0;
+	size_t i;
+
+	for (i = 0; i < n && i < BARCHART_MAX_BARS; i++) {
+		if (!drawable(bars[i].value))
+			continue;
+		buf_reset(&t);
+		put_value(&t, bars[i].value, unit);
+		if (!buf_error(&t))
+			vw = fmax(vw, badge_text_width(t.buf) * FONT_PX / 11.0);
+	}
+	buf_release(&t);
+	return fmax(BAR_MIN, BARCHART_WIDTH - MARGIN - GAP - vw - BAR_X);
+}
+
 /* One row: label, bar, value, and a <title> with the whole text. */
 static void put_row(struct buf *out, const struct barchart_bar *bar, const char *unit,
-		    double max, unsigned y)
+		    double max, double longest, unsigned y)
 {
-	double w = max > 0 ? bar->value / max * BAR_MAX : 0;
+	double w = max > 0 ? bar->value / max * longest : 0;
 
 	if (w < 1)
 		w = 1;
@@ -58,21 +122,19 @@ static void put_row(struct buf *out, const struct barchart_bar *bar, const char 
 	html_txt(out, unit);
 	buf_printf(out, "</title><text x=\"%d\" y=\"%u\" text-anchor=\"end\" fill=\"currentColor\">",
 		   LABEL_X, y + 14);
-	put_label(out, bar->label, BARCHART_LABEL_MAX);
+	put_label(out, bar->label);
 	buf_printf(out, "</text><rect x=\"%d\" y=\"%u\" width=\"%.1f\" height=\"%d\" fill=\"#3f6fb5\"/>",
 		   BAR_X, y + 1, w, BAR_H);
 	buf_printf(out, "<text x=\"%.1f\" y=\"%u\" fill=\"currentColor\">",
-		   BAR_X + w + 6, y + 14);
-	numfmt_fig(out, bar->value);
-	buf_putc(out, ' ');
-	html_txt(out, unit);
+		   BAR_X + w + GAP, y + 14);
+	put_value(out, bar->value, unit);
 	buf_puts(out, "</text></g>\n");
 }
 
 int barchart_svg(struct buf *out, const char *title, const char *unit,
 		 const struct barchart_bar *bars, size_t n)
 {
-	double max = max_of(bars, n);
+	double max = max_of(bars, n), longest = bar_max(bars, n, unit);
 	unsigned rows = 0, y;
 	size_t i;
 
@@ -91,7 +153,7 @@ int barchart_svg(struct buf *out, const char *title, const char *unit,
 	for (i = 0; i < n && i < BARCHART_MAX_BARS; i++) {
 		if (!drawable(bars[i].value))
 			continue;
-		put_row(out, &bars[i], unit, max, y);
+		put_row(out, &bars[i], unit, max, longest, y);
 		y += BARCHART_ROW;
 	}
 	if (!rows)

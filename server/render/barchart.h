@@ -16,13 +16,13 @@
 #include "util/buf.h"
 
 struct barchart_bar {
-	const char *label;   /* any bytes; escaped, cut at BARCHART_LABEL_MAX characters */
+	const char *label;   /* any bytes; escaped, cut to fit (see barchart_svg) */
 	double value;        /* drawn when finite and >= 0 */
 };
 
 #define BARCHART_WIDTH 430   /* drawn at this size: a 390 px phone scales its 14 px text no lower than 11 px */
 #define BARCHART_ROW 28
-#define BARCHART_LABEL_MAX 22
+#define BARCHART_LABEL_MAX 40   /* code points of a label looked at, at most */
 #define BARCHART_MAX_BARS 64   /* bars past this are not drawn */
 
 /* Appends one <svg class="barchart" role="img"> to out, its aria-label and
@@ -30,7 +30,11 @@ struct barchart_bar {
  * right-aligned before the bar, the bar's length in proportion to the
  * largest value, and the value with one decimal and unit after it; each
  * row carries a <title> "label: value unit".  No bars: a one-line "no
- * data" chart.  Returns 0, or -1 when out is in error. */
+ * data" chart.  A label too wide for its column is cut after its last
+ * whole word that fits, with "…" (after a code point when its first word
+ * alone does not fit), and the longest bar leaves room for the widest
+ * value, so no text leaves the drawing.  Returns 0, or -1 when out is in
+ * error. */
 int barchart_svg(struct buf *out, const char *title, const char *unit,
 		 const struct barchart_bar *bars, size_t n);
 

@@ -5,18 +5,26 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "render/badge_svg.h"
 #include "render/html.h"
 #include "util/utf8.h"
 #include "util/numfmt.h"
 
-/* The plot area inside the viewBox, in user units. */
-#define PAD_LEFT 72
+/* The plot area inside the viewBox, in user units.  Text is laid out for
+ * the largest size it is drawn at: 18 units, a phone's (style.css), with
+ * the advances of Verdana (badge_text_width), wider than the fonts pages
+ * use, so what fits here fits there. */
+#define PAD_LEFT 72        /* the least room left of the plot */
 #define PAD_RIGHT 16
 #define PAD_BOTTOM 58
-#define TOP_PLAIN 40       /* plot top without a legend row */
-#define TOP_LEGEND 62      /* plot top below the legend row */
+#define TITLE_Y 22         /* the title's first baseline */
+#define LINE_H 24          /* one more line of title or legend */
+#define TOP_PLAIN 40       /* plot top under a one-line title */
 #define INSET 14           /* line charts keep end markers off the axes */
-#define CHAR_W 9.5         /* generous advance of one character: phones draw 18px */
+#define TEXT_PX 18.0       /* the largest font size of the chart's text */
+#define MARGIN 6           /* text keeps this far from the drawing's edge */
+#define Y_TITLE_X 18       /* the rotated y label's baseline: it spans about 4..23 */
+#define Y_TITLE_GAP 8      /* between it and the widest y tick label */
 #define Y_TICKS 5
 #define MAX_TICKS 24
 
@@ -42,7 +50,15 @@ struct plot {
 	double left, right, top, bottom;
 	struct axis x, y;
 	size_t order[CHART_MAX_POINTS];
+	size_t title_cut;          /* the title's second line starts here; 0: one line */
+	int legend_rows;
 };
+
+/* How wide s is drawn at TEXT_PX, in user units (generously). */
+static double text_w(const char *s)
+{
+	return badge_text_width(s) * TEXT_PX / 11.0;
+}
 
 /* ---- numbers for people ----------------------------------------------------- */
 
@@ -231,19 +247,29 @@ static void sort_points(struct plot *p)
 
 /* ---- drawing ------------------------------------------------------------------ */
 
-/* The root element, its <title> and the visible title. */
-static void open_svg(struct buf *b, const struct chart *c)
+/* The root element, its <title> and the visible title, on two lines when
+ * it is too wide for one (broken at p->title_cut). */
+static void open_svg(struct buf *b, const struct plot *p)
 {
+	const char *t = p->c->title ? p->c->title : "";
+
 	buf_printf(b, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" "
 		   "viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\" aria-label=\"",
 		   CHART_WIDTH, CHART_HEIGHT, CHART_WIDTH, CHART_HEIGHT);
-	html_attr(b, c->title);
+	html_attr(b, t);
 	buf_puts(b, "\" font-family=\"system-ui, sans-serif\" font-size=\"13\" "
 		 "fill=\"currentColor\"><title>");
-	html_txt(b, c->title);
-	buf_puts(b, "</title>\n<text class=\"chart-title\" x=\"8\" y=\"22\" "
-		 "font-size=\"15\" font-weight=\"bold\">");
-	html_txt(b, c->title);
+	html_txt(b, t);
+	buf_printf(b, "</title>\n<text class=\"chart-title\" x=\"8\" y=\"%d\" "
+		   "font-size=\"15\" font-weight=\"bold\">", TITLE_Y);
+	if (!p->title_cut) {
+		html_txt(b, t);
+	} else {
+		html_txt_n(b, t, p->title_cut - 1);
+		buf_printf(b, "</text>\n<text class=\"chart-title\" x=\"8\" y=\"%d\" "
+			   "font-size=\"15\" font-weight=\"bold\">", TITLE_Y + LINE_H);
+		html_txt(b, t + p->title_cut);
+	}
 	buf_puts(b, "</text>\n");
 }
 
@@ -268,27 +294,88 @@ static void marker(struct buf *b, size_t s, double x, double y)
 	buf_puts(b, " stroke-dasharray=\"none\"");
 }
 
-/* The legend row: a line sample with its marker and the name, per series;
+/* 1 when the chart has a legend: two series or more, or one with a name. */
+static int has_legend(const struct chart *c)
+{
+	return c->nseries > 1 || utf8_len(c->series[0].name);
+}
+
+/* Where legend item s goes: its x and its row, items laid left to right
+ * from the plot's left edge and onto a new row when one would pass the
+ * drawing's right edge. */
+static void legend_at(const struct plot *p, size_t s, double *x, int *row)
+{
+	size_t i;
+
+	*x = p->left;
+	*row = 0;
+	for (i = 0; i <= s; i++) {
+		double w = fmin(36 + text_w(p->c->series[i].name), CHART_WIDTH - MARGIN - p->left);
+
+		if (*x > p->left && *x + w > CHART_WIDTH - MARGIN) {
+			*x = p->left;
+			(*row)++;
+		}
+		if (i < s)
+			*x += w + 24;
+	}
+}
+
+/* The baseline of legend row `row`. */
+static double legend_y(const struct plot *p, int row)
+{
+	return TITLE_Y + (p->title_cut ? LINE_H : 0) + 28 + row * LINE_H;
+}
+
+/* Appends the legend name of series s, cut with "…" at a code point when
+ * it would run past the drawing's right edge from x. */
+static void legend_name(struct buf *b, const struct plot *p, size_t s, double x)
+{
+	const char *name = p->c->series[s].name ? p->c->series[s].name : "";
+	double room = CHART_WIDTH - MARGIN - x;
+	size_t i = 0, keep = 0, n = strlen(name);
+	struct buf t = BUF_INIT;
+
+	if (text_w(name) <= room) {
+		html_txt(b, name);
+		return;
+	}
+	while (i < n) {
+		i += utf8_prefix(name + i, n - i, 1);
+		buf_reset(&t);
+		buf_add(&t, name, i);
+		buf_puts(&t, "\xe2\x80\xa6");
+		if (buf_error(&t) || text_w(t.buf) > room)
+			break;
+		keep = i;
+	}
+	buf_release(&t);
+	html_txt_n(b, name, keep);
+	buf_puts(b, "\xe2\x80\xa6");
+}
+
+/* The legend: a line sample with its marker and the name, per series;
  * none for a single unnamed series. */
 static void legend(struct buf *b, const struct plot *p)
 {
 	const struct chart *c = p->c;
-	double x = p->left;
+	double x, y;
 	size_t s;
+	int row;
 
-	if (c->nseries == 1 && !utf8_len(c->series[0].name))
+	if (!has_legend(c))
 		return;
 	buf_puts(b, "<g class=\"legend\">");
 	for (s = 0; s < c->nseries; s++) {
+		legend_at(p, s, &x, &row);
+		y = legend_y(p, row);
 		series_group(b, s);
 		if (c->kind == CHART_LINE)
-			buf_printf(b, "<path d=\"M%.1f 45H%.1f\" fill=\"none\"/>", x, x + 28);
-		marker(b, s, x + 14, 45);
-		buf_puts(b, "/></g><text x=\"");
-		buf_printf(b, "%.1f\" y=\"50\">", x + 36);
-		html_txt(b, c->series[s].name);
+			buf_printf(b, "<path d=\"M%.1f %.1fH%.1f\" fill=\"none\"/>", x, y - 5, x + 28);
+		marker(b, s, x + 14, y - 5);
+		buf_printf(b, "/></g><text x=\"%.1f\" y=\"%.1f\">", x + 36, y);
+		legend_name(b, p, s, x + 36);
 		buf_puts(b, "</text>");
-		x += 36 + CHAR_W * (double)utf8_len(c->series[s].name) + 24;
 	}
 	buf_puts(b, "</g>\n");
 }
@@ -301,14 +388,14 @@ static void y_axis(struct buf *b, const struct plot *p)
 
 	buf_puts(b, "<g class=\"grid\" stroke=\"currentColor\" stroke-opacity=\"0.18\">");
 	for (i = 1; i <= n && i <= MAX_TICKS; i++)
-		buf_printf(b, "<path d=\"M%d %.1fH%.1f\"/>", PAD_LEFT,
+		buf_printf(b, "<path d=\"M%.1f %.1fH%.1f\"/>", p->left,
 			   py(p, a->lo + i * (a->hi - a->lo) / n), p->right);
 	buf_puts(b, "</g>\n<g class=\"ticks y\" text-anchor=\"end\">");
 	for (i = 0; i <= n && i <= MAX_TICKS; i++) {
 		double v = a->lo + i * (a->hi - a->lo) / n;
 		if (fabs(v) < fabs(a->step) * 1e-9)
 			v = 0;
-		buf_printf(b, "<text x=\"%d\" y=\"%.1f\">", PAD_LEFT - 8, py(p, v) + 4.5);
+		buf_printf(b, "<text x=\"%.1f\" y=\"%.1f\">", p->left - 8, py(p, v) + 4.5);
 		fmt_tick(b, v, a->step);
 		buf_puts(b, "</text>");
 	}
@@ -362,13 +449,13 @@ static void x_axis(struct buf *b, const struct plot *p)
 /* The two axis lines and the axis labels. */
 static void frame(struct buf *b, const struct plot *p)
 {
-	buf_printf(b, "<path class=\"axis\" d=\"M%d %.1fV%.1fH%.1f\" fill=\"none\" "
-		   "stroke=\"currentColor\"/>\n", PAD_LEFT, p->top, p->bottom, p->right);
+	buf_printf(b, "<path class=\"axis\" d=\"M%.1f %.1fV%.1fH%.1f\" fill=\"none\" "
+		   "stroke=\"currentColor\"/>\n", p->left, p->top, p->bottom, p->right);
 	buf_printf(b, "<text class=\"axis-label x\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">",
 		   (p->left + p->right) / 2, CHART_HEIGHT - 12);
 	html_txt(b, p->c->x_label);
 	buf_printf(b, "</text>\n<text class=\"axis-label y\" transform=\"rotate(-90)\" "
-		   "x=\"%.1f\" y=\"18\" text-anchor=\"middle\">", -(p->top + p->bottom) / 2);
+		   "x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">", -(p->top + p->bottom) / 2, Y_TITLE_X);
 	html_txt(b, p->c->y_label);
 	buf_puts(b, "</text>\n");
 }
@@ -450,6 +537,75 @@ static int invalid(const struct chart *c)
 	return 0;
 }
 
+/* The widest y tick label, in user units at TEXT_PX. */
+static double y_labels_w(const struct plot *p)
+{
+	const struct axis *a = &p->y;
+	int i, n = a->step > 0 ? (int)floor((a->hi - a->lo) / a->step + 0.5) : 1;
+	struct buf t = BUF_INIT;
+	double w = 0;
+
+	for (i = 0; i <= n && i <= MAX_TICKS; i++) {
+		double v = a->lo + i * (a->hi - a->lo) / n;
+
+		if (fabs(v) < fabs(a->step) * 1e-9)
+			v = 0;
+		buf_reset(&t);
+		fmt_tick(&t, v, a->step);
+		if (!buf_error(&t))
+			w = fmax(w, text_w(t.buf));
+	}
+	buf_release(&t);
+	return w;
+}
+
+/* How wide the bold title text s is drawn (bold is about an eighth wider). */
+static double title_w(const char *s)
+{
+	return text_w(s) * 1.15;
+}
+
+/* Where the title must break to fit the drawing's width: 0 when it fits
+ * on one line, else the byte after the last space that lets the first line
+ * fit (the first space when none does). */
+static size_t title_break(const char *t)
+{
+	struct buf first = BUF_INIT;
+	size_t i, cut = 0, any = 0;
+
+	if (!t || title_w(t) <= CHART_WIDTH - 8 - MARGIN)
+		return 0;
+	for (i = 0; t[i]; i++) {
+		if (t[i] != ' ')
+			continue;
+		any = any ? any : i + 1;
+		buf_reset(&first);
+		buf_add(&first, t, i);
+		if (!buf_error(&first) && title_w(first.buf) <= CHART_WIDTH - 8 - MARGIN)
+			cut = i + 1;
+	}
+	buf_release(&first);
+	return cut ? cut : any;
+}
+
+/* Lays out what the data leaves open: the plot's left edge clears the
+ * rotated y label and the widest y tick label, and its top clears the
+ * title's lines and the legend's rows. */
+static void lay_out(struct plot *p)
+{
+	double x;
+	int row = 0;
+
+	p->left = fmax(PAD_LEFT, Y_TITLE_X + 5 + Y_TITLE_GAP + y_labels_w(p) + 8);
+	p->title_cut = title_break(p->c->title);
+	if (has_legend(p->c)) {
+		legend_at(p, p->c->nseries - 1, &x, &row);
+		p->top = legend_y(p, row) + 12;
+	} else {
+		p->top = TOP_PLAIN + (p->title_cut ? LINE_H : 0);
+	}
+}
+
 int chart_render_svg(const struct chart *c, struct buf *out)
 {
 	struct plot p;
@@ -460,13 +616,12 @@ int chart_render_svg(const struct chart *c, struct buf *out)
 	memset(&p, 0, sizeof p);
 	p.c = c;
 	p.n = c->n > CHART_MAX_POINTS ? CHART_MAX_POINTS : c->n;
-	p.left = PAD_LEFT;
 	p.right = CHART_WIDTH - PAD_RIGHT;
 	p.bottom = CHART_HEIGHT - PAD_BOTTOM;
-	p.top = c->nseries > 1 || utf8_len(c->series[0].name) ? TOP_LEGEND : TOP_PLAIN;
 	k = set_axes(&p);
+	lay_out(&p);
 	sort_points(&p);
-	open_svg(out, c);
+	open_svg(out, &p);
 	legend(out, &p);
 	y_axis(out, &p);
 	if (k)

@@ -78,6 +78,13 @@ void numfmt_int(struct buf *out, double v)
 		numfmt_fig(out, v);
 }
 
+void numfmt_count(struct buf *out, long long n, const char *one, const char *many)
+{
+	numfmt_fixed(out, (double)n, 0);
+	buf_putc(out, ' ');
+	buf_puts(out, n == 1 ? one : many);
+}
+
 void numfmt_sigma(struct buf *out, double sigma)
 {
 	if (sigma == 0) {

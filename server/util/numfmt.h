@@ -23,6 +23,10 @@ void numfmt_sig3(struct buf *out, double v);
  * a fraction as numfmt_fig. */
 void numfmt_int(struct buf *out, double v);
 
+/* Appends a count and its noun, singular for one: "1 post", "3 posts",
+ * "1,204 runs" (numfmt_int's commas). */
+void numfmt_count(struct buf *out, long long n, const char *one, const char *many);
+
 /* Appends how far a figure lies from its cluster's mean in standard
  * deviations: "4.2 below" or "4.2 above" (numfmt_fig of |sigma|), "at"
  * for 0. */

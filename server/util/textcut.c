@@ -12,6 +12,43 @@ static size_t width(unsigned char c)
 	return c == '&' || c == '\'' ? 5 : c == '"' ? 6 : c == '<' || c == '>' ? 4 : 1;
 }
 
+void textcut_words(struct buf *out, const char *s, size_t max)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t n = strlen(s), i, k, w = 0, cut = 0, word = 0, word_w = 0;
+	uint32_t cp;
+
+	for (i = 0; i < n; i += k) {
+		k = utf8_next(u + i, n - i, &cp);
+		w += width(u[i]);
+		if (w < max)
+			cut = i + k;   /* the text up to here still fits with "…" */
+		if (w < max && i + k < n && s[i + k] == ' ' && s[i] != ' ') {
+			word = i + k;   /* a word ends here, and fits with "…" */
+			word_w = w;
+		}
+	}
+	if (w <= max) {
+		buf_add(out, s, n);
+		return;
+	}
+	if (word && 2 * word_w >= max)
+		cut = word;
+	buf_add(out, s, cut);
+	buf_puts(out, "\xe2\x80\xa6");
+}
+
+size_t textcut_width(const char *s)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t n = strlen(s), i, w = 0;
+	uint32_t cp;
+
+	for (i = 0; i < n; i += utf8_next(u + i, n - i, &cp))
+		w += width(u[i]);
+	return w;
+}
+
 void textcut(struct buf *out, const char *s, size_t max)
 {
 	const unsigned char *u = (const unsigned char *)s;

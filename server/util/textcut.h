@@ -15,6 +15,15 @@
  * included (as one), is never wider than max. */
 void textcut(struct buf *out, const char *s, size_t max);
 
+/* As textcut, but the cut falls after the last whole word that fits (at
+ * a space, which is dropped with any before it), unless that would keep
+ * less than half of max; then at a code point as textcut does. */
+void textcut_words(struct buf *out, const char *s, size_t max);
+
+/* How wide s is as textcut counts it: one a code point, an escaped
+ * character as its entity's length. */
+size_t textcut_width(const char *s);
+
 /* The short form of hardware name s[0..n) that a narrow space shows:
  * without leading vendor and brand words (NVIDIA, GeForce, AMD, Intel,
  * Apple; at least one word stays) and without a trailing " GPU", so

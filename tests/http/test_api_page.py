@@ -90,6 +90,17 @@ def test_every_route_and_status_of_openapi_json_is_on_the_page(server):
     assert listed == codes
 
 
+def test_the_introduction_is_written_for_visitors(server):
+    """The page opens with what the API is for, not with where its code
+    lives: the first paragraphs name no source file."""
+    doc = lhtml.fromstring(server.get("/api").content)
+    toc = doc.xpath("//nav[@class='toc']")[0]
+    intro = " ".join(e.text_content() for e in toc.itersiblings(preceding=True))
+    assert "upload a signed benchmark run" in intro, intro
+    for developer in ("server/router.c", "router.c", "schema/API.md", "route table"):
+        assert developer not in intro, developer
+
+
 def test_footer_links_to_the_api_page(server):
     for path in ("/", "/glossary", "/outliers", "/api", "/r/r_zzzzzzzzzzz"):
         doc = lhtml.fromstring(server.get(path).content)

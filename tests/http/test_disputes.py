@@ -107,6 +107,29 @@ def test_json_post_is_created_and_shown_as_plain_text(server):
     assert "anonymous" in section
 
 
+def test_run_ids_in_posts_and_notes_become_links_built_through_the_escapers(server):
+    rid, _ = upload(server)
+    other, _ = upload(server, decode=50.0)
+    body = ("Compare <b>%s</b>, not x%s or %sx.\r\nSee %s." % (other, other, other, rid) +
+            "\n\u202e%s&\"><script>" % other)
+    assert post(server, rid, {"body": body}).status_code == 201
+    assert resolve(server, rid, "dismissed", note="Same as %s." % other).status_code == 200
+    page = server.get("/r/%s" % rid).text
+    section = page[page.index('<section id="dispute">'):]
+    link = '<a href="/r/%s">%s</a>' % (other, other)
+    # A run id standing alone is a link, the markup around it text.
+    assert "Compare &lt;b&gt;%s&lt;/b&gt;, not x%s or %sx.<br>" % (link, other, other) in section
+    assert "See <a href=\"/r/%s\">%s</a>.<br>" % (rid, rid) in section
+    # The text after a link is escaped (and isolated) on its own.
+    assert "\u2068\u202e\u2069%s&amp;&quot;&gt;&lt;script&gt;" % link in section
+    assert "<script>" not in section
+    # The moderator's note links its run ids too; the JSON keeps the text.
+    assert "Same as %s." % link in section
+    t = thread(server, rid)
+    assert t["posts"][0]["body"] == body.replace("\r\n", "\n")
+    assert link in t["posts"][0]["body_html"]
+
+
 def test_post_validation_errors(server):
     rid, _ = upload(server)
     error_of(post(server, rid, {"body": ""}), 422, "schema_violation", "body")
@@ -446,6 +469,52 @@ def test_disputes_lists_open_threads_newest_first_and_paginates(server, tmp_path
     assert ok, report
     assert server.get("/disputes?after=-1:" + ids[0]).status_code == 400
 
+
+
+def test_disputes_list_shows_the_latest_post_and_the_ruled_threads(server, tmp_path):
+    a, _ = upload(server)
+    b, _ = upload(server, decode=90.0)
+    c, _ = upload(server, decode=80.0)
+    long_body = "First line\n\nThese   figures " + "look far too good for this card " * 8
+    assert post(server, a, {"author": "Ann <b>", "body": long_body}).status_code == 201
+    assert post(server, b, {"body": "Short <i>one</i>."}).status_code == 201
+    assert post(server, c, {"body": "Ruled on."}).status_code == 201
+    rows = {r["id"]: r for r in server.get("/disputes.json").json()["rows"]}
+    snip = rows[a]["latest_snippet"]
+    # White space collapsed, cut after a word, within 160 characters.
+    assert snip.startswith("First line These figures look far too good") and snip.endswith("\u2026"), snip
+    assert len(snip) <= 160 and long_body.replace("\n\n", " ").replace("   ", " ").startswith(snip[:-1].rstrip())
+    assert not snip[:-1].endswith(" ") and "latest_body" not in rows[a]
+    assert rows[a]["latest_author"] == "Ann <b>" and rows[a]["posts_text"] == "1 post"
+    assert rows[b]["latest_snippet"] == "Short <i>one</i>." and rows[b]["latest_author"] is None
+    page = server.get("/disputes").text
+    row = page.split('id="thread-%s"' % b)[1].split("</tr>")[0]
+    assert "<q>Short &lt;i&gt;one&lt;/i&gt;.</q>" in row and "anonymous" in row
+    assert "Ann &lt;b&gt;" in page and "<b>" not in page.split("<main")[1]
+    # The ruled threads have their own views, each with its tab.
+    assert resolve(server, b, "upheld").status_code == 200
+    assert resolve(server, c, "dismissed", note="Fine.").status_code == 200
+    ids = lambda q: re.findall(r'id="thread-(r_[a-z0-9_-]{11})"', server.get("/disputes" + q).text)
+    assert ids("") == [a]
+    assert ids("?state=upheld") == [b]
+    assert ids("?state=dismissed") == [c]
+    j = server.get("/disputes.json?state=dismissed").json()
+    assert j["state"] == "dismissed" and j["rows"][0]["resolved_at"]
+    assert [(v["label"], v["href"], v["selected"]) for v in j["views"]] == [
+        ("Open", "/disputes", False), ("Upheld", "/disputes?state=upheld", False),
+        ("Dismissed", "/disputes?state=dismissed", True)]
+    html = server.get("/disputes?state=upheld")
+    assert 'aria-current="page">Upheld</a>' in html.text and "Ruled" in html.text
+    ok, report = validate_html(html.text, tmp_path)
+    assert ok, report
+    ok, report = validate_html(page, tmp_path)
+    assert ok, report
+    # The ruled views have one order; a wrong state is the client's mistake.
+    assert server.get("/disputes?state=upheld&sort=posts").status_code == 400
+    r = server.get("/disputes.json?state=closed")
+    assert r.status_code == 400 and "open, upheld or dismissed" in r.json()["error"]["message"]
+    csv_ids = [line.split(",")[0].strip('"') for line in server.get("/disputes.csv?state=upheld").text.splitlines()[1:]]
+    assert csv_ids == [b], csv_ids
 
 
 def test_disputes_list_keeps_suites_apart(server):

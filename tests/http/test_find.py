@@ -1,5 +1,5 @@
-"""Finding things: /search and /search.json, the 301 from a name typed
-another way to its canonical page, and the index pages /models and
+"""Finding things: /search and /search.json, the 303 from an exact search
+and the 301 from a name typed another way to its canonical page, and the index pages /models and
 /hardware (issue 12).
 
 Runs are stored through the real upload endpoint; a moderator's ruling is
@@ -86,6 +86,31 @@ def test_search_forgives_case_punctuation_and_partial_words(srv, tmp_path):
     assert ok, report
 
 
+def test_search_counts_a_backends_runs_and_best(srv, tmp_path):
+    """A backend's row says how many runs it has in the suite and its best,
+    as a model's and a hardware's do (it said 0 runs and no best)."""
+    ids = upload_all(srv, [
+        payload("Alpha", backend="llama.cpp", decode=30.0),
+        payload("Alpha", accel="RTX 4090", backend="llama.cpp", decode=80.0),
+        payload("Beta", backend="llama.cpp", decode=40.0),
+        payload("Beta", backend="vllm", decode=20.0),
+    ])
+    def row(q, slug):
+        return next(h for h in search(srv, q)["results"] if h["kind"] == "backend" and h["slug"] == slug)
+    got = row("llama.cpp", "llama.cpp")
+    assert (got["runs"], got["best_decode_tok_s"], got["best_decode_text"]) == (3, 80.0, "80.0")
+    got = row("vllm", "vllm")
+    assert (got["runs"], got["best_decode_tok_s"]) == (1, 20.0)
+    # The page shows the same figures in its table.
+    doc = lxml.html.fromstring(srv.get("/search", params={"q": "llama.cpp"}).text)
+    cells = [c.text_content().strip() for c in doc.xpath("//main//tr[td/a[@href='/?backend=llama.cpp']]/td")]
+    assert cells[1:] == ["Backend", "3", "80.0"], cells
+    # A run that stops counting leaves the backend's figures.
+    rule(srv, ids[1], "upheld")
+    got = row("llama.cpp", "llama.cpp")
+    assert (got["runs"], got["best_decode_tok_s"]) == (2, 40.0)
+
+
 def test_search_ranks_exact_then_prefix_then_runs(srv):
     upload_all(srv, [payload("Phi", decode=10.0)] +
                [payload("Phi-2-Orange", decode=10.0 + i) for i in range(3)] +
@@ -127,7 +152,7 @@ def test_search_finds_run_ids_and_digests_by_prefix(srv):
     assert search(srv, "cd34cd34")["digests"] == []
     # An exact run id on the page leads to the run.
     r = srv.get("/search", params={"q": rid}, allow_redirects=False)
-    assert r.status_code == 301 and r.headers["Location"] == "/r/" + rid
+    assert r.status_code == 303 and r.headers["Location"] == "/r/" + rid
 
 
 def test_names_typed_another_way_redirect_to_their_page(srv):
@@ -149,11 +174,14 @@ def test_names_typed_another_way_redirect_to_their_page(srv):
     assert srv.get("/m/No Such Model", allow_redirects=False).status_code == 404
     assert srv.get("/hw/RTX 9999.json", allow_redirects=False).status_code == 404
     assert srv.get("/m/qwen2-5-7b-instruct", allow_redirects=False).status_code == 200
-    # The search box: an exact name goes to its page, in any case.
+    # The search box: an exact name goes to its page, in any case, by a
+    # 303 that no browser keeps (a search is not a moved page: a 301 would
+    # be cached and outlive a new name that the same words find).
     r = srv.get("/search", params={"q": "qwen2.5 7b instruct"}, allow_redirects=False)
-    assert r.status_code == 301 and r.headers["Location"] == "/m/qwen2-5-7b-instruct"
+    assert r.status_code == 303 and r.headers["Location"] == "/m/qwen2-5-7b-instruct"
+    assert r.headers["Cache-Control"] == "no-store"
     r = srv.get("/search", params={"q": "rtx 4090"}, allow_redirects=False)
-    assert r.status_code == 301 and r.headers["Location"] == "/hw/rtx-4090"
+    assert r.status_code == 303 and r.headers["Location"] == "/hw/rtx-4090"
     # The JSON twin never redirects: type-ahead wants the list.
     assert srv.get("/search.json", params={"q": "rtx 4090"}, allow_redirects=False).status_code == 200
 
@@ -285,6 +313,68 @@ def test_compare_warns_and_keeps_suites_apart(srv, tmp_path):
     assert ok, report
 
 
+def test_compare_names_runs_by_what_differs_and_marks_each_rows_best(srv, tmp_path):
+    a, b, c = upload_all(srv, [full("Cmp", accel="NVIDIA GeForce RTX 4090", backend="llama.cpp", decode=100.0),
+                               full("Cmp", accel="NVIDIA GeForce RTX 4090", decode=150.0),
+                               full("Cmp", accel="M3 Ultra", backend="llama.cpp", decode=50.0)])
+    m = srv.get("/compare.json", params={"r": "%s,%s,%s" % (a, b, c)}).json()
+    # Hardware (its short name) and backend differ: the labels say both.
+    assert [x["label"] for x in m["runs"]] == ["RTX 4090, llama.cpp", "RTX 4090, mlx", "M3 Ultra, llama.cpp"]
+    rows = m["figures"]["rows"]
+    # W1, W2, W3, W4, then W5: in workload order.
+    order = [r["label"][:2] for r in rows]
+    assert order == sorted(order), order
+    w1 = next(r for r in rows if r["label"] == "W1 decode")["cells"]
+    assert [x["best"] for x in w1] == [False, True, False]
+    ttft = next(r for r in rows if r["label"] == "W1 time to first token")
+    assert ttft["lower_better"] and sum(x["best"] for x in ttft["cells"]) <= 1
+    page = srv.get("/compare", params={"r": "%s,%s,%s" % (a, b, c)})
+    doc = lxml.html.fromstring(page.text)
+    # The table's columns and the charts' legends name the runs the same way.
+    heads = [h.text_content() for h in doc.xpath("//table[contains(@class, 'compare-figures')]//thead//th")]
+    assert heads[1:] == ["RTX 4090, llama.cpp", "RTX 4090, mlx", "M3 Ultra, llama.cpp"], heads
+    for svg in doc.xpath("//figure//*[local-name()='svg']"):
+        legend = [t.text for t in svg.xpath(".//*[local-name()='g'][@class='legend']/*[local-name()='text']")]
+        assert legend == heads[1:], legend
+        assert "run 1" not in svg.xpath("string(.)")
+    # The best figure is marked in words, not only by weight or colour.
+    (best,) = doc.xpath("//table[contains(@class, 'compare-figures')]//tr[th[starts-with(., 'W1 decode')]]"
+                        "/td[contains(@class, 'is-best')]")
+    assert best.get("data-label") == "RTX 4090, mlx" and best.xpath(".//span[@class='best']/text()") == ["best"]
+    ok, report = validate_html(page.text, tmp_path)
+    assert ok, report
+    # Same everything: "run 1", "run 2".
+    d = upload(srv, full("Cmp", accel="NVIDIA GeForce RTX 4090", backend="llama.cpp", decode=101.0))
+    m = srv.get("/compare.json", params={"r": "%s,%s" % (a, d)}).json()
+    assert [x["label"] for x in m["runs"]] == ["run 1", "run 2"]
+    # A label two runs share says which run it is.
+    m = srv.get("/compare.json", params={"r": "%s,%s,%s" % (a, d, b)}).json()
+    assert [x["label"] for x in m["runs"]] == ["llama.cpp (run 1)", "llama.cpp (run 2)", "mlx"]
+
+
+def test_compare_picker_lists_this_run_and_each_backend_with_its_percent(srv, tmp_path):
+    a, b, c, d = upload_all(srv, [full("Pick", backend="llama.cpp", decode=100.0),
+                                  full("Pick", backend="llama.cpp", decode=120.0),
+                                  full("Pick", backend="mlx", decode=150.0),
+                                  full("Pick", accel="RTX 4090", decode=50.0)])
+    m = srv.get("/compare.json", params={"r": a}).json()
+    pick = m["pick"]
+    assert pick["this"]["backend"] == "llama.cpp" and pick["this"]["decode_text"] == "100.0"
+    # The same hardware: every backend's best, this run's own backend too
+    # (a faster run of it), each with its % from this run.
+    same_hw = {(x["backend"], x["same_backend"], x["pct_text"]) for x in pick["same_hw"]}
+    assert same_hw == {("llama.cpp", True, "+20.0%"), ("mlx", False, "+50.0%")}, same_hw
+    assert [(x["id"], x["pct_text"]) for x in pick["same_model"]] == [(d, "\u221250.0%")]
+    page = srv.get("/compare", params={"r": a, "with": "hw"})
+    doc = lxml.html.fromstring(page.text)
+    items = [li.text_content() for li in doc.xpath("//main//ul[@class='pick']/li")]
+    assert items[0].startswith("llama.cpp ") and "(this run" in items[0], items
+    assert any("llama.cpp, its fastest run here: 120.0 tok/s" in i and "+20.0%" in i for i in items), items
+    assert "differences are from the first" not in page.text
+    ok, report = validate_html(page.text, tmp_path)
+    assert ok, report
+
+
 def test_compare_refuses_bad_lists(srv):
     a = upload(srv, full("Cmp"))
     for bad in ("", "x", a + ",nope", ",".join([a] * 5), a + ",,"):
@@ -320,7 +410,13 @@ def test_run_page_compare_with_form_leads_to_the_picker(srv, tmp_path):
 def rank_texts(server, rid):
     doc = lxml.html.fromstring(server.get("/r/" + rid).text)
     box = doc.xpath("//div[@class='rank']")[0]
-    assert box.xpath(".//*[local-name()='svg']/*[local-name()='path'][@class='mark']")
+    svg = box.xpath(".//*[local-name()='svg']")[0]
+    assert svg.xpath("./*[local-name()='path'][@class='mark']")
+    # A scale: at least two labelled decode rates under the bars, and a
+    # legend naming the three things drawn.
+    assert len(svg.xpath(".//*[local-name()='g'][@class='axis']/*[local-name()='text']")) >= 2
+    legend = " ".join(box.xpath(".//figcaption//text()"))
+    assert "this hardware class and backend" in legend and "any hardware" in legend and "this run" in legend
     return " ".join(box.xpath(".//p//text()"))
 
 
@@ -330,15 +426,19 @@ def test_run_page_ranks_the_run_in_its_cluster_and_weights_file(srv, tmp_path):
                      [full("Rank", accel="RTX 4090", decode=v, digest=d) for v in (5.0, 300.0)] +
                      [full("Rank", accel="RTX 4090", decode=1.0)])   # another weights file
     text = rank_texts(srv, ids[2])
-    assert "Faster than 50% of 4 other runs of this weights file on this hardware class with mlx" in text, text
-    assert "Faster than 50% of 6 other runs of this weights file on any hardware" in text, text
-    assert "Faster than 100% of 4 other runs" in rank_texts(srv, ids[4])
+    assert "Faster than 50% of the 4 other runs of this weights file on this hardware class with mlx" in text, text
+    assert "Faster than 50% of the 6 other runs of this weights file on any hardware" in text, text
+    # At the ends, words that read right (it said "Faster than 0% of ...").
+    assert "Faster than all 4 other runs" in rank_texts(srv, ids[4])
+    text = rank_texts(srv, ids[0])
+    assert "Slower than all 4 other runs" in text and "Faster than 17% of the 6 other runs" in text, text
+    assert "0%" not in text
     # The other weights file's run is alone in both.
     assert rank_texts(srv, ids[7]).count("The only counted run") == 2
     # A moderator upholds the slowest run: it leaves both histograms.
     rule(srv, ids[0], "upheld")
     text = rank_texts(srv, ids[3])
-    assert "Faster than 67% of 3 other runs" in text and "Faster than 60% of 5 other runs" in text, text
+    assert "Faster than 67% of the 3 other runs" in text and "Faster than 60% of the 5 other runs" in text, text
     page = srv.get("/r/" + ids[3])
     ok, report = validate_html(page.text, tmp_path)
     assert ok, report

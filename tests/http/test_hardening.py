@@ -289,6 +289,10 @@ def test_bidi_override_in_names_and_posts_is_isolated(server):
     # The override ends inside the isolate, before " on M3 Ultra".
     assert FSI + "Qwen" + RLO + "3" + ZWSP + "-7B" + PDI in h1, h1
     assert h1.count(RLO) == 1
+    # The title isolates each field on its own too: the override in the
+    # model name ends before " on M3 Ultra", which reads left to right.
+    title = re.search(r"<title>(.*?)</title>", page, re.S).group(1)
+    assert title == FSI + "Qwen" + RLO + "3" + ZWSP + "-7B" + PDI + " on M3 Ultra \u00b7 llm-speed", title
     assert FSI + "see " + RLO + "here" + PDI in page
     # The author's own PDI, which would close the isolate early, is gone.
     assert FSI + "x" + RLO + "y" + PDI in page

@@ -179,6 +179,13 @@ def test_outliers_page_lists_flagged_runs_and_validates(server, tmp_path):
     assert 'href="/r/%s#dispute"' % rid in r.text
     ok, report = validate_html(r.text, tmp_path)
     assert ok, report
+    # The thread's size in words, singular for one post.
+    for n, words in ((1, "(1 post)"), (2, "(2 posts)")):
+        p = server.post("/api/v1/runs/%s/disputes" % rid, json={"body": "Post %d." % n})
+        assert p.status_code == 201, p.text
+        row = server.get("/outliers").text.split('id="outlier-%s"' % rid)[1].split("</tr>")[0]
+        assert words in row, row
+    assert "1 posts" not in server.get("/outliers").text
     assert server.get("/outliers?after=0").status_code == 400
     assert server.get("/outliers?after=x:" + rid).status_code == 400
     # The cursor is (received_at, id): nothing is older than the epoch.

@@ -284,7 +284,9 @@ def test_markup_in_names_is_escaped(server, tmp_path):
     assert doc.xpath("//script[not(@src = '/static/typeahead.js') or node()]") == []
     h1 = text_of(doc.xpath("//h1")[0])
     assert h1 == "%s on %s" % (HOSTILE_MODEL, " ".join(HOSTILE_HW.split()))
-    assert HOSTILE_MODEL in doc.xpath("//title")[0].text
+    # Both names in the title, each cut to its share of the width.
+    title = doc.xpath("//title")[0].text
+    assert title.startswith("<script>alert(1)") and " on <img src=x" in title, title
     # The HTML embed's alt text is attribute-escaped inside the snippet, and
     # the snippet is escaped again to show as text.
     code = section(doc, "badge").xpath(".//pre/code")[1].text
@@ -298,7 +300,8 @@ def test_long_names_keep_the_title_short(server, tmp_path):
     rid = upload_ok(server, make_payload(model__name=name))["id"]
     r, doc = page(server, rid, tmp_path)       # html-validate: long-title
     title = doc.xpath("//title")[0].text
-    assert title.endswith("\u2026 \u00b7 llm-speed") and len(title) <= 70
+    # The model is cut, the short hardware name stays whole.
+    assert title.endswith("\u2026 on M3 Ultra \u00b7 llm-speed") and len(title) <= 70, title
     assert name in text_of(doc.xpath("//h1")[0])
 
 
@@ -341,6 +344,41 @@ def test_flagged_outlier_shows_its_cluster(server, tmp_path):
     assert doc0.xpath('//p[@class="flag"]') == []
     assert facts(section(doc0, "outlier"))["This run"].endswith("standard deviations below the mean")
     assert facts(section(doc0, "outlier"))["Status"].startswith("not flagged")
+
+
+def test_a_disputed_run_says_so_at_the_top_and_its_contents_reach_the_thread(server, tmp_path):
+    values = [100.0 + i * 0.1 for i in range(10)] + [200.0]
+    ids = cluster_uploads(server, values)
+    rid = ids[-1]
+    r, doc = page(server, rid, tmp_path, validate=False)
+    assert doc.xpath('//*[@id="dispute-summary"]') == []      # nobody has posted
+    toc = [a.get("href") for a in doc.xpath('//nav[@class="toc"]//a')]
+    assert toc[-1] == "#dispute"
+    for i in range(3):
+        assert server.post("/api/v1/runs/%s/disputes" % rid, json={"body": "Too fast %d." % i}).status_code == 201
+    r, doc = page(server, rid, tmp_path)
+    (summary,) = doc.xpath('//*[@id="dispute-summary"]')
+    assert text_of(summary) == "Disputed: 3 posts, open: no moderator has ruled yet."
+    assert summary.xpath(".//a/@href") == ["#dispute"] and "flag" in summary.get("class")
+    # Near the top: right after the headline, before the ceiling, the rank
+    # and the boxes below them.
+    article = doc.xpath("//article")[0]
+    order = [e.get("id") or e.get("class") for e in article]
+    assert order.index("dispute-summary") == 2, order
+    (thread_link,) = doc.xpath('//nav[@class="toc"]//a[@href="#dispute"]')
+    assert text_of(thread_link) == "Dispute thread (3 posts)"
+    # Dismissed: the summary says who ruled, and the outlier box does too.
+    r = server.post("/api/v1/runs/%s/disputes/resolve" % rid, json={"resolution": "dismissed", "note": "Fine."},
+                    headers={"Authorization": "Bearer " + MODERATOR_TOKEN})
+    assert r.status_code == 200, r.text
+    r, doc = page(server, rid, tmp_path)
+    assert text_of(doc.xpath('//*[@id="dispute-summary"]')[0]).startswith("Disputed: 3 posts, dismissed by a moderator on ")
+    flag = text_of(doc.xpath('//p[@class="flag"]')[0])
+    assert "A moderator dismissed its dispute on " in flag and "keeps its place in the rankings" in flag
+    # One post: singular.
+    assert server.post("/api/v1/runs/%s/disputes" % ids[0], json={"body": "Hm."}).status_code == 201
+    r, doc = page(server, ids[0], tmp_path, validate=False)
+    assert text_of(doc.xpath('//*[@id="dispute-summary"]')[0]).startswith("Disputed: 1 post, open")
 
 
 def test_alone_in_its_cluster(server, tmp_path):
