@@ -13,6 +13,7 @@ struct ratelimit;
 struct guard;
 struct ceiling_ref;
 struct tlog_signer;
+struct raster;
 
 struct config {
 	const char *listen;           /* host:port, default 127.0.0.1:8080 */
@@ -49,6 +50,7 @@ struct app {
 	struct guard *guard;          /* request deadlines, NULL when off */
 	struct ceiling_ref *ref;      /* static/reference/ data, NULL when absent */
 	struct tlog_signer *tlog;     /* the transparency log's key and checkpoints */
+	struct raster *raster;        /* SVG to PNG for link-preview cards; off without rsvg-convert */
 };
 
 #endif

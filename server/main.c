@@ -28,6 +28,7 @@
 #include "http/ratelimit.h"
 #include "router.h"
 #include "ingest/sample.h"
+#include "render/raster.h"
 #include "render/tmpl.h"
 #include "store/tlog_signer.h"
 #include "store/tlog_store.h"
@@ -179,6 +180,7 @@ static int open_tlog(struct app *app)
 
 static void app_free(struct app *app)
 {
+	raster_free(app->raster);
 	guard_free(app->guard);
 	if (app->db)
 		db_set_commit_hook(app->db, NULL, NULL);
@@ -213,6 +215,11 @@ static int serve(struct app *app)
 	if (!app->cache || !app->upload_rl || !app->dispute_rl || !app->search_rl) {
 		fprintf(stderr, "llm-speedd: out of memory setting up the %s\n",
 			!app->cache ? "response cache" : "rate limits");
+		return 1;
+	}
+	/* Link-preview cards: off (and said so once) without rsvg-convert. */
+	if (!(app->raster = raster_new(NULL, NULL))) {
+		fprintf(stderr, "llm-speedd: cannot start the threads that draw link-preview cards\n");
 		return 1;
 	}
 	if (dispute_init(app->db) < 0) {
