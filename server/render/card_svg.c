@@ -253,7 +253,7 @@ static void put_headline(struct buf *out, double decode)
 
 	put_fig(&fig, decode);
 	for (i = 0; i + 1 < NELEM(headline_sizes); i++)
-		if (text_px(fig.buf, headline_sizes[i], 1) + text_px(" tok/s", 56, 0) <= TEXT_W)
+		if (text_px(fig.buf, headline_sizes[i], 1) + 10 + text_px(" tok/s", 56, 0) <= TEXT_W)
 			break;
 	a.size = headline_sizes[i];
 	put_words(out, &label, "Decode, chat-short");

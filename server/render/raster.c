@@ -83,8 +83,11 @@ static int spawn(char *const argv[], struct child *c, char *why, size_t whyn)
 	posix_spawn_file_actions_init(&fa);
 	posix_spawnattr_init(&at);
 	sigemptyset(&none);
-	sigemptyset(&dfl);
-	sigaddset(&dfl, SIGPIPE);   /* the daemon ignores it; exec would keep that */
+	/* Every signal at its default, since exec keeps what is ignored and
+	 * the daemon ignores SIGPIPE.  (glibc's sigfillset leaves out its own
+	 * two internal real-time signals, which posix_spawn leaves ignored in
+	 * the child; nobody sends them, and a glibc program re-arms them.) */
+	sigfillset(&dfl);
 	posix_spawn_file_actions_adddup2(&fa, in[0], 0);
 	posix_spawn_file_actions_adddup2(&fa, out[1], 1);
 	posix_spawn_file_actions_adddup2(&fa, err[1], 2);

@@ -6,7 +6,7 @@
  * The child gets the SVG on stdin and writes the PNG on stdout, started
  * with posix_spawn from an argv (no shell), every other descriptor closed
  * (O_CLOEXEC on our pipes, and closefrom 3 in the child for any the rest
- * of the daemon left open), an empty signal mask, SIGPIPE at its default,
+ * of the daemon left open), an empty signal mask, every standard signal at its default (none ignored),
  * a process group of its own and an environment of PATH and LC_ALL only
  * (no secret of the daemon's reaches it).  It is waited for by its pid
  * alone, so nothing else in the process may reap children with
