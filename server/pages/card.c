@@ -200,10 +200,6 @@ enum MHD_Result card_run_png(struct req *r)
 		return finish(r);
 	if (!run_id_valid(r->arg))
 		return http_fail(r, 404, "not_found", MSG_NO_RUN, NULL);
-	if (!raster_version(r->app->raster)) {
-		r->retry_after = RETRY_OFF;
-		return http_fail(r, 503, "unavailable", MSG_NO_RASTER, NULL);
-	}
 	if (!(j = calloc(1, sizeof *j)))
 		return http_fail(r, 503, "unavailable", MSG_NOMEM, NULL);
 	buf_init(&j->svg);
@@ -213,6 +209,11 @@ enum MHD_Result card_run_png(struct req *r)
 		goto out;
 	if ((status = draw(r, &j->svg))) {
 		ret = fail(r, status, &j->svg);
+		goto out;
+	}
+	if (!raster_version(r->app->raster)) {   /* after the read: an unknown run is 404 */
+		r->retry_after = RETRY_OFF;
+		ret = http_fail(r, 503, "unavailable", MSG_NO_RASTER, NULL);
 		goto out;
 	}
 	png_etag(r->app->raster, &j->svg, j->etag);
