@@ -195,18 +195,20 @@ enum MHD_Result card_run_png(struct req *r)
 	struct card_job *j;
 	enum MHD_Result ret;
 	unsigned status;
+	uint64_t gen;
 
 	if (r->job)
 		return finish(r);
 	if (!run_id_valid(r->arg))
 		return http_fail(r, 404, "not_found", MSG_NO_RUN, NULL);
+	gen = cache_gen(c);
+	if (cache_serve(c, r, r->arg, REP_CARD_PNG, &ret))
+		return ret;
 	if (!(j = calloc(1, sizeof *j)))
 		return http_fail(r, 503, "unavailable", MSG_NOMEM, NULL);
 	buf_init(&j->svg);
 	buf_init(&j->rj.png);
-	j->gen = cache_gen(c);
-	if (cache_serve(c, r, r->arg, REP_CARD_PNG, &ret))
-		goto out;
+	j->gen = gen;
 	if ((status = draw(r, &j->svg))) {
 		ret = fail(r, status, &j->svg);
 		goto out;
