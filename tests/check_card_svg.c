@@ -180,6 +180,7 @@ START_TEST(run_card_marks)
 	svg = run_card(&in);
 	ck_assert(strstr(svg, ">disputed: upheld</text>"));
 	ck_assert(strstr(svg, "A moderator upheld a dispute"));
+	ck_assert(strstr(svg, "no longer count"));
 	ck_assert(!strstr(svg, "112.2") && !strstr(svg, "Prefill") && !strstr(svg, "tok/s"));
 	ck_assert(strstr(svg, ": disputed: upheld" PDI "</title>"));
 	ck_assert_int_eq(xmllint(svg), 0);
@@ -372,6 +373,90 @@ START_TEST(page_card_rows)
 }
 END_TEST
 
+/* The px the widest face draws s at size in: the drawer's own measure
+ * (the Verdana table, widened by DejaVu's largest ratio for the weight). */
+static double widest_px(const char *s, int size, int bold)
+{
+	return badge_text_width(s) * size / 11.0 * (bold ? 1.25 : 1.08);
+}
+
+/* Unescapes the five entities html_txt writes, in place. */
+static void unescape(char *s)
+{
+	static const char *const ent[][2] = {
+		{ "&amp;", "&" }, { "&lt;", "<" }, { "&gt;", ">" }, { "&quot;", "\"" }, { "&#39;", "'" },
+	};
+	char *p = s, *o = s;
+	size_t i;
+
+	while (*p) {
+		for (i = 0; i < 5; i++)
+			if (!strncmp(p, ent[i][0], strlen(ent[i][0])))
+				break;
+		if (i < 5) {
+			*o++ = ent[i][1][0];
+			p += strlen(ent[i][0]);
+		} else {
+			*o++ = *p++;
+		}
+	}
+	*o = '\0';
+}
+
+/* Every left-aligned text that is not a row's (their room is checked in
+ * page_card_rows) ends inside the right margin, by the drawer's measure,
+ * at its size and weight (a tspan's text counted at the text's size,
+ * the larger). */
+static void texts_fit(const char *svg)
+{
+	const char *p = svg;
+
+	while ((p = strstr(p, "<text "))) {
+		const char *end = strchr(p, '>'), *close = strstr(p, "</text>");
+		int x = atoi(strstr(p, " x=\"") + 4), size = atoi(strstr(p, "font-size=\"") + 11);
+		int bold = strstr(p, "font-weight=\"bold\"") && strstr(p, "font-weight=\"bold\"") < end;
+		char *t = strndup(end + 1, (size_t)(close - end - 1)), *q, *o;
+
+		for (q = o = t; *q; q++) {   /* drop the tags inside and the isolates */
+			if (*q == '<')
+				q = strchr(q, '>');
+			else if (!strncmp(q, FSI, 3) || !strncmp(q, PDI, 3))
+				q += 2;
+			else
+				*o++ = *q;
+		}
+		*o = '\0';
+		unescape(t);
+		if (!strstr(p, "text-anchor") || strstr(p, "text-anchor") > end)
+			ck_assert_msg(x + widest_px(t, size, bold) <= CARD_WIDTH - CARD_MARGIN + 0.5,
+				      "\"%s\" at x %d, %d px%s, overruns the margin", t, x, size,
+				      bold ? " bold" : "");
+		free(t);
+		p = close;
+	}
+}
+
+START_TEST(our_texts_fit)
+{
+	struct card_run in = sample;
+	int m;
+
+	for (m = 0; m < CARD_MARK__MAX; m++) {
+		char *svg;
+
+		in.mark = (enum card_mark)m;
+		in.demo = m & 1;
+		in.model = m & 1 ? "Meta-Llama-3.1-405B-Instruct-Turbo-Extended-Context-Long-Name-Q4_K_M"
+				 : sample.model;
+		in.backend = m & 1 ? "llama.cpp with a very long backend name that goes on and on and on" : "mlx";
+		in.decode_tok_s = m & 1 ? 987654321.5 : 112.2;
+		svg = run_card(&in);
+		texts_fit(svg);
+		free(svg);
+	}
+}
+END_TEST
+
 START_TEST(inks_contrast)
 {
 	size_t n, i;
@@ -425,6 +510,7 @@ static Suite *suite_card_svg(void)
 	tcase_add_test(r, run_card_isolates_and_cleans);
 	tcase_add_test(r, run_card_sizes_and_cuts);
 	tcase_add_test(r, inks_contrast);
+	tcase_add_test(r, our_texts_fit);
 	tcase_add_test(p, page_card_rows);
 	tcase_add_test(p, hostile_bytes_stay_xml);
 	tcase_set_timeout(r, 30);

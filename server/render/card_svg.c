@@ -81,10 +81,15 @@ static const struct pill marks[CARD_MARK__MAX] = {
 
 static const struct pill demo_pill = { "demo", INK_DEMO, C_DEMO_LINE };
 
-/* Why an upheld or withdrawn run's card has no figures. */
-static const char *const no_figures[CARD_MARK__MAX] = {
-	[CARD_MARK_UPHELD] = "A moderator upheld a dispute: its figures no longer count.",
-	[CARD_MARK_WITHDRAWN] = "Its submitter withdrew it: it no longer counts anywhere.",
+/* Why an upheld or withdrawn run's card has no figures: a line in the
+ * mark's colour where the headline would be, and one under it. */
+static const struct {
+	const char *head, *detail;
+} no_figures[CARD_MARK__MAX] = {
+	[CARD_MARK_UPHELD] = { "Its figures no longer count.",
+			       "A moderator upheld a dispute about this run." },
+	[CARD_MARK_WITHDRAWN] = { "Its figures no longer count.",
+				  "Its submitter withdrew this run." },
 };
 
 const char *card_mark_word(enum card_mark m)
@@ -332,7 +337,8 @@ int card_render_run(const struct card_run *in, struct buf *out)
 	struct buf model = BUF_INIT, hw = BUF_INIT, label = BUF_INIT;
 	struct at m = { CARD_MARGIN, 192, 0, 1, INK_TEXT, NULL };
 	struct at h = { CARD_MARGIN, 256, 0, 0, INK_TEXT, NULL };
-	struct at why = { CARD_MARGIN, 420, 36, 1, INK_NO_FIGURES, NULL };
+	struct at why = { CARD_MARGIN, 400, 48, 1, INK_NO_FIGURES, NULL };
+	struct at detail = { CARD_MARGIN, 460, 32, 0, INK_LABEL, NULL };
 	int ret = -1;
 
 	if (!in || (unsigned)in->mark >= CARD_MARK__MAX)
@@ -347,8 +353,9 @@ int card_render_run(const struct card_run *in, struct buf *out)
 		put_name(out, &m, model.buf);
 	if (hw.len)
 		put_name(out, &h, hw.buf);
-	if (no_figures[in->mark]) {
-		put_words(out, &why, no_figures[in->mark]);
+	if (no_figures[in->mark].head) {
+		put_words(out, &why, no_figures[in->mark].head);
+		put_words(out, &detail, no_figures[in->mark].detail);
 	} else {
 		put_headline(out, in->decode_tok_s);
 		put_second(out, CARD_MARGIN, "Prefill", in->prefill_tok_s, "tok/s");

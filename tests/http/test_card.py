@@ -7,6 +7,7 @@ and its pixels are looked at: the headline is drawn, and nothing is drawn
 past the card's right margin however long the names.  Every SVG the tests
 fetch goes through xmllint (Server.get).
 """
+import sqlite3
 import struct
 import threading
 import zlib
@@ -100,6 +101,15 @@ def ink_columns(rows, y0, y1):
     return xs
 
 
+def assert_inside(png, what):
+    """Nothing of the card's text is drawn past its right margin (60 px,
+    less 4 of antialiasing) below the band."""
+    w, h, rows = png_pixels(png)
+    assert (w, h) == (1200, 630)
+    past = [x for x in ink_columns(rows, 100, 630) if x >= 1200 - 60 + 4]
+    assert not past, "%s: ink at x=%s, past the margin" % (what, past[:5])
+
+
 def test_card_is_a_png_of_the_run(server):
     run, _ = upload(server)
     r = card(server, run["id"])
@@ -186,7 +196,24 @@ def test_card_follows_its_run(server):
     assert gone.status_code == 200 and gone.headers["ETag"] != shown.headers["ETag"]
     svg = card(server, run["id"], "svg").text
     assert ">withdrawn<" in svg and "112.2" not in svg and "tok/s" not in svg
-    png_pixels(gone.content)
+    assert_inside(gone.content, "a withdrawn run")
+
+
+def test_upheld_run_shows_no_figures(server):
+    run, _ = upload(server, model__name=LONG_MODEL)
+    shown = card(server, run["id"])
+    server.stop()
+    db = sqlite3.connect(server.db)
+    db.execute("UPDATE runs SET status = 'upheld' WHERE id = ?", (run["id"],))
+    db.commit()
+    db.close()
+    server.start()
+    r = card(server, run["id"])
+    assert r.status_code == 200 and r.headers["ETag"] != shown.headers["ETag"]
+    svg = card(server, run["id"], "svg").text
+    assert ">disputed: upheld<" in svg and "112.2" not in svg and "tok/s" not in svg
+    assert "A moderator upheld a dispute" in svg
+    assert_inside(r.content, "an upheld run")
 
 
 def test_unknown_and_malformed_ids_are_404(server):
@@ -218,10 +245,7 @@ def test_hostile_and_long_names_stay_inside(server):
             assert "\u2026" in svg.text   # cut, ended with "…"
         r = card(server, run["id"])
         assert r.status_code == 200, r.text
-        w, h, rows = png_pixels(r.content)
-        assert (w, h) == (1200, 630)
-        past = [x for x in ink_columns(rows, 100, 630) if x >= 1200 - 60 + 4]
-        assert not past, "%s: ink at x=%s, past the margin" % (model, past[:5])
+        assert_inside(r.content, model)
 
 
 def test_many_cards_at_once(server):
