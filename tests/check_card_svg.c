@@ -138,6 +138,69 @@ static void texts_use_inks(const char *svg)
 	}
 }
 
+/* The px the widest face draws s at size in: the drawer's own measure
+ * (the Verdana table, widened by DejaVu's largest ratio for the weight). */
+static double widest_px(const char *s, int size, int bold)
+{
+	return badge_text_width(s) * size / 11.0 * (bold ? 1.25 : 1.08);
+}
+
+/* Unescapes the five entities html_txt writes, in place. */
+static void unescape(char *s)
+{
+	static const char *const ent[][2] = {
+		{ "&amp;", "&" }, { "&lt;", "<" }, { "&gt;", ">" }, { "&quot;", "\"" }, { "&#39;", "'" },
+	};
+	char *p = s, *o = s;
+	size_t i;
+
+	while (*p) {
+		for (i = 0; i < 5; i++)
+			if (!strncmp(p, ent[i][0], strlen(ent[i][0])))
+				break;
+		if (i < 5) {
+			*o++ = ent[i][1][0];
+			p += strlen(ent[i][0]);
+		} else {
+			*o++ = *p++;
+		}
+	}
+	*o = '\0';
+}
+
+/* Every left-aligned text that is not a row's (their room is checked in
+ * page_card_rows) ends inside the right margin, by the drawer's measure,
+ * at its size and weight (a tspan's text counted at the text's size,
+ * the larger). */
+static void texts_fit(const char *svg)
+{
+	const char *p = svg;
+
+	while ((p = strstr(p, "<text "))) {
+		const char *end = strchr(p, '>'), *close = strstr(p, "</text>");
+		int x = atoi(strstr(p, " x=\"") + 4), size = atoi(strstr(p, "font-size=\"") + 11);
+		int bold = strstr(p, "font-weight=\"bold\"") && strstr(p, "font-weight=\"bold\"") < end;
+		char *t = strndup(end + 1, (size_t)(close - end - 1)), *q, *o;
+
+		for (q = o = t; *q; q++) {   /* drop the tags inside and the isolates */
+			if (*q == '<')
+				q = strchr(q, '>');
+			else if (!strncmp(q, FSI, 3) || !strncmp(q, PDI, 3))
+				q += 2;
+			else
+				*o++ = *q;
+		}
+		*o = '\0';
+		unescape(t);
+		if (!strstr(p, "text-anchor") || strstr(p, "text-anchor") > end)
+			ck_assert_msg(x + widest_px(t, size, bold) <= CARD_WIDTH - CARD_MARGIN + 0.5,
+				      "\"%s\" at x %d, %d px%s, overruns the margin", t, x, size,
+				      bold ? " bold" : "");
+		free(t);
+		p = close;
+	}
+}
+
 START_TEST(run_card_shows_the_run)
 {
 	char *svg = run_card(&sample);
@@ -336,6 +399,7 @@ START_TEST(page_card_rows)
 
 	ck_assert_int_eq(xmllint(svg), 0);
 	texts_use_inks(svg);
+	texts_fit(svg);
 	ck_assert(strstr(svg, ">model</text>"));
 	ck_assert(strstr(svg, ">" FSI "Qwen3-Coder-30B-A3B-Instruct" PDI "</text>"));
 	ck_assert(strstr(svg, ">" FSI "42 runs on 7 machines" PDI "</text>"));
@@ -372,69 +436,6 @@ START_TEST(page_card_rows)
 	free(svg);
 }
 END_TEST
-
-/* The px the widest face draws s at size in: the drawer's own measure
- * (the Verdana table, widened by DejaVu's largest ratio for the weight). */
-static double widest_px(const char *s, int size, int bold)
-{
-	return badge_text_width(s) * size / 11.0 * (bold ? 1.25 : 1.08);
-}
-
-/* Unescapes the five entities html_txt writes, in place. */
-static void unescape(char *s)
-{
-	static const char *const ent[][2] = {
-		{ "&amp;", "&" }, { "&lt;", "<" }, { "&gt;", ">" }, { "&quot;", "\"" }, { "&#39;", "'" },
-	};
-	char *p = s, *o = s;
-	size_t i;
-
-	while (*p) {
-		for (i = 0; i < 5; i++)
-			if (!strncmp(p, ent[i][0], strlen(ent[i][0])))
-				break;
-		if (i < 5) {
-			*o++ = ent[i][1][0];
-			p += strlen(ent[i][0]);
-		} else {
-			*o++ = *p++;
-		}
-	}
-	*o = '\0';
-}
-
-/* Every left-aligned text that is not a row's (their room is checked in
- * page_card_rows) ends inside the right margin, by the drawer's measure,
- * at its size and weight (a tspan's text counted at the text's size,
- * the larger). */
-static void texts_fit(const char *svg)
-{
-	const char *p = svg;
-
-	while ((p = strstr(p, "<text "))) {
-		const char *end = strchr(p, '>'), *close = strstr(p, "</text>");
-		int x = atoi(strstr(p, " x=\"") + 4), size = atoi(strstr(p, "font-size=\"") + 11);
-		int bold = strstr(p, "font-weight=\"bold\"") && strstr(p, "font-weight=\"bold\"") < end;
-		char *t = strndup(end + 1, (size_t)(close - end - 1)), *q, *o;
-
-		for (q = o = t; *q; q++) {   /* drop the tags inside and the isolates */
-			if (*q == '<')
-				q = strchr(q, '>');
-			else if (!strncmp(q, FSI, 3) || !strncmp(q, PDI, 3))
-				q += 2;
-			else
-				*o++ = *q;
-		}
-		*o = '\0';
-		unescape(t);
-		if (!strstr(p, "text-anchor") || strstr(p, "text-anchor") > end)
-			ck_assert_msg(x + widest_px(t, size, bold) <= CARD_WIDTH - CARD_MARGIN + 0.5,
-				      "\"%s\" at x %d, %d px%s, overruns the margin", t, x, size,
-				      bold ? " bold" : "");
-		free(t);
-		p = close;
-	}
-}
 
 START_TEST(our_texts_fit)
 {
