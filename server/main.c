@@ -21,6 +21,7 @@
 #include "store/db.h"
 #include "ingest/demo.h"
 #include "disputes/dispute.h"
+#include "http/framing.h"
 #include "http/guard.h"
 #include "util/log.h"
 #include "pages/page.h"
@@ -80,7 +81,10 @@ static struct MHD_Daemon *start_daemon(struct app *app, const struct sockaddr *s
 		MHD_OPTION_THREAD_POOL_SIZE, c->threads,
 		MHD_OPTION_CONNECTION_LIMIT, c->max_connections,
 		MHD_OPTION_CONNECTION_TIMEOUT, c->conn_timeout,
-		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)c->max_header_bytes,
+		/* Room for the request line and headers, and beside them for
+		 * the records of the query arguments (framing.h). */
+		MHD_OPTION_CONNECTION_MEMORY_LIMIT, framing_pool_bytes(c->max_header_bytes),
+		MHD_OPTION_URI_LOG_CALLBACK, router_uri, app,
 		MHD_OPTION_NOTIFY_CONNECTION, guard_notify, app->guard,
 		MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024,
 		MHD_OPTION_NOTIFY_COMPLETED, router_completed, app,
