@@ -191,6 +191,8 @@ static void app_free(struct app *app)
 	cache_free(app->cache);
 	ratelimit_free(app->upload_rl);
 	ratelimit_free(app->dispute_rl);
+	ratelimit_free(app->refusal_rl);
+	ratelimit_free(app->moderator_rl);
 	ratelimit_free(app->search_rl);
 	page_static_free();
 	ceiling_free(app->ref);
@@ -213,7 +215,13 @@ static int serve(struct app *app)
 	/* Searches come in bursts while someone types: a quarter of a minute's worth at once. */
 	app->search_rl = ratelimit_new(app->cfg.search_rate,
 				       app->cfg.search_rate > 4 ? app->cfg.search_rate / 4 : 1);
-	if (!app->cache || !app->upload_rl || !app->dispute_rl || !app->search_rl) {
+	/* Refused uploads and wrong moderator tokens cost the sender: each
+	 * has an allowance of its own per address.  --upload-rate 0 (load
+	 * tests) lifts the first; nothing lifts the second. */
+	app->refusal_rl = ratelimit_new_capped(app->cfg.upload_rate ? app->cfg.refusal_rate : 0);
+	app->moderator_rl = ratelimit_new_capped(DISPUTE_MODERATOR_GUESSES);
+	if (!app->cache || !app->upload_rl || !app->dispute_rl || !app->search_rl ||
+	    !app->refusal_rl || !app->moderator_rl) {
 		fprintf(stderr, "llm-speedd: out of memory setting up the %s\n",
 			!app->cache ? "response cache" : "rate limits");
 		return 1;
