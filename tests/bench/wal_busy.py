@@ -122,6 +122,7 @@ def parse_args():
 def fill(children, a, tmp):
     bodies = a.bodies or os.path.join(tmp, "bodies.txt")
     if not os.path.exists(bodies):
+        os.makedirs(os.path.dirname(os.path.abspath(bodies)), exist_ok=True)
         t0 = time.time()
         payloads = synthetic_payloads(a.runs, seed=5)
         for i, p in enumerate(payloads):
