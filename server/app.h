@@ -36,6 +36,7 @@ struct config {
 	unsigned db_busy_ms;          /* how long a write waits for a locked database */
 	int demo;                     /* fill an empty database with demo runs */
 	int quiet;                    /* no request log */
+	const char *test_clock;       /* --test-clock FILE, tests only (util/timefmt.h); NULL: the real clock */
 };
 
 struct app {

@@ -214,7 +214,7 @@ int parse_options(int argc, char **argv, struct config *c, int command)
 {
 	enum { O_LISTEN = 256, O_DB, O_ASSETS, O_BASE, O_THREADS, O_MAXC, O_MAXIP,
 	       O_TIMEOUT, O_URATE, O_DRATE, O_TRUST, O_DEMO, O_QUIET, O_HELP,
-	       O_REQTIMEOUT, O_HEADER, O_BUSY, O_DBGROUP, O_SRATE, O_RRATE };
+	       O_REQTIMEOUT, O_HEADER, O_BUSY, O_DBGROUP, O_SRATE, O_RRATE, O_TESTCLOCK };
 	static const struct option opts[] = {
 		{ "listen", required_argument, NULL, O_LISTEN },
 		{ "db", required_argument, NULL, O_DB },
@@ -236,6 +236,9 @@ int parse_options(int argc, char **argv, struct config *c, int command)
 		{ "demo", no_argument, NULL, O_DEMO },
 		{ "quiet", no_argument, NULL, O_QUIET },
 		{ "help", no_argument, NULL, O_HELP },
+		/* Tests only, so not in usage and with no environment variable:
+		 * the clock read from a file (time_test_clock in util/timefmt.h). */
+		{ "test-clock", required_argument, NULL, O_TESTCLOCK },
 		{ NULL, 0, NULL, 0 },
 	};
 	int o;
@@ -262,6 +265,7 @@ int parse_options(int argc, char **argv, struct config *c, int command)
 		case O_TRUST: set_trust(c, optarg ? optarg : "1"); break;
 		case O_DEMO: c->demo = 1; break;
 		case O_QUIET: c->quiet = 1; break;
+		case O_TESTCLOCK: c->test_clock = optarg; break;
 		case O_HELP: fputs(usage, stdout); exit(0);
 		default: fputs(usage, stderr); return -1;
 		}

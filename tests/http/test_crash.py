@@ -19,7 +19,7 @@ import time
 
 import requests
 
-from conftest import ROOT, make_payload, sign
+from conftest import ROOT, make_payload, sign, wait_for
 
 KILLS = 10
 UPLOADERS = 6
@@ -88,12 +88,11 @@ def kill_during_storm(server, acked):
                 for _ in range(READERS)]
     for t in threads:
         t.start()
-    deadline = time.time() + 60
-    while time.time() < deadline:
+
+    def enough():
         with lock:
-            if len(acked) - start >= ACKS_BEFORE_KILL:
-                break
-        time.sleep(0.02)
+            return len(acked) - start >= ACKS_BEFORE_KILL
+    wait_for(enough, timeout=60, interval=0.02, what="%d more stored runs" % ACKS_BEFORE_KILL)
     server.proc.kill()
     server.proc.wait()
     stop.set()

@@ -88,10 +88,18 @@ def test_bad_signature_flood_is_refused_before_verifying(make_server):
 
 
 @pytest.mark.parametrize("kind", ["bad_ed25519", "schema", "hosted_api", "media_type", "token",
-                                  "malformed"])
+                                  "malformed", "look_alike", "look_alike_word"])
 def test_every_refusal_counts_against_the_address(make_server, kind):
     server = make_server(["--upload-rate", "30", "--refusal-rate", "4"])
+    model = make_payload()["model"]["name"]
+    assert honest(client_from("127.0.0.9"), server).status_code == 201
     bad = {
+        # A look-alike of a stored name: one letter in another script, and
+        # a whole word of look-alike letters (found by the writer, which
+        # knows the stored names).
+        "look_alike": (sign(make_payload(model__name=model.replace("o", "\u043e", 1)))[0], JOSE, 422),
+        "look_alike_word": (sign(make_payload(model__name=model.replace("A3B", "\u04103\u0412")))[0],
+                            JOSE, 422),
         "bad_ed25519": (bad_signature("Ed25519"), JOSE, 401),
         "schema": (sign(make_payload(workloads__chat_short__decode_tok_s=-1))[0], JOSE, 422),
         "hosted_api": (sign(make_payload(backend__name="hosted-api"))[0], JOSE, 422),
