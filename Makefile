@@ -48,7 +48,7 @@ FUZZ_BINS  := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 FUZZ_SECONDS ?= 60
 FUZZ_CHECK_SECONDS ?= 10
 
-.PHONY: all deps run check check-fresh unit-tests san-tests http-tests browser-tests san-http-tests demo bench bench-scale bench-tiles fuzz fuzz-check clean
+.PHONY: all deps run check check-fresh unit-tests san-tests http-tests browser-tests san-http-tests demo bench bench-scale bench-busy bench-tiles fuzz fuzz-check clean
 all: $(BIN)
 
 deps:
@@ -160,6 +160,12 @@ bench-scale: deps $(BIN) $(BUILD)/bench/fill
 $(BUILD)/bench/fill: tests/bench/fill.c $(BUILD)/libllms.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libllms.a $(LIBS)
+
+# The WAL's high-water mark during 150,000 uploads with two CPU-bound
+# processes beside the daemon (tests/bench/README.md; not part of make
+# check: about five minutes with every core busy).
+bench-busy: deps $(BIN)
+	$(PYTHON) tests/bench/wal_busy.py --bin $(abspath $(BIN)) --bodies $(abspath $(BUILD)/bench/bodies-150k.txt) --check
 
 # The log's tiles at 1M entries against nginx (not part of make bench: the
 # fill takes a while): make bench-tiles

@@ -27,6 +27,7 @@ struct config {
 	unsigned conn_timeout;        /* seconds a connection may be idle */
 	unsigned upload_rate;         /* uploads per minute per account or address */
 	unsigned dispute_rate;        /* dispute posts per minute per address */
+	unsigned refusal_rate;        /* refused uploads in any minute per address */
 	unsigned search_rate;         /* searches per minute per address */
 	int trust_proxy;              /* take the client address from X-Forwarded-For */
 	const char *trust_proxy_addr; /* ...only on connections from this peer; NULL: any */
@@ -45,6 +46,8 @@ struct app {
 	struct cache *cache;
 	struct ratelimit *upload_rl;
 	struct ratelimit *dispute_rl;
+	struct ratelimit *refusal_rl;   /* refused uploads per address */
+	struct ratelimit *moderator_rl; /* wrong moderator tokens per address */
 	struct ratelimit *search_rl;
 	struct guard *guard;          /* request deadlines, NULL when off */
 	struct ceiling_ref *ref;      /* static/reference/ data, NULL when absent */

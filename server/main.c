@@ -21,6 +21,7 @@
 #include "store/db.h"
 #include "ingest/demo.h"
 #include "disputes/dispute.h"
+#include "http/framing.h"
 #include "http/guard.h"
 #include "util/log.h"
 #include "util/timefmt.h"
@@ -81,7 +82,10 @@ static struct MHD_Daemon *start_daemon(struct app *app, const struct sockaddr *s
 		MHD_OPTION_THREAD_POOL_SIZE, c->threads,
 		MHD_OPTION_CONNECTION_LIMIT, c->max_connections,
 		MHD_OPTION_CONNECTION_TIMEOUT, c->conn_timeout,
-		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)c->max_header_bytes,
+		/* Room for the request line and headers, and beside them for
+		 * the records of the query arguments (framing.h). */
+		MHD_OPTION_CONNECTION_MEMORY_LIMIT, framing_pool_bytes(c->max_header_bytes),
+		MHD_OPTION_URI_LOG_CALLBACK, router_uri, app,
 		MHD_OPTION_NOTIFY_CONNECTION, guard_notify, app->guard,
 		MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024,
 		MHD_OPTION_NOTIFY_COMPLETED, router_completed, app,
@@ -188,6 +192,8 @@ static void app_free(struct app *app)
 	cache_free(app->cache);
 	ratelimit_free(app->upload_rl);
 	ratelimit_free(app->dispute_rl);
+	ratelimit_free(app->refusal_rl);
+	ratelimit_free(app->moderator_rl);
 	ratelimit_free(app->search_rl);
 	page_static_free();
 	ceiling_free(app->ref);
@@ -210,7 +216,13 @@ static int serve(struct app *app)
 	/* Searches come in bursts while someone types: a quarter of a minute's worth at once. */
 	app->search_rl = ratelimit_new(app->cfg.search_rate,
 				       app->cfg.search_rate > 4 ? app->cfg.search_rate / 4 : 1);
-	if (!app->cache || !app->upload_rl || !app->dispute_rl || !app->search_rl) {
+	/* Refused uploads and wrong moderator tokens cost the sender: each
+	 * has an allowance of its own per address.  --upload-rate 0 (load
+	 * tests) lifts the first; nothing lifts the second. */
+	app->refusal_rl = ratelimit_new_capped(app->cfg.upload_rate ? app->cfg.refusal_rate : 0);
+	app->moderator_rl = ratelimit_new_capped(DISPUTE_MODERATOR_GUESSES);
+	if (!app->cache || !app->upload_rl || !app->dispute_rl || !app->search_rl ||
+	    !app->refusal_rl || !app->moderator_rl) {
 		fprintf(stderr, "llm-speedd: out of memory setting up the %s\n",
 			!app->cache ? "response cache" : "rate limits");
 		return 1;

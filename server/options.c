@@ -49,16 +49,24 @@ const char usage[] =
 "                                                  must all arrive within this time of\n"
 "                                                  its start however slowly they trickle,\n"
 "                                                  default 30 (0: off)\n"
-"  --max-header-bytes N   LLMSPEED_MAX_HEADER_BYTES memory per connection for the request\n"
-"                                                  line and headers; larger gets 431,\n"
+"  --max-header-bytes N   LLMSPEED_MAX_HEADER_BYTES request line and headers together;\n"
+"                                                  larger gets 431 (a longer address, or\n"
+"                                                  over 128 query arguments, 414),\n"
 "                                                  default 32768 (at least 8192)\n"
 "                         request bodies: 64 KiB for uploads (fixed by the contract),\n"
 "                         64 KiB for dispute posts; larger gets 413\n"
 "  --upload-rate N        LLMSPEED_UPLOAD_RATE     uploads per minute per account or\n"
 "                                                  address, default 30 (0: unlimited);\n"
 "                                                  over it: 429 with Retry-After\n"
+"  --refusal-rate N       LLMSPEED_REFUSAL_RATE    refused uploads (bad signature or\n"
+"                                                  payload, unknown token) per address in\n"
+"                                                  any minute, default 120 (0, or\n"
+"                                                  --upload-rate 0: unlimited); checked\n"
+"                                                  before the signature: over it, 429\n"
 "  --dispute-rate N       LLMSPEED_DISPUTE_RATE    dispute posts per minute per address,\n"
 "                                                  default 5 (0: unlimited)\n"
+"                         wrong moderator tokens: at most 20 per address in any\n"
+"                         minute, whatever the other limits; then 429\n"
 "  --search-rate N        LLMSPEED_SEARCH_RATE     searches per minute per address,\n"
 "                                                  default 120 (0: unlimited)\n"
 "  --db-busy-timeout MS   LLMSPEED_DB_BUSY_TIMEOUT how long a write waits for a database\n"
@@ -164,6 +172,7 @@ void defaults(struct config *c)
 	c->max_per_ip = env_uint("LLMSPEED_MAX_PER_IP", 32);
 	c->conn_timeout = env_uint("LLMSPEED_TIMEOUT", 10);
 	c->upload_rate = env_uint("LLMSPEED_UPLOAD_RATE", 30);
+	c->refusal_rate = env_uint("LLMSPEED_REFUSAL_RATE", 120);
 	c->dispute_rate = env_uint("LLMSPEED_DISPUTE_RATE", 5);
 	c->search_rate = env_uint("LLMSPEED_SEARCH_RATE", 120);
 	c->request_timeout = env_uint("LLMSPEED_REQUEST_TIMEOUT", 30);
@@ -205,7 +214,7 @@ int parse_options(int argc, char **argv, struct config *c, int command)
 {
 	enum { O_LISTEN = 256, O_DB, O_ASSETS, O_BASE, O_THREADS, O_MAXC, O_MAXIP,
 	       O_TIMEOUT, O_URATE, O_DRATE, O_TRUST, O_DEMO, O_QUIET, O_HELP,
-	       O_REQTIMEOUT, O_HEADER, O_BUSY, O_DBGROUP, O_SRATE, O_TESTCLOCK };
+	       O_REQTIMEOUT, O_HEADER, O_BUSY, O_DBGROUP, O_SRATE, O_RRATE, O_TESTCLOCK };
 	static const struct option opts[] = {
 		{ "listen", required_argument, NULL, O_LISTEN },
 		{ "db", required_argument, NULL, O_DB },
@@ -218,6 +227,7 @@ int parse_options(int argc, char **argv, struct config *c, int command)
 		{ "timeout", required_argument, NULL, O_TIMEOUT },
 		{ "upload-rate", required_argument, NULL, O_URATE },
 		{ "dispute-rate", required_argument, NULL, O_DRATE },
+		{ "refusal-rate", required_argument, NULL, O_RRATE },
 		{ "search-rate", required_argument, NULL, O_SRATE },
 		{ "trust-proxy", optional_argument, NULL, O_TRUST },
 		{ "request-timeout", required_argument, NULL, O_REQTIMEOUT },
@@ -247,6 +257,7 @@ int parse_options(int argc, char **argv, struct config *c, int command)
 		case O_TIMEOUT: c->conn_timeout = flag_uint("timeout", optarg); break;
 		case O_URATE: c->upload_rate = flag_uint("upload-rate", optarg); break;
 		case O_DRATE: c->dispute_rate = flag_uint("dispute-rate", optarg); break;
+		case O_RRATE: c->refusal_rate = flag_uint("refusal-rate", optarg); break;
 		case O_SRATE: c->search_rate = flag_uint("search-rate", optarg); break;
 		case O_REQTIMEOUT: c->request_timeout = flag_uint("request-timeout", optarg); break;
 		case O_HEADER: c->max_header_bytes = flag_uint("max-header-bytes", optarg); break;

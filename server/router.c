@@ -244,16 +244,29 @@ static void client_of(struct req *r)
 		peer_of(r, r->client, sizeof r->client);
 }
 
-/* Creates the request state on the first call and checks what can be
- * checked from the headers alone. */
-static struct req *req_new(struct app *app, struct MHD_Connection *conn,
-			   const char *url, const char *method)
+void *router_uri(void *cls, const char *uri, struct MHD_Connection *conn)
 {
+	struct app *app = cls;
 	struct req *r = calloc(1, sizeof *r);
-	const char *cl;
 
+	(void)conn;
 	if (!r)
 		return NULL;
+	r->target_bytes = strlen(uri);
+	/* The target is libmicrohttpd's own buffer, which it goes on to
+	 * split and decode: the check may cut off a query too long to read. */
+	framing_check_target((char *)uri, app->cfg.max_header_bytes, &r->target);
+	return r;
+}
+
+/* Fills in the request state on the first call (r from router_uri) and
+ * checks what can be checked from the headers alone. */
+static void req_begin(struct req *r, struct app *app, struct MHD_Connection *conn,
+		      const char *url, const char *method)
+{
+	const char *cl;
+
+	r->begun = 1;
 	r->conn = conn;
 	r->app = app;
 	r->path = url;
@@ -268,7 +281,6 @@ static struct req *req_new(struct app *app, struct MHD_Connection *conn,
 	if (r->route && cl && strtoull(cl, NULL, 10) > r->route->max_body)
 		r->body_too_large = 1;
 	atomic_fetch_add(&in_flight, 1);
-	return r;
 }
 
 /* Takes one chunk of the request body, or drops it once over the limit. */
@@ -320,16 +332,23 @@ enum MHD_Result router_access(void *cls, struct MHD_Connection *conn,
 			      size_t *upload_data_size, void **con_cls)
 {
 	struct req *r = *con_cls;
+	struct app *app = cls;
 	struct framing_error fe;
+	size_t line;
 
-	if (!r) {
+	if (!r)
+		return MHD_NO;        /* router_uri ran out of memory */
+	if (!r->begun) {
 		/* Queueing on this first call would make libmicrohttpd close
 		 * the connection; answer on the next call instead. */
-		r = req_new(cls, conn, url, method);
-		*con_cls = r;
-		/* Except for framing two parsers could read differently: that
-		 * is refused at once, and closing is what it needs. */
-		if (r && framing_check(conn, version, &fe) < 0) {
+		req_begin(r, app, conn, url, method);
+		/* Except for framing two parsers could read differently, or a
+		 * target this server would misread: that is refused at once,
+		 * and closing is what it needs. */
+		line = strlen(method) + r->target_bytes + strlen(version) + 4;
+		fe = r->target;
+		if (fe.status ||
+		    framing_check(conn, version, line, app->cfg.max_header_bytes, &fe) < 0) {
 			r->close = 1;
 			return refuse_json(r, fe.status, fe.code, fe.message);
 		}
@@ -339,9 +358,9 @@ enum MHD_Result router_access(void *cls, struct MHD_Connection *conn,
 		 * already sending; their body is read and dropped (within
 		 * --request-timeout), since closing on them would cut off
 		 * the 413 they are owed. */
-		if (r && r->route && r->body_too_large && http_header(r, "Expect"))
+		if (r->route && r->body_too_large && http_header(r, "Expect"))
 			return dispatch(r);
-		return r ? MHD_YES : MHD_NO;
+		return MHD_YES;
 	}
 	r->calls++;
 	if (*upload_data_size) {
@@ -361,6 +380,11 @@ void router_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 	guard_request_done(conn);  /* the next request's deadline starts */
 	if (!r)
 		return;
+	*con_cls = NULL;
+	if (!r->begun) {           /* refused by libmicrohttpd before the handler */
+		free(r);
+		return;
+	}
 	if (r->job && r->job_free)
 		r->job_free(r->job);
 	buf_release(&r->body);

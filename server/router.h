@@ -36,8 +36,11 @@ const char *router_allow(const char *path);
 /* 1 when pattern matches path, capturing '*' into arg (exported for tests). */
 int router_pattern_match(const char *pattern, const char *path, char *arg, size_t argn);
 
-/* libmicrohttpd callbacks: the access handler (cls is the struct app) and
- * the request-completed notifier that frees the request. */
+/* libmicrohttpd callbacks (cls is the struct app): the URI callback,
+ * which creates the request state and checks the target as sent
+ * (framing_check_target), the access handler, and the request-completed
+ * notifier that frees the request. */
+void *router_uri(void *cls, const char *uri, struct MHD_Connection *conn);
 enum MHD_Result router_access(void *cls, struct MHD_Connection *conn,
 			      const char *url, const char *method,
 			      const char *version, const char *upload_data,

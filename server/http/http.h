@@ -8,6 +8,7 @@
 #include <jansson.h>
 #include <stddef.h>
 
+#include "http/framing.h"
 #include "util/buf.h"
 #include "util/err.h"
 
@@ -44,6 +45,9 @@ struct req {
 	unsigned retry_after;         /* for a 429 or 503: seconds to wait */
 	char client[64];              /* client address, memory only, never logged */
 	int close;                    /* 1: answer with Connection: close */
+	int begun;                    /* the access handler has seen it */
+	size_t target_bytes;          /* the request target's length as sent */
+	struct framing_error target;  /* status 0, or why the target is refused */
 };
 
 /* Response options; zeroed means "no such header". */
