@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "app.h"
+#include "util/jsonw.h"
 
 /* Content-Security-Policy for everything we serve: no script, styles
  * only from our own stylesheet, no framing.  A page (text/html) may also
@@ -191,7 +192,7 @@ enum MHD_Result http_send_json(struct req *r, unsigned status, const json_t *v,
 	enum MHD_Result ret;
 	char *s;
 
-	s = json_dumps(v, JSON_COMPACT | JSON_ENSURE_ASCII);
+	s = jsonw_dumps(v, JSONW_ASCII);
 	if (!s)
 		return http_send(r, 500, CT_TEXT, "out of memory\n", 14, NULL);
 	ret = http_send(r, status, CT_JSON, s, strlen(s), o);
