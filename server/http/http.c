@@ -74,8 +74,9 @@ struct MHD_Response *http_build_stream(const char *ctype, MHD_ContentReaderCallb
 }
 
 enum MHD_Result http_send_prebuilt(struct req *r, unsigned status,
-				   struct MHD_Response *resp)
+				   struct MHD_Response *resp, size_t bytes)
 {
+	r->sent_bytes = bytes;
 	return MHD_queue_response(r->conn, status, resp);
 }
 
@@ -183,6 +184,7 @@ enum MHD_Result http_send(struct req *r, unsigned status, const char *ctype,
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
 	ret = MHD_queue_response(r->conn, status, resp);
 	MHD_destroy_response(resp);
+	r->sent_bytes = len;
 	return ret;
 }
 
@@ -221,6 +223,7 @@ enum MHD_Result http_reply_err_json(struct req *r, const struct err *e)
 	enum MHD_Result ret;
 	json_t *body;
 
+	r->err_code = err_code(e);
 	body = json_pack("{s:{s:s, s:s}}", "error", "code", err_code(e),
 			 "message", sentence(e, m, sizeof m));
 	if (body && e->field[0])
@@ -235,6 +238,7 @@ enum MHD_Result http_reply_err_json(struct req *r, const struct err *e)
 
 enum MHD_Result http_reply_err(struct req *r, const struct err *e)
 {
+	r->err_code = err_code(e);
 	if (r->html && r->error_page)
 		return r->error_page(r, e);
 	return http_reply_err_json(r, e);

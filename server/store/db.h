@@ -123,4 +123,9 @@ void db_stats(struct db *db, unsigned long *commits, unsigned long *jobs);
 /* Jobs submitted whose done() has not returned yet. */
 unsigned long db_pending(struct db *db);
 
+/* For /metrics: jobs waiting for the writer to take them into a batch;
+ * WAL frames not yet copied into the database by a checkpoint. */
+unsigned long db_queue_depth(struct db *db);
+int db_checkpoint_lag(struct db *db);
+
 #endif

@@ -4,6 +4,7 @@
 
 #include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
 
 #include "util/log.h"
 
@@ -36,9 +37,12 @@
 static int wal_grew(void *arg, sqlite3 *h, const char *name, int pages)
 {
 	struct db *db = arg;
+	int log, copied;
 
-	if (pages >= db->wal_limit)
-		sqlite3_wal_checkpoint_v2(h, name, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+	atomic_store(&db->wal_frames, pages);
+	if (pages >= db->wal_limit &&
+	    sqlite3_wal_checkpoint_v2(h, name, SQLITE_CHECKPOINT_PASSIVE, &log, &copied) == SQLITE_OK)
+		atomic_store(&db->ckpt_frames, copied);
 	if (pages >= CKPT_PAGES) {
 		pthread_mutex_lock(&db->lock);
 		db->ckpt_wanted = 1;
@@ -60,7 +64,7 @@ static void *ckpt_main(void *arg)
 {
 	struct db *db = arg;
 	struct sched_param idle = { .sched_priority = 0 };
-	int stop;
+	int stop, log, copied;
 
 	pthread_setname_np(pthread_self(), "db-checkpoint");
 	if (pthread_setschedparam(pthread_self(), SCHED_IDLE, &idle) != 0)
@@ -74,7 +78,9 @@ static void *ckpt_main(void *arg)
 		pthread_mutex_unlock(&db->lock);
 		if (stop)
 			break;
-		sqlite3_wal_checkpoint_v2(db->ckpt->h, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+		if (sqlite3_wal_checkpoint_v2(db->ckpt->h, NULL, SQLITE_CHECKPOINT_PASSIVE,
+					      &log, &copied) == SQLITE_OK)
+			atomic_store(&db->ckpt_frames, copied);
 	}
 	return NULL;
 }
@@ -93,4 +99,12 @@ int ckpt_start(struct db *db)
 	db->ckpt_started = 1;
 	sqlite3_wal_hook(db->writer->h, wal_grew, db);
 	return 0;
+}
+
+int db_checkpoint_lag(struct db *db)
+{
+	int wal = atomic_load(&db->wal_frames), copied = atomic_load(&db->ckpt_frames);
+
+	/* Fewer frames than were copied: the log started over since. */
+	return wal >= copied ? wal - copied : wal;
 }

@@ -30,6 +30,8 @@ struct db {
 	int ckpt_started, ckpt_wanted;
 	int ckpt_held;                 /* with lock: tests hold the thread back */
 	int wal_limit;                 /* WAL pages past which the writer copies */
+	_Atomic int wal_frames;        /* frames in the WAL at the last commit */
+	_Atomic int ckpt_frames;       /* of them, copied by the last checkpoint */
 	pthread_cond_t ckpt_wake;      /* with lock */
 	void (*commit_hook)(void *);   /* with lock: called after each commit */
 	void *commit_arg;
