@@ -89,7 +89,7 @@ END_TEST
 
 START_TEST(upload_results_are_kept_by_name)
 {
-	static char names[40][16];
+	static char names[40][24];
 	char *s;
 	int i;
 
