@@ -15,8 +15,9 @@
 #define AL_BYTES ((size_t)4 << 20)   /* the most held between two writes */
 #define AL_KICK ((size_t)256 << 10)  /* past this the thread writes at once */
 #define AL_INTERVAL_MS 250           /* else it writes this often */
-#define AL_TARGET_MAX 4096           /* request target bytes kept in a line */
-#define AL_FIELD_MAX 1024            /* and of the Referer and User-Agent */
+#define AL_TARGET_MAX 2048           /* request target bytes kept in a line */
+#define AL_FIELD_MAX 512             /* and of the Referer and User-Agent */
+#define AL_LINE_MAX 16384            /* room for them all, escaped four times over */
 
 struct access_log {
 	char *path;                  /* NULL: standard output */
@@ -166,51 +167,110 @@ void access_log_reopen(struct access_log *l)
 	pthread_mutex_unlock(&l->lock);
 }
 
-void access_log_escape(struct buf *b, const char *s, size_t n)
+/* One line being formatted: a fixed buffer of the calling thread, so a
+ * request's line costs no allocation.  Appends past AL_LINE_MAX - 1 bytes
+ * are cut (the fields are cut well before), leaving room for the '\n'. */
+struct line {
+	size_t n;
+	char b[AL_LINE_MAX];
+};
+
+static _Thread_local struct line tl_line;
+static _Thread_local time_t tl_sec = -1;     /* the second tl_when shows */
+static _Thread_local char tl_when[40];
+
+static void put(struct line *l, const char *s, size_t n)
+{
+	size_t room = AL_LINE_MAX - 1 - l->n;
+
+	if (n > room)
+		n = room;
+	memcpy(l->b + l->n, s, n);
+	l->n += n;
+}
+
+static void put_str(struct line *l, const char *s)
+{
+	put(l, s, strlen(s));
+}
+
+static void put_uint(struct line *l, unsigned long long v)
+{
+	char d[24];
+	int i = sizeof d;
+
+	do
+		d[--i] = (char)('0' + v % 10);
+	while (v /= 10);
+	put(l, d + i, sizeof d - (size_t)i);
+}
+
+/* s[0..n) with '"', '\\' and bytes outside 0x20..0x7e as \xHH; "-" for none. */
+static void escape(struct line *l, const char *s, size_t n)
 {
 	static const char hex[] = "0123456789abcdef";
 	const unsigned char *p = (const unsigned char *)s;
+	char esc[4] = { '\\', 'x', 0, 0 };
 	size_t i, run = 0;
 
 	if (!s || !n) {
-		buf_putc(b, '-');
+		put(l, "-", 1);
 		return;
 	}
 	for (i = 0; i < n; i++) {
 		if (p[i] >= 0x20 && p[i] < 0x7f && p[i] != '"' && p[i] != '\\')
 			continue;
-		buf_add(b, s + run, i - run);
-		buf_add(b, "\\x", 2);
-		buf_putc(b, hex[p[i] >> 4]);
-		buf_putc(b, hex[p[i] & 15]);
+		put(l, s + run, i - run);
+		esc[2] = hex[p[i] >> 4];
+		esc[3] = hex[p[i] & 15];
+		put(l, esc, 4);
 		run = i + 1;
 	}
-	buf_add(b, s + run, n - run);
+	put(l, s + run, n - run);
+}
+
+void access_log_escape(struct buf *b, const char *s, size_t n)
+{
+	struct line *l = malloc(sizeof *l);
+
+	if (!l) {
+		buf_grow(b, BUF_MAX);        /* out of memory: the sticky error */
+		return;
+	}
+	l->n = 0;
+	escape(l, s, n);
+	buf_add(b, l->b, l->n);
+	free(l);
 }
 
 /* A header's value, escaped and cut to AL_FIELD_MAX bytes. */
-static void header_field(struct buf *b, struct req *r, const char *name)
+static void header_field(struct line *l, struct req *r, const char *name)
 {
 	const char *v = http_header(r, name);
 	size_t n = v ? strlen(v) : 0;
 
-	access_log_escape(b, v, n < AL_FIELD_MAX ? n : AL_FIELD_MAX);
+	escape(l, v, n < AL_FIELD_MAX ? n : AL_FIELD_MAX);
 }
 
-/* "[28/Apr/2026:10:12:00 +0000]", the time the request line came. */
-static void when(struct buf *b, const struct timespec *t)
+/* "[28/Apr/2026:10:12:00 +0000]", the time the request line came; written
+ * once a second per thread. */
+static void when(struct line *l, const struct timespec *t)
 {
 	static const char months[12][4] = { "Jan", "Feb", "Mar", "Apr", "May", "Jun",
 					    "Jul", "Aug", "Sep", "Oct", "Nov", "Dec" };
 	struct tm tm;
 
-	gmtime_r(&t->tv_sec, &tm);
-	buf_printf(b, "[%02d/%s/%04d:%02d:%02d:%02d +0000]", tm.tm_mday, months[tm.tm_mon % 12],
-		   tm.tm_year + 1900, tm.tm_hour, tm.tm_min, tm.tm_sec);
+	if (t->tv_sec != tl_sec) {
+		gmtime_r(&t->tv_sec, &tm);
+		snprintf(tl_when, sizeof tl_when, "[%02d/%s/%04d:%02d:%02d:%02d +0000]", tm.tm_mday,
+			 months[tm.tm_mon % 12], tm.tm_year + 1900, tm.tm_hour, tm.tm_min, tm.tm_sec);
+		tl_sec = t->tv_sec;
+	}
+	put_str(l, tl_when);
 }
 
 /* The request line: method, target (without the query of a POST), version. */
-static void request_line(struct buf *b, struct req *r)
+static void request_line(struct line *l, struct req *r)
 {
 	const char *target = r->raw_uri ? r->raw_uri : r->path;
 	size_t n = target ? strlen(target) : 0;
@@ -218,51 +278,57 @@ static void request_line(struct buf *b, struct req *r)
 
 	if (target && r->method == HTTP_POST && (q = memchr(target, '?', n)))
 		n = (size_t)(q - target);
-	buf_putc(b, '"');
-	access_log_escape(b, r->verb, strlen(r->verb));
-	buf_putc(b, ' ');
-	access_log_escape(b, target, n < AL_TARGET_MAX ? n : AL_TARGET_MAX);
-	buf_putc(b, ' ');
-	access_log_escape(b, r->version, strlen(r->version));
-	buf_putc(b, '"');
+	put(l, "\"", 1);
+	escape(l, r->verb, strlen(r->verb));
+	put(l, " ", 1);
+	escape(l, target, n < AL_TARGET_MAX ? n : AL_TARGET_MAX);
+	put(l, " ", 1);
+	escape(l, r->version, strlen(r->version));
+	put(l, "\"", 1);
 }
 
-void access_log_request(struct access_log *l, struct req *r, unsigned status, uint64_t micros)
+void access_log_request(struct access_log *al, struct req *r, unsigned status, uint64_t micros)
 {
-	struct buf line = BUF_INIT;
+	struct line *l = &tl_line;
 	size_t bytes = r->method == HTTP_HEAD || status == 304 ? 0 : r->sent_bytes;
+	char frac[5] = { '.', 0, 0, 0, ' ' };
+	unsigned ms = (unsigned)(micros / 1000 % 1000);
 
-	if (!l || !status)
+	if (!al || !status)
 		return;
-	buf_puts(&line, r->client[0] ? r->client : "-");
-	buf_puts(&line, " - - ");
-	when(&line, &r->received);
-	buf_putc(&line, ' ');
-	request_line(&line, r);
-	buf_printf(&line, " %u ", status);
+	l->n = 0;
+	put_str(l, r->client[0] ? r->client : "-");
+	put(l, " - - ", 5);
+	when(l, &r->received);
+	put(l, " ", 1);
+	request_line(l, r);
+	put(l, " ", 1);
+	put_uint(l, status);
+	put(l, " ", 1);
 	if (bytes)
-		buf_printf(&line, "%zu", bytes);
+		put_uint(l, bytes);
 	else
-		buf_putc(&line, '-');
-	buf_puts(&line, " \"");
-	header_field(&line, r, "Referer");
-	buf_puts(&line, "\" \"");
-	header_field(&line, r, "User-Agent");
-	buf_printf(&line, "\" %llu.%03llu\n", (unsigned long long)(micros / 1000000),
-		   (unsigned long long)(micros / 1000 % 1000));
-	if (buf_error(&line))
-		goto out;
-	pthread_mutex_lock(&l->lock);
-	if (l->front.len + line.len > AL_BYTES) {
+		put(l, "-", 1);
+	put(l, " \"", 2);
+	header_field(l, r, "Referer");
+	put(l, "\" \"", 3);
+	header_field(l, r, "User-Agent");
+	put(l, "\" ", 2);
+	put_uint(l, micros / 1000000);
+	frac[1] = (char)('0' + ms / 100);
+	frac[2] = (char)('0' + ms / 10 % 10);
+	frac[3] = (char)('0' + ms % 10);
+	put(l, frac, 4);
+	l->b[l->n++] = '\n';            /* put() always leaves this byte */
+	pthread_mutex_lock(&al->lock);
+	if (al->front.len + l->n > AL_BYTES) {
 		metrics_inc(MC_ACCESS_LOG_DROPPED);
 	} else {
-		buf_add(&l->front, line.buf, line.len);
-		if (l->front.len >= AL_KICK && !l->kicked) {
-			l->kicked = 1;
-			pthread_cond_signal(&l->wake);
+		buf_add(&al->front, l->b, l->n);
+		if (al->front.len >= AL_KICK && !al->kicked) {
+			al->kicked = 1;
+			pthread_cond_signal(&al->wake);
 		}
 	}
-	pthread_mutex_unlock(&l->lock);
-out:
-	buf_release(&line);
+	pthread_mutex_unlock(&al->lock);
 }

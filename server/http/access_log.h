@@ -11,8 +11,9 @@
  * bytes are the body's ("-" for none, or for a streamed /export).  Quotes,
  * backslashes and bytes outside printable ASCII are written \xHH.
  *
- * Off the request path: a request only formats its line into a shared
- * buffer (a memcpy under a lock held for nothing else); a thread of its
+ * Off the request path: a request only formats its line in a buffer of its
+ * thread (no allocation; the date once a second) and copies it into a
+ * shared buffer (a memcpy under a lock held for nothing else); a thread of its
  * own writes the buffer out at least twice a second, or sooner when it
  * fills.  A line that finds the buffer full is dropped and counted
  * (llmspeed_access_log_dropped_lines_total), so a slow disk never slows a
