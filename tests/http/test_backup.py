@@ -83,8 +83,9 @@ def test_backup_under_upload_load_serves_and_verifies(tmp_path):
         # Uploads went on during the backup: none was refused.
         assert answers and all(status == 201 for status, _, _ in answers), \
             sorted({s for s, _, _ in answers})
-        during = [a for a in answers if a[2] >= began]
-        assert during, "no upload was answered while the backup ran"
+        # The uploads ran before, through and after the backup (how many
+        # land inside it depends on the machine; none was refused).
+        assert any(at >= began for _, _, at in answers), "the uploads stopped before the backup"
         acked = {rid for status, rid, at in answers if at < began}
         assert len(acked) > 0
 
