@@ -11,8 +11,11 @@ withdrawal's JWS the same way, that its key is the run's (RFC 7638
 thumbprint) and that its payload is {"run_id": <this run>, "action":
 "withdraw", ...}.  It needs python3 and python3-cryptography, not the server.
 
-Prints one line per failure and a summary; exits 0 when every signature
-verifies, 1 when any does not, 2 when the file cannot be read.
+Prints one line per failure, with its line number, and goes on to the
+next line whatever is wrong with one (bad JSON, JSON nested deeper than
+the server accepts, a wrong signature); then a summary with the count of
+failures.  Exits 0 when every signature verifies, 1 when any line failed,
+2 when the file cannot be read.
 """
 import base64
 import gzip
@@ -25,6 +28,12 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import ec, ed25519
 from cryptography.hazmat.primitives.asymmetric.utils import encode_dss_signature
 
+# The server refuses a payload or protected header nested more than 32
+# deep; Python's json recurses, so deeper text is refused before parsing.
+MAX_DEPTH = 32
+# An export line adds a few levels of its own around the texts it carries.
+LINE_DEPTH = MAX_DEPTH + 8
+
 B64URL = set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
 
 
@@ -32,6 +41,41 @@ def b64u(s):
     if not s or set(s) - B64URL or len(s) % 4 == 1:
         raise ValueError("not unpadded base64url")
     return base64.urlsafe_b64decode(s + "=" * (-len(s) % 4))
+
+
+def json_depth(text, limit):
+    """The deepest nesting of arrays and objects in JSON text (str or
+    bytes), brackets inside strings left out; stops counting past limit."""
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", "replace")
+    depth = deepest = 0
+    in_str = escaped = False
+    for ch in text:
+        if in_str:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_str = False
+        elif ch == '"':
+            in_str = True
+        elif ch in "[{":
+            depth += 1
+            if depth > deepest:
+                deepest = depth
+                if deepest > limit:
+                    break
+        elif ch in "]}" and depth:
+            depth -= 1
+    return deepest
+
+
+def loads(text, what, limit=MAX_DEPTH):
+    """json.loads of text, refusing (ValueError) JSON nested deeper than limit."""
+    if json_depth(text, limit) > limit:
+        raise ValueError("%s nests arrays and objects more than %d deep" % (what, limit))
+    return json.loads(text)
 
 
 def thumbprint(jwk):
@@ -50,7 +94,9 @@ def verify_jws(compact):
     parts = compact.split(".")
     if len(parts) != 3:
         raise ValueError("not three dot-separated parts")
-    header = json.loads(b64u(parts[0]))
+    header = loads(b64u(parts[0]), "the protected header")
+    if not isinstance(header, dict):
+        raise ValueError("the protected header is not a JSON object")
     payload, sig = b64u(parts[1]), b64u(parts[2])
     signed = (parts[0] + "." + parts[1]).encode("ascii")
     jwk = header.get("jwk") or {}
@@ -78,12 +124,15 @@ def verify_jws(compact):
 
 
 def check_line(line):
-    """Verifies one export line; returns (run id, None) or (id, reason)."""
-    run = json.loads(line)
+    """Verifies one export line; returns (run id, None) or (id, reason).
+    Raises ValueError when the line itself is not a JSON object."""
+    run = loads(line, "the line", LINE_DEPTH)
+    if not isinstance(run, dict):
+        raise ValueError("the line is not a JSON object")
     rid = run.get("id", "?")
     try:
         payload, thumb = verify_jws(run["jws"])
-        json.loads(payload)
+        loads(payload, "the payload")
         w = run.get("withdrawal")
         if run.get("withdrawn") or w:
             if not w or not w.get("jws"):
@@ -91,11 +140,11 @@ def check_line(line):
             wpayload, wthumb = verify_jws(w["jws"])
             if wthumb != thumb:
                 raise ValueError("withdrawal signed by another key than the run's")
-            body = json.loads(wpayload)
-            if body.get("run_id") != rid or body.get("action") != "withdraw":
+            body = loads(wpayload, "the withdrawal's payload")
+            if not isinstance(body, dict) or body.get("run_id") != rid or body.get("action") != "withdraw":
                 raise ValueError("withdrawal payload does not name this run and action")
-    except (ValueError, KeyError, TypeError) as e:
-        return rid, str(e)
+    except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as e:
+        return rid, str(e) or type(e).__name__
     return rid, None
 
 
@@ -126,11 +175,12 @@ def main(argv):
         n += 1
         try:
             rid, why = check_line(line)
-        except ValueError as e:
-            rid, why = "line %d" % number, "not JSON: %s" % e
+            where = "%s (line %d)" % (rid, number)
+        except (ValueError, RecursionError) as e:
+            where, why = "line %d" % number, "not an export line: %s" % (str(e) or type(e).__name__)
         if why:
             bad += 1
-            print("FAIL %s: %s" % (rid, why))
+            print("FAIL %s: %s" % (where, why))
     print("%d runs, %d verified, %d failed" % (n, n - bad, bad))
     return 1 if bad else 0
 

@@ -39,6 +39,7 @@ struct config {
 	const char *security_contact; /* security.txt's Contact URI; NULL: /privacy#reporting */
 	int demo;                     /* fill an empty database with demo runs */
 	int quiet;                    /* no request log */
+	const char *test_clock;       /* --test-clock FILE, tests only (util/timefmt.h); NULL: the real clock */
 };
 
 struct app {

@@ -24,6 +24,7 @@
 #include "http/access_log.h"
 #include "http/guard.h"
 #include "util/log.h"
+#include "util/timefmt.h"
 #include "pages/page.h"
 #include "http/ratelimit.h"
 #include "router.h"
@@ -267,6 +268,22 @@ static int serve(struct app *app)
 	return 0;
 }
 
+/* --test-clock FILE (tests only, in no --help and no environment
+ * variable): the clock is read from FILE from here on.  Returns 0, or -1
+ * after saying why FILE holds no time. */
+static int use_test_clock(const struct config *c)
+{
+	if (!c->test_clock)
+		return 0;
+	if (time_test_clock(c->test_clock) < 0) {
+		fprintf(stderr, "llm-speedd: --test-clock %s: the file must hold a whole number of "
+			"seconds (a time, or an offset such as +60)\n", c->test_clock);
+		return -1;
+	}
+	log_info("--test-clock %s: the clock is read from this file (for tests only)", c->test_clock);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct app app = { 0 };
@@ -288,7 +305,7 @@ int main(int argc, char **argv)
 		/* Options after the command too: account add NAME --db FILE. */
 		int rest = parse_options(argc - first, argv + first, &app.cfg, 1);
 
-		if (rest < 0)
+		if (rest < 0 || use_test_clock(&app.cfg) < 0)
 			return 2;
 		return account_main(&app.cfg, argc - first - rest, argv + first + rest);
 	}
@@ -302,7 +319,7 @@ int main(int argc, char **argv)
 	if (first < argc && !strcmp(argv[first], "snapshot")) {
 		int rest = parse_options(argc - first, argv + first, &app.cfg, 1);
 
-		if (rest < 0)
+		if (rest < 0 || use_test_clock(&app.cfg) < 0)
 			return 2;
 		return snapshot_main(&app.cfg, argc - first - rest, argv + first + rest);
 	}
@@ -310,6 +327,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "llm-speedd: unknown command %s\n%s", argv[first], usage);
 		return 2;
 	}
+	if (use_test_clock(&app.cfg) < 0)
+		return 2;
 	/* Threads started from here on inherit the blocked signals, so only
 	 * sigwait() in this thread sees them. */
 	sigemptyset(&set);

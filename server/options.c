@@ -249,7 +249,7 @@ int parse_options(int argc, char **argv, struct config *c, int command)
 {
 	enum { O_LISTEN = 256, O_DB, O_ASSETS, O_BASE, O_THREADS, O_MAXC, O_MAXIP,
 	       O_TIMEOUT, O_URATE, O_DRATE, O_TRUST, O_DEMO, O_QUIET, O_HELP,
-	       O_REQTIMEOUT, O_HEADER, O_BUSY, O_DBGROUP, O_SRATE,
+	       O_REQTIMEOUT, O_HEADER, O_BUSY, O_DBGROUP, O_SRATE, O_TESTCLOCK,
 	       O_ACCESSLOG, O_METRICSALLOW, O_SECCONTACT };
 	static const struct option opts[] = {
 		{ "listen", required_argument, NULL, O_LISTEN },
@@ -274,6 +274,9 @@ int parse_options(int argc, char **argv, struct config *c, int command)
 		{ "demo", no_argument, NULL, O_DEMO },
 		{ "quiet", no_argument, NULL, O_QUIET },
 		{ "help", no_argument, NULL, O_HELP },
+		/* Tests only, so not in usage and with no environment variable:
+		 * the clock read from a file (time_test_clock in util/timefmt.h). */
+		{ "test-clock", required_argument, NULL, O_TESTCLOCK },
 		{ NULL, 0, NULL, 0 },
 	};
 	int o;
@@ -302,6 +305,7 @@ int parse_options(int argc, char **argv, struct config *c, int command)
 		case O_SECCONTACT: c->security_contact = optarg; break;
 		case O_DEMO: c->demo = 1; break;
 		case O_QUIET: c->quiet = 1; break;
+		case O_TESTCLOCK: c->test_clock = optarg; break;
 		case O_HELP: fputs(usage, stdout); exit(0);
 		default: fputs(usage, stderr); return -1;
 		}

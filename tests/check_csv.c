@@ -89,6 +89,103 @@ START_TEST(table_has_header_and_crlf_records)
 }
 END_TEST
 
+/* Every finite double is written in at most 17 digits that read back as
+ * exactly it. */
+START_TEST(every_double_reads_back)
+{
+	union { double d; unsigned long long u; } v;
+	int k;
+
+	srand(7);
+	for (k = 0; k < 20000; k++) {
+		char *s;
+
+		v.u = (unsigned long long)rand() << 42 ^ (unsigned long long)rand() << 21 ^ (unsigned)rand();
+		if (!isfinite(v.d))
+			continue;
+		s = num(v.d);
+		ck_assert_msg(strtod(s, NULL) == v.d, "%s is not %.17g", s, v.d);
+		ck_assert_msg(!strchr(s, ',') && !strchr(s, '"') && strlen(s) <= 24, "%s", s);
+		free(s);
+	}
+}
+END_TEST
+
+/* A JSON value as one field, whatever its kind. */
+START_TEST(json_values_as_fields)
+{
+	static const struct { const char *json, *want; } cases[] = {
+		{ "\"=1+1\"", "\"'=1+1\"" },
+		{ "42", "42" },
+		{ "-7", "-7" },
+		{ "0.25", "0.25" },
+		{ "true", "true" },
+		{ "false", "false" },
+		{ "null", "" },
+		{ "[1,\"a\"]", "\"[1,\"\"a\"\"]\"" },
+		{ "{\"k\":\"-v\"}", "\"{\"\"k\"\":\"\"-v\"\"}\"" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct buf b = BUF_INIT;
+		json_t *v = json_loads(cases[i].json, JSON_DECODE_ANY, NULL);
+
+		ck_assert_ptr_nonnull(v);
+		csv_json(&b, v);
+		ck_assert_int_eq(buf_error(&b), 0);
+		ck_assert_msg(!strcmp(b.buf ? b.buf : "", cases[i].want), "%s gave %s", cases[i].json, b.buf);
+		buf_release(&b);
+		json_decref(v);
+	}
+	{
+		struct buf b = BUF_INIT;
+
+		csv_json(&b, NULL);
+		ck_assert_uint_eq(b.len, 0);
+		buf_release(&b);
+	}
+}
+END_TEST
+
+/* Dotted paths reach into objects and nothing else. */
+START_TEST(paths)
+{
+	json_t *o = json_pack("{s:{s:{s:i}}, s:[i], s:i}", "a", "b", "c", 3, "arr", 1, "n", 5);
+	char longkey[80];
+
+	ck_assert_int_eq(json_integer_value(csv_path(o, "a.b.c")), 3);
+	ck_assert_int_eq(json_integer_value(csv_path(o, "n")), 5);
+	ck_assert(json_is_object(csv_path(o, "a.b")));
+	ck_assert_ptr_null(csv_path(o, "a.x.c"));
+	ck_assert_ptr_null(csv_path(o, "n.deeper"));
+	ck_assert_ptr_null(csv_path(o, "arr.0"));
+	ck_assert_ptr_null(csv_path(o, "a.b.c.d"));
+	ck_assert_ptr_null(csv_path(NULL, "a"));
+	memset(longkey, 'k', 70);
+	strcpy(longkey + 70, ".x");
+	ck_assert_ptr_null(csv_path(o, longkey));   /* a key past 63 bytes: none */
+	json_decref(o);
+}
+END_TEST
+
+/* No rows (or no array): the header record alone. */
+START_TEST(empty_table_is_its_header)
+{
+	struct buf b = BUF_INIT;
+	struct csv_col cols[] = { { "id", "id" }, { "=x", "x" } };
+	json_t *rows = json_array();
+
+	ck_assert_int_eq(csv_table(&b, rows, cols, 2), 0);
+	ck_assert_str_eq(b.buf, "\"id\",\"'=x\"\r\n");
+	buf_reset(&b);
+	ck_assert_int_eq(csv_table(&b, NULL, cols, 2), 0);
+	ck_assert_str_eq(b.buf, "\"id\",\"'=x\"\r\n");
+	buf_release(&b);
+	json_decref(rows);
+}
+END_TEST
+
 static Suite *suite_csv(void)
 {
 	Suite *s = suite_create("csv");
@@ -98,6 +195,10 @@ static Suite *suite_csv(void)
 	tcase_add_test(tc, formulas_are_neutralised);
 	tcase_add_test(tc, numbers_round_trip_and_stay_numbers);
 	tcase_add_test(tc, table_has_header_and_crlf_records);
+	tcase_add_test(tc, every_double_reads_back);
+	tcase_add_test(tc, json_values_as_fields);
+	tcase_add_test(tc, paths);
+	tcase_add_test(tc, empty_table_is_its_header);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -3,6 +3,9 @@
 #include "http/guard.h"
 
 #include <arpa/inet.h>
+#include <errno.h>
+#include <poll.h>
+#include <sys/time.h>
 #include <netinet/in.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -109,15 +112,188 @@ START_TEST(null_guard_admits)
 }
 END_TEST
 
+/* Without a per-address limit, or with every peer a trusted proxy, one
+ * address may hold as many connections as it likes. */
+static void unlimited_case(const struct guard_config *cfg)
+{
+	struct guard *g = guard_new(cfg);
+	unsigned short port;
+	struct MHD_Daemon *d;
+	int s[6], i;
+
+	ck_assert_ptr_nonnull(g);
+	d = daemon_with(g, &port);
+	for (i = 0; i < 6; i++)
+		s[i] = dial(port);
+	for (i = 5; i >= 0; i--)
+		ck_assert_msg(answered(s[i]), "connection %d was not served", i);
+	for (i = 0; i < 6; i++)
+		close(s[i]);
+	MHD_stop_daemon(d);
+	guard_free(g);
+}
+
+START_TEST(no_limit_and_all_exempt_admit_everything)
+{
+	unlimited_case(&(struct guard_config){ .max_connections = 100, .max_per_ip = 0 });
+	unlimited_case(&(struct guard_config){ .max_connections = 100, .max_per_ip = 1, .exempt_all = 1 });
+}
+END_TEST
+
+/* Once an address's connections close, its count goes down and it is let
+ * in again (the count follows libmicrohttpd's close notices). */
+START_TEST(closed_connections_give_their_slots_back)
+{
+	struct guard *g = guard_new(&(struct guard_config){ .max_connections = 100, .max_per_ip = 1 });
+	unsigned short port;
+	struct MHD_Daemon *d;
+	int s, i, ok = 0;
+
+	ck_assert_ptr_nonnull(g);
+	d = daemon_with(g, &port);
+	s = dial(port);
+	ck_assert(answered(s));
+	close(s);
+	for (i = 0; i < 100 && !ok; i++) {       /* until the daemon saw the close */
+		s = dial(port);
+		ok = answered(s);
+		close(s);
+		if (!ok)
+			usleep(50 * 1000);
+	}
+	ck_assert_msg(ok, "the address was never let in again");
+	MHD_stop_daemon(d);
+	guard_free(g);
+}
+END_TEST
+
+/* 0 when the server ended s (EOF or reset) within 10 s, 1 when it
+ * answered or stayed silent. */
+static int ended_by_server(int s)
+{
+	struct timeval tv = { 10, 0 };
+	char got[64];
+
+	setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+	return read(s, got, sizeof got) > 0 || errno == EAGAIN;
+}
+
+/* A connection whose request does not arrive within request_seconds is
+ * shut down by the watchdog, however recently it sent a byte, and counted. */
+START_TEST(a_request_not_in_by_its_deadline_is_cut)
+{
+	struct guard *g = guard_new(&(struct guard_config){ .request_seconds = 1, .max_connections = 100 });
+	static const char part[] = "GET / HTTP/1.1\r\nHost: t\r\n";
+	unsigned short port;
+	struct MHD_Daemon *d;
+	int s;
+
+	ck_assert_ptr_nonnull(g);
+	d = daemon_with(g, &port);
+	s = dial(port);
+	ck_assert_int_eq(write(s, part, sizeof part - 1), (ssize_t)(sizeof part - 1));
+	ck_assert_int_eq(ended_by_server(s), 0);
+	ck_assert_uint_eq(guard_cut_count(g), 1);
+	close(s);
+	MHD_stop_daemon(d);
+	guard_free(g);
+}
+END_TEST
+
+/* 1 when the server ends at least one of the n sockets s within 10 s. */
+static int shed_any(const int *s, int n)
+{
+	struct pollfd p[8];
+	char got[64];
+	int i;
+
+	for (i = 0; i < n; i++)
+		p[i] = (struct pollfd){ .fd = s[i], .events = POLLIN };
+	if (poll(p, (nfds_t)n, 10000) <= 0)
+		return 0;
+	for (i = 0; i < n; i++)
+		if ((p[i].revents & (POLLIN | POLLHUP | POLLERR)) && read(s[i], got, sizeof got) <= 0)
+			return 1;
+	return 0;
+}
+
+/* As answer(), but as the router does: the first call only marks the
+ * request (libmicrohttpd closes a connection answered before its request
+ * was all read), the second tells the guard the request is in and answers,
+ * so the connection is kept alive. */
+static enum MHD_Result answer_in(void *cls, struct MHD_Connection *conn, const char *url,
+				 const char *method, const char *version, const char *body,
+				 size_t *body_len, void **ctx)
+{
+	static int seen;
+
+	if (!*ctx) {
+		*ctx = &seen;
+		return MHD_YES;
+	}
+	guard_request_in(conn);
+	return answer(cls, conn, url, method, version, body, body_len, ctx);
+}
+
+/* The router's completion notice: the connection waits for a request again. */
+static void completed(void *cls, struct MHD_Connection *conn, void **ctx,
+		      enum MHD_RequestTerminationCode toe)
+{
+	(void)cls, (void)ctx, (void)toe;
+	guard_request_done(conn);
+}
+
+/* Over three quarters of max_connections open, keep-alive connections idle
+ * after their response are shed (within a second or two), so they cannot
+ * keep the slots from new clients. */
+START_TEST(idle_keepalive_connections_are_shed_under_pressure)
+{
+	struct guard *g = guard_new(&(struct guard_config){ .max_connections = 4, .max_per_ip = 0 });
+	struct MHD_Daemon *d;
+	const union MHD_DaemonInfo *info;
+	int s[4], i;
+
+	ck_assert_ptr_nonnull(g);
+	d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG, 0,
+			     guard_accept, g, answer_in, NULL,
+			     MHD_OPTION_NOTIFY_CONNECTION, guard_notify, g,
+			     MHD_OPTION_NOTIFY_COMPLETED, completed, NULL, MHD_OPTION_END);
+	info = d ? MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT) : NULL;
+	ck_assert_ptr_nonnull(info);
+	for (i = 0; i < 4; i++) {
+		s[i] = dial(info->port);
+		ck_assert(answered(s[i]));
+		ck_assert_msg(answered(s[i]), "connection %d was not kept alive", i);
+	}
+	/* Shedding goes on until the pressure is off: at least one goes (all
+	 * that were idle a second when the watchdog looked), the count with it. */
+	ck_assert_msg(shed_any(s, 4), "no idle connection was shed under pressure");
+	ck_assert_uint_ge(guard_cut_count(g), 1);
+	for (i = 0; i < 4; i++)
+		close(s[i]);
+	MHD_stop_daemon(d);
+	guard_free(g);
+}
+END_TEST
+
 static Suite *suite_guard(void)
 {
 	Suite *s = suite_create("guard");
 	TCase *tc = tcase_create("core");
+	TCase *slow = tcase_create("watchdog");
 
 	tcase_add_test(tc, third_connection_from_one_address_refused);
 	tcase_add_test(tc, exempt_proxy_is_not_limited);
 	tcase_add_test(tc, null_guard_admits);
+	tcase_add_test(tc, no_limit_and_all_exempt_admit_everything);
 	suite_add_tcase(s, tc);
+	/* These wait for the daemon's close notices or for the watchdog, which
+	 * looks once a second (up to 10 s a connection). */
+	tcase_set_timeout(slow, 60);
+	tcase_add_test(slow, closed_connections_give_their_slots_back);
+	tcase_add_test(slow, a_request_not_in_by_its_deadline_is_cut);
+	tcase_add_test(slow, idle_keepalive_connections_are_shed_under_pressure);
+	suite_add_tcase(s, slow);
 	return s;
 }
 

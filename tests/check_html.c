@@ -51,6 +51,26 @@ START_TEST(bidi_text_is_isolated)
 }
 END_TEST
 
+/* Whatever the stored text holds, the output is XML 1.0 Chars: U+FFFE,
+ * U+FFFF and malformed bytes become U+FFFD, in text, in attributes and
+ * inside a bidi isolate; the noncharacters XML allows and other planes
+ * pass. */
+#define RC "\xef\xbf\xbd"
+START_TEST(outside_xml_char_becomes_replacement)
+{
+	ESC_EQ(html_txt, "Qwen\xef\xbf\xbf", "Qwen" RC);
+	ESC_EQ(html_txt, "\xef\xbf\xbeRTX", RC "RTX");
+	ESC_EQ(html_attr, "a\xef\xbf\xbf&", "a" RC "&amp;");
+	ESC_EQ(html_txt, "a\xff\xfe b", "a" RC RC " b");
+	ESC_EQ(html_txt, "cut\xe2\x82", "cut" RC RC);
+	ESC_EQ(html_txt, "\xed\xa0\x80", RC RC RC);               /* a surrogate */
+	ESC_EQ(html_txt, RLO "\xef\xbf\xbf", FSI RLO RC PDI);
+	ESC_EQ(html_txt, "\xef\xb7\x90\xf0\x9f\xbf\xbe\xf0\x9f\x98\x80\xef\xbf\xbd",
+	       "\xef\xb7\x90\xf0\x9f\xbf\xbe\xf0\x9f\x98\x80\xef\xbf\xbd");
+	ESC_EQ(html_txt, "caf\xc3\xa9 \xe2\x82\xac", "caf\xc3\xa9 \xe2\x82\xac");
+}
+END_TEST
+
 START_TEST(attr_escapes_whitespace)
 {
 	ESC_EQ(html_attr, "a\"b' onmouseover=x", "a&quot;b&#39; onmouseover=x");
@@ -114,6 +134,7 @@ static Suite *suite_html(void)
 
 	tcase_add_test(tc, text_escapes_markup);
 	tcase_add_test(tc, attr_escapes_whitespace);
+	tcase_add_test(tc, outside_xml_char_becomes_replacement);
 	tcase_add_test(tc, bidi_text_is_isolated);
 	tcase_add_test(tc, url_arg_percent_encodes);
 	tcase_add_test(tc, lines_keep_breaks);

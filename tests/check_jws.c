@@ -604,6 +604,60 @@ START_TEST(header_rules)
 }
 END_TEST
 
+/* The protected header is held to the payload's depth (32) and to
+ * JWS_MAX_HEADER bytes decoded: deeper or larger is malformed, saying
+ * which; exactly at both limits it verifies. */
+START_TEST(header_depth_and_size_are_bounded)
+{
+	static const char head[] = "{\"alg\":\"EdDSA\",\"jwk\":" JWK_OK ",\"x\":";
+	unsigned char sk[64];
+	char *hdr = malloc(8192), *s;
+	struct jws j;
+	struct err e;
+	size_t at, k;
+	int depth, rc;
+
+	ck_assert_ptr_nonnull(hdr);
+	rfc8037_sk(sk);
+	for (depth = 31; depth <= 1500; depth += depth == 31 ? 1 : 1468) {
+		at = (size_t)snprintf(hdr, 8192, "%s", head);
+		for (k = 0; k < (size_t)depth; k++)
+			hdr[at++] = '[';
+		for (k = 0; k < (size_t)depth; k++)
+			hdr[at++] = ']';
+		hdr[at++] = '}';
+		hdr[at] = '\0';
+		s = make_eddsa(sk, hdr, "{\"a\":1}");
+		rc = jws_parse_verify(s, strlen(s), &j, &e);
+		if (depth == 31) {      /* 1 + 31 = 32 levels */
+			ck_assert_int_eq(rc, JWS_OK);
+		} else {
+			ck_assert_int_eq(rc, JWS_MALFORMED);
+			ck_assert_int_eq(e.status, 400);
+			ck_assert_str_eq(e.code, "malformed_jws");
+			ck_assert_msg(strstr(e.message, "more than 32 deep"), "%s", e.message);
+		}
+		jws_free(&j);
+		free(s);
+	}
+	for (k = JWS_MAX_HEADER; k <= JWS_MAX_HEADER + 1; k++) {
+		at = (size_t)snprintf(hdr, 8192, "{\"alg\":\"EdDSA\",\"jwk\":" JWK_OK ",\"kid\":\"");
+		while (at < k - 2)
+			hdr[at++] = 'k';
+		memcpy(hdr + at, "\"}", 3);
+		ck_assert_uint_eq(strlen(hdr), k);
+		s = make_eddsa(sk, hdr, "{\"a\":1}");
+		rc = jws_parse_verify(s, strlen(s), &j, &e);
+		ck_assert_int_eq(rc, k == JWS_MAX_HEADER ? JWS_OK : JWS_MALFORMED);
+		if (rc)
+			ck_assert_msg(strstr(e.message, "4097 bytes decoded, more than the 4096"), "%s", e.message);
+		jws_free(&j);
+		free(s);
+	}
+	free(hdr);
+}
+END_TEST
+
 START_TEST(wrong_signature_length_is_malformed)
 {
 	unsigned char sk[64], sig[65] = { 0 };
@@ -777,6 +831,7 @@ static Suite *suite_jws(void)
 	tcase_add_test(tc, empty_payload_and_huge_input_are_malformed);
 	tcase_add_test(tc, header_rules);
 	tcase_add_test(tc, wrong_signature_length_is_malformed);
+	tcase_add_test(tc, header_depth_and_size_are_bounded);
 	tcase_add_test(tc, es256_parse_verify);
 	tcase_add_test(tc, es256_key_under_eddsa_is_malformed);
 	suite_add_tcase(s, tc);

@@ -1,9 +1,8 @@
-/* check_numfmt.c: figures, counts, sigma, dates (util/numfmt.c) and title cuts (util/textcut.c). */
+/* check_numfmt.c: figures, counts, sigma and dates (util/numfmt.c). */
 #include <math.h>
 
 #include "check_util.h"
 #include "util/numfmt.h"
-#include "util/textcut.h"
 
 /* v formatted by fn; the caller frees. */
 static char *fmt(void (*fn)(struct buf *, double), double v)
@@ -112,58 +111,59 @@ START_TEST(dates)
 }
 END_TEST
 
-/* s cut to max; the caller frees. */
-static char *cut(const char *s, size_t max)
+/* numfmt_fixed(v, dec) formatted; the caller frees. */
+static char *fixed(double v, int dec)
 {
 	struct buf b = BUF_INIT;
 
-	textcut(&b, s, max);
+	numfmt_fixed(&b, v, dec);
 	ck_assert_int_eq(buf_error(&b), 0);
 	return buf_detach(&b, NULL);
 }
 
-START_TEST(title_cuts)
-{
-	char *t;
+#define CK_FIXED(v, dec, want) do {                   \
+		char *got_ = fixed(v, dec);                  \
+		ck_assert_str_eq(got_, want);                \
+		free(got_);                                  \
+	} while (0)
 
-	t = cut("short", 10);
-	ck_assert_str_eq(t, "short");
-	free(t);
-	t = cut("0123456789", 10);              /* exactly max: kept whole */
-	ck_assert_str_eq(t, "0123456789");
-	free(t);
-	t = cut("0123456789A", 10);
-	ck_assert_str_eq(t, "012345678\xe2\x80\xa6");
-	free(t);
-	t = cut("a&b&c", 10);                    /* "&" is five wide as "&amp;" */
-	ck_assert_str_eq(t, "a&b\xe2\x80\xa6");
-	free(t);
-	t = cut("ab\xc3\xa9\xc3\xa9\xc3\xa9xyz", 5);  /* cut between code points */
-	ck_assert_str_eq(t, "ab\xc3\xa9\xc3\xa9\xe2\x80\xa6");
-	free(t);
+/* The writer under every figure: commas every three digits of the whole
+ * part only, any number of decimals, "-0" written without its sign, "?"
+ * for what is not a number, %.3g from 1e15. */
+START_TEST(fixed_rules)
+{
+	CK_FIXED(0, 0, "0");
+	CK_FIXED(999, 0, "999");
+	CK_FIXED(1000, 0, "1,000");
+	CK_FIXED(999999.5, 0, "1,000,000");
+	CK_FIXED(1234.5678, 3, "1,234.568");
+	CK_FIXED(0.00012345, 6, "0.000123");
+	CK_FIXED(-1234567.25, 2, "-1,234,567.25");
+	CK_FIXED(-0.0, 1, "0.0");
+	CK_FIXED(-0.04, 1, "0.0");              /* rounds to zero: no "-0.0" */
+	CK_FIXED(-0.06, 1, "-0.1");
+	CK_FIXED(-999.96, 1, "-1,000.0");
+	CK_FIXED(999999999999999.0, 0, "999,999,999,999,999");
+	CK_FIXED(1e15, 0, "1e+15");
+	CK_FIXED(-2.5e20, 2, "-2.5e+20");
+	CK_FIXED(NAN, 1, "?");
+	CK_FIXED(-INFINITY, 1, "?");
 }
 END_TEST
 
-/* The short hardware name of s. */
-static void ck_hw(const char *s, const char *want)
+/* A figure appended after what the buffer holds already. */
+START_TEST(appends)
 {
-	size_t len, at = textcut_hw(s, strlen(s), &len);
+	struct buf b = BUF_INIT;
 
-	ck_assert_msg(len == strlen(want) && !strncmp(s + at, want, len),
-		      "%s: got %.*s, want %s", s, (int)len, s + at, want);
-}
-
-START_TEST(hardware_short_names)
-{
-	ck_hw("NVIDIA GeForce RTX 4090", "RTX 4090");
-	ck_hw("NVIDIA GeForce RTX 4090 Laptop GPU", "RTX 4090 Laptop");
-	ck_hw("Apple M3 Ultra", "M3 Ultra");
-	ck_hw("AMD Radeon RX 7900 XTX", "Radeon RX 7900 XTX");
-	ck_hw("nvidia  H100 ", "H100");
-	ck_hw("M3 Pro", "M3 Pro");
-	ck_hw("NVIDIA", "NVIDIA");          /* the last word stays */
-	ck_hw("Apple GPU", "GPU");
-	ck_hw("", "");
+	buf_puts(&b, "decode ");
+	numfmt_fig(&b, 7313.9);
+	buf_puts(&b, " tok/s, ");
+	numfmt_sigma(&b, -2.26);
+	buf_puts(&b, ", ");
+	ck_assert_int_eq(numfmt_date(&b, "2026-02-03T04:05:06Z", 20), 0);
+	ck_assert_str_eq(b.buf, "decode 7,314 tok/s, 2.3 below, 3 Feb 2026");
+	buf_release(&b);
 }
 END_TEST
 
@@ -177,8 +177,8 @@ static Suite *suite_numfmt(void)
 	tcase_add_test(tc, sig3_rules);
 	tcase_add_test(tc, sigma_words);
 	tcase_add_test(tc, dates);
-	tcase_add_test(tc, title_cuts);
-	tcase_add_test(tc, hardware_short_names);
+	tcase_add_test(tc, fixed_rules);
+	tcase_add_test(tc, appends);
 	suite_add_tcase(s, tc);
 	return s;
 }

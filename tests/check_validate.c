@@ -150,6 +150,18 @@ struct mutation {
 };
 
 static const struct mutation mutations[] = {
+	/* Text no output format can carry: noncharacters of every kind and
+	 * controls (C0, DEL, C1), in every string the payload names. */
+	{ "model", "name", "\"Qwen\\uffff\"", 422, SV, "model.name" },
+	{ "hardware", "accelerator_summary", "\"RTX 4090\\ufffe\"", 422, SV, "hardware.accelerator_summary" },
+	{ "model", "name", "\"Qwen\\ud83f\\udffe\"", 422, SV, "model.name" },     /* U+1FFFE */
+	{ "model", "name", "\"Qwen\\udbff\\udfff\"", 422, SV, "model.name" },     /* U+10FFFF */
+	{ "model", "quantization", "\"4bit\\ufdd0\"", 422, SV, "model.quantization" },
+	{ "backend", "version", "\"0.31\\ufdef\"", 422, SV, "backend.version" },
+	{ "hardware", "os", "\"macOS\\u0085\"", 422, SV, "hardware.os" },
+	{ "hardware", "gpu_name", "\"M3\\u007f\"", 422, SV, "hardware.gpu_name" },
+	{ "client", "name", "\"llm\\tspeed\"", 422, SV, "client.name" },
+	{ "hardware", "cpu_model", "\"M3\\nUltra\"", 422, SV, "hardware.cpu_model" },
 	{ "", "suite_version", NULL, 422, SV, "suite_version" },
 	{ "", "suite_version", "\"suite-v2\"", 422, "unknown_suite", "suite_version" },
 	{ "", "suite_version", "1", 422, SV, "suite_version" },
@@ -596,6 +608,30 @@ START_TEST(bytes_strict_json)
 }
 END_TEST
 
+/* A character no output can carry is named by its code point and its
+ * place, so the submitter can find it. */
+START_TEST(bad_characters_are_named)
+{
+	static const struct { const char *value, *want; } cases[] = {
+		{ "\"Qwen\\uffff\"", "model.name contains U+FFFF, a noncharacter" },
+		{ "\"Q\\u00e9\\ud83f\\udffe\"", "U+1FFFE, a noncharacter that feeds and badges cannot carry, at character 3" },
+		{ "\"Qwen\\u0007\"", "U+0007, a control character, at character 5" },
+		{ "\"Qwen\\u009b\"", "U+009B, a control character" },
+	};
+	struct err e;
+	size_t i;
+
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		json_t *root = load(full_payload);
+
+		mutate(root, "model", "name", cases[i].value);
+		ck_assert_int_eq(validate_payload(root, NOW, NULL, &e), -1);
+		ck_assert_msg(strstr(e.message, cases[i].want), "%s", e.message);
+		json_decref(root);
+	}
+}
+END_TEST
+
 START_TEST(bytes_null_out_json)
 {
 	struct err e;
@@ -667,6 +703,7 @@ static Suite *suite_validate(void)
 	tcase_add_test(tc, messages_say_what_to_send);
 	tcase_add_test(tc, bytes_strict_json);
 	tcase_add_test(tc, bytes_null_out_json);
+	tcase_add_test(tc, bad_characters_are_named);
 	tcase_add_test(tc, json_parsing_vectors);
 	suite_add_tcase(s, tc);
 	return s;

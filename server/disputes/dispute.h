@@ -73,7 +73,8 @@ enum MHD_Result dispute_form_post(struct req *r);
  * next_after is the value for the next page (null on the last).  Each page
  * also carries, in submitter_posts, the submitter's latest signed posts
  * that are not on it, so no number of other posts hides the submitter's
- * reply; the moderator's ruling and note are in the head of every page. */
+ * reply; the moderator's ruling and note are in the head of every page.
+ * Returns a new reference (the caller's to json_decref), NULL on failure. */
 json_t *dispute_thread_json(struct req *r, const char *id);
 
 /* The ?after= post id of a request for a later page of a thread; 0 for

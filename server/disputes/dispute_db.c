@@ -9,6 +9,7 @@
 #include "app.h"
 #include "disputes/dispute_int.h"
 #include "http/ratelimit.h"
+#include "ingest/validate.h"
 #include "store/run_store.h"
 
 static const char sql_run[] = "SELECT key_thumbprint FROM runs WHERE id = ?";
@@ -85,10 +86,14 @@ int dispute_member_str(const json_t *o, const char *k, const char **s, size_t *n
 json_t *dispute_load_object(const char *s, size_t n, struct err *e)
 {
 	json_error_t je;
-	json_t *o = json_loadb(s, n, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, &je);
+	json_t *o = NULL;
 	char msg[300];
 
-	if (!o) {
+	if (validate_json_depth((const unsigned char *)s, n, VALIDATE_MAX_DEPTH) > VALIDATE_MAX_DEPTH) {
+		err_set(e, 400, "invalid_json", NULL, "The body nests arrays and objects more than %d deep; send a JSON object.", VALIDATE_MAX_DEPTH);
+		return NULL;
+	}
+	if (!(o = json_loadb(s, n, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, &je))) {
 		snprintf(msg, sizeof msg, "The body is not valid JSON (%s at character %d); send a JSON object.",
 			 je.text, je.position);
 		err_set(e, 400, "invalid_json", NULL, "%s", msg);

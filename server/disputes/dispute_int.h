@@ -32,7 +32,8 @@ int dispute_rate_limited(struct req *r);
 /* A string member of o: 1 with s/n set, 0 when absent or null, -1 when of
  * another type. */
 int dispute_member_str(const json_t *o, const char *k, const char **s, size_t *n);
-/* Parses bytes as a JSON object; NULL with e filled (400 invalid_json). */
+/* Parses bytes as a JSON object, a new reference; NULL with e filled (400
+ * invalid_json). */
 json_t *dispute_load_object(const char *s, size_t n, struct err *e);
 
 /* token.c: 1 when token is one this process made for run_id on a day

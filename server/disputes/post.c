@@ -9,7 +9,7 @@
 
 #include "app.h"
 #include "disputes/dispute_int.h"
-#include "disputes/confusable.h"
+#include "util/confusable.h"
 #include "http/cache.h"
 #include "http/form.h"
 #include "ingest/jws.h"
@@ -296,7 +296,7 @@ static int post_from_jws(struct req *r, struct post_job *p, const char *thumb,
 		return -1;
 	if (!(o = dispute_load_object((const char *)j.payload, j.payload_len, e)))
 		goto out;
-	if (signed_by_run(r, &j, o, thumb, e) < 0 || replay_fields(o, (long long)time(NULL), e) < 0 ||
+	if (signed_by_run(r, &j, o, thumb, e) < 0 || replay_fields(o, time_now(), e) < 0 ||
 	    post_fields(o, p, e) < 0)
 		goto out;
 	p->by_submitter = 1;
@@ -394,9 +394,9 @@ static int form_check(struct req *r, struct post_job *p, struct err *e)
 	if (!http_ctype_is(r, "application/x-www-form-urlencoded"))
 		return err_set(e, 415, "unsupported_media_type", NULL, "%s", "The form must be sent as application/x-www-form-urlencoded; post it from the run page.");
 	rc = form_fields(r, p, &token, e);
-	if (rc == 0 && !dispute_form_token_ok(r->arg, token.buf, (long long)time(NULL))) {
+	if (rc == 0 && !dispute_form_token_ok(r->arg, token.buf, time_now())) {
 		/* The page that carried it may be cached from an older day. */
-		if (dispute_token_stale(r->arg, token.buf, (long long)time(NULL)))
+		if (dispute_token_stale(r->arg, token.buf, time_now()))
 			cache_invalidate(r->app->cache, r->arg);
 		rc = err_set(e, 403, "invalid_form_token", NULL, "%s", "This form has expired or was not made by this site; reload the run page and post again.");
 	}

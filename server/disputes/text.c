@@ -44,6 +44,29 @@ static char *clean_text(const char *s, size_t n, int lines)
 	return out;
 }
 
+/* 1, with the sentence in msg, when the cleaned text s holds a character
+ * no output can carry (a noncharacter, a control character other than
+ * tab and line break) or, when required, nothing visible (only spaces,
+ * bidirectional controls and other invisible characters); else 0. */
+static int text_refused(const char *s, const char *field, int required, char *msg, size_t n)
+{
+	size_t len = strlen(s);
+	uint32_t cp;
+	char name[12];
+
+	if (utf8_text_bad((const unsigned char *)s, len, 1, &cp) >= 0) {
+		utf8_cp_name(cp, name);
+		snprintf(msg, n, "The \"%s\" field contains %s, %s; remove it.", field, name,
+			 utf8_is_noncharacter(cp) ? "a noncharacter" : "a control character");
+		return 1;
+	}
+	if (required && len && !utf8_has_visible((const unsigned char *)s, len)) {
+		snprintf(msg, n, "The \"%s\" field has nothing visible in it, only spaces or invisible characters; write what you mean.", field);
+		return 1;
+	}
+	return 0;
+}
+
 /* Checks one text field and stores its cleaned copy in *out (NULL when
  * empty and optional).  Returns 0, or -1 with e filled. */
 int dispute_text_field(const char *s, size_t n, const char *field, long max,
@@ -65,6 +88,11 @@ int dispute_text_field(const char *s, size_t n, const char *field, long max,
 	}
 	if (!(*out = clean_text(s, n, lines)))
 		return err_set(e, 503, "unavailable", NULL, "%s", MSG_NOMEM);
+	if (text_refused(*out, field, required, msg, sizeof msg)) {
+		free(*out);
+		*out = NULL;
+		return err_set(e, 422, "schema_violation", field, "%s", msg);
+	}
 	chars = utf8_count((const unsigned char *)*out, strlen(*out));
 	if (chars > max || (required && chars == 0)) {
 		free(*out);

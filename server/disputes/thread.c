@@ -10,6 +10,7 @@
 #include "disputes/dispute_int.h"
 #include "render/html.h"
 #include "util/buf.h"
+#include "util/timefmt.h"
 
 static const char sql_thread[] =
 	"SELECT state, note, resolved_at, posts FROM dispute_threads WHERE run_id = ?";
@@ -186,7 +187,7 @@ json_t *dispute_thread_json(struct req *r, const char *id)
 		json_decref(t);
 		return NULL;
 	}
-	dispute_form_token(id, (long long)time(NULL), token);
+	dispute_form_token(id, time_now(), token);
 	json_object_set_new(t, "form_token", json_string(token));
 	return t;
 }

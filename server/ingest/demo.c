@@ -166,7 +166,7 @@ static int item_prepare(struct item *it, json_t *payload, const char *fixed_id)
 	sodium_memzero(sk, sizeof sk);
 	if (!it->compact || jws_parse_verify(it->compact, strlen(it->compact), &it->jws, &je) != JWS_OK)
 		goto out;
-	if (validate_payload_bytes(it->jws.payload, it->jws.payload_len, (long long)time(NULL),
+	if (validate_payload_bytes(it->jws.payload, it->jws.payload_len, time_now(),
 				   &it->payload, &it->n.f, &ve) != 0) {
 		log_error("demo run does not validate: %s", ve.message);
 		goto out;
@@ -288,7 +288,7 @@ static double typical_decode(const struct dmodel *m, size_t h, const struct dbac
 static void synthetic_date(char out[32])
 {
 	time_t start = 1777420800;   /* 2026-04-29T00:00:00Z */
-	time_t end = time(NULL) - 3600;
+	time_t end = (time_t)time_now() - 3600;
 	time_t t = end > start ? start + (time_t)(rng_unit() * (double)(end - start)) : end;
 
 	time_rfc3339(t, out);

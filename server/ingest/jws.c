@@ -1,5 +1,6 @@
 /* jws.c: compact JWS parsing and verification (libsodium Ed25519, mbedTLS ES256). */
 #include "ingest/jws.h"
+#include "ingest/validate.h"
 #include "util/b64u.h"
 #include "util/buf.h"
 
@@ -228,6 +229,14 @@ static int decode_header(const struct parts *p, struct jws *out, struct err *err
 		return fail(err, rc, "the server ran out of memory decoding the protected header");
 	if (rc < 0)
 		return bad_part(p, 0, err);
+	if (n > JWS_MAX_HEADER) {
+		free(raw);
+		return fail(err, JWS_MALFORMED, "the protected header is %zu bytes decoded, more than the %d accepted; send only alg and jwk (typ and kid may be added)", n, JWS_MAX_HEADER);
+	}
+	if (validate_json_depth(raw, n, VALIDATE_MAX_DEPTH) > VALIDATE_MAX_DEPTH) {
+		free(raw);
+		return fail(err, JWS_MALFORMED, "the protected header nests arrays and objects more than %d deep; send {\"alg\":...,\"jwk\":{...}}", VALIDATE_MAX_DEPTH);
+	}
 	out->header = json_loadb((const char *)raw, n, JSON_REJECT_DUPLICATES, &jerr);
 	free(raw);
 	if (!out->header)

@@ -33,6 +33,12 @@
  * this module never decides a size question the HTTP layer should answer. */
 #define JWS_MAX_COMPACT ((size_t)72 * 1024)
 
+/* Largest protected header accepted, decoded: alg, a P-256 jwk, typ and a
+ * kid take about 250 bytes, so 4 KiB leaves room for any honest header
+ * while keeping every stored one small enough to show and re-verify.  It
+ * nests at most VALIDATE_MAX_DEPTH (32) deep, as the payload does. */
+#define JWS_MAX_HEADER 4096
+
 enum jws_alg { JWS_ALG_EDDSA = 1, JWS_ALG_ES256 = 2 };
 
 enum jws_status {

@@ -25,7 +25,7 @@ struct sample_opts {
  * hex), so sample runs of one model share a digest and a cluster. */
 void sample_digest(const char *name, char out[80]);
 
-/* A complete, valid suite-v1 payload built from o. */
+/* A complete, valid suite-v1 payload built from o: a new reference. */
 json_t *sample_payload(const struct sample_opts *o);
 
 /* Loads the Ed25519 secret key kept at path (64 bytes as 128 hex digits),

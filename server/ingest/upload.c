@@ -16,6 +16,7 @@
 #include "http/ratelimit.h"
 #include "store/run_store.h"
 #include "ingest/validate.h"
+#include "util/timefmt.h"
 
 /* One upload in flight: what the writer needs, kept alive until the request
  * ends (the connection is suspended while the writer works). */
@@ -49,7 +50,7 @@ static void upload_done(struct db_job *j)
 	struct cache *c = u->r->app->cache;
 	size_t i;
 
-	if (u->n.j.rc == DB_OK && !u->n.duplicate) {
+	if (u->n.j.rc == DB_OK && !u->n.duplicate && !u->n.clash.field) {
 		for (i = 0; i < json_array_size(u->n.affected); i++)
 			cache_invalidate(c, json_string_value(json_array_get(u->n.affected, i)));
 		cache_invalidate(c, u->n.id);
@@ -103,6 +104,12 @@ static enum MHD_Result finish(struct req *r)
 
 	if (u->n.j.rc != DB_OK)
 		return http_fail(r, 503, NULL, db_status_message(u->n.j.rc), NULL);
+	if (u->n.clash.field) {
+		struct err e = ERR_INIT;
+
+		names_clash_err(&u->n.clash, &e);
+		return http_reply_err(r, &e);
+	}
 	http_origin(r, origin, sizeof origin);
 	snprintf(url, sizeof url, "%s/r/%s", origin, u->n.id);
 	snprintf(badge, sizeof badge, "%s/badge/%s.svg", origin, u->n.id);
@@ -125,7 +132,7 @@ static int check(struct req *r, struct upload *u, enum MHD_Result *ret)
 		return -1;
 	}
 	if (jws_parse_verify(r->body.buf, r->body.len, &u->jws, &e) != JWS_OK ||
-	    validate_payload_bytes(u->jws.payload, u->jws.payload_len, (long long)time(NULL),
+	    validate_payload_bytes(u->jws.payload, u->jws.payload_len, time_now(),
 				   &u->payload, &u->n.f, &e) != 0) {
 		*ret = http_reply_err(r, &e);
 		return -1;

@@ -298,28 +298,39 @@ static int wrong_type(struct vctx *c, const char *field, const struct spec *s,
 	return bad(c, field, "%s must be %s, not %s.", field, want, type_name(v));
 }
 
-/* 1 when s holds a C0 control character or DEL. */
-static int has_control(const char *s)
+/* Reports the code point ch at byte offset at of the string at field as
+ * one no output can carry; returns -1. */
+static int bad_char(struct vctx *c, const char *field, const char *str, long at, uint32_t ch)
 {
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			return 1;
-	return 0;
+	char name[12];
+	long before = utf8_count((const unsigned char *)str, (size_t)at);   /* well-formed up to at */
+	size_t nth = before < 0 ? 1 : (size_t)before + 1;
+
+	utf8_cp_name(ch, name);
+	return bad(c, field, "%s contains %s, %s, at character %zu; remove it.", field, name,
+		   utf8_is_noncharacter(ch) ? "a noncharacter that feeds and badges cannot carry"
+					    : "a control character", nth);
 }
 
-/* K_STRING: a string without control characters or NULs, of 1 (when
- * required) to s->max code points. */
+/* K_STRING: a string of 1 (when required) to s->max code points, without
+ * NULs, control characters (tab and line breaks included: these are names
+ * of one line) or noncharacters (U+FFFE, U+FDD0, ...), which XML feeds and
+ * badges cannot carry. */
 static int check_string(const json_t *v, const char *field, const struct spec *s,
 			struct vctx *c)
 {
 	const char *str;
 	size_t cp;
+	uint32_t ch;
+	long at;
 
 	if (!json_is_string(v))
 		return wrong_type(c, field, s, v);
 	str = json_string_value(v);
-	if (strlen(str) != json_string_length(v) || has_control(str))
-		return bad(c, field, "%s contains a control character; remove it.", field);
+	if (strlen(str) != json_string_length(v))
+		return bad(c, field, "%s contains a NUL character (\\u0000); remove it.", field);
+	if ((at = utf8_text_bad((const unsigned char *)str, strlen(str), 0, &ch)) >= 0)
+		return bad_char(c, field, str, at, ch);
 	cp = utf8_len(str);
 	if (cp == 0 && s->required)
 		return empty(c, field, s);
@@ -504,6 +515,10 @@ static void fill_fields(const json_t *p, const struct vctx *c, struct run_fields
 	out->ttft_ms = json_number_value(json_object_get(chat, "ttft_ms"));
 	slug_model(out->model_name, out->model_slug, sizeof out->model_slug);
 	slug_hw(out->accelerator, out->hw_slug, sizeof out->hw_slug);
+	lookalike_slug(out->model_name, slug_model, out->model_slug, out->model_lookalike,
+		       sizeof out->model_lookalike);
+	lookalike_slug(out->accelerator, slug_hw, out->hw_slug, out->hw_lookalike,
+		       sizeof out->hw_lookalike);
 }
 
 /* Empties *e: status 0, no code, field and message "". */

@@ -43,6 +43,14 @@ int validate_digest_ok(const char *s);
 #define VALIDATE_NUM_MAX 1e12
 
 
+/* The deepest nesting of arrays and objects in the n JSON bytes at p,
+ * counting brackets outside strings, before any parser sees them (jansson
+ * allows 2048 levels, and readers elsewhere, such as Python's json that
+ * deploy/verify-export.py uses, recurse); stops counting past limit, so
+ * the cost is bounded by n.  The payload, the protected header and a
+ * withdrawal's payload are each held to VALIDATE_MAX_DEPTH. */
+int validate_json_depth(const unsigned char *p, size_t n, int limit);
+
 /* Parses the n payload bytes at p as JSON and validates them.  Parsing is
  * strict RFC 8259: no NUL bytes, valid UTF-8 (no BOM), no duplicate keys,
  * no \u0000 escapes, no number that overflows a double or a 64-bit integer,

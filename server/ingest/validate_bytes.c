@@ -4,14 +4,12 @@
 
 #include <string.h>
 
-/* Deepest nesting of arrays and objects in the n JSON bytes at p, counting
- * brackets outside strings; stops counting past VALIDATE_MAX_DEPTH. */
-static int nesting_depth(const unsigned char *p, size_t n)
+int validate_json_depth(const unsigned char *p, size_t n, int limit)
 {
 	int depth = 0, max = 0, in_str = 0;
 	size_t i;
 
-	for (i = 0; i < n && max <= VALIDATE_MAX_DEPTH; i++) {
+	for (i = 0; i < n && max <= limit; i++) {
 		if (in_str) {
 			if (p[i] == '\\')
 				i++;
@@ -42,7 +40,7 @@ static int precheck(const unsigned char *p, size_t n, struct vctx *c)
 		return fail(c, 400, "invalid_json", "",
 			    "The payload has a NUL byte at offset %zu; send a JSON object "
 			    "encoded in UTF-8.", (size_t)(nul - p));
-	if (nesting_depth(p, n) > VALIDATE_MAX_DEPTH)
+	if (validate_json_depth(p, n, VALIDATE_MAX_DEPTH) > VALIDATE_MAX_DEPTH)
 		return fail(c, 400, "invalid_json", "",
 			    "The payload nests arrays and objects more than %d deep; "
 			    "send the documented payload.", VALIDATE_MAX_DEPTH);

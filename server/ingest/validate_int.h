@@ -41,4 +41,10 @@ int check_digest(const json_t *v, const char *field, struct vctx *c);
 int check_accel(const json_t *v, const char *field, struct vctx *c);
 int check_fingerprint(const json_t *v, const char *field, struct vctx *c);
 
+/* Writes into out (size n) the slug slug_fn gives the name as it reads
+ * (util/confusable.h's confusable_latin), or "" when that is own, the
+ * name's own slug, or there is none. */
+void lookalike_slug(const char *name, int (*slug_fn)(const char *, char *, size_t),
+		    const char *own, char *out, size_t n);
+
 #endif

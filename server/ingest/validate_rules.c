@@ -1,7 +1,10 @@
 /* validate_rules.c: the rules of single payload fields beyond their kind:
  * the known suites and backends, digests, fingerprints, names, the time. */
 #include "ingest/validate_int.h"
+#include "util/buf.h"
+#include "util/confusable.h"
 #include "util/slug.h"
+#include "util/textcut.h"
 #include "util/timefmt.h"
 
 #include <string.h>
@@ -88,26 +91,68 @@ int check_fingerprint(const json_t *v, const char *field, struct vctx *c)
 		   "or leave it out.", field);
 }
 
-/* model.name: must give a non-empty model slug. */
+/* Refuses a name with a word spelt in two scripts ("Cоder", a Cyrillic о
+ * among Latin letters) with 422 confusable_name, naming the word and what
+ * the name reads as: such a word is there to look like another name.  The
+ * quotes are cut short (util/textcut.h) so the sentence fits its buffer
+ * whole. */
+static int check_mixed(const char *name, const char *field, struct vctx *c)
+{
+	struct buf word = BUF_INIT, latin = BUF_INIT, w = BUF_INIT, reads = BUF_INIT;
+	struct confusable_mix m;
+	int rc = 0;
+
+	if (!confusable_mixed(name, &m))
+		return 0;
+	buf_add(&word, name + m.at, m.len);
+	confusable_latin(name, &latin);
+	textcut(&w, word.buf ? word.buf : "", 24);
+	textcut(&reads, latin.buf ? latin.buf : "", 60);
+	rc = fail(c, 422, "confusable_name", field,
+		  "%s mixes %s and %s letters in the word \"%s\", so it looks like \"%s\"; "
+		  "write each word in one script (a name that looks like another is refused).",
+		  field, m.script[0], m.script[1], w.buf ? w.buf : "", reads.buf ? reads.buf : "");
+	buf_release(&word);
+	buf_release(&latin);
+	buf_release(&w);
+	buf_release(&reads);
+	return rc;
+}
+
+/* model.name: must give a non-empty model slug, with no word in two scripts. */
 int check_model_name(const json_t *v, const char *field, struct vctx *c)
 {
 	char slug[SLUG_MAX + 1];
 
-	if (slug_model(json_string_value(v), slug, sizeof slug) == 0)
-		return 0;
-	return bad(c, field, "%s has no ASCII letter or digit to name the model's page by; send %s.",
-		   field, HINT_MODEL);
+	if (slug_model(json_string_value(v), slug, sizeof slug) != 0)
+		return bad(c, field, "%s has no ASCII letter or digit to name the model's page by; send %s.",
+			   field, HINT_MODEL);
+	return check_mixed(json_string_value(v), field, c);
 }
 
-/* hardware.accelerator_summary: must give a non-empty hardware slug. */
+/* The slug name reads as, when not its own (validate_int.h). */
+void lookalike_slug(const char *name, int (*slug_fn)(const char *, char *, size_t),
+		    const char *own, char *out, size_t n)
+{
+	struct buf b = BUF_INIT;
+
+	out[0] = '\0';
+	confusable_latin(name, &b);
+	if (buf_error(&b) || !b.buf || slug_fn(b.buf, out, n) != 0 || !strcmp(out, own))
+		out[0] = '\0';
+	buf_release(&b);
+}
+
+/* hardware.accelerator_summary: must give a non-empty hardware slug, with
+ * no word in two scripts. */
 int check_accel(const json_t *v, const char *field, struct vctx *c)
 {
 	char slug[SLUG_MAX + 1];
 
-	if (slug_hw(json_string_value(v), slug, sizeof slug) == 0)
-		return 0;
-	return bad(c, field, "%s names no accelerator beyond a vendor word; send %s.",
-		   field, HINT_ACCEL);
+	if (slug_hw(json_string_value(v), slug, sizeof slug) != 0)
+		return bad(c, field, "%s names no accelerator beyond a vendor word; send %s.",
+			   field, HINT_ACCEL);
+	return check_mixed(json_string_value(v), field, c);
 }
 
 /* created_at: RFC 3339 in UTC, a real time, not before VALIDATE_OLDEST_UNIX

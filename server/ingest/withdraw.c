@@ -9,12 +9,14 @@
 #include "app.h"
 #include "http/cache.h"
 #include "ingest/jws.h"
+#include "ingest/validate.h"
 #include "store/defer.h"
 #include "store/outlier.h"
 #include "store/run_store.h"
 #include "store/tlog_store.h"
 #include "util/sha256.h"
 #include "util/timefmt.h"
+#include "util/utf8.h"
 
 static const char sql_lookup[] =
 	"SELECT r.key_thumbprint, w.run_id IS NOT NULL FROM runs r "
@@ -142,24 +144,29 @@ static int run_lookup(struct req *r, char thumb[48], int *withdrawn)
 	return rc;
 }
 
-/* 1 when s[0..n) is 1 to WITHDRAW_REASON_MAX characters (UTF-8, which
- * jansson guarantees) with no control character but line breaks and tabs,
- * and not only white space. */
-static int reason_ok(const char *s, size_t n)
+/* Checks the reason s[0..n) (UTF-8, which jansson guarantees): 1 to
+ * WITHDRAW_REASON_MAX characters, with no character no output can carry
+ * (a noncharacter, a control character but line breaks and tabs) and
+ * something visible (not only spaces, bidirectional controls and other
+ * invisible characters, which would show an empty reason).  Returns 0, or
+ * -1 with e filled. */
+static int reason_check(const char *s, size_t n, struct err *e)
 {
-	size_t i, chars = 0, visible = 0;
-	unsigned char c;
+	uint32_t cp;
+	char name[12];
+	long chars;
 
-	for (i = 0; i < n; i++) {
-		c = (unsigned char)s[i];
-		if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f)
-			return 0;
-		if ((c & 0xc0) != 0x80)
-			chars++;
-		if (c != ' ' && c != '\n' && c != '\t')
-			visible++;
+	if (utf8_text_bad((const unsigned char *)s, n, 1, &cp) >= 0) {
+		utf8_cp_name(cp, name);
+		return err_set(e, 422, "schema_violation", "reason", "The \"reason\" member contains %s, %s; remove it.",
+			       name, utf8_is_noncharacter(cp) ? "a noncharacter" : "a control character");
 	}
-	return visible > 0 && chars <= WITHDRAW_REASON_MAX;
+	chars = utf8_count((const unsigned char *)s, n);
+	if (chars < 1 || chars > WITHDRAW_REASON_MAX)
+		return err_set(e, 422, "schema_violation", "reason", "The \"reason\" member must be a string of 1 to %d characters.", WITHDRAW_REASON_MAX);
+	if (!utf8_has_visible((const unsigned char *)s, n))
+		return err_set(e, 422, "schema_violation", "reason", "%s", "The \"reason\" member has nothing visible in it, only spaces or invisible characters; say why the run is withdrawn.");
+	return 0;
 }
 
 /* Checks the signed payload {"run_id", "action": "withdraw", "reason"}. */
@@ -177,8 +184,10 @@ static int payload_check(struct req *r, const json_t *o, struct withdrawal *wd,
 	if (!json_is_string(act) || json_string_length(act) != 8 ||
 	    strcmp(json_string_value(act), "withdraw"))
 		return err_set(e, 422, "schema_violation", "action", "%s", "The \"action\" member of the signed payload must be \"withdraw\".");
-	if (!json_is_string(why) || !reason_ok(json_string_value(why), json_string_length(why)))
-		return err_set(e, 422, "schema_violation", "reason", "The \"reason\" member must be a string of 1 to %d characters, without control characters.", WITHDRAW_REASON_MAX);
+	if (!json_is_string(why))
+		return err_set(e, 422, "schema_violation", "reason", "The \"reason\" member must be a string of 1 to %d characters.", WITHDRAW_REASON_MAX);
+	if (reason_check(json_string_value(why), json_string_length(why), e) < 0)
+		return -1;
 	if (!(wd->reason = strdup(json_string_value(why))))
 		return err_unavailable(e, MSG_NOMEM);
 	return 0;
@@ -205,6 +214,10 @@ static int withdraw_check(struct req *r, struct withdrawal *wd, struct err *e)
 	rc = -1;
 	if (strcmp(j.thumbprint, thumb)) {
 		err_set(e, 403, "forbidden_key", NULL, "This withdrawal is signed by a key other than the one that signed run %s; only that key can withdraw it.", r->arg);
+		goto out;
+	}
+	if (validate_json_depth(j.payload, j.payload_len, VALIDATE_MAX_DEPTH) > VALIDATE_MAX_DEPTH) {
+		err_set(e, 400, "invalid_json", NULL, "The signed payload nests arrays and objects more than %d deep; send {\"run_id\", \"action\", \"reason\"}.", VALIDATE_MAX_DEPTH);
 		goto out;
 	}
 	o = json_loadb((const char *)j.payload, j.payload_len, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, NULL);

@@ -24,6 +24,7 @@
 
 #include "http/http.h"
 #include "http/cache.h"
+#include "store/names.h"
 
 struct dbconn;
 
@@ -31,10 +32,11 @@ struct dbconn;
 #define BROWSE_PAGE 20
 
 /* The columns browse_run() reads, in this order; a query selects them
- * first (more columns may follow). */
+ * first (more columns may follow).  A list names each run's model and
+ * hardware by their shown names (store/names.h), not the run's own. */
 #define BROWSE_RUN_COLS \
-	"id, model_name, model_slug, model_digest, model_quant, model_format, " \
-	"accelerator, hw_slug, backend_name, backend_version, decode_tok_s, " \
+	"id, " NAMES_MODEL("model_slug", "model_name") ", model_slug, model_digest, model_quant, model_format, " \
+	NAMES_HW("hw_slug", "accelerator") ", hw_slug, backend_name, backend_version, decode_tok_s, " \
 	"prefill_tok_s, ttft_ms, created_at, demo, outlier, " \
 	"(SELECT (runs.decode_tok_s - c.mean) / nullif(c.stddev, 0) FROM clusters c " \
 	"WHERE c.suite_version = runs.suite_version AND c.model_digest = runs.model_digest " \
@@ -112,14 +114,14 @@ enum MHD_Result browse_send_csv(struct browse *b, const char *name, json_t *m);
 void browse_add_alternates(struct browse *b, const char *name, json_t *m);
 /* twins.c: path followed by b's request's query as its twins read it
  * (every argument with its first value, empty ones left out, URL-escaped),
- * as a JSON string for a page's visible twin link; NULL when out of memory. */
+ * as a new JSON string for a page's visible twin link; NULL when out of memory. */
 json_t *browse_twin_href(const struct browse *b, const char *path);
 
 /* The run in st's current row (selected with BROWSE_RUN_COLS) as a list
  * item: id, href, decode_tok_s, prefill_tok_s, ttft_ms, created_at, date,
  * model {name, slug, digest, digest_short, quantization, format, href},
  * hardware {name, slug, href}, backend {name, version}, outlier, sigma,
- * demo.  NULL when memory runs out. */
+ * demo, a new reference.  NULL when memory runs out. */
 json_t *browse_run(const struct browse *b, sqlite3_stmt *st);
 
 /* Binds the cursor to parameters i (decode) and i+1 (id) of a statement
@@ -132,7 +134,7 @@ void browse_bind_after(const struct browse *b, sqlite3_stmt *st, int i);
  * next continues after the last one when more rows exist; first leads back
  * to page one when this page came from a cursor.  The links are made as by
  * browse_link() from prefix, segment and the pairs that follow.  Resets st.
- * NULL when a step fails (logged). */
+ * A new reference; NULL when a step fails (logged). */
 json_t *browse_list(const struct browse *b, sqlite3_stmt *st, int limit,
 		    const char *prefix, const char *segment, ...)
 	__attribute__((sentinel));
@@ -179,12 +181,13 @@ extern const struct browse_orders browse_board_orders;
  * the rest descend): the links of browse_add_orders() without its
  * "ascending", for pages whose view model places "sort_by" itself.
  * href(ctx, sort) makes each link, sort being NULL for the default order.
- * NULL when memory runs out. */
+ * A new reference; NULL when memory runs out. */
 json_t *browse_sort_links(enum browse_sort cur, json_t *(*href)(void *ctx, const char *sort), void *ctx);
 
 /* The links of browse_sort_links() keyed by sort value, for the column
  * headers of a run list (templates/_list_runs.html).  The objects are
- * shared with sorts.  NULL when memory runs out. */
+ * shared with sorts (the new object holds its own references to them).
+ * NULL when memory runs out. */
 json_t *browse_sort_by(json_t *sorts);
 
 /* Steps st, a sorted list's query selecting (sort key, run id) with the
@@ -225,7 +228,7 @@ int browse_up_cursor(const struct browse *b, sqlite3_stmt *up, int limit, char *
  * none) and ".json" when b answers with JSON, then the key/value pairs
  * that follow, NULL-terminated, as query arguments (a NULL value skips its
  * pair), then ?suite= when the request named the suite.  Returns a JSON
- * string (NULL when memory runs out). */
+ * string, a new reference (NULL when memory runs out). */
 json_t *browse_link(const struct browse *b, const char *prefix, const char *segment, ...)
 	__attribute__((sentinel));
 
@@ -234,7 +237,7 @@ void browse_cursor(char *out, size_t n, double decode, const char *id);
 
 /* The suites in the runs table as [{"name", "selected", "href"}], oldest
  * first (at most 50), for a selector whose links lead to prefix and
- * segment as in browse_link().  NULL on a database error. */
+ * segment as in browse_link(); a new reference, NULL on a database error. */
 json_t *browse_suites(const struct browse *b, const char *prefix, const char *segment);
 
 /* v as numfmt_fig writes a figure ("7,314", "53.0"), as a new JSON
@@ -243,7 +246,7 @@ json_t *browse_fig(double v);
 
 /* A page title from a name people chose: cut (with an ellipsis) so that
  * the escaped title stays under the 70 characters browsers show and the
- * HTML checker allows.  Returns a JSON string. */
+ * HTML checker allows.  Returns a new JSON string. */
 json_t *browse_title(const char *name);
 
 /* Sorts the JSON array a in place with cmp, which compares two json_t *

@@ -35,8 +35,9 @@ void page_api_free(void);
 enum MHD_Result page_run(struct req *r);          /* /r/<id> */
 enum MHD_Result page_run_json(struct req *r);     /* /r/<id>.json */
 enum MHD_Result page_run_jws(struct req *r);      /* /r/<id>.jws */
-/* run_model.c: builds the run's view model (the JSON of /r/<id>.json); NULL with
- * *status 404 when there is no such run, 503 when the database failed. */
+/* run_model.c: builds the run's view model (the JSON of /r/<id>.json), a new
+ * reference; NULL with *status 404 when there is no such run, 503 when the
+ * database failed. */
 json_t *page_run_model(struct req *r, const char *id, unsigned *status);
 
 /* rank.c */

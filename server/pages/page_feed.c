@@ -9,6 +9,7 @@
 #include "pages/browse.h"
 #include "render/html.h"
 #include "store/db.h"
+#include "store/names.h"
 #include "util/buf.h"
 #include "util/slug.h"
 
@@ -17,29 +18,33 @@
 
 #define CT_ATOM "application/atom+xml"
 
-#define RUN_COLS "id, model_name, model_digest, accelerator, backend_name, backend_version, " \
-	"decode_tok_s, received_at"
+/* An entry names the model and hardware by their shown names
+ * (store/names.h), as every list does, not by the run's own. */
+#define RUN_COLS "id, " NAMES_MODEL("model_slug", "model_name") ", model_digest, " \
+	NAMES_HW("hw_slug", "accelerator") ", backend_name, backend_version, decode_tok_s, received_at"
 
-/* Each reads FEED_MAX + 0 rows of one index (0013's partial indexes, or
- * runs_received) newest first; withdrawn and upheld runs are not in them. */
+/* Each reads FEED_MAX rows (bound to :max by feed_send) of one index
+ * (0013's partial indexes, or runs_received) newest first; withdrawn and
+ * upheld runs are not in them. */
 static const char sql_new[] =
 	"SELECT " RUN_COLS " FROM runs INDEXED BY runs_recent WHERE status = 'ok' "
-	"ORDER BY received_at DESC, id DESC LIMIT " "50";
+	"ORDER BY received_at DESC, id DESC LIMIT :max";
 static const char sql_model[] =
 	"SELECT " RUN_COLS " FROM runs INDEXED BY runs_model_recent "
-	"WHERE model_slug = ? AND status = 'ok' ORDER BY received_at DESC, id DESC LIMIT 50";
+	"WHERE model_slug = ? AND status = 'ok' ORDER BY received_at DESC, id DESC LIMIT :max";
 static const char sql_hw[] =
 	"SELECT " RUN_COLS " FROM runs INDEXED BY runs_hw_recent "
-	"WHERE hw_slug = ? AND status = 'ok' ORDER BY received_at DESC, id DESC LIMIT 50";
+	"WHERE hw_slug = ? AND status = 'ok' ORDER BY received_at DESC, id DESC LIMIT :max";
 static const char sql_account[] =
 	"SELECT " RUN_COLS " FROM runs INDEXED BY runs_account_recent "
-	"WHERE account_id = ? AND account_id IS NOT NULL AND status = 'ok' ORDER BY received_at DESC, id DESC LIMIT 50";
+	"WHERE account_id = ? AND account_id IS NOT NULL AND status = 'ok' ORDER BY received_at DESC, id DESC LIMIT :max";
 static const char sql_account_id[] = "SELECT id FROM accounts WHERE name = ?";
 static const char sql_disputes[] =
-	"SELECT t.run_id, r.model_name, r.accelerator, r.backend_name, t.posts, "
+	"SELECT t.run_id, " NAMES_MODEL("r.model_slug", "r.model_name") ", "
+	NAMES_HW("r.hw_slug", "r.accelerator") ", r.backend_name, t.posts, "
 	"t.last_post_at, t.opened_at FROM dispute_threads t INDEXED BY dispute_threads_recent "
 	"JOIN runs r ON r.id = t.run_id "
-	"WHERE t.state = 'open' ORDER BY t.last_post_id DESC, t.run_id DESC LIMIT 50";
+	"WHERE t.state = 'open' ORDER BY t.last_post_id DESC, t.run_id DESC LIMIT :max";
 
 /* The feeds' statements, for the unit test of query plans. */
 const char *const page_feed_sql[] = { sql_new, sql_model, sql_hw, sql_account,
@@ -162,6 +167,7 @@ static enum MHD_Result feed_send(struct req *r, struct feed *f)
 	int rc, n = 0;
 
 	http_origin(r, origin, sizeof origin);
+	sqlite3_bind_int(f->st, sqlite3_bind_parameter_index(f->st, ":max"), FEED_MAX);
 	while ((rc = sqlite3_step(f->st)) == SQLITE_ROW && n++ < FEED_MAX) {
 		if (!*updated)
 			snprintf(updated, sizeof updated, "%s",

@@ -9,6 +9,7 @@
 
 #include "pages/browse.h"
 #include "store/db.h"
+#include "store/names.h"
 #include "util/slug.h"
 
 #define BOARD_PAGE 50
@@ -85,9 +86,9 @@ static const char sql_be_next[] =
 static const char sql_recent[] =
 	"SELECT " BROWSE_RUN_COLS " FROM runs WHERE suite_version = ? AND status = 'ok' "
 	"ORDER BY received_at DESC LIMIT " RECENT;
-/* As page_hw.c's: the fastest counted run's, else an upheld run's. */
+/* As page_hw.c's: the shown name, of a hardware the suite has runs on. */
 static const char sql_hw_name[] =
-	"SELECT accelerator FROM runs WHERE id = coalesce("
+	"SELECT " NAMES_HW("hw_slug", "accelerator") " FROM runs WHERE id = coalesce("
 	"(SELECT best_id FROM hw_best WHERE suite_version = ?1 AND hw_slug = ?2 "
 	"ORDER BY best_decode DESC, best_id DESC LIMIT 1), "
 	"(SELECT id FROM runs WHERE suite_version = ?1 AND hw_slug = ?2 AND status <> 'ok' LIMIT 1))";
@@ -195,7 +196,7 @@ static json_t *board_json(struct browse *b, enum browse_sort sort)
 	return o;
 }
 
-/* The name people know hardware slug hw by (its best run's accelerator). */
+/* The name people know hardware slug hw by (store/names.h). */
 static json_t *hw_name(struct browse *b, const char *hw)
 {
 	sqlite3_stmt *st = db_stmt(b->c, sql_hw_name);

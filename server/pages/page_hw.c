@@ -8,6 +8,7 @@
 
 #include "pages/browse.h"
 #include "store/db.h"
+#include "store/names.h"
 #include "util/slug.h"
 
 /* Model sections per page, and runs shown in each. */
@@ -16,10 +17,12 @@
 /* The count of models stops here ("More than 1000"). */
 #define COUNT_CAP 1000
 
-/* The name of the fastest counted run on it (one seek in hw_best_order),
- * else of a run taken out of the rankings (runs_gone_hw, migration 0009). */
+/* The hardware's shown name (store/names.h: the one most keys used), when
+ * the suite has a run on it: its fastest counted run (one seek in
+ * hw_best_order), else a run taken out of the rankings (runs_gone_hw,
+ * migration 0009). */
 static const char sql_name[] =
-	"SELECT accelerator FROM runs WHERE id = coalesce("
+	"SELECT " NAMES_HW("hw_slug", "accelerator") " FROM runs WHERE id = coalesce("
 	"(SELECT best_id FROM hw_best WHERE suite_version = ?1 AND hw_slug = ?2 "
 	"ORDER BY best_decode DESC, best_id DESC LIMIT 1), "
 	"(SELECT id FROM runs WHERE suite_version = ?1 AND hw_slug = ?2 AND status <> 'ok' LIMIT 1))";
@@ -34,7 +37,7 @@ static const char sql_sections[] =
 static const char sql_count[] =
 	"SELECT count(*) FROM (SELECT 1 FROM hw_best WHERE suite_version = ?1 AND hw_slug = ?2 LIMIT ?3)";
 static const char sql_model_name[] =
-	"SELECT model_name FROM runs "
+	"SELECT " NAMES_MODEL("model_slug", "model_name") " FROM runs "
 	"WHERE suite_version = ?1 AND hw_slug = ?2 AND model_slug = ?3 AND status = 'ok' "
 	"ORDER BY decode_tok_s DESC, id DESC LIMIT 1";
 static const char sql_list[] =
@@ -103,7 +106,7 @@ static int db_fail(struct hpage *p)
 	return browse_error(&p->b, 503, MSG_DB_DOWN);
 }
 
-/* The hardware's name (its fastest counted run's accelerator summary); 0,
+/* The hardware's shown name; 0,
  * or -1 with a 404 when the suite has no run on it. */
 static int load_name(struct hpage *p)
 {

@@ -13,6 +13,7 @@
 #include "pages/browse.h"
 #include "util/buf.h"
 #include "store/db.h"
+#include "store/names.h"
 #include "util/timefmt.h"
 #include "render/html.h"
 #include "util/numfmt.h"
@@ -56,7 +57,8 @@ static const struct browse_order dispute_orders[] = {
 	"AND c.backend_name = r.backend_name "
 #define OUT_WHERE "WHERE r.outlier = 1 AND r.status = 'ok' AND r.suite_version = ?1"
 #define OUT_FROM "FROM runs r " OUT_CLUSTER OUT_WHERE
-#define OUT_SELECT "SELECT r.id, r.model_name, r.model_slug, r.accelerator, r.hw_slug, r.hw_class, " \
+#define OUT_SELECT "SELECT r.id, " NAMES_MODEL("r.model_slug", "r.model_name") " AS model_name, " \
+	"r.model_slug, " NAMES_HW("r.hw_slug", "r.accelerator") " AS accelerator, r.hw_slug, r.hw_class, " \
 	"r.backend_name, r.backend_version, r.decode_tok_s, r.prefill_tok_s, r.ttft_ms, r.demo, " \
 	"r.received_at, c.n AS cluster_n, c.mean AS cluster_mean, c.stddev AS cluster_stddev, " \
 	"t.state AS dispute_state, t.posts AS dispute_posts " \
@@ -82,7 +84,8 @@ static const char *const sql_outliers[][2] = { OUTLIER_SQL(SQL_ROW) };
 #define DSP_FROM "FROM dispute_threads t JOIN runs r ON r.id = t.run_id " \
 	"WHERE t.state = 'open' AND t.suite_version = ?1"
 #define DSP_SELECT "SELECT t.run_id AS id, t.opened_at, t.last_post_at, t.last_post_id, t.posts, " \
-	"r.model_name, r.model_slug, r.accelerator, r.hw_slug, r.backend_name, " \
+	NAMES_MODEL("r.model_slug", "r.model_name") " AS model_name, r.model_slug, " \
+	NAMES_HW("r.hw_slug", "r.accelerator") " AS accelerator, r.hw_slug, r.backend_name, " \
 	"t.decode_tok_s, r.outlier, r.demo, r.suite_version " DSP_FROM
 #define DSP_DESC(k) PAGE(DSP_SELECT, k, "t.run_id", AFTER(k, "t.run_id", "<"), " DESC"), \
 	UP(k, "t.run_id", DSP_FROM, AFTER(k, "t.run_id", ">="), "")

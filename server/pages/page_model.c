@@ -15,8 +15,10 @@
 #include "util/buf.h"
 #include "store/ceiling.h"
 #include "store/db.h"
+#include "store/names.h"
 #include "util/slug.h"
 #include "util/textcut.h"
+#include "util/utf8.h"
 
 /* Bound everywhere: ?1 suite, ?2 model slug, ?3 digest. */
 #define WHERE_MD "suite_version = ?1 AND model_slug = ?2 AND model_digest = ?3 AND status = 'ok'"
@@ -28,20 +30,22 @@
  * other way. */
 #define UP_TAIL " AND (decode_tok_s, id) >= (?4, ?5) ORDER BY decode_tok_s, id LIMIT 1 OFFSET ?6"
 
-/* The name of the best run of its most-run digest (the first digest the
- * page lists; one seek in digest_counts_order), else of a run taken out of
- * the rankings (runs_gone_model, migration 0009). */
+/* The model's shown name (store/names.h: the one most keys used), when the
+ * suite has a run of it: the best run of its most-run digest (the first
+ * digest the page lists; one seek in digest_counts_order), else a run
+ * taken out of the rankings (runs_gone_model, migration 0009). */
 static const char sql_name[] =
-	"SELECT model_name FROM runs WHERE id = coalesce("
+	"SELECT " NAMES_MODEL("model_slug", "model_name") " FROM runs WHERE id = coalesce("
 	"(SELECT best_id FROM digest_counts WHERE suite_version = ?1 AND model_slug = ?2 "
 	"ORDER BY runs DESC, best_decode DESC, model_digest DESC LIMIT 1), "
 	"(SELECT id FROM runs WHERE suite_version = ?1 AND model_slug = ?2 AND status <> 'ok' LIMIT 1))";
 static const char sql_hw_next[] =
 	"SELECT min(hw_slug) FROM runs WHERE " WHERE_MD " AND hw_slug > ?4";
 static const char sql_hw_best[] =
-	"SELECT accelerator, decode_tok_s, id FROM runs WHERE " WHERE_MD " AND hw_slug = ?4" BEST_TAIL;
+	"SELECT " NAMES_HW("hw_slug", "accelerator") ", decode_tok_s, id FROM runs WHERE " WHERE_MD
+	" AND hw_slug = ?4" BEST_TAIL;
 static const char sql_hw_best_be[] =
-	"SELECT accelerator, decode_tok_s, id FROM runs WHERE " WHERE_MD
+	"SELECT " NAMES_HW("hw_slug", "accelerator") ", decode_tok_s, id FROM runs WHERE " WHERE_MD
 	" AND hw_slug = ?4 AND backend_name = ?5" BEST_TAIL;
 static const char sql_be_next[] =
 	"SELECT min(backend_name) FROM runs WHERE " WHERE_MD " AND backend_name > ?4";
@@ -97,7 +101,7 @@ static void bind_md(struct mpage *p, sqlite3_stmt *st)
 	db_bind_text(st, 3, p->digest);
 }
 
-/* The model's name (of the best run of its most-run digest); 0, or -1
+/* The model's shown name; 0, or -1
  * with a 404 when the suite has no run of it. */
 static int load_name(struct mpage *p)
 {
@@ -422,10 +426,8 @@ static void add_chart_svg(json_t *m)
 		const char *name = json_string_value(json_object_get(bar, "name"));
 		size_t len = 0, at = name ? textcut_hw(name, strlen(name), &len) : 0;
 
-		if (len > sizeof names[n] - 1)
-			len = sizeof names[n] - 1;   /* the chart cuts it anyway */
-		while (len && ((unsigned char)name[at + len] & 0xc0) == 0x80)
-			len--;   /* at a code point boundary */
+		/* At most the buffer (the chart cuts it anyway), between code points. */
+		len = name ? utf8_cut(name + at, len, sizeof names[n] - 1) : 0;
 		memcpy(names[n], name ? name + at : "", len);
 		names[n][len] = '\0';
 		v[n].label = names[n];

@@ -21,6 +21,7 @@
 #include "http/ratelimit.h"
 #include "pages/browse.h"
 #include "store/db.h"
+#include "store/names.h"
 #include "store/run_store.h"
 #include "util/buf.h"
 #include "util/slug.h"
@@ -47,7 +48,7 @@ static const char sql_runs[] =
 	"WHERE id >= ?1 AND id < ?2 ORDER BY id LIMIT ?3";
 /* Within the suite, on runs_cluster_flag (migration 0006). */
 static const char sql_digest[] =
-	"SELECT model_digest, model_slug, model_name FROM runs "
+	"SELECT model_digest, model_slug, " NAMES_MODEL("model_slug", "model_name") " FROM runs "
 	"WHERE suite_version = ?3 AND model_digest >= ?1 AND model_digest < ?2 AND status = 'ok' "
 	"ORDER BY model_digest LIMIT 1";
 static const char sql_known[] =

@@ -7,6 +7,7 @@
 
 #include "app.h"
 #include "util/buf.h"
+#include "util/timefmt.h"
 
 /* How far ahead security.txt's Expires lies (RFC 9116 section 2.5.5
  * advises less than a year). */
@@ -55,7 +56,7 @@ enum MHD_Result page_security_txt(struct req *r)
 	struct buf b = BUF_INIT;
 	char origin[512], expires[32];
 	enum MHD_Result ret;
-	time_t t = time(NULL) + (time_t)SECURITY_TXT_DAYS * 86400;
+	time_t t = (time_t)time_now() + (time_t)SECURITY_TXT_DAYS * 86400;
 	struct tm tm;
 
 	gmtime_r(&t, &tm);

@@ -6,6 +6,7 @@
 
 #include "render/html.h"
 #include "util/numfmt.h"
+#include "util/utf8.h"
 
 #define LABEL_X 180    /* right edge of the labels */
 #define BAR_X 188      /* left edge of the bars */
@@ -17,16 +18,10 @@
  * ellipsis. */
 static void put_label(struct buf *out, const char *s, size_t max)
 {
-	size_t i = 0, chars = 0;
+	size_t n = strlen(s), i = utf8_prefix(s, n, max);
 
-	while (s[i] && chars < max) {
-		i++;
-		while ((s[i] & 0xc0) == 0x80)
-			i++;
-		chars++;
-	}
 	html_txt_n(out, s, i);
-	if (s[i])
+	if (i < n)
 		buf_puts(out, "\xe2\x80\xa6");
 }
 

@@ -40,7 +40,7 @@ struct csv_col {
  * each record ended by CRLF.  Returns buf_error(b). */
 int csv_table(struct buf *b, const json_t *rows, const struct csv_col *cols, size_t ncols);
 
-/* The member at dotted path in o ("a.b.c"), or NULL. */
+/* The member at dotted path in o ("a.b.c"), borrowed from o, or NULL. */
 const json_t *csv_path(const json_t *o, const char *path);
 
 #endif

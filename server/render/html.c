@@ -1,7 +1,10 @@
 /* html.c: escapers for HTML/XML text, attributes and URL arguments. */
 #include "render/html.h"
 
+#include <stdint.h>
 #include <string.h>
+
+#include "util/utf8.h"
 
 /* Appends the entity for c, or returns 0 when c needs none. */
 static int put_entity(struct buf *b, unsigned char c, int attr)
@@ -60,12 +63,41 @@ static int has_bidi(const char *s, size_t n)
 	return 0;
 }
 
+/* The length of the character at s (n bytes left, s[0] >= 0x80): its
+ * byte count, with *ok set when XML 1.0 allows it; 1 with *ok clear for a
+ * malformed byte.  A well-formed sequence is never a surrogate or a C0
+ * control, so only U+FFFE and U+FFFF are left out here. */
+static size_t xml_char_at(const unsigned char *s, size_t n, int *ok)
+{
+	uint32_t cp;
+	size_t k = utf8_seq(s, n, &cp);
+
+	*ok = k && utf8_is_xml_char(cp);
+	return k ? k : 1;
+}
+
+/* Escapes s[0..n) without bidi isolation; every character outside XML
+ * 1.0's Char production (C0 controls but tab, LF and CR; U+FFFE, U+FFFF)
+ * and every malformed byte comes out as U+FFFD, so that Atom and SVG stay
+ * well-formed whatever the stored text holds. */
 static void escape_plain(struct buf *b, const char *s, size_t n, int attr)
 {
-	size_t i, start = 0;
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i, start = 0, k;
+	int ok;
 
 	for (i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
+		unsigned char c = p[i];
+		if (c >= 0x80) {
+			k = xml_char_at(p + i, n - i, &ok);
+			if (!ok) {
+				buf_add(b, s + start, i - start);
+				buf_puts(b, "\xef\xbf\xbd");
+				start = i + k;
+			}
+			i += k - 1;
+			continue;
+		}
 		if (c >= 0x3f && c != 0x7f)   /* fast path: nothing to escape */
 			continue;
 		if (c >= 0x20 && c != '&' && c != '<' && c != '>' &&

@@ -6,9 +6,12 @@
 
 #include "util/buf.h"
 
-/* Text content of an HTML or XML (SVG) element.  Escapes & < > " ' and
- * replaces C0 control characters other than tab, LF and CR (which XML 1.0
- * forbids) with U+FFFD, so the output is well-formed in both languages.
+/* Text content of an HTML or XML (SVG, Atom) element.  Escapes & < > " '
+ * and replaces every character outside XML 1.0's Char production (C0
+ * controls other than tab, LF and CR; U+FFFE and U+FFFF) and every byte
+ * that is not well-formed UTF-8 with U+FFFD, so the output is well-formed
+ * in both languages whatever the text holds: the one place every XML
+ * writer (feeds, badges, charts) gets this from.
  * Text holding a bidirectional formatting character (U+202E and its kin)
  * is wrapped in U+2068 ... U+2069, a Unicode isolate, so it cannot reorder
  * the text around it; an unmatched U+2069 of its own is dropped.  The

@@ -135,7 +135,8 @@ int ceiling_of_run(const struct ceiling_ref *ref, const char *model_slug,
  * ceiling when measured > 0: {model, format, bits_per_weight, hardware,
  * peak_gb_s, sustained_fraction, bandwidth_gb_s, context_tokens,
  * weights_read_gb, kv_cache_gb, state_gb, read_gb, ceiling_tok_s,
- * measured_tok_s, percent_of_ceiling, text{...}}.  NULL on no memory. */
+ * measured_tok_s, percent_of_ceiling, text{...}}, a new reference; NULL on
+ * no memory. */
 json_t *ceiling_run_json(const struct ceiling_run *c, double measured);
 
 #endif

@@ -87,10 +87,10 @@ const char *db_status_message(int status);
 /* Binds a text value, or NULL when s is NULL. */
 int db_bind_text(sqlite3_stmt *st, int i, const char *s);
 
-/* The current row as a JSON object keyed by column name: integers, reals,
- * text and NULL map to their JSON kinds; blobs are skipped. */
+/* The current row as a new JSON object keyed by column name: integers,
+ * reals, text and NULL map to their JSON kinds; blobs are skipped. */
 json_t *db_row_json(sqlite3_stmt *st);
-/* Steps st to the end and returns the rows as a JSON array (NULL on error). */
+/* Steps st to the end and returns the rows as a new JSON array (NULL on error). */
 json_t *db_rows_json(sqlite3_stmt *st);
 
 /* A database write.  run() is called on the writer thread inside the

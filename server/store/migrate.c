@@ -59,7 +59,7 @@ static int slurp(const char *path, struct buf *b)
 }
 
 /* A migration that backfills a large database runs for a while: every
- * few seconds it says so on stderr, with the time spent, so an operator
+ * few seconds it says so in the log, with the time spent, so an operator
  * sees progress rather than a silent start-up. */
 struct progress {
 	const char *name;
@@ -78,8 +78,8 @@ static int migration_progress(void *arg)
 
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	if (secs_between(&p->last, &now) >= 2.0) {
-		fprintf(stderr, "migration %s: still backfilling, %.0f s so far\n",
-			p->name, secs_between(&p->start, &now));
+		log_info("migration %s: still backfilling, %.0f s so far",
+			 p->name, secs_between(&p->start, &now));
 		p->last = now;
 	}
 	return 0;

@@ -15,6 +15,11 @@ struct run_fields {
 	const char *accelerator, *cpu_model, *fingerprint_hash;  /* fingerprint NULL when absent or null */
 	double decode_tok_s, prefill_tok_s, ttft_ms;  /* from workloads.chat-short */
 	char model_slug[128], hw_slug[128];
+	/* The slug each name reads as (util/confusable.h: look-alike letters
+	 * as the ASCII ones, invisible characters left out) when that differs
+	 * from its own slug, else "": the store refuses a name whose reading
+	 * is another model's or hardware's slug (store/names.h). */
+	char model_lookalike[128], hw_lookalike[128];
 };
 
 #endif

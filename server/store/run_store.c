@@ -200,6 +200,8 @@ int run_store_run(struct dbconn *w, struct db_job *j)
 		n->duplicate = 1;
 		return DB_OK;
 	}
+	if ((rc = names_lookalike(w, &n->f, &n->clash)) != DB_OK || n->clash.field)
+		return rc;       /* a look-alike name: refused, nothing written */
 	if (n->f.fingerprint_hash)
 		snprintf(hw_class, sizeof hw_class, "%s", n->f.fingerprint_hash);
 	else

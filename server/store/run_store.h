@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "store/db.h"
+#include "store/names.h"
 #include "store/run_fields.h"
 
 #define RUN_ID_LEN 14   /* "r_" + 11 characters + NUL */
@@ -36,6 +37,8 @@ struct run_new {
 	char id[RUN_ID_LEN];
 	int duplicate;                 /* 1: the same bytes, or the same payload
 					* under the same key, were stored before */
+	struct names_clash clash;      /* field set: refused, nothing stored, as its
+					* name reads as another slug's (names.h) */
 	int outlier;                   /* the run's flag after the cluster update */
 	json_t *affected;              /* ids whose outlier flag changed (array, owned) */
 	unsigned cluster_tag;          /* cache_cluster_tag() of the run's cluster */

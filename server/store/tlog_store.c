@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "util/log.h"
+
 static const char sql_size[] = "SELECT coalesce(max(idx) + 1, 0) FROM tlog_entries";
 static const char sql_add_entry[] = "INSERT INTO tlog_entries(idx, data) VALUES (?, ?)";
 static const char sql_add_hash[] = "INSERT INTO tlog_hashes(id, hash) VALUES (?, ?)";
@@ -314,8 +316,7 @@ int tlog_store_backfill(struct dbconn *w, char *err, size_t errlen)
 		return DB_OK;           /* before migration 0011 (tests of older schemas) */
 	if ((total = count_of(w, sql_backlog_count)) <= 0)
 		return total < 0 ? DB_ERR : DB_OK;
-	fprintf(stderr, "llm-speedd: adding %lld earlier runs, posts and rulings to the log\n",
-		(long long)total);
+	log_info("adding %lld earlier runs, posts and rulings to the log", (long long)total);
 	do {
 		if ((rc = backlog_batch(w, &n)) != DB_OK) {
 			snprintf(err, errlen, "cannot add earlier entries to the log: %s",
@@ -324,6 +325,6 @@ int tlog_store_backfill(struct dbconn *w, char *err, size_t errlen)
 		}
 		done += n;
 	} while (n > 0);
-	fprintf(stderr, "llm-speedd: the log holds the %lld earlier entries\n", (long long)done);
+	log_info("the log holds the %lld earlier entries", (long long)done);
 	return DB_OK;
 }

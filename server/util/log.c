@@ -13,6 +13,8 @@ void log_set_quiet(int q)
 	quiet = q;
 }
 
+/* One line: the time, level and fmt's text, cut at 1,023 bytes. */
+__attribute__((format(printf, 2, 0)))
 static void vlog(const char *level, const char *fmt, va_list ap)
 {
 	char line[1024], ts[TIMEFMT_LEN];

@@ -4,26 +4,28 @@
 #include <string.h>
 #include <strings.h>
 
-/* The width of byte c of s as escaped in HTML; 0 for the continuation
- * bytes of a code point. */
+#include "util/utf8.h"
+
+/* The width as escaped in HTML of the code point whose first byte is c. */
 static size_t width(unsigned char c)
 {
-	if ((c & 0xc0) == 0x80)
-		return 0;
 	return c == '&' || c == '\'' ? 5 : c == '"' ? 6 : c == '<' || c == '>' ? 4 : 1;
 }
 
 void textcut(struct buf *out, const char *s, size_t max)
 {
-	size_t i, w = 0, cut = 0;
+	const unsigned char *u = (const unsigned char *)s;
+	size_t n = strlen(s), i, k, w = 0, cut = 0;
+	uint32_t cp;
 
-	for (i = 0; s[i]; i++) {
-		w += width((unsigned char)s[i]);
-		if (w < max && width((unsigned char)s[i + 1]))
-			cut = i + 1;   /* the text up to here still fits with "…" */
+	for (i = 0; i < n; i += k) {
+		k = utf8_next(u + i, n - i, &cp);
+		w += width(u[i]);
+		if (w < max)
+			cut = i + k;   /* the text up to here still fits with "…" */
 	}
 	if (w <= max) {
-		buf_add(out, s, i);
+		buf_add(out, s, n);
 		return;
 	}
 	buf_add(out, s, cut);

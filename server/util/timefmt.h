@@ -10,8 +10,24 @@
  * a t before 1970 or after 9999 writes that bound. */
 void time_rfc3339(time_t t, char out[TIMEFMT_LEN]);
 
-/* The same for the current time. */
+/* The same for the current time (time_now()). */
 void time_now_rfc3339(char out[TIMEFMT_LEN]);
+
+/* The current time in seconds since the epoch: the real clock, or, once
+ * time_test_clock() has been called, the test clock.  Every date the site
+ * stores or compares (received, posted, ruled, form tokens, created_at's
+ * window, snapshot names) comes from here; durations use CLOCK_MONOTONIC. */
+long long time_now(void);
+
+/* Tests only (the hidden --test-clock FILE, set by main.c and nothing
+ * else): from now on time_now() reads FILE at every call.  FILE holds a
+ * whole number of seconds: "1777371120" is that time, frozen; "+90" or
+ * "-5" is the real clock moved by that much.  A read that fails (a file
+ * being replaced, say) gives the real clock.  Call it before any thread
+ * starts; path must outlive every call of time_now(), and NULL goes back
+ * to the real clock.  Returns 0, or -1 (nothing changed) when FILE cannot
+ * be read as a time now. */
+int time_test_clock(const char *path);
 
 /* Parses an RFC 3339 date-time in UTC (YYYY-MM-DDTHH:MM:SS[.frac](Z|+00:00))
  * into seconds since the epoch.  Returns 0, -1 when s is not RFC 3339, -2

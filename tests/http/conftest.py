@@ -26,6 +26,75 @@ HTML_VALIDATE = os.path.join(ROOT, "tests", "node_modules", ".bin", "html-valida
 MODERATOR_TOKEN = "test-moderator-secret-1234567890"
 
 
+XML_TYPES = ("application/atom+xml", "image/svg+xml")
+
+
+def assert_xml(data, what="document"):
+    """Parses data (bytes) with xmllint --noout, a strict XML 1.0 parser
+    (Debian's libxml2-utils, installed by deploy/deps.sh): any character
+    outside XML's Char production, bad UTF-8 or broken markup fails."""
+    out = subprocess.run(["xmllint", "--noout", "--nonet", "-"], input=data,
+                         capture_output=True, timeout=60)
+    assert out.returncode == 0, "%s is not well-formed XML: %s" % (
+        what, out.stderr.decode("utf-8", "replace"))
+
+
+def check_xml(resp, what="response"):
+    """Runs assert_xml on a response that carries an Atom feed or an SVG
+    (by its Content-Type, whatever its status; a 304 has no body) and
+    returns it.  Server.get calls it on every answer, so every feed and
+    badge the suite fetches is parsed strictly."""
+    ctype = resp.headers.get("Content-Type", "").split(";")[0].strip()
+    if ctype in XML_TYPES and resp.content:
+        assert_xml(resp.content, what)
+    return resp
+def wait_for(cond, timeout=10, interval=0.05, what=None):
+    """The one way these tests wait: calls cond() every interval seconds
+    until it returns something true, and returns that; fails the test,
+    saying what it waited for, when timeout seconds pass first.  cond may
+    act as well as look (send a byte, retry a request)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        got = cond()
+        if got:
+            return got
+        if time.monotonic() >= deadline:
+            raise AssertionError("waited %g s for %s" % (timeout, what or getattr(cond, "__name__", "a condition")))
+        time.sleep(interval)
+
+
+class TestClock:
+    """The daemon's clock under test (the hidden --test-clock FILE, read by
+    util/timefmt.c at every time_now()): the real clock moved by offset
+    seconds.  advance() moves it on at once, so a test needs no sleep to
+    get a later received date (dates are kept to the second)."""
+
+    __test__ = False    # not a pytest test class
+
+    def __init__(self, path):
+        self.path = path
+        self.offset = 0
+        self._write()
+
+    def args(self):
+        return ["--test-clock", self.path]
+
+    def advance(self, seconds=1):
+        self.offset += seconds
+        self._write()
+
+    def freeze(self, unix):
+        """Stops the clock at unix (seconds since the epoch) until the next
+        advance(), which moves on from the real clock again."""
+        self._write("%d\n" % unix)
+
+    def _write(self, text=None):
+        tmp = self.path + ".tmp"
+        with open(tmp, "w") as f:
+            f.write(text or "%+d\n" % self.offset)
+        os.replace(tmp, self.path)   # the daemon never reads half a file
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -35,10 +104,12 @@ def free_port():
 class Server:
     """A running llm-speedd with its own database in a temporary folder."""
 
-    def __init__(self, tmpdir, extra_args=(), env=None):
+    def __init__(self, tmpdir, extra_args=(), env=None, clock=False):
         self.tmpdir = tmpdir
         self.db = os.path.join(tmpdir, "llm-speed.db")
-        self.extra_args = list(extra_args)
+        # clock=True: a TestClock the test moves (server.clock.advance()).
+        self.clock = TestClock(os.path.join(tmpdir, "clock")) if clock else None
+        self.extra_args = list(extra_args) + (self.clock.args() if self.clock else [])
         self.env = dict(os.environ)
         self.env["LLMSPEED_MODERATOR_TOKEN"] = MODERATOR_TOKEN
         self.env.update(env or {})
@@ -54,16 +125,15 @@ class Server:
                 "--max-per-ip", "512"] + self.extra_args
         self.log = open(self.log_path, "ab")
         self.proc = subprocess.Popen(args, stdout=self.log, stderr=self.log, env=self.env)
-        deadline = time.time() + 10
-        while time.time() < deadline:
+
+        def ready():
             if self.proc.poll() is not None:
                 raise RuntimeError("llm-speedd exited: " + self.read_log())
             try:
-                if requests.get(self.url + "/healthz", timeout=1).status_code == 200:
-                    return
+                return requests.get(self.url + "/healthz", timeout=1).status_code == 200
             except requests.ConnectionError:
-                time.sleep(0.05)
-        raise RuntimeError("llm-speedd did not become ready")
+                return False
+        wait_for(ready, what="llm-speedd to answer /healthz")
 
     def stop(self, sig=15):
         if self.proc and self.proc.poll() is None:
@@ -85,7 +155,9 @@ class Server:
             return f.read().decode("utf-8", "replace")
 
     def get(self, path, **kw):
-        return requests.get(self.url + path, timeout=10, **kw)
+        """GETs path; an Atom feed or an SVG badge is checked by a strict
+        XML parser on the way (check_xml), whichever test fetched it."""
+        return check_xml(requests.get(self.url + path, timeout=10, **kw), path)
 
     def post(self, path, **kw):
         return requests.post(self.url + path, timeout=10, **kw)
@@ -103,23 +175,24 @@ class Server:
     def wait_for_checkpoint(self, size):
         """Waits (up to 10 s) until a signed checkpoint covers size entries;
         returns its text.  The daemon signs within a second of a commit."""
-        deadline = time.time() + 10
-        while self.checkpoint_size() < size:
-            assert time.time() < deadline, "no checkpoint of %d entries was signed" % size
-            time.sleep(0.05)
+        wait_for(lambda: self.checkpoint_size() >= size,
+                 what="a signed checkpoint of %d entries" % size)
         return self.get("/log/checkpoint").text
 
     def wait_logged(self, rid):
         """Waits (up to 10 s) until a signed checkpoint covers run rid, so
         its page and JSON (which carry the inclusion proof) stop changing."""
-        deadline = time.time() + 10
-        while self.get("/r/%s.json" % rid).json()["log"].get("inclusion_proof") is None:
-            assert time.time() < deadline, "run %s was not logged" % rid
-            time.sleep(0.05)
+        wait_for(lambda: self.get("/r/%s.json" % rid).json()["log"].get("inclusion_proof") is not None,
+                 what="run %s to be logged" % rid)
+
+    def command(self):
+        """The start of a sub-command's arguments against this server's
+        database (and clock): [BIN, "--db", ..., "--assets", ...]."""
+        return [BIN, "--db", self.db, "--assets", ROOT] + (self.clock.args() if self.clock else [])
 
     def account(self, name):
         """Creates an account with the CLI; returns its token."""
-        out = subprocess.run([BIN, "--db", self.db, "--assets", ROOT, "account", "add", name],
+        out = subprocess.run(self.command() + ["account", "add", name],
                              capture_output=True, text=True, timeout=30)
         assert out.returncode == 0, out.stderr
         return out.stdout.strip()
@@ -137,9 +210,9 @@ def make_server(tmp_path):
     """Factory for a server with extra arguments or environment."""
     made = []
 
-    def make(extra_args=(), env=None):
+    def make(extra_args=(), env=None, clock=False):
         d = tempfile.mkdtemp(dir=str(tmp_path))
-        s = Server(d, extra_args, env)
+        s = Server(d, extra_args, env, clock)
         made.append(s)
         return s
 
@@ -276,6 +349,24 @@ def client_from(source_ip):
     s = requests.Session()
     s.mount("http://", _SourceAdapter(source_ip))
     return s
+
+
+def tcp_sockets():
+    """This machine's IPv4 TCP sockets (/proc/net/tcp) as tuples (local
+    port, remote port, state, tx_queue, rx_queue), so a test can wait for
+    what the kernel knows instead of sleeping: state is the kernel's code
+    ("01" established, "02" SYN sent, "0A" listening); tx_queue is bytes
+    sent and not yet acknowledged, rx_queue bytes received and not yet read
+    by the program (for a listening socket: connections not yet accepted)."""
+    out = []
+    with open("/proc/net/tcp") as f:
+        next(f)
+        for line in f:
+            p = line.split()
+            tx, rx = p[4].split(":")
+            out.append((int(p[1].split(":")[1], 16), int(p[2].split(":")[1], 16), p[3],
+                        int(tx, 16), int(rx, 16)))
+    return out
 
 
 def raw_connect(server, source_ip="127.0.0.1", timeout=10):

@@ -10,7 +10,7 @@ import time
 
 import requests
 
-from conftest import make_payload, sign
+from conftest import make_payload, sign, wait_for
 
 KILLS = 3
 CLIENTS = 6
@@ -49,12 +49,11 @@ def kill_during_storm(server, acked):
                for _ in range(CLIENTS)]
     for t in threads:
         t.start()
-    deadline = time.time() + 60
-    while time.time() < deadline:
+
+    def enough():
         with lock:
-            if len(acked) - start >= ACKS_BEFORE_KILL:
-                break
-        time.sleep(0.02)
+            return len(acked) - start >= ACKS_BEFORE_KILL
+    wait_for(enough, timeout=60, interval=0.02, what="%d more stored runs" % ACKS_BEFORE_KILL)
     server.proc.kill()
     server.proc.wait()
     stop.set()

@@ -14,7 +14,7 @@ import time
 import pytest
 import requests
 
-from conftest import MODERATOR_TOKEN, make_payload, new_key, sign, validate_html
+from conftest import MODERATOR_TOKEN, make_payload, new_key, sign, tcp_sockets, validate_html, wait_for
 
 UNKNOWN = "r_zzzzzzzzzzz"
 
@@ -522,10 +522,18 @@ def hang_up_post(server, path, body, headers):
         lock.execute("BEGIN IMMEDIATE")
         s = socket.create_connection(("127.0.0.1", server.port), timeout=10)
         s.sendall(head.encode() + body)
-        time.sleep(0.2)
+        me = s.getsockname()[1]
+
+        def read_by_server():
+            # Our bytes acknowledged, and none left unread on the server's side.
+            socks = tcp_sockets()
+            return (any(l == me and r == server.port and tx == 0 for l, r, _, tx, _ in socks) and
+                    any(l == server.port and r == me and rx == 0 for l, r, _, _, rx in socks))
+        wait_for(read_by_server, what="the server to read the whole request")
         s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
         s.close()
-        time.sleep(0.1)
+        wait_for(lambda: not any(l == server.port and r == me for l, r, *_ in tcp_sockets()),
+                 what="the reset to close the server's side")
         lock.execute("COMMIT")
     finally:
         lock.close()
@@ -543,12 +551,7 @@ def wait_for_row(server, sql):
     """Waits until the hung-up write is stored, then makes one more write:
     the writer finishes a write's job (and its cache drop) before it starts
     the next, so that write's answer means the first one is all done."""
-    for _ in range(500):
-        if db_count(server, sql):
-            break
-        time.sleep(0.01)
-    else:
-        raise AssertionError("never stored: " + sql)
+    wait_for(lambda: db_count(server, sql), timeout=5, interval=0.01, what="a row of " + sql)
     upload(server)
 
 

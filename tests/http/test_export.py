@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from conftest import ROOT, make_payload, new_key, sign
+from conftest import ROOT, TestClock, make_payload, new_key, sign
 
 VERIFY = os.path.join(ROOT, "deploy", "verify-export.py")
 
@@ -108,13 +108,13 @@ def test_snapshot_writes_export_and_manifest(server, tmp_path):
     snaps = tmp_path / "snaps"
     snaps.mkdir()
     made = []
+    clock = TestClock(str(tmp_path / "clock"))
     for _ in range(2):
-        out = subprocess.run([BIN, "snapshot", str(snaps), "--db", server.db, "--assets", ROOT],
+        out = subprocess.run([BIN, "snapshot", str(snaps), "--db", server.db, "--assets", ROOT] + clock.args(),
                              capture_output=True, text=True, timeout=120)
         assert out.returncode == 0, out.stderr
         made.append(os.path.basename(out.stdout.strip()))
-        import time
-        time.sleep(1.1)                   # names are to the second
+        clock.advance()                   # names are to the second
     files = sorted(p.name for p in snaps.iterdir())
     assert files == sorted(made + ["SHA256SUMS"])   # no temporary file left
     sums = {}
@@ -130,3 +130,43 @@ def test_snapshot_writes_export_and_manifest(server, tmp_path):
     bad = subprocess.run([BIN, "snapshot", str(tmp_path / "missing"), "--db", server.db,
                           "--assets", ROOT], capture_output=True, text=True, timeout=60)
     assert bad.returncode == 1 and "missing" in bad.stderr
+
+
+def test_verify_export_reports_bad_lines_by_number_and_checks_the_rest(server, tmp_path):
+    """Issue 23 finding 6: a line verify-export.py cannot read (a protected
+    header nested 1,500 deep, which the server once accepted; a line nested
+    5,000 deep; not JSON at all) is reported with its line number, and every
+    line after it is still checked; the exit status and the summary count
+    the failures."""
+    import base64
+    key = new_key()
+    runs = [upload(server, key) for _ in range(3)]
+    r = server.get("/export", headers={"Accept-Encoding": "identity"})
+    lines = r.text.splitlines()
+    assert len(lines) == 3
+
+    priv = json.loads(key.export_private())
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+    d = priv["d"] + "=" * (-len(priv["d"]) % 4)
+    sk = Ed25519PrivateKey.from_private_bytes(base64.urlsafe_b64decode(d))
+    b64 = lambda b: base64.urlsafe_b64encode(b).rstrip(b"=").decode()  # noqa: E731
+    header = ('{"alg": "EdDSA", "jwk": {"kty": "OKP", "crv": "Ed25519", "x": "%s"}, "x": %s%s}'
+              % (priv["x"], "[" * 1500, "]" * 1500)).encode()
+    signing = b64(header) + "." + b64(json.dumps(make_payload()).encode())
+    deep_jws = signing + "." + b64(sk.sign(signing.encode()))
+    # The daemon now refuses such a header outright.
+    assert server.upload(deep_jws).status_code == 400
+    deep = dict(json.loads(lines[0]), id="r_deepheader", jws=deep_jws)
+
+    doc = [lines[0], json.dumps(deep), "[" * 5000 + "]" * 5000, "{not json", lines[1], lines[2]]
+    path = tmp_path / "export.ndjson"
+    path.write_text("\n".join(doc) + "\n")
+    out = verify(path)
+    assert out.returncode == 1, out.stdout + out.stderr
+    assert "Traceback" not in out.stderr, out.stderr
+    fails = [l for l in out.stdout.splitlines() if l.startswith("FAIL")]
+    assert len(fails) == 3, out.stdout
+    assert fails[0].startswith("FAIL r_deepheader (line 2): ") and "32 deep" in fails[0], fails
+    assert fails[1].startswith("FAIL line 3: ") and "deep" in fails[1], fails
+    assert fails[2].startswith("FAIL line 4: "), fails
+    assert "6 runs, 3 verified, 3 failed" in out.stdout, out.stdout

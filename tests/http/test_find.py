@@ -39,7 +39,7 @@ def upload_all(server, payloads):
 
 @pytest.fixture
 def srv(make_server):
-    return make_server(["--search-rate", "0"])
+    return make_server(["--search-rate", "0"], clock=True)
 
 
 def search(server, q, **params):
@@ -463,11 +463,10 @@ def with_figures(model, accel, decode, prefill, ttft):
 
 
 def test_board_sorts_by_each_figure_and_pages(srv, tmp_path):
-    import time
     a = upload(srv, with_figures("Sort-A", "M3 Ultra", 100.0, 500.0, 300.0))
-    time.sleep(1.1)     # date received is kept to the second
+    srv.clock.advance()     # date received is kept to the second
     b = upload(srv, with_figures("Sort-B", "M3 Ultra", 50.0, 900.0, 100.0))
-    time.sleep(1.1)
+    srv.clock.advance()
     c = upload(srv, with_figures("Sort-C", "RTX 4090", 75.0, 700.0, 200.0))
 
     def order(**params):
@@ -495,12 +494,11 @@ def test_board_sorts_by_each_figure_and_pages(srv, tmp_path):
 
 
 def test_model_page_sorts_each_groups_best_and_pages(srv, tmp_path):
-    import time
     a = upload(srv, with_figures("MSort", "M3 Ultra", 100.0, 500.0, 300.0))
     slow = upload(srv, with_figures("MSort", "M3 Ultra", 40.0, 9000.0, 1.0))  # not its group's best
-    time.sleep(1.1)     # date received is kept to the second
+    srv.clock.advance()     # date received is kept to the second
     b = upload(srv, with_figures("MSort", "RTX 4090", 50.0, 900.0, 100.0))
-    time.sleep(1.1)
+    srv.clock.advance()
     c = upload(srv, with_figures("MSort", "M3 Pro", 75.0, 700.0, 200.0))
     other = upload(srv, with_figures("Other", "M3 Pro", 75.0, 9999.0, 0.5))
 
@@ -545,12 +543,11 @@ def test_model_page_sorted_keeps_keyset_paging(srv):
 
 
 def test_hw_page_sorts_each_groups_best_and_pages(srv, tmp_path):
-    import time
     a = upload(srv, with_figures("HSort-A", "M3 Max", 100.0, 500.0, 300.0))
     slow = upload(srv, with_figures("HSort-A", "M3 Max", 40.0, 9000.0, 1.0))  # not its group's best
-    time.sleep(1.1)     # date received is kept to the second
+    srv.clock.advance()     # date received is kept to the second
     b = upload(srv, with_figures("HSort-B", "M3 Max", 50.0, 900.0, 100.0))
-    time.sleep(1.1)
+    srv.clock.advance()
     c = upload(srv, with_figures("HSort-C", "M3 Max", 75.0, 700.0, 200.0))
     other = upload(srv, with_figures("HSort-A", "RTX 4090", 75.0, 9999.0, 0.5))
 

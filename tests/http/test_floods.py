@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from conftest import BIN, client_from, make_payload, raw_connect, sign
+from conftest import BIN, client_from, make_payload, raw_connect, sign, tcp_sockets, wait_for
 
 UPLOAD_HEADERS = {"Content-Type": "application/jose"}
 
@@ -31,13 +31,9 @@ def closed_by_server(sock):
 
 
 def wait_closed(sock, limit_s):
-    """Waits up to limit_s for the server to close sock; True if it did."""
-    deadline = time.time() + limit_s
-    while time.time() < deadline:
-        if closed_by_server(sock):
-            return True
-        time.sleep(0.2)
-    return False
+    """Waits up to limit_s for the server to close sock; fails if it does not."""
+    return wait_for(lambda: closed_by_server(sock), timeout=limit_s, interval=0.2,
+                    what="the server to close the connection")
 
 
 def read_response(sock):
@@ -122,25 +118,29 @@ def test_trickling_clients_neither_starve_others_nor_stay(make_server):
     normal = client_from("127.0.0.1")
     open_socks = list(socks)
     checked = False
-    deadline = time.time() + 40
+
+    def trickle():
+        """One byte on every open trickler (a second apart), the normal
+        client served once; True when the server has cut them all."""
+        nonlocal open_socks, checked
+        for s in open_socks:
+            try:
+                s.sendall(b"X")
+            except OSError:
+                pass
+        if not checked:
+            r = served(normal, server.url + "/healthz")
+            assert r is not None and r.status_code == 200
+            r = upload_from(normal, server)
+            assert r.status_code == 201, r.text
+            assert served(normal, server.url + "/r/%s.json" % r.json()["id"]).status_code == 200
+            checked = True
+        open_socks = [s for s in open_socks if not closed_by_server(s)]
+        return not open_socks
     try:
-        while open_socks and time.time() < deadline:
-            for s in open_socks:
-                try:
-                    s.sendall(b"X")
-                except OSError:
-                    pass
-            if not checked:
-                r = served(normal, server.url + "/healthz")
-                assert r is not None and r.status_code == 200
-                r = upload_from(normal, server)
-                assert r.status_code == 201, r.text
-                assert served(normal, server.url + "/r/%s.json" % r.json()["id"]).status_code == 200
-                checked = True
-            time.sleep(1)
-            open_socks = [s for s in open_socks if not closed_by_server(s)]
+        wait_for(trickle, timeout=40, interval=1,
+                 what="the trickling connections to be cut at --request-timeout")
         assert checked
-        assert not open_socks, "%d trickling connections outlived --request-timeout" % len(open_socks)
         assert served(normal, server.url + "/healthz").status_code == 200
     finally:
         for s in socks:
@@ -154,19 +154,15 @@ def test_trickled_body_is_cut_at_request_timeout(make_server):
     s = raw_connect(server)
     s.sendall(b"POST /api/v1/runs HTTP/1.1\r\nHost: t\r\nContent-Type: application/jose\r\n"
               b"Content-Length: 5000\r\n\r\n")
-    cut = False
-    for _ in range(60):
+
+    def cut():
         try:
             s.sendall(b"e")
         except OSError:
-            cut = True
-            break
-        if closed_by_server(s):
-            cut = True
-            break
-        time.sleep(0.5)
+            return True
+        return closed_by_server(s)
+    wait_for(cut, timeout=30, interval=0.5, what="the trickled body to be cut")
     s.close()
-    assert cut
     assert server.get("/healthz").status_code == 200
 
 
@@ -227,7 +223,10 @@ def test_max_connections_in_total(make_server):
     held = [raw_connect(server, "127.0.0.%d" % (10 + i)) for i in range(6)]
     for s in held:
         s.sendall(b"GET /healthz HTTP/1.1\r\n")
-    time.sleep(0.5)   # let the server accept them first
+    # The server has accepted them all: none waits in its listen queue.
+    wait_for(lambda: not any(l == server.port and st == "0A" and rx
+                             for l, _, st, _, rx in tcp_sockets()),
+             what="the server to accept the held connections")
     late = raw_connect(server, "127.0.0.30")
     late.sendall(b"GET /healthz HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
     late.settimeout(2)

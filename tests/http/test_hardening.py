@@ -147,11 +147,10 @@ def test_plain_requests_still_pass(server):
 import os
 import subprocess
 import threading
-import time
 
 import requests
 
-from conftest import BIN, ROOT, free_port
+from conftest import BIN, ROOT, free_port, tcp_sockets, wait_for
 
 
 class Holders:
@@ -160,6 +159,7 @@ class Holders:
     the idle timeout never closes them)."""
 
     def __init__(self, port, addresses=20, per_address=64, idle=True):
+        self.port = port
         self.socks = []
         for a in range(addresses):
             for i in range(per_address):
@@ -171,6 +171,16 @@ class Holders:
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self.trickle, daemon=True)
         self.thread.start()
+
+    def settled(self, accepted=True):
+        """True once every holder's handshake is done (none is still
+        sending its SYN) and, with accepted, the server has taken each
+        connection from its listen queue (kept or refused)."""
+        socks = tcp_sockets()
+        if any(r == self.port and st == "02" for _, r, st, _, _ in socks):
+            return False
+        return not accepted or not any(l == self.port and st == "0A" and rx
+                                       for l, _, st, _, rx in socks)
 
     def trickle(self):
         while not self.stop.wait(2):
@@ -195,14 +205,18 @@ def start_daemon(tmp_path, *args):
     proc = subprocess.Popen([BIN, "--listen", "127.0.0.1:%d" % port, "--assets", ROOT,
                              "--db", os.path.join(str(tmp_path), "held.db")] + list(args),
                             stdout=log, stderr=log)
-    for _ in range(200):
+
+    def ready():
         try:
-            if requests.get("http://127.0.0.1:%d/healthz" % port, timeout=1).status_code == 200:
-                return proc, port
+            return requests.get("http://127.0.0.1:%d/healthz" % port, timeout=1).status_code == 200
         except requests.ConnectionError:
-            time.sleep(0.05)
-    proc.kill()
-    raise RuntimeError("llm-speedd did not start")
+            return False
+    try:
+        wait_for(ready, what="llm-speedd to start")
+    except AssertionError:
+        proc.kill()
+        raise
+    return proc, port
 
 
 def normal_client_served(port, wait=20):
@@ -230,7 +244,7 @@ def test_twenty_addresses_holding_64_connections_do_not_lock_out_others(tmp_path
     proc, port = start_daemon(tmp_path)
     holders = Holders(port)
     try:
-        time.sleep(1)
+        wait_for(holders.settled, timeout=20, what="the server to take every held connection")
         assert normal_client_served(port, wait=8)
     finally:
         holders.close()
@@ -246,7 +260,9 @@ def test_under_pressure_slow_connections_are_shed(tmp_path):
     proc, port = start_daemon(tmp_path, "--max-connections", "256", "--max-per-ip", "64")
     holders = Holders(port, addresses=8, idle=False)
     try:
-        time.sleep(1)
+        # More than --max-connections: the rest wait in the listen queue.
+        wait_for(lambda: holders.settled(accepted=False), timeout=20,
+                 what="every held connection to be made")
         assert normal_client_served(port, wait=25)
     finally:
         holders.close()

@@ -8,7 +8,7 @@ import sqlite3
 
 import requests
 
-from conftest import make_payload, sign, upload_payload
+from conftest import make_payload, sign, upload_payload, wait_for
 
 
 def read_response(sock):
@@ -90,11 +90,8 @@ def test_sigterm_finishes_the_upload_in_flight(server):
     server.proc.send_signal(signal.SIGTERM)
     # The daemon stops accepting: new connections fail while the
     # half-sent upload is still open.
-    for _ in range(200):
-        if connection_refused(server.port):
-            break
-    else:
-        raise AssertionError("the daemon still accepts connections after SIGTERM")
+    wait_for(lambda: connection_refused(server.port), interval=0.01,
+             what="the daemon to stop accepting connections after SIGTERM")
     assert server.proc.poll() is None, "the daemon exited with an upload in flight"
     sock.sendall(body[200:])
     status, headers, resp = read_response(sock)

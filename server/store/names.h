@@ -1,0 +1,48 @@
+/* names.h: the name a model or hardware is shown by, and names that look
+ * like it (issue 23).
+ *
+ * Runs of one slug may name it differently ("Qwen/Qwen3-Coder-30B-A3B-
+ * Instruct", "Qwen3-Coder-30B-A3B-Instruct-4bit", or an attacker's "FAKE
+ * WEIGHTS - .../Qwen3-Coder-30B-A3B-Instruct").  Migration 0021 keeps, on
+ * every write, search_names.name as the name most distinct signing keys
+ * used among the slug's counted runs, ties to the one seen first.  Every
+ * page, list, feed and search result that names a model or hardware reads
+ * it there with NAMES_MODEL / NAMES_HW (one probe of search_names' unique
+ * index); a run's own page, JSON, badge and export keep the name it was
+ * sent with. */
+#ifndef LLMS_NAMES_H
+#define LLMS_NAMES_H
+
+#include "store/db.h"
+#include "store/run_fields.h"
+#include "util/err.h"
+
+/* SQL for the shown name of the model or hardware whose slug is the
+ * column (or expression) slug_col, else own_col (a run's own name: only
+ * for a slug search_names has no row for, which no stored run leaves). */
+#define NAMES_SHOWN(kind, slug_col, own_col) \
+	"coalesce((SELECT name FROM search_names WHERE kind = '" kind "' AND slug = " \
+	slug_col "), " own_col ")"
+#define NAMES_MODEL(slug_col, own_col) NAMES_SHOWN("model", slug_col, own_col)
+#define NAMES_HW(slug_col, own_col) NAMES_SHOWN("hw", slug_col, own_col)
+
+/* A name refused because it reads as another slug's. */
+struct names_clash {
+	const char *field;        /* "model.name" or "hardware.accelerator_summary";
+				   * NULL: no clash */
+	const char *what;         /* "model" or "hardware" */
+	const char *prefix;       /* "/m/" or "/hw/" */
+	char slug[128];           /* the slug it reads as, which exists */
+	char name[256];           /* that slug's shown name (cut at a character) */
+};
+
+/* Looks up, on connection c (the writer's, in the upload's transaction),
+ * whether f's model or hardware name reads as an existing slug other than
+ * its own (f->model_lookalike, f->hw_lookalike); fills *out (field NULL
+ * when neither does).  Returns DB_OK, or a DB_ status when a read fails. */
+int names_lookalike(struct dbconn *c, const struct run_fields *f, struct names_clash *out);
+
+/* Fills e with the 422 confusable_name answer for the clash. */
+void names_clash_err(const struct names_clash *clash, struct err *e);
+
+#endif

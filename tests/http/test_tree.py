@@ -1,0 +1,114 @@
+"""The source tree keeps its own rules (no daemon needed):
+
+- every server/**/*.c has a unit test of its name (tests/check_<file>.c) or
+  a line in tests/exceptions.txt saying where it is tested instead;
+- every function a header declares returning json_t * says whether the
+  reference is new (the caller's) or borrowed;
+- the store layer logs through util/log.c (so --quiet silences it);
+- UTF-8 continuation bytes are stepped over in util/utf8.c only;
+- every date comes from util/timefmt.c's time_now() (so tests can set the
+  clock), and only main.c turns the test clock on.
+
+The few files named PENDING are other work in progress that fixes them;
+each list must only shrink."""
+import os
+import re
+
+from conftest import ROOT
+
+SERVER = os.path.join(ROOT, "server")
+TESTS = os.path.join(ROOT, "tests")
+
+
+def sources(ext):
+    out = []
+    for d, _, files in os.walk(SERVER):
+        out += [os.path.relpath(os.path.join(d, f), ROOT) for f in files if f.endswith(ext)]
+    return sorted(out)
+
+
+def read(rel):
+    with open(os.path.join(ROOT, rel), encoding="utf-8") as f:
+        return f.read()
+
+
+def exception_lines():
+    """tests/exceptions.txt as {source: text after the colon}."""
+    lines = {}
+    for n, line in enumerate(read("tests/exceptions.txt").splitlines(), 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        src, sep, why = line.partition(": ")
+        assert sep and src.startswith("server/") and src.endswith(".c"), \
+            "tests/exceptions.txt:%d is not '<source>: covered by ...': %s" % (n, line)
+        assert src not in lines, "tests/exceptions.txt:%d lists %s twice" % (n, src)
+        assert why.startswith("covered by "), "tests/exceptions.txt:%d: say what covers %s" % (n, src)
+        lines[src] = why
+    return lines
+
+
+def has_check_file(src):
+    return os.path.exists(os.path.join(TESTS, "check_%s.c" % os.path.basename(src)[:-2]))
+
+
+def test_every_source_has_a_check_file_or_an_exceptions_line():
+    srcs = sources(".c")
+    lines = exception_lines()
+    missing = [s for s in srcs if not has_check_file(s) and s not in lines]
+    assert not missing, "no tests/check_<file>.c and no line in tests/exceptions.txt: %s" % missing
+    gone = [s for s in lines if s not in srcs]
+    assert not gone, "tests/exceptions.txt names sources that do not exist: %s" % gone
+    both = [s for s in lines if has_check_file(s)]
+    assert not both, "these have a check file now; drop their lines from tests/exceptions.txt: %s" % both
+    for src, why in lines.items():
+        for path in re.findall(r"\btests/[\w./-]+\.(?:c|py|mjs|h)\b", why):
+            assert os.path.exists(os.path.join(ROOT, path)), "%s: %s does not exist" % (src, path)
+    with_check = sum(has_check_file(s) for s in srcs)
+    # Figures for the record (pytest -s shows them).
+    print("%d sources: %d with a check file, %d in tests/exceptions.txt"
+          % (len(srcs), with_check, len(lines)))
+
+
+def test_json_returning_functions_say_who_owns_the_reference():
+    """A header's comment above each function returning json_t * says
+    "new" (the caller's reference: json_decref it) or "borrowed"."""
+    bad = []
+    for h in sources(".h"):
+        text = read(h)
+        for m in re.finditer(r"^(?:const )?json_t \*\s*([a-z_0-9]+)\(", text, re.M):
+            above = text[:m.start()].rstrip()
+            comment = above[above.rfind("/*"):] if above.endswith("*/") else ""
+            if not re.search(r"\bnew\b|\bborrow", comment):
+                bad.append("%s: %s" % (h, m.group(1)))
+    assert not bad, "say whether the json_t * is a new reference or borrowed: %s" % bad
+
+
+# Other helpers are rewriting these files; each list must only shrink.
+PENDING_STDERR = {"server/store/outlier_backfill.c"}
+PENDING_UTF8 = {"server/render/badge_svg.c", "server/ingest/withdraw.c"}
+PENDING_TIME = {"server/store/outlier_backfill.c"}   # a progress line's pace, not a date
+
+
+def test_the_store_logs_through_log_c():
+    bad = [s for s in sources(".c") if s.startswith("server/store/") and s not in PENDING_STDERR
+           and re.search(r"\bstderr\b|\bperror\(", read(s))]
+    assert not bad, "the store writes to stderr itself, past --quiet: %s" % bad
+
+
+def test_utf8_continuation_bytes_are_utf8_c_s_business():
+    bad = [s for s in sources(".c") if s != "server/util/utf8.c" and s not in PENDING_UTF8
+           and re.search(r"0x[cC]0\)\s*[!=]=\s*0x80", read(s))]
+    assert not bad, "step code points with util/utf8.c instead: %s" % bad
+
+
+def test_dates_come_from_time_now_and_only_main_sets_the_test_clock():
+    bad = [s for s in sources(".c") if s != "server/util/timefmt.c" and s not in PENDING_TIME
+           and re.search(r"\btime\(NULL\)|\btime\(0\)|'now'\)", read(s))]
+    # SQLite's 'now' in these two is a bookkeeping date no test looks at.
+    bad = [s for s in bad if s not in ("server/ingest/account.c", "server/store/migrate.c")
+           or re.search(r"\btime\(NULL\)", read(s))]
+    assert not bad, "take the date from time_now() (util/timefmt.h): %s" % bad
+    setters = [s for s in sources(".c") if "time_test_clock(" in read(s)]
+    assert setters == ["server/main.c", "server/util/timefmt.c"], setters
+    assert "test-clock" not in read("server/options.c").split("int parse_options")[0], \
+        "--test-clock must stay out of the usage text"
