@@ -3,7 +3,9 @@
 
 CC      ?= cc
 PKGS    := libmicrohttpd jansson libsodium sqlite3 zlib
-CSTD    := -std=c11 -D_DEFAULT_SOURCE -D_GNU_SOURCE
+# The version /metrics names (llmspeed_build_info): the commit built from.
+VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+CSTD    := -std=c11 -D_DEFAULT_SOURCE -D_GNU_SOURCE -DLLMSPEED_VERSION='"$(VERSION)"'
 WARN    := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-unused-parameter
 CFLAGS  ?= -O2 -g
 ALL_CFLAGS = $(CSTD) $(WARN) $(CFLAGS) -Iserver $(shell pkg-config --cflags $(PKGS) 2>/dev/null)

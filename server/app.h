@@ -13,6 +13,7 @@ struct ratelimit;
 struct guard;
 struct ceiling_ref;
 struct tlog_signer;
+struct access_log;
 
 struct config {
 	const char *listen;           /* host:port, default 127.0.0.1:8080 */
@@ -34,6 +35,9 @@ struct config {
 	unsigned request_timeout;     /* seconds for a whole request to arrive; 0: off */
 	unsigned max_header_bytes;    /* per-connection buffer for request line and headers */
 	unsigned db_busy_ms;          /* how long a write waits for a locked database */
+	const char *access_log;       /* --access-log FILE ("-": stdout); NULL: none */
+	const char *metrics_allow;    /* addresses besides loopback that may read /metrics */
+	const char *security_contact; /* security.txt's Contact URI; NULL: /privacy#reporting */
 	int demo;                     /* fill an empty database with demo runs */
 	int quiet;                    /* no request log */
 	const char *test_clock;       /* --test-clock FILE, tests only (util/timefmt.h); NULL: the real clock */
@@ -52,6 +56,8 @@ struct app {
 	struct guard *guard;          /* request deadlines, NULL when off */
 	struct ceiling_ref *ref;      /* static/reference/ data, NULL when absent */
 	struct tlog_signer *tlog;     /* the transparency log's key and checkpoints */
+	struct access_log *access_log;/* NULL without --access-log */
+	double started;               /* when serving began, seconds since the epoch */
 };
 
 #endif

@@ -51,4 +51,14 @@ void router_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 /* Requests started and not yet completed, for a graceful stop. */
 unsigned router_in_flight(void);
 
+/* The MHD_OPTION_URI_LOG_CALLBACK (cls is the struct app): creates the
+ * request's state when its request line is in, so the access log and the
+ * metrics time it from there and see requests libmicrohttpd refuses
+ * itself.  NULL when out of memory. */
+void *router_uri(void *cls, const char *uri, struct MHD_Connection *conn);
+
+/* Hands the route patterns and kinds to util/metrics.c as label values;
+ * call once before serving. */
+void router_metrics_init(void);
+
 #endif

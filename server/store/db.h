@@ -133,4 +133,9 @@ struct db_wal_stats {
 };
 void db_wal_stats(struct db *db, struct db_wal_stats *out);
 
+/* For /metrics: jobs waiting for the writer to take them into a batch;
+ * WAL frames not yet copied into the database by a checkpoint. */
+unsigned long db_queue_depth(struct db *db);
+int db_checkpoint_lag(struct db *db);
+
 #endif

@@ -5,6 +5,7 @@
 
 #include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
 
 #include "util/log.h"
 
@@ -44,9 +45,11 @@
 static int wal_grew(void *arg, sqlite3 *h, const char *name, int pages)
 {
 	struct db *db = arg;
+	int log, copied;
 
 	pthread_mutex_lock(&db->lock);
 	db->wal_pages = pages;
+	atomic_store(&db->wal_frames, pages);
 	if (pages >= db->wal_limit) {
 		if (db->ckpt_running)
 			db->writer_waits++;
@@ -55,7 +58,8 @@ static int wal_grew(void *arg, sqlite3 *h, const char *name, int pages)
 		db->writer_ckpt = 1;
 		db->writer_ckpts++;
 		pthread_mutex_unlock(&db->lock);
-		sqlite3_wal_checkpoint_v2(h, name, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+		if (sqlite3_wal_checkpoint_v2(h, name, SQLITE_CHECKPOINT_PASSIVE, &log, &copied) == SQLITE_OK)
+			atomic_store(&db->ckpt_frames, copied);
 		pthread_mutex_lock(&db->lock);
 		db->writer_ckpt = 0;
 	}
@@ -89,7 +93,7 @@ static void lower_priority(void)
 static void *ckpt_main(void *arg)
 {
 	struct db *db = arg;
-	int stop;
+	int stop, log, copied;
 
 	pthread_setname_np(pthread_self(), "db-checkpoint");
 	lower_priority();
@@ -103,7 +107,9 @@ static void *ckpt_main(void *arg)
 		pthread_mutex_unlock(&db->lock);
 		if (stop)
 			break;
-		sqlite3_wal_checkpoint_v2(db->ckpt->h, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+		if (sqlite3_wal_checkpoint_v2(db->ckpt->h, NULL, SQLITE_CHECKPOINT_PASSIVE,
+					      &log, &copied) == SQLITE_OK)
+			atomic_store(&db->ckpt_frames, copied);
 		pthread_mutex_lock(&db->lock);
 		db->ckpt_running = 0;
 		db->ckpt_passes++;
@@ -139,4 +145,12 @@ void db_wal_stats(struct db *db, struct db_wal_stats *out)
 	out->writer_ckpts = db->writer_ckpts;
 	out->writer_waits = db->writer_waits;
 	pthread_mutex_unlock(&db->lock);
+}
+
+int db_checkpoint_lag(struct db *db)
+{
+	int wal = atomic_load(&db->wal_frames), copied = atomic_load(&db->ckpt_frames);
+
+	/* Fewer frames than were copied: the log started over since. */
+	return wal >= copied ? wal - copied : wal;
 }

@@ -32,6 +32,8 @@ struct db {
 	int ckpt_running;              /* with lock: the thread is in a checkpoint */
 	int writer_ckpt;               /* with lock: the writer is; the thread waits */
 	int wal_limit;                 /* WAL pages past which the writer copies */
+	_Atomic int wal_frames;        /* frames in the WAL at the last commit */
+	_Atomic int ckpt_frames;       /* of them, copied by the last checkpoint */
 	pthread_cond_t ckpt_wake;      /* with lock */
 	pthread_cond_t ckpt_idle;      /* with lock: signalled when a pass ends */
 	unsigned long ckpt_passes, writer_ckpts, writer_waits;   /* with lock */
