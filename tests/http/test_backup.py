@@ -33,13 +33,15 @@ class Uploader(threading.Thread):
     def __init__(self, server):
         super().__init__(daemon=True)
         self.server, self.stop, self.answers = server, threading.Event(), []
-        self.tokens = [sign(make_payload(workloads__chat_short__decode_tok_s=100 + i / 7))[0]
-                       for i in range(400)]
 
     def run(self):
-        for token in self.tokens:
-            if self.stop.is_set():
-                break
+        i = 0
+        while not self.stop.is_set():
+            # Signed as it goes, so the uploads last however fast the
+            # daemon takes them (a list signed ahead ran out before the
+            # backup began on a quiet machine).
+            token = sign(make_payload(workloads__chat_short__decode_tok_s=100 + i / 7))[0]
+            i += 1
             r = self.server.upload(token)
             self.answers.append((r.status_code, r.json().get("id") if r.status_code == 201 else None,
                                  time.time()))
