@@ -3,7 +3,9 @@
 
 CC      ?= cc
 PKGS    := libmicrohttpd jansson libsodium sqlite3 zlib
-CSTD    := -std=c11 -D_DEFAULT_SOURCE -D_GNU_SOURCE
+# The version /metrics names (llmspeed_build_info): the commit built from.
+VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+CSTD    := -std=c11 -D_DEFAULT_SOURCE -D_GNU_SOURCE -DLLMSPEED_VERSION='"$(VERSION)"'
 WARN    := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-unused-parameter
 CFLAGS  ?= -O2 -g
 ALL_CFLAGS = $(CSTD) $(WARN) $(CFLAGS) -Iserver $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
@@ -48,7 +50,7 @@ FUZZ_BINS  := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 FUZZ_SECONDS ?= 60
 FUZZ_CHECK_SECONDS ?= 10
 
-.PHONY: all deps run check check-fresh unit-tests san-tests http-tests browser-tests san-http-tests demo bench bench-scale bench-tiles fuzz fuzz-check clean
+.PHONY: all deps run check check-fresh unit-tests san-tests http-tests browser-tests san-http-tests demo bench bench-scale bench-busy bench-tiles fuzz fuzz-check clean
 all: $(BIN)
 
 deps:
@@ -160,6 +162,12 @@ bench-scale: deps $(BIN) $(BUILD)/bench/fill
 $(BUILD)/bench/fill: tests/bench/fill.c $(BUILD)/libllms.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libllms.a $(LIBS)
+
+# The WAL's high-water mark during 150,000 uploads with two CPU-bound
+# processes beside the daemon (tests/bench/README.md; not part of make
+# check: about five minutes with every core busy).
+bench-busy: deps $(BIN)
+	$(PYTHON) tests/bench/wal_busy.py --bin $(abspath $(BIN)) --bodies $(abspath $(BUILD)/bench/bodies-150k.txt) --check
 
 # The log's tiles at 1M entries against nginx (not part of make bench: the
 # fill takes a while): make bench-tiles

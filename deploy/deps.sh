@@ -6,7 +6,7 @@ PKGS="build-essential pkg-config clang libclang-rt-14-dev
 libmicrohttpd-dev libjansson-dev libsodium-dev libmbedtls-dev libsqlite3-dev sqlite3 zlib1g-dev
 check libsubunit-dev
 python3 python3-pytest python3-jwcrypto python3-cryptography python3-lxml python3-requests python3-jsonschema
-nginx-light wrk curl e2fsprogs trang libxml2-utils
+nginx-light wrk curl e2fsprogs trang libxml2-utils prometheus
 chromium
 golang-go golang-golang-x-mod-dev
 librsvg2-bin fonts-dejavu-core"
@@ -16,6 +16,10 @@ librsvg2-bin fonts-dejavu-core"
 # Go and golang.org/x/mod (sumdb/tlog, sumdb/note) from Debian check the
 # transparency log independently (tests/tlog_go, built offline with
 # GO111MODULE=off GOPATH=/usr/share/gocode; nothing is downloaded).
+# prometheus brings promtool, which checks /metrics (tests/http/test_metrics.py).
+# The tests never use the Prometheus server it also installs; on a host run
+# by systemd Debian starts that server (port 9090): `systemctl disable --now
+# prometheus` if you do not want it.
 # Node.js (for the HTML validator) may come from Debian or be preinstalled.
 command -v npm >/dev/null 2>&1 || PKGS="$PKGS nodejs npm"
 missing=""

@@ -14,6 +14,7 @@ struct guard;
 struct ceiling_ref;
 struct tlog_signer;
 struct raster;
+struct access_log;
 
 struct config {
 	const char *listen;           /* host:port, default 127.0.0.1:8080 */
@@ -28,12 +29,16 @@ struct config {
 	unsigned conn_timeout;        /* seconds a connection may be idle */
 	unsigned upload_rate;         /* uploads per minute per account or address */
 	unsigned dispute_rate;        /* dispute posts per minute per address */
+	unsigned refusal_rate;        /* refused uploads in any minute per address */
 	unsigned search_rate;         /* searches per minute per address */
 	int trust_proxy;              /* take the client address from X-Forwarded-For */
 	const char *trust_proxy_addr; /* ...only on connections from this peer; NULL: any */
 	unsigned request_timeout;     /* seconds for a whole request to arrive; 0: off */
 	unsigned max_header_bytes;    /* per-connection buffer for request line and headers */
 	unsigned db_busy_ms;          /* how long a write waits for a locked database */
+	const char *access_log;       /* --access-log FILE ("-": stdout); NULL: none */
+	const char *metrics_allow;    /* addresses besides loopback that may read /metrics */
+	const char *security_contact; /* security.txt's Contact URI; NULL: /privacy#reporting */
 	int demo;                     /* fill an empty database with demo runs */
 	int quiet;                    /* no request log */
 	const char *test_clock;       /* --test-clock FILE, tests only (util/timefmt.h); NULL: the real clock */
@@ -46,11 +51,15 @@ struct app {
 	struct cache *cache;
 	struct ratelimit *upload_rl;
 	struct ratelimit *dispute_rl;
+	struct ratelimit *refusal_rl;   /* refused uploads per address */
+	struct ratelimit *moderator_rl; /* wrong moderator tokens per address */
 	struct ratelimit *search_rl;
 	struct guard *guard;          /* request deadlines, NULL when off */
 	struct ceiling_ref *ref;      /* static/reference/ data, NULL when absent */
 	struct tlog_signer *tlog;     /* the transparency log's key and checkpoints */
 	struct raster *raster;        /* SVG to PNG for link-preview cards; off without rsvg-convert */
+	struct access_log *access_log;/* NULL without --access-log */
+	double started;               /* when serving began, seconds since the epoch */
 };
 
 #endif

@@ -14,4 +14,8 @@ int account_main(const struct config *c, int argc, char **argv);
 /* `llm-speedd snapshot DIR`: one export snapshot for mirrors; the exit status. */
 int snapshot_main(const struct config *c, int argc, char **argv);
 
+/* `llm-speedd backup --db FILE OUT`: an online, consistent copy with the
+ * log's key and checkpoint beside it (store/db_backup.h); the exit status. */
+int backup_main(const struct config *c, int argc, char **argv);
+
 #endif

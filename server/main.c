@@ -1,5 +1,5 @@
 /* main.c: start-up: options, the database, the daemon, signals; the
- * sub-commands (account, snapshot, sample-run) are dispatched from here. */
+ * sub-commands (account, snapshot, backup, sample-run) are dispatched from here. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <limits.h>
@@ -21,6 +21,8 @@
 #include "store/db.h"
 #include "ingest/demo.h"
 #include "disputes/dispute.h"
+#include "http/access_log.h"
+#include "http/framing.h"
 #include "http/guard.h"
 #include "util/log.h"
 #include "util/timefmt.h"
@@ -82,22 +84,29 @@ static struct MHD_Daemon *start_daemon(struct app *app, const struct sockaddr *s
 		MHD_OPTION_THREAD_POOL_SIZE, c->threads,
 		MHD_OPTION_CONNECTION_LIMIT, c->max_connections,
 		MHD_OPTION_CONNECTION_TIMEOUT, c->conn_timeout,
-		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)c->max_header_bytes,
+		/* Room for the request line and headers, and beside them for
+		 * the records of the query arguments (framing.h). */
+		MHD_OPTION_CONNECTION_MEMORY_LIMIT, framing_pool_bytes(c->max_header_bytes),
+		MHD_OPTION_URI_LOG_CALLBACK, router_uri, app,
 		MHD_OPTION_NOTIFY_CONNECTION, guard_notify, app->guard,
 		MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024,
 		MHD_OPTION_NOTIFY_COMPLETED, router_completed, app,
+		MHD_OPTION_URI_LOG_CALLBACK, router_uri, app,
 		MHD_OPTION_END);
 }
 
-/* Waits for SIGTERM or SIGINT, then stops accepting and lets the requests
- * in flight finish (up to 30 s) before the daemon is stopped. */
-static void wait_and_drain(struct MHD_Daemon *d, struct db *db, const sigset_t *set)
+/* Waits for SIGTERM or SIGINT (SIGHUP reopens the access log), then stops
+ * accepting and lets the requests in flight finish (up to 30 s) before the
+ * daemon is stopped. */
+static void wait_and_drain(struct MHD_Daemon *d, struct app *app, const sigset_t *set)
 {
 	struct timespec tick = { 0, 20 * 1000 * 1000 };
+	struct db *db = app->db;
 	MHD_socket ls;
 	int sig, i;
 
-	sigwait(set, &sig);
+	while (sigwait(set, &sig) == 0 && sig == SIGHUP)
+		access_log_reopen(app->access_log);
 	log_info("signal %d: stopping", sig);
 	ls = MHD_quiesce_daemon(d);
 	/* The socket may only be closed after MHD_stop_daemon(), but shutting
@@ -156,7 +165,7 @@ static void checkpoint_published(void *arg)
 static int open_tlog(struct app *app)
 {
 	const struct config *c = &app->cfg;
-	char base[512], origin[256], err[1024];
+	char base[512], origin[256], err[2048];
 
 	if (c->base_url)
 		snprintf(base, sizeof base, "%s", c->base_url);
@@ -178,10 +187,27 @@ static int open_tlog(struct app *app)
 	return 0;
 }
 
+/* What operators watch: the metrics' labels, the start time, the access log. */
+static int open_ops(struct app *app)
+{
+	struct timespec now;
+	char err[600];
+
+	router_metrics_init();
+	clock_gettime(CLOCK_REALTIME, &now);
+	app->started = (double)now.tv_sec + now.tv_nsec / 1e9;
+	if (app->cfg.access_log && !(app->access_log = access_log_open(app->cfg.access_log, err, sizeof err))) {
+		fprintf(stderr, "llm-speedd: %s\n", err);
+		return -1;
+	}
+	return 0;
+}
+
 static void app_free(struct app *app)
 {
 	raster_free(app->raster);
 	guard_free(app->guard);
+	access_log_close(app->access_log);
 	if (app->db)
 		db_set_commit_hook(app->db, NULL, NULL);
 	tlog_signer_close(app->tlog);
@@ -190,6 +216,8 @@ static void app_free(struct app *app)
 	cache_free(app->cache);
 	ratelimit_free(app->upload_rl);
 	ratelimit_free(app->dispute_rl);
+	ratelimit_free(app->refusal_rl);
+	ratelimit_free(app->moderator_rl);
 	ratelimit_free(app->search_rl);
 	page_static_free();
 	ceiling_free(app->ref);
@@ -212,7 +240,13 @@ static int serve(struct app *app)
 	/* Searches come in bursts while someone types: a quarter of a minute's worth at once. */
 	app->search_rl = ratelimit_new(app->cfg.search_rate,
 				       app->cfg.search_rate > 4 ? app->cfg.search_rate / 4 : 1);
-	if (!app->cache || !app->upload_rl || !app->dispute_rl || !app->search_rl) {
+	/* Refused uploads and wrong moderator tokens cost the sender: each
+	 * has an allowance of its own per address.  --upload-rate 0 (load
+	 * tests) lifts the first; nothing lifts the second. */
+	app->refusal_rl = ratelimit_new_capped(app->cfg.upload_rate ? app->cfg.refusal_rate : 0);
+	app->moderator_rl = ratelimit_new_capped(DISPUTE_MODERATOR_GUESSES);
+	if (!app->cache || !app->upload_rl || !app->dispute_rl || !app->search_rl ||
+	    !app->refusal_rl || !app->moderator_rl) {
 		fprintf(stderr, "llm-speedd: out of memory setting up the %s\n",
 			!app->cache ? "response cache" : "rate limits");
 		return 1;
@@ -230,6 +264,8 @@ static int serve(struct app *app)
 		return 1;
 	if (app->cfg.demo && demo_fill(app->db) < 0)
 		return 1;
+	if (open_ops(app) < 0)
+		return 1;
 	if (!(ai = resolve(app->cfg.listen))) {
 		fprintf(stderr, "llm-speedd: cannot use --listen %s (want HOST:PORT)\n", app->cfg.listen);
 		return 1;
@@ -244,7 +280,8 @@ static int serve(struct app *app)
 	sigemptyset(&set);
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGINT);
-	wait_and_drain(d, app->db, &set);
+	sigaddset(&set, SIGHUP);
+	wait_and_drain(d, app, &set);
 	db_stats(app->db, &commits, &writes);
 	log_info("database writer: %lu writes in %lu commits", writes, commits);
 	return 0;
@@ -291,6 +328,13 @@ int main(int argc, char **argv)
 			return 2;
 		return account_main(&app.cfg, argc - first - rest, argv + first + rest);
 	}
+	if (first < argc && !strcmp(argv[first], "backup")) {
+		int rest = parse_options(argc - first, argv + first, &app.cfg, 1);
+
+		if (rest < 0)
+			return 2;
+		return backup_main(&app.cfg, argc - first - rest, argv + first + rest);
+	}
 	if (first < argc && !strcmp(argv[first], "snapshot")) {
 		int rest = parse_options(argc - first, argv + first, &app.cfg, 1);
 
@@ -309,6 +353,7 @@ int main(int argc, char **argv)
 	sigemptyset(&set);
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	rc = serve(&app);

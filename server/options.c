@@ -19,6 +19,8 @@ const char usage[] =
 "       llm-speedd account revoke NAME [--db F]\n"
 "       llm-speedd sample-run [--help]        print a signed sample run\n"
 "       llm-speedd snapshot DIR [--db FILE]    write a gzipped export and SHA256SUMS to DIR\n"
+"       llm-speedd backup --db FILE OUT       an online copy of the database as OUT, with\n"
+"                                             OUT.logkey and OUT.checkpoint beside it\n"
 "       (options may come before or after account add|revoke NAME)\n"
 "\n"
 "options (each also read from the environment variable shown):\n"
@@ -49,16 +51,24 @@ const char usage[] =
 "                                                  must all arrive within this time of\n"
 "                                                  its start however slowly they trickle,\n"
 "                                                  default 30 (0: off)\n"
-"  --max-header-bytes N   LLMSPEED_MAX_HEADER_BYTES memory per connection for the request\n"
-"                                                  line and headers; larger gets 431,\n"
+"  --max-header-bytes N   LLMSPEED_MAX_HEADER_BYTES request line and headers together;\n"
+"                                                  larger gets 431 (a longer address, or\n"
+"                                                  over 128 query arguments, 414),\n"
 "                                                  default 32768 (at least 8192)\n"
 "                         request bodies: 64 KiB for uploads (fixed by the contract),\n"
 "                         64 KiB for dispute posts; larger gets 413\n"
 "  --upload-rate N        LLMSPEED_UPLOAD_RATE     uploads per minute per account or\n"
 "                                                  address, default 30 (0: unlimited);\n"
 "                                                  over it: 429 with Retry-After\n"
+"  --refusal-rate N       LLMSPEED_REFUSAL_RATE    refused uploads (bad signature or\n"
+"                                                  payload, unknown token) per address in\n"
+"                                                  any minute, default 120 (0, or\n"
+"                                                  --upload-rate 0: unlimited); checked\n"
+"                                                  before the signature: over it, 429\n"
 "  --dispute-rate N       LLMSPEED_DISPUTE_RATE    dispute posts per minute per address,\n"
 "                                                  default 5 (0: unlimited)\n"
+"                         wrong moderator tokens: at most 20 per address in any\n"
+"                         minute, whatever the other limits; then 429\n"
 "  --search-rate N        LLMSPEED_SEARCH_RATE     searches per minute per address,\n"
 "                                                  default 120 (0: unlimited)\n"
 "  --db-busy-timeout MS   LLMSPEED_DB_BUSY_TIMEOUT how long a write waits for a database\n"
@@ -68,6 +78,16 @@ const char usage[] =
 "                                                  limits) from the last X-Forwarded-For\n"
 "                                                  entry; with ADDR only on connections\n"
 "                                                  from that address (your reverse proxy)\n"
+"\n"
+"operations:\n"
+"  --access-log FILE      LLMSPEED_ACCESS_LOG      one line per request, combined log format\n"
+"                                                  plus the request time (- : stdout);\n"
+"                                                  reopened on SIGHUP; default: none\n"
+"  --metrics-allow ADDR[,ADDR] LLMSPEED_METRICS_ALLOW  addresses besides loopback that may\n"
+"                                                  read /metrics (under --trust-proxy the\n"
+"                                                  forwarded address); others get 404\n"
+"  --security-contact URI LLMSPEED_SECURITY_CONTACT  security.txt's Contact (mailto:, https:\n"
+"                                                  or tel:); default: /privacy#reporting\n"
 "\n"
 "  --demo                                          fill an empty database with demo runs\n"
 "  --quiet                LLMSPEED_QUIET=1         no informational log lines\n"
@@ -164,12 +184,16 @@ void defaults(struct config *c)
 	c->max_per_ip = env_uint("LLMSPEED_MAX_PER_IP", 32);
 	c->conn_timeout = env_uint("LLMSPEED_TIMEOUT", 10);
 	c->upload_rate = env_uint("LLMSPEED_UPLOAD_RATE", 30);
+	c->refusal_rate = env_uint("LLMSPEED_REFUSAL_RATE", 120);
 	c->dispute_rate = env_uint("LLMSPEED_DISPUTE_RATE", 5);
 	c->search_rate = env_uint("LLMSPEED_SEARCH_RATE", 120);
 	c->request_timeout = env_uint("LLMSPEED_REQUEST_TIMEOUT", 30);
 	c->max_header_bytes = env_uint("LLMSPEED_MAX_HEADER_BYTES", 32768);
 	c->db_busy_ms = env_uint("LLMSPEED_DB_BUSY_TIMEOUT", 5000);
 	set_trust(c, env_str("LLMSPEED_TRUST_PROXY", NULL));
+	c->access_log = env_str("LLMSPEED_ACCESS_LOG", NULL);
+	c->metrics_allow = env_str("LLMSPEED_METRICS_ALLOW", NULL);
+	c->security_contact = env_str("LLMSPEED_SECURITY_CONTACT", NULL);
 	c->quiet = env_uint("LLMSPEED_QUIET", 0);
 }
 
@@ -197,6 +221,35 @@ static int check_limits(const struct config *c)
 	return 0;
 }
 
+/* Refuses a --metrics-allow entry that is not an IP address and a
+ * security contact that is not a mailto:, https: or tel: URI (RFC 9116
+ * section 2.5.3) of visible characters. */
+static int check_ops(const struct config *c)
+{
+	unsigned char a[sizeof(struct in6_addr)];
+	const char *p = c->metrics_allow, *u = c->security_contact;
+	char one[INET6_ADDRSTRLEN + 1];
+	size_t n;
+
+	while (p && *p) {
+		n = strcspn(p, ",");
+		snprintf(one, sizeof one, "%.*s", (int)(n < sizeof one ? n : sizeof one - 1), p);
+		if (n >= sizeof one || (inet_pton(AF_INET, one, a) != 1 && inet_pton(AF_INET6, one, a) != 1)) {
+			fprintf(stderr, "llm-speedd: --metrics-allow: \"%.*s\" is not an IP address "
+				"(list addresses separated by commas, e.g. 10.0.0.5,::1)\n", (int)n, p);
+			return -1;
+		}
+		p += n + (p[n] == ',');
+	}
+	if (u && ((strncmp(u, "mailto:", 7) && strncmp(u, "https://", 8) && strncmp(u, "tel:", 4)) ||
+		  strpbrk(u, " \t\r\n\"<>") || strlen(u) < 6)) {
+		fprintf(stderr, "llm-speedd: --security-contact wants a mailto:, https:// or tel: URI, "
+			"e.g. mailto:security@example.org, not \"%s\"\n", u);
+		return -1;
+	}
+	return 0;
+}
+
 /* Parses the options; returns the index of the first operand, or -1 after
  * printing what is wrong. With `command` 0 it stops at the first operand (the
  * command's name); with 1 argv[0] is the command and options may come
@@ -205,7 +258,8 @@ int parse_options(int argc, char **argv, struct config *c, int command)
 {
 	enum { O_LISTEN = 256, O_DB, O_ASSETS, O_BASE, O_THREADS, O_MAXC, O_MAXIP,
 	       O_TIMEOUT, O_URATE, O_DRATE, O_TRUST, O_DEMO, O_QUIET, O_HELP,
-	       O_REQTIMEOUT, O_HEADER, O_BUSY, O_DBGROUP, O_SRATE, O_TESTCLOCK };
+	       O_REQTIMEOUT, O_HEADER, O_BUSY, O_DBGROUP, O_SRATE, O_RRATE, O_TESTCLOCK,
+	       O_ACCESSLOG, O_METRICSALLOW, O_SECCONTACT };
 	static const struct option opts[] = {
 		{ "listen", required_argument, NULL, O_LISTEN },
 		{ "db", required_argument, NULL, O_DB },
@@ -218,11 +272,15 @@ int parse_options(int argc, char **argv, struct config *c, int command)
 		{ "timeout", required_argument, NULL, O_TIMEOUT },
 		{ "upload-rate", required_argument, NULL, O_URATE },
 		{ "dispute-rate", required_argument, NULL, O_DRATE },
+		{ "refusal-rate", required_argument, NULL, O_RRATE },
 		{ "search-rate", required_argument, NULL, O_SRATE },
 		{ "trust-proxy", optional_argument, NULL, O_TRUST },
 		{ "request-timeout", required_argument, NULL, O_REQTIMEOUT },
 		{ "max-header-bytes", required_argument, NULL, O_HEADER },
 		{ "db-busy-timeout", required_argument, NULL, O_BUSY },
+		{ "access-log", required_argument, NULL, O_ACCESSLOG },
+		{ "metrics-allow", required_argument, NULL, O_METRICSALLOW },
+		{ "security-contact", required_argument, NULL, O_SECCONTACT },
 		{ "demo", no_argument, NULL, O_DEMO },
 		{ "quiet", no_argument, NULL, O_QUIET },
 		{ "help", no_argument, NULL, O_HELP },
@@ -247,11 +305,15 @@ int parse_options(int argc, char **argv, struct config *c, int command)
 		case O_TIMEOUT: c->conn_timeout = flag_uint("timeout", optarg); break;
 		case O_URATE: c->upload_rate = flag_uint("upload-rate", optarg); break;
 		case O_DRATE: c->dispute_rate = flag_uint("dispute-rate", optarg); break;
+		case O_RRATE: c->refusal_rate = flag_uint("refusal-rate", optarg); break;
 		case O_SRATE: c->search_rate = flag_uint("search-rate", optarg); break;
 		case O_REQTIMEOUT: c->request_timeout = flag_uint("request-timeout", optarg); break;
 		case O_HEADER: c->max_header_bytes = flag_uint("max-header-bytes", optarg); break;
 		case O_BUSY: c->db_busy_ms = flag_uint("db-busy-timeout", optarg); break;
 		case O_TRUST: set_trust(c, optarg ? optarg : "1"); break;
+		case O_ACCESSLOG: c->access_log = optarg; break;
+		case O_METRICSALLOW: c->metrics_allow = optarg; break;
+		case O_SECCONTACT: c->security_contact = optarg; break;
 		case O_DEMO: c->demo = 1; break;
 		case O_QUIET: c->quiet = 1; break;
 		case O_TESTCLOCK: c->test_clock = optarg; break;
@@ -263,7 +325,7 @@ int parse_options(int argc, char **argv, struct config *c, int command)
 		fprintf(stderr, "llm-speedd: --threads must be between 1 and 256\n");
 		return -1;
 	}
-	if (check_limits(c) < 0)
+	if (check_limits(c) < 0 || check_ops(c) < 0)
 		return -1;
 	if (!c->assets)
 		c->assets = exe_dir();

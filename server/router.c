@@ -7,16 +7,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "app.h"
 #include "pages/badge.h"
 #include "pages/card.h"
 #include "disputes/dispute.h"
+#include "http/access_log.h"
 #include "http/framing.h"
 #include "http/guard.h"
 #include "pages/page.h"
 #include "ingest/upload.h"
 #include "ingest/withdraw.h"
+#include "util/metrics.h"
 
 #define KB 1024
 
@@ -86,11 +89,59 @@ static const struct route routes[] = {
 	{ HTTP_GET,  "/log/tile/**",                 page_log_tile,     0, 0 },
 	{ HTTP_GET,  "/static/*",                    page_static_file,  0, 0 },
 	{ HTTP_GET,  "/favicon.ico",                 page_favicon,      0, 0 },
+	{ HTTP_GET,  "/robots.txt",                  page_robots,       0, 0 },
+	{ HTTP_GET,  "/.well-known/security.txt",    page_security_txt, 0, 0 },
+	{ HTTP_GET,  "/metrics",                     page_metrics,      ROUTE_HTML, 0 },
 };
 
 #define NROUTES (sizeof routes / sizeof routes[0])
 
 static atomic_uint in_flight;
+
+/* ---- metrics: each route's label and kind ---- */
+
+enum route_kind { RK_NONE, RK_PAGE, RK_DATA, RK_BADGE, RK_STATIC, RK_UPLOAD, RK_POST, RK__MAX };
+static const char *const kind_names[RK__MAX] = {
+	"none", "page", "data", "badge", "static", "upload", "post",
+};
+static const char *route_names[NROUTES + 1];
+static unsigned char route_kinds[NROUTES + 1];
+
+/* What a route is, for the duration histogram: a page for people, data
+ * for scripts (JSON, CSV, feeds, tiles), a badge, a static file, an
+ * upload or another write. */
+static enum route_kind kind_of(const struct route *rt)
+{
+	if (rt->method == HTTP_POST)
+		return rt->handler == upload_handle ? RK_UPLOAD : RK_POST;
+	if (!strncmp(rt->pattern, "/badge/", 7))
+		return RK_BADGE;
+	if (!strncmp(rt->pattern, "/static/", 8) || !strcmp(rt->pattern, "/favicon.ico"))
+		return RK_STATIC;
+	return rt->flags & ROUTE_HTML && rt->handler != page_metrics ? RK_PAGE : RK_DATA;
+}
+
+void router_metrics_init(void)
+{
+	size_t i;
+
+	route_names[0] = "none";
+	for (i = 0; i < NROUTES; i++) {
+		route_names[i + 1] = routes[i].pattern;
+		route_kinds[i + 1] = (unsigned char)kind_of(&routes[i]);
+	}
+	metrics_names(ML_ROUTE, route_names, (unsigned)NROUTES + 1);
+	metrics_names(ML_KIND, kind_names, RK__MAX);
+}
+
+/* Microseconds on the monotonic clock. */
+static uint64_t now_us(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000u + (uint64_t)t.tv_nsec / 1000u;
+}
 
 unsigned router_in_flight(void)
 {
@@ -247,21 +298,42 @@ static void client_of(struct req *r)
 		peer_of(r, r->client, sizeof r->client);
 }
 
-/* Creates the request state on the first call and checks what can be
- * checked from the headers alone. */
-static struct req *req_new(struct app *app, struct MHD_Connection *conn,
-			   const char *url, const char *method)
+void *router_uri(void *cls, const char *uri, struct MHD_Connection *conn)
 {
+	struct app *app = cls;
 	struct req *r = calloc(1, sizeof *r);
-	const char *cl;
 
 	if (!r)
 		return NULL;
 	r->conn = conn;
 	r->app = app;
+	r->start_us = now_us();
+	clock_gettime(CLOCK_REALTIME, &r->received);
+	buf_init(&r->body);
+	if (app->access_log)
+		r->raw_uri = strdup(uri);
+	peer_of(r, r->client, sizeof r->client);
+	snprintf(r->verb, sizeof r->verb, "-");
+	snprintf(r->version, sizeof r->version, "-");
+	r->target_bytes = strlen(uri);
+	/* The target is libmicrohttpd's own buffer, which it goes on to
+	 * split and decode: the check may cut off a query too long to read. */
+	framing_check_target((char *)uri, app->cfg.max_header_bytes, &r->target);
+	return r;
+}
+
+/* Fills in the request state on the first call (r from router_uri) and
+ * checks what can be checked from the headers alone. */
+static void req_begin(struct req *r, struct MHD_Connection *conn, const char *url,
+		      const char *method, const char *version)
+{
+	const char *cl;
+
+	r->ready = 1;
+	snprintf(r->verb, sizeof r->verb, "%s", method);
+	snprintf(r->version, sizeof r->version, "%s", version);
 	r->path = url;
 	r->method = method_of(method);
-	buf_init(&r->body);
 	r->route = router_match(r->method, url, r->arg, sizeof r->arg);
 	/* What the responder needs, as data: no route is a page for people. */
 	r->html = !r->route || (r->route->flags & ROUTE_HTML);
@@ -271,7 +343,6 @@ static struct req *req_new(struct app *app, struct MHD_Connection *conn,
 	if (r->route && cl && strtoull(cl, NULL, 10) > r->route->max_body)
 		r->body_too_large = 1;
 	atomic_fetch_add(&in_flight, 1);
-	return r;
 }
 
 /* Takes one chunk of the request body, or drops it once over the limit. */
@@ -323,16 +394,23 @@ enum MHD_Result router_access(void *cls, struct MHD_Connection *conn,
 			      size_t *upload_data_size, void **con_cls)
 {
 	struct req *r = *con_cls;
+	struct app *app = cls;
 	struct framing_error fe;
+	size_t line;
 
-	if (!r) {
+	if (!r)
+		return MHD_NO;        /* router_uri ran out of memory */
+	if (!r->ready) {
 		/* Queueing on this first call would make libmicrohttpd close
 		 * the connection; answer on the next call instead. */
-		r = req_new(cls, conn, url, method);
-		*con_cls = r;
-		/* Except for framing two parsers could read differently: that
-		 * is refused at once, and closing is what it needs. */
-		if (r && framing_check(conn, version, &fe) < 0) {
+		req_begin(r, conn, url, method, version);
+		/* Except for framing two parsers could read differently, or a
+		 * target this server would misread: that is refused at once,
+		 * and closing is what it needs. */
+		line = strlen(method) + r->target_bytes + strlen(version) + 4;
+		fe = r->target;
+		if (fe.status ||
+		    framing_check(conn, version, line, app->cfg.max_header_bytes, &fe) < 0) {
 			r->close = 1;
 			return refuse_json(r, fe.status, fe.code, fe.message);
 		}
@@ -342,9 +420,9 @@ enum MHD_Result router_access(void *cls, struct MHD_Connection *conn,
 		 * already sending; their body is read and dropped (within
 		 * --request-timeout), since closing on them would cut off
 		 * the 413 they are owed. */
-		if (r && r->route && r->body_too_large && http_header(r, "Expect"))
+		if (r->route && r->body_too_large && http_header(r, "Expect"))
 			return dispatch(r);
-		return r ? MHD_YES : MHD_NO;
+		return MHD_YES;
 	}
 	r->calls++;
 	if (*upload_data_size) {
@@ -356,6 +434,27 @@ enum MHD_Result router_access(void *cls, struct MHD_Connection *conn,
 	return dispatch(r);
 }
 
+/* Counts and logs a request that is over: its status (none when no
+ * answer was queued), route, kind and time. */
+static void req_account(struct app *app, struct req *r)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(r->conn, MHD_CONNECTION_INFO_HTTP_STATUS);
+	unsigned status = ci ? ci->http_status : 0;
+	unsigned route = r->route ? (unsigned)(r->route - routes) + 1 : 0;
+	uint64_t took = now_us() - r->start_us;
+
+	if (!status)
+		return;
+	metrics_request(route, route_kinds[route], status, took);
+	if (r->err_code && !strcmp(r->err_code, "rate_limited"))
+		metrics_rate_limited(route);
+	if (r->route && r->route->handler == upload_handle)
+		metrics_upload(status == 201 ? "accepted" : status == 200 ? "duplicate"
+			       : r->err_code ? r->err_code : "other");
+	access_log_request(app->access_log, r, status, took);
+}
+
 void router_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 		      enum MHD_RequestTerminationCode toe)
 {
@@ -364,10 +463,13 @@ void router_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 	guard_request_done(conn);  /* the next request's deadline starts */
 	if (!r)
 		return;
+	req_account(cls, r);
 	if (r->job && r->job_free)
 		r->job_free(r->job);
 	buf_release(&r->body);
+	if (r->ready)
+		atomic_fetch_sub(&in_flight, 1);
+	free(r->raw_uri);
 	free(r);
 	*con_cls = NULL;
-	atomic_fetch_sub(&in_flight, 1);
 }

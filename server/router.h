@@ -36,8 +36,11 @@ const char *router_allow(const char *path);
 /* 1 when pattern matches path, capturing '*' into arg (exported for tests). */
 int router_pattern_match(const char *pattern, const char *path, char *arg, size_t argn);
 
-/* libmicrohttpd callbacks: the access handler (cls is the struct app) and
- * the request-completed notifier that frees the request. */
+/* libmicrohttpd callbacks (cls is the struct app): the URI callback,
+ * which creates the request state and checks the target as sent
+ * (framing_check_target), the access handler, and the request-completed
+ * notifier that frees the request. */
+void *router_uri(void *cls, const char *uri, struct MHD_Connection *conn);
 enum MHD_Result router_access(void *cls, struct MHD_Connection *conn,
 			      const char *url, const char *method,
 			      const char *version, const char *upload_data,
@@ -47,5 +50,15 @@ void router_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 
 /* Requests started and not yet completed, for a graceful stop. */
 unsigned router_in_flight(void);
+
+/* The MHD_OPTION_URI_LOG_CALLBACK (cls is the struct app): creates the
+ * request's state when its request line is in, so the access log and the
+ * metrics time it from there and see requests libmicrohttpd refuses
+ * itself.  NULL when out of memory. */
+void *router_uri(void *cls, const char *uri, struct MHD_Connection *conn);
+
+/* Hands the route patterns and kinds to util/metrics.c as label values;
+ * call once before serving. */
+void router_metrics_init(void);
 
 #endif

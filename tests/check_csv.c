@@ -61,7 +61,7 @@ START_TEST(numbers_round_trip_and_stay_numbers)
 	NUM_EQ(112.2, "112.2");
 	NUM_EQ(-0.5, "-0.5");
 	NUM_EQ(0.1 + 0.2, "0.30000000000000004");
-	NUM_EQ(3e-7, "3e-07");
+	NUM_EQ(3e-7, "3e-7");
 	NUM_EQ(NAN, "");
 	NUM_EQ(INFINITY, "");
 }

@@ -51,6 +51,36 @@ START_TEST(zero_is_unlimited)
 }
 END_TEST
 
+/* A capped limiter allows a quarter of its cap at once and counts what it
+ * refuses; 0 is no limit. */
+START_TEST(capped_bursts_a_quarter_and_counts_refusals)
+{
+	struct ratelimit *rl = ratelimit_new_capped(120);
+	int i;
+
+	ck_assert_ptr_nonnull(rl);
+	for (i = 0; i < 30; i++)
+		ck_assert_uint_eq(ratelimit_take(rl, "a"), 0);
+	ck_assert_uint_eq(ratelimit_refused(rl), 0);
+	ck_assert_uint_ge(ratelimit_take(rl, "a"), 1);
+	ck_assert_uint_ge(ratelimit_check(rl, "a"), 1);
+	ck_assert_uint_eq(ratelimit_refused(rl), 2);
+	ck_assert_uint_eq(ratelimit_take(rl, "b"), 0);
+	ratelimit_free(rl);
+	rl = ratelimit_new_capped(20);
+	for (i = 0; i < 5; i++)
+		ck_assert_uint_eq(ratelimit_take(rl, "a"), 0);
+	ck_assert_uint_ge(ratelimit_take(rl, "a"), 1);
+	ratelimit_free(rl);
+	rl = ratelimit_new_capped(0);
+	for (i = 0; i < 500; i++)
+		ck_assert_uint_eq(ratelimit_take(rl, "a"), 0);
+	ck_assert_uint_eq(ratelimit_refused(rl), 0);
+	ratelimit_free(rl);
+	ck_assert_uint_eq(ratelimit_refused(NULL), 0);
+}
+END_TEST
+
 /* Retry-After: the whole seconds until one token is back, rounded up. */
 START_TEST(wait_is_the_time_to_the_next_token)
 {
@@ -159,6 +189,7 @@ static Suite *suite_ratelimit(void)
 	tcase_add_test(tc, burst_then_wait_per_key);
 	tcase_add_test(tc, check_takes_nothing);
 	tcase_add_test(tc, zero_is_unlimited);
+	tcase_add_test(tc, capped_bursts_a_quarter_and_counts_refusals);
 	tcase_add_test(tc, wait_is_the_time_to_the_next_token);
 	tcase_add_test(tc, tokens_come_back);
 	tcase_add_test(tc, burst_zero_and_null);

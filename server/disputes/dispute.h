@@ -29,7 +29,9 @@
  * its page stays, marked.  "dismissed" keeps the run in, and puts an upheld
  * run back.  A ruled thread can be ruled again (the latest ruling and note
  * stand), and still takes posts, which do not reopen it: only a moderator
- * changes its state. */
+ * changes its state.  Wrong moderator tokens are limited per address
+ * (DISPUTE_MODERATOR_GUESSES in any minute, app->moderator_rl), apart
+ * from the posting allowance and whatever --dispute-rate says. */
 #ifndef LLMS_DISPUTE_H
 #define LLMS_DISPUTE_H
 
@@ -43,6 +45,7 @@
 #define DISPUTE_THREAD_MAX 500    /* posts on one page of a thread */
 #define DISPUTE_PINNED_MAX 20     /* submitter posts pinned beside a page */
 #define DISPUTE_IAT_WINDOW 600    /* seconds a signed post's "iat" may be off */
+#define DISPUTE_MODERATOR_GUESSES 20   /* wrong moderator tokens per address in any minute */
 
 /* POST /api/v1/runs/<id>/disputes: JSON {"author"?, "body"} or a JWS of
  * {"run_id", "body", "author"?}.  201 with the post; 400 invalid_json or
@@ -53,7 +56,8 @@ enum MHD_Result dispute_api_post(struct req *r);
 /* POST /api/v1/runs/<id>/disputes/resolve with the moderator token and
  * {"resolution": "upheld"|"dismissed", "note"?}.  200 with the thread's
  * state; 401 invalid_token (also when moderation is not configured), 404,
- * 415, 400 invalid_json, 422 schema_violation. */
+ * 415, 400 invalid_json, 422 schema_violation, 429 after too many wrong
+ * tokens from the address. */
 enum MHD_Result dispute_api_resolve(struct req *r);
 /* POST /r/<id>/disputes (browser form, urlencoded author, body, token).
  * 303 to the thread; error pages: 403 for another site or a bad token,

@@ -9,6 +9,7 @@
 #include "app.h"
 #include "disputes/dispute_int.h"
 #include "http/cache.h"
+#include "http/ratelimit.h"
 #include "store/defer.h"
 #include "store/outlier.h"
 #include "store/tlog_store.h"
@@ -180,15 +181,21 @@ static int rule_fields(const json_t *o, struct rule_job *rj, struct err *e)
 static int rule_check(struct req *r, struct rule_job *rj, struct err *e)
 {
 	const char *want = r->app->cfg.moderator_token;
-	char thumb[48];
+	char thumb[48], addr[80];
 	json_t *o;
 	int rc;
 
 	if (!want || !*want)
 		return err_set(e, 401, "invalid_token", NULL, "%s", "Moderation is not configured on this server: the operator must set LLMSPEED_MODERATOR_TOKEN.");
+	/* Guesses have an allowance of their own (DISPUTE_MODERATOR_GUESSES),
+	 * checked before the token is compared, so that a guess over it
+	 * learns nothing; a wrong token uses it up, and no posting
+	 * allowance. */
+	http_client_key(r, addr, sizeof addr);
+	if ((r->retry_after = ratelimit_check(r->app->moderator_rl, addr)) > 0)
+		return err_set(e, 429, "rate_limited", NULL, "%s", "Too many wrong moderator tokens from this address; wait for the time in Retry-After.");
 	if (!is_moderator(r)) {
-		if (dispute_rate_limited(r))
-			return err_set(e, 429, "rate_limited", NULL, "%s", "Too many failed moderator attempts from this address; wait for the time in Retry-After.");
+		ratelimit_take(r->app->moderator_rl, addr);
 		return err_set(e, 401, "invalid_token", NULL, "%s", "Send the moderator token as \"Authorization: Bearer <token>\"; the one sent is missing or wrong.");
 	}
 	if (dispute_run_check(r, thumb, e) < 0)

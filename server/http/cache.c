@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/metrics.h"
+
 #define NBUCKETS 16384
 #define NTAGS 65536     /* cluster generations; clusters sharing a slot share one */
 
@@ -51,6 +53,11 @@ static unsigned bucket_of(const char *id)
 
 struct cache *cache_new(unsigned max_ids)
 {
+	static const char *const rep_names[REP__MAX] = {
+		[REP_RUN_HTML] = "run_html", [REP_RUN_JSON] = "run_json",
+		[REP_BADGE_SVG] = "badge_svg", [REP_BADGE_JSON] = "badge_json",
+		[REP_LIST_HTML] = "list_html",
+	};
 	struct cache *c = calloc(1, sizeof *c);
 
 	if (!c)
@@ -59,6 +66,7 @@ struct cache *cache_new(unsigned max_ids)
 	c->max = max_ids ? max_ids : 1;
 	c->max_bytes = CACHE_MAX_BYTES;
 	atomic_init(&c->gen, 1);
+	metrics_names(ML_REP, rep_names, REP__MAX);
 	return c;
 }
 
@@ -151,9 +159,10 @@ int cache_serve(struct cache *c, struct req *r, const char *id,
 		if (p->status == 200 && http_etag_matches(r, p->etag))
 			*ret = http_not_modified(r, p->etag, p->cc);
 		else
-			*ret = http_send_prebuilt(r, p->status, p->resp);
+			*ret = http_send_prebuilt(r, p->status, p->resp, p->bytes);
 	}
 	pthread_rwlock_unlock(&c->lock);
+	metrics_cache(rep, hit);
 	return hit;
 }
 
@@ -315,7 +324,7 @@ enum MHD_Result cache_send_tagged(struct cache *c, struct req *r, const char *id
 	resp = http_build(ctype, body, len, cache_control, status == 200 ? etag : NULL);
 	if (!resp)
 		return MHD_NO;
-	ret = MHD_queue_response(r->conn, status, resp);
+	ret = http_send_prebuilt(r, status, resp, len);
 	cache_put_tagged(c, id, rep, gen, tag, status, resp, etag, cache_control, len);
 	return ret;
 }

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "util/log.h"
+#include "util/metrics.h"
 
 #define NBUCKETS 4096
 
@@ -265,6 +266,8 @@ enum MHD_Result guard_accept(void *cls, const struct sockaddr *addr, socklen_t l
 	if (!exempt(g, key) && (a = count_find(g, key)) && a->n >= g->cfg.max_per_ip)
 		ok = MHD_NO;
 	pthread_mutex_unlock(&g->lock);
+	if (ok == MHD_NO)
+		metrics_inc(MC_CONN_REFUSED);
 	return ok;
 }
 
@@ -377,6 +380,18 @@ unsigned long guard_cut_count(struct guard *g)
 		return 0;
 	pthread_mutex_lock(&g->lock);
 	n = g->cut;
+	pthread_mutex_unlock(&g->lock);
+	return n;
+}
+
+unsigned guard_open_count(struct guard *g)
+{
+	unsigned n;
+
+	if (!g)
+		return 0;
+	pthread_mutex_lock(&g->lock);
+	n = g->open;
 	pthread_mutex_unlock(&g->lock);
 	return n;
 }

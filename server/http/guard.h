@@ -71,5 +71,7 @@ void guard_request_done(struct MHD_Connection *conn);
 
 /* Connections cut so far for missing their deadline or shed. */
 unsigned long guard_cut_count(struct guard *g);
+/* Connections open now (for /metrics). */
+unsigned guard_open_count(struct guard *g);
 
 #endif

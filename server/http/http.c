@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "app.h"
+#include "util/jsonw.h"
 
 /* Content-Security-Policy for everything we serve: no script, styles
  * only from our own stylesheet, no framing.  A page (text/html) may also
@@ -73,8 +74,9 @@ struct MHD_Response *http_build_stream(const char *ctype, MHD_ContentReaderCallb
 }
 
 enum MHD_Result http_send_prebuilt(struct req *r, unsigned status,
-				   struct MHD_Response *resp)
+				   struct MHD_Response *resp, size_t bytes)
 {
+	r->sent_bytes = bytes;
 	return MHD_queue_response(r->conn, status, resp);
 }
 
@@ -182,6 +184,7 @@ enum MHD_Result http_send(struct req *r, unsigned status, const char *ctype,
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
 	ret = MHD_queue_response(r->conn, status, resp);
 	MHD_destroy_response(resp);
+	r->sent_bytes = len;
 	return ret;
 }
 
@@ -191,7 +194,7 @@ enum MHD_Result http_send_json(struct req *r, unsigned status, const json_t *v,
 	enum MHD_Result ret;
 	char *s;
 
-	s = json_dumps(v, JSON_COMPACT | JSON_ENSURE_ASCII);
+	s = jsonw_dumps(v, JSONW_ASCII);
 	if (!s)
 		return http_send(r, 500, CT_TEXT, "out of memory\n", 14, NULL);
 	ret = http_send(r, status, CT_JSON, s, strlen(s), o);
@@ -220,6 +223,7 @@ enum MHD_Result http_reply_err_json(struct req *r, const struct err *e)
 	enum MHD_Result ret;
 	json_t *body;
 
+	r->err_code = err_code(e);
 	body = json_pack("{s:{s:s, s:s}}", "error", "code", err_code(e),
 			 "message", sentence(e, m, sizeof m));
 	if (body && e->field[0])
@@ -234,6 +238,7 @@ enum MHD_Result http_reply_err_json(struct req *r, const struct err *e)
 
 enum MHD_Result http_reply_err(struct req *r, const struct err *e)
 {
+	r->err_code = err_code(e);
 	if (r->html && r->error_page)
 		return r->error_page(r, e);
 	return http_reply_err_json(r, e);

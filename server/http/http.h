@@ -7,7 +7,10 @@
 #include <microhttpd.h>
 #include <jansson.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <time.h>
 
+#include "http/framing.h"
 #include "util/buf.h"
 #include "util/err.h"
 
@@ -42,8 +45,20 @@ struct req {
 	void (*job_free)(void *job);  /* frees job when the request ends */
 	int suspended;
 	unsigned retry_after;         /* for a 429 or 503: seconds to wait */
-	char client[64];              /* client address, memory only, never logged */
+	char client[64];              /* client address: memory only, and the
+	                               * access log when one is kept */
 	int close;                    /* 1: answer with Connection: close */
+	size_t target_bytes;          /* the request target's length as sent */
+	struct framing_error target;  /* status 0, or why the target is refused */
+	/* For the access log and the metrics, once the request is done: */
+	int ready;                    /* the router's first call has set it up */
+	uint64_t start_us;            /* CLOCK_MONOTONIC at the request line */
+	struct timespec received;     /* wall clock at the request line */
+	char *raw_uri;                /* the target as sent, with --access-log; owned */
+	char verb[16];                /* the method as sent ("GET") */
+	char version[12];             /* "HTTP/1.1" */
+	const char *err_code;         /* the error code answered; NULL: none */
+	size_t sent_bytes;            /* body bytes queued; 0: none or unknown */
 };
 
 /* Response options; zeroed means "no such header". */
@@ -97,10 +112,10 @@ enum MHD_Result http_fail(struct req *r, unsigned status, const char *code,
  * that are JSON by nature).  Same headers as http_reply_err. */
 enum MHD_Result http_reply_err_json(struct req *r, const struct err *e);
 
-/* Queues a prebuilt response (for the render cache).  The caller keeps its
- * reference. */
+/* Queues a prebuilt response (for the render cache) whose body is bytes
+ * long (for the access log).  The caller keeps its reference. */
 enum MHD_Result http_send_prebuilt(struct req *r, unsigned status,
-				   struct MHD_Response *resp);
+				   struct MHD_Response *resp, size_t bytes);
 
 /* Builds a response with the standard headers, for caching and reuse. */
 struct MHD_Response *http_build(const char *ctype, const void *body, size_t len,

@@ -24,6 +24,7 @@ struct ratelimit {
 	double burst;
 	unsigned char hkey[crypto_shorthash_KEYBYTES];
 	struct bucket *slots;
+	unsigned long refused;   /* with lock */
 };
 
 static double now_s(void)
@@ -52,6 +53,17 @@ struct ratelimit *ratelimit_new(unsigned per_minute, unsigned burst)
 	rl->burst = burst ? burst : 1;
 	randombytes_buf(rl->hkey, sizeof rl->hkey);
 	return rl;
+}
+
+struct ratelimit *ratelimit_new_capped(unsigned most)
+{
+	unsigned burst = most / 4 ? most / 4 : 1;
+
+	if (!most)
+		return ratelimit_new(0, 1);
+	if (burst >= most)            /* most 1: one, then one a minute */
+		return ratelimit_new(1, 1);
+	return ratelimit_new(most - burst, burst);
 }
 
 void ratelimit_free(struct ratelimit *rl)
@@ -111,6 +123,7 @@ static unsigned consult(struct ratelimit *rl, const char *key, int take)
 		return 0;
 	}
 	wait = (1.0 - b->tokens) / rl->rate;
+	rl->refused++;
 	pthread_mutex_unlock(&rl->lock);
 	return wait < 1.0 ? 1u : (unsigned)ceil(wait);
 }
@@ -123,4 +136,16 @@ unsigned ratelimit_take(struct ratelimit *rl, const char *key)
 unsigned ratelimit_check(struct ratelimit *rl, const char *key)
 {
 	return consult(rl, key, 0);
+}
+
+unsigned long ratelimit_refused(struct ratelimit *rl)
+{
+	unsigned long n;
+
+	if (!rl)
+		return 0;
+	pthread_mutex_lock(&rl->lock);
+	n = rl->refused;
+	pthread_mutex_unlock(&rl->lock);
+	return n;
 }

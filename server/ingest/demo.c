@@ -30,6 +30,7 @@
 #include "ingest/validate.h"
 #include "util/timefmt.h"
 #include "util/container_of.h"
+#include "util/jsonw.h"
 
 /* A historical chat-short run from the seed documents.  Decode tok/s,
  * ids, backend and date are as published; prefill and TTFT of the two
@@ -155,7 +156,7 @@ struct item {
 static int item_prepare(struct item *it, json_t *payload, const char *fixed_id)
 {
 	unsigned char pk[crypto_sign_PUBLICKEYBYTES], sk[crypto_sign_SECRETKEYBYTES];
-	char *text = json_dumps(payload, JSON_COMPACT);
+	char *text = jsonw_dumps(payload, 0);
 	struct err je;
 	struct err ve;
 	int rc = -1;

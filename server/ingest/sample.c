@@ -12,6 +12,7 @@
 
 #include "ingest/jws.h"
 #include "util/timefmt.h"
+#include "util/jsonw.h"
 
 /* A digest derived from the model name, so samples of one model cluster. */
 void sample_digest(const char *name, char out[80])
@@ -176,7 +177,7 @@ int sample_main(int argc, char **argv)
 		return 1;
 	}
 	p = sample_payload(&o);
-	payload = json_dumps(p, JSON_COMPACT);
+	payload = jsonw_dumps(p, 0);
 	jws = payload ? jws_sign_eddsa(sk, (unsigned char *)payload, strlen(payload)) : NULL;
 	/* No newline into a file: whitespace makes a JWS malformed. */
 	if (jws)

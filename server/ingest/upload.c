@@ -61,7 +61,8 @@ static void upload_done(struct db_job *j)
 }
 
 /* Resolves the Authorization header to an account id (0: none).
- * Returns 0, or -1 after queueing the 401. */
+ * Returns 0, -1 after queueing the 401, or -2 after queueing a 503 (the
+ * database failed, not the client). */
 static int attribute(struct req *r, long long *account, enum MHD_Result *ret)
 {
 	const char *auth = http_header(r, "Authorization");
@@ -86,7 +87,7 @@ static int attribute(struct req *r, long long *account, enum MHD_Result *ret)
 	}
 	if (rc != DB_OK) {
 		*ret = http_fail(r, 503, NULL, db_status_message(rc), NULL);
-		return -1;
+		return -2;
 	}
 	if (anon && !strcmp(anon, "1"))
 		*account = 0;
@@ -106,7 +107,11 @@ static enum MHD_Result finish(struct req *r)
 		return http_fail(r, 503, NULL, db_status_message(u->n.j.rc), NULL);
 	if (u->n.clash.field) {
 		struct err e = ERR_INIT;
+		char addr[80];
 
+		/* A refusal like the others, found by the writer. */
+		http_client_key(r, addr, sizeof addr);
+		ratelimit_take(r->app->refusal_rl, addr);
 		names_clash_err(&u->n.clash, &e);
 		return http_reply_err(r, &e);
 	}
@@ -121,21 +126,22 @@ static enum MHD_Result finish(struct req *r)
 	return ret;
 }
 
-/* Checks everything about the request that does not need the database. */
-static int check(struct req *r, struct upload *u, enum MHD_Result *ret)
+/* Checks everything about the request that does not need the database.
+ * Returns 0, or the status of the refusal it queued. */
+static unsigned check(struct req *r, struct upload *u, enum MHD_Result *ret)
 {
 	struct err e;
 
 	if (!http_ctype_is(r, CT_JOSE)) {
 		*ret = http_fail(r, 415, "unsupported_media_type",
 				  "Send the run as a compact JWS with Content-Type: application/jose.", NULL);
-		return -1;
+		return 415;
 	}
 	if (jws_parse_verify(r->body.buf, r->body.len, &u->jws, &e) != JWS_OK ||
 	    validate_payload_bytes(u->jws.payload, u->jws.payload_len, time_now(),
 				   &u->payload, &u->n.f, &e) != 0) {
 		*ret = http_reply_err(r, &e);
-		return -1;
+		return e.status;
 	}
 	return 0;
 }
@@ -151,15 +157,32 @@ static const char *rate_key(struct req *r, const struct upload *u, char key[80])
 	return key;
 }
 
+/* Counts a refused upload against the client's address, whatever the
+ * refusal: a bad signature, a payload that breaks a rule, a refused
+ * backend, an unknown token.  Returns ret. */
+static enum MHD_Result refused(struct req *r, const char *addr, enum MHD_Result ret)
+{
+	ratelimit_take(r->app->refusal_rl, addr);
+	return ret;
+}
+
 enum MHD_Result upload_handle(struct req *r)
 {
 	enum MHD_Result ret = MHD_NO;
-	char key[80];
+	char key[80], addr[80];
 	struct upload *u;
-	unsigned wait;
+	unsigned wait, status;
 
 	if (r->job)
 		return finish(r);
+	/* A client whose uploads keep being refused is refused at once, by
+	 * address, before its token is looked up or its signature checked:
+	 * a flood of bad signatures (an ES256 verify costs milliseconds)
+	 * costs only this lookup. */
+	http_client_key(r, addr, sizeof addr);
+	if ((r->retry_after = ratelimit_check(r->app->refusal_rl, addr)) > 0)
+		return http_fail(r, 429, "rate_limited",
+				 "Too many refused uploads from this address; fix what the last answers named, wait for the time in Retry-After and send again.", NULL);
 	u = calloc(1, sizeof *u);
 	if (!u)
 		return http_fail(r, 503, NULL, MSG_NOMEM, NULL);
@@ -167,13 +190,21 @@ enum MHD_Result upload_handle(struct req *r)
 	 * before the signature is verified, so a flood over the limit costs
 	 * no verification.  The allowance is only used up by an upload that
 	 * passed every check. */
-	if (attribute(r, &u->n.account_id, &ret) < 0)
-		goto fail;
+	switch (attribute(r, &u->n.account_id, &ret)) {
+	case -1:
+		goto refuse;
+	case -2:
+		upload_free(u);
+		return ret;
+	}
 	rate_key(r, u, key);
 	if ((wait = ratelimit_check(r->app->upload_rl, key)) > 0)
 		goto limited;
-	if (check(r, u, &ret) < 0)
-		goto fail;
+	if ((status = check(r, u, &ret)) != 0) {
+		upload_free(u);
+		/* Out of memory is the server's failing, not the client's. */
+		return status >= 500 ? ret : refused(r, addr, ret);
+	}
 	if ((wait = ratelimit_take(r->app->upload_rl, key)) > 0)
 		goto limited;
 	u->r = r;
@@ -190,7 +221,9 @@ limited:
 	r->retry_after = wait;
 	ret = http_fail(r, 429, "rate_limited",
 			 "Too many uploads from this client; wait for the time in Retry-After and send again.", NULL);
-fail:
 	upload_free(u);
 	return ret;
+refuse:
+	upload_free(u);
+	return refused(r, addr, ret);
 }

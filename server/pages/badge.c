@@ -10,6 +10,7 @@
 #include "http/cache.h"
 #include "store/db.h"
 #include "store/run_store.h"
+#include "util/jsonw.h"
 
 static const char sql_badge[] =
 	"SELECT decode_tok_s, model_name, accelerator, outlier, status, "
@@ -47,7 +48,7 @@ static int render_json(const struct badge_in *in, struct buf *out)
 		      "cacheSeconds", missing ? BADGE_MISSING_TTL : BADGE_TTL);
 	if (o && missing)
 		json_object_set_new(o, "isError", json_true());
-	if (!o || !(s = json_dumps(o, JSON_COMPACT | JSON_ENSURE_ASCII)))
+	if (!o || !(s = jsonw_dumps(o, JSONW_ASCII)))
 		goto out;
 	buf_puts(out, s);
 	ret = buf_error(out);

@@ -286,15 +286,9 @@ enum MHD_Result browse_send(struct browse *b, const char *name, json_t *m)
 
 void browse_cursor(char *out, size_t n, double decode, const char *id)
 {
-	char num[40];
-	int p;
+	char num[NUMFMT_SHORTEST_LEN];
 
-	/* The shortest form that reads back as the same double. */
-	for (p = 15; p <= 17; p++) {
-		snprintf(num, sizeof num, "%.*g", p, decode);
-		if (strtod(num, NULL) == decode)
-			break;
-	}
+	numfmt_shortest(num, decode);    /* reads back as the same double */
 	snprintf(out, n, "%s:%s", num, id);
 }
 

@@ -13,6 +13,13 @@ enum MHD_Result page_healthz(struct req *r);      /* 200 "ok" once serving */
 enum MHD_Result page_reference(struct req *r);    /* /glossary, /methodology, /privacy */
 enum MHD_Result page_static_file(struct req *r);  /* /static/<name> */
 enum MHD_Result page_favicon(struct req *r);      /* /favicon.ico, from static/ */
+
+/* page_wellknown.c */
+enum MHD_Result page_robots(struct req *r);       /* /robots.txt */
+enum MHD_Result page_security_txt(struct req *r); /* /.well-known/security.txt */
+
+/* page_metrics.c */
+enum MHD_Result page_metrics(struct req *r);      /* /metrics: loopback and --metrics-allow only */
 /* Loads every file of dir (static/) into memory once, at start. */
 int page_static_init(const char *dir);
 void page_static_free(void);

@@ -19,6 +19,7 @@
 #include "http/ratelimit.h"
 #include "store/db.h"
 #include "util/buf.h"
+#include "util/jsonw.h"
 
 /* Rows per read transaction, and the most raw bytes one chunk gathers
  * (a JWS is at most 64 KiB): memory stays bounded by about
@@ -113,7 +114,7 @@ static int add_line(struct buf *raw, sqlite3_stmt *st)
 			"withdrawn_at", text_col(st, 8), "reason", text_col(st, 9),
 			"jws", text_col(st, 10)) : json_null(),
 		"jws", text_col(st, 11));
-	if (!o || !(s = json_dumps(o, JSON_COMPACT | JSON_ENSURE_ASCII))) {
+	if (!o || !(s = jsonw_dumps(o, JSONW_ASCII))) {
 		json_decref(o);
 		return -1;
 	}

@@ -84,6 +84,7 @@ struct tile_slot {
 	int level;
 	uint64_t n;
 	struct MHD_Response *resp;    /* NULL: empty; owned by the table */
+	size_t bytes;                 /* its body's length */
 };
 
 static struct tile_slot tile_slots[TILE_SLOTS];
@@ -103,7 +104,7 @@ static int tile_cached(struct req *r, const struct tlog_tile *t, enum MHD_Result
 	pthread_mutex_lock(&tile_lock);
 	hit = s->resp && s->level == t->level && s->n == t->n;
 	if (hit)
-		*ret = http_send_prebuilt(r, 200, s->resp);
+		*ret = http_send_prebuilt(r, 200, s->resp, s->bytes);
 	pthread_mutex_unlock(&tile_lock);
 	return hit;
 }
@@ -117,11 +118,11 @@ static enum MHD_Result tile_keep(struct req *r, const struct tlog_tile *t, const
 
 	if (!resp)
 		return MHD_NO;
-	ret = http_send_prebuilt(r, 200, resp);
+	ret = http_send_prebuilt(r, 200, resp, b->len);
 	pthread_mutex_lock(&tile_lock);
 	if (s->resp)
 		MHD_destroy_response(s->resp);
-	*s = (struct tile_slot){ t->level, t->n, resp };
+	*s = (struct tile_slot){ t->level, t->n, resp, b->len };
 	pthread_mutex_unlock(&tile_lock);
 	return ret;
 }

@@ -20,6 +20,7 @@
 #include "disputes/dispute.h"
 #include "render/html.h"
 #include "store/run_store.h"
+#include "util/jsonw.h"
 
 static const char sql_jws[] = "SELECT jws FROM runs WHERE id = ?";
 
@@ -64,7 +65,7 @@ enum MHD_Result page_run_json(struct req *r)
 	 * proof, and that answer is not kept here (its Cache-Control is every
 	 * run JSON's, so proxies see one policy for the route). */
 	proven = page_log_run_proof(r, m);
-	s = json_dumps(m, JSON_COMPACT | JSON_ENSURE_ASCII);
+	s = jsonw_dumps(m, JSONW_ASCII);
 	tag = tag_of(m);
 	json_decref(m);
 	if (!s)

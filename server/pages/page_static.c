@@ -31,7 +31,8 @@ enum MHD_Result page_reference(struct req *r)
 	for (i = 0; i < sizeof titles / sizeof titles[0]; i++) {
 		if (strcmp(r->path, titles[i][0]))
 			continue;
-		m = json_pack("{s:s}", "title", titles[i][1]);
+		m = json_pack("{s:s, s:s?}", "title", titles[i][1],
+			      "security_contact", r->app->cfg.security_contact);
 		ret = page_render(r, r->path + 1, m, 200);
 		json_decref(m);
 		return ret;
@@ -45,6 +46,7 @@ struct static_file {
 	char name[64];
 	struct MHD_Response *resp;
 	char etag[40];
+	size_t bytes;
 };
 
 static struct static_file statics[32];
@@ -89,6 +91,7 @@ static int load_static(const char *dir, const char *name)
 	snprintf(s->name, sizeof s->name, "%s", name);
 	http_etag_of(body.buf, body.len, s->etag);
 	s->resp = http_build(ctype_of(name), body.buf, body.len, CC_STATIC, s->etag);
+	s->bytes = body.len;
 	if (s->resp) {
 		nstatics++;
 		rc = 0;
@@ -132,7 +135,7 @@ enum MHD_Result page_static_file(struct req *r)
 			continue;
 		if (http_etag_matches(r, statics[i].etag))
 			return http_not_modified(r, statics[i].etag, CC_STATIC);
-		return http_send_prebuilt(r, 200, statics[i].resp);
+		return http_send_prebuilt(r, 200, statics[i].resp, statics[i].bytes);
 	}
 	return http_fail(r, 404, "not_found", "There is no such static file.", NULL);
 }

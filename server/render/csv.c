@@ -1,5 +1,7 @@
 /* csv.c: RFC 4180 fields and tables, safe from formula injection. */
 #include "render/csv.h"
+#include "util/jsonw.h"
+#include "util/numfmt.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -28,17 +30,10 @@ void csv_text(struct buf *b, const char *s)
 
 void csv_number(struct buf *b, double x)
 {
-	char num[40];
-	int p;
+	char num[NUMFMT_SHORTEST_LEN];
 
-	if (!isfinite(x))
-		return;
-	for (p = 15; p <= 17; p++) {
-		snprintf(num, sizeof num, "%.*g", p, x);
-		if (strtod(num, NULL) == x)
-			break;
-	}
-	buf_puts(b, num);
+	if (numfmt_shortest(num, x) >= 0)
+		buf_puts(b, num);
 }
 
 void csv_json(struct buf *b, const json_t *v)
@@ -54,7 +49,7 @@ void csv_json(struct buf *b, const json_t *v)
 	} else if (json_is_boolean(v)) {
 		buf_puts(b, json_is_true(v) ? "true" : "false");
 	} else if (json_is_array(v) || json_is_object(v)) {
-		s = json_dumps(v, JSON_COMPACT);
+		s = jsonw_dumps(v, 0);
 		if (!s) {
 			buf_grow(b, BUF_MAX);        /* out of memory: the sticky error */
 			return;

@@ -20,7 +20,7 @@
 void csv_text(struct buf *b, const char *s);
 
 /* One number field, unquoted: the shortest form that reads back as the
- * same double ("112.2", "-0.5", "3e-07"); empty when not finite.  A number
+ * same double ("112.2", "-0.5", "3e-7": numfmt_shortest); empty when not finite.  A number
  * is never a formula, so a leading "-" is left as it is. */
 void csv_number(struct buf *b, double x);
 

@@ -496,20 +496,13 @@ static void put_text(struct buf *out, const char *s, size_t n,
 	buf_add(out, s, n);
 }
 
-/* Appends d in the shortest "%g" form that reads back as d. */
+/* Appends d in the shortest form that reads back as d (numfmt_shortest). */
 static void put_real(struct buf *out, double d)
 {
-	char s[32];
-	int prec;
+	char s[NUMFMT_SHORTEST_LEN];
 
-	for (prec = 15; prec < 17; prec++) {
-		snprintf(s, sizeof s, "%.*g", prec, d);
-		if (strtod(s, NULL) == d)
-			break;
-	}
-	if (prec == 17)
-		snprintf(s, sizeof s, "%.17g", d);
-	buf_puts(out, s);
+	if (numfmt_shortest(s, d) >= 0)
+		buf_puts(out, s);
 }
 
 /* Appends a timestamp string v as <time datetime="v">, its text as

@@ -202,6 +202,7 @@ void db_close(struct db *db)
 	if (db->ckpt_started) {
 		stop_thread(db, &db->ckpt_wake, db->ckpt_thread);
 		pthread_cond_destroy(&db->ckpt_wake);
+		pthread_cond_destroy(&db->ckpt_idle);
 	}
 	if (db->ckpt)
 		conn_close(db->ckpt);

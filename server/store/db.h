@@ -123,4 +123,19 @@ void db_stats(struct db *db, unsigned long *commits, unsigned long *jobs);
 /* Jobs submitted whose done() has not returned yet. */
 unsigned long db_pending(struct db *db);
 
+/* The WAL and its checkpoints (db_ckpt.c), for monitoring. */
+struct db_wal_stats {
+	unsigned long wal_pages;      /* frames in the WAL at the last commit */
+	unsigned long wal_limit;      /* frames at which the writer copies it itself */
+	unsigned long ckpt_passes;    /* the checkpointer thread's checkpoints */
+	unsigned long writer_ckpts;   /* the writer's own, at the limit */
+	unsigned long writer_waits;   /* ...that first waited for a pass to end */
+};
+void db_wal_stats(struct db *db, struct db_wal_stats *out);
+
+/* For /metrics: jobs waiting for the writer to take them into a batch;
+ * WAL frames not yet copied into the database by a checkpoint. */
+unsigned long db_queue_depth(struct db *db);
+int db_checkpoint_lag(struct db *db);
+
 #endif

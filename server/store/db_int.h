@@ -29,8 +29,15 @@ struct db {
 	pthread_t ckpt_thread;
 	int ckpt_started, ckpt_wanted;
 	int ckpt_held;                 /* with lock: tests hold the thread back */
+	int ckpt_running;              /* with lock: the thread is in a checkpoint */
+	int writer_ckpt;               /* with lock: the writer is; the thread waits */
 	int wal_limit;                 /* WAL pages past which the writer copies */
+	_Atomic int wal_frames;        /* frames in the WAL at the last commit */
+	_Atomic int ckpt_frames;       /* of them, copied by the last checkpoint */
 	pthread_cond_t ckpt_wake;      /* with lock */
+	pthread_cond_t ckpt_idle;      /* with lock: signalled when a pass ends */
+	unsigned long ckpt_passes, writer_ckpts, writer_waits;   /* with lock */
+	int wal_pages;                 /* with lock: the WAL's frames at the last commit */
 	void (*commit_hook)(void *);   /* with lock: called after each commit */
 	void *commit_arg;
 	/* The sync thread (db_sync.c): committed batches wait here for the

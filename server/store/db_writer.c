@@ -5,6 +5,7 @@
 #include "store/db_walbuf.h"
 
 #include "util/log.h"
+#include "util/metrics.h"
 
 #define BATCH_MAX 512
 
@@ -136,6 +137,7 @@ void *writer_main(void *arg)
 		db->commits++;
 		db->jobs += n;
 		pthread_mutex_unlock(&db->lock);
+		metrics_group_commit(n);
 
 		run_batch(db, batch);
 		sync_enqueue(db, batch, walbuf_take_pending(db->writer->h));
@@ -222,4 +224,14 @@ void db_stats(struct db *db, unsigned long *commits, unsigned long *jobs)
 	*commits = db->commits;
 	*jobs = db->jobs;
 	pthread_mutex_unlock(&db->lock);
+}
+
+unsigned long db_queue_depth(struct db *db)
+{
+	unsigned long n;
+
+	pthread_mutex_lock(&db->lock);
+	n = db->submitted - db->jobs;     /* handed in, not yet taken into a batch */
+	pthread_mutex_unlock(&db->lock);
+	return n;
 }

@@ -3,7 +3,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <pthread.h>
 #include <sodium.h>
 #include <stdio.h>
@@ -13,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util/fileio.h"
 #include "util/log.h"
 #include "store/tlog_store.h"
 
@@ -25,6 +25,7 @@ struct tlog_signer {
 	struct buf text;              /* the published checkpoint, "" when none */
 	uint64_t size;
 	unsigned char root[TLOG_HASH];
+	double published_at;          /* when it was signed (the file's mtime at start) */
 	pthread_mutex_t sign_lock;    /* one signer at a time */
 	pthread_mutex_t wake_lock;
 	pthread_cond_t wake;
@@ -33,6 +34,12 @@ struct tlog_signer {
 	void (*on_publish)(void *);
 	void *on_publish_arg;
 };
+
+void tlog_signer_files(const char *db_path, char *key, char *ckpt, size_t n)
+{
+	snprintf(key, n, "%s.logkey", db_path);
+	snprintf(ckpt, n, "%s.checkpoint", db_path);
+}
 
 void tlog_origin_of(const char *base_url, char *out, size_t n)
 {
@@ -44,19 +51,6 @@ void tlog_origin_of(const char *base_url, char *out, size_t n)
 	while (len && p[len - 1] == '/')
 		len--;
 	snprintf(out, n, "%.*s", (int)len, p);
-}
-
-/* fsyncs the folder holding path, so a new or renamed file survives a crash. */
-static void sync_dir(const char *path)
-{
-	char copy[4096];
-	int fd;
-
-	snprintf(copy, sizeof copy, "%s", path);
-	if ((fd = open(dirname(copy), O_RDONLY | O_DIRECTORY)) >= 0) {
-		fsync(fd);
-		close(fd);
-	}
 }
 
 /* Reads exactly n bytes of the file at path into p; 0, 1 when it does not
@@ -91,31 +85,6 @@ static int read_secret(const char *path, void *p, size_t n, size_t *got, char *e
 	return 0;
 }
 
-/* Writes n bytes to path through a 0600 temporary file, synced and renamed
- * into place; 0 or -1 with err. */
-static int write_file(const char *path, const void *p, size_t n, char *err, size_t errlen)
-{
-	char tmp[4200];
-	int fd, ok;
-
-	snprintf(tmp, sizeof tmp, "%s.tmp", path);
-	unlink(tmp);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		snprintf(err, errlen, "cannot create %s: %s", tmp, strerror(errno));
-		return -1;
-	}
-	ok = fchmod(fd, 0600) == 0 && write(fd, p, n) == (ssize_t)n && fsync(fd) == 0;
-	ok = close(fd) == 0 && ok;
-	if (!ok || rename(tmp, path) < 0) {
-		snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
-		unlink(tmp);
-		return -1;
-	}
-	sync_dir(path);
-	return 0;
-}
-
 /* Loads the key's seed, or creates one on first start. */
 static int load_key(struct tlog_signer *s, char *err, size_t errlen)
 {
@@ -127,7 +96,7 @@ static int load_key(struct tlog_signer *s, char *err, size_t errlen)
 		return -1;
 	if (rc == 1) {
 		randombytes_buf(seed, crypto_sign_SEEDBYTES);
-		if (write_file(s->key_path, seed, crypto_sign_SEEDBYTES, err, errlen) < 0)
+		if (fileio_write_private(s->key_path, seed, crypto_sign_SEEDBYTES, err, errlen) < 0)
 			return -1;
 		log_info("created the log key %s", s->key_path);
 	} else if (got != crypto_sign_SEEDBYTES) {
@@ -145,6 +114,7 @@ static int load_key(struct tlog_signer *s, char *err, size_t errlen)
 static int load_checkpoint(struct tlog_signer *s, char *err, size_t errlen)
 {
 	char text[4096], origin[256];
+	struct stat sb;
 	size_t got = 0, body;
 	int rc = read_secret(s->ckpt_path, text, sizeof text - 1, &got, err, errlen);
 
@@ -157,6 +127,8 @@ static int load_checkpoint(struct tlog_signer *s, char *err, size_t errlen)
 		return -1;
 	}
 	buf_add(&s->text, text, got);
+	if (stat(s->ckpt_path, &sb) == 0)
+		s->published_at = (double)sb.st_mtim.tv_sec + sb.st_mtim.tv_nsec / 1e9;
 	return buf_error(&s->text);
 }
 
@@ -169,17 +141,26 @@ static int extends_published(struct tlog_signer *s, struct dbconn *c, uint64_t n
 	unsigned char root[TLOG_HASH];
 
 	if (n < s->size) {
-		snprintf(err, errlen, "the database holds %llu log entries but the log already "
-			 "published a checkpoint of %llu (%s): this database is older than the log. "
-			 "Restore a newer backup; see README, \"Backups and the log\"",
-			 (unsigned long long)n, (unsigned long long)s->size, s->ckpt_path);
+		snprintf(err, errlen, "the database holds %llu log entries, but this log already "
+			 "published a checkpoint of %llu (%s): the database is older than the log, "
+			 "and serving it would roll the log back. Nothing was changed. Restore instead "
+			 "a backup taken after that checkpoint (a copy made by `llm-speedd backup` "
+			 "whose .checkpoint file covers %llu entries or more), keeping %s and %s where "
+			 "they are; if no backup holds those entries, the log cannot go on: move both "
+			 "files aside to start a new log under a new key, and tell auditors why "
+			 "(README, \"Backups and restoring\")",
+			 (unsigned long long)n, (unsigned long long)s->size, s->ckpt_path,
+			 (unsigned long long)s->size, s->ckpt_path, s->key_path);
 		return -1;
 	}
 	if (s->size && (tlog_root(&rd, s->size, root) < 0 ||
 			sodium_memcmp(root, s->root, TLOG_HASH) != 0)) {
 		snprintf(err, errlen, "the first %llu log entries of the database do not hash to the "
-			 "published checkpoint (%s): signing would fork the log. Restore the backup "
-			 "this log was published from; see README, \"Backups and the log\"",
+			 "checkpoint this log published (%s): it is another site's database, or one "
+			 "that took other writes since, and signing would fork the log. Nothing was "
+			 "changed. Restore the backup of this site's own database (or put back the "
+			 ".logkey and .checkpoint that came with this one); see README, "
+			 "\"Backups and restoring\"",
 			 (unsigned long long)s->size, s->ckpt_path);
 		return -1;
 	}
@@ -191,6 +172,7 @@ static int publish(struct tlog_signer *s, uint64_t n, const unsigned char root[T
 		   char *err, size_t errlen)
 {
 	struct buf body = BUF_INIT, note = BUF_INIT;
+	struct timespec now;
 	int rc = -1;
 
 	tlog_checkpoint_body(&body, s->origin, n, root);
@@ -199,13 +181,15 @@ static int publish(struct tlog_signer *s, uint64_t n, const unsigned char root[T
 		snprintf(err, errlen, "out of memory signing a checkpoint");
 		goto out;
 	}
-	if (write_file(s->ckpt_path, note.buf, note.len, err, errlen) < 0)
+	if (fileio_write_private(s->ckpt_path, note.buf, note.len, err, errlen) < 0)
 		goto out;
 	pthread_mutex_lock(&s->lock);
 	buf_reset(&s->text);
 	buf_add(&s->text, note.buf, note.len);
 	s->size = n;
 	memcpy(s->root, root, TLOG_HASH);
+	clock_gettime(CLOCK_REALTIME, &now);
+	s->published_at = (double)now.tv_sec + now.tv_nsec / 1e9;
 	pthread_mutex_unlock(&s->lock);
 	if (s->on_publish)
 		s->on_publish(s->on_publish_arg);
@@ -270,7 +254,7 @@ out:
 
 int tlog_signer_sign(struct tlog_signer *s)
 {
-	char err[512];
+	char err[2048];
 
 	if (sign_now(s, err, sizeof err) < 0) {
 		log_error("log: no checkpoint signed: %s", err);
@@ -296,8 +280,7 @@ int tlog_signer_open(struct db *db, const char *db_path, const char *origin,
 	pthread_mutex_init(&s->wake_lock, NULL);
 	pthread_cond_init(&s->wake, NULL);
 	snprintf(s->origin, sizeof s->origin, "%s", origin);
-	snprintf(s->key_path, sizeof s->key_path, "%s.logkey", db_path);
-	snprintf(s->ckpt_path, sizeof s->ckpt_path, "%s.checkpoint", db_path);
+	tlog_signer_files(db_path, s->key_path, s->ckpt_path, sizeof s->key_path);
 	if (load_key(s, err, errlen) < 0 || load_checkpoint(s, err, errlen) < 0 ||
 	    sign_now(s, err, errlen) < 0) {
 		tlog_signer_close(s);
@@ -408,4 +391,14 @@ void tlog_signer_vkey(struct tlog_signer *s, struct buf *b)
 const char *tlog_signer_origin(struct tlog_signer *s)
 {
 	return s->origin;
+}
+
+double tlog_signer_published_at(struct tlog_signer *s)
+{
+	double t;
+
+	pthread_mutex_lock(&s->lock);
+	t = s->text.len ? s->published_at : 0;
+	pthread_mutex_unlock(&s->lock);
+	return t;
 }

@@ -25,6 +25,10 @@
 
 struct tlog_signer;
 
+/* The paths of the key's file and the checkpoint's beside the database
+ * db_path ("<db_path>.logkey", "<db_path>.checkpoint"), each n bytes. */
+void tlog_signer_files(const char *db_path, char *key, char *ckpt, size_t n);
+
 /* The checkpoint origin for a public base URL: scheme and trailing slashes
  * removed ("https://host/path/" -> "host/path"), written to out. */
 void tlog_origin_of(const char *base_url, char *out, size_t n);
@@ -52,6 +56,9 @@ void tlog_signer_close(struct tlog_signer *s);
  * NULL), its size and root.  0, or -1 when none is published. */
 int tlog_signer_latest(struct tlog_signer *s, struct buf *text, uint64_t *n,
 		       unsigned char root[TLOG_HASH]);
+/* When the latest checkpoint was published, in seconds since the epoch
+ * (read from its file's time after a restart); 0 when none is. */
+double tlog_signer_published_at(struct tlog_signer *s);
 /* The verifier key "<origin>+<id>+<key>" appended to b. */
 void tlog_signer_vkey(struct tlog_signer *s, struct buf *b);
 const char *tlog_signer_origin(struct tlog_signer *s);

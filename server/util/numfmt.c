@@ -1,6 +1,7 @@
 /* numfmt.c: figures, counts and dates as the pages write them. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "util/numfmt.h"
@@ -119,4 +120,32 @@ int numfmt_date(struct buf *out, const char *ts, size_t len)
 		return -1;
 	buf_printf(out, "%d %s %04d", d, months[m - 1], y);
 	return 0;
+}
+
+int numfmt_shortest(char out[NUMFMT_SHORTEST_LEN], double x)
+{
+	char *e, *keep, *s;
+	int p, n = 0;
+
+	out[0] = '\0';
+	if (!isfinite(x))
+		return -1;
+	for (p = 15; p <= 17; p++) {
+		n = snprintf(out, NUMFMT_SHORTEST_LEN, "%.*g", p, x);
+		if (strtod(out, NULL) == x)
+			break;         /* %.17g always reads back */
+	}
+	if (!(e = strchr(out, 'e')))
+		return n;
+	/* "e+07" -> "e7", "e-07" -> "e-7": the sign "-" stays, "+" and
+	 * leading zeros go (one digit is always left). */
+	keep = s = e + 1;
+	if (*s == '-')
+		keep = ++s;
+	else if (*s == '+')
+		s++;
+	while (*s == '0' && s[1])
+		s++;
+	memmove(keep, s, strlen(s) + 1);
+	return (int)strlen(out);
 }

@@ -1,4 +1,5 @@
-/* numfmt.h: the one way the site writes a figure, a count or a date for people. */
+/* numfmt.h: the one way the site writes a figure, a count or a date for
+ * people, and a number for machines (numfmt_shortest). */
 #ifndef LLMS_NUMFMT_H
 #define LLMS_NUMFMT_H
 
@@ -36,5 +37,17 @@ void numfmt_sigma(struct buf *out, double sigma);
  * or date "YYYY-MM-DD[T...]" as "30 Nov 2026".  Returns 0, or -1 and
  * appends nothing when ts[0..len) is not one. */
 int numfmt_date(struct buf *out, const char *ts, size_t len);
+
+/* The longest text numfmt_shortest writes, with its NUL
+ * ("-1.2345678901234567e-308"). */
+#define NUMFMT_SHORTEST_LEN 32
+
+/* Writes the finite x into out as the shortest of %.15g, %.16g and %.17g
+ * that reads back (strtod) as the same double, with the exponent as JSON
+ * writers print it: no "+", no leading zeros ("540.6", "0.1", "1e-7",
+ * "1.7976931348623157e308", "-0").  Returns the length, or -1 and writes
+ * "" when x is not finite.  Every JSON number and CSV number is written
+ * by this. */
+int numfmt_shortest(char out[NUMFMT_SHORTEST_LEN], double x);
 
 #endif

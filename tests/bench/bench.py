@@ -9,6 +9,7 @@ response was not 2xx/3xx, wrk saw socket errors, the keep-alive check failed).
   make bench                                   # as the Makefile runs it
   /usr/bin/python3 tests/bench/bench.py --bin ./llm-speedd [--runs 3000]
       [--duration 5] [--threads 1,2,4] [--connections 32] [--nginx-workers 1]
+      [--reads-only] [--daemon-args "--access-log /tmp/a.log"]
 
 Steps: start the daemon on a fresh database in a temporary folder; fill it
 with --runs synthetic runs, each signed with its own Ed25519 key pool entry
@@ -353,6 +354,8 @@ def parse_args():
     ap.add_argument("--daemon-args", default="", help="more llm-speedd options, space-separated")
     ap.add_argument("--keep", action="store_true", help="keep the temporary folder")
     ap.add_argument("--ingest-only", action="store_true", help="only the two ingest scenarios")
+    ap.add_argument("--reads-only", action="store_true",
+                    help="only the reads against nginx (badge, run page, tile), no ingest scenarios")
     ap.add_argument("--ingest-runs", type=int, default=40000,
                     help="distinct pre-signed uploads per ingest scenario (40000)")
     ap.add_argument("--ingest-seconds", type=int, default=5, help="seconds of wrk per ingest scenario (5)")
@@ -772,7 +775,8 @@ def main():
         children.stop(nginx, signal.SIGQUIT)
         errors = report(results)
         print()
-        ingest_scenarios(children, a, tmp)
+        if not a.reads_only:
+            ingest_scenarios(children, a, tmp)
         print("\nbench: done in %.0f s" % (time.time() - start))
         return 1 if errors else 0
     except Failure as e:

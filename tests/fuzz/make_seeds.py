@@ -160,8 +160,39 @@ def router_seeds():
         put("router", "edge_%02d" % i, bytes([0x01 + i]) + path.encode())
 
 
+def framing_seeds():
+    # First byte: the version in the top two bits (1.1, 1.0, 2, none), the
+    # size limit in the rest (16 + 64 * n bytes); then "TARGET\nName: value...".
+    v11, v10 = 0x00, 0x40
+    heads = [
+        (v11 | 0x3F, "/healthz\nHost: x"),
+        (v11 | 0x3F, "/api/v1/runs\nHost: x\nContent-Length: 5\nContent-Length: 6"),
+        (v11 | 0x3F, "/api/v1/runs\nHost: x\nTransfer-Encoding: chunked\nContent-Length: 5"),
+        (v11 | 0x3F, "/api/v1/runs\nHost: x\nTransfer-Encoding: gzip"),
+        (v10 | 0x3F, "/api/v1/runs\nHost: x\nConnection: keep-alive\nTransfer-Encoding: chunked"),
+        (v10 | 0x3F, "/api/v1/runs\nContent-Length: 12"),
+        (v11 | 0x3F, "/healthz"),
+        (v11 | 0x3F, "/healthz\nHost: a\nHost: b"),
+        (v11 | 0x3F, "/healthz\nHost: a\nX-Thing : b"),
+        (v11 | 0x3F, "/r/r_aaaaaaaaaaa%00.json\nHost: x"),
+        (v11 | 0x3F, "/badge/r_aaaaaaaaaaa.svg%00.html\nHost: x"),
+        (v11 | 0x3F, "/glossary%zz\nHost: x"),
+        (v11 | 0x3F, "/glossary%4\nHost: x"),
+        (v11 | 0x3F, "/r/r%5Faaaaaaaaaa?after=3&x=%00\nHost: x"),
+        (v11 | 0x3F, "/search?q=" + "a" * 40 + "&suite=suite-v1&hw=m3-ultra\nHost: x"),
+        (v11 | 0x3F, "/healthz?" + "&".join("a%d=1" % i for i in range(128)) + "\nHost: x"),
+        (v11 | 0x3F, "/healthz?" + "&".join("a%d=1" % i for i in range(129)) + "\nHost: x"),
+        (v11 | 0x3F, "/healthz?" + "&" * 200 + "\nHost: x"),
+        (v11 | 0x01, "/healthz?" + "a" * 100 + "\nHost: x"),
+        (v11 | 0x02, "/healthz\nHost: x\nX-Big: " + "v" * 200),
+    ]
+    for i, (first, head) in enumerate(heads):
+        put("framing", "head_%02d" % i, bytes([first]) + head.encode())
+
+
 def main():
-    targets = {"jws": jws_seeds, "validate": validate_seeds, "tmpl": tmpl_seeds, "router": router_seeds}
+    targets = {"jws": jws_seeds, "validate": validate_seeds, "tmpl": tmpl_seeds, "router": router_seeds,
+               "framing": framing_seeds}
     for name, fn in targets.items():
         d = os.path.join(CORPUS, name)
         shutil.rmtree(d, ignore_errors=True)

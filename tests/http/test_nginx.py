@@ -553,6 +553,20 @@ def test_deploy_conf_proxies(make_server, nginx_factory, tmp_path):
     assert big.status_code == 413
 
 
+def test_deploy_conf_keeps_metrics_off_the_public_side(make_server, nginx_factory, tmp_path):
+    """/metrics through deploy/nginx.conf is 404 twice over: nginx denies the
+    path, and the daemon judges a forwarded request by X-Forwarded-For; the
+    operator's scraper on the host reads the daemon directly."""
+    port = free_port()
+    server = make_server(["--trust-proxy=127.0.0.1", "--base-url", "http://127.0.0.1:%d" % port])
+    tmp = str(tmp_path / "deploy")
+    nginx_factory(tmp, deploy_http_body(tmp, server.port, port), [port])
+    front = requests.get("http://127.0.0.1:%d/metrics" % port, timeout=10)
+    assert front.status_code == 404 and "llmspeed_" not in front.text
+    assert server.get("/metrics", headers={"X-Forwarded-For": "192.0.2.1"}).status_code == 404
+    assert server.get("/metrics").status_code == 200
+
+
 # Counts the answers by status class across wrk's threads.
 WRK_COUNT = """
 local threads = {}

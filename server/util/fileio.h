@@ -1,0 +1,17 @@
+/* fileio.h: writing a small file so that a crash leaves the old one or
+ * the new one, never half of either (the log's key and checkpoint, and
+ * the files `llm-speedd backup` writes beside its copy). */
+#ifndef LLMS_FILEIO_H
+#define LLMS_FILEIO_H
+
+#include <stddef.h>
+
+/* fsyncs the folder holding path, so a new or renamed file survives a crash. */
+void fileio_sync_dir(const char *path);
+
+/* Writes n bytes to path through "<path>.tmp", created mode 0600 whatever
+ * the umask, synced and renamed into place, then syncs the folder.
+ * 0, or -1 with the reason in err (the temporary file is removed). */
+int fileio_write_private(const char *path, const void *p, size_t n, char *err, size_t errlen);
+
+#endif
