@@ -8,7 +8,11 @@ check libsubunit-dev
 python3 python3-pytest python3-jwcrypto python3-cryptography python3-lxml python3-requests python3-jsonschema
 nginx-light wrk curl e2fsprogs trang libxml2-utils prometheus
 chromium
-golang-go golang-golang-x-mod-dev"
+golang-go golang-golang-x-mod-dev
+librsvg2-bin fonts-dejavu-core"
+# rsvg-convert (librsvg2-bin) draws the link-preview cards (/card/<id>.png)
+# from their SVG as a subprocess, in DejaVu Sans (fonts-dejavu-core); without
+# it the daemon serves no cards (503) and says so once at start.
 # Go and golang.org/x/mod (sumdb/tlog, sumdb/note) from Debian check the
 # transparency log independently (tests/tlog_go, built offline with
 # GO111MODULE=off GOPATH=/usr/share/gocode; nothing is downloaded).

@@ -13,6 +13,7 @@ struct ratelimit;
 struct guard;
 struct ceiling_ref;
 struct tlog_signer;
+struct raster;
 struct access_log;
 
 struct config {
@@ -56,6 +57,7 @@ struct app {
 	struct guard *guard;          /* request deadlines, NULL when off */
 	struct ceiling_ref *ref;      /* static/reference/ data, NULL when absent */
 	struct tlog_signer *tlog;     /* the transparency log's key and checkpoints */
+	struct raster *raster;        /* SVG to PNG for link-preview cards; off without rsvg-convert */
 	struct access_log *access_log;/* NULL without --access-log */
 	double started;               /* when serving began, seconds since the epoch */
 };

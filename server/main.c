@@ -30,6 +30,7 @@
 #include "http/ratelimit.h"
 #include "router.h"
 #include "ingest/sample.h"
+#include "render/raster.h"
 #include "render/tmpl.h"
 #include "store/tlog_signer.h"
 #include "store/tlog_store.h"
@@ -204,6 +205,7 @@ static int open_ops(struct app *app)
 
 static void app_free(struct app *app)
 {
+	raster_free(app->raster);
 	guard_free(app->guard);
 	access_log_close(app->access_log);
 	if (app->db)
@@ -247,6 +249,11 @@ static int serve(struct app *app)
 	    !app->refusal_rl || !app->moderator_rl) {
 		fprintf(stderr, "llm-speedd: out of memory setting up the %s\n",
 			!app->cache ? "response cache" : "rate limits");
+		return 1;
+	}
+	/* Link-preview cards: off (and said so once) without rsvg-convert. */
+	if (!(app->raster = raster_new(NULL, NULL))) {
+		fprintf(stderr, "llm-speedd: cannot start the threads that draw link-preview cards\n");
 		return 1;
 	}
 	if (dispute_init(app->db) < 0) {

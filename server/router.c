@@ -11,6 +11,7 @@
 
 #include "app.h"
 #include "pages/badge.h"
+#include "pages/card.h"
 #include "disputes/dispute.h"
 #include "http/access_log.h"
 #include "http/framing.h"
@@ -53,6 +54,8 @@ static const struct route routes[] = {
 	{ HTTP_GET,  "/hw/*",                        page_hw,           ROUTE_HTML, 0 },
 	{ HTTP_GET,  "/badge/*.svg",                 badge_svg,         0, 0 },
 	{ HTTP_GET,  "/badge/*.json",                badge_json,        0, 0 },
+	{ HTTP_GET,  "/card/*.png",                  card_run_png,      0, 0 },
+	{ HTTP_GET,  "/card/*.svg",                  card_run_svg,      0, 0 },
 	{ HTTP_GET,  "/search",                      page_search,       ROUTE_HTML, 0 },
 	{ HTTP_GET,  "/search.json",                 page_search_json,  0, 0 },
 	{ HTTP_GET,  "/search.csv",                  page_search_json,  0, 0 },

@@ -701,6 +701,46 @@ START_TEST(svg_parses_as_xml)
 }
 END_TEST
 
+/* badge_fit_name, for drawings beyond the badge (the link-preview card):
+ * whole when it fits, cleaned always, cut the badge's way when not. */
+START_TEST(fit_name_for_other_drawings)
+{
+	struct buf b = BUF_INIT;
+	unsigned long w = (unsigned long)(badge_text_width("Qwen3-Coder-30B-A3B-Instruct") * 100 + 0.5);
+
+	/* Whole: nothing dropped, not even the variant words the badge drops. */
+	ck_assert_int_eq(badge_fit_name(&b, "Qwen3-Coder-30B-A3B-Instruct", 0, w), 0);
+	ck_assert_str_eq(b.buf, "Qwen3-Coder-30B-A3B-Instruct");
+	buf_reset(&b);
+	/* One cent short: cut after the last word that fits with the "…". */
+	ck_assert_int_eq(badge_fit_name(&b, "Qwen3-Coder-30B-A3B-Instruct", 0, w - 1), 1);
+	ck_assert_str_eq(b.buf, "Qwen3-Coder-30B-A3B" ELL);
+	ck_assert(badge_text_width(b.buf) * 100 <= (double)(w - 1));
+	buf_reset(&b);
+	/* Hardware: the short form first, then without the part in parentheses. */
+	ck_assert_int_eq(badge_fit_name(&b, "NVIDIA GeForce RTX 4090", 1, 100000), 0);
+	ck_assert_str_eq(b.buf, "NVIDIA GeForce RTX 4090");
+	buf_reset(&b);
+	ck_assert_int_eq(badge_fit_name(&b, "NVIDIA GeForce RTX 4090", 1,
+					(unsigned long)(badge_text_width("RTX 4090") * 100 + 1)), 1);
+	ck_assert_str_eq(b.buf, "RTX 4090");
+	buf_reset(&b);
+	ck_assert_int_eq(badge_fit_name(&b, "AMD Ryzen AI Max+ 395 (Radeon 8060S)", 1,
+					(unsigned long)(badge_text_width("Ryzen AI Max+ 395") * 100 + 1)), 1);
+	ck_assert_str_eq(b.buf, "Ryzen AI Max+ 395");
+	buf_reset(&b);
+	/* Cleaned: bidi controls and zero-width characters gone, bad bytes
+	 * and controls as U+FFFD, trailing separators trimmed. */
+	ck_assert_int_eq(badge_fit_name(&b, " a\xe2\x80\xae" "b\xe2\x80\x8b\x01\xff-", 0, 100000), 0);
+	ck_assert_str_eq(b.buf, "ab\xef\xbf\xbd\xef\xbf\xbd");
+	buf_reset(&b);
+	/* NULL is the empty name. */
+	ck_assert_int_eq(badge_fit_name(&b, NULL, 0, 100), 0);
+	ck_assert_str_eq(b.buf, "");
+	buf_release(&b);
+}
+END_TEST
+
 static Suite *suite_badge_svg(void)
 {
 	Suite *s = suite_create("badge_svg");
@@ -719,6 +759,7 @@ static Suite *suite_badge_svg(void)
 	tcase_add_test(m, long_names_cut_at_words);
 	tcase_add_test(m, malformed_input_cleaned);
 	tcase_add_test(m, invisible_format_characters_dropped);
+	tcase_add_test(m, fit_name_for_other_drawings);
 	tcase_add_test(g, svg_box_widths);
 	tcase_add_test(g, svg_width_grows_with_text);
 	tcase_add_test(g, svg_typical_width_bounded);

@@ -56,7 +56,7 @@ struct cache *cache_new(unsigned max_ids)
 	static const char *const rep_names[REP__MAX] = {
 		[REP_RUN_HTML] = "run_html", [REP_RUN_JSON] = "run_json",
 		[REP_BADGE_SVG] = "badge_svg", [REP_BADGE_JSON] = "badge_json",
-		[REP_LIST_HTML] = "list_html",
+		[REP_LIST_HTML] = "list_html", [REP_CARD_PNG] = "card_png", [REP_CARD_SVG] = "card_svg",
 	};
 	struct cache *c = calloc(1, sizeof *c);
 

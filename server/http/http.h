@@ -81,6 +81,7 @@ struct http_opts {
 #define CT_JSON "application/json"
 #define CT_JOSE "application/jose"
 #define CT_SVG  "image/svg+xml"
+#define CT_PNG  "image/png"
 #define CT_CSS  "text/css; charset=utf-8"
 #define CT_JS   "text/javascript; charset=utf-8"
 #define CT_TEXT "text/plain; charset=utf-8"

@@ -476,3 +476,31 @@ out:
 	buf_release(&cm);
 	return ret;
 }
+
+/* See badge_svg.h: the cleaned name, shortened to room when need be. */
+int badge_fit_name(struct buf *out, const char *name, int hw, unsigned long room)
+{
+	struct fit f = { { "", 0 }, { "", 0 }, 0, 0 };
+	struct buf clean = BUF_INIT;
+	struct span s, got;
+	int cut;
+
+	if (name)
+		put_clean(&clean, name);
+	s = trim((struct span){ clean.buf, clean.len });
+	if (span_cents(s) <= room) {
+		got = s, cut = 0;
+	} else if (hw) {
+		fit_hw(&f, short_hw(s), room);
+		got = f.hw, cut = f.hw_cut ? 2 : 1;
+	} else {
+		fit_model(&f, s, room);
+		got = f.model, cut = f.model_cut ? 2 : 1;
+	}
+	buf_add(out, got.p, got.n);
+	if (cut == 2)
+		buf_puts(out, ELLIPSIS);
+	cut = buf_error(&clean) || buf_error(out) ? -1 : cut != 0;
+	buf_release(&clean);
+	return cut;
+}

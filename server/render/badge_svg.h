@@ -76,6 +76,21 @@ const char *badge_label(const struct badge_in *in);
  * into markup.  Returns 0, or -1 if in is invalid or out is in error. */
 int badge_message(const struct badge_in *in, struct buf *out);
 
+/* Appends name to out cleaned as the badge's message cleans its names
+ * (malformed UTF-8, control characters, U+FFFE and U+FFFF as U+FFFD;
+ * invisible format characters, the bidirectional controls among them,
+ * left out; leading spaces and trailing separators trimmed) and, when it
+ * is wider than room (hundredths of a px of Verdana 11 px, as
+ * badge_text_width measures), shortened the way the badge shortens a name
+ * of its kind: a model after its last word that fits, else at a code
+ * point; hardware (hw set) first to its short form (textcut_hw), then
+ * without its part in parentheses, then from the word before its model
+ * number, then cut.  A cut name ends in "…", counted in room.  For other
+ * drawings in the badge's font metrics (the link-preview card,
+ * render/card_svg.c).  The text is not escaped.  Returns 0 when name came
+ * out whole, 1 when it was shortened, -1 when out is in error. */
+int badge_fit_name(struct buf *out, const char *name, int hw, unsigned long room);
+
 /* The advance width in px of utf8 in Verdana 11px, summed per code point
  * from anafanafo's Verdana table (the one shields.io measures with).
  * Characters outside the table: 0 for combining and zero-width ones, 11

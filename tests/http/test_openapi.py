@@ -231,6 +231,12 @@ def test_upload_and_read_routes_answer_as_described(server):
     check(server.get("/badge/%s.svg" % rid), "GET", "/badge/{id}.svg")
     assert check(server.get("/badge/%s.json" % UNKNOWN), "GET", "/badge/{id}.json")["isError"] is True
     check(server.get("/badge/%s.svg" % UNKNOWN), "GET", "/badge/{id}.svg")
+    for ext in ("png", "svg"):
+        card = server.get("/card/%s.%s" % (rid, ext))
+        check(card, "GET", "/card/{id}.%s" % ext)
+        check(server.get("/card/%s.%s" % (rid, ext), headers={"If-None-Match": card.headers["ETag"]}),
+              "GET", "/card/{id}.%s" % ext)
+        check(server.get("/card/%s.%s" % (UNKNOWN, ext)), "GET", "/card/{id}.%s" % ext)
 
     for path in ("/", "/outliers", "/disputes", "/glossary", "/methodology", "/privacy", "/api", "/healthz"):
         check(server.get(path), "GET", path)
@@ -286,6 +292,14 @@ def test_error_bodies_are_the_described_ones(server):
     r = server.post("/r/%s.json" % rid)
     assert r.status_code == 405 and r.headers["Allow"] == "GET, HEAD"
     validate(r.json(), schema_of("Error"), "405 body")
+
+
+def test_card_without_rasterizer_is_described(make_server):
+    s = make_server(env={"PATH": "/nonexistent"})
+    rid = upload_ok(s)["id"]
+    r = s.get("/card/%s.png" % rid)
+    assert r.status_code == 503
+    check(r, "GET", "/card/{id}.png")
 
 
 def test_rate_limit_answer_is_described(make_server):

@@ -1,0 +1,244 @@
+/* card.c: serving a run's link-preview card, its SVG (drawn by
+ * render/card_svg.c) and its PNG (rasterized by render/raster.c while the
+ * connection is suspended), from the render cache like the badge. */
+#include "pages/card.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app.h"
+#include "http/cache.h"
+#include "render/card_svg.h"
+#include "render/raster.h"
+#include "store/db.h"
+#include "store/run_store.h"
+#include "util/container_of.h"
+#include "util/log.h"
+
+static const char sql_card[] =
+	"SELECT decode_tok_s, prefill_tok_s, ttft_ms, model_name, accelerator, "
+	"backend_name, backend_version, outlier, status, "
+	"EXISTS (SELECT 1 FROM run_withdrawals WHERE run_id = runs.id), demo "
+	"FROM runs WHERE id = ?";
+
+#define RETRY_OFF 3600    /* s: no rasterizer until the operator installs one */
+#define RETRY_BUSY 2
+#define RETRY_FAILED 5
+
+/* A PNG being drawn for a suspended request: freed by job_free when the
+ * request ends. */
+struct card_job {
+	struct raster_job rj;
+	struct req *r;
+	struct buf svg;
+	uint64_t gen;            /* the cache's generation before the read */
+	char etag[40];
+};
+
+/* The column as a double, NAN when it is NULL. */
+static double col_or_nan(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
+}
+
+/* Fills in from the current row of sql_card; the strings live until the
+ * statement is reset.  Withdrawn outranks upheld, which outranks the
+ * outlier flag, as on the badge. */
+static void fill(struct card_run *in, sqlite3_stmt *st)
+{
+	const char *status = (const char *)sqlite3_column_text(st, 8);
+
+	in->decode_tok_s = sqlite3_column_double(st, 0);
+	in->prefill_tok_s = col_or_nan(st, 1);
+	in->ttft_ms = col_or_nan(st, 2);
+	in->model = (const char *)sqlite3_column_text(st, 3);
+	in->hardware = (const char *)sqlite3_column_text(st, 4);
+	in->backend = (const char *)sqlite3_column_text(st, 5);
+	in->backend_version = (const char *)sqlite3_column_text(st, 6);
+	in->demo = sqlite3_column_int(st, 10);
+	if (sqlite3_column_int(st, 9))
+		in->mark = CARD_MARK_WITHDRAWN;
+	else if (status && !strcmp(status, "upheld"))
+		in->mark = CARD_MARK_UPHELD;
+	else if (sqlite3_column_int(st, 7))
+		in->mark = CARD_MARK_OUTLIER;
+	else
+		in->mark = CARD_MARK_NONE;
+}
+
+/* Appends the card of run id to svg.  Returns 0, 404 when there is no
+ * such run, or 503 (the database, or memory). */
+static unsigned draw(struct req *r, struct buf *svg)
+{
+	struct card_run in = { 0, NAN, NAN, NULL, NULL, NULL, NULL, CARD_MARK_NONE, 0 };
+	struct dbconn *c;
+	sqlite3_stmt *st;
+	unsigned ret = 503;
+	int rc;
+
+	if (!(c = db_reader(r->app->db)) || !(st = db_stmt(c, sql_card)))
+		return 503;
+	db_bind_text(st, 1, r->arg);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_DONE)
+		ret = 404;
+	else if (rc == SQLITE_ROW) {
+		fill(&in, st);
+		ret = card_render_run(&in, svg) < 0 ? 503 : 0;
+	}
+	sqlite3_reset(st);
+	return ret;
+}
+
+/* The answer for draw()'s status. */
+static enum MHD_Result fail(struct req *r, unsigned status, const struct buf *svg)
+{
+	if (status == 404)
+		return http_fail(r, 404, "not_found", MSG_NO_RUN, NULL);
+	return http_fail(r, 503, "unavailable", buf_error(svg) ? MSG_NOMEM : MSG_DB_DOWN, NULL);
+}
+
+/* See card.h. */
+enum MHD_Result card_run_svg(struct req *r)
+{
+	struct cache *c = r->app->cache;
+	struct buf svg = BUF_INIT;
+	enum MHD_Result ret;
+	unsigned status;
+	uint64_t gen;
+
+	if (!run_id_valid(r->arg))
+		return http_fail(r, 404, "not_found", MSG_NO_RUN, NULL);
+	gen = cache_gen(c);
+	if (cache_serve(c, r, r->arg, REP_CARD_SVG, &ret))
+		return ret;
+	if ((status = draw(r, &svg)))
+		ret = fail(r, status, &svg);
+	else
+		ret = cache_send(c, r, r->arg, REP_CARD_SVG, gen, 200, CT_SVG, svg.buf,
+				 svg.len, CC_BADGE);
+	buf_release(&svg);
+	return ret;
+}
+
+/* Frees a card_job (r->job_free): the SVG, the PNG and the job. */
+static void job_free(void *p)
+{
+	struct card_job *j = p;
+
+	buf_release(&j->rj.png);
+	buf_release(&j->svg);
+	free(j);
+}
+
+/* raster_job.queued: suspends the request, under the pool's lock, before
+ * any thread can finish the job and resume it. */
+static void job_queued(struct raster_job *rj)
+{
+	struct card_job *j = container_of(rj, struct card_job, rj);
+
+	MHD_suspend_connection(j->r->conn);
+}
+
+/* raster_job.done, on a pool thread: wakes the request, whose handler is
+ * called again and finds the job in r->job. */
+static void job_done(struct raster_job *rj)
+{
+	struct card_job *j = container_of(rj, struct card_job, rj);
+
+	MHD_resume_connection(j->r->conn);
+}
+
+/* The second call, once the PNG is drawn (or not): 200 kept in the cache
+ * unless the run changed meanwhile, or the 503 the job's status means. */
+static enum MHD_Result finish(struct req *r)
+{
+	struct card_job *j = r->job;
+	struct MHD_Response *resp;
+	enum MHD_Result ret;
+
+	if (j->rj.status != RASTER_OK) {
+		if (j->rj.status == RASTER_FAILED)
+			log_error("card %s: %s %s", r->arg, RASTER_PROGRAM, j->rj.why);
+		r->retry_after = j->rj.status == RASTER_BUSY ? RETRY_BUSY : RETRY_FAILED;
+		return http_fail(r, 503, "unavailable", j->rj.status == RASTER_BUSY ?
+				 MSG_RASTER_BUSY : MSG_RASTER_FAILED, NULL);
+	}
+	resp = http_build(CT_PNG, j->rj.png.buf, j->rj.png.len, CC_BADGE, j->etag);
+	if (!resp)
+		return MHD_NO;
+	ret = http_send_prebuilt(r, 200, resp, j->rj.png.len);
+	cache_put(r->app->cache, r->arg, REP_CARD_PNG, j->gen, 200, resp, j->etag,
+		  CC_BADGE, j->rj.png.len);
+	return ret;
+}
+
+/* The PNG's ETag: of the rasterizer's version and the SVG, so that the
+ * same drawing by the same rasterizer keeps its tag across restarts and
+ * a 304 is answered without drawing. */
+static void png_etag(struct raster *rs, const struct buf *svg, char out[40])
+{
+	struct buf b = BUF_INIT;
+
+	buf_puts(&b, raster_version(rs));
+	buf_putc(&b, '\n');
+	buf_add(&b, svg->buf, svg->len);
+	http_etag_of(b.buf, b.len, out);
+	buf_release(&b);
+}
+
+/* See card.h. */
+enum MHD_Result card_run_png(struct req *r)
+{
+	struct cache *c = r->app->cache;
+	struct card_job *j;
+	enum MHD_Result ret;
+	unsigned status;
+	uint64_t gen;
+
+	if (r->job)
+		return finish(r);
+	if (!run_id_valid(r->arg))
+		return http_fail(r, 404, "not_found", MSG_NO_RUN, NULL);
+	gen = cache_gen(c);
+	if (cache_serve(c, r, r->arg, REP_CARD_PNG, &ret))
+		return ret;
+	if (!(j = calloc(1, sizeof *j)))
+		return http_fail(r, 503, "unavailable", MSG_NOMEM, NULL);
+	buf_init(&j->svg);
+	buf_init(&j->rj.png);
+	j->gen = gen;
+	if ((status = draw(r, &j->svg))) {
+		ret = fail(r, status, &j->svg);
+		goto out;
+	}
+	if (!raster_version(r->app->raster)) {   /* after the read: an unknown run is 404 */
+		r->retry_after = RETRY_OFF;
+		ret = http_fail(r, 503, "unavailable", MSG_NO_RASTER, NULL);
+		goto out;
+	}
+	png_etag(r->app->raster, &j->svg, j->etag);
+	if (http_etag_matches(r, j->etag)) {
+		ret = http_not_modified(r, j->etag, CC_BADGE);
+		goto out;
+	}
+	j->r = r;
+	j->rj.svg = j->svg.buf;
+	j->rj.len = j->svg.len;
+	j->rj.queued = job_queued;
+	j->rj.done = job_done;
+	r->job = j;                /* the request frees it when it ends */
+	r->job_free = job_free;
+	if (raster_submit(r->app->raster, &j->rj) < 0) {
+		r->job = NULL;
+		r->job_free = NULL;
+		r->retry_after = RETRY_BUSY;
+		ret = http_fail(r, 503, "unavailable", MSG_RASTER_BUSY, NULL);
+		goto out;
+	}
+	return MHD_YES;
+out:
+	job_free(j);
+	return ret;
+}
