@@ -18,7 +18,7 @@ static struct predict_result predict_ok(const struct predict_combo *rows, size_t
 					const char *model, const char *hw, const char *backend,
 					double ceiling)
 {
-	struct predict_query q = { model, hw, backend, ceiling };
+	struct predict_query q = { model, hw, backend, ceiling, NULL };
 	struct predict_result r;
 
 	ck_assert_int_eq(predict(rows, n, &q, &r), 0);
@@ -58,6 +58,14 @@ START_TEST(two_llamas_predict_a_third)
 	ck_assert_int_eq(r.runs, 37);
 	ck_assert_double_eq(r.widen, 1);
 	assert_basis(&r, "from 37 runs of 2 other models on RTX 4090 with llama.cpp");
+	ck_assert_str_eq(r.from, "from 37 runs of 2 other models on rtx-4090 with llama.cpp");
+	{
+		struct predict_query q = { "qwen2-5-7b", "rtx-4090", "llama.cpp", 173.96, "RTX 4090" };
+		struct predict_result named;
+
+		ck_assert_int_eq(predict(rows, 2, &q, &named), 0);
+		ck_assert_str_eq(named.from, "from 37 runs of 2 other models on RTX 4090 with llama.cpp");
+	}
 	/* the two spread less than the floor: t(0.90, 1) x 0.05 x sqrt(1.5) */
 	ck_assert_double_lt(fabs(log(r.eff_high / r.efficiency) - 3.077684 * 0.05 * sqrt(1.5)), 1e-9);
 }
@@ -71,7 +79,7 @@ START_TEST(interval_by_hand)
 		{ "a", "hw", "mlx", 60, 100, 8, 8 },
 		{ "b", "hw", "mlx", 80, 100, 9, 9 },
 	};
-	struct predict_query q = { "c", "hw", "mlx", 50 };
+	struct predict_query q = { "c", "hw", "mlx", 50, NULL };
 	struct predict_result r;
 
 	ck_assert_int_eq(predict(rows, 2, &q, &r), 0);
@@ -98,6 +106,8 @@ START_TEST(minimum_evidence)
 
 	ck_assert_int_eq(r.step, PREDICT_NONE);
 	ck_assert_double_eq(r.tok_s, 0);
+	ck_assert_str_eq(r.from, "too few runs to predict: a prediction needs 2 other models "
+			 "measured by 8 submitters each");
 	assert_basis(&r, "too few runs to predict: a prediction needs 2 other models "
 			 "measured by 8 submitters each");
 	r = predict_ok(rows, 4, "me", "rtx-4090", "llama.cpp", 150);
@@ -190,6 +200,30 @@ START_TEST(first_step_with_evidence_wins)
 	ck_assert_int_eq(r.step, PREDICT_BACKEND_ON_HW);
 	ck_assert_double_eq_tol(r.efficiency, 0.7, 1e-12);
 	assert_basis(&r, "from 1,234 runs of 2 other models on RTX 4090 with llama.cpp");
+}
+END_TEST
+
+/* A name too long for the basis text is cut between two code points. */
+START_TEST(long_name_cut_between_code_points)
+{
+	static const struct predict_combo rows[] = {
+		{ "a", "hw", "mlx", 60, 100, 8, 8 },
+		{ "b", "hw", "mlx", 80, 100, 9, 9 },
+	};
+	char name[1201];
+	struct predict_query q = { "c", "hw", "mlx", 50, name };
+	struct predict_result r;
+	size_t i, len;
+
+	for (i = 0; i < 600; i++)
+		memcpy(name + 2 * i, "\xc3\xa9", 2);             /* é */
+	name[1200] = '\0';
+	ck_assert_int_eq(predict(rows, 2, &q, &r), 0);
+	len = strlen(r.from);
+	ck_assert_uint_le(len, PREDICT_FROM_MAX - 1);
+	ck_assert_uint_ge(len, PREDICT_FROM_MAX - 2);
+	ck_assert_int_eq((unsigned char)r.from[len - 1], 0xa9);  /* the last é whole */
+	ck_assert(strncmp(r.from, "from 17 runs of 2 other models on \xc3\xa9", 36) == 0);
 }
 END_TEST
 
@@ -333,6 +367,7 @@ static Suite *suite_predict(void)
 	tcase_add_test(tc, each_model_weighs_once);
 	tcase_add_test(tc, fallback_steps_widen);
 	tcase_add_test(tc, first_step_with_evidence_wins);
+	tcase_add_test(tc, long_name_cut_between_code_points);
 	tcase_add_test(tc, backtest_by_hand);
 	tcase_add_test(tc, backtest_leaves_whole_model_out);
 	tcase_add_test(tc, backtest_coverage_is_nominal);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "util/numfmt.h"
+#include "util/utf8.h"
 
 /* One combination in a step's scope: its model and log efficiency. */
 struct point {
@@ -133,6 +134,26 @@ static double round2(double x)
 	return round(x * 100) / 100;
 }
 
+/* Writes predict_basis() of r for q into r->from, cut between code points
+ * to fit; 0, or -1 when memory ran out. */
+static int set_from(struct predict_result *r, const struct predict_query *q)
+{
+	struct buf b = BUF_INIT;
+	size_t len;
+	const char *hw = q->hw_name ? q->hw_name : q->hw ? q->hw : "";
+
+	predict_basis(r, hw, q->backend ? q->backend : "", &b);
+	if (buf_error(&b)) {
+		buf_release(&b);
+		return -1;
+	}
+	len = utf8_cut(b.buf, b.len, sizeof r->from - 1);
+	memcpy(r->from, b.buf, len);
+	r->from[len] = '\0';
+	buf_release(&b);
+	return 0;
+}
+
 int predict(const struct predict_combo *rows, size_t n, const struct predict_query *q,
 	    struct predict_result *out)
 {
@@ -163,7 +184,7 @@ int predict(const struct predict_combo *rows, size_t n, const struct predict_que
 		break;
 	}
 	free(pt);
-	return 0;
+	return set_from(out, q);
 }
 
 const char *predict_step_name(enum predict_step step)
@@ -231,7 +252,7 @@ int predict_backtest(const struct predict_combo *rows, size_t n, struct predict_
 		return -1;
 	for (i = 0; i < n; i++) {
 		const struct predict_combo *c = &rows[i];
-		struct predict_query q = { c->model, c->hw, c->backend, c->ceiling };
+		struct predict_query q = { c->model, c->hw, c->backend, c->ceiling, NULL };
 		struct predict_result r;
 
 		if (!testable(c))

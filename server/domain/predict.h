@@ -72,11 +72,17 @@ struct predict_combo {
 };
 
 /* What to predict: the model (left out of the evidence), hardware and
- * backend, and the ceiling tok/s of its weights there. */
+ * backend, the ceiling tok/s of its weights there, and the hardware's
+ * shown name for the basis text (NULL: its slug). */
 struct predict_query {
 	const char *model, *hw, *backend;
 	double ceiling;
+	const char *hw_name;
 };
+
+/* Room for the basis text: two names of at most 400 bytes (a payload's
+ * 100 code points) and the words around them. */
+#define PREDICT_FROM_MAX 1024
 
 struct predict_result {
 	enum predict_step step;      /* PREDICT_NONE: no figure; the rest 0 */
@@ -88,12 +94,15 @@ struct predict_result {
 	int combos;                  /* their combinations */
 	long long keys;              /* keys over those combinations (a key in two counts twice) */
 	long long runs;              /* runs over those combinations */
+	char from[PREDICT_FROM_MAX]; /* predict_basis() of this result: predicted_from */
 };
 
 /* Predicts q from rows[0..n) (any rows: those outside a step's scope, of
  * q->model, thinner than PREDICT_MIN_KEYS or without a ceiling are passed
- * over) into out.  Returns 0 (out->step PREDICT_NONE when no step has
- * enough evidence or q->ceiling is unknown), or -1 when memory ran out.
+ * over) into out, its basis text in out->from (cut between code points
+ * should it not fit).  Returns 0 (out->step PREDICT_NONE when no step has
+ * enough evidence or q->ceiling is unknown; out->from then says what was
+ * missing), or -1 when memory ran out.
  * Cost: O(n + m log m), m the rows in a step's scope. */
 int predict(const struct predict_combo *rows, size_t n, const struct predict_query *q,
 	    struct predict_result *out);
@@ -102,7 +111,7 @@ int predict(const struct predict_combo *rows, size_t n, const struct predict_que
  * "backend_on_all_hardware", "all_backends_on_hardware" (static). */
 const char *predict_step_name(enum predict_step step);
 
-/* Appends what r rests on, for predicted_from and the pages, with the
+/* Appends what r rests on, as predict() writes it into r->from, with the
  * hardware's shown name and the backend: "from 37 runs of 6 other models
  * on RTX 4090 with llama.cpp", the wider steps saying why and how much
  * wider ("..., as too few were measured on RTX 4090 (interval widened
