@@ -17,7 +17,7 @@
 #include "commands.h"
 #include "options.h"
 #include "http/cache.h"
-#include "store/ceiling.h"
+#include "domain/ceiling.h"
 #include "store/db.h"
 #include "ingest/demo.h"
 #include "disputes/dispute.h"

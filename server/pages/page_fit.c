@@ -12,7 +12,7 @@
 
 #include "app.h"
 #include "util/buf.h"
-#include "store/ceiling.h"
+#include "domain/ceiling.h"
 #include "store/db.h"
 #include "util/slug.h"
 #include "ingest/validate.h"

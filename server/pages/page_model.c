@@ -13,7 +13,7 @@
 #include "pages/page_model.h"
 #include "ingest/validate.h"
 #include "util/buf.h"
-#include "store/ceiling.h"
+#include "domain/ceiling.h"
 #include "store/db.h"
 #include "util/slug.h"
 #include "util/textcut.h"

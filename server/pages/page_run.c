@@ -14,7 +14,7 @@
 #include "util/numfmt.h"
 #include "util/textcut.h"
 #include "http/cache.h"
-#include "store/ceiling.h"
+#include "domain/ceiling.h"
 #include "render/chart.h"
 #include "store/db.h"
 #include "disputes/dispute.h"

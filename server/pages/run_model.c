@@ -10,7 +10,7 @@
 
 #include "app.h"
 #include "disputes/dispute.h"
-#include "store/ceiling.h"
+#include "domain/ceiling.h"
 #include "store/db.h"
 #include "store/run_store.h"
 #include "util/b64u.h"
