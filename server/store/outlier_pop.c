@@ -1,0 +1,303 @@
+/* outlier_pop.c: the rows of the two populations a run is judged in: its
+ * cluster (clusters) and its combination (combos, with each key's row in
+ * combo_keys), read and written whole, and a key's run moving in or out of
+ * a combination's flag population. */
+#include "store/outlier_int.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "util/log.h"
+
+static const char sql_cl_get[] =
+	"SELECT n, sum_q, sum_qq, keys, new_keys FROM clusters WHERE " WHERE_KEY;
+static const char sql_cl_put[] =
+	"INSERT INTO clusters(suite_version, model_digest, hw_class, backend_name, n, mean, "
+	"stddev, sum_q, sum_qq, keys, new_keys) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) "
+	"ON CONFLICT(suite_version, model_digest, hw_class, backend_name) DO UPDATE SET "
+	"n = excluded.n, mean = excluded.mean, stddev = excluded.stddev, sum_q = excluded.sum_q, "
+	"sum_qq = excluded.sum_qq, keys = excluded.keys, new_keys = excluded.new_keys";
+static const char sql_cl_drop[] = "DELETE FROM clusters WHERE " WHERE_KEY;
+
+#define COMBO_COLS "key_id, first_at, runs, keys, sum_q, sum_qq, t_runs, t_keys, med, p25, p75, " \
+	"pre_keys, med_prefill, ttft_keys, med_ttft, best_decode, best_id, " \
+	"q1_b, q1_below, q1_n, q2_b, q2_below, q2_n, q3_b, q3_below, q3_n, " \
+	"pre_b, pre_below, pre_n, ttft_b, ttft_below, ttft_n"
+static const char sql_co_get[] = "SELECT " COMBO_COLS " FROM combos WHERE " WHERE_COMBO;
+static const char sql_co_put[] =
+	"INSERT INTO combos(suite_version, model_slug, model_digest, hw_slug, backend_name, "
+	COMBO_COLS ", mean, stddev, sort_prefill, sort_ttft) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, "
+	"?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, "
+	"?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35, ?36, ?37, ?38, ?39, ?40, ?41) ON CONFLICT DO UPDATE SET runs = excluded.runs, "
+	"keys = excluded.keys, sum_q = excluded.sum_q, sum_qq = excluded.sum_qq, "
+	"t_runs = excluded.t_runs, t_keys = excluded.t_keys, med = excluded.med, p25 = excluded.p25, "
+	"p75 = excluded.p75, pre_keys = excluded.pre_keys, med_prefill = excluded.med_prefill, "
+	"ttft_keys = excluded.ttft_keys, med_ttft = excluded.med_ttft, "
+	"best_decode = excluded.best_decode, best_id = excluded.best_id, "
+	"q1_b = excluded.q1_b, q1_below = excluded.q1_below, q1_n = excluded.q1_n, "
+	"q2_b = excluded.q2_b, q2_below = excluded.q2_below, q2_n = excluded.q2_n, "
+	"q3_b = excluded.q3_b, q3_below = excluded.q3_below, q3_n = excluded.q3_n, "
+	"pre_b = excluded.pre_b, pre_below = excluded.pre_below, pre_n = excluded.pre_n, "
+	"ttft_b = excluded.ttft_b, ttft_below = excluded.ttft_below, ttft_n = excluded.ttft_n, "
+	"mean = excluded.mean, stddev = excluded.stddev, sort_prefill = excluded.sort_prefill, "
+	"sort_ttft = excluded.sort_ttft, filled = 2";
+static const char sql_co_drop[] = "DELETE FROM combos WHERE " WHERE_COMBO;
+
+#define CKEY_COLS "runs, mid_x, mid_id, val, t_runs, t_x, t_id, t_val, " \
+	"pre_runs, pre_b, pre_below, pre_n, pre_val, ttft_runs, ttft_b, ttft_below, ttft_n, ttft_val"
+static const char sql_ck_get[] =
+	"SELECT " CKEY_COLS " FROM combo_keys WHERE " WHERE_COMBO " AND key_thumbprint = ?6";
+static const char sql_ck_put[] =
+	"INSERT INTO combo_keys(suite_version, model_slug, model_digest, hw_slug, "
+	"backend_name, key_thumbprint, " CKEY_COLS ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
+	"?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24) "
+	"ON CONFLICT DO UPDATE SET runs = excluded.runs, mid_x = excluded.mid_x, "
+	"mid_id = excluded.mid_id, val = excluded.val, t_runs = excluded.t_runs, t_x = excluded.t_x, "
+	"t_id = excluded.t_id, t_val = excluded.t_val, pre_runs = excluded.pre_runs, "
+	"pre_b = excluded.pre_b, pre_below = excluded.pre_below, pre_n = excluded.pre_n, "
+	"pre_val = excluded.pre_val, ttft_runs = excluded.ttft_runs, ttft_b = excluded.ttft_b, "
+	"ttft_below = excluded.ttft_below, ttft_n = excluded.ttft_n, ttft_val = excluded.ttft_val";
+static const char sql_ck_drop[] =
+	"DELETE FROM combo_keys WHERE " WHERE_COMBO " AND key_thumbprint = ?6";
+
+const char *const outlier_pop_sql[] = {
+	sql_cl_get, sql_cl_put, sql_cl_drop, sql_co_get, sql_co_put, sql_co_drop,
+	sql_ck_get, sql_ck_put, sql_ck_drop, NULL
+};
+
+/* ---- clusters ---- */
+
+int cluster_row_load(struct dbconn *w, const struct cluster_key *k, struct cluster_row *row)
+{
+	sqlite3_stmt *st = keyed(w, sql_cl_get, k);
+	int rc;
+
+	memset(row, 0, sizeof *row);
+	if (!st)
+		return DB_ERR;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		row->exists = 1;
+		row->runs = sqlite3_column_int64(st, 0);
+		row->new_keys = sqlite3_column_int64(st, 4);
+		if (fig_of_blobs(&row->f, sqlite3_column_int64(st, 3),
+				 sqlite3_column_blob(st, 1), sqlite3_column_bytes(st, 1),
+				 sqlite3_column_blob(st, 2), sqlite3_column_bytes(st, 2)) < 0) {
+			log_error("outlier: cluster %s/%s/%s/%s has no sums (the start-up fill did not finish)",
+				  k->suite, k->digest, k->hw_class, k->backend);
+			rc = SQLITE_CORRUPT;
+		}
+	}
+	sqlite3_reset(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? DB_OK : db_status_of(rc);
+}
+
+int cluster_row_store(struct dbconn *w, const struct cluster_key *k, const struct cluster_row *row)
+{
+	unsigned char sb[16], qb[32];
+	double mean, sd, lo, hi;
+	sqlite3_stmt *st = keyed(w, row->runs > 0 ? sql_cl_put : sql_cl_drop, k);
+
+	if (!st)
+		return DB_ERR;
+	if (row->runs > 0) {
+		moments(&row->f, &mean, &sd, &lo, &hi);
+		fig_blobs(&row->f, sb, qb);
+		sqlite3_bind_int64(st, 5, row->runs);
+		sqlite3_bind_double(st, 6, mean);
+		sqlite3_bind_double(st, 7, sd);
+		sqlite3_bind_blob(st, 8, sb, sizeof sb, SQLITE_TRANSIENT);
+		sqlite3_bind_blob(st, 9, qb, sizeof qb, SQLITE_TRANSIENT);
+		sqlite3_bind_int64(st, 10, row->f.n);
+		sqlite3_bind_int64(st, 11, row->new_keys);
+	}
+	return step_all(st, NULL, NULL);
+}
+
+/* ---- combos ---- */
+
+static double col_real(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
+}
+
+static void bind_real(sqlite3_stmt *st, int i, double v)
+{
+	if (isnan(v))
+		sqlite3_bind_null(st, i);
+	else
+		sqlite3_bind_double(st, i, v);
+}
+
+static void hptr_read(struct hptr *p, sqlite3_stmt *st, int i)
+{
+	p->b = sqlite3_column_int(st, i);
+	p->below = sqlite3_column_int64(st, i + 1);
+	p->n = sqlite3_column_int64(st, i + 2);
+}
+
+static void hptr_bind(const struct hptr *p, int valid, sqlite3_stmt *st, int i)
+{
+	if (!valid) {
+		sqlite3_bind_null(st, i);
+		sqlite3_bind_null(st, i + 1);
+		sqlite3_bind_null(st, i + 2);
+		return;
+	}
+	sqlite3_bind_int(st, i, p->b);
+	sqlite3_bind_int64(st, i + 1, p->below);
+	sqlite3_bind_int64(st, i + 2, p->n);
+}
+
+int combo_row_load(struct dbconn *w, const struct combo_key *k, struct combo_row *row)
+{
+	sqlite3_stmt *st = combo_keyed(w, sql_co_get, k);
+	const char *s;
+	int rc, i;
+
+	memset(row, 0, sizeof *row);
+	row->med = row->p25 = row->p75 = row->med_prefill = row->med_ttft = row->best_decode = NAN;
+	if (!st)
+		return DB_ERR;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		row->exists = 1;
+		if ((s = (const char *)sqlite3_column_text(st, 0)))
+			snprintf(row->key_id, sizeof row->key_id, "%s", s);
+		row->first_at = sqlite3_column_int64(st, 1);
+		row->runs = sqlite3_column_int64(st, 2);
+		if (fig_of_blobs(&row->f, sqlite3_column_int64(st, 3),
+				 sqlite3_column_blob(st, 4), sqlite3_column_bytes(st, 4),
+				 sqlite3_column_blob(st, 5), sqlite3_column_bytes(st, 5)) < 0 && row->runs > 0) {
+			log_error("outlier: combination %s/%s/%s/%s has no sums (the start-up fill did not finish)",
+				  k->model, k->digest, k->hw, k->backend);
+			rc = SQLITE_CORRUPT;
+		}
+		row->t_runs = sqlite3_column_int64(st, 6);
+		row->t_keys = sqlite3_column_int64(st, 7);
+		row->med = col_real(st, 8);
+		row->p25 = col_real(st, 9);
+		row->p75 = col_real(st, 10);
+		row->pre_keys = sqlite3_column_int64(st, 11);
+		row->med_prefill = col_real(st, 12);
+		row->ttft_keys = sqlite3_column_int64(st, 13);
+		row->med_ttft = col_real(st, 14);
+		row->best_decode = col_real(st, 15);
+		if ((s = (const char *)sqlite3_column_text(st, 16)))
+			snprintf(row->best_id, sizeof row->best_id, "%s", s);
+		for (i = 0; i < 3; i++)
+			hptr_read(&row->q[i], st, 17 + 3 * i);
+		hptr_read(&row->pre, st, 26);
+		hptr_read(&row->ttft, st, 29);
+	}
+	sqlite3_reset(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? DB_OK : db_status_of(rc);
+}
+
+int combo_row_store(struct dbconn *w, const struct combo_key *k, const struct combo_row *row)
+{
+	unsigned char sb[16], qb[32];
+	double mean, sd, lo, hi;
+	sqlite3_stmt *st = combo_keyed(w, row->runs > 0 ? sql_co_put : sql_co_drop, k);
+	int i;
+
+	if (!st)
+		return DB_ERR;
+	if (row->runs <= 0)
+		return step_all(st, NULL, NULL);
+	moments(&row->f, &mean, &sd, &lo, &hi);
+	fig_blobs(&row->f, sb, qb);
+	db_bind_text(st, 6, row->key_id);
+	sqlite3_bind_int64(st, 7, row->first_at);
+	sqlite3_bind_int64(st, 8, row->runs);
+	sqlite3_bind_int64(st, 9, row->f.n);
+	sqlite3_bind_blob(st, 10, sb, sizeof sb, SQLITE_TRANSIENT);
+	sqlite3_bind_blob(st, 11, qb, sizeof qb, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 12, row->t_runs);
+	sqlite3_bind_int64(st, 13, row->t_keys);
+	bind_real(st, 14, row->med);
+	bind_real(st, 15, row->p25);
+	bind_real(st, 16, row->p75);
+	sqlite3_bind_int64(st, 17, row->pre_keys);
+	bind_real(st, 18, row->med_prefill);
+	sqlite3_bind_int64(st, 19, row->ttft_keys);
+	bind_real(st, 20, row->med_ttft);
+	bind_real(st, 21, row->t_runs > 0 ? row->best_decode : NAN);
+	db_bind_text(st, 22, row->t_runs > 0 ? row->best_id : NULL);
+	for (i = 0; i < 3; i++)
+		hptr_bind(&row->q[i], row->t_keys > 0, st, 23 + 3 * i);
+	hptr_bind(&row->pre, row->pre_keys > 0, st, 32);
+	hptr_bind(&row->ttft, row->ttft_keys > 0, st, 35);
+	sqlite3_bind_double(st, 38, mean);
+	sqlite3_bind_double(st, 39, sd);
+	sqlite3_bind_double(st, 40, row->t_runs > 0 && !isnan(row->med_prefill) ? row->med_prefill : 0);
+	sqlite3_bind_double(st, 41, row->t_runs > 0 && !isnan(row->med_ttft) ? row->med_ttft : 1e300);
+	return step_all(st, NULL, NULL);
+}
+
+/* ---- combo_keys ---- */
+
+int ckey_row_load(struct dbconn *w, const struct combo_key *k, const char *key, struct ckey_row *row)
+{
+	sqlite3_stmt *st = combo_keyed(w, sql_ck_get, k);
+	int rc;
+
+	memset(row, 0, sizeof *row);
+	row->all.val = row->clean.val = row->pre_val = row->ttft_val = NAN;
+	if (!st)
+		return DB_ERR;
+	db_bind_text(st, 6, key);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		row->exists = 1;
+		mptr_read(&row->all, sqlite3_column_int64(st, 0), st, 1);
+		mptr_read(&row->clean, sqlite3_column_int64(st, 4), st, 5);
+		row->pre_runs = sqlite3_column_int64(st, 8);
+		hptr_read(&row->pre, st, 9);
+		row->pre_val = col_real(st, 12);
+		row->ttft_runs = sqlite3_column_int64(st, 13);
+		hptr_read(&row->ttft, st, 14);
+		row->ttft_val = col_real(st, 17);
+	}
+	sqlite3_reset(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? DB_OK : db_status_of(rc);
+}
+
+int ckey_row_store(struct dbconn *w, const struct combo_key *k, const char *key,
+		   const struct ckey_row *row)
+{
+	sqlite3_stmt *st = combo_keyed(w, row->all.n > 0 ? sql_ck_put : sql_ck_drop, k);
+
+	if (!st)
+		return DB_ERR;
+	db_bind_text(st, 6, key);
+	if (row->all.n <= 0)
+		return step_all(st, NULL, NULL);
+	sqlite3_bind_int64(st, 7, row->all.n);
+	mptr_bind(&row->all, st, 8);
+	sqlite3_bind_int64(st, 11, row->clean.n);
+	mptr_bind(&row->clean, st, 12);
+	sqlite3_bind_int64(st, 15, row->pre_runs);
+	hptr_bind(&row->pre, row->pre_runs > 0, st, 16);
+	bind_real(st, 19, row->pre_runs > 0 ? row->pre_val : NAN);
+	sqlite3_bind_int64(st, 20, row->ttft_runs);
+	hptr_bind(&row->ttft, row->ttft_runs > 0, st, 21);
+	bind_real(st, 24, row->ttft_runs > 0 ? row->ttft_val : NAN);
+	return step_all(st, NULL, NULL);
+}
+
+int combo_key_move(struct dbconn *w, const struct combo_key *k, const char *key,
+		   double x, const char *id, int sign, struct ckey_row *kr, struct combo_row *cr)
+{
+	struct mset s = { MSET_COMBO_ALL, NULL, k, key };
+	int had = kr->all.n > 0, rc;
+	double old = kr->all.val;
+
+	rc = sign > 0 ? mset_added(w, &s, &kr->all, x, id) : mset_removed(w, &s, &kr->all, x, id);
+	if (rc != DB_OK)
+		return rc;
+	fig_replace(&cr->f, had, old, kr->all.n > 0, kr->all.val);
+	cr->runs += sign;
+	return DB_OK;
+}

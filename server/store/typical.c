@@ -1,0 +1,177 @@
+/* typical.c: the typical figures of a combination (issue 22), kept by the
+ * writer as runs join and leave them: each key's median decode (exact, a
+ * pointer into runs_combo_key's unflagged runs), prefill and TTFT (from the
+ * key's buckets), and over those key values the decode quartiles and the
+ * prefill and TTFT medians (from the combination's buckets), with the
+ * counts and the best run.  Only counted runs that are not flagged are in
+ * them.  The leading combination and best run of each model and hardware
+ * (model_index, hw_index) follow here too. */
+#include "store/outlier_int.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "domain/quantile.h"
+
+static const double quartiles[3] = { 0.25, 0.5, 0.75 };
+static const double middle[1] = { 0.5 };
+
+/* The best unflagged run of a combination below (?6, ?7). */
+static const char sql_next_best[] =
+	"SELECT decode_tok_s, id FROM runs WHERE " WHERE_COMBO " AND status = 'ok' AND outlier = 0 "
+	"AND (decode_tok_s, id) < (?6, ?7) ORDER BY decode_tok_s DESC, id DESC LIMIT 1";
+
+/* ---- one key's values ---- */
+
+/* Moves one key's bucket pointer and value of metric m (prefill 1, TTFT 2)
+ * for a run's value v entering or leaving. */
+static int key_metric(struct dbconn *w, const struct combo_key *k, const char *key, int m,
+		      double v, int sign, long long *runs, struct hptr *p, double *val)
+{
+	struct hist h = { k, key, m };
+	int rc;
+
+	*runs += sign;
+	if ((rc = hist_move(w, &h, quantile_bucket(v), sign, *runs, p, middle, 1)) != DB_OK)
+		return rc;
+	*val = NAN;
+	return *runs > 0 ? hist_value(w, &h, p, *runs, 0.5, val) : DB_OK;
+}
+
+/* ---- the combination's values over keys ---- */
+
+/* A key's value of metric m went from old (had) to now (has): the
+ * combination's buckets, key count and pointers follow; *moved says
+ * whether anything changed. */
+static int combo_metric(struct dbconn *w, const struct combo_key *k, int m, int had, double old,
+			int has, double now, long long *keys, struct hptr *p, int np, int *moved)
+{
+	struct hist h = { k, "", m };
+	const double *qs = np == 3 ? quartiles : middle;
+	int rc;
+
+	*moved = 0;
+	if (had && has && quantile_bucket(old) == quantile_bucket(now))
+		return DB_OK;
+	if (had) {
+		--*keys;
+		if ((rc = hist_move(w, &h, quantile_bucket(old), -1, *keys, p, qs, np)) != DB_OK)
+			return rc;
+	}
+	if (has) {
+		++*keys;
+		if ((rc = hist_move(w, &h, quantile_bucket(now), 1, *keys, p, qs, np)) != DB_OK)
+			return rc;
+	}
+	*moved = had || has;
+	return DB_OK;
+}
+
+/* Quantile q of metric m's key values through p, or NAN without keys. */
+static int combo_value(struct dbconn *w, const struct combo_key *k, int m, const struct hptr *p,
+		       long long keys, double q, double *v)
+{
+	struct hist h = { k, "", m };
+
+	*v = NAN;
+	return keys > 0 ? hist_value(w, &h, p, keys, q, v) : DB_OK;
+}
+
+/* The best run after r joined (sign 1) or left. */
+static int best_move(struct dbconn *w, const struct combo_key *k, const struct frun *r, int sign,
+		     struct combo_row *cr)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sign > 0) {
+		if (cr->t_runs == 0 || r->x > cr->best_decode ||
+		    (r->x == cr->best_decode && strcmp(r->id, cr->best_id) > 0)) {
+			cr->best_decode = r->x;
+			snprintf(cr->best_id, sizeof cr->best_id, "%s", r->id);
+		}
+		return DB_OK;
+	}
+	if (strcmp(r->id, cr->best_id))
+		return DB_OK;
+	/* The best left: the next unflagged run below it takes its place
+	 * (every other one is below it). */
+	if (!(st = combo_keyed(w, sql_next_best, k)))
+		return DB_ERR;
+	sqlite3_bind_double(st, 6, r->x);
+	db_bind_text(st, 7, r->id);
+	cr->best_decode = NAN;
+	cr->best_id[0] = '\0';
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		cr->best_decode = sqlite3_column_double(st, 0);
+		snprintf(cr->best_id, sizeof cr->best_id, "%s", (const char *)sqlite3_column_text(st, 1));
+	}
+	sqlite3_reset(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? DB_OK : db_status_of(rc);
+}
+
+/* Moves everything one run changes in its key's row kr and its
+ * combination's row cr. */
+static int move(struct dbconn *w, const struct combo_key *k, const struct frun *r, int sign,
+		struct ckey_row *kr, struct combo_row *cr)
+{
+	struct mset s = { MSET_COMBO_CLEAN, NULL, k, r->key };
+	int had_d = kr->clean.n > 0, had_p = kr->pre_runs > 0, had_t = kr->ttft_runs > 0;
+	double old_d = kr->clean.val, old_p = kr->pre_val, old_t = kr->ttft_val;
+	int rc, moved_d = 0, moved_p = 0, moved_t = 0;
+
+	rc = sign > 0 ? mset_added(w, &s, &kr->clean, r->x, r->id)
+		      : mset_removed(w, &s, &kr->clean, r->x, r->id);
+	if (rc == DB_OK && !isnan(r->prefill))
+		rc = key_metric(w, k, r->key, 1, r->prefill, sign, &kr->pre_runs, &kr->pre, &kr->pre_val);
+	if (rc == DB_OK && !isnan(r->ttft))
+		rc = key_metric(w, k, r->key, 2, r->ttft, sign, &kr->ttft_runs, &kr->ttft, &kr->ttft_val);
+	if (rc == DB_OK)
+		rc = best_move(w, k, r, sign, cr);
+	cr->t_runs += sign;
+	if (rc == DB_OK)
+		rc = combo_metric(w, k, 0, had_d, old_d, kr->clean.n > 0, kr->clean.val,
+				  &cr->t_keys, cr->q, 3, &moved_d);
+	if (rc == DB_OK)
+		rc = combo_metric(w, k, 1, had_p, old_p, kr->pre_runs > 0, kr->pre_val,
+				  &cr->pre_keys, &cr->pre, 1, &moved_p);
+	if (rc == DB_OK)
+		rc = combo_metric(w, k, 2, had_t, old_t, kr->ttft_runs > 0, kr->ttft_val,
+				  &cr->ttft_keys, &cr->ttft, 1, &moved_t);
+	if (rc == DB_OK && moved_d &&
+	    ((rc = combo_value(w, k, 0, &cr->q[0], cr->t_keys, 0.25, &cr->p25)) != DB_OK ||
+	     (rc = combo_value(w, k, 0, &cr->q[1], cr->t_keys, 0.5, &cr->med)) != DB_OK ||
+	     (rc = combo_value(w, k, 0, &cr->q[2], cr->t_keys, 0.75, &cr->p75)) != DB_OK))
+		return rc;
+	if (rc == DB_OK && moved_p)
+		rc = combo_value(w, k, 1, &cr->pre, cr->pre_keys, 0.5, &cr->med_prefill);
+	if (rc == DB_OK && moved_t)
+		rc = combo_value(w, k, 2, &cr->ttft, cr->ttft_keys, 0.5, &cr->med_ttft);
+	return rc;
+}
+
+int typical_move(struct dbconn *w, const struct frun *r, int sign, struct ckey_row *kr,
+		 struct combo_row *cr)
+{
+	struct combo_key k = frun_combo(r);
+	struct ckey_row kbuf;
+	struct combo_row cbuf, old;
+	int rc, own_k = !kr, own_c = !cr;
+
+	if (own_k && (rc = ckey_row_load(w, &k, r->key, kr = &kbuf)) != DB_OK)
+		return rc;
+	if (own_c && (rc = combo_row_load(w, &k, cr = &cbuf)) != DB_OK)
+		return rc;
+	old = *cr;
+	if ((rc = move(w, &k, r, sign, kr, cr)) != DB_OK)
+		return rc;
+	if (own_k && (rc = ckey_row_store(w, &k, r->key, kr)) != DB_OK)
+		return rc;
+	if (!own_c)
+		return DB_OK;         /* the caller stores it and follows the tops */
+	if ((rc = combo_row_store(w, &k, cr)) != DB_OK)
+		return rc;
+	return typical_tops(w, &k, &old, cr);
+}

@@ -1,0 +1,145 @@
+/* typical_hist.c: the fine buckets of the typical figures (combo_hist) and
+ * the pointers that read quantiles from them.  A pointer names the bucket
+ * that holds the quantile's rank, with the count of values below it and
+ * in it, so one value entering or leaving moves it by one bucket at most:
+ * one seek for the next non-empty bucket, whatever the number of values. */
+#include "store/outlier_int.h"
+
+#include "domain/quantile.h"
+
+#define H_WHERE WHERE_COMBO " AND key_thumbprint = ?6 AND metric = ?7"
+static const char sql_add[] =
+	"INSERT INTO combo_hist VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 1) "
+	"ON CONFLICT DO UPDATE SET n = n + 1 RETURNING n";
+static const char sql_sub[] =
+	"UPDATE combo_hist SET n = n - 1 WHERE " H_WHERE " AND bucket = ?8 RETURNING n";
+static const char sql_drop[] =
+	"DELETE FROM combo_hist WHERE " H_WHERE " AND bucket = ?8";
+static const char sql_above[] =
+	"SELECT bucket, n FROM combo_hist WHERE " H_WHERE " AND bucket > ?8 ORDER BY bucket LIMIT 1";
+static const char sql_below[] =
+	"SELECT bucket, n FROM combo_hist WHERE " H_WHERE " AND bucket < ?8 ORDER BY bucket DESC LIMIT 1";
+
+const char *const typical_hist_sql[] = { sql_add, sql_sub, sql_drop, sql_above, sql_below, NULL };
+
+static sqlite3_stmt *hist_stmt(struct dbconn *w, const char *sql, const struct hist *h, int b)
+{
+	sqlite3_stmt *st = combo_keyed(w, sql, h->k);
+
+	if (st) {
+		db_bind_text(st, 6, h->key);
+		sqlite3_bind_int(st, 7, h->metric);
+		sqlite3_bind_int(st, 8, b);
+	}
+	return st;
+}
+
+/* The nearest non-empty bucket above (dir 1) or below (−1) b. */
+static int next_bucket(struct dbconn *w, const struct hist *h, int b, int dir, int *nb, long long *nn)
+{
+	sqlite3_stmt *st = hist_stmt(w, dir > 0 ? sql_above : sql_below, h, b);
+	int rc;
+
+	if (!st)
+		return DB_ERR;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*nb = sqlite3_column_int(st, 0);
+		*nn = sqlite3_column_int64(st, 1);
+	}
+	sqlite3_reset(st);
+	if (rc == SQLITE_DONE)
+		return DB_ERR;        /* a pointer past the last value: they disagree */
+	return rc == SQLITE_ROW ? DB_OK : db_status_of(rc);
+}
+
+/* Bucket b gains (sign 1) or loses a value; *now gets its new count. */
+static int count_move(struct dbconn *w, const struct hist *h, int b, int sign, long long *now)
+{
+	sqlite3_stmt *st = hist_stmt(w, sign > 0 ? sql_add : sql_sub, h, b);
+	int rc;
+
+	*now = 0;
+	if (!st)
+		return DB_ERR;
+	if ((rc = step_all(st, NULL, now)) != DB_OK || *now > 0)
+		return rc;
+	if (!(st = hist_stmt(w, sql_drop, h, b)))
+		return DB_ERR;
+	return step_all(st, NULL, NULL);
+}
+
+/* Moves p to the bucket holding rank of total values after a change of
+ * sign at bucket b, whose count is now bn. */
+static int fix(struct dbconn *w, const struct hist *h, struct hptr *p, long long total, double q,
+	       int b, int sign, long long bn)
+{
+	long long rank, guard;
+	double frac;
+	int rc, nb;
+	long long nn;
+
+	if (total <= 0)
+		return DB_OK;
+	if (total == 1 && sign > 0) {      /* it was empty */
+		p->b = b;
+		p->below = 0;
+		p->n = bn;
+		return DB_OK;
+	}
+	if (b < p->b)
+		p->below += sign;
+	else if (b == p->b)
+		p->n = bn;
+	quantile_position(q, total, &rank, &frac);
+	for (guard = 0; guard < 4; guard++) {
+		if (rank < p->below) {
+			if ((rc = next_bucket(w, h, p->b, -1, &nb, &nn)) != DB_OK)
+				return rc;
+			p->b = nb;
+			p->n = nn;
+			p->below -= nn;
+		} else if (rank >= p->below + p->n) {
+			if ((rc = next_bucket(w, h, p->b, 1, &nb, &nn)) != DB_OK)
+				return rc;
+			p->below += p->n;
+			p->b = nb;
+			p->n = nn;
+		} else {
+			return DB_OK;
+		}
+	}
+	return DB_ERR;    /* one change moves a rank by one bucket at most, two when one empties */
+}
+
+int hist_move(struct dbconn *w, const struct hist *h, int b, int sign, long long total,
+	      struct hptr *p, const double *qs, int np)
+{
+	long long now;
+	int rc = count_move(w, h, b, sign, &now), i;
+
+	for (i = 0; rc == DB_OK && i < np; i++)
+		rc = fix(w, h, &p[i], total, qs[i], b, sign, now);
+	return rc;
+}
+
+int hist_value(struct dbconn *w, const struct hist *h, const struct hptr *p, long long total,
+	       double q, double *v)
+{
+	long long rank, nn;
+	double frac, lo;
+	int nb, rc;
+
+	if (total <= 0)
+		return DB_ERR;
+	quantile_position(q, total, &rank, &frac);
+	lo = quantile_value(p->b);
+	if (frac <= 0 || rank + 1 < p->below + p->n) {
+		*v = lo;
+		return DB_OK;
+	}
+	if ((rc = next_bucket(w, h, p->b, 1, &nb, &nn)) != DB_OK)
+		return rc;
+	*v = quantile_mix(lo, quantile_value(nb), frac);
+	return DB_OK;
+}
