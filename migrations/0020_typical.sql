@@ -105,13 +105,14 @@ CREATE TABLE combos (
 	sort_ttft     REAL NOT NULL DEFAULT 1e300,  -- med_ttft, 1e300 when unknown (sorts last)
 	best_decode   REAL,
 	best_id       TEXT,
-	-- pointers into combo_hist (bucket, values below it, values in it):
-	-- the decode quartiles over key values, and the prefill and TTFT medians
-	q1_b INTEGER, q1_below INTEGER, q1_n INTEGER,
-	q2_b INTEGER, q2_below INTEGER, q2_n INTEGER,
-	q3_b INTEGER, q3_below INTEGER, q3_n INTEGER,
-	pre_b INTEGER, pre_below INTEGER, pre_n INTEGER,
-	ttft_b INTEGER, ttft_below INTEGER, ttft_n INTEGER,
+	-- pointers into combo_hist (bucket, values below it, values in it and
+	-- their sum): the decode quartiles over key values, and the prefill
+	-- and TTFT medians
+	q1_b INTEGER, q1_below INTEGER, q1_n INTEGER, q1_sum REAL,
+	q2_b INTEGER, q2_below INTEGER, q2_n INTEGER, q2_sum REAL,
+	q3_b INTEGER, q3_below INTEGER, q3_n INTEGER, q3_sum REAL,
+	pre_b INTEGER, pre_below INTEGER, pre_n INTEGER, pre_sum REAL,
+	ttft_b INTEGER, ttft_below INTEGER, ttft_n INTEGER, ttft_sum REAL,
 	PRIMARY KEY (suite_version, model_slug, model_digest, hw_slug, backend_name)
 ) WITHOUT ROWID;
 CREATE INDEX combos_unfilled ON combos(suite_version) WHERE filled < 2;
@@ -155,8 +156,10 @@ CREATE TABLE combo_keys (
 	t_x      REAL,
 	t_id     TEXT,
 	t_val    REAL,
-	pre_runs INTEGER NOT NULL DEFAULT 0, pre_b INTEGER, pre_below INTEGER, pre_n INTEGER, pre_val REAL,
-	ttft_runs INTEGER NOT NULL DEFAULT 0, ttft_b INTEGER, ttft_below INTEGER, ttft_n INTEGER, ttft_val REAL,
+	pre_runs INTEGER NOT NULL DEFAULT 0, pre_b INTEGER, pre_below INTEGER, pre_n INTEGER,
+	pre_sum REAL, pre_val REAL,
+	ttft_runs INTEGER NOT NULL DEFAULT 0, ttft_b INTEGER, ttft_below INTEGER, ttft_n INTEGER,
+	ttft_sum REAL, ttft_val REAL,
 	PRIMARY KEY (suite_version, model_slug, model_digest, hw_slug, backend_name, key_thumbprint)
 ) WITHOUT ROWID;
 
@@ -170,6 +173,7 @@ CREATE TABLE combo_hist (
 	metric         INTEGER NOT NULL,   -- 0 decode, 1 prefill, 2 TTFT
 	bucket         INTEGER NOT NULL,   -- domain/quantile.h
 	n              INTEGER NOT NULL,   -- > 0
+	sum            REAL NOT NULL,      -- of the values in it: the bucket stands for their mean
 	PRIMARY KEY (suite_version, model_slug, model_digest, hw_slug, backend_name,
 		key_thumbprint, metric, bucket)
 ) WITHOUT ROWID;
@@ -195,13 +199,13 @@ UPDATE combos SET first_at = (SELECT unixepoch(received_at) FROM runs WHERE id =
 -- combination's (the highest median), and its best run the best that is
 -- not flagged; both kept by the writer from combos (typical.c), no longer
 -- by triggers from digest_counts and hw_best, which count flagged runs.
-ALTER TABLE model_index ADD COLUMN top_med REAL;
+ALTER TABLE model_index ADD COLUMN top_med REAL NOT NULL DEFAULT -1;   -- -1: no typical figure (sorts last)
 ALTER TABLE model_index ADD COLUMN top_digest TEXT;
 ALTER TABLE model_index ADD COLUMN top_hw TEXT;
 ALTER TABLE model_index ADD COLUMN top_backend TEXT;
 ALTER TABLE model_index ADD COLUMN top_key TEXT;     -- the leading combination's key_id
 ALTER TABLE model_index ADD COLUMN best_key TEXT;    -- the key_id of the combination of best_id
-ALTER TABLE hw_index ADD COLUMN top_med REAL;
+ALTER TABLE hw_index ADD COLUMN top_med REAL NOT NULL DEFAULT -1;
 ALTER TABLE hw_index ADD COLUMN top_model TEXT;
 ALTER TABLE hw_index ADD COLUMN top_digest TEXT;
 ALTER TABLE hw_index ADD COLUMN top_backend TEXT;
@@ -217,22 +221,89 @@ DROP TRIGGER find_index_insert;
 DROP TRIGGER find_index_update_enter;
 CREATE TRIGGER find_index_insert AFTER INSERT ON runs WHEN NEW.status = 'ok'
 BEGIN
-	INSERT INTO model_index(suite_version, model_slug, runs) VALUES (NEW.suite_version, NEW.model_slug, 1)
+	INSERT INTO model_index(suite_version, model_slug, runs, best_decode) VALUES (NEW.suite_version, NEW.model_slug, 1, -1)
 	ON CONFLICT DO UPDATE SET runs = runs + 1;
-	INSERT INTO hw_index(suite_version, hw_slug, runs) VALUES (NEW.suite_version, NEW.hw_slug, 1)
+	INSERT INTO hw_index(suite_version, hw_slug, runs, best_decode) VALUES (NEW.suite_version, NEW.hw_slug, 1, -1)
 	ON CONFLICT DO UPDATE SET runs = runs + 1;
 END;
 CREATE TRIGGER find_index_update_enter
 AFTER UPDATE OF id, suite_version, model_slug, hw_slug, decode_tok_s, status ON runs
 WHEN NEW.status = 'ok'
 BEGIN
-	INSERT INTO model_index(suite_version, model_slug, runs) VALUES (NEW.suite_version, NEW.model_slug, 1)
+	INSERT INTO model_index(suite_version, model_slug, runs, best_decode) VALUES (NEW.suite_version, NEW.model_slug, 1, -1)
 	ON CONFLICT DO UPDATE SET runs = runs + 1;
-	INSERT INTO hw_index(suite_version, hw_slug, runs) VALUES (NEW.suite_version, NEW.hw_slug, 1)
+	INSERT INTO hw_index(suite_version, hw_slug, runs, best_decode) VALUES (NEW.suite_version, NEW.hw_slug, 1, -1)
 	ON CONFLICT DO UPDATE SET runs = runs + 1;
 END;
-UPDATE model_index SET best_decode = NULL, best_id = NULL;
-UPDATE hw_index SET best_decode = NULL, best_id = NULL;
+-- best_decode is now the best unflagged run's, -1 when every run is flagged.
+UPDATE model_index SET best_decode = -1, best_id = NULL;
+UPDATE hw_index SET best_decode = -1, best_id = NULL;
+
+-- The board's best-run summaries are replaced by combos: board_best and
+-- board_sort (0007, 0012, 0014) and digest_sort (0017) go with their
+-- triggers and indexes.  hw_best stays: the hardware pages take their
+-- display name from it.
+DROP TRIGGER list_summaries_insert;
+DROP TRIGGER list_summaries_delete;
+DROP TRIGGER list_summaries_update_leave;
+DROP TRIGGER list_summaries_update_enter;
+DROP TRIGGER board_sort_insert;
+DROP TRIGGER board_sort_update;
+DROP TRIGGER board_sort_delete;
+DROP TABLE board_sort;
+DROP TABLE board_best;
+DROP TRIGGER digest_sort_insert;
+DROP TRIGGER digest_sort_delete;
+DROP TRIGGER digest_sort_update_leave;
+DROP TRIGGER digest_sort_update_enter;
+DROP TABLE digest_sort;
+-- runs_ok_board (0002) served only the next-best seeks of board_best and
+-- cheat_best; cheat_best keeps it.
+
+CREATE TRIGGER list_summaries_insert AFTER INSERT ON runs WHEN NEW.status = 'ok'
+BEGIN
+	INSERT INTO hw_best VALUES (NEW.suite_version, NEW.hw_slug, NEW.model_slug,
+		NEW.decode_tok_s, NEW.id)
+	ON CONFLICT DO UPDATE SET best_decode = excluded.best_decode, best_id = excluded.best_id
+	WHERE (excluded.best_decode, excluded.best_id) > (best_decode, best_id);
+END;
+CREATE TRIGGER list_summaries_delete AFTER DELETE ON runs WHEN OLD.status = 'ok'
+BEGIN
+	UPDATE hw_best SET (best_decode, best_id) = (
+		SELECT decode_tok_s, id FROM runs
+		WHERE suite_version = OLD.suite_version AND hw_slug = OLD.hw_slug
+		  AND model_slug = OLD.model_slug AND status = 'ok'
+		ORDER BY decode_tok_s DESC, id DESC LIMIT 1)
+	WHERE suite_version = OLD.suite_version AND hw_slug = OLD.hw_slug
+	  AND model_slug = OLD.model_slug AND best_id = OLD.id;
+	DELETE FROM hw_best
+	WHERE suite_version = OLD.suite_version AND hw_slug = OLD.hw_slug
+	  AND model_slug = OLD.model_slug AND best_id IS NULL;
+END;
+CREATE TRIGGER list_summaries_update_leave
+AFTER UPDATE OF id, suite_version, model_slug, hw_slug, backend_name, decode_tok_s, status
+ON runs WHEN OLD.status = 'ok'
+BEGIN
+	UPDATE hw_best SET (best_decode, best_id) = (
+		SELECT decode_tok_s, id FROM runs
+		WHERE suite_version = OLD.suite_version AND hw_slug = OLD.hw_slug
+		  AND model_slug = OLD.model_slug AND status = 'ok'
+		ORDER BY decode_tok_s DESC, id DESC LIMIT 1)
+	WHERE suite_version = OLD.suite_version AND hw_slug = OLD.hw_slug
+	  AND model_slug = OLD.model_slug AND best_id = OLD.id;
+	DELETE FROM hw_best
+	WHERE suite_version = OLD.suite_version AND hw_slug = OLD.hw_slug
+	  AND model_slug = OLD.model_slug AND best_id IS NULL;
+END;
+CREATE TRIGGER list_summaries_update_enter
+AFTER UPDATE OF id, suite_version, model_slug, hw_slug, backend_name, decode_tok_s, status
+ON runs WHEN NEW.status = 'ok'
+BEGIN
+	INSERT INTO hw_best VALUES (NEW.suite_version, NEW.hw_slug, NEW.model_slug,
+		NEW.decode_tok_s, NEW.id)
+	ON CONFLICT DO UPDATE SET best_decode = excluded.best_decode, best_id = excluded.best_id
+	WHERE (excluded.best_decode, excluded.best_id) > (best_decode, best_id);
+END;
 
 -- The cheatsheet by memory class (0017) keeps its best run per cell, now
 -- the best that is not flagged: a run leaves its cell when it is flagged

@@ -552,8 +552,8 @@ static inline void check_typical(const struct mrun *m, int n, const int *flags)
 	ck_assert_int_eq((int)q1(h, "SELECT count(*) FROM model_index i WHERE "
 		"i.top_key IS NOT (SELECT key_id FROM combos c WHERE c.suite_version = i.suite_version "
 		"AND c.model_slug = i.model_slug AND c.t_runs > 0 ORDER BY c.med DESC, c.key_id DESC LIMIT 1) "
-		"OR i.top_med IS NOT (SELECT med FROM combos c WHERE c.suite_version = i.suite_version "
-		"AND c.model_slug = i.model_slug AND c.t_runs > 0 ORDER BY c.med DESC, c.key_id DESC LIMIT 1) "
+		"OR i.top_med IS NOT coalesce((SELECT med FROM combos c WHERE c.suite_version = i.suite_version "
+		"AND c.model_slug = i.model_slug AND c.t_runs > 0 ORDER BY c.med DESC, c.key_id DESC LIMIT 1), -1) "
 		"OR i.best_id IS NOT (SELECT best_id FROM combos c WHERE c.suite_version = i.suite_version "
 		"AND c.model_slug = i.model_slug AND c.t_runs > 0 ORDER BY c.best_decode DESC, c.key_id DESC LIMIT 1)",
 		NULL, 0, NULL, 0), 0);

@@ -20,6 +20,16 @@ double quantile_value(int b)
 	return exp2((b + 0.5) / QUANTILE_PER_DOUBLING);
 }
 
+double quantile_bucket_value(int b, long long n, double sum)
+{
+	double v;
+
+	if (n <= 0)
+		return quantile_value(b);
+	v = sum / (double)n;
+	return v >= 0 ? v : 0;       /* a sum's rounding, as values come and go */
+}
+
 void quantile_position(double q, long long n, long long *rank, double *frac)
 {
 	double h = q * (double)(n - 1);
@@ -63,16 +73,17 @@ size_t quantile_merge(struct qbucket *v, size_t n)
 
 	qsort(v, n, sizeof *v, qb_cmp);
 	for (i = 0; i < n; i++) {
-		if (j && v[j - 1].b == v[i].b)
+		if (j && v[j - 1].b == v[i].b) {
 			v[j - 1].n += v[i].n;
-		else
+			v[j - 1].sum += v[i].sum;
+		} else
 			v[j++] = v[i];
 	}
 	return j;
 }
 
 void quantile_of(const struct qbucket *v, size_t n, long long total, double q,
-		 int *b, long long *below, long long *bn, double *value)
+		 int *b, long long *below, long long *bn, double *bsum, double *value)
 {
 	long long rank, acc = 0;
 	double frac;
@@ -84,7 +95,8 @@ void quantile_of(const struct qbucket *v, size_t n, long long total, double q,
 	*b = v[i].b;
 	*below = acc;
 	*bn = v[i].n;
-	*value = quantile_value(v[i].b);
+	*bsum = v[i].sum;
+	*value = quantile_bucket_value(v[i].b, v[i].n, v[i].sum);
 	if (frac > 0 && rank + 1 >= acc + v[i].n && i + 1 < n)
-		*value = quantile_mix(*value, quantile_value(v[i + 1].b), frac);
+		*value = quantile_mix(*value, quantile_bucket_value(v[i + 1].b, v[i + 1].n, v[i + 1].sum), frac);
 }

@@ -5,7 +5,8 @@
  *
  * Precision.  A bucket spans a ratio of 2^(1/QUANTILE_PER_DOUBLING) =
  * 1.0054, and stands for its geometric middle, so a value read back from
- * its bucket is within 0.27% of it.  The typical figures take each key's
+ * its bucket is within 0.27% of it; a bucket stands for the mean of the
+ * values in it, so a figure from one value (or equal ones) is exact.  The typical figures take each key's
  * own median (exact for decode; read from its buckets for prefill and
  * TTFT) and place it in a bucket again before the median and quartiles
  * over keys are read: each is within 0.6% of the same quantile computed
@@ -40,19 +41,24 @@ void quantile_position(double q, long long n, long long *rank, double *frac);
 /* lo + frac (hi - lo). */
 double quantile_mix(double lo, double hi, double frac);
 
-/* A bucket and the values in it, for quantiles over a whole histogram
- * held in memory (the start-up fill). */
+/* A bucket, the values in it and their sum, for quantiles over a whole
+ * histogram held in memory (the start-up fill).  A bucket's value is the
+ * mean of its values (exact for a bucket of one value, and always inside
+ * the bucket), falling back to its middle. */
 struct qbucket {
 	int b;
 	long long n;
+	double sum;
 };
+/* The value a bucket of n values summing to sum stands for. */
+double quantile_bucket_value(int b, long long n, double sum);
 /* Sorts v by bucket and merges equal buckets; returns the new count. */
 size_t quantile_merge(struct qbucket *v, size_t n);
 /* Over the sorted, merged buckets v holding total values: the bucket that
  * holds quantile q's rank (*b, with *below values below it and *bn in it)
  * and the quantile's value, read as quantile_position() places it. */
 void quantile_of(const struct qbucket *v, size_t n, long long total, double q,
-		 int *b, long long *below, long long *bn, double *value);
+		 int *b, long long *below, long long *bn, double *bsum, double *value);
 
 /* x rounded to the nearest multiple of step (0.01 tok/s, 0.1 ms), half
  * away from zero, as the pages and the JSON print computed figures. */

@@ -130,10 +130,12 @@ int cluster_row_load(struct dbconn *w, const struct cluster_key *k, struct clust
 /* Writes row (removes it when no run counts), with its mean and spread. */
 int cluster_row_store(struct dbconn *w, const struct cluster_key *k, const struct cluster_row *row);
 
-/* A histogram pointer: bucket b, the values in buckets below it, and in it. */
+/* A histogram pointer: bucket b, the values in buckets below it, and in
+ * it with their sum (the bucket stands for their mean). */
 struct hptr {
 	int b;
 	long long below, n;
+	double sum;
 };
 /* A combination's row (combos): the flags' population and the typical
  * figures with their pointers (NAN: NULL). */
@@ -200,11 +202,15 @@ struct hist {
 	const char *key;
 	int metric;
 };
-/* A value entered (sign 1) or left (−1) bucket b of h; total is the
+/* Value v entered (sign 1) or left (−1) its bucket of h; total is the
  * number of values in h after the change; the pointers p[0..np-1] (one per
  * quantile qs[i]) follow.  A pointer is meaningless while total is 0. */
-int hist_move(struct dbconn *w, const struct hist *h, int b, int sign, long long total,
+int hist_move(struct dbconn *w, const struct hist *h, double v, int sign, long long total,
 	      struct hptr *p, const double *qs, int np);
+/* A value of h moved from old to now inside one bucket (the bucket's sum
+ * follows, and the pointers at it). */
+int hist_adjust(struct dbconn *w, const struct hist *h, double old, double now,
+		struct hptr *p, int np);
 /* The value of quantile q of h's total values through p. */
 int hist_value(struct dbconn *w, const struct hist *h, const struct hptr *p, long long total,
 	       double q, double *v);

@@ -22,42 +22,46 @@ static const char sql_cl_drop[] = "DELETE FROM clusters WHERE " WHERE_KEY;
 
 #define COMBO_COLS "key_id, first_at, runs, keys, sum_q, sum_qq, t_runs, t_keys, med, p25, p75, " \
 	"pre_keys, med_prefill, ttft_keys, med_ttft, best_decode, best_id, " \
-	"q1_b, q1_below, q1_n, q2_b, q2_below, q2_n, q3_b, q3_below, q3_n, " \
-	"pre_b, pre_below, pre_n, ttft_b, ttft_below, ttft_n"
+	"q1_b, q1_below, q1_n, q1_sum, q2_b, q2_below, q2_n, q2_sum, q3_b, q3_below, q3_n, q3_sum, " \
+	"pre_b, pre_below, pre_n, pre_sum, ttft_b, ttft_below, ttft_n, ttft_sum"
 static const char sql_co_get[] = "SELECT " COMBO_COLS " FROM combos WHERE " WHERE_COMBO;
 static const char sql_co_put[] =
 	"INSERT INTO combos(suite_version, model_slug, model_digest, hw_slug, backend_name, "
 	COMBO_COLS ", mean, stddev, sort_prefill, sort_ttft) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, "
 	"?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, "
-	"?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35, ?36, ?37, ?38, ?39, ?40, ?41) ON CONFLICT DO UPDATE SET runs = excluded.runs, "
+	"?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35, ?36, ?37, ?38, ?39, ?40, ?41, ?42, ?43, ?44, ?45, ?46) "
+	"ON CONFLICT DO UPDATE SET runs = excluded.runs, "
 	"keys = excluded.keys, sum_q = excluded.sum_q, sum_qq = excluded.sum_qq, "
 	"t_runs = excluded.t_runs, t_keys = excluded.t_keys, med = excluded.med, p25 = excluded.p25, "
 	"p75 = excluded.p75, pre_keys = excluded.pre_keys, med_prefill = excluded.med_prefill, "
 	"ttft_keys = excluded.ttft_keys, med_ttft = excluded.med_ttft, "
 	"best_decode = excluded.best_decode, best_id = excluded.best_id, "
-	"q1_b = excluded.q1_b, q1_below = excluded.q1_below, q1_n = excluded.q1_n, "
-	"q2_b = excluded.q2_b, q2_below = excluded.q2_below, q2_n = excluded.q2_n, "
-	"q3_b = excluded.q3_b, q3_below = excluded.q3_below, q3_n = excluded.q3_n, "
+	"q1_b = excluded.q1_b, q1_below = excluded.q1_below, q1_n = excluded.q1_n, q1_sum = excluded.q1_sum, "
+	"q2_b = excluded.q2_b, q2_below = excluded.q2_below, q2_n = excluded.q2_n, q2_sum = excluded.q2_sum, "
+	"q3_b = excluded.q3_b, q3_below = excluded.q3_below, q3_n = excluded.q3_n, q3_sum = excluded.q3_sum, "
 	"pre_b = excluded.pre_b, pre_below = excluded.pre_below, pre_n = excluded.pre_n, "
-	"ttft_b = excluded.ttft_b, ttft_below = excluded.ttft_below, ttft_n = excluded.ttft_n, "
+	"pre_sum = excluded.pre_sum, ttft_b = excluded.ttft_b, ttft_below = excluded.ttft_below, "
+	"ttft_n = excluded.ttft_n, ttft_sum = excluded.ttft_sum, "
 	"mean = excluded.mean, stddev = excluded.stddev, sort_prefill = excluded.sort_prefill, "
 	"sort_ttft = excluded.sort_ttft, filled = 2";
 static const char sql_co_drop[] = "DELETE FROM combos WHERE " WHERE_COMBO;
 
 #define CKEY_COLS "runs, mid_x, mid_id, val, t_runs, t_x, t_id, t_val, " \
-	"pre_runs, pre_b, pre_below, pre_n, pre_val, ttft_runs, ttft_b, ttft_below, ttft_n, ttft_val"
+	"pre_runs, pre_b, pre_below, pre_n, pre_sum, pre_val, ttft_runs, ttft_b, ttft_below, ttft_n, " \
+	"ttft_sum, ttft_val"
 static const char sql_ck_get[] =
 	"SELECT " CKEY_COLS " FROM combo_keys WHERE " WHERE_COMBO " AND key_thumbprint = ?6";
 static const char sql_ck_put[] =
 	"INSERT INTO combo_keys(suite_version, model_slug, model_digest, hw_slug, "
 	"backend_name, key_thumbprint, " CKEY_COLS ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
-	"?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24) "
+	"?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26) "
 	"ON CONFLICT DO UPDATE SET runs = excluded.runs, mid_x = excluded.mid_x, "
 	"mid_id = excluded.mid_id, val = excluded.val, t_runs = excluded.t_runs, t_x = excluded.t_x, "
 	"t_id = excluded.t_id, t_val = excluded.t_val, pre_runs = excluded.pre_runs, "
 	"pre_b = excluded.pre_b, pre_below = excluded.pre_below, pre_n = excluded.pre_n, "
-	"pre_val = excluded.pre_val, ttft_runs = excluded.ttft_runs, ttft_b = excluded.ttft_b, "
-	"ttft_below = excluded.ttft_below, ttft_n = excluded.ttft_n, ttft_val = excluded.ttft_val";
+	"pre_sum = excluded.pre_sum, pre_val = excluded.pre_val, ttft_runs = excluded.ttft_runs, "
+	"ttft_b = excluded.ttft_b, ttft_below = excluded.ttft_below, ttft_n = excluded.ttft_n, "
+	"ttft_sum = excluded.ttft_sum, ttft_val = excluded.ttft_val";
 static const char sql_ck_drop[] =
 	"DELETE FROM combo_keys WHERE " WHERE_COMBO " AND key_thumbprint = ?6";
 
@@ -130,24 +134,28 @@ static void bind_real(sqlite3_stmt *st, int i, double v)
 		sqlite3_bind_double(st, i, v);
 }
 
+/* A pointer from its four columns (bucket, below, n, sum) from i on. */
 static void hptr_read(struct hptr *p, sqlite3_stmt *st, int i)
 {
 	p->b = sqlite3_column_int(st, i);
 	p->below = sqlite3_column_int64(st, i + 1);
 	p->n = sqlite3_column_int64(st, i + 2);
+	p->sum = sqlite3_column_double(st, i + 3);
 }
 
 static void hptr_bind(const struct hptr *p, int valid, sqlite3_stmt *st, int i)
 {
+	int k;
+
 	if (!valid) {
-		sqlite3_bind_null(st, i);
-		sqlite3_bind_null(st, i + 1);
-		sqlite3_bind_null(st, i + 2);
+		for (k = 0; k < 4; k++)
+			sqlite3_bind_null(st, i + k);
 		return;
 	}
 	sqlite3_bind_int(st, i, p->b);
 	sqlite3_bind_int64(st, i + 1, p->below);
 	sqlite3_bind_int64(st, i + 2, p->n);
+	sqlite3_bind_double(st, i + 3, p->sum);
 }
 
 int combo_row_load(struct dbconn *w, const struct combo_key *k, struct combo_row *row)
@@ -187,9 +195,9 @@ int combo_row_load(struct dbconn *w, const struct combo_key *k, struct combo_row
 		if ((s = (const char *)sqlite3_column_text(st, 16)))
 			snprintf(row->best_id, sizeof row->best_id, "%s", s);
 		for (i = 0; i < 3; i++)
-			hptr_read(&row->q[i], st, 17 + 3 * i);
-		hptr_read(&row->pre, st, 26);
-		hptr_read(&row->ttft, st, 29);
+			hptr_read(&row->q[i], st, 17 + 4 * i);
+		hptr_read(&row->pre, st, 29);
+		hptr_read(&row->ttft, st, 33);
 	}
 	sqlite3_reset(st);
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? DB_OK : db_status_of(rc);
@@ -226,13 +234,13 @@ int combo_row_store(struct dbconn *w, const struct combo_key *k, const struct co
 	bind_real(st, 21, row->t_runs > 0 ? row->best_decode : NAN);
 	db_bind_text(st, 22, row->t_runs > 0 ? row->best_id : NULL);
 	for (i = 0; i < 3; i++)
-		hptr_bind(&row->q[i], row->t_keys > 0, st, 23 + 3 * i);
-	hptr_bind(&row->pre, row->pre_keys > 0, st, 32);
-	hptr_bind(&row->ttft, row->ttft_keys > 0, st, 35);
-	sqlite3_bind_double(st, 38, mean);
-	sqlite3_bind_double(st, 39, sd);
-	sqlite3_bind_double(st, 40, row->t_runs > 0 && !isnan(row->med_prefill) ? row->med_prefill : 0);
-	sqlite3_bind_double(st, 41, row->t_runs > 0 && !isnan(row->med_ttft) ? row->med_ttft : 1e300);
+		hptr_bind(&row->q[i], row->t_keys > 0, st, 23 + 4 * i);
+	hptr_bind(&row->pre, row->pre_keys > 0, st, 35);
+	hptr_bind(&row->ttft, row->ttft_keys > 0, st, 39);
+	sqlite3_bind_double(st, 43, mean);
+	sqlite3_bind_double(st, 44, sd);
+	sqlite3_bind_double(st, 45, row->t_runs > 0 && !isnan(row->med_prefill) ? row->med_prefill : 0);
+	sqlite3_bind_double(st, 46, row->t_runs > 0 && !isnan(row->med_ttft) ? row->med_ttft : 1e300);
 	return step_all(st, NULL, NULL);
 }
 
@@ -255,10 +263,10 @@ int ckey_row_load(struct dbconn *w, const struct combo_key *k, const char *key, 
 		mptr_read(&row->clean, sqlite3_column_int64(st, 4), st, 5);
 		row->pre_runs = sqlite3_column_int64(st, 8);
 		hptr_read(&row->pre, st, 9);
-		row->pre_val = col_real(st, 12);
-		row->ttft_runs = sqlite3_column_int64(st, 13);
-		hptr_read(&row->ttft, st, 14);
-		row->ttft_val = col_real(st, 17);
+		row->pre_val = col_real(st, 13);
+		row->ttft_runs = sqlite3_column_int64(st, 14);
+		hptr_read(&row->ttft, st, 15);
+		row->ttft_val = col_real(st, 19);
 	}
 	sqlite3_reset(st);
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? DB_OK : db_status_of(rc);
@@ -280,10 +288,10 @@ int ckey_row_store(struct dbconn *w, const struct combo_key *k, const char *key,
 	mptr_bind(&row->clean, st, 12);
 	sqlite3_bind_int64(st, 15, row->pre_runs);
 	hptr_bind(&row->pre, row->pre_runs > 0, st, 16);
-	bind_real(st, 19, row->pre_runs > 0 ? row->pre_val : NAN);
-	sqlite3_bind_int64(st, 20, row->ttft_runs);
-	hptr_bind(&row->ttft, row->ttft_runs > 0, st, 21);
-	bind_real(st, 24, row->ttft_runs > 0 ? row->ttft_val : NAN);
+	bind_real(st, 20, row->pre_runs > 0 ? row->pre_val : NAN);
+	sqlite3_bind_int64(st, 21, row->ttft_runs);
+	hptr_bind(&row->ttft, row->ttft_runs > 0, st, 22);
+	bind_real(st, 26, row->ttft_runs > 0 ? row->ttft_val : NAN);
 	return step_all(st, NULL, NULL);
 }
 

@@ -41,7 +41,7 @@ static const char sql_t_runs[] =
 	WHERE_COMBO " AND key_thumbprint = ?6 AND outlier = 0 AND status = 'ok' "
 	"ORDER BY decode_tok_s, id";
 static const char sql_t_hist[] =
-	"INSERT INTO combo_hist VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)";
+	"INSERT INTO combo_hist VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)";
 static const char sql_t_best[] =
 	"SELECT decode_tok_s, id FROM runs WHERE " WHERE_COMBO " AND status = 'ok' AND outlier = 0 "
 	"ORDER BY decode_tok_s DESC, id DESC LIMIT 1";
@@ -227,7 +227,7 @@ static int qbs_add(struct qbs *q, double x)
 			return -1;
 		q->v = grown;
 	}
-	q->v[q->n++] = (struct qbucket){ quantile_bucket(x), 1 };
+	q->v[q->n++] = (struct qbucket){ quantile_bucket(x), 1, x };
 	return 0;
 }
 
@@ -246,6 +246,7 @@ static int write_hist(struct dbconn *w, const struct combo_key *k, const char *k
 		sqlite3_bind_int(st, 7, metric);
 		sqlite3_bind_int(st, 8, q->v[i].b);
 		sqlite3_bind_int64(st, 9, q->v[i].n);
+		sqlite3_bind_double(st, 10, q->v[i].sum);
 		rc = step_all(st, NULL, NULL);
 	}
 	return rc;
@@ -260,7 +261,7 @@ static int settle(struct dbconn *w, const struct combo_key *k, const char *key, 
 
 	q->n = quantile_merge(q->v, q->n);
 	for (i = 0; total > 0 && i < np; i++)
-		quantile_of(q->v, q->n, total, qs[i], &p[i].b, &p[i].below, &p[i].n, &v[i]);
+		quantile_of(q->v, q->n, total, qs[i], &p[i].b, &p[i].below, &p[i].n, &p[i].sum, &v[i]);
 	return write_hist(w, k, key, metric, q);
 }
 

@@ -33,7 +33,7 @@ static int key_metric(struct dbconn *w, const struct combo_key *k, const char *k
 	int rc;
 
 	*runs += sign;
-	if ((rc = hist_move(w, &h, quantile_bucket(v), sign, *runs, p, middle, 1)) != DB_OK)
+	if ((rc = hist_move(w, &h, v, sign, *runs, p, middle, 1)) != DB_OK)
 		return rc;
 	*val = NAN;
 	return *runs > 0 ? hist_value(w, &h, p, *runs, 0.5, val) : DB_OK;
@@ -52,16 +52,20 @@ static int combo_metric(struct dbconn *w, const struct combo_key *k, int m, int 
 	int rc;
 
 	*moved = 0;
-	if (had && has && quantile_bucket(old) == quantile_bucket(now))
+	if (had && has && old == now)
 		return DB_OK;
+	if (had && has && quantile_bucket(old) == quantile_bucket(now)) {
+		*moved = 1;     /* the same bucket: its sum moves, nothing else */
+		return hist_adjust(w, &h, old, now, p, np);
+	}
 	if (had) {
 		--*keys;
-		if ((rc = hist_move(w, &h, quantile_bucket(old), -1, *keys, p, qs, np)) != DB_OK)
+		if ((rc = hist_move(w, &h, old, -1, *keys, p, qs, np)) != DB_OK)
 			return rc;
 	}
 	if (has) {
 		++*keys;
-		if ((rc = hist_move(w, &h, quantile_bucket(now), 1, *keys, p, qs, np)) != DB_OK)
+		if ((rc = hist_move(w, &h, now, 1, *keys, p, qs, np)) != DB_OK)
 			return rc;
 	}
 	*moved = had || has;

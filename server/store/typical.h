@@ -34,7 +34,8 @@ json_t *typical_row(sqlite3_stmt *st, int i);
 
 /* One model on one hardware: every combination of model slug and hardware
  * slug in suite, one row per weights file and backend (digests kept apart),
- * the highest median first (ties: key_id), as typical_row() gives them.
+ * the highest median first (ties: key_id), as typical_row() gives them
+ * with the "quantization" and "format" its best run names.
  * Reads only that model's combinations on that hardware (one seek per
  * weights file of the model).  *out gets a new array; a db_status. */
 int typical_model_hw(struct dbconn *c, const char *suite, const char *model, const char *hw,

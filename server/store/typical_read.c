@@ -11,9 +11,9 @@
 /* A model's combinations on one hardware: its weights files (digest_counts,
  * a few rows), then each file's rows on that hardware, a primary-key seek. */
 static const char sql_model_hw[] =
-	"SELECT " TYPICAL_COLS("c") " FROM digest_counts d JOIN combos c "
+	"SELECT " TYPICAL_COLS("c") ", r.model_quant, r.model_format FROM digest_counts d JOIN combos c "
 	"ON c.suite_version = d.suite_version AND c.model_slug = d.model_slug "
-	"AND c.model_digest = d.model_digest AND c.hw_slug = ?3 "
+	"AND c.model_digest = d.model_digest AND c.hw_slug = ?3 JOIN runs r ON r.id = c.best_id "
 	"WHERE d.suite_version = ?1 AND d.model_slug = ?2 AND c.t_runs > 0";
 
 const char *const typical_read_sql[] = { sql_model_hw, NULL };
@@ -90,8 +90,14 @@ int typical_model_hw(struct dbconn *c, const char *suite, const char *model, con
 	db_bind_text(st, 1, suite);
 	db_bind_text(st, 2, model);
 	db_bind_text(st, 3, hw);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		json_array_append_new(a, typical_row(st, 0));
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		json_t *o = typical_row(st, 0);
+
+		/* The weights as the best run names them. */
+		json_object_set_new(o, "quantization", text(st, TYPICAL_NCOLS));
+		json_object_set_new(o, "format", text(st, TYPICAL_NCOLS + 1));
+		json_array_append_new(a, o);
+	}
 	sqlite3_reset(st);
 	if (rc != SQLITE_DONE) {
 		json_decref(a);

@@ -135,8 +135,9 @@ static int write_lead(struct dbconn *w, const char *sql, const char *suite, cons
 
 	if ((rc = two_text(w, sql, suite, slug, &st)) != DB_OK)
 		return rc;
+	/* -1: no typical figure, which sorts last. */
+	sqlite3_bind_double(st, 3, l->has ? l->v : -1);
 	if (l->has) {
-		sqlite3_bind_double(st, 3, l->v);
 		db_bind_text(st, 4, l->key);
 		for (i = 0; i < names; i++)
 			db_bind_text(st, 5 + i, l->name[i]);
