@@ -136,13 +136,15 @@ static void outlier_row(json_t *o)
 	json_object_set(o, "judging_keys", json_object_get(o, by_cluster ? "cluster_keys" : "combo_keys"));
 	json_object_set(o, "judging_runs", json_object_get(o, by_cluster ? "cluster_n" : "combo_runs"));
 	if (ceiling)
-		snprintf(why, sizeof why, "above the bandwidth ceiling");
+		snprintf(why, sizeof why, "far above the bandwidth ceiling");
 	else if (by_cluster)
-		snprintf(why, sizeof why, "against its cluster's %lld signing keys", ckeys);
+		snprintf(why, sizeof why, "its cluster: %lld keys, %lld runs", ckeys,
+			 (long long)json_integer_value(json_object_get(o, "cluster_n")));
 	else
-		snprintf(why, sizeof why, "against the wider combination's %lld signing keys "
+		snprintf(why, sizeof why, "the wider combination: %lld keys, %lld runs "
 			 "(its cluster has %lld; needs %d submitters to flag)",
-			 (long long)json_integer_value(json_object_get(o, "combo_keys")), ckeys, OUTLIER_MIN_KEYS);
+			 (long long)json_integer_value(json_object_get(o, "combo_keys")),
+			 (long long)json_integer_value(json_object_get(o, "combo_runs")), ckeys, OUTLIER_MIN_KEYS);
 	json_object_set_new(o, "why", json_string(why));
 
 	json_object_set_new(o, "sigma", sd > 0 ? json_real((x - mean) / sd) : json_null());
