@@ -37,11 +37,12 @@ ALTER TABLE runs ADD COLUMN flag_bits INTEGER NOT NULL DEFAULT 0;
 
 -- A cluster's counted runs by decode: the runs whose verdict changes when
 -- its bounds move are the ones between the old and the new bound.  It
--- replaces runs_cluster_flag (0006), whose outlier column now moves for
--- other reasons too.
+-- replaces runs_cluster_flag (0006).  The verdicts and the flag are read
+-- from the row, not kept here, so that a verdict changing rewrites fewer
+-- index entries.
 DROP INDEX runs_cluster_flag;
 CREATE INDEX runs_cluster_decode ON runs(suite_version, model_digest, hw_class, backend_name,
-	decode_tok_s, flag_bits, outlier, status) WHERE status = 'ok';
+	decode_tok_s, status) WHERE status = 'ok';
 -- A key's counted runs in its cluster, by decode: its exact median is a
 -- pointer that an upload moves by one step at most.
 CREATE INDEX runs_cluster_key ON runs(suite_version, model_digest, hw_class, backend_name,
@@ -51,13 +52,8 @@ CREATE INDEX runs_cluster_key ON runs(suite_version, model_digest, hw_class, bac
 -- over its unflagged ones (the typical figures).
 CREATE INDEX runs_combo_key ON runs(suite_version, model_slug, model_digest, hw_slug, backend_name,
 	key_thumbprint, outlier, decode_tok_s, id, status) WHERE status = 'ok';
--- A combination's counted runs by decode (the /m/<slug> list with both
--- filters, as in 0002), now also with what the combination's bounds and
--- best run need: the verdicts, the flag and the cluster.
-DROP INDEX runs_ok_model_hw_be;
-CREATE INDEX runs_ok_model_hw_be ON runs(suite_version, model_slug, model_digest, hw_slug,
-	backend_name, decode_tok_s DESC, id DESC, flag_bits, outlier, hw_class, status)
-	WHERE status = 'ok';
+-- (runs_ok_model_hw_be, 0002, serves a combination's counted runs by
+-- decode: its bounds' bands and its next best run.)
 -- The runs whose two verdicts differ: when a cluster reaches 11 keys (or
 -- falls below), exactly these change flag.  An upload is in it only when
 -- one of its verdicts says outlier.
@@ -76,6 +72,7 @@ FROM runs INDEXED BY runs_cluster_decode WHERE status = 'ok';
 UPDATE clusters SET sum_q = NULL, sum_qq = NULL;
 
 CREATE TABLE combos (
+	cid           INTEGER PRIMARY KEY, -- the row's number: combo_keys and combo_hist name it so
 	suite_version TEXT NOT NULL,
 	model_slug    TEXT NOT NULL,
 	model_digest  TEXT NOT NULL,
@@ -113,38 +110,39 @@ CREATE TABLE combos (
 	q3_b INTEGER, q3_below INTEGER, q3_n INTEGER, q3_sum REAL,
 	pre_b INTEGER, pre_below INTEGER, pre_n INTEGER, pre_sum REAL,
 	ttft_b INTEGER, ttft_below INTEGER, ttft_n INTEGER, ttft_sum REAL,
-	PRIMARY KEY (suite_version, model_slug, model_digest, hw_slug, backend_name)
-) WITHOUT ROWID;
+	UNIQUE (suite_version, model_slug, model_digest, hw_slug, backend_name)
+);
 CREATE INDEX combos_unfilled ON combos(suite_version) WHERE filled < 2;
 
--- The lists in each order, each holding only combinations with a typical
--- figure.  The board and /hw/<slug>: every sort, and hardware or backend
--- filters for the default one; /m/<slug>: one weights file's combinations.
--- Unknown prefill sorts as 0, unknown TTFT as 1e300, last (sort_prefill,
--- sort_ttft: columns, not expressions, so a cursor is a range seek).
-CREATE INDEX combos_med ON combos(suite_version, med DESC, key_id DESC) WHERE t_runs > 0;
-CREATE INDEX combos_med_hw ON combos(suite_version, hw_slug, med DESC, key_id DESC) WHERE t_runs > 0;
-CREATE INDEX combos_med_be ON combos(suite_version, backend_name, med DESC, key_id DESC) WHERE t_runs > 0;
-CREATE INDEX combos_best ON combos(suite_version, best_decode DESC, key_id DESC) WHERE t_runs > 0;
-CREATE INDEX combos_best_hw ON combos(suite_version, hw_slug, best_decode DESC, key_id DESC) WHERE t_runs > 0;
-CREATE INDEX combos_prefill ON combos(suite_version, sort_prefill DESC, key_id DESC) WHERE t_runs > 0;
-CREATE INDEX combos_prefill_hw ON combos(suite_version, hw_slug, sort_prefill DESC, key_id DESC) WHERE t_runs > 0;
-CREATE INDEX combos_ttft ON combos(suite_version, sort_ttft, key_id) WHERE t_runs > 0;
-CREATE INDEX combos_ttft_hw ON combos(suite_version, hw_slug, sort_ttft, key_id) WHERE t_runs > 0;
-CREATE INDEX combos_date ON combos(suite_version, first_at DESC, key_id DESC) WHERE t_runs > 0;
-CREATE INDEX combos_date_hw ON combos(suite_version, hw_slug, first_at DESC, key_id DESC) WHERE t_runs > 0;
-CREATE INDEX combos_digest_med ON combos(suite_version, model_slug, model_digest, med DESC, key_id DESC) WHERE t_runs > 0;
-CREATE INDEX combos_digest_best ON combos(suite_version, model_slug, model_digest, best_decode DESC, key_id DESC) WHERE t_runs > 0;
-CREATE INDEX combos_digest_prefill ON combos(suite_version, model_slug, model_digest, sort_prefill DESC, key_id DESC) WHERE t_runs > 0;
-CREATE INDEX combos_digest_ttft ON combos(suite_version, model_slug, model_digest, sort_ttft, key_id) WHERE t_runs > 0;
-CREATE INDEX combos_digest_date ON combos(suite_version, model_slug, model_digest, first_at DESC, key_id DESC) WHERE t_runs > 0;
+-- The lists in each order.  The board and /hw/<slug>: every sort, and
+-- hardware or backend filters for the default one; /m/<slug>: one weights
+-- file's combinations.  Unknown prefill sorts as 0, unknown TTFT as 1e300,
+-- last (sort_prefill, sort_ttft: columns, not expressions, so a cursor is a
+-- range seek).  Not partial: a partial index on t_runs > 0 would be
+-- rewritten by every upload (t_runs moves each time); the few rows without
+-- a typical figure (every run flagged) hold NULL or the last value and the
+-- lists skip them.  The writer sets each figure only when it changes
+-- (store/outlier_pop.c), so an upload moves only the entries whose figure
+-- moved.
+CREATE INDEX combos_med ON combos(suite_version, med DESC, key_id DESC);
+CREATE INDEX combos_med_hw ON combos(suite_version, hw_slug, med DESC, key_id DESC);
+CREATE INDEX combos_med_be ON combos(suite_version, backend_name, med DESC, key_id DESC);
+CREATE INDEX combos_best ON combos(suite_version, best_decode DESC, key_id DESC);
+CREATE INDEX combos_best_hw ON combos(suite_version, hw_slug, best_decode DESC, key_id DESC);
+CREATE INDEX combos_prefill ON combos(suite_version, sort_prefill DESC, key_id DESC);
+CREATE INDEX combos_prefill_hw ON combos(suite_version, hw_slug, sort_prefill DESC, key_id DESC);
+CREATE INDEX combos_ttft ON combos(suite_version, sort_ttft, key_id);
+CREATE INDEX combos_ttft_hw ON combos(suite_version, hw_slug, sort_ttft, key_id);
+CREATE INDEX combos_date ON combos(suite_version, first_at DESC, key_id DESC);
+CREATE INDEX combos_date_hw ON combos(suite_version, hw_slug, first_at DESC, key_id DESC);
+CREATE INDEX combos_digest_med ON combos(suite_version, model_slug, model_digest, med DESC, key_id DESC);
+CREATE INDEX combos_digest_best ON combos(suite_version, model_slug, model_digest, best_decode DESC, key_id DESC);
+CREATE INDEX combos_digest_prefill ON combos(suite_version, model_slug, model_digest, sort_prefill DESC, key_id DESC);
+CREATE INDEX combos_digest_ttft ON combos(suite_version, model_slug, model_digest, sort_ttft, key_id);
+CREATE INDEX combos_digest_date ON combos(suite_version, model_slug, model_digest, first_at DESC, key_id DESC);
 
 CREATE TABLE combo_keys (
-	suite_version  TEXT NOT NULL,
-	model_slug     TEXT NOT NULL,
-	model_digest   TEXT NOT NULL,
-	hw_slug        TEXT NOT NULL,
-	backend_name   TEXT NOT NULL,
+	cid            INTEGER NOT NULL,   -- combos.cid
 	key_thumbprint TEXT NOT NULL,
 	-- every counted run (the flags): count, median pointer, median
 	runs     INTEGER NOT NULL DEFAULT 0,
@@ -160,22 +158,26 @@ CREATE TABLE combo_keys (
 	pre_sum REAL, pre_val REAL,
 	ttft_runs INTEGER NOT NULL DEFAULT 0, ttft_b INTEGER, ttft_below INTEGER, ttft_n INTEGER,
 	ttft_sum REAL, ttft_val REAL,
-	PRIMARY KEY (suite_version, model_slug, model_digest, hw_slug, backend_name, key_thumbprint)
+	PRIMARY KEY (cid, key_thumbprint)
 ) WITHOUT ROWID;
 
+-- The buckets: a combination's of its key values, one row per bucket
+-- named by one integer (store/typical_hist.c: (cid * 4 + metric) * 16384
+-- + bucket + 4096), and a key's of its own runs (prefill and TTFT, from
+-- its second run on; one run's value is kept in combo_keys alone).
 CREATE TABLE combo_hist (
-	suite_version  TEXT NOT NULL,
-	model_slug     TEXT NOT NULL,
-	model_digest   TEXT NOT NULL,
-	hw_slug        TEXT NOT NULL,
-	backend_name   TEXT NOT NULL,
-	key_thumbprint TEXT NOT NULL,      -- '': the combination's buckets of key values
-	metric         INTEGER NOT NULL,   -- 0 decode, 1 prefill, 2 TTFT
+	hid            INTEGER PRIMARY KEY,
+	n              INTEGER NOT NULL,   -- > 0
+	sum            REAL NOT NULL       -- of the values in it: the bucket stands for their mean
+);
+CREATE TABLE key_hist (
+	cid            INTEGER NOT NULL,   -- combos.cid
+	key_thumbprint TEXT NOT NULL,
+	metric         INTEGER NOT NULL,   -- 1 prefill, 2 TTFT
 	bucket         INTEGER NOT NULL,   -- domain/quantile.h
 	n              INTEGER NOT NULL,   -- > 0
-	sum            REAL NOT NULL,      -- of the values in it: the bucket stands for their mean
-	PRIMARY KEY (suite_version, model_slug, model_digest, hw_slug, backend_name,
-		key_thumbprint, metric, bucket)
+	sum            REAL NOT NULL,
+	PRIMARY KEY (cid, key_thumbprint, metric, bucket)
 ) WITHOUT ROWID;
 
 -- Steps of the start-up refill still to run, and what the ceiling flags

@@ -442,9 +442,10 @@ static inline void check_populations(const struct mrun *m, int n)
 				       "AND model_digest = ?1 AND hw_class = ?2 AND backend_name = ?3 "
 				       "AND key_thumbprint = ?4", ca, 4, NULL, 0), want);
 		xpop_of(m, n, p, same_combo, NULL, 0, vals, m[i].key, &want);
-		ck_assert_double_eq(q1(h, "SELECT val FROM combo_keys WHERE suite_version = 'suite-v1' "
-				       "AND model_slug = ?1 AND model_digest = ?2 AND hw_slug = ?3 "
-				       "AND backend_name = ?4 AND key_thumbprint = ?5", wa, 5, NULL, 0), want);
+		ck_assert_double_eq(q1(h, "SELECT k.val FROM combo_keys k JOIN combos c ON c.cid = k.cid "
+				       "WHERE c.suite_version = 'suite-v1' AND c.model_slug = ?1 "
+				       "AND c.model_digest = ?2 AND c.hw_slug = ?3 AND c.backend_name = ?4 "
+				       "AND k.key_thumbprint = ?5", wa, 5, NULL, 0), want);
 	}
 	sqlite3_close(h);
 	free(vals);
@@ -492,6 +493,9 @@ static inline void check_typical(const struct mrun *m, int n, const int *flags)
 
 #define WHERE_W " WHERE suite_version = 'suite-v1' AND model_slug = ?1 AND model_digest = ?2 " \
 	"AND hw_slug = ?3 AND backend_name = ?4"
+/* A key's row of a combination (combo_keys names it by cid). */
+#define KEY_OF(col) "SELECT k." col " FROM combo_keys k JOIN combos c USING (cid)" WHERE_W \
+	" AND k.key_thumbprint = ?5"
 		for (j = 0; j < i && !same_combo(m[j].p, p); j++)
 			;
 		if (j < i || q1(h, "SELECT count(*) FROM combos" WHERE_W, wa, 4, NULL, 0) == 0)
@@ -514,13 +518,13 @@ static inline void check_typical(const struct mrun *m, int n, const int *flags)
 			dv[nd] = key_value(m, n, flags, p, m[j].key, 0, &kr);
 			pv[nd] = key_value(m, n, flags, p, m[j].key, 1, NULL);
 			tv[nd] = key_value(m, n, flags, p, m[j].key, 2, NULL);
-			ck_assert_double_eq(q1(h, "SELECT t_val FROM combo_keys" WHERE_W " AND key_thumbprint = ?5",
+			ck_assert_double_eq(q1(h, KEY_OF("t_val"),
 					       ka, 5, NULL, 0), dv[nd]);
-			ck_assert_int_eq((int)q1(h, "SELECT t_runs FROM combo_keys" WHERE_W " AND key_thumbprint = ?5",
+			ck_assert_int_eq((int)q1(h, KEY_OF("t_runs"),
 						 ka, 5, NULL, 0), kr);
-			ASSERT_NEAR(q1(h, "SELECT pre_val FROM combo_keys" WHERE_W " AND key_thumbprint = ?5",
+			ASSERT_NEAR(q1(h, KEY_OF("pre_val"),
 				       ka, 5, NULL, 0), pv[nd], "a key's median prefill");
-			ASSERT_NEAR(q1(h, "SELECT ttft_val FROM combo_keys" WHERE_W " AND key_thumbprint = ?5",
+			ASSERT_NEAR(q1(h, KEY_OF("ttft_val"),
 				       ka, 5, NULL, 0), tv[nd], "a key's median TTFT");
 			nd++;
 		}
@@ -546,6 +550,7 @@ static inline void check_typical(const struct mrun *m, int n, const int *flags)
 		q1(h, "SELECT best_id FROM combos" WHERE_W, wa, 4, got_best, sizeof got_best);
 		ck_assert_str_eq(got_best, m[best].id);
 #undef WHERE_W
+#undef KEY_OF
 	}
 	/* Each model's and hardware's leader is the first of its combinations
 	 * by (median, key_id), its best the first by (best, key_id). */

@@ -215,7 +215,7 @@ static int outside(double x, struct bounds b)
  * (and the flag, when it changes), moves the run in or out of the typical
  * figures, and appends its id to ids when the flag changed. */
 static int verdict(struct dbconn *w, long long rowid, int old_bits, int old_flag, int bits,
-		   int decides, json_t *ids)
+		   int decides, json_t *ids, struct tbatch *tb)
 {
 	int flag = flag_of_bits(bits, decides), rc;
 	sqlite3_stmt *st;
@@ -235,7 +235,7 @@ static int verdict(struct dbconn *w, long long rowid, int old_bits, int old_flag
 		return rc;
 	if (json_is_array(ids))
 		json_array_append_new(ids, json_string(r.id));
-	return typical_move(w, &r, flag ? -1 : 1, NULL, NULL);
+	return typical_move_batched(w, &r, flag ? -1 : 1, tb);
 }
 
 /* Rows of a band or a split, read whole before any is written. */
@@ -330,7 +330,7 @@ static sqlite3_stmt *bind_w(struct dbconn *w, const char *sql, const void *k)
 /* Cluster c's bounds moved from old to now (it decides: decides): the
  * cluster verdict of each run between them. */
 static int band_cluster(struct dbconn *w, const struct cluster_key *c, struct bounds old,
-			struct bounds now, int decides, json_t *ids)
+			struct bounds now, int decides, json_t *ids, struct tbatch *tb)
 {
 	struct brows b = { 0 };
 	size_t i;
@@ -339,7 +339,7 @@ static int band_cluster(struct dbconn *w, const struct cluster_key *c, struct bo
 	for (i = 0; rc == DB_OK && i < b.n; i++) {
 		int bits = (b.v[i].bits & ~FLAG_CLUSTER) | (outside(b.v[i].x, now) ? FLAG_CLUSTER : 0);
 
-		rc = verdict(w, b.v[i].rowid, b.v[i].bits, b.v[i].flag, bits, decides, ids);
+		rc = verdict(w, b.v[i].rowid, b.v[i].bits, b.v[i].flag, bits, decides, ids, tb);
 	}
 	free(b.v);
 	return rc;
@@ -348,7 +348,7 @@ static int band_cluster(struct dbconn *w, const struct cluster_key *c, struct bo
 /* Combination k's bounds moved: the combination verdict of each run
  * between them, flagged by it where its own cluster does not decide. */
 static int band_combo(struct dbconn *w, const struct combo_key *k, struct bounds old,
-		      struct bounds now, json_t *ids)
+		      struct bounds now, json_t *ids, struct tbatch *tb)
 {
 	struct brows b = { 0 };
 	char last[170] = "";
@@ -366,7 +366,7 @@ static int band_combo(struct dbconn *w, const struct combo_key *k, struct bounds
 				break;
 			snprintf(last, sizeof last, "%s", b.v[i].hw_class);
 		}
-		rc = verdict(w, b.v[i].rowid, b.v[i].bits, b.v[i].flag, bits, decides, ids);
+		rc = verdict(w, b.v[i].rowid, b.v[i].bits, b.v[i].flag, bits, decides, ids, tb);
 	}
 	free(b.v);
 	return rc;
@@ -374,7 +374,8 @@ static int band_combo(struct dbconn *w, const struct combo_key *k, struct bounds
 
 /* Cluster c reached OUTLIER_MIN_KEYS keys or fell below (it decides now:
  * decides): the runs whose two verdicts differ change flag. */
-static int split(struct dbconn *w, const struct cluster_key *c, int decides, json_t *ids)
+static int split(struct dbconn *w, const struct cluster_key *c, int decides, json_t *ids,
+		 struct tbatch *tb)
 {
 	struct brows b = { 0 };
 	sqlite3_stmt *st = keyed(w, sql_split, c);
@@ -382,7 +383,7 @@ static int split(struct dbconn *w, const struct cluster_key *c, int decides, jso
 	int rc = st ? collect(st, &b) : DB_ERR;
 
 	for (i = 0; rc == DB_OK && i < b.n; i++)
-		rc = verdict(w, b.v[i].rowid, b.v[i].bits, b.v[i].flag, b.v[i].bits, decides, ids);
+		rc = verdict(w, b.v[i].rowid, b.v[i].bits, b.v[i].flag, b.v[i].bits, decides, ids, tb);
 	free(b.v);
 	return rc;
 }
@@ -415,16 +416,14 @@ static int move(struct dbconn *w, const struct frun *r, int sign, int stored, in
 	struct ckey_row kr;
 	struct combo_row cr, old;
 	struct bounds cb0, cb1, wb0, wb1;
+	struct tbatch tb;
 	int rc, dec0, dec1, now = 0, nflag = 0;
 
-	if ((rc = ckey_row_load(w, &k, r->key, &kr)) != DB_OK ||
-	    (rc = combo_row_load(w, &k, &cr)) != DB_OK || (rc = cluster_row_load(w, &c, &cl)) != DB_OK)
+	if ((rc = combo_row_load(w, &k, &cr)) != DB_OK ||
+	    (!cr.exists && (rc = combo_row_open(w, &k, r->id, epoch_of(w, r->received), &cr)) != DB_OK) ||
+	    (rc = ckey_row_load(w, cr.cid, r->key, &kr)) != DB_OK || (rc = cluster_row_load(w, &c, &cl)) != DB_OK)
 		return rc;
 	old = cr;
-	if (!cr.exists) {
-		snprintf(cr.key_id, sizeof cr.key_id, "%s", r->id);
-		cr.first_at = epoch_of(w, r->received);
-	}
 	/* A leaving run that was not flagged leaves the typical figures. */
 	if (sign < 0 && !flag && (rc = typical_move(w, r, -1, &kr, &cr)) != DB_OK)
 		return rc;
@@ -447,7 +446,7 @@ static int move(struct dbconn *w, const struct frun *r, int sign, int stored, in
 			return rc;
 	}
 	if ((rc = cluster_row_store(w, &c, &cl)) != DB_OK ||
-	    (rc = ckey_row_store(w, &k, r->key, &kr)) != DB_OK ||
+	    (rc = ckey_row_store(w, cr.cid, r->key, &kr)) != DB_OK ||
 	    (rc = combo_row_store(w, &k, &cr)) != DB_OK || (rc = typical_tops(w, &k, &old, &cr)) != DB_OK)
 		return rc;
 	/* The run's row: its verdicts (entering), or none (leaving: it is no
@@ -469,13 +468,17 @@ static int move(struct dbconn *w, const struct frun *r, int sign, int stored, in
 		if (rc == DB_OK && nflag != flag && json_is_array(ids))
 			json_array_append_new(ids, json_string(r->id));
 	}
-	/* Everyone else whose verdict the moved bounds change. */
+	/* Everyone else whose verdict the moved bounds change, their
+	 * combinations' rows written once at the end. */
+	tb.n = 0;
 	if (rc == DB_OK && (cb0.lo != cb1.lo || cb0.hi != cb1.hi))
-		rc = band_cluster(w, &c, cb0, cb1, dec1, ids);
+		rc = band_cluster(w, &c, cb0, cb1, dec1, ids, &tb);
 	if (rc == DB_OK && (wb0.lo != wb1.lo || wb0.hi != wb1.hi))
-		rc = band_combo(w, &k, wb0, wb1, ids);
+		rc = band_combo(w, &k, wb0, wb1, ids, &tb);
 	if (rc == DB_OK && dec0 != dec1)
-		rc = split(w, &c, dec1, ids);
+		rc = split(w, &c, dec1, ids, &tb);
+	if (rc == DB_OK)
+		rc = typical_flush(w, &tb);
 	return rc;
 }
 

@@ -64,7 +64,7 @@ static const char sql_ceil_bits[] = "UPDATE runs SET flag_bits = ?2 WHERE rowid 
 static const char sql_keys_of[] = "SELECT keys FROM clusters WHERE " WHERE_KEY;
 /* outlier_rebuild_all: everything back to "not filled". */
 static const char sql_reset[] =
-	"DELETE FROM combo_hist; DELETE FROM combo_keys; DELETE FROM combos; "
+	"DELETE FROM combo_hist; DELETE FROM key_hist; DELETE FROM combo_keys; DELETE FROM combos; "
 	"INSERT INTO combos(suite_version, model_slug, model_digest, hw_slug, backend_name, key_id, "
 	"first_at, filled) SELECT suite_version, model_slug, model_digest, hw_slug, backend_name, "
 	"min(id), 0, 0 FROM runs INDEXED BY runs_ok_model_hw_be WHERE status = 'ok' "

@@ -141,6 +141,7 @@ struct hptr {
  * figures with their pointers (NAN: NULL). */
 struct combo_row {
 	int exists;
+	long long cid;                 /* combos.cid (0 until the row exists) */
 	char key_id[16];
 	long long first_at;
 	long long runs;
@@ -149,6 +150,10 @@ struct combo_row {
 	double med, p25, p75, med_prefill, med_ttft, best_decode;
 	char best_id[16];
 	struct hptr q[3], pre, ttft;
+	/* The indexed figures as the row holds them (median, sort prefill,
+	 * sort TTFT, best; NAN: NULL): the store writes only those that moved. */
+	double stored[4];
+	char stored_best_id[16];
 };
 /* A key's row in a combination (combo_keys). */
 struct ckey_row {
@@ -159,11 +164,19 @@ struct ckey_row {
 	struct hptr pre, ttft;
 	double pre_val, ttft_val;
 };
+/* Reads combination k's row (row->exists 0 and cid 0 when it has none). */
 int combo_row_load(struct dbconn *w, const struct combo_key *k, struct combo_row *row);
-int combo_row_store(struct dbconn *w, const struct combo_key *k, const struct combo_row *row);
-int ckey_row_load(struct dbconn *w, const struct combo_key *k, const char *key, struct ckey_row *row);
-int ckey_row_store(struct dbconn *w, const struct combo_key *k, const char *key,
-		   const struct ckey_row *row);
+/* The same, and when k has no row yet, makes an empty one named by run id
+ * (received at first_at), so that its key and bucket rows can name it. */
+int combo_row_open(struct dbconn *w, const struct combo_key *k, const char *id, long long first_at,
+		   struct combo_row *row);
+/* Writes row back (drops it when no run counts), setting only the indexed
+ * figures that moved since it was read. */
+int combo_row_store(struct dbconn *w, const struct combo_key *k, struct combo_row *row);
+/* A key's row in combination cid, read (exists 0 when none) and written
+ * (dropped when the key has no counted run there). */
+int ckey_row_load(struct dbconn *w, long long cid, const char *key, struct ckey_row *row);
+int ckey_row_store(struct dbconn *w, long long cid, const char *key, const struct ckey_row *row);
 /* key's run (x, id) entered (sign 1) or left (−1) the flags' population of
  * combination k: the key's median and the combination's sums follow. */
 int combo_key_move(struct dbconn *w, const struct combo_key *k, const char *key,
@@ -177,6 +190,23 @@ int combo_key_move(struct dbconn *w, const struct combo_key *k, const char *key,
  * and stored here. */
 int typical_move(struct dbconn *w, const struct frun *r, int sign, struct ckey_row *kr,
 		 struct combo_row *cr);
+/* The combinations the verdicts of one change move runs in and out of,
+ * each row read once and written once (typical_flush): the runs whose
+ * verdict a moved bound changes share their combination, mostly. */
+#define TBATCH_MAX 8
+struct tbatch {
+	int n;
+	struct tbatch_row {
+		struct frun r;             /* a run of it: k points into r */
+		struct combo_key k;
+		struct combo_row cr, old;
+	} v[TBATCH_MAX];
+};
+/* typical_move() for a run whose verdict changed, its combination's row
+ * kept in b (b's rows are written when b is full, and by typical_flush). */
+int typical_move_batched(struct dbconn *w, const struct frun *r, int sign, struct tbatch *b);
+/* Writes b's rows and follows the tops; b is empty after. */
+int typical_flush(struct dbconn *w, struct tbatch *b);
 /* After cr (of combination k) was stored with figures that differ from
  * before (old): the leading combination and best run of its model and its
  * hardware (model_index, hw_index) follow. */
@@ -198,7 +228,7 @@ int typical_rebuild(struct dbconn *w, const struct combo_key *k);
 /* One histogram: a key's buckets of one metric in a combination, or
  * (key "") the combination's buckets of its keys' values. */
 struct hist {
-	const struct combo_key *k;
+	long long cid;                 /* combos.cid */
 	const char *key;
 	int metric;
 };
@@ -211,6 +241,13 @@ int hist_move(struct dbconn *w, const struct hist *h, double v, int sign, long l
  * follows, and the pointers at it). */
 int hist_adjust(struct dbconn *w, const struct hist *h, double old, double now,
 		struct hptr *p, int np);
+/* The row id in combo_hist of bucket b of combination cid's histogram of
+ * metric (0 decode, 1 prefill, 2 TTFT): histograms take ids HIST_SPAN
+ * apart, a bucket its histogram's base plus the bucket plus HIST_OFFSET
+ * (buckets run from QUANTILE_ZERO_BUCKET to 12757). */
+#define HIST_SPAN 16384
+#define HIST_OFFSET 4096
+long long hist_id(long long cid, int metric, int b);
 /* The value of quantile q of h's total values through p. */
 int hist_value(struct dbconn *w, const struct hist *h, const struct hptr *p, long long total,
 	       double q, double *v);

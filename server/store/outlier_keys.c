@@ -6,11 +6,11 @@
 #include "http/cache.h"
 #include "util/timefmt.h"
 
-static const char sql_key_sign[] =
-	"INSERT INTO signing_keys(thumbprint, runs, first_seen) VALUES (?1, 1, ?2) "
-	"ON CONFLICT(thumbprint) DO UPDATE SET runs = runs + 1 RETURNING runs";
-static const char sql_key_unsign[] =
-	"UPDATE signing_keys SET runs = runs - 1 WHERE thumbprint = ? RETURNING runs";
+/* The count is read, then written: no RETURNING, which SQLite serves
+ * through a temporary table at a cost larger than the read. */
+static const char sql_key_new[] =
+	"INSERT INTO signing_keys(thumbprint, runs, first_seen) VALUES (?1, 1, ?2)";
+static const char sql_key_set[] = "UPDATE signing_keys SET runs = ?2 WHERE thumbprint = ?1";
 static const char sql_key_forget[] = "DELETE FROM signing_keys WHERE thumbprint = ? AND runs <= 0";
 static const char sql_key_runs[] = "SELECT runs FROM signing_keys WHERE thumbprint = ?";
 static const char sql_key_newness[] =
@@ -32,7 +32,7 @@ static const char sql_ck_drop[] =
 	"DELETE FROM cluster_keys WHERE " WHERE_KEY " AND key_thumbprint = ?5";
 
 const char *const outlier_keys_sql[] = {
-	sql_key_sign, sql_key_unsign, sql_key_forget, sql_key_runs, sql_key_newness,
+	sql_key_new, sql_key_set, sql_key_forget, sql_key_runs, sql_key_newness,
 	sql_key_cluster, sql_ck_get, sql_ck_put, sql_ck_drop, NULL
 };
 
@@ -90,19 +90,26 @@ static int key_cluster_tag(struct dbconn *w, const char *key, unsigned *tag)
  * cluster's cache tag when it loses a new key. */
 int key_count(struct dbconn *w, const char *key, int sign, unsigned *tag)
 {
-	sqlite3_stmt *st = db_stmt(w, sign > 0 ? sql_key_sign : sql_key_unsign);
+	sqlite3_stmt *st;
 	char now[32];
 	long long runs = 0;
 	int rc;
 
-	if (!st)
+	if ((rc = key_runs(w, key, &runs)) != DB_OK)
+		return rc;
+	if (sign < 0 && runs <= 0)
+		return DB_OK;          /* nothing stored under it (as the UPDATE found nothing) */
+	if (!(st = db_stmt(w, sign > 0 && runs == 0 ? sql_key_new : sql_key_set)))
 		return DB_ERR;
 	db_bind_text(st, 1, key);
-	if (sign > 0) {
+	runs += sign;
+	if (sign > 0 && runs == 1) {
 		time_now_rfc3339(now);
 		db_bind_text(st, 2, now);
+	} else {
+		sqlite3_bind_int64(st, 2, runs);
 	}
-	if ((rc = step_all(st, NULL, &runs)) != DB_OK)
+	if ((rc = step_all(st, NULL, NULL)) != DB_OK)
 		return rc;
 	if (sign > 0 && runs == 2 && (rc = key_cluster_tag(w, key, tag)) != DB_OK)
 		return rc;

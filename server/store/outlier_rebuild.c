@@ -21,27 +21,30 @@ static const char sql_c_key[] =
 static const char sql_c_new[] =
 	"SELECT coalesce(sum(s.runs = 1), 0) FROM cluster_keys ck "
 	"JOIN signing_keys s ON s.thumbprint = ck.key_thumbprint WHERE ck." WHERE_KEY;
-static const char sql_w_clear[] = "DELETE FROM combo_keys WHERE " WHERE_COMBO;
+static const char sql_w_cid[] = "SELECT cid FROM combos WHERE " WHERE_COMBO;
+static const char sql_w_clear[] = "DELETE FROM combo_keys WHERE cid = ?1";
 static const char sql_w_runs[] =
 	"SELECT key_thumbprint, decode_tok_s, id FROM runs INDEXED BY runs_combo_key WHERE " WHERE_COMBO
 	" AND status = 'ok' ORDER BY key_thumbprint";
 static const char sql_w_key[] =
-	"INSERT INTO combo_keys(suite_version, model_slug, model_digest, hw_slug, backend_name, "
-	"key_thumbprint, runs, mid_x, mid_id, val) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)";
+	"INSERT INTO combo_keys(cid, key_thumbprint, runs, mid_x, mid_id, val) "
+	"VALUES (?1, ?6, ?7, ?8, ?9, ?10)";
 static const char sql_w_row[] =
-	"UPDATE combos SET runs = ?6, keys = ?7, sum_q = ?8, sum_qq = ?9, mean = ?10, stddev = ?11, "
+	"UPDATE combos SET runs = ?2, keys = ?3, sum_q = ?4, sum_qq = ?5, mean = ?6, stddev = ?7, "
 	"filled = 1, t_runs = 0, t_keys = 0, med = NULL, p25 = NULL, p75 = NULL, pre_keys = 0, "
-	"med_prefill = NULL, ttft_keys = 0, med_ttft = NULL, best_decode = NULL, best_id = NULL "
-	"WHERE " WHERE_COMBO;
-static const char sql_w_drop[] = "DELETE FROM combos WHERE " WHERE_COMBO;
-static const char sql_t_clear[] = "DELETE FROM combo_hist WHERE " WHERE_COMBO;
-static const char sql_t_keys[] = "SELECT key_thumbprint FROM combo_keys WHERE " WHERE_COMBO;
+	"med_prefill = NULL, ttft_keys = 0, med_ttft = NULL, best_decode = NULL, best_id = NULL, "
+	"sort_prefill = 0, sort_ttft = 1e300 WHERE cid = ?1";
+static const char sql_w_drop[] = "DELETE FROM combos WHERE cid = ?1";
+static const char sql_w_done[] = "UPDATE combos SET filled = 2 WHERE cid = ?1";
+static const char sql_t_clear[] = "DELETE FROM key_hist WHERE cid = ?1";
+static const char sql_t_clear_c[] = "DELETE FROM combo_hist WHERE hid BETWEEN ?1 AND ?2";
+static const char sql_t_keys[] = "SELECT key_thumbprint FROM combo_keys WHERE cid = ?1";
 static const char sql_t_runs[] =
 	"SELECT decode_tok_s, id, prefill_tok_s, ttft_ms FROM runs INDEXED BY runs_combo_key WHERE "
 	WHERE_COMBO " AND key_thumbprint = ?6 AND outlier = 0 AND status = 'ok' "
 	"ORDER BY decode_tok_s, id";
-static const char sql_t_hist[] =
-	"INSERT INTO combo_hist VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)";
+static const char sql_t_hist[] = "INSERT INTO key_hist VALUES (?1, ?6, ?7, ?8, ?9, ?10)";
+static const char sql_t_hist_c[] = "INSERT INTO combo_hist VALUES (?1, ?9, ?10)";
 static const char sql_t_best[] =
 	"SELECT decode_tok_s, id FROM runs WHERE " WHERE_COMBO " AND status = 'ok' AND outlier = 0 "
 	"ORDER BY decode_tok_s DESC, id DESC LIMIT 1";
@@ -168,15 +171,37 @@ static int emit_combo_key(struct dbconn *w, const void *k, const char *key, stru
 			  void *arg)
 {
 	struct combo_row *row = arg;
-	sqlite3_stmt *st = combo_keyed(w, sql_w_key, k);
+	sqlite3_stmt *st = db_stmt(w, sql_w_key);
 
+	(void)k;
 	if (!st)
 		return DB_ERR;
+	sqlite3_bind_int64(st, 1, row->cid);
 	db_bind_text(st, 6, key);
 	sqlite3_bind_int64(st, 7, m->n);
 	mptr_bind(m, st, 8);
 	row->runs += m->n;
 	fig_move(&row->f, m->val, 1);
+	return step_all(st, NULL, NULL);
+}
+
+/* The cid of combination k's row (0 when it has none). */
+static int cid_of(struct dbconn *w, const struct combo_key *k, long long *cid)
+{
+	sqlite3_stmt *st = combo_keyed(w, sql_w_cid, k);
+
+	*cid = 0;
+	return st ? step_all(st, NULL, cid) : DB_ERR;
+}
+
+/* Runs sql (cid bound to ?1) to its end. */
+static int by_cid(struct dbconn *w, const char *sql, long long cid)
+{
+	sqlite3_stmt *st = db_stmt(w, sql);
+
+	if (!st)
+		return DB_ERR;
+	sqlite3_bind_int64(st, 1, cid);
 	return step_all(st, NULL, NULL);
 }
 
@@ -189,23 +214,26 @@ int combo_rebuild(struct dbconn *w, const struct combo_key *k)
 	int rc;
 
 	memset(&row, 0, sizeof row);
-	if (!(st = combo_keyed(w, sql_w_clear, k)) || (rc = step_all(st, NULL, NULL)) != DB_OK)
-		return st ? rc : DB_ERR;
+	if ((rc = cid_of(w, k, &row.cid)) != DB_OK || !row.cid)
+		return rc;
+	if ((rc = by_cid(w, sql_w_clear, row.cid)) != DB_OK)
+		return rc;
 	if (!(st = combo_keyed(w, sql_w_runs, k)) ||
 	    (rc = per_key(w, st, k, emit_combo_key, &row)) != DB_OK)
 		return st ? rc : DB_ERR;
 	if (!row.runs)
-		return (st = combo_keyed(w, sql_w_drop, k)) ? step_all(st, NULL, NULL) : DB_ERR;
+		return by_cid(w, sql_w_drop, row.cid);
 	moments(&row.f, &mean, &sd, &lo, &hi);
 	fig_blobs(&row.f, sb, qb);
-	if (!(st = combo_keyed(w, sql_w_row, k)))
+	if (!(st = db_stmt(w, sql_w_row)))
 		return DB_ERR;
-	sqlite3_bind_int64(st, 6, row.runs);
-	sqlite3_bind_int64(st, 7, row.f.n);
-	sqlite3_bind_blob(st, 8, sb, sizeof sb, SQLITE_TRANSIENT);
-	sqlite3_bind_blob(st, 9, qb, sizeof qb, SQLITE_TRANSIENT);
-	sqlite3_bind_double(st, 10, mean);
-	sqlite3_bind_double(st, 11, sd);
+	sqlite3_bind_int64(st, 1, row.cid);
+	sqlite3_bind_int64(st, 2, row.runs);
+	sqlite3_bind_int64(st, 3, row.f.n);
+	sqlite3_bind_blob(st, 4, sb, sizeof sb, SQLITE_TRANSIENT);
+	sqlite3_bind_blob(st, 5, qb, sizeof qb, SQLITE_TRANSIENT);
+	sqlite3_bind_double(st, 6, mean);
+	sqlite3_bind_double(st, 7, sd);
 	return step_all(st, NULL, NULL);
 }
 
@@ -231,8 +259,8 @@ static int qbs_add(struct qbs *q, double x)
 	return 0;
 }
 
-/* Writes the merged buckets of q as histogram (k, key, metric). */
-static int write_hist(struct dbconn *w, const struct combo_key *k, const char *key, int metric,
+/* Writes the merged buckets of q as histogram (cid, key, metric). */
+static int write_hist(struct dbconn *w, long long cid, const char *key, int metric,
 		      const struct qbs *q)
 {
 	sqlite3_stmt *st;
@@ -240,8 +268,9 @@ static int write_hist(struct dbconn *w, const struct combo_key *k, const char *k
 	int rc = DB_OK;
 
 	for (i = 0; rc == DB_OK && i < q->n; i++) {
-		if (!(st = combo_keyed(w, sql_t_hist, k)))
+		if (!(st = db_stmt(w, *key ? sql_t_hist : sql_t_hist_c)))
 			return DB_ERR;
+		sqlite3_bind_int64(st, 1, *key ? cid : hist_id(cid, metric, q->v[i].b));
 		db_bind_text(st, 6, key);
 		sqlite3_bind_int(st, 7, metric);
 		sqlite3_bind_int(st, 8, q->v[i].b);
@@ -252,17 +281,23 @@ static int write_hist(struct dbconn *w, const struct combo_key *k, const char *k
 	return rc;
 }
 
-/* Merges q, writes it, and reads quantiles qs[0..np-1] into p and v. */
-static int settle(struct dbconn *w, const struct combo_key *k, const char *key, int metric,
+/* Merges q, writes it, and reads quantiles qs[0..np-1] into p and v.  A
+ * key's one value (key not "") is kept alone, without buckets, as the
+ * writer keeps it (typical.c). */
+static int settle(struct dbconn *w, long long cid, const char *key, int metric,
 		  struct qbs *q, const double *qs, int np, struct hptr *p, double *v)
 {
 	long long total = (long long)q->n;
 	int i;
 
+	if (*key && total == 1) {
+		v[0] = q->v[0].sum;
+		return DB_OK;
+	}
 	q->n = quantile_merge(q->v, q->n);
 	for (i = 0; total > 0 && i < np; i++)
 		quantile_of(q->v, q->n, total, qs[i], &p[i].b, &p[i].below, &p[i].n, &p[i].sum, &v[i]);
-	return write_hist(w, k, key, metric, q);
+	return write_hist(w, cid, key, metric, q);
 }
 
 int typical_rebuild(struct dbconn *w, const struct combo_key *k)
@@ -278,10 +313,19 @@ int typical_rebuild(struct dbconn *w, const struct combo_key *k)
 	double v3[3];
 	int rc;
 
-	if (!(st = combo_keyed(w, sql_t_clear, k)) || (rc = step_all(st, NULL, NULL)) != DB_OK)
-		return st ? rc : DB_ERR;
-	if (!(st = combo_keyed(w, sql_t_keys, k)))
+	if ((rc = combo_row_load(w, k, &cr)) != DB_OK || !cr.exists)
+		return rc;
+	if ((rc = by_cid(w, sql_t_clear, cr.cid)) != DB_OK)
+		return rc;
+	if (!(st = db_stmt(w, sql_t_clear_c)))
 		return DB_ERR;
+	sqlite3_bind_int64(st, 1, hist_id(cr.cid, 0, QUANTILE_ZERO_BUCKET));
+	sqlite3_bind_int64(st, 2, hist_id(cr.cid, 3, HIST_SPAN - 1 - HIST_OFFSET));
+	if ((rc = step_all(st, NULL, NULL)) != DB_OK)
+		return rc;
+	if (!(st = db_stmt(w, sql_t_keys)))
+		return DB_ERR;
+	sqlite3_bind_int64(st, 1, cr.cid);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		if (nk == cap) {
 			cap = cap ? 2 * cap : 32;
@@ -295,14 +339,12 @@ int typical_rebuild(struct dbconn *w, const struct combo_key *k)
 	}
 	sqlite3_reset(st);
 	rc = rc == SQLITE_DONE ? DB_OK : db_status_of(rc);
-	if (rc == DB_OK)
-		rc = combo_row_load(w, k, &cr);
 	old = cr;
 	cr.t_runs = cr.t_keys = cr.pre_keys = cr.ttft_keys = 0;
 	cr.med = cr.p25 = cr.p75 = cr.med_prefill = cr.med_ttft = cr.best_decode = NAN;
 	cr.best_id[0] = '\0';
 	for (i = 0; rc == DB_OK && i < nk; i++) {
-		if ((rc = ckey_row_load(w, k, keys[i], &kr)) != DB_OK)
+		if ((rc = ckey_row_load(w, cr.cid, keys[i], &kr)) != DB_OK)
 			break;
 		p.n = rp.n = rt.n = 0;
 		if (!(st = combo_keyed(w, sql_t_runs, k))) {
@@ -327,9 +369,9 @@ int typical_rebuild(struct dbconn *w, const struct combo_key *k)
 		kr.pre_runs = (long long)rp.n;
 		kr.ttft_runs = (long long)rt.n;
 		kr.pre_val = kr.ttft_val = NAN;
-		if ((rc = settle(w, k, keys[i], 1, &rp, mid, 1, &kr.pre, &kr.pre_val)) != DB_OK ||
-		    (rc = settle(w, k, keys[i], 2, &rt, mid, 1, &kr.ttft, &kr.ttft_val)) != DB_OK ||
-		    (rc = ckey_row_store(w, k, keys[i], &kr)) != DB_OK)
+		if ((rc = settle(w, cr.cid, keys[i], 1, &rp, mid, 1, &kr.pre, &kr.pre_val)) != DB_OK ||
+		    (rc = settle(w, cr.cid, keys[i], 2, &rt, mid, 1, &kr.ttft, &kr.ttft_val)) != DB_OK ||
+		    (rc = ckey_row_store(w, cr.cid, keys[i], &kr)) != DB_OK)
 			break;
 		cr.t_runs += kr.clean.n;
 		if ((kr.clean.n > 0 && qbs_add(&kd, kr.clean.val) < 0) ||
@@ -340,15 +382,15 @@ int typical_rebuild(struct dbconn *w, const struct combo_key *k)
 	cr.t_keys = (long long)kd.n;
 	cr.pre_keys = (long long)kp.n;
 	cr.ttft_keys = (long long)kt.n;
-	if (rc == DB_OK && (rc = settle(w, k, "", 0, &kd, quarts, 3, cr.q, v3)) == DB_OK && cr.t_keys) {
+	if (rc == DB_OK && (rc = settle(w, cr.cid, "", 0, &kd, quarts, 3, cr.q, v3)) == DB_OK && cr.t_keys) {
 		cr.p25 = v3[0];
 		cr.med = v3[1];
 		cr.p75 = v3[2];
 	}
 	if (rc == DB_OK)
-		rc = settle(w, k, "", 1, &kp, mid, 1, &cr.pre, &cr.med_prefill);
+		rc = settle(w, cr.cid, "", 1, &kp, mid, 1, &cr.pre, &cr.med_prefill);
 	if (rc == DB_OK)
-		rc = settle(w, k, "", 2, &kt, mid, 1, &cr.ttft, &cr.med_ttft);
+		rc = settle(w, cr.cid, "", 2, &kt, mid, 1, &cr.ttft, &cr.med_ttft);
 	if (!cr.pre_keys)
 		cr.med_prefill = NAN;
 	if (!cr.ttft_keys)
@@ -363,8 +405,10 @@ int typical_rebuild(struct dbconn *w, const struct combo_key *k)
 	} else if (rc == DB_OK) {
 		rc = DB_ERR;
 	}
-	if (rc == DB_OK && cr.exists)
+	if (rc == DB_OK)
 		rc = combo_row_store(w, k, &cr);
+	if (rc == DB_OK && cr.runs > 0)
+		rc = by_cid(w, sql_w_done, cr.cid);
 	(void)old;
 	free(keys);
 	free(p.v);

@@ -24,19 +24,40 @@ static const char sql_next_best[] =
 
 /* ---- one key's values ---- */
 
-/* Moves one key's bucket pointer and value of metric m (prefill 1, TTFT 2)
- * for a run's value v entering or leaving. */
-static int key_metric(struct dbconn *w, const struct combo_key *k, const char *key, int m,
+/* Moves one key's value of metric m (prefill 1, TTFT 2) for a run's value
+ * v entering or leaving.  A key with one run there keeps that value alone
+ * (most keys have one run per combination): its buckets and pointer exist
+ * only from the second run on. */
+static int key_metric(struct dbconn *w, long long cid, const char *key, int m,
 		      double v, int sign, long long *runs, struct hptr *p, double *val)
 {
-	struct hist h = { k, key, m };
+	struct hist h = { cid, key, m };
+	double rest;
 	int rc;
 
+	if (sign > 0 && *runs == 0) {
+		*runs = 1;
+		*val = v;
+		return DB_OK;
+	}
+	if (sign < 0 && *runs == 1) {
+		*runs = 0;
+		*val = NAN;
+		return DB_OK;
+	}
+	if (sign > 0 && *runs == 1 && (rc = hist_move(w, &h, *val, 1, 1, p, middle, 1)) != DB_OK)
+		return rc;        /* the first run's value into the buckets */
 	*runs += sign;
 	if ((rc = hist_move(w, &h, v, sign, *runs, p, middle, 1)) != DB_OK)
 		return rc;
-	*val = NAN;
-	return *runs > 0 ? hist_value(w, &h, p, *runs, 0.5, val) : DB_OK;
+	if (*runs > 1)
+		return hist_value(w, &h, p, *runs, 0.5, val);
+	/* One left: its value is its bucket's sum; the buckets go. */
+	rest = p->sum;
+	if ((rc = hist_move(w, &h, rest, -1, 0, p, middle, 1)) != DB_OK)
+		return rc;
+	*val = rest;
+	return DB_OK;
 }
 
 /* ---- the combination's values over keys ---- */
@@ -44,10 +65,10 @@ static int key_metric(struct dbconn *w, const struct combo_key *k, const char *k
 /* A key's value of metric m went from old (had) to now (has): the
  * combination's buckets, key count and pointers follow; *moved says
  * whether anything changed. */
-static int combo_metric(struct dbconn *w, const struct combo_key *k, int m, int had, double old,
+static int combo_metric(struct dbconn *w, long long cid, int m, int had, double old,
 			int has, double now, long long *keys, struct hptr *p, int np, int *moved)
 {
-	struct hist h = { k, "", m };
+	struct hist h = { cid, "", m };
 	const double *qs = np == 3 ? quartiles : middle;
 	int rc;
 
@@ -73,10 +94,10 @@ static int combo_metric(struct dbconn *w, const struct combo_key *k, int m, int 
 }
 
 /* Quantile q of metric m's key values through p, or NAN without keys. */
-static int combo_value(struct dbconn *w, const struct combo_key *k, int m, const struct hptr *p,
+static int combo_value(struct dbconn *w, long long cid, int m, const struct hptr *p,
 		       long long keys, double q, double *v)
 {
-	struct hist h = { k, "", m };
+	struct hist h = { cid, "", m };
 
 	*v = NAN;
 	return keys > 0 ? hist_value(w, &h, p, keys, q, v) : DB_OK;
@@ -129,30 +150,30 @@ static int move(struct dbconn *w, const struct combo_key *k, const struct frun *
 	rc = sign > 0 ? mset_added(w, &s, &kr->clean, r->x, r->id)
 		      : mset_removed(w, &s, &kr->clean, r->x, r->id);
 	if (rc == DB_OK && !isnan(r->prefill))
-		rc = key_metric(w, k, r->key, 1, r->prefill, sign, &kr->pre_runs, &kr->pre, &kr->pre_val);
+		rc = key_metric(w, cr->cid, r->key, 1, r->prefill, sign, &kr->pre_runs, &kr->pre, &kr->pre_val);
 	if (rc == DB_OK && !isnan(r->ttft))
-		rc = key_metric(w, k, r->key, 2, r->ttft, sign, &kr->ttft_runs, &kr->ttft, &kr->ttft_val);
+		rc = key_metric(w, cr->cid, r->key, 2, r->ttft, sign, &kr->ttft_runs, &kr->ttft, &kr->ttft_val);
 	if (rc == DB_OK)
 		rc = best_move(w, k, r, sign, cr);
 	cr->t_runs += sign;
 	if (rc == DB_OK)
-		rc = combo_metric(w, k, 0, had_d, old_d, kr->clean.n > 0, kr->clean.val,
+		rc = combo_metric(w, cr->cid, 0, had_d, old_d, kr->clean.n > 0, kr->clean.val,
 				  &cr->t_keys, cr->q, 3, &moved_d);
 	if (rc == DB_OK)
-		rc = combo_metric(w, k, 1, had_p, old_p, kr->pre_runs > 0, kr->pre_val,
+		rc = combo_metric(w, cr->cid, 1, had_p, old_p, kr->pre_runs > 0, kr->pre_val,
 				  &cr->pre_keys, &cr->pre, 1, &moved_p);
 	if (rc == DB_OK)
-		rc = combo_metric(w, k, 2, had_t, old_t, kr->ttft_runs > 0, kr->ttft_val,
+		rc = combo_metric(w, cr->cid, 2, had_t, old_t, kr->ttft_runs > 0, kr->ttft_val,
 				  &cr->ttft_keys, &cr->ttft, 1, &moved_t);
 	if (rc == DB_OK && moved_d &&
-	    ((rc = combo_value(w, k, 0, &cr->q[0], cr->t_keys, 0.25, &cr->p25)) != DB_OK ||
-	     (rc = combo_value(w, k, 0, &cr->q[1], cr->t_keys, 0.5, &cr->med)) != DB_OK ||
-	     (rc = combo_value(w, k, 0, &cr->q[2], cr->t_keys, 0.75, &cr->p75)) != DB_OK))
+	    ((rc = combo_value(w, cr->cid, 0, &cr->q[0], cr->t_keys, 0.25, &cr->p25)) != DB_OK ||
+	     (rc = combo_value(w, cr->cid, 0, &cr->q[1], cr->t_keys, 0.5, &cr->med)) != DB_OK ||
+	     (rc = combo_value(w, cr->cid, 0, &cr->q[2], cr->t_keys, 0.75, &cr->p75)) != DB_OK))
 		return rc;
 	if (rc == DB_OK && moved_p)
-		rc = combo_value(w, k, 1, &cr->pre, cr->pre_keys, 0.5, &cr->med_prefill);
+		rc = combo_value(w, cr->cid, 1, &cr->pre, cr->pre_keys, 0.5, &cr->med_prefill);
 	if (rc == DB_OK && moved_t)
-		rc = combo_value(w, k, 2, &cr->ttft, cr->ttft_keys, 0.5, &cr->med_ttft);
+		rc = combo_value(w, cr->cid, 2, &cr->ttft, cr->ttft_keys, 0.5, &cr->med_ttft);
 	return rc;
 }
 
@@ -164,18 +185,71 @@ int typical_move(struct dbconn *w, const struct frun *r, int sign, struct ckey_r
 	struct combo_row cbuf, old;
 	int rc, own_k = !kr, own_c = !cr;
 
-	if (own_k && (rc = ckey_row_load(w, &k, r->key, kr = &kbuf)) != DB_OK)
-		return rc;
 	if (own_c && (rc = combo_row_load(w, &k, cr = &cbuf)) != DB_OK)
+		return rc;
+	if (!cr->exists)
+		return DB_ERR;        /* a counted run's combination always has a row */
+	if (own_k && (rc = ckey_row_load(w, cr->cid, r->key, kr = &kbuf)) != DB_OK)
 		return rc;
 	old = *cr;
 	if ((rc = move(w, &k, r, sign, kr, cr)) != DB_OK)
 		return rc;
-	if (own_k && (rc = ckey_row_store(w, &k, r->key, kr)) != DB_OK)
+	if (own_k && (rc = ckey_row_store(w, cr->cid, r->key, kr)) != DB_OK)
 		return rc;
 	if (!own_c)
 		return DB_OK;         /* the caller stores it and follows the tops */
 	if ((rc = combo_row_store(w, &k, cr)) != DB_OK)
 		return rc;
 	return typical_tops(w, &k, &old, cr);
+}
+
+/* 1 when a and b are the same combination. */
+static int same_combo(const struct combo_key *a, const struct combo_key *b)
+{
+	return !strcmp(a->suite, b->suite) && !strcmp(a->model, b->model) &&
+	       !strcmp(a->digest, b->digest) && !strcmp(a->hw, b->hw) &&
+	       !strcmp(a->backend, b->backend);
+}
+
+int typical_flush(struct dbconn *w, struct tbatch *b)
+{
+	int i, rc = DB_OK;
+
+	for (i = 0; rc == DB_OK && i < b->n; i++) {
+		struct tbatch_row *e = &b->v[i];
+
+		if ((rc = combo_row_store(w, &e->k, &e->cr)) == DB_OK)
+			rc = typical_tops(w, &e->k, &e->old, &e->cr);
+	}
+	b->n = 0;
+	return rc;
+}
+
+int typical_move_batched(struct dbconn *w, const struct frun *r, int sign, struct tbatch *b)
+{
+	struct combo_key k = frun_combo(r);
+	struct tbatch_row *e = NULL;
+	struct ckey_row kr;
+	int i, rc;
+
+	for (i = 0; i < b->n && !e; i++)
+		if (same_combo(&b->v[i].k, &k))
+			e = &b->v[i];
+	if (!e) {
+		if (b->n == TBATCH_MAX && (rc = typical_flush(w, b)) != DB_OK)
+			return rc;
+		e = &b->v[b->n];
+		e->r = *r;
+		e->k = frun_combo(&e->r);
+		if ((rc = combo_row_load(w, &e->k, &e->cr)) != DB_OK)
+			return rc;
+		if (!e->cr.exists)
+			return DB_ERR;    /* a counted run's combination always has a row */
+		e->old = e->cr;
+		b->n++;
+	}
+	if ((rc = ckey_row_load(w, e->cr.cid, r->key, &kr)) != DB_OK ||
+	    (rc = move(w, &e->k, r, sign, &kr, &e->cr)) != DB_OK)
+		return rc;
+	return ckey_row_store(w, e->cr.cid, r->key, &kr);
 }

@@ -8,33 +8,71 @@
 
 #include "domain/quantile.h"
 
-#define H_WHERE WHERE_COMBO " AND key_thumbprint = ?6 AND metric = ?7"
-static const char sql_add[] =
-	"INSERT INTO combo_hist VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 1, ?9) "
-	"ON CONFLICT DO UPDATE SET n = n + 1, sum = sum + excluded.sum RETURNING n, sum";
-static const char sql_sub[] =
-	"UPDATE combo_hist SET n = n - 1, sum = sum - ?9 WHERE " H_WHERE " AND bucket = ?8 RETURNING n, sum";
-static const char sql_adjust[] =
-	"UPDATE combo_hist SET sum = sum + ?9 WHERE " H_WHERE " AND bucket = ?8 RETURNING sum";
-static const char sql_drop[] =
-	"DELETE FROM combo_hist WHERE " H_WHERE " AND bucket = ?8";
-static const char sql_above[] =
-	"SELECT bucket, n, sum FROM combo_hist WHERE " H_WHERE " AND bucket > ?8 ORDER BY bucket LIMIT 1";
-static const char sql_below[] =
-	"SELECT bucket, n, sum FROM combo_hist WHERE " H_WHERE " AND bucket < ?8 ORDER BY bucket DESC LIMIT 1";
+/* A key's buckets (key_hist: few rows per key) and a combination's
+ * (combo_hist, one integer key per bucket: hist_id(), so an upload's
+ * bucket writes are rowid seeks).  Each statement in the two forms:
+ * [0] key_hist with ?1 cid, ?2 key, ?3 metric, ?4 bucket, ?5 the value;
+ * [1] combo_hist with ?1 the bucket's id, ?2 the value, ?3 the end of
+ * the histogram's ids (the other side of a range). */
+#define K_WHERE "cid = ?1 AND key_thumbprint = ?2 AND metric = ?3"
+/* (No RETURNING: SQLite buffers its rows in a temporary table, which
+ * costs more here than reading the row first.) */
+static const char *const sql_get[2] = {
+	"SELECT n, sum FROM key_hist WHERE " K_WHERE " AND bucket = ?4",
+	"SELECT n, sum FROM combo_hist WHERE hid = ?1",
+};
+static const char *const sql_new[2] = {
+	"INSERT INTO key_hist VALUES (?1, ?2, ?3, ?4, 1, ?5)",
+	"INSERT INTO combo_hist VALUES (?1, 1, ?2)",
+};
+/* A bucket's new count (key_hist ?6, combo_hist ?4) and sum (?5, ?2). */
+static const char *const sql_put[2] = {
+	"UPDATE key_hist SET n = ?6, sum = ?5 WHERE " K_WHERE " AND bucket = ?4",
+	"UPDATE combo_hist SET n = ?4, sum = ?2 WHERE hid = ?1",
+};
+static const char *const sql_drop[2] = {
+	"DELETE FROM key_hist WHERE " K_WHERE " AND bucket = ?4",
+	"DELETE FROM combo_hist WHERE hid = ?1",
+};
+static const char *const sql_above[2] = {
+	"SELECT bucket, n, sum FROM key_hist WHERE " K_WHERE " AND bucket > ?4 ORDER BY bucket LIMIT 1",
+	"SELECT hid, n, sum FROM combo_hist WHERE hid > ?1 AND hid <= ?3 ORDER BY hid LIMIT 1",
+};
+static const char *const sql_below[2] = {
+	"SELECT bucket, n, sum FROM key_hist WHERE " K_WHERE " AND bucket < ?4 ORDER BY bucket DESC LIMIT 1",
+	"SELECT hid, n, sum FROM combo_hist WHERE hid < ?1 AND hid >= ?3 ORDER BY hid DESC LIMIT 1",
+};
 
-const char *const typical_hist_sql[] = { sql_add, sql_sub, sql_adjust, sql_drop, sql_above,
-	sql_below, NULL };
+const char *const typical_hist_sql[] = { sql_get[0], sql_get[1], sql_new[0], sql_new[1],
+	sql_put[0], sql_put[1], sql_drop[0], sql_drop[1], sql_above[0], sql_above[1],
+	sql_below[0], sql_below[1], NULL };
 
-static sqlite3_stmt *hist_stmt(struct dbconn *w, const char *sql, const struct hist *h, int b)
+long long hist_id(long long cid, int metric, int b)
 {
-	sqlite3_stmt *st = combo_keyed(w, sql, h->k);
+	return (cid * 4 + metric) * HIST_SPAN + b + HIST_OFFSET;
+}
 
-	if (st) {
-		db_bind_text(st, 6, h->key);
-		sqlite3_bind_int(st, 7, h->metric);
-		sqlite3_bind_int(st, 8, b);
+/* Prepares one of the two forms of sql for bucket b of h, its value (or
+ * step) bound. */
+static sqlite3_stmt *hist_stmt(struct dbconn *w, const char *const sql[2], const struct hist *h,
+			       int b, double v)
+{
+	int combo = !*h->key;
+	sqlite3_stmt *st = db_stmt(w, sql[combo]);
+
+	if (!st)
+		return NULL;
+	if (combo) {
+		sqlite3_bind_int64(st, 1, hist_id(h->cid, h->metric, b));
+		sqlite3_bind_double(st, 2, v);
+		sqlite3_bind_int64(st, 3, hist_id(h->cid, h->metric, QUANTILE_ZERO_BUCKET));
+		return st;
 	}
+	sqlite3_bind_int64(st, 1, h->cid);
+	db_bind_text(st, 2, h->key);
+	sqlite3_bind_int(st, 3, h->metric);
+	sqlite3_bind_int(st, 4, b);
+	sqlite3_bind_double(st, 5, v);
 	return st;
 }
 
@@ -42,14 +80,17 @@ static sqlite3_stmt *hist_stmt(struct dbconn *w, const char *sql, const struct h
 static int next_bucket(struct dbconn *w, const struct hist *h, int b, int dir, int *nb, long long *nn,
 		       double *ns)
 {
-	sqlite3_stmt *st = hist_stmt(w, dir > 0 ? sql_above : sql_below, h, b);
+	sqlite3_stmt *st = hist_stmt(w, dir > 0 ? sql_above : sql_below, h, b, 0);
 	int rc;
 
 	if (!st)
 		return DB_ERR;
+	if (!*h->key && dir > 0)   /* the other end of the histogram's ids */
+		sqlite3_bind_int64(st, 3, hist_id(h->cid, h->metric, HIST_SPAN - 1 - HIST_OFFSET));
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
-		*nb = sqlite3_column_int(st, 0);
+		*nb = *h->key ? sqlite3_column_int(st, 0)
+			      : (int)(sqlite3_column_int64(st, 0) - hist_id(h->cid, h->metric, 0));
 		*nn = sqlite3_column_int64(st, 1);
 		*ns = sqlite3_column_double(st, 2);
 	}
@@ -59,33 +100,53 @@ static int next_bucket(struct dbconn *w, const struct hist *h, int b, int dir, i
 	return rc == SQLITE_ROW ? DB_OK : db_status_of(rc);
 }
 
+/* Bucket b's count and sum (0, 0 when it is empty). */
+static int bucket_get(struct dbconn *w, const struct hist *h, int b, long long *n, double *sum)
+{
+	sqlite3_stmt *st = hist_stmt(w, sql_get, h, b, 0);
+	int rc;
+
+	*n = 0;
+	*sum = 0;
+	if (!st)
+		return DB_ERR;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*n = sqlite3_column_int64(st, 0);
+		*sum = sqlite3_column_double(st, 1);
+	}
+	sqlite3_reset(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? DB_OK : db_status_of(rc);
+}
+
+/* Writes bucket b as count n and sum (had: it had a row); drops it at 0. */
+static int bucket_put(struct dbconn *w, const struct hist *h, int b, int had, long long n, double sum)
+{
+	sqlite3_stmt *st = hist_stmt(w, n <= 0 ? sql_drop : had ? sql_put : sql_new, h, b, sum);
+
+	if (!st)
+		return DB_ERR;
+	if (n > 0 && had)
+		sqlite3_bind_int64(st, *h->key ? 6 : 4, n);
+	return step_all(st, NULL, NULL);
+}
+
 /* Bucket b gains (sign 1) or loses value v; *now and *sum get its new
  * count and sum. */
 static int count_move(struct dbconn *w, const struct hist *h, int b, double v, int sign,
 		      long long *now, double *sum)
 {
-	sqlite3_stmt *st = hist_stmt(w, sign > 0 ? sql_add : sql_sub, h, b);
+	long long n;
+	double s;
 	int rc;
 
-	*now = 0;
-	*sum = 0;
-	if (!st)
-		return DB_ERR;
-	sqlite3_bind_double(st, 9, v);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		*now = sqlite3_column_int64(st, 0);
-		*sum = sqlite3_column_double(st, 1);
-		rc = sqlite3_step(st);
-	}
-	sqlite3_reset(st);
-	if (rc != SQLITE_DONE)
-		return db_status_of(rc);
-	if (*now > 0)
-		return DB_OK;
-	if (!(st = hist_stmt(w, sql_drop, h, b)))
-		return DB_ERR;
-	return step_all(st, NULL, NULL);
+	if ((rc = bucket_get(w, h, b, &n, &s)) != DB_OK)
+		return rc;
+	if (sign < 0 && n <= 0)
+		return DB_ERR;          /* a value leaving a bucket that does not hold it */
+	*now = n + sign;
+	*sum = *now > 0 ? s + sign * v : 0;
+	return bucket_put(w, h, b, n > 0, *now, *sum);
 }
 
 /* Moves p to the bucket holding rank of total values after a change of
@@ -152,21 +213,19 @@ int hist_move(struct dbconn *w, const struct hist *h, double v, int sign, long l
 int hist_adjust(struct dbconn *w, const struct hist *h, double old, double now,
 		struct hptr *p, int np)
 {
-	sqlite3_stmt *st = hist_stmt(w, sql_adjust, h, quantile_bucket(old));
-	double sum = 0;
-	int rc, i;
+	int b = quantile_bucket(old), rc, i;
+	long long n;
+	double sum;
 
-	if (!st)
+	if ((rc = bucket_get(w, h, b, &n, &sum)) != DB_OK)
+		return rc;
+	if (n <= 0)
 		return DB_ERR;
-	sqlite3_bind_double(st, 9, now - old);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		sum = sqlite3_column_double(st, 0);
-	sqlite3_reset(st);
-	if (rc != SQLITE_ROW)
-		return rc == SQLITE_DONE ? DB_ERR : db_status_of(rc);
+	sum += now - old;
+	if ((rc = bucket_put(w, h, b, 1, n, sum)) != DB_OK)
+		return rc;
 	for (i = 0; i < np; i++)
-		if (p[i].b == quantile_bucket(old))
+		if (p[i].b == b)
 			p[i].sum = sum;
 	return DB_OK;
 }
