@@ -84,7 +84,7 @@ START_TEST(test_one_key_cannot_flag_another)
 	m[0] = mk("r_victim00000", "victim", &mlx_a, 200);
 	ck_assert(!store_run(&m[0]));
 	for (i = 0; i < 11; i++) {
-		snprintf(id, sizeof id, "r_other%06d", i);
+		snprintf(id, sizeof id, "r_other%06u", (unsigned)i % 1000000u);
 		m[i + 1] = mk(id, "other", &mlx_a, 100 + 0.1 * (i % 3));
 		ck_assert(!store_run(&m[i + 1]));
 	}
@@ -104,7 +104,7 @@ START_TEST(test_cluster_of_many_keys_flags_the_odd_run)
 	int i;
 
 	for (i = 0; i < 14; i++) {
-		snprintf(id, sizeof id, "r_near%07d", i);
+		snprintf(id, sizeof id, "r_near%07u", (unsigned)i % 10000000u);
 		snprintf(key, sizeof key, "key%d", i);
 		m[i] = mk(id, key, &mlx_a, 98 + 0.3 * i);
 		ck_assert(!store_run(&m[i]));
@@ -125,7 +125,7 @@ START_TEST(test_own_fingerprint_is_checked_against_the_combination)
 	int i;
 
 	for (i = 0; i < 14; i++) {
-		snprintf(id, sizeof id, "r_mach%07d", i);
+		snprintf(id, sizeof id, "r_mach%07u", (unsigned)i % 10000000u);
 		snprintf(key, sizeof key, "key%d", i);
 		m[i] = mk(id, key, own_machine(i), 98 + 0.3 * i);
 		ck_assert(!store_run(&m[i]));
@@ -184,14 +184,14 @@ START_TEST(test_eleventh_key_moves_the_decision)
 
 	/* The combination: thirty tight keys on machines of their own. */
 	for (i = 0; i < 30; i++) {
-		snprintf(id, sizeof id, "r_wide%07d", i);
+		snprintf(id, sizeof id, "r_wide%07u", (unsigned)i % 10000000u);
 		snprintf(key, sizeof key, "w%d", i);
 		m[n] = mk(id, key, own_machine(i % 30), 100 + 0.1 * (i % 5));
 		store_run(&m[n++]);
 	}
 	/* One shared machine: ten keys spread 96 to 104, one of them at 104.5. */
 	for (i = 0; i < 10; i++) {
-		snprintf(id, sizeof id, "r_shar%07d", i);
+		snprintf(id, sizeof id, "r_shar%07u", (unsigned)i % 10000000u);
 		snprintf(key, sizeof key, "s%d", i);
 		m[n] = mk(id, key, &mlx_b, i == 9 ? 104.5 : 96 + 8.0 * i / 8);
 		store_run(&m[n++]);
@@ -220,7 +220,7 @@ START_TEST(test_exactly_three_sigma_and_no_spread)
 	int i;
 
 	for (i = 0; i < 10; i++) {
-		snprintf(id, sizeof id, "r_edge%07d", i);
+		snprintf(id, sizeof id, "r_edge%07u", (unsigned)i % 10000000u);
 		snprintf(key, sizeof key, "k%d", i);
 		r = mk(id, key, &mlx_a, i == 9 ? 10.0 : 1e-300);   /* quantizes to 0 */
 		store_run(&r);
@@ -228,7 +228,7 @@ START_TEST(test_exactly_three_sigma_and_no_spread)
 	ck_assert_int_eq(flag_of("r_edge0000009"), 0);
 	/* sd = 0: every key's value equal, nothing flagged however many runs. */
 	for (i = 0; i < 30; i++) {
-		snprintf(id, sizeof id, "r_flat%07d", i);
+		snprintf(id, sizeof id, "r_flat%07u", (unsigned)i % 10000000u);
 		r = mk(id, i % 2 ? "f1" : "f2", &mlx_b, 42.0);
 		store_run(&r);
 	}
@@ -245,13 +245,13 @@ START_TEST(test_a_keys_odd_run_among_its_own)
 	int n = 0, i;
 
 	for (i = 0; i < 12; i++) {
-		snprintf(id, sizeof id, "r_k%010d", i);
+		snprintf(id, sizeof id, "r_k%010u", (unsigned)i % 1000000000u);
 		snprintf(key, sizeof key, "k%d", i);
 		m[n] = mk(id, key, &mlx_a, 99 + 0.2 * i);
 		store_run(&m[n++]);
 	}
 	for (i = 0; i < 20; i++) {
-		snprintf(id, sizeof id, "r_many%07d", i);
+		snprintf(id, sizeof id, "r_many%07u", (unsigned)i % 10000000u);
 		m[n] = mk(id, "k0", &mlx_a, i == 19 ? 160 : 99.5);
 		store_run(&m[n++]);
 	}
@@ -272,13 +272,13 @@ START_TEST(test_upload_cost_does_not_grow_with_the_cluster)
 	int i, n = 3000;
 
 	for (i = 0; i < 12; i++) {
-		snprintf(id, sizeof id, "r_base%07d", i);
+		snprintf(id, sizeof id, "r_base%07u", (unsigned)i % 10000000u);
 		snprintf(key, sizeof key, "b%d", i);
 		r = mk(id, key, &mlx_a, 100 + 0.1 * i);
 		store_run(&r);
 	}
 	for (i = 0; i < n; i++) {
-		snprintf(id, sizeof id, "r_c%010d", i);
+		snprintf(id, sizeof id, "r_c%010u", (unsigned)i % 1000000000u);
 		r = mk(id, "heavy", &mlx_a, 100 + (i % 11) * 0.1);
 		ck_assert_int_eq(in_writer(add_run, &a), DB_OK);
 		if (i == 20)
@@ -335,7 +335,7 @@ START_TEST(test_incremental_matches_exact_recomputation)
 			double far = rnd() < 0.06 ? (rnd() < 0.5 ? 0.6 : 1.8) : 1;
 			char id[16], key[24];
 
-			snprintf(id, sizeof id, "r_%d%010d", _i, op);
+			snprintf(id, sizeof id, "r_%u%010u", (unsigned)_i % 10u, (unsigned)op % 1000000000u);
 			/* Many steady keys (so clusters pass 11 keys), and fresh ones. */
 			if (rnd() < 0.75)
 				snprintf(key, sizeof key, "steady%d", (int)(rnd() * 16));
@@ -431,11 +431,11 @@ START_TEST(test_migration_brings_existing_databases_to_the_key_rule)
 	memset(m, 0, sizeof m);
 	m[n++] = mk("r_victim00000", "victim", &mlx_a, 200);
 	for (i = 0; i < 11; i++) {
-		snprintf(id, sizeof id, "r_other%06d", i);
+		snprintf(id, sizeof id, "r_other%06u", (unsigned)i % 1000000u);
 		m[n++] = mk(id, "other", &mlx_a, 100 + 0.1 * i);
 	}
 	for (i = 0; i < 14; i++) {
-		snprintf(id, sizeof id, "r_mach%07d", i);
+		snprintf(id, sizeof id, "r_mach%07u", (unsigned)i % 10000000u);
 		snprintf(key, sizeof key, "key%d", i);
 		m[n++] = mk(id, key, own_machine(i), 98 + 0.3 * i);
 	}

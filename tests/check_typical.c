@@ -89,7 +89,7 @@ START_TEST(test_the_outlier_never_enters_the_typical_figures)
 	int i;
 
 	for (i = 0; i < 14; i++) {
-		snprintf(id, sizeof id, "r_near%07d", i);
+		snprintf(id, sizeof id, "r_near%07u", (unsigned)i % 10000000u);
 		snprintf(key, sizeof key, "key%d", i);
 		m[i] = mk(id, key, &q4, 96 + 0.5 * i);
 		store_run(&m[i]);
@@ -124,7 +124,7 @@ START_TEST(test_one_key_weighs_once)
 	m[n++] = mk("r_a0000000000", "a", &q4, 100);
 	m[n++] = mk("r_b0000000000", "b", &q4, 102);
 	for (i = 0; i < 100; i++) {
-		snprintf(id, sizeof id, "r_busy%07d", i);
+		snprintf(id, sizeof id, "r_busy%07u", (unsigned)i % 10000000u);
 		m[n++] = mk(id, "busy", &q4, 150 + 0.01 * i);
 	}
 	for (i = 0; i < n; i++)

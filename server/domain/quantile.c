@@ -71,6 +71,8 @@ size_t quantile_merge(struct qbucket *v, size_t n)
 {
 	size_t i, j = 0;
 
+	if (!n)
+		return 0;
 	qsort(v, n, sizeof *v, qb_cmp);
 	for (i = 0; i < n; i++) {
 		if (j && v[j - 1].b == v[i].b) {

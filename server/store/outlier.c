@@ -286,6 +286,8 @@ static void dedupe(struct brows *b)
 {
 	size_t i, j = 0;
 
+	if (!b->n)
+		return;
 	qsort(b->v, b->n, sizeof *b->v, by_rowid);
 	for (i = 0; i < b->n; i++)
 		if (!j || b->v[i].rowid != b->v[j - 1].rowid)
