@@ -17,7 +17,8 @@
 #include "commands.h"
 #include "options.h"
 #include "http/cache.h"
-#include "store/ceiling.h"
+#include "domain/ceiling.h"
+#include "store/outlier.h"
 #include "store/db.h"
 #include "ingest/demo.h"
 #include "disputes/dispute.h"
@@ -148,6 +149,8 @@ static int load_assets(struct app *app)
 	app->ref = ceiling_load(dir, te.message, sizeof te.message);
 	if (!app->ref)   /* pages then show no ceiling; /fit answers 503 */
 		fprintf(stderr, "llm-speedd: no reference data: %s\n", te.message);
+	/* The writer flags runs far above their ceiling against the same data. */
+	outlier_set_reference(app->ref);
 	return 0;
 }
 

@@ -5,7 +5,7 @@
 #include <math.h>
 
 #include "util/buf.h"
-#include "store/ceiling.h"
+#include "domain/ceiling.h"
 #include "util/slug.h"
 
 static struct ceiling_ref *ref;
@@ -204,6 +204,75 @@ START_TEST(hardware_keys_are_site_slugs)
 }
 END_TEST
 
+/* Llama 3.1 8B on an RTX 4090: exact with a label, the GGUF range (Q8_0 to
+ * Q4_K_M) without one, nothing without either; the flag's margin. */
+START_TEST(range_when_quantization_is_unknown)
+{
+	struct ceiling_range c, q4, q8;
+	json_t *j;
+
+	ck_assert_int_eq(ceiling_range_of_run(ref, "llama-3-1-8b-instruct", "Q4_K_M", NULL,
+					      "rtx-4090", CEILING_CHAT_SHORT_CONTEXT, &q4), 0);
+	ck_assert_ptr_null(q4.family);
+	ck_assert_double_eq(q4.low.step.tok_s, q4.high.step.tok_s);
+	/* 1,008 GB/s x 0.8 over 8.03e9 x 4.85 / 8 bytes: about 165 tok/s. */
+	ck_assert_double_gt(q4.high.step.tok_s, 150);
+	ck_assert_double_lt(q4.high.step.tok_s, 175);
+	ck_assert_int_eq(ceiling_range_of_run(ref, "llama-3-1-8b-instruct", "q8_0", "gguf",
+					      "rtx-4090", CEILING_CHAT_SHORT_CONTEXT, &q8), 0);
+	ck_assert_int_eq(ceiling_range_of_run(ref, "llama-3-1-8b-instruct", NULL, "GGUF",
+					      "rtx-4090", CEILING_CHAT_SHORT_CONTEXT, &c), 0);
+	ck_assert_ptr_nonnull(c.family);
+	ck_assert_str_eq(c.family->name, "GGUF");
+	ck_assert_double_eq(c.low.step.tok_s, q8.high.step.tok_s);
+	ck_assert_double_eq(c.high.step.tok_s, q4.high.step.tok_s);
+	/* A label the data does not know falls back to the format too. */
+	ck_assert_int_eq(ceiling_range_of_run(ref, "llama-3-1-8b-instruct", "IQ2_XXS", "gguf",
+					      "rtx-4090", CEILING_CHAT_SHORT_CONTEXT, &c), 0);
+	ck_assert_ptr_nonnull(c.family);
+	ck_assert_int_eq(ceiling_range_of_run(ref, "llama-3-1-8b-instruct", NULL, NULL,
+					      "rtx-4090", CEILING_CHAT_SHORT_CONTEXT, &c), -1);
+	ck_assert_int_eq(ceiling_range_of_run(ref, "llama-3-1-8b-instruct", NULL, "exl9",
+					      "rtx-4090", CEILING_CHAT_SHORT_CONTEXT, &c), -1);
+	ck_assert_int_eq(ceiling_range_of_run(ref, "llama-3-1-8b-instruct", "q4_k_m", "gguf",
+					      "no-such-gpu", CEILING_CHAT_SHORT_CONTEXT, &c), -1);
+	/* 2,000 tok/s is a dozen ceilings: flagged; 400 is above the ceiling
+	 * but within the room left for speculative decoding. */
+	ck_assert(ceiling_flags(&q4, 2000));
+	ck_assert(ceiling_above(&q4, 400) && !ceiling_flags(&q4, 400));
+	ck_assert(!ceiling_above(&q4, 100));
+	ck_assert(!ceiling_flags(&q4, CEILING_FLAG_FACTOR * q4.high.step.tok_s));
+	ck_assert_ptr_nonnull(j = ceiling_range_json(&q8, 200));
+	ck_assert(json_is_null(json_object_get(j, "range")));
+	ck_assert(json_is_true(json_object_get(j, "above")));
+	json_decref(j);
+	ceiling_range_of_run(ref, "llama-3-1-8b-instruct", NULL, "gguf", "rtx-4090",
+			     CEILING_CHAT_SHORT_CONTEXT, &c);
+	ck_assert_ptr_nonnull(j = ceiling_range_json(&c, 100));
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(j, "range"), "family")), "GGUF");
+	ck_assert(strstr(json_string_value(json_object_get(json_object_get(j, "text"), "ceiling")),
+			 "\xe2\x80\x93"));
+	ck_assert(json_is_false(json_object_get(j, "above")));
+	json_decref(j);
+}
+END_TEST
+
+/* The fingerprint follows the data: the same files, the same digest. */
+START_TEST(fingerprint_is_stable)
+{
+	unsigned char a[32], b[32];
+	char dir[1024], err[256] = "";
+	struct ceiling_ref *again;
+
+	snprintf(dir, sizeof dir, "%s/static/reference", repo_root());
+	ck_assert_ptr_nonnull(again = ceiling_load(dir, err, sizeof err));
+	ceiling_fingerprint(ref, a);
+	ceiling_fingerprint(again, b);
+	ck_assert_mem_eq(a, b, 32);
+	ceiling_free(again);
+}
+END_TEST
+
 START_TEST(missing_folder_is_an_error)
 {
 	char err[256] = "";
@@ -229,6 +298,8 @@ static Suite *suite_ceiling(void)
 	tcase_add_test(tc, batch_shares_the_weights);
 	tcase_add_test(tc, hybrid_state_is_fixed);
 	tcase_add_test(tc, hardware_keys_are_site_slugs);
+	tcase_add_test(tc, range_when_quantization_is_unknown);
+	tcase_add_test(tc, fingerprint_is_stable);
 	tcase_add_test(tc, missing_folder_is_an_error);
 	suite_add_tcase(s, tc);
 	return s;

@@ -56,6 +56,7 @@ static void upload_done(struct db_job *j)
 		cache_invalidate(c, u->n.id);
 		cache_bump_cluster(c, u->n.cluster_tag);
 		cache_bump_cluster(c, u->n.other_tag);
+		cache_bump_cluster(c, u->n.combo_tag);
 	}
 	defer_wake(u->r);
 }

@@ -21,6 +21,7 @@
 #include "util/numfmt.h"
 #include "util/textcut.h"
 #include "ingest/validate.h"
+#include "domain/ceiling.h"
 
 /* Suites are few; the next one after ?1 is one seek in runs_received. */
 static const char sql_suite_next[] =
@@ -38,7 +39,7 @@ const char *const browse_sql[] = { sql_suite_next, sql_suite_known, sql_demo, NU
 enum {
 	C_ID, C_MODEL_NAME, C_MODEL_SLUG, C_DIGEST, C_QUANT, C_FORMAT, C_ACCEL,
 	C_HW_SLUG, C_BACKEND, C_BACKEND_VERSION, C_DECODE, C_PREFILL, C_TTFT,
-	C_CREATED, C_DEMO, C_OUTLIER, C_SIGMA
+	C_CREATED, C_DEMO, C_OUTLIER, C_SIGMA, C_STATUS, C_WITHDRAWN, C_FLAG_BITS
 };
 
 int browse_error(struct browse *b, unsigned status, const char *fmt, ...)
@@ -404,6 +405,38 @@ static json_t *run_model(const struct browse *b, sqlite3_stmt *st)
 	return m;
 }
 
+/* The run's status, its place against its ceiling, and the words a list
+ * shows beside it (not only an icon: a phone shows no tooltip). */
+static void run_marks(const struct browse *b, sqlite3_stmt *st, json_t *o)
+{
+	const char *status = (const char *)sqlite3_column_text(st, C_STATUS);
+	int withdrawn = sqlite3_column_int(st, C_WITHDRAWN), above = 0;
+	json_t *marks = json_array();
+	struct ceiling_range c;
+
+	if (ceiling_range_of_run(b->r->app->ref, (const char *)sqlite3_column_text(st, C_MODEL_SLUG),
+				 (const char *)sqlite3_column_text(st, C_QUANT),
+				 (const char *)sqlite3_column_text(st, C_FORMAT),
+				 (const char *)sqlite3_column_text(st, C_HW_SLUG),
+				 CEILING_CHAT_SHORT_CONTEXT, &c) == 0) {
+		above = ceiling_above(&c, sqlite3_column_double(st, C_DECODE));
+		json_object_set_new(o, "ceiling_tok_s", json_real(c.high.step.tok_s));
+	} else {
+		json_object_set_new(o, "ceiling_tok_s", json_null());
+	}
+	json_object_set_new(o, "above_ceiling", json_boolean(above));
+	json_object_set_new(o, "status", json_string(withdrawn ? "withdrawn" : status ? status : "ok"));
+	if (sqlite3_column_int(st, C_OUTLIER))
+		json_array_append_new(marks, json_string("outlier"));
+	if (above)
+		json_array_append_new(marks, json_string("above the bandwidth ceiling"));
+	if (withdrawn)
+		json_array_append_new(marks, json_string("withdrawn"));
+	else if (status && !strcmp(status, "upheld"))
+		json_array_append_new(marks, json_string("upheld"));
+	json_object_set_new(o, "marks", marks);
+}
+
 json_t *browse_run(const struct browse *b, sqlite3_stmt *st)
 {
 	const char *id = (const char *)sqlite3_column_text(st, C_ID);
@@ -431,8 +464,11 @@ json_t *browse_run(const struct browse *b, sqlite3_stmt *st)
 	json_object_set_new(o, "backend", json_pack("{s:o, s:o}",
 		"name", col_str(st, C_BACKEND), "version", col_str(st, C_BACKEND_VERSION)));
 	json_object_set_new(o, "outlier", json_boolean(sqlite3_column_int(st, C_OUTLIER)));
+	json_object_set_new(o, "outlier_reason", !sqlite3_column_int(st, C_OUTLIER) ? json_null()
+		: json_string(sqlite3_column_int(st, C_FLAG_BITS) & 4 ? "above_ceiling" : "cluster"));
 	json_object_set_new(o, "sigma", col_num(st, C_SIGMA));
 	json_object_set_new(o, "demo", json_boolean(sqlite3_column_int(st, C_DEMO)));
+	run_marks(b, st, o);
 	if (b->html)
 		json_object_set_new(o, "text", json_pack("{s:o, s:o, s:o}",
 			"decode", col_fig(st, C_DECODE), "prefill", col_fig(st, C_PREFILL),

@@ -38,10 +38,14 @@ struct dbconn;
 	"id, " NAMES_MODEL("model_slug", "model_name") ", model_slug, model_digest, model_quant, model_format, " \
 	NAMES_HW("hw_slug", "accelerator") ", hw_slug, backend_name, backend_version, decode_tok_s, " \
 	"prefill_tok_s, ttft_ms, created_at, demo, outlier, " \
-	"(SELECT (runs.decode_tok_s - c.mean) / nullif(c.stddev, 0) FROM clusters c " \
+	"(SELECT (runs.decode_tok_s - iif(c.keys >= 11, c.mean, o.mean)) / " \
+	"nullif(iif(c.keys >= 11, c.stddev, o.stddev), 0) FROM clusters c, combos o " \
 	"WHERE c.suite_version = runs.suite_version AND c.model_digest = runs.model_digest " \
 	"AND c.hw_class = runs.hw_class AND c.backend_name = runs.backend_name " \
-	"AND runs.status = 'ok') AS sigma"
+	"AND o.suite_version = runs.suite_version AND o.model_slug = runs.model_slug " \
+	"AND o.model_digest = runs.model_digest AND o.hw_slug = runs.hw_slug " \
+	"AND o.backend_name = runs.backend_name AND runs.status = 'ok') AS sigma, status, " \
+	"EXISTS (SELECT 1 FROM run_withdrawals w WHERE w.run_id = runs.id) AS withdrawn, flag_bits"
 
 /* One browse request: its connection, suite and checked query arguments. */
 struct browse {
@@ -120,8 +124,14 @@ json_t *browse_twin_href(const struct browse *b, const char *path);
 /* The run in st's current row (selected with BROWSE_RUN_COLS) as a list
  * item: id, href, decode_tok_s, prefill_tok_s, ttft_ms, created_at, date,
  * model {name, slug, digest, digest_short, quantization, format, href},
- * hardware {name, slug, href}, backend {name, version}, outlier, sigma,
- * demo, a new reference.  NULL when memory runs out. */
+ * hardware {name, slug, href}, backend {name, version}, outlier (with
+ * outlier_reason "cluster" or "above_ceiling"), sigma (against the
+ * population that judges it: its cluster with 11 keys, else its
+ * combination), demo, status, above_ceiling (its decode is above the
+ * bandwidth ceiling of its weights on its hardware; ceiling_tok_s the top
+ * of it, null when the reference data cannot tell), and marks: the words
+ * a list shows beside it ("outlier", "above the bandwidth ceiling",
+ * "withdrawn", "upheld"), a new reference.  NULL when memory runs out. */
 json_t *browse_run(const struct browse *b, sqlite3_stmt *st);
 
 /* Binds the cursor to parameters i (decode) and i+1 (id) of a statement
@@ -172,7 +182,7 @@ int browse_add_orders(json_t *m, const struct browse_orders *s, int cur,
  * the figure their rows are ordered by, in this enum's order (taken by
  * browse_take_order(b, &browse_board_orders)); browse_sort_key(s) is
  * order s's query value. */
-enum browse_sort { SORT_DECODE, SORT_PREFILL, SORT_TTFT, SORT_DATE, SORT__MAX };
+enum browse_sort { SORT_DECODE, SORT_PREFILL, SORT_TTFT, SORT_DATE, SORT_BEST, SORT__MAX };
 extern const struct browse_orders browse_board_orders;
 #define browse_sort_key(s) (browse_board_orders.o[(s)].key)
 
@@ -223,6 +233,36 @@ json_t *browse_sorted_page(struct browse *b, sqlite3_stmt *st, sqlite3_stmt *up,
  * cursor as "<key>:<id>" to cur (size >= 48): 1 with it, 0 when there is
  * none (the page before is page one), -1 on a database error.  Resets up. */
 int browse_up_cursor(const struct browse *b, sqlite3_stmt *up, int limit, char *cur, size_t n);
+
+/* combos.c: lists of combinations (a model's weights file on one hardware
+ * with one backend) with their typical figures (store/typical.h), by the
+ * board-like orders: decode is the median over keys, best the best run.
+ * q is the list's scope: hw and backend filter (every order reads an
+ * index; the backend filter skips rows of others except by decode), or
+ * with model and digest set, one weights file's combinations. */
+struct combos_q {
+	const char *hw, *backend, *model, *digest;
+};
+/* One page of q's combinations in order sort after b's cursor, at most
+ * limit (<= BROWSE_SORTED_MAX), as {rows, count, next, first, paged, prev}
+ * with links made by link(ctx, cursor) as browse_sorted_page()'s.  Returns
+ * a new object, or NULL with a 503 set in b. */
+json_t *combos_page(struct browse *b, const struct combos_q *q, enum browse_sort sort, int limit,
+		    json_t *(*link)(void *ctx, const char *cursor), void *ctx);
+/* The combination in st's row from column i on (store/typical.h's
+ * TYPICAL_COLS, then its best run's model name, accelerator, quantization,
+ * format and backend version) as a list row: typical_row()'s members with
+ * model {name, slug, digest, digest_short, quantization, format, href},
+ * hardware {name, slug, href}, backend_version, best_href, href (its runs),
+ * ceiling {ceiling_tok_s, low_tok_s, percent_of_ceiling, above, text} or
+ * null, above_ceiling, and for pages text {median, p25, p75, best,
+ * prefill, ttft}.  NULL when out of memory. */
+json_t *combos_item(const struct browse *b, sqlite3_stmt *st, int i);
+/* The names of the hardware of rows that the reference data does not
+ * know, once each ("RTX 3060, M1 Max"), for a page's one note; null when
+ * every one is known. */
+json_t *combos_ceiling_note(const struct browse *b, const json_t *rows);
+extern const char *const combos_sql[];
 
 /* A site-relative link: prefix ("/m/"), then segment URL-escaped (NULL:
  * none) and ".json" when b answers with JSON, then the key/value pairs

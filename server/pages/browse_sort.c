@@ -18,10 +18,11 @@ const char *const browse_sort_sql[] = { sql_run_by_id, NULL };
 
 /* The board's orders, in enum browse_sort's order. */
 static const struct browse_order board_order[SORT__MAX] = {
-	{ "decode", "Decode", "fastest first", 0 },
-	{ "prefill", "Prefill", "fastest prefill first", 0 },
-	{ "ttft", "Time to first token", "quickest first token first", 1 },
-	{ "date", "Date received", "newest first", 0 },
+	{ "decode", "Median decode", "highest median decode first", 0 },
+	{ "prefill", "Median prefill", "fastest median prefill first", 0 },
+	{ "ttft", "Median time to first token", "quickest median first token first", 1 },
+	{ "date", "First measured", "newest first", 0 },
+	{ "best", "Best run", "fastest best run first", 0 },
 };
 const struct browse_orders browse_board_orders = { board_order, SORT__MAX };
 

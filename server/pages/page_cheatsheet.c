@@ -1,9 +1,10 @@
 /* page_cheatsheet.c: /cheatsheet, .json and .csv: the current suite's
- * models (rows, fastest first, a page at a time) by its most-run hardware
- * (columns), each cell the best chat-short decode of every backend side by
- * side (MLX beside llama.cpp) with the weights' quantization and a link to
- * the run.  Read from the summaries model_index, hw_index (0012) and
- * board_best (0007): one seek per cell, whatever the number of runs.
+ * models (rows, highest typical figure first, a page at a time) by its
+ * most-run hardware (columns), each cell the typical chat-short decode of
+ * every backend and weights file side by side (MLX beside llama.cpp) with
+ * the weights' quantization, the best run beside it, and a link to the
+ * runs.  Read from the summaries model_index, hw_index (0012) and combos
+ * (0020): a few seeks per cell, whatever the number of runs.
  * With ?memory=<class>, only runs that reported memory of that class
  * (migration 0017): rows, columns and cells from cheat_model, cheat_hw and
  * cheat_best, the same summaries kept per class. */
@@ -22,27 +23,37 @@
 #include "store/db.h"
 #include "util/buf.h"
 #include "util/slug.h"
+#include "store/typical.h"
 
 #define ROWS 20                /* models per page */
 #define COLS 10                /* hardware columns: the most-run ones */
 
+/* Rows: models by their leading combination's median (model_index_med,
+ * migration 0020). */
 static const char sql_models[] =
-	"SELECT i.model_slug, i.best_decode, n.name FROM model_index i "
+	"SELECT i.model_slug, i.top_med, n.name FROM model_index i "
 	"JOIN search_names n ON n.kind = 'model' AND n.slug = i.model_slug "
-	"WHERE i.suite_version = ?1 AND (i.best_decode, i.model_slug) < (?2, ?3) "
-	"ORDER BY i.best_decode DESC, i.model_slug DESC LIMIT ?4";
+	"WHERE i.suite_version = ?1 AND (i.top_med, i.model_slug) < (?2, ?3) "
+	"ORDER BY i.top_med DESC, i.model_slug DESC LIMIT ?4";
 static const char sql_hws[] =
 	"SELECT i.hw_slug, n.name FROM hw_index i "
 	"JOIN search_names n ON n.kind = 'hw' AND n.slug = i.hw_slug "
 	"WHERE i.suite_version = ?1 ORDER BY i.runs DESC, i.hw_slug DESC LIMIT ?2";
+/* A cell: the model's combinations on the hardware (each weights file and
+ * backend, with its typical figures): its digests (digest_counts, a few),
+ * then a primary-key seek in combos each. */
 static const char sql_cell[] =
-	"SELECT b.backend_name, b.best_decode, b.best_id, r.model_quant FROM board_best b "
-	"JOIN runs r ON r.id = b.best_id "
-	"WHERE b.suite_version = ?1 AND b.model_slug = ?2 AND b.hw_slug = ?3 "
-	"AND (?4 IS NULL OR b.backend_name = ?4)";
+	"SELECT " TYPICAL_COLS("c") ", r.model_quant FROM digest_counts d JOIN combos c "
+	"ON c.suite_version = d.suite_version AND c.model_slug = d.model_slug "
+	"AND c.model_digest = d.model_digest AND c.hw_slug = ?3 "
+	"JOIN runs r ON r.id = c.best_id "
+	"WHERE d.suite_version = ?1 AND d.model_slug = ?2 AND c.t_runs > 0 "
+	"AND (?4 IS NULL OR c.backend_name = ?4)";
 
 /* The same three within memory class ?5 (rows), ?3 (columns), ?5 (cells);
- * the columns are the hardware with the most cells in the class. */
+ * the columns are the hardware with the most cells in the class, and each
+ * cell is its backends' best unflagged run of that class (typical figures
+ * are not split by memory). */
 static const char sql_models_mem[] =
 	"SELECT i.model_slug, i.best_decode, n.name FROM cheat_model i "
 	"JOIN search_names n ON n.kind = 'model' AND n.slug = i.model_slug "
@@ -197,7 +208,43 @@ static int entry_cmp(const void *x, const void *y)
 	return backend_rank(a) - backend_rank(b);
 }
 
-/* One cell: the best run of each backend of model on hw. */
+/* One entry of a memory class's cell: its backend's best unflagged run. */
+static json_t *best_entry(struct sheet *s, sqlite3_stmt *st)
+{
+	const char *id = (const char *)sqlite3_column_text(st, 2);
+	const char *q = (const char *)sqlite3_column_text(st, 3);
+
+	return json_pack("{s:s, s:f, s:s, s:o, s:s?, s:s, s:o}",
+		"backend", (const char *)sqlite3_column_text(st, 0),
+		"best_decode_tok_s", sqlite3_column_double(st, 1), "best_run", id,
+		"decode_text", browse_fig(sqlite3_column_double(st, 1)), "quantization", q,
+		"id", id, "href", browse_link(&s->b, "/r/", id, NULL));
+}
+
+/* One entry of a cell: a combination's typical figures, linking to its
+ * runs; the best run's id stays in "id" for the CSV twin. */
+static json_t *typical_entry(struct sheet *s, sqlite3_stmt *st)
+{
+	json_t *o = typical_row(st, 0);
+	const char *q = (const char *)sqlite3_column_text(st, TYPICAL_NCOLS);
+	double med = json_number_value(json_object_get(o, "median_decode_tok_s"));
+
+	if (!o)
+		return NULL;
+	json_object_set_new(o, "quantization", q ? json_string(q) : json_null());
+	json_object_set(o, "id", json_object_get(o, "best_run"));
+	json_object_set_new(o, "decode_text", browse_fig(med));
+	json_object_set_new(o, "best_text", browse_fig(json_number_value(json_object_get(o, "best_decode_tok_s"))));
+	json_object_set_new(o, "href", browse_link(&s->b, "/m/", json_string_value(json_object_get(o, "model_slug")),
+		"digest", json_string_value(json_object_get(o, "digest")),
+		"hw", json_string_value(json_object_get(o, "hw_slug")),
+		"backend", json_string_value(json_object_get(o, "backend")), NULL));
+	json_object_del(o, "first_at");
+	json_object_del(o, "key_id");
+	return o;
+}
+
+/* One cell: each backend (and weights file) of model on hw. */
 static json_t *cell(struct sheet *s, const char *model, const char *hw)
 {
 	sqlite3_stmt *st = db_stmt(s->b.c, s->mem ? sql_cell_mem : sql_cell);
@@ -214,16 +261,8 @@ static json_t *cell(struct sheet *s, const char *model, const char *hw)
 	db_bind_text(st, 4, s->b.backend);
 	if (s->mem)
 		db_bind_text(st, 5, s->mem);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *id = (const char *)sqlite3_column_text(st, 2);
-		const char *q = (const char *)sqlite3_column_text(st, 3);
-
-		json_array_append_new(a, json_pack("{s:s, s:f, s:o, s:s?, s:s, s:o}",
-			"backend", (const char *)sqlite3_column_text(st, 0),
-			"decode_tok_s", sqlite3_column_double(st, 1),
-			"decode_text", browse_fig(sqlite3_column_double(st, 1)), "quantization", q,
-			"id", id, "href", browse_link(&s->b, "/r/", id, NULL)));
-	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		json_array_append_new(a, s->mem ? best_entry(s, st) : typical_entry(s, st));
 	sqlite3_reset(st);
 	if (rc != SQLITE_DONE) {
 		json_decref(a);
@@ -302,6 +341,9 @@ static json_t *backend_options(const struct sheet *s)
 /* One CSV line for an entry of model m on hardware h, each field by csv.c. */
 static void csv_entry(struct buf *b, const json_t *m, const json_t *h, const json_t *e)
 {
+	static const char *const figs[] = { "median_decode_tok_s", "p25_decode_tok_s",
+		"p75_decode_tok_s", "best_decode_tok_s", "runs", "keys", "median_prefill_tok_s",
+		"median_ttft_ms" };
 	const char *text[] = {
 		json_string_value(json_object_get(m, "name")),
 		json_string_value(json_object_get(m, "slug")),
@@ -315,8 +357,13 @@ static void csv_entry(struct buf *b, const json_t *m, const json_t *h, const jso
 		csv_text(b, text[i]);
 		buf_putc(b, ',');
 	}
-	csv_number(b, json_real_value(json_object_get(e, "decode_tok_s")));
-	buf_putc(b, ',');
+	for (i = 0; i < sizeof figs / sizeof *figs; i++) {
+		const json_t *v = json_object_get(e, figs[i]);
+
+		if (json_is_number(v))
+			csv_number(b, json_number_value(v));
+		buf_putc(b, ',');
+	}
 	csv_text(b, json_string_value(json_object_get(e, "quantization")));
 	buf_putc(b, ',');
 	csv_text(b, json_string_value(json_object_get(e, "id")));
@@ -332,7 +379,9 @@ static enum MHD_Result send_csv(struct sheet *s, json_t *m)
 	size_t i, k, j;
 	enum MHD_Result ret;
 
-	buf_puts(&b, "model,model_slug,hardware,hw_slug,backend,decode_tok_s,quantization,run_id\r\n");
+	buf_puts(&b, "model,model_slug,hardware,hw_slug,backend,median_decode_tok_s,p25_decode_tok_s,"
+		 "p75_decode_tok_s,best_decode_tok_s,runs,keys,median_prefill_tok_s,median_ttft_ms,"
+		 "quantization,run_id\r\n");
 	json_array_foreach(json_object_get(m, "rows"), i, row)
 		json_array_foreach(json_object_get(row, "cells"), k, c)
 			json_array_foreach(json_object_get(c, "entries"), j, e)

@@ -28,12 +28,12 @@ static const char sql_run[] =
 	"accelerator, hw_slug, backend_name, backend_version, "
 	"CASE WHEN payload <> '' THEN payload ELSE jws_payload(jws) END FROM runs WHERE id = ?1";
 
-/* The picker's candidates: the best run of each hardware and backend of
- * the model in the suite, from board_best (migration 0007). */
+/* The picker's candidates: the best unflagged run of each weights file,
+ * hardware and backend of the model in the suite (combos, migration 0020). */
 static const char sql_pick[] =
-	"SELECT b.hw_slug, b.backend_name, b.best_decode, b.best_id, n.name FROM board_best b "
+	"SELECT b.hw_slug, b.backend_name, b.best_decode, b.best_id, n.name FROM combos b "
 	"JOIN search_names n ON n.kind = 'hw' AND n.slug = b.hw_slug "
-	"WHERE b.suite_version = ?1 AND b.model_slug = ?2 LIMIT ?3";
+	"WHERE b.suite_version = ?1 AND b.model_slug = ?2 AND b.t_runs > 0 LIMIT ?3";
 #define PICK_MAX 200
 
 const char *const page_compare_sql[] = { sql_run, sql_pick, NULL };

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "app.h"
-#include "store/ceiling.h"
+#include "domain/ceiling.h"
 
 #define EXPLAIN_MODEL   "llama-3-1-8b"
 #define EXPLAIN_CONTEXT 8192     /* 8K, the context of the explainer's table */

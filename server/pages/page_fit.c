@@ -1,7 +1,7 @@
 /* page_fit.c: /fit and /fit.json, "will it fit": a model's weights, KV
  * cache and runtime overhead against a machine's memory, the decode
- * ceiling its bandwidth allows, and the measured runs of that model on that
- * hardware beside it.  The arithmetic is ceiling.c's; this file parses the
+ * ceiling its bandwidth allows, and the typical figures measured for that
+ * model on that hardware beside it.  The arithmetic is ceiling.c's; this file parses the
  * query at the edge and builds the one view model both answers share. */
 #include "pages/page.h"
 
@@ -12,10 +12,11 @@
 
 #include "app.h"
 #include "util/buf.h"
-#include "store/ceiling.h"
+#include "domain/ceiling.h"
 #include "store/db.h"
 #include "util/slug.h"
 #include "ingest/validate.h"
+#include "store/typical.h"
 
 /* What /fit assumes when the query does not say. */
 #define FIT_MODEL     "llama-3-1-8b"
@@ -30,14 +31,10 @@
 #define FIT_OVERHEAD_GB 1.0
 #define FIT_RUNS      10    /* measured runs listed beside the ceiling */
 
-/* The fastest counted runs of one model slug on one hardware slug: one
- * seek of runs_ok_hw (suite, hw, model, decode DESC, id DESC). */
-static const char sql_runs[] =
-	"SELECT id, decode_tok_s, backend_name, model_quant, model_name FROM runs "
-	"WHERE suite_version = ?1 AND hw_slug = ?2 AND model_slug = ?3 AND status = 'ok' "
-	"ORDER BY decode_tok_s DESC, id DESC LIMIT ?4";
+/* The hardware's display name, as search shows it. */
+static const char sql_hw_name[] = "SELECT name FROM search_names WHERE kind = 'hw' AND slug = ?1";
 
-const char *const page_fit_sql[] = { sql_runs, NULL };
+const char *const page_fit_sql[] = { sql_hw_name, NULL };
 
 /* The checked inputs of one /fit request. */
 struct fit_in {
@@ -225,60 +222,79 @@ static json_t *result_json(const struct fit_in *in)
 	return o;
 }
 
-/* Appends st's rows (sql_runs for model slug) to runs, each beside its
- * own ceiling: its quantization at the chat-short context on hw, or null
- * when the reference data does not know it. */
-static int add_runs(struct req *r, sqlite3_stmt *st, const char *hw, const char *slug,
-		    json_t *runs)
+/* Appends the combinations of model slug on hardware hw (one row per
+ * weights file and backend, store/typical.h) to rows, each with its
+ * typical figures and beside the ceiling of its own weights (a range when
+ * they name no quantization the reference data knows), or null. */
+static int add_rows(struct req *r, struct dbconn *c, const char *hw, const char *slug, json_t *rows)
 {
-	struct ceiling_run c;
-	int rc;
+	struct ceiling_range cr;
+	json_t *found, *row;
+	size_t i;
+	int rc = typical_model_hw(c, VALIDATE_SUITE, slug, hw, &found);
 
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *id = (const char *)sqlite3_column_text(st, 0);
-		const char *quant = (const char *)sqlite3_column_text(st, 3);
-		double decode = sqlite3_column_double(st, 1);
+	if (rc != DB_OK)
+		return -1;
+	json_array_foreach(found, i, row) {
+		double med = json_number_value(json_object_get(row, "median_decode_tok_s"));
+		const char *best = json_string_value(json_object_get(row, "best_run"));
 		char href[64];
 
-		snprintf(href, sizeof href, "/r/%s", id);
-		json_array_append_new(runs, json_pack("{s:s, s:s, s:f, s:o, s:s, s:s?, s:s, s:o}",
-			"id", id, "href", href, "decode_tok_s", decode,
-			"decode_text", ceiling_fmt3_json(decode),
-			"backend", (const char *)sqlite3_column_text(st, 2), "quantization", quant,
-			"model_name", (const char *)sqlite3_column_text(st, 4),
-			"ceiling", ceiling_of_run(r->app->ref, slug, quant, hw,
-						  CEILING_CHAT_SHORT_CONTEXT, &c) == 0
-				? ceiling_run_json(&c, decode) : json_null()));
+		snprintf(href, sizeof href, "/r/%s", best ? best : "");
+		json_object_set_new(row, "href", json_string(href));
+		json_object_set_new(row, "median_text", ceiling_fmt3_json(med));
+		json_object_set_new(row, "best_text",
+			ceiling_fmt3_json(json_number_value(json_object_get(row, "best_decode_tok_s"))));
+		json_object_set_new(row, "ceiling", ceiling_range_of_run(r->app->ref, slug,
+			json_string_value(json_object_get(row, "quantization")),
+			json_string_value(json_object_get(row, "format")), hw,
+			CEILING_CHAT_SHORT_CONTEXT, &cr) == 0 ? ceiling_range_json(&cr, med) : json_null());
+		json_array_append(rows, row);
 	}
-	return rc == SQLITE_DONE ? 0 : -1;
+	json_decref(found);
+	return 0;
 }
 
-/* The fastest counted runs of the model's site slugs on hardware hw, at
- * most FIT_RUNS per slug; sets *failed when the database did not answer. */
+/* The measured combinations of the model's site slugs on hardware hw,
+ * highest median first within each slug; sets *failed when the database
+ * did not answer. */
 static json_t *measured_runs(struct req *r, const struct fit_in *in, int *failed)
 {
-	json_t *runs = json_array(), *slugs = ceiling_model_slugs(r->app->ref, in->m), *s;
+	json_t *rows = json_array(), *slugs = ceiling_model_slugs(r->app->ref, in->m), *s;
 	struct dbconn *c;
-	sqlite3_stmt *st;
 	size_t i;
 
 	*failed = 0;
 	if (!in->hw_slug)
-		return runs;
+		return rows;
 	c = db_reader(r->app->db);
-	json_array_foreach(slugs, i, s) {
-		if (!c || !(st = db_stmt(c, sql_runs))) {
+	json_array_foreach(slugs, i, s)
+		if (!c || add_rows(r, c, in->hw_slug, json_string_value(s), rows) < 0) {
 			*failed = 1;
 			break;
 		}
-		db_bind_text(st, 1, VALIDATE_SUITE);
-		db_bind_text(st, 2, in->hw_slug);
-		db_bind_text(st, 3, json_string_value(s));
-		sqlite3_bind_int(st, 4, FIT_RUNS);
-		*failed |= add_runs(r, st, in->hw_slug, json_string_value(s), runs) < 0;
+	return rows;
+}
+
+/* The name people know hardware slug hw by: the reference data's, else
+ * the name search shows, else the slug. */
+static json_t *hw_display_name(struct req *r, const struct fit_in *in)
+{
+	struct dbconn *c;
+	sqlite3_stmt *st;
+	json_t *name = NULL;
+
+	if (in->hw)
+		return json_string(in->hw->name);
+	if (!in->hw_slug)
+		return json_null();
+	if ((c = db_reader(r->app->db)) && (st = db_stmt(c, sql_hw_name))) {
+		db_bind_text(st, 1, in->hw_slug);
+		if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+			name = json_string((const char *)sqlite3_column_text(st, 0));
 		sqlite3_reset(st);
 	}
-	return runs;
+	return name ? name : json_string(in->hw_slug);
 }
 
 /* The inputs as the answer echoes them (and the form is filled from). */
@@ -334,6 +350,7 @@ static json_t *fit_model(struct req *r, struct err *e)
 		"slug", in.hw->slug, "name", in.hw->name, "memory_gb", in.hw->memory_gb,
 		"peak_gb_s", in.hw->peak_gb_s, "sustained_fraction", in.hw->sustained) : json_null());
 	json_object_set_new(m, "hardware_unknown", json_boolean(in.hw_slug && !in.hw));
+	json_object_set_new(m, "hardware_name", hw_display_name(r, &in));
 	json_object_set_new(m, "model", json_pack("{s:s, s:s, s:f, s:f, s:s}", "id", in.m->id,
 		"name", in.m->name, "total_params", in.m->total_params,
 		"active_params", in.m->active_params, "attention", in.m->pattern));

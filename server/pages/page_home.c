@@ -1,5 +1,7 @@
-/* page_home.c: the leaderboard at /: the best chat-short decode tok/s of
- * each model, hardware and backend in one suite, filterable, with the most
+/* page_home.c: the leaderboard at /: each combination (a model's weights
+ * file on one hardware with one backend) of one suite with its typical
+ * chat-short decode tok/s (the median over signing keys, with the spread
+ * and the best run beside it), filterable and sortable, with the most
  * recent runs. */
 #include "pages/page.h"
 
@@ -18,71 +20,20 @@
  * over the summary's index, so it is capped like every list. */
 #define COUNT_CAP 1000
 
-/* The board from board_best (migration 0007), which holds the best run of
- * each (model, hardware, backend): one page in list order after the
- * cursor, by the index that matches the filters, whatever the number of
- * runs or groups.  ?1 suite, ?2 hw, ?3 backend, ?4/?5 cursor, ?6 limit. */
-#define BOARD_TAIL " AND (best_decode, best_id) < (?4, ?5) " \
-	"ORDER BY best_decode DESC, best_id DESC LIMIT ?6"
-static const char sql_board[] =
-	"SELECT best_decode, best_id FROM board_best WHERE suite_version = ?1" BOARD_TAIL;
-static const char sql_board_hw[] =
-	"SELECT best_decode, best_id FROM board_best WHERE suite_version = ?1 AND hw_slug = ?2" BOARD_TAIL;
-static const char sql_board_be[] =
-	"SELECT best_decode, best_id FROM board_best WHERE suite_version = ?1 AND backend_name = ?3" BOARD_TAIL;
-static const char sql_board_hw_be[] =
-	"SELECT best_decode, best_id FROM board_best WHERE suite_version = ?1 AND hw_slug = ?2 "
-	"AND backend_name = ?3" BOARD_TAIL;
-/* The same board sorted by another figure of each group's best run, from
- * board_sort (migration 0012), by the index for that sort and filters.
- * Each selects the sort key and the run id; TTFT ascends, the rest
- * descend. */
-#define SORTED(col, where, cmp, dir, lim) \
-	"SELECT " col ", best_id FROM board_sort WHERE suite_version = ?1" where \
-	" AND (" col ", best_id) " cmp " (?4, ?5) ORDER BY " col dir ", best_id" dir lim
-#define SORT_SET(col, cmp, dir, lim) { \
-	SORTED(col, "", cmp, dir, lim), SORTED(col, " AND backend_name = ?3", cmp, dir, lim), \
-	SORTED(col, " AND hw_slug = ?2", cmp, dir, lim), \
-	SORTED(col, " AND hw_slug = ?2 AND backend_name = ?3", cmp, dir, lim) }
-static const char sql_sorted[3][4][400] = {
-	SORT_SET("sort_prefill", "<", " DESC", " LIMIT ?6"),
-	SORT_SET("sort_ttft", ">", "", " LIMIT ?6"),
-	SORT_SET("sort_date", "<", " DESC", " LIMIT ?6"),
-};
-/* Each read the other way from the cursor (inclusive) for the Previous
- * link: the row ?6 places above it (browse_up_cursor). */
-static const char sql_sorted_up[3][4][400] = {
-	SORT_SET("sort_prefill", ">=", "", " LIMIT 1 OFFSET ?6"),
-	SORT_SET("sort_ttft", "<=", " DESC", " LIMIT 1 OFFSET ?6"),
-	SORT_SET("sort_date", ">=", "", " LIMIT 1 OFFSET ?6"),
-};
-
-/* Paging backwards by the same keys: from the cursor (inclusive) up, the
- * row ?6 places above it, which is where the previous page starts after.
- * The same indexes, read the other way. */
-#define BOARD_UP " AND (best_decode, best_id) >= (?4, ?5) " \
-	"ORDER BY best_decode, best_id LIMIT 1 OFFSET ?6"
-static const char sql_up[] =
-	"SELECT best_decode, best_id FROM board_best WHERE suite_version = ?1" BOARD_UP;
-static const char sql_up_hw[] =
-	"SELECT best_decode, best_id FROM board_best WHERE suite_version = ?1 AND hw_slug = ?2" BOARD_UP;
-static const char sql_up_be[] =
-	"SELECT best_decode, best_id FROM board_best WHERE suite_version = ?1 AND backend_name = ?3" BOARD_UP;
-static const char sql_up_hw_be[] =
-	"SELECT best_decode, best_id FROM board_best WHERE suite_version = ?1 AND hw_slug = ?2 "
-	"AND backend_name = ?3" BOARD_UP;
-/* How many groups match, up to COUNT_CAP + 1. */
-#define COUNT_OF(where) "SELECT count(*) FROM (SELECT 1 FROM board_best WHERE " where " LIMIT ?4)"
-static const char sql_count[] = COUNT_OF("suite_version = ?1");
-static const char sql_count_hw[] = COUNT_OF("suite_version = ?1 AND hw_slug = ?2");
-static const char sql_count_be[] = COUNT_OF("suite_version = ?1 AND backend_name = ?3");
-static const char sql_count_hw_be[] = COUNT_OF("suite_version = ?1 AND hw_slug = ?2 AND backend_name = ?3");
+/* How many combinations match, up to COUNT_CAP + 1, in the index the
+ * default order reads. */
+#define COUNT_OF(where) "SELECT count(*) FROM (SELECT 1 FROM combos WHERE suite_version = ?1 " \
+	"AND t_runs > 0" where " LIMIT ?4)"
+static const char sql_count[] = COUNT_OF("");
+static const char sql_count_hw[] = COUNT_OF(" AND hw_slug = ?2");
+static const char sql_count_be[] = COUNT_OF(" AND backend_name = ?3");
+static const char sql_count_hw_be[] = COUNT_OF(" AND hw_slug = ?2 AND backend_name = ?3");
 /* The filter choices: the next hardware or backend with a group, one
  * seek each. */
 static const char sql_hw_next[] =
-	"SELECT min(hw_slug) FROM board_best WHERE suite_version = ?1 AND hw_slug > ?2";
+	"SELECT min(hw_slug) FROM combos WHERE suite_version = ?1 AND t_runs > 0 AND hw_slug > ?2";
 static const char sql_be_next[] =
-	"SELECT min(backend_name) FROM board_best WHERE suite_version = ?1 AND backend_name > ?2";
+	"SELECT min(backend_name) FROM combos WHERE suite_version = ?1 AND t_runs > 0 AND backend_name > ?2";
 static const char sql_recent[] =
 	"SELECT " BROWSE_RUN_COLS " FROM runs WHERE suite_version = ? AND status = 'ok' "
 	"ORDER BY received_at DESC LIMIT " RECENT;
@@ -94,14 +45,6 @@ static const char sql_hw_name[] =
 	"(SELECT id FROM runs WHERE suite_version = ?1 AND hw_slug = ?2 AND status <> 'ok' LIMIT 1))";
 
 const char *const page_home_sql[] = {
-	sql_board, sql_board_hw, sql_board_be, sql_board_hw_be,
-	sql_sorted[0][0], sql_sorted[0][1], sql_sorted[0][2], sql_sorted[0][3],
-	sql_sorted[1][0], sql_sorted[1][1], sql_sorted[1][2], sql_sorted[1][3],
-	sql_sorted[2][0], sql_sorted[2][1], sql_sorted[2][2], sql_sorted[2][3],
-	sql_sorted_up[0][0], sql_sorted_up[0][1], sql_sorted_up[0][2], sql_sorted_up[0][3],
-	sql_sorted_up[1][0], sql_sorted_up[1][1], sql_sorted_up[1][2], sql_sorted_up[1][3],
-	sql_sorted_up[2][0], sql_sorted_up[2][1], sql_sorted_up[2][2], sql_sorted_up[2][3],
-	sql_up, sql_up_hw, sql_up_be, sql_up_hw_be,
 	sql_count, sql_count_hw, sql_count_be, sql_count_hw_be,
 	sql_hw_next, sql_be_next, sql_recent, sql_hw_name, NULL
 };
@@ -156,31 +99,19 @@ static json_t *board_link(void *ctx, const char *cur)
 			   "sort", k->sort, "after", cur, NULL);
 }
 
-/* The board: one page of the groups that match the filters, after the
- * cursor, in the order sort, as {"runs", "count", "total", "total_text",
- * "next", "first", "paged", "prev"} (browse_sorted_page).  The cursor is
- * the last row's sort figure and run id.  NULL with b's failure set. */
+/* The board: one page of the combinations that match the filters, after
+ * the cursor, in the order sort (combos_page), as {"rows", "count",
+ * "total", "total_text", "next", "first", "paged", "prev",
+ * "ceiling_note"}.  NULL with b's failure set. */
 static json_t *board_json(struct browse *b, enum browse_sort sort)
 {
-	static const char *const sqls[2][2][2] = {
-		{ { sql_board, sql_board_be }, { sql_board_hw, sql_board_hw_be } },
-		{ { sql_up, sql_up_be }, { sql_up_hw, sql_up_hw_be } },
-	};
-	int f = (b->hw != NULL) * 2 + (b->backend != NULL);
-	sqlite3_stmt *st = db_stmt(b->c, sort == SORT_DECODE ? sqls[0][b->hw != NULL][b->backend != NULL]
-				   : sql_sorted[sort - 1][f]);
-	sqlite3_stmt *up = db_stmt(b->c, sort == SORT_DECODE ? sqls[1][b->hw != NULL][b->backend != NULL]
-				   : sql_sorted_up[sort - 1][f]);
+	struct combos_q q = { b->hw, b->backend, NULL, NULL };
 	struct board_ctx k = { b, sort == SORT_DECODE ? NULL : browse_sort_key(sort) };
 	char total_text[32];
 	json_t *o;
 	long total;
 
-	if (st)
-		bind_filters(b, st);
-	if (up)
-		bind_filters(b, up);
-	if (!(o = browse_sorted_page(b, st, up, sort, BOARD_PAGE, board_link, &k)))
+	if (!(o = combos_page(b, &q, sort, BOARD_PAGE, board_link, &k)))
 		return NULL;
 	if ((total = board_count(b)) < 0) {
 		json_decref(o);
@@ -193,6 +124,7 @@ static json_t *board_json(struct browse *b, enum browse_sort sort)
 		snprintf(total_text, sizeof total_text, "%ld", total);
 	json_object_set_new(o, "total", json_integer((json_int_t)total));
 	json_object_set_new(o, "total_text", json_string(total_text));
+	json_object_set_new(o, "ceiling_note", combos_ceiling_note(b, json_object_get(o, "rows")));
 	return o;
 }
 

@@ -1,5 +1,7 @@
-/* page_hw.c: one hardware class's runs at /hw/<slug> and /hw/<slug>.json,
- * sorted by decode tok/s and grouped by model. */
+/* page_hw.c: one hardware class at /hw/<slug> and /hw/<slug>.json: every
+ * model's weights files and backends on it with their typical figures,
+ * highest median first (or by ?sort=), and with ?model= that model's
+ * runs on it. */
 #include "pages/page.h"
 
 #include <math.h>
@@ -11,11 +13,6 @@
 #include "store/names.h"
 #include "util/slug.h"
 
-/* Model sections per page, and runs shown in each. */
-#define SECTIONS 10
-#define SECTION_RUNS 5
-/* The count of models stops here ("More than 1000"). */
-#define COUNT_CAP 1000
 
 /* The hardware's shown name (store/names.h: the one most keys used), when
  * the suite has a run on it: its fastest counted run (one seek in
@@ -26,16 +23,6 @@ static const char sql_name[] =
 	"(SELECT best_id FROM hw_best WHERE suite_version = ?1 AND hw_slug = ?2 "
 	"ORDER BY best_decode DESC, best_id DESC LIMIT 1), "
 	"(SELECT id FROM runs WHERE suite_version = ?1 AND hw_slug = ?2 AND status <> 'ok' LIMIT 1))";
-/* One page of model sections after the cursor ?3/?4, from hw_best
- * (migration 0007), which holds each model's best run on each hardware:
- * one seek plus the page's rows however many models and runs there are. */
-static const char sql_sections[] =
-	"SELECT model_slug, best_decode, best_id FROM hw_best "
-	"WHERE suite_version = ?1 AND hw_slug = ?2 AND (best_decode, best_id) < (?3, ?4) "
-	"ORDER BY best_decode DESC, best_id DESC LIMIT ?5";
-/* How many models have runs here, up to COUNT_CAP + 1. */
-static const char sql_count[] =
-	"SELECT count(*) FROM (SELECT 1 FROM hw_best WHERE suite_version = ?1 AND hw_slug = ?2 LIMIT ?3)";
 static const char sql_model_name[] =
 	"SELECT " NAMES_MODEL("model_slug", "model_name") " FROM runs "
 	"WHERE suite_version = ?1 AND hw_slug = ?2 AND model_slug = ?3 AND status = 'ok' "
@@ -51,53 +38,15 @@ static const char sql_up[] =
 	"WHERE suite_version = ?1 AND hw_slug = ?2 AND model_slug = ?3 AND status = 'ok' "
 	"AND (decode_tok_s, id) >= (?4, ?5) ORDER BY decode_tok_s, id LIMIT 1 OFFSET ?6";
 
-/* ?sort= other than decode: the best run per model and backend on this
- * hardware (board_sort, migration 0012) in that order, after the cursor
- * ?4/?5; by board_sort_<sort>_hw (0012), or with ?model= (?3) by 0014's
- * board_sort_model_<sort>, which reads only that model's summary rows.
- * Each selects the sort key and the run id; TTFT ascends, the rest
- * descend. */
-#define SORTED(col, where, cmp, dir, lim) \
-	"SELECT " col ", best_id FROM board_sort WHERE suite_version = ?1 AND hw_slug = ?2" where \
-	" AND (" col ", best_id) " cmp " (?4, ?5) ORDER BY " col dir ", best_id" dir lim
-#define SORT_SET(col, cmp, dir, lim) { SORTED(col, "", cmp, dir, lim), \
-	SORTED(col, " AND model_slug = ?3", cmp, dir, lim) }
-static const char sql_sorted[3][2][300] = {
-	SORT_SET("sort_prefill", "<", " DESC", " LIMIT ?6"),
-	SORT_SET("sort_ttft", ">", "", " LIMIT ?6"),
-	SORT_SET("sort_date", "<", " DESC", " LIMIT ?6"),
-};
-/* Each read the other way from the cursor (inclusive) for the Previous
- * link: the row ?6 places above it (browse_up_cursor). */
-static const char sql_sorted_up[3][2][300] = {
-	SORT_SET("sort_prefill", ">=", "", " LIMIT 1 OFFSET ?6"),
-	SORT_SET("sort_ttft", "<=", " DESC", " LIMIT 1 OFFSET ?6"),
-	SORT_SET("sort_date", ">=", "", " LIMIT 1 OFFSET ?6"),
-};
-const char *const page_hw_sql[] = {
-	sql_name, sql_sections, sql_count, sql_model_name, sql_list, sql_up,
-	sql_sorted[0][0], sql_sorted[0][1], sql_sorted[1][0], sql_sorted[1][1],
-	sql_sorted[2][0], sql_sorted[2][1],
-	sql_sorted_up[0][0], sql_sorted_up[0][1], sql_sorted_up[1][0], sql_sorted_up[1][1],
-	sql_sorted_up[2][0], sql_sorted_up[2][1], NULL
-};
+const char *const page_hw_sql[] = { sql_name, sql_model_name, sql_list, sql_up, NULL };
 
 /* ?sort=: the page's order. */
-
-/* A model's best run on this hardware. */
-struct section {
-	char model[SLUG_MAX + 1];
-	double decode;
-	char id[16];
-};
 
 /* One hardware page being built. */
 struct hpage {
 	struct browse b;
 	const char *slug;
 	json_t *m;
-	struct section *s;         /* the page's sections, and one more */
-	size_t n;
 	enum browse_sort sort;
 };
 
@@ -126,51 +75,6 @@ static int load_name(struct hpage *p)
 		return browse_error(&p->b, 404, "There is no hardware %s in %s. Hardware pages are named by slug, like /hw/m3-ultra or /hw/rtx-4090; the leaderboard links to every one.",
 				    p->slug, p->b.suite);
 	return rc == SQLITE_ROW ? 0 : db_fail(p);
-}
-
-/* Loads the page of sections after the cursor (one more than shown, to
- * know whether a next page exists) into p->s. */
-static int load_models(struct hpage *p)
-{
-	sqlite3_stmt *st = db_stmt(p->b.c, sql_sections);
-	struct section *s;
-	int rc;
-
-	if (!st || !(p->s = calloc(SECTIONS + 1, sizeof *p->s)))
-		return db_fail(p);
-	db_bind_text(st, 1, p->b.suite);
-	db_bind_text(st, 2, p->slug);
-	browse_bind_after(&p->b, st, 3);
-	sqlite3_bind_int(st, 5, SECTIONS + 1);
-	/* The LIMIT keeps the rows within the SECTIONS + 1 allocated. */
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW && p->n < SECTIONS + 1) {
-		s = &p->s[p->n++];
-		snprintf(s->model, sizeof s->model, "%s", (const char *)sqlite3_column_text(st, 0));
-		s->decode = sqlite3_column_double(st, 1);
-		snprintf(s->id, sizeof s->id, "%s", (const char *)sqlite3_column_text(st, 2));
-	}
-	sqlite3_reset(st);
-	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
-		return db_fail(p);
-	return 0;
-}
-
-/* How many models have runs on this hardware, at most COUNT_CAP + 1; -1
- * on a database error. */
-static long count_models(struct hpage *p)
-{
-	sqlite3_stmt *st = db_stmt(p->b.c, sql_count);
-	long n = -1;
-
-	if (!st)
-		return -1;
-	db_bind_text(st, 1, p->b.suite);
-	db_bind_text(st, 2, p->slug);
-	sqlite3_bind_int(st, 3, COUNT_CAP + 1);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		n = (long)sqlite3_column_int64(st, 0);
-	sqlite3_reset(st);
-	return n;
 }
 
 /* Up to limit runs of model on this hardware after the cursor, as a list
@@ -214,64 +118,6 @@ static json_t *model_block(struct hpage *p, const char *model)
 	return o;
 }
 
-/* One section: the model, its best decode and its first runs, with a link
- * to all of them when there are more. */
-static json_t *section_json(struct hpage *p, const struct section *s)
-{
-	json_t *model = model_block(p, s->model), *list = model_runs(p, s->model, SECTION_RUNS, 0);
-
-	if (!model || !list) {
-		json_decref(model);
-		json_decref(list);
-		return NULL;
-	}
-	json_object_set_new(list, "more", json_is_null(json_object_get(list, "next")) ? json_null()
-		: browse_link(&p->b, "/hw/", p->slug, "model", s->model, NULL));
-	json_object_set_new(list, "next", json_null());
-	json_object_set_new(list, "first", json_null());
-	json_object_set_new(list, "paged", json_false());
-	return json_pack("{s:o, s:f, s:o*, s:o}", "model", model, "best_decode_tok_s", s->decode,
-			 "best_decode_text", p->b.html ? browse_fig(s->decode) : NULL, "list", list);
-}
-
-/* A page of model sections after the cursor. */
-static int load_sections(struct hpage *p)
-{
-	json_t *a = json_array(), *sec, *pager;
-	size_t i, shown;
-	char cur[80], total_text[32];
-	long total;
-
-	if (load_models(p) < 0 || (total = count_models(p)) < 0) {
-		json_decref(a);
-		return db_fail(p);
-	}
-	shown = p->n > SECTIONS ? SECTIONS : p->n;
-	for (i = 0; i < shown; i++) {
-		if (!(sec = section_json(p, &p->s[i]))) {
-			json_decref(a);
-			return db_fail(p);
-		}
-		json_array_append_new(a, sec);
-	}
-	if (total > COUNT_CAP)
-		snprintf(total_text, sizeof total_text, "More than %d", COUNT_CAP);
-	else
-		snprintf(total_text, sizeof total_text, "%ld", total);
-	pager = json_pack("{s:I, s:s, s:n, s:n, s:b}", "total", (json_int_t)total,
-			  "total_text", total_text, "next", "first",
-			  "paged", p->n > SECTIONS || p->b.has_after);
-	if (p->n > SECTIONS) {
-		browse_cursor(cur, sizeof cur, p->s[shown - 1].decode, p->s[shown - 1].id);
-		json_object_set_new(pager, "next", browse_link(&p->b, "/hw/", p->slug, "after", cur, NULL));
-	}
-	if (p->b.has_after)
-		json_object_set_new(pager, "first", browse_link(&p->b, "/hw/", p->slug, NULL));
-	json_object_set_new(p->m, "models", a);
-	json_object_set_new(p->m, "sections", pager);
-	return 0;
-}
-
 /* Adds the Previous link (for people) to a page of model's runs reached by
  * a cursor: after the row BROWSE_PAGE places above it, or page one.  0, or
  * -1 on a database error. */
@@ -309,7 +155,7 @@ static int load_model_list(struct hpage *p)
 	}
 	json_object_set_new(p->m, "model", model);
 	json_object_set_new(p->m, "list", list);
-	json_object_set_new(p->m, "models", json_array());
+	json_object_set_new(p->m, "combos", json_null());
 	return 0;
 }
 
@@ -318,7 +164,8 @@ static json_t *hw_sort_href(void *ctx, const char *sort)
 {
 	struct hpage *p = ctx;
 
-	return browse_link(&p->b, "/hw/", p->slug, "model", p->b.model, "sort", sort, NULL);
+	return browse_link(&p->b, "/hw/", p->slug, "model", p->b.model, "backend", p->b.backend,
+			   "sort", sort, NULL);
 }
 
 /* A link to the sorted list after cursor cur (NULL: its first page). */
@@ -326,38 +173,28 @@ static json_t *sorted_link(void *ctx, const char *cur)
 {
 	struct hpage *p = ctx;
 
-	return browse_link(&p->b, "/hw/", p->slug, "model", p->b.model,
-			   "sort", browse_sort_key(p->sort), "after", cur, NULL);
+	return browse_link(&p->b, "/hw/", p->slug, "model", p->b.model, "backend", p->b.backend,
+			   "sort", p->sort == SORT_DECODE ? NULL : browse_sort_key(p->sort), "after", cur, NULL);
 }
 
-/* With a sort other than decode: one page of the best run per model and
- * backend here (of ?model= only, when given) in that order
- * (browse_sorted_page). */
-static int load_sorted(struct hpage *p)
+/* Without ?model=: one page of the combinations on this hardware (every
+ * model's weights files and backends) with their typical figures, in the
+ * order p->sort by keyset (combos_page), within the backend filter; with
+ * ?model= and a ?sort= other than decode, that model's only. */
+static int load_combos(struct hpage *p)
 {
-	sqlite3_stmt *st[2] = { db_stmt(p->b.c, sql_sorted[p->sort - 1][p->b.model != NULL]),
-				db_stmt(p->b.c, sql_sorted_up[p->sort - 1][p->b.model != NULL]) };
+	struct combos_q q = { p->slug, p->b.backend, p->b.model, NULL };
 	json_t *list, *model = NULL;
-	int i;
 
 	if (p->b.model && !(model = model_block(p, p->b.model)))
 		return browse_error(&p->b, 404, "There are no runs of model %s on %s in %s; leave out ?model= to see every model on this hardware.",
 				    p->b.model, p->slug, p->b.suite);
-	for (i = 0; i < 2; i++) {
-		if (!st[i])
-			continue;
-		db_bind_text(st[i], 1, p->b.suite);
-		db_bind_text(st[i], 2, p->slug);
-		if (p->b.model)
-			db_bind_text(st[i], 3, p->b.model);
-	}
-	if (!(list = browse_sorted_page(&p->b, st[0], st[1], p->sort, BROWSE_PAGE, sorted_link, p))) {
-		json_decref(model);
-		return -1;
-	}
 	json_object_set_new(p->m, "model", model ? model : json_null());
-	json_object_set_new(p->m, "list", list);
-	json_object_set_new(p->m, "models", json_array());
+	if (!(list = combos_page(&p->b, &q, p->sort, BROWSE_SORTED_MAX, sorted_link, p)))
+		return -1;
+	json_object_set_new(list, "ceiling_note", combos_ceiling_note(&p->b, json_object_get(list, "rows")));
+	json_object_set_new(p->m, "combos", list);
+	json_object_set_new(p->m, "list", json_null());
 	return 0;
 }
 
@@ -381,8 +218,7 @@ static json_t *hw_model(struct hpage *p, struct req *r)
 			 "sorted_groups", p->sort != SORT_DECODE,
 			 "sort_param", p->sort ? json_string(browse_sort_key(p->sort)) : json_null());
 	if (!p->m || load_name(p) < 0 ||
-	    (p->sort != SORT_DECODE ? load_sorted(p) :
-	     p->b.model ? load_model_list(p) : load_sections(p)) < 0)
+	    (p->b.model && p->sort == SORT_DECODE ? load_model_list(p) : load_combos(p)) < 0)
 		goto fail;
 	json_object_set_new(p->m, "sorts", browse_sort_links(p->sort, hw_sort_href, p));
 	json_object_set_new(p->m, "sort_by", browse_sort_by(json_object_get(p->m, "sorts")));
@@ -390,10 +226,8 @@ static json_t *hw_model(struct hpage *p, struct req *r)
 		json_object_get(json_object_get(p->m, "hardware"), "name"))));
 	json_object_set_new(p->m, "suites", browse_suites(&p->b, "/hw/", p->slug));
 	json_object_set_new(p->m, "all_href", browse_link(&p->b, "/hw/", p->slug, NULL));
-	free(p->s);
 	return p->m;
 fail:
-	free(p->s);
 	json_decref(p->m);
 	return NULL;
 }
@@ -410,10 +244,9 @@ enum MHD_Result page_hw(struct req *r)
 	if (!hw_model(&p, r))
 		return browse_fail(&p.b);
 	browse_keep(&p.b);
-	/* The hardware and model columns would repeat the headings: the runs
-	 * are grouped under their model. */
-	json_object_set_new(p.m, "cols", json_pack("{s:b, s:b}", "model",
-		p.sort != SORT_DECODE && !p.b.model, "hw", 0));
+	/* The hardware column would repeat the heading, and with ?model= the
+	 * model column too. */
+	json_object_set_new(p.m, "cols", json_pack("{s:b, s:b}", "model", !p.b.model, "hw", 0));
 	return browse_send(&p.b, "hw", p.m);
 }
 

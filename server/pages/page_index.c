@@ -13,34 +13,53 @@
 #include "pages/browse.h"
 #include "store/db.h"
 #include "util/slug.h"
+#include "util/buf.h"
+#include "util/numfmt.h"
+#include "store/typical.h"
 
 #define PER_PAGE 50
 
-/* The statements of one kind, per sort; ?2 and ?3 are the cursor. */
-#define ORDERED(table, col, key, by, cmp) \
-	"SELECT i." col ", i.runs, i.best_decode, i.best_id, n.name FROM " table " i " \
-	"JOIN search_names n ON n.kind = '" key "' AND n.slug = i." col " " \
-	"WHERE i.suite_version = ?1 AND " cmp " ORDER BY " by " LIMIT ?4"
-#define BY_DECODE(t, c, k) ORDERED(t, c, k, "i.best_decode DESC, i." c " DESC", \
-	"(i.best_decode, i." c ") < (?2, ?3)")
-#define BY_RUNS(t, c, k) ORDERED(t, c, k, "i.runs DESC, i." c " DESC", \
-	"(i.runs, i." c ") < (?2, ?3)")
-#define BY_NAME(t, c, k) ORDERED(t, c, k, "i." c, "i." c " > ?3")
+/* The statements of one kind, per sort; ?2 and ?3 are the cursor.  Each
+ * row brings its leading combination (the highest median) through the
+ * combos primary key. */
+#define ORDERED(table, col, key, by, cmp, join, other) \
+	"SELECT i." col ", i.runs, i.best_decode, i.best_id, n.name, i.top_med, " TYPICAL_COLS("c") \
+	", (SELECT o.name FROM search_names o WHERE " other ")" \
+	" FROM " table " i JOIN search_names n ON n.kind = '" key "' AND n.slug = i." col " " \
+	"LEFT JOIN combos c ON c.suite_version = i.suite_version AND " join \
+	" WHERE i.suite_version = ?1 AND " cmp " ORDER BY " by " LIMIT ?4"
+#define M_JOIN "c.model_slug = i.model_slug AND c.model_digest = i.top_digest " \
+	"AND c.hw_slug = i.top_hw AND c.backend_name = i.top_backend"
+#define H_JOIN "c.model_slug = i.top_model AND c.model_digest = i.top_digest " \
+	"AND c.hw_slug = i.hw_slug AND c.backend_name = i.top_backend"
+/* The name of the leading combination's other half: its hardware, its model. */
+#define M_JOIN_OTHER "o.kind = 'hw' AND o.slug = c.hw_slug"
+#define H_JOIN_OTHER "o.kind = 'model' AND o.slug = c.model_slug"
+#define BY_MEDIAN(t, c, k, j, o) ORDERED(t, c, k, "i.top_med DESC, i." c " DESC", \
+	"(i.top_med, i." c ") < (?2, ?3)", j, o)
+#define BY_BEST(t, c, k, j, o) ORDERED(t, c, k, "i.best_decode DESC, i." c " DESC", \
+	"(i.best_decode, i." c ") < (?2, ?3)", j, o)
+#define BY_RUNS(t, c, k, j, o) ORDERED(t, c, k, "i.runs DESC, i." c " DESC", \
+	"(i.runs, i." c ") < (?2, ?3)", j, o)
+#define BY_NAME(t, c, k, j, o) ORDERED(t, c, k, "i." c, "i." c " > ?3", j, o)
 
-static const char sql_m_decode[] = BY_DECODE("model_index", "model_slug", "model");
-static const char sql_m_runs[] = BY_RUNS("model_index", "model_slug", "model");
-static const char sql_m_name[] = BY_NAME("model_index", "model_slug", "model");
-static const char sql_h_decode[] = BY_DECODE("hw_index", "hw_slug", "hw");
-static const char sql_h_runs[] = BY_RUNS("hw_index", "hw_slug", "hw");
-static const char sql_h_name[] = BY_NAME("hw_index", "hw_slug", "hw");
+static const char sql_m_median[] = BY_MEDIAN("model_index", "model_slug", "model", M_JOIN, M_JOIN_OTHER);
+static const char sql_m_best[] = BY_BEST("model_index", "model_slug", "model", M_JOIN, M_JOIN_OTHER);
+static const char sql_m_runs[] = BY_RUNS("model_index", "model_slug", "model", M_JOIN, M_JOIN_OTHER);
+static const char sql_m_name[] = BY_NAME("model_index", "model_slug", "model", M_JOIN, M_JOIN_OTHER);
+static const char sql_h_median[] = BY_MEDIAN("hw_index", "hw_slug", "hw", H_JOIN, H_JOIN_OTHER);
+static const char sql_h_best[] = BY_BEST("hw_index", "hw_slug", "hw", H_JOIN, H_JOIN_OTHER);
+static const char sql_h_runs[] = BY_RUNS("hw_index", "hw_slug", "hw", H_JOIN, H_JOIN_OTHER);
+static const char sql_h_name[] = BY_NAME("hw_index", "hw_slug", "hw", H_JOIN, H_JOIN_OTHER);
 
 const char *const page_index_sql[] = {
-	sql_m_decode, sql_m_runs, sql_m_name, sql_h_decode, sql_h_runs, sql_h_name, NULL
+	sql_m_median, sql_m_best, sql_m_runs, sql_m_name,
+	sql_h_median, sql_h_best, sql_h_runs, sql_h_name, NULL
 };
 
-enum sort { S_DECODE, S_RUNS, S_NAME };
-static const char *const sort_keys[] = { "decode", "runs", "name" };
-static const char *const sort_labels[] = { "Best decode", "Runs", "Name" };
+enum sort { S_DECODE, S_BEST, S_RUNS, S_NAME, S__MAX };
+static const char *const sort_keys[] = { "decode", "best", "runs", "name" };
+static const char *const sort_labels[] = { "Median decode", "Best run", "Runs", "Name" };
 
 /* What differs between the two pages. */
 struct kind {
@@ -49,14 +68,14 @@ struct kind {
 	const char *prefix;        /* "/m/" */
 	const char *title;
 	const char *noun;          /* "model" */
-	const char *sql[3];        /* by enum sort */
+	const char *sql[S__MAX];   /* by enum sort */
 };
 
 static const struct kind models = {
-	"/models", "/models.json", "/m/", "Models", "model", { sql_m_decode, sql_m_runs, sql_m_name }
+	"/models", "/models.json", "/m/", "Models", "model", { sql_m_median, sql_m_best, sql_m_runs, sql_m_name }
 };
 static const struct kind hardware = {
-	"/hardware", "/hardware.json", "/hw/", "Hardware", "hardware", { sql_h_decode, sql_h_runs, sql_h_name }
+	"/hardware", "/hardware.json", "/hw/", "Hardware", "hardware", { sql_h_median, sql_h_best, sql_h_runs, sql_h_name }
 };
 
 /* One index request. */
@@ -69,6 +88,20 @@ struct ipage {
 	int has_cursor;
 };
 
+/* "96.0–104.2": a combination's 25th to 75th percentile. */
+static json_t *spread_text(const json_t *t)
+{
+	struct buf b = BUF_INIT;
+	json_t *s;
+
+	numfmt_fig(&b, json_number_value(json_object_get(t, "p25_decode_tok_s")));
+	buf_puts(&b, "\xe2\x80\x93");
+	numfmt_fig(&b, json_number_value(json_object_get(t, "p75_decode_tok_s")));
+	s = buf_error(&b) ? NULL : json_string(b.buf);
+	buf_release(&b);
+	return s;
+}
+
 /* ?sort= into p->sort; -1 with a 400 when unknown. */
 static int take_sort(struct ipage *p)
 {
@@ -78,12 +111,12 @@ static int take_sort(struct ipage *p)
 	p->sort = S_DECODE;
 	if (!v || !*v)
 		return 0;
-	for (i = 0; i < 3; i++)
+	for (i = 0; i < S__MAX; i++)
 		if (!strcmp(v, sort_keys[i])) {
 			p->sort = (enum sort)i;
 			return 0;
 		}
-	return browse_error(&p->b, 400, "The sort= argument must be decode, runs or name.");
+	return browse_error(&p->b, 400, "The sort= argument must be decode, best, runs or name.");
 }
 
 /* ?cursor= ("<figure>:<slug>", or "<slug>" when sorted by name) into p's
@@ -134,7 +167,58 @@ static void cursor_of(const struct ipage *p, sqlite3_stmt *st, char *out, size_t
 	else if (p->sort == S_RUNS)
 		snprintf(out, n, "%lld:%s", (long long)sqlite3_column_int64(st, 1), slug);
 	else
-		browse_cursor(out, n, sqlite3_column_double(st, 2), slug);
+		browse_cursor(out, n, sqlite3_column_double(st, p->sort == S_BEST ? 2 : 5), slug);
+}
+
+/* One row: the model's (or hardware's) slug, name, runs and best
+ * unflagged run, with its leading combination's typical figures at the
+ * top level (median, quartiles, keys, prefill, TTFT, backend, and the
+ * other half of the combination: hardware or model) and whole in
+ * "typical" (null when every run is flagged). */
+static json_t *index_row(struct ipage *p, sqlite3_stmt *st)
+{
+	const char *slug = (const char *)sqlite3_column_text(st, 0);
+	const char *best = (const char *)sqlite3_column_text(st, 3);
+	double bd = sqlite3_column_double(st, 2);
+	int has = sqlite3_column_type(st, 6) != SQLITE_NULL;
+	json_t *t = has ? typical_row(st, 6) : json_null(), *o;
+	static const char *const copied[] = { "median_decode_tok_s", "p25_decode_tok_s",
+		"p75_decode_tok_s", "keys", "median_prefill_tok_s", "median_ttft_ms", "backend",
+		"one_submitter" };
+	const char *other;
+	size_t i;
+
+	o = json_pack("{s:s, s:s, s:o, s:I, s:o, s:o, s:s, s:o*, s:o}",
+		"slug", slug, "name", (const char *)sqlite3_column_text(st, 4),
+		"href", browse_link(&p->b, p->k->prefix, slug, NULL),
+		"runs", (json_int_t)sqlite3_column_int64(st, 1),
+		"best_decode_tok_s", best && bd >= 0 ? json_real(bd) : json_null(),
+		"best_run", best ? json_string(best) : json_null(),
+		"best_id", best ? best : "",
+		"best_href", best ? browse_link(&p->b, "/r/", best, NULL) : NULL,
+		"typical", t);
+	for (i = 0; o && i < sizeof copied / sizeof *copied; i++)
+		json_object_set(o, copied[i], has ? json_object_get(t, copied[i]) : json_null());
+	other = (const char *)sqlite3_column_text(st, 6 + TYPICAL_NCOLS);
+	if (o && has && p->k == &models)
+		json_object_set_new(o, "hardware", json_pack("{s:O, s:s?, s:o}", "slug", json_object_get(t, "hw_slug"),
+			"name", other,
+			"href", browse_link(&p->b, "/hw/", json_string_value(json_object_get(t, "hw_slug")), NULL)));
+	else if (o && has)
+		json_object_set_new(o, "model", json_pack("{s:O, s:s?, s:o}", "slug", json_object_get(t, "model_slug"),
+			"name", other,
+			"href", browse_link(&p->b, "/m/", json_string_value(json_object_get(t, "model_slug")), NULL)));
+	if (o && p->b.html)
+		json_object_set_new(o, "text", json_pack("{s:o, s:o, s:o}",
+			"median", has ? browse_fig(json_number_value(json_object_get(t, "median_decode_tok_s")))
+				      : json_string(""),
+			"spread", has && json_is_number(json_object_get(t, "p25_decode_tok_s"))
+				? spread_text(t) : json_string(""),
+			"best", best && bd >= 0 ? browse_fig(bd) : json_string("")));
+	/* The old name of the best figure, kept for the CSV twin and scripts. */
+	if (o)
+		json_object_set_new(o, "best_decode_text", best && bd >= 0 ? browse_fig(bd) : json_string(""));
+	return o;
 }
 
 /* The page's rows, and the link to the next page when there are more. */
@@ -154,19 +238,9 @@ static int load_rows(struct ipage *p, json_t *m)
 	db_bind_text(st, 3, p->cur_slug);
 	sqlite3_bind_int(st, 4, PER_PAGE + 1);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *slug = (const char *)sqlite3_column_text(st, 0);
-		const char *best = (const char *)sqlite3_column_text(st, 3);
-
 		if (++n > PER_PAGE)
 			break;
-		json_array_append_new(rows, json_pack("{s:s, s:s, s:o, s:I, s:f, s:o, s:s, s:o}",
-			"slug", slug, "name", (const char *)sqlite3_column_text(st, 4),
-			"href", browse_link(&p->b, p->k->prefix, slug, NULL),
-			"runs", (json_int_t)sqlite3_column_int64(st, 1),
-			"best_decode_tok_s", sqlite3_column_double(st, 2),
-			"best_decode_text", browse_fig(sqlite3_column_double(st, 2)),
-			"best_id", best ? best : "",
-			"best_href", browse_link(&p->b, "/r/", best ? best : "", NULL)));
+		json_array_append_new(rows, index_row(p, st));
 		cursor_of(p, st, cur, sizeof cur);
 	}
 	sqlite3_reset(st);
@@ -188,7 +262,7 @@ static json_t *sorts(const struct ipage *p)
 	json_t *a = json_array();
 	int i;
 
-	for (i = 0; i < 3; i++)
+	for (i = 0; i < S__MAX; i++)
 		json_array_append_new(a, json_pack("{s:s, s:s, s:o, s:b}", "key", sort_keys[i],
 			"label", sort_labels[i], "href", index_link(p, (enum sort)i, NULL),
 			"selected", (int)p->sort == i));

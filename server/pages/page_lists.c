@@ -15,6 +15,7 @@
 #include "util/buf.h"
 #include "store/db.h"
 #include "store/names.h"
+#include "store/outlier.h"
 #include "util/timefmt.h"
 #include "render/html.h"
 #include "util/numfmt.h"
@@ -61,12 +62,19 @@ static const struct browse_order dispute_orders[] = {
 	"AND c.backend_name = r.backend_name "
 #define OUT_WHERE "WHERE r.outlier = 1 AND r.status = 'ok' AND r.suite_version = ?1"
 #define OUT_FROM "FROM runs r " OUT_CLUSTER OUT_WHERE
+/* With the combination that judges a run whose cluster has fewer than 11
+ * keys (migration 0020), and the run's verdicts (why it is flagged). */
 #define OUT_SELECT "SELECT r.id, " NAMES_MODEL("r.model_slug", "r.model_name") " AS model_name, " \
 	"r.model_slug, " NAMES_HW("r.hw_slug", "r.accelerator") " AS accelerator, r.hw_slug, r.hw_class, " \
 	"r.backend_name, r.backend_version, r.decode_tok_s, r.prefill_tok_s, r.ttft_ms, r.demo, " \
 	"r.received_at, c.n AS cluster_n, c.mean AS cluster_mean, c.stddev AS cluster_stddev, " \
+	"c.keys AS cluster_keys, o.runs AS combo_runs, o.keys AS combo_keys, o.mean AS combo_mean, " \
+	"o.stddev AS combo_stddev, r.flag_bits, " \
 	"t.state AS dispute_state, t.posts AS dispute_posts " \
-	"FROM runs r " OUT_CLUSTER "LEFT JOIN dispute_threads t ON t.run_id = r.id " OUT_WHERE
+	"FROM runs r " OUT_CLUSTER "LEFT JOIN combos o ON o.suite_version = r.suite_version " \
+	"AND o.model_slug = r.model_slug AND o.model_digest = r.model_digest " \
+	"AND o.hw_slug = r.hw_slug AND o.backend_name = r.backend_name " \
+	"LEFT JOIN dispute_threads t ON t.run_id = r.id " OUT_WHERE
 #define OUT_DESC(k) PAGE(OUT_SELECT, k, "r.id", AFTER(k, "r.id", "<"), " DESC"), \
 	UP(k, "r.id", OUT_FROM, AFTER(k, "r.id", ">="), "")
 #define OUT_DESC_X(k) PAGE(OUT_SELECT, k, "r.id", AFTER_X(k, "r.id", "<"), " DESC"), \
@@ -144,13 +152,39 @@ static json_t *posts_text(const json_t *o, const char *k)
 	return v;
 }
 
-/* Adds the formatted figures of one flagged run for the page. */
+/* Adds the formatted figures of one flagged run for the page: why it is
+ * flagged (reason "above_ceiling" or "cluster"), the population that
+ * judges it (its cluster with 11 keys, else its combination: judged_by,
+ * judging_mean, judging_stddev, judging_keys, judging_runs) and its sigma
+ * there. */
 static void outlier_row(json_t *o)
 {
 	double x = json_number_value(json_object_get(o, "decode_tok_s"));
-	double mean = json_number_value(json_object_get(o, "cluster_mean"));
-	double sd = json_number_value(json_object_get(o, "cluster_stddev"));
+	long long ckeys = json_integer_value(json_object_get(o, "cluster_keys"));
+	int by_cluster = ckeys >= OUTLIER_MIN_KEYS || !json_is_number(json_object_get(o, "combo_mean"));
+	double mean = json_number_value(json_object_get(o, by_cluster ? "cluster_mean" : "combo_mean"));
+	double sd = json_number_value(json_object_get(o, by_cluster ? "cluster_stddev" : "combo_stddev"));
+	int ceiling = (json_integer_value(json_object_get(o, "flag_bits")) & 4) != 0;
 	struct buf s = BUF_INIT;
+	char why[160];
+
+	json_object_set_new(o, "reason", json_string(ceiling ? "above_ceiling" : "cluster"));
+	json_object_set_new(o, "judged_by", json_string(by_cluster ? "cluster" : "combination"));
+	json_object_set(o, "judging_mean", json_object_get(o, by_cluster ? "cluster_mean" : "combo_mean"));
+	json_object_set(o, "judging_stddev", json_object_get(o, by_cluster ? "cluster_stddev" : "combo_stddev"));
+	json_object_set(o, "judging_keys", json_object_get(o, by_cluster ? "cluster_keys" : "combo_keys"));
+	json_object_set(o, "judging_runs", json_object_get(o, by_cluster ? "cluster_n" : "combo_runs"));
+	if (ceiling)
+		snprintf(why, sizeof why, "far above the bandwidth ceiling");
+	else if (by_cluster)
+		snprintf(why, sizeof why, "its cluster: %lld keys, %lld runs", ckeys,
+			 (long long)json_integer_value(json_object_get(o, "cluster_n")));
+	else
+		snprintf(why, sizeof why, "the wider combination: %lld keys, %lld runs "
+			 "(its cluster has %lld; needs %d submitters to flag)",
+			 (long long)json_integer_value(json_object_get(o, "combo_keys")),
+			 (long long)json_integer_value(json_object_get(o, "combo_runs")), ckeys, OUTLIER_MIN_KEYS);
+	json_object_set_new(o, "why", json_string(why));
 
 	json_object_set_new(o, "sigma", sd > 0 ? json_real((x - mean) / sd) : json_null());
 	numfmt_sigma(&s, sd > 0 ? (x - mean) / sd : 0.0);
@@ -159,8 +193,8 @@ static void outlier_row(json_t *o)
 	json_object_set_new(o, "decode_text", fmt_num(o, "decode_tok_s"));
 	json_object_set_new(o, "prefill_text", fmt_num(o, "prefill_tok_s"));
 	json_object_set_new(o, "ttft_text", fmt_num(o, "ttft_ms"));
-	json_object_set_new(o, "mean_text", fmt_num(o, "cluster_mean"));
-	json_object_set_new(o, "stddev_text", fmt_num(o, "cluster_stddev"));
+	json_object_set_new(o, "mean_text", fmt_num(o, "judging_mean"));
+	json_object_set_new(o, "stddev_text", fmt_num(o, "judging_stddev"));
 	json_object_set_new(o, "demo", json_boolean(json_integer_value(json_object_get(o, "demo"))));
 	if (json_is_null(json_object_get(o, "dispute_state")))
 		json_object_set_new(o, "dispute_state", json_string("none"));

@@ -13,7 +13,8 @@
 #include "pages/page_model.h"
 #include "ingest/validate.h"
 #include "util/buf.h"
-#include "store/ceiling.h"
+#include "domain/ceiling.h"
+#include "domain/quantile.h"
 #include "store/db.h"
 #include "store/names.h"
 #include "util/slug.h"
@@ -41,12 +42,17 @@ static const char sql_name[] =
 	"(SELECT id FROM runs WHERE suite_version = ?1 AND model_slug = ?2 AND status <> 'ok' LIMIT 1))";
 static const char sql_hw_next[] =
 	"SELECT min(hw_slug) FROM runs WHERE " WHERE_MD " AND hw_slug > ?4";
-static const char sql_hw_best[] =
-	"SELECT " NAMES_HW("hw_slug", "accelerator") ", decode_tok_s, id FROM runs WHERE " WHERE_MD
-	" AND hw_slug = ?4" BEST_TAIL;
-static const char sql_hw_best_be[] =
-	"SELECT " NAMES_HW("hw_slug", "accelerator") ", decode_tok_s, id FROM runs WHERE " WHERE_MD
-	" AND hw_slug = ?4 AND backend_name = ?5" BEST_TAIL;
+static const char sql_hw_name[] =
+	"SELECT " NAMES_HW("hw_slug", "accelerator") " FROM runs WHERE " WHERE_MD " AND hw_slug = ?4 "
+	"ORDER BY decode_tok_s DESC, id DESC LIMIT 1";
+/* The digest's combinations by median (combos_digest_med, migration
+ * 0020): the chart takes the first of each hardware, within the backend
+ * filter ?4.  A few rows: the digest's hardware times its backends. */
+static const char sql_bars[] =
+	"SELECT c.hw_slug, c.backend_name, c.med, c.best_decode, c.best_id, " NAMES_HW("c.hw_slug", "r.accelerator") " FROM combos c "
+	"JOIN runs r ON r.id = c.best_id WHERE c.suite_version = ?1 AND c.model_slug = ?2 "
+	"AND c.model_digest = ?3 AND c.t_runs > 0 AND (?4 IS NULL OR c.backend_name = ?4) "
+	"ORDER BY c.med DESC, c.key_id DESC";
 static const char sql_be_next[] =
 	"SELECT min(backend_name) FROM runs WHERE " WHERE_MD " AND backend_name > ?4";
 static const char sql_list[] =
@@ -64,34 +70,9 @@ static const char sql_up_hw[] = UP_COLS " AND hw_slug = ?7" UP_TAIL;
 static const char sql_up_be[] = UP_COLS " AND backend_name = ?8" UP_TAIL;
 static const char sql_up_hw_be[] = UP_COLS " AND hw_slug = ?7 AND backend_name = ?8" UP_TAIL;
 
-/* ?sort= other than decode: the digest's best run per hardware and
- * backend (digest_sort, migration 0017) in that order, after the cursor
- * ?4/?5, within the filters ?7 (hardware) and ?8 (backend), by 0017's
- * index for the sort: the filters read only the digest's summary rows.
- * Each selects the sort key and the run id; TTFT ascends, the rest
- * descend. */
-#define SORTED(col, cmp, dir, lim) \
-	"SELECT " col ", best_id FROM digest_sort WHERE suite_version = ?1 AND model_slug = ?2 " \
-	"AND model_digest = ?3 AND (?7 IS NULL OR hw_slug = ?7) AND (?8 IS NULL OR backend_name = ?8) " \
-	"AND (" col ", best_id) " cmp " (?4, ?5) ORDER BY " col dir ", best_id" dir lim
-static const char sql_sorted[3][360] = {
-	SORTED("sort_prefill", "<", " DESC", " LIMIT ?6"),
-	SORTED("sort_ttft", ">", "", " LIMIT ?6"),
-	SORTED("sort_date", "<", " DESC", " LIMIT ?6"),
-};
-/* Each read the other way from the cursor (inclusive) for the Previous
- * link: the row ?6 places above it (browse_up_cursor). */
-static const char sql_sorted_up[3][360] = {
-	SORTED("sort_prefill", ">=", "", " LIMIT 1 OFFSET ?6"),
-	SORTED("sort_ttft", "<=", " DESC", " LIMIT 1 OFFSET ?6"),
-	SORTED("sort_date", ">=", "", " LIMIT 1 OFFSET ?6"),
-};
 const char *const page_model_sql[] = {
-	sql_name, sql_hw_next, sql_hw_best,
-	sql_hw_best_be, sql_be_next, sql_list, sql_list_hw, sql_list_be,
-	sql_list_hw_be, sql_up, sql_up_hw, sql_up_be, sql_up_hw_be,
-	sql_sorted[0], sql_sorted[1], sql_sorted[2],
-	sql_sorted_up[0], sql_sorted_up[1], sql_sorted_up[2], NULL
+	sql_name, sql_hw_next, sql_hw_name, sql_bars, sql_be_next, sql_list, sql_list_hw, sql_list_be,
+	sql_list_hw_be, sql_up, sql_up_hw, sql_up_be, sql_up_hw_be, NULL
 };
 
 static void bind_md(struct mpage *p, sqlite3_stmt *st)
@@ -123,32 +104,6 @@ static int load_name(struct mpage *p)
 	return rc == SQLITE_ROW ? 0 : browse_error(&p->b, 503, MSG_DB_DOWN);
 }
 
-/* The fastest run of hardware hw (and the backend filter when use_be) in
- * the digest shown: fills name (may be NULL), *decode and id; 1 when
- * found, 0 when not, -1 on error. */
-static int hw_best(struct mpage *p, const char *hw, int use_be, char *name, size_t n,
-		   double *decode, char id[16])
-{
-	sqlite3_stmt *st = db_stmt(p->b.c, use_be ? sql_hw_best_be : sql_hw_best);
-	int rc;
-
-	if (!st)
-		return -1;
-	bind_md(p, st);
-	db_bind_text(st, 4, hw);
-	if (use_be)
-		db_bind_text(st, 5, p->b.backend);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		if (name)
-			snprintf(name, n, "%s", (const char *)sqlite3_column_text(st, 0));
-		*decode = sqlite3_column_double(st, 1);
-		snprintf(id, 16, "%s", (const char *)sqlite3_column_text(st, 2));
-	}
-	sqlite3_reset(st);
-	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
-}
-
 /* The next distinct value after prev of the column stepped by sql (one
  * seek); 1 with it in out, 0 at the end, -1 on error. */
 static int next_value(struct mpage *p, const char *sql, const char *prev, char *out, size_t n)
@@ -162,47 +117,66 @@ static int next_value(struct mpage *p, const char *sql, const char *prev, char *
 	return browse_step_text(st, out, n);
 }
 
-/* Bar order: decode descending, then name. */
-static int bar_cmp(const void *x, const void *y)
+/* The name of hardware hw as the digest's fastest counted run on it says
+ * (one seek): the filter's option. */
+static json_t *hw_name(struct mpage *p, const char *hw)
 {
-	json_t *a = *(json_t *const *)x, *b = *(json_t *const *)y;
-	double da = json_real_value(json_object_get(a, "decode_tok_s"));
-	double db_ = json_real_value(json_object_get(b, "decode_tok_s"));
+	sqlite3_stmt *st = db_stmt(p->b.c, sql_hw_name);
+	json_t *name = NULL;
 
-	if (da != db_)
-		return da > db_ ? -1 : 1;
-	return strcmp(json_string_value(json_object_get(a, "hw")),
-		      json_string_value(json_object_get(b, "hw")));
+	if (!st)
+		return NULL;
+	bind_md(p, st);
+	db_bind_text(st, 4, hw);
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+		name = json_string((const char *)sqlite3_column_text(st, 0));
+	sqlite3_reset(st);
+	return name;
 }
 
-/* Walks the digest's hardware classes, one seek each: the hardware filter
- * choices, and the chart's bars (the best run per hardware, within the
- * backend filter). */
+/* The digest's hardware, for the hardware filter (one seek each), and the
+ * chart's bars: each hardware's combination with the highest median
+ * within the backend filter, the median as the bar, the best run beside
+ * it. */
 static int load_hardware(struct mpage *p)
 {
-	json_t *opts = json_array(), *bars = json_array();
-	char hw[SLUG_MAX + 1] = "", name[256], id[16];
-	double decode;
-	int rc, found;
+	json_t *opts = json_array(), *bars = json_array(), *seen = json_object(), *name;
+	char hw[SLUG_MAX + 1] = "";
+	sqlite3_stmt *st;
+	int rc;
 
 	while ((rc = next_value(p, sql_hw_next, hw, hw, sizeof hw)) == 1) {
-		if (hw_best(p, hw, 0, name, sizeof name, &decode, id) != 1)
+		if (!(name = hw_name(p, hw)))
 			goto fail;
-		json_array_append_new(opts, json_pack("{s:s, s:s, s:b}", "slug", hw, "name", name,
+		json_array_append_new(opts, json_pack("{s:s, s:o, s:b}", "slug", hw, "name", name,
 			"selected", p->b.hw && !strcmp(p->b.hw, hw)));
-		found = p->b.backend ? hw_best(p, hw, 1, NULL, 0, &decode, id) : 1;
-		if (found < 0)
-			goto fail;
-		if (found)
-			json_array_append_new(bars, json_pack("{s:s, s:s, s:f, s:s, s:o}", "hw", hw,
-				"name", name, "decode_tok_s", decode, "run_id", id,
-				"href", browse_link(&p->b, "/m/", p->slug, "digest", p->digest,
-						    "hw", hw, "backend", p->b.backend, NULL)));
 	}
-	if (rc < 0)
+	if (rc < 0 || !(st = db_stmt(p->b.c, sql_bars)))
 		goto fail;
-	browse_sort(bars, bar_cmp);
+	bind_md(p, st);
+	db_bind_text(st, 4, p->b.backend);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *h = (const char *)sqlite3_column_text(st, 0);
+		const char *id = (const char *)sqlite3_column_text(st, 4);
+		double med = quantile_round(sqlite3_column_double(st, 2), 0.01);
+
+		if (!h || json_object_get(seen, h))
+			continue;
+		json_object_set_new(seen, h, json_true());
+		json_array_append_new(bars, json_pack("{s:s, s:s, s:s, s:f, s:f, s:f, s:s, s:o}", "hw", h,
+			"name", (const char *)sqlite3_column_text(st, 5),
+			"backend", (const char *)sqlite3_column_text(st, 1),
+			"decode_tok_s", med, "median_decode_tok_s", med,
+			"best_decode_tok_s", quantile_round(sqlite3_column_double(st, 3), 0.01),
+			"run_id", id ? id : "",
+			"href", browse_link(&p->b, "/m/", p->slug, "digest", p->digest,
+					    "hw", h, "backend", p->b.backend, NULL)));
+	}
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE)
+		goto fail;
 	browse_sort_by_name(opts);
+	json_decref(seen);
 	json_object_set_new(p->m, "hardware_options", opts);
 	json_object_set_new(p->m, "chart", json_pack("{s:s?, s:o}", "backend", p->b.backend,
 		"bars", bars));
@@ -210,6 +184,7 @@ static int load_hardware(struct mpage *p)
 fail:
 	json_decref(opts);
 	json_decref(bars);
+	json_decref(seen);
 	return browse_error(&p->b, 503, MSG_DB_DOWN);
 }
 
@@ -279,33 +254,38 @@ static json_t *sorted_link(void *ctx, const char *cur)
 			   "backend", p->b.backend, "sort", browse_sort_key(p->sort), "after", cur, NULL);
 }
 
-/* One page of the shown digest's best run per hardware and backend within
- * the filters, in the order p->sort (browse_sorted_page).  0, or -1 with
- * p->b's failure set. */
-static int load_sorted(struct mpage *p)
+/* The shown digest's combinations within the filters with their typical
+ * figures, in the order p->sort (combos_page): with ?sort= given, one page
+ * of them by keyset (paged); without, the first BROWSE_SORTED_MAX by
+ * median, above the list of runs.  0, or -1 with p->b's failure set. */
+static int load_combos(struct mpage *p)
 {
-	sqlite3_stmt *st[2] = { db_stmt(p->b.c, sql_sorted[p->sort - 1]),
-				db_stmt(p->b.c, sql_sorted_up[p->sort - 1]) };
+	struct combos_q q = { p->b.hw, p->b.backend, p->slug, p->digest };
+	struct browse b = p->b;
 	json_t *list;
-	int i;
 
-	for (i = 0; i < 2; i++) {
-		if (!st[i])
-			continue;
-		bind_md(p, st[i]);
-		if (p->b.hw)
-			db_bind_text(st[i], 7, p->b.hw);
-		if (p->b.backend)
-			db_bind_text(st[i], 8, p->b.backend);
+	if (!p->sort_given) {      /* the runs list owns the cursor */
+		b.has_after = 0;
+		b.after_decode = HUGE_VAL;
+		strcpy(b.after_id, "~");
 	}
-	if (!(list = browse_sorted_page(&p->b, st[0], st[1], p->sort, BROWSE_PAGE, sorted_link, p)))
+	if (!(list = combos_page(&b, &q, p->sort, p->sort_given ? BROWSE_PAGE : BROWSE_SORTED_MAX,
+				 sorted_link, p))) {
+		p->b.err = b.err;
 		return -1;
-	json_object_set_new(p->m, "list", list);
+	}
+	if (!p->sort_given) {
+		json_object_set_new(list, "next", json_null());
+		json_object_set_new(list, "paged", json_false());
+	}
+	json_object_set_new(list, "ceiling_note", combos_ceiling_note(&p->b, json_object_get(list, "rows")));
+	json_object_set_new(p->m, "combos", list);
 	return 0;
 }
 
 /* One page of the digest's runs within the filters, by the index that
- * matches them; another sort than decode lists each group's best run. */
+ * matches them, below the combinations; with ?sort= given the page lists
+ * only the combinations. */
 static int load_list(struct mpage *p)
 {
 	static const char *const sqls[2][2] = {
@@ -314,8 +294,12 @@ static int load_list(struct mpage *p)
 	sqlite3_stmt *st;
 	json_t *list;
 
-	if (p->sort != SORT_DECODE)
-		return load_sorted(p);
+	if (load_combos(p) < 0)
+		return -1;
+	if (p->sort_given) {
+		json_object_set_new(p->m, "list", json_null());
+		return 0;
+	}
 	if (!(st = db_stmt(p->b.c, sqls[p->b.hw != NULL][p->b.backend != NULL])))
 		return browse_error(&p->b, 503, MSG_DB_DOWN);
 	bind_list(p, st);
@@ -341,6 +325,8 @@ static int load_digest_parts(struct mpage *p)
 		json_object_set_new(p->m, "chart", json_pack("{s:n, s:[]}", "backend", "bars"));
 		json_object_set_new(p->m, "list", json_pack("{s:[], s:i, s:n, s:n, s:b}", "runs",
 			"count", 0, "next", "first", "paged", 0));
+		json_object_set_new(p->m, "combos", json_pack("{s:[], s:i, s:n, s:n, s:b}", "rows",
+			"count", 0, "next", "first", "paged", 0));
 		return 0;
 	}
 	if (load_hardware(p) < 0 || load_backends(p) < 0)
@@ -348,32 +334,45 @@ static int load_digest_parts(struct mpage *p)
 	return load_list(p);
 }
 
-/* Efficiency per hardware: each bar's best run beside the bandwidth
- * ceiling of this model at the shown digest's quantization on that
- * hardware (chat-short context); the ceiling is null where the reference
- * data does not know the model, the format or the hardware. */
-static json_t *efficiency(struct req *r, const struct mpage *p)
+/* Efficiency per hardware: each bar's median beside the bandwidth ceiling
+ * of this model at the shown digest's quantization on that hardware
+ * (chat-short context; the range of its weights format when the
+ * quantization is unknown); null where the reference data does not know
+ * the model or the hardware, whose names *note gets once. */
+static json_t *efficiency(struct req *r, const struct mpage *p, json_t **note)
 {
 	json_t *bars = json_object_get(json_object_get(p->m, "chart"), "bars"), *bar, *out = json_array();
-	const char *quant = json_string_value(json_object_get(json_object_get(p->m, "digest"), "quantization"));
-	struct ceiling_run c;
+	const json_t *d = json_object_get(p->m, "digest");
+	const char *quant = json_string_value(json_object_get(d, "quantization"));
+	const char *format = json_string_value(json_object_get(d, "format"));
+	struct buf missing = BUF_INIT;
+	struct ceiling_range c;
 	size_t i;
 
 	json_array_foreach(bars, i, bar) {
-		double decode = json_real_value(json_object_get(bar, "decode_tok_s"));
-		int known = ceiling_of_run(r->app->ref, p->slug, quant,
-			json_string_value(json_object_get(bar, "hw")), CEILING_CHAT_SHORT_CONTEXT, &c) == 0;
+		double median = json_real_value(json_object_get(bar, "median_decode_tok_s"));
+		const char *hw = json_string_value(json_object_get(bar, "hw"));
+		int known = ceiling_range_of_run(r->app->ref, p->slug, quant, format, hw,
+						 CEILING_CHAT_SHORT_CONTEXT, &c) == 0;
 
-		json_array_append_new(out, json_pack("{s:O, s:O, s:O, s:o}", "hw", json_object_get(bar, "hw"),
+		if (!ceiling_hw(r->app->ref, hw))
+			buf_printf(&missing, "%s%s", missing.len ? ", " : "",
+				   json_string_value(json_object_get(bar, "name")));
+		json_array_append_new(out, json_pack("{s:O, s:O, s:O, s:O, s:o}", "hw", json_object_get(bar, "hw"),
 			"name", json_object_get(bar, "name"), "run_id", json_object_get(bar, "run_id"),
-			"ceiling", known ? ceiling_run_json(&c, decode) : json_null()));
+			"median_decode_tok_s", json_object_get(bar, "median_decode_tok_s"),
+			"ceiling", known ? ceiling_range_json(&c, median) : json_null()));
 	}
+	*note = missing.len && !buf_error(&missing) ? json_string(missing.buf) : json_null();
+	buf_release(&missing);
 	return out;
 }
 
 /* The view model of /m/<slug>, or NULL with p->b's failure set. */
 static json_t *model_model(struct mpage *p, struct req *r)
 {
+	json_t *note;
+	const char *sv;
 	int sort;
 
 	if (browse_begin(&p->b, r) < 0)
@@ -386,8 +385,9 @@ static json_t *model_model(struct mpage *p, struct req *r)
 	if ((sort = browse_take_order(&p->b, &browse_board_orders)) < 0)
 		return NULL;
 	p->sort = (enum browse_sort)sort;
+	p->sort_given = (sv = http_query(r, "sort")) && *sv;
 	p->m = json_pack("{s:s, s:s, s:s, s:b}", "suite_version", p->b.suite, "slug", p->slug,
-			 "sort", browse_sort_key(p->sort), "sorted_groups", p->sort != SORT_DECODE);
+			 "sort", browse_sort_key(p->sort), "sorted_groups", p->sort_given);
 	if (!p->m || load_name(p) < 0 || model_load_digests(p) < 0 || load_digest_parts(p) < 0)
 		goto fail;
 	json_object_set_new(p->m, "title", browse_title(json_string_value(
@@ -398,10 +398,13 @@ static json_t *model_model(struct mpage *p, struct req *r)
 		"hw", p->b.hw, "backend", p->b.backend, "active", p->b.hw || p->b.backend));
 	json_object_set_new(p->m, "clear_href", browse_link(&p->b, "/m/", p->slug,
 		"digest", p->digest, NULL));
-	json_object_set_new(p->m, "efficiency", efficiency(r, p));
+	json_object_set_new(p->m, "efficiency", efficiency(r, p, &note));
+	json_object_set_new(p->m, "ceiling_note", note);
+	if (!json_is_null(note))   /* said once a page: the efficiency table's note covers the list */
+		json_object_set_new(json_object_get(p->m, "combos"), "ceiling_note", json_null());
 	json_object_set_new(p->m, "sorts", browse_sort_links(p->sort, model_sort_href, p));
 	json_object_set_new(p->m, "sort_by", browse_sort_by(json_object_get(p->m, "sorts")));
-	json_object_set_new(p->m, "sort_param", p->sort ? json_string(browse_sort_key(p->sort)) : json_null());
+	json_object_set_new(p->m, "sort_param", p->sort_given ? json_string(browse_sort_key(p->sort)) : json_null());
 	return p->m;
 fail:
 	json_decref(p->m);
@@ -433,7 +436,7 @@ static void add_chart_svg(json_t *m)
 		v[n].label = names[n];
 		v[n++].value = json_real_value(json_object_get(bar, "decode_tok_s"));
 	}
-	buf_printf(&title, "Best chat-short decode tok/s per hardware, %s%s",
+	buf_printf(&title, "Median chat-short decode tok/s per hardware, %s%s",
 		   be ? "backend " : "any backend", be ? be : "");
 	if (barchart_svg(&svg, title.buf, "tok/s", v, n) == 0)
 		json_object_set_new(m, "chart_svg", json_stringn(svg.buf, svg.len));

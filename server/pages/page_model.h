@@ -14,6 +14,7 @@ struct mpage {
 	const char *digest;      /* the digest shown, owned by m; NULL: none */
 	json_t *m;               /* the view model */
 	enum browse_sort sort;
+	int sort_given;          /* ?sort= named the order: the page lists combinations only */
 	int has_dafter;          /* ?digests_after= gave the digest list's cursor */
 	long long dafter_runs;
 	double dafter_decode;

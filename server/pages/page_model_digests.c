@@ -12,6 +12,7 @@
 #include "ingest/validate.h"
 #include "store/db.h"
 #include "util/err.h"
+#include "domain/quantile.h"
 
 /* Digests listed per page. */
 #define DIGESTS_PAGE 50
@@ -31,7 +32,16 @@ static const char sql_digests[] =
 static const char sql_digest_one[] =
 	DIGEST_COLS "WHERE suite_version = ?1 AND model_slug = ?2 AND model_digest = ?3";
 
-const char *const page_model_digests_sql[] = { sql_digests, sql_digest_one, NULL };
+/* The digest's highest median and best unflagged run (migration 0020):
+ * the first row of combos_digest_med and of combos_digest_best. */
+static const char sql_top[] =
+	"SELECT med FROM combos WHERE suite_version = ?1 AND model_slug = ?2 AND model_digest = ?3 "
+	"AND t_runs > 0 ORDER BY med DESC, key_id DESC LIMIT 1";
+static const char sql_best[] =
+	"SELECT best_decode, best_id FROM combos WHERE suite_version = ?1 AND model_slug = ?2 "
+	"AND model_digest = ?3 AND t_runs > 0 ORDER BY best_decode DESC, key_id DESC LIMIT 1";
+
+const char *const page_model_digests_sql[] = { sql_digests, sql_digest_one, sql_top, sql_best, NULL };
 
 /* Column i as a JSON string, or null. */
 static json_t *col_text(sqlite3_stmt *st, int i)
@@ -47,20 +57,57 @@ static const char *sort_param(const struct mpage *p)
 	return p->sort == SORT_DECODE ? NULL : browse_sort_key(p->sort);
 }
 
+/* The first row's first column (and second, into id) of sql for this
+ * digest, or NAN when it has no combination with a typical figure. */
+static double digest_figure(struct mpage *p, const char *sql, const char *digest, char id[16])
+{
+	sqlite3_stmt *st = db_stmt(p->b.c, sql);
+	double v = NAN;
+
+	if (!st)
+		return NAN;
+	db_bind_text(st, 1, p->b.suite);
+	db_bind_text(st, 2, p->slug);
+	db_bind_text(st, 3, digest);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		v = sqlite3_column_double(st, 0);
+		if (id)
+			snprintf(id, 16, "%s", sqlite3_column_text(st, 1) ? (const char *)sqlite3_column_text(st, 1) : "");
+	}
+	sqlite3_reset(st);
+	return v;
+}
+
+static json_t *fig_or_null(double v)
+{
+	return isnan(v) ? json_null() : json_real(v);
+}
+
 /* The digest item of st's row of sql_digests: digest, digest_short, runs,
- * best_decode_tok_s, quantization and format (of the best run), href. */
+ * the highest median of its combinations and its best unflagged run
+ * (median_decode_tok_s, best_decode_tok_s, best_run; null when every run
+ * is flagged), quantization and format (of the fastest run), href, and
+ * order_decode: the list's order figure (digest_counts.best_decode, which
+ * counts flagged runs), for the cursor only. */
 static json_t *digest_item(struct mpage *p, sqlite3_stmt *st)
 {
 	const char *digest = (const char *)sqlite3_column_text(st, 0), *hex;
+	double med, best;
+	char best_id[16] = "";
 
 	if (!digest)
 		return NULL;
 	hex = strncmp(digest, "sha256:", 7) ? "" : digest + 7;
-	return json_pack("{s:s, s:s%, s:I, s:f, s:o*, s:o, s:o, s:o*}", "digest", digest,
+	med = digest_figure(p, sql_top, digest, NULL);
+	best = digest_figure(p, sql_best, digest, best_id);
+	return json_pack("{s:s, s:s%, s:I, s:o, s:o, s:s?, s:o*, s:o*, s:f, s:o, s:o, s:o*}", "digest", digest,
 		"digest_short", hex, strnlen(hex, 12),
 		"runs", (json_int_t)sqlite3_column_int64(st, 1),
-		"best_decode_tok_s", sqlite3_column_double(st, 2),
-		"best_decode_text", p->b.html ? browse_fig(sqlite3_column_double(st, 2)) : NULL,
+		"median_decode_tok_s", fig_or_null(isnan(med) ? NAN : quantile_round(med, 0.01)),
+		"best_decode_tok_s", fig_or_null(best), "best_run", *best_id ? best_id : NULL,
+		"median_decode_text", p->b.html && !isnan(med) ? browse_fig(med) : NULL,
+		"best_decode_text", p->b.html && !isnan(best) ? browse_fig(best) : NULL,
+		"order_decode", sqlite3_column_double(st, 2),
 		"quantization", col_text(st, 3), "format", col_text(st, 4),
 		"href", browse_link(&p->b, "/m/", p->slug, "digest", digest, "digests_after",
 				    p->has_dafter ? http_query(p->b.r, "digests_after") : NULL,
@@ -133,7 +180,7 @@ static json_t *digests_next(struct mpage *p, json_t *d)
 {
 	char cur[160], num[40];
 
-	browse_cursor(num, sizeof num, json_real_value(json_object_get(d, "best_decode_tok_s")), "");
+	browse_cursor(num, sizeof num, json_real_value(json_object_get(d, "order_decode")), "");
 	num[strlen(num) - 1] = '\0';   /* browse_cursor's ":" before the (empty) id */
 	snprintf(cur, sizeof cur, "%" JSON_INTEGER_FORMAT ":%s:%s",
 		 json_integer_value(json_object_get(d, "runs")), num,

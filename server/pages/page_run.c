@@ -14,7 +14,8 @@
 #include "util/numfmt.h"
 #include "util/textcut.h"
 #include "http/cache.h"
-#include "store/ceiling.h"
+#include "domain/ceiling.h"
+#include "store/outlier.h"
 #include "render/chart.h"
 #include "store/db.h"
 #include "disputes/dispute.h"
@@ -36,12 +37,20 @@ static enum MHD_Result not_found(struct req *r)
 	return http_fail(r, 404, "not_found", MSG_NO_RUN, NULL);
 }
 
-/* The cache tag of the cluster whose figures the page m shows. */
+/* The cache tag of the population whose figures the page m shows: its
+ * fingerprint cluster, or its combination when that judges it. */
 static unsigned tag_of(const json_t *m)
 {
+	const json_t *o = json_object_get(m, "outlier");
+
+	if (s_of(o, "decided_by") && !strcmp(s_of(o, "decided_by"), "combination"))
+		return run_store_combo_tag(s_of(m, "suite_version"),
+					   s_of(json_object_get(m, "model"), "digest"),
+					   s_of(json_object_get(m, "hardware"), "slug"),
+					   s_of(json_object_get(m, "backend"), "name"));
 	return cache_cluster_tag(s_of(m, "suite_version"),
 				 s_of(json_object_get(m, "model"), "digest"),
-				 s_of(json_object_get(m, "outlier"), "hw_class"),
+				 s_of(o, "hw_class"),
 				 s_of(json_object_get(m, "backend"), "name"));
 }
 
@@ -396,39 +405,53 @@ static json_t *cluster_url(const json_t *m)
 	return s;
 }
 
-/* Who stands behind the cluster, in words: "a cluster of 15 runs from 15
- * signing keys, 14 of them new". */
-static json_t *keys_text(const json_t *cl)
+/* Who stands behind a population, in words: "a cluster of 15 runs from 15
+ * signing keys, 14 of them new" (new < 0: not told). */
+static json_t *keys_text(const char *what, long long n, long long k, long long j)
 {
-	long long n = json_integer_value(json_object_get(cl, "n"));
-	long long k = json_integer_value(json_object_get(cl, "keys"));
-	long long j = json_integer_value(json_object_get(cl, "new_keys"));
-	char s[160];
+	char s[200];
 
-	snprintf(s, sizeof s, "a cluster of %lld run%s from %lld signing key%s, %lld of them new",
-		 n, n == 1 ? "" : "s", k, k == 1 ? "" : "s", j);
+	snprintf(s, sizeof s, "%s of %lld run%s from %lld signing key%s", what, n, n == 1 ? "" : "s",
+		 k, k == 1 ? "" : "s");
+	if (j >= 0)
+		snprintf(s + strlen(s), sizeof s - strlen(s), ", %lld of them new", j);
 	return json_string(s);
 }
 
-/* The cluster figures in words: size, mean, standard deviation, and how
- * far this run is from the mean; null when the run is in no cluster. */
+/* The judging population's figures in words: size, mean, standard
+ * deviation, and how far this run is from the mean, whether it could be
+ * checked at all; null when the run is counted nowhere. */
 static json_t *outlier_view(const json_t *m)
 {
 	const json_t *o = json_object_get(m, "outlier"), *cl = json_object_get(o, "cluster");
-	double n = json_number_value(json_object_get(cl, "n"));
-	double sd = json_number_value(json_object_get(cl, "stddev"));
+	const json_t *wide = json_object_get(o, "combination");
+	int by_cluster = s_of(o, "decided_by") && !strcmp(s_of(o, "decided_by"), "cluster");
+	const json_t *judge = by_cluster ? cl : wide;
+	double n = json_number_value(json_object_get(judge, by_cluster ? "n" : "runs"));
+	double sd = json_number_value(json_object_get(judge, "stddev"));
 	double sigma = json_number_value(json_object_get(o, "sigma"));
+	long long keys = json_integer_value(json_object_get(o, "judging_keys"));
+	char needs[120];
 
-	if (!json_is_object(cl))
+	if (!json_is_object(cl) || !json_is_object(judge))
 		return json_null();
-	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:s, s:b, s:b, s:o*}",
-		"keys_text", keys_text(cl),
+	snprintf(needs, sizeof needs, "needs %d submitters to flag; %lld so far", OUTLIER_MIN_KEYS, keys);
+	return json_pack("{s:o, s:o*, s:b, s:o, s:o, s:o, s:o, s:s, s:b, s:b, s:s?, s:b, s:o*}",
+		"keys_text", keys_text("a cluster", json_integer_value(json_object_get(cl, "n")),
+				       json_integer_value(json_object_get(cl, "keys")),
+				       json_integer_value(json_object_get(cl, "new_keys"))),
+		"wide_text", json_is_object(wide) ? keys_text("the wider combination",
+			json_integer_value(json_object_get(wide, "runs")),
+			json_integer_value(json_object_get(wide, "keys")), -1) : NULL,
+		"by_cluster", by_cluster,
 		"n", fmt_value(n, F_INT),
-		"mean", fmt_member(cl, "mean", F_NUM),
-		"stddev", fmt_member(cl, "stddev", F_NUM),
+		"mean", fmt_member(judge, "mean", F_NUM),
+		"stddev", fmt_member(judge, "stddev", F_NUM),
 		"sigma", fmt_value(fabs(sigma), F_NUM),
 		"side", sigma > 0 ? "above" : sigma < 0 ? "below" : "at",
-		"alone", n <= 1, "spread", n > 1 && sd > 0,
+		"alone", json_integer_value(json_object_get(judge, "keys")) <= 1, "spread", n > 1 && sd > 0,
+		"needs", keys < OUTLIER_MIN_KEYS ? needs : NULL,
+		"ceiling", s_of(o, "reason") && !strcmp(s_of(o, "reason"), "above_ceiling"),
 		"url", cluster_url(m));
 }
 

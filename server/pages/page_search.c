@@ -282,8 +282,9 @@ static json_t *hit_json(const struct search *s, const struct hit *h)
 	return json_pack("{s:s, s:s, s:s, s:s, s:o, s:I, s:o, s:o}", "kind", h->kind,
 		"kind_label", labels[k], "name", h->name, "slug", h->slug, "href", href,
 		"runs", (json_int_t)h->runs, "best_decode_tok_s",
-		h->runs ? json_real(h->best) : json_null(),
-		"best_decode_text", h->runs ? browse_fig(h->best) : json_string(""));
+		/* best < 0: every run there is flagged (migration 0020) */
+		h->runs && h->best >= 0 ? json_real(h->best) : json_null(),
+		"best_decode_text", h->runs && h->best >= 0 ? browse_fig(h->best) : json_string(""));
 }
 
 /* q lowercased when it is a run id prefix ("r_" and id characters), else

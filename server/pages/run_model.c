@@ -10,8 +10,9 @@
 
 #include "app.h"
 #include "disputes/dispute.h"
-#include "store/ceiling.h"
+#include "domain/ceiling.h"
 #include "store/db.h"
+#include "store/outlier.h"
 #include "store/run_store.h"
 #include "util/b64u.h"
 #include "util/buf.h"
@@ -24,12 +25,16 @@ static const char sql_run[] =
 	"r.received_at, r.key_thumbprint, r.alg, a.name AS account, r.demo, r.outlier, "
 	"r.status, r.payload, c.n AS cluster_n, c.mean AS cluster_mean, "
 	"c.stddev AS cluster_stddev, c.keys AS cluster_keys, c.new_keys AS cluster_new_keys, "
-	"r.log_index, w.withdrawn_at, w.reason AS withdrawn_reason "
+	"r.log_index, w.withdrawn_at, w.reason AS withdrawn_reason, r.flag_bits, "
+	"o.runs AS combo_runs, o.keys AS combo_keys, o.mean AS combo_mean, o.stddev AS combo_stddev "
 	"FROM runs r LEFT JOIN accounts a ON a.id = r.account_id "
 	"LEFT JOIN run_withdrawals w ON w.run_id = r.id "
 	"LEFT JOIN clusters c ON c.suite_version = r.suite_version "
 	"AND c.model_digest = r.model_digest AND c.hw_class = r.hw_class "
-	"AND c.backend_name = r.backend_name WHERE r.id = ?";
+	"AND c.backend_name = r.backend_name "
+	"LEFT JOIN combos o ON o.suite_version = r.suite_version AND o.model_slug = r.model_slug "
+	"AND o.model_digest = r.model_digest AND o.hw_slug = r.hw_slug "
+	"AND o.backend_name = r.backend_name WHERE r.id = ?";
 
 /* Shorthand: the string member k of row o, or NULL. */
 static const char *s_of(const json_t *o, const char *k)
@@ -37,51 +42,75 @@ static const char *s_of(const json_t *o, const char *k)
 	return json_string_value(json_object_get(o, k));
 }
 
-/* The outlier block: the flag, the cluster's figures (with the signing
- * keys behind its runs, and how many of them are new: see outlier.h) and
- * this run's distance from the mean in standard deviations, computed here
- * from the cluster's figures as the lists do (null when they have no
- * spread). */
+/* The outlier block (contract sections 4 and 8): the flag and why
+ * ("cluster", or "above_ceiling"), whether any population could check the
+ * run, which one judges it (its fingerprint cluster when that has
+ * OUTLIER_MIN_KEYS keys, else its combination), both populations' figures
+ * (over one value per signing key, with how many keys are new) and this
+ * run's distance from the judging one's mean in its standard deviations
+ * (null without spread).  A run counted nowhere (withdrawn, upheld) is
+ * neither flagged nor checked. */
 static json_t *outlier_json(const json_t *row)
 {
 	double x = json_number_value(json_object_get(row, "decode_tok_s"));
-	json_t *n = json_object_get(row, "cluster_n");
-	double mean = json_number_value(json_object_get(row, "cluster_mean"));
-	double sd = json_number_value(json_object_get(row, "cluster_stddev"));
+	json_t *n = json_object_get(row, "cluster_n"), *wn = json_object_get(row, "combo_runs");
+	long long ckeys = json_integer_value(json_object_get(row, "cluster_keys"));
+	long long wkeys = json_integer_value(json_object_get(row, "combo_keys"));
+	long long bits = json_integer_value(json_object_get(row, "flag_bits"));
+	int flagged = json_integer_value(json_object_get(row, "outlier")) != 0;
+	int by_cluster = json_is_integer(n) && ckeys >= OUTLIER_MIN_KEYS;
+	int counted = s_of(row, "status") && !strcmp(s_of(row, "status"), "ok");
+	double mean = json_number_value(json_object_get(row, by_cluster ? "cluster_mean" : "combo_mean"));
+	double sd = json_number_value(json_object_get(row, by_cluster ? "cluster_stddev" : "combo_stddev"));
+	long long judging = by_cluster ? ckeys : wkeys;
 	json_t *o;
 
-	o = json_pack("{s:b}", "flagged", json_integer_value(json_object_get(row, "outlier")) != 0);
-	if (json_is_integer(n)) {
+	o = json_pack("{s:b, s:b, s:s?, s:s, s:i, s:i}", "flagged", flagged,
+		"checked", counted && (flagged || judging >= OUTLIER_MIN_KEYS),
+		"reason", !flagged ? NULL : bits & 4 ? "above_ceiling" : "cluster",
+		"decided_by", by_cluster ? "cluster" : "combination",
+		"needs_keys", OUTLIER_MIN_KEYS, "judging_keys", (int)judging);
+	if (json_is_integer(n))
 		json_object_set_new(o, "cluster", json_pack("{s:O, s:f, s:f, s:O, s:O}",
-			"n", n, "mean", mean, "stddev", sd,
+			"n", n, "mean", json_number_value(json_object_get(row, "cluster_mean")),
+			"stddev", json_number_value(json_object_get(row, "cluster_stddev")),
 			"keys", json_object_get(row, "cluster_keys"),
 			"new_keys", json_object_get(row, "cluster_new_keys")));
-		json_object_set_new(o, "sigma", sd > 0 ? json_real((x - mean) / sd) : json_null());
-	} else {
+	else
 		json_object_set_new(o, "cluster", json_null());
-		json_object_set_new(o, "sigma", json_null());
-	}
+	if (json_is_integer(wn))
+		json_object_set_new(o, "combination", json_pack("{s:O, s:O, s:f, s:f}",
+			"runs", wn, "keys", json_object_get(row, "combo_keys"),
+			"mean", json_number_value(json_object_get(row, "combo_mean")),
+			"stddev", json_number_value(json_object_get(row, "combo_stddev"))));
+	else
+		json_object_set_new(o, "combination", json_null());
+	json_object_set_new(o, "sigma", counted && sd > 0 && (json_is_integer(n) || json_is_integer(wn))
+			    ? json_real((x - mean) / sd) : json_null());
 	json_object_set_new(o, "hw_class", json_string(s_of(row, "hw_class")));
 	return o;
 }
 
 /* The run's decode beside the bandwidth ceiling of its model, weights
  * and hardware at its chat-short context (prompt plus output tokens), with
- * the arithmetic; null when the reference data lacks any of them. */
+ * the arithmetic: exact when the run names a quantization the reference
+ * data knows, else the range of its weights format (GGUF: Q4_K_M to
+ * Q8_0); null when the reference data lacks the model or the hardware. */
 static json_t *ceiling_json(struct req *r, const json_t *m, const json_t *payload)
 {
 	const json_t *w1 = json_object_get(json_object_get(payload, "workloads"), "chat-short");
 	json_t *p = json_object_get(w1, "prompt_tokens"), *o = json_object_get(w1, "output_tokens");
 	double ctx = json_is_number(p) && json_is_number(o)
 		? json_number_value(p) + json_number_value(o) : CEILING_CHAT_SHORT_CONTEXT;
-	struct ceiling_run c;
+	const json_t *model = json_object_get(m, "model");
+	struct ceiling_range c;
 	json_t *v;
 
-	if (ceiling_of_run(r->app->ref, s_of(json_object_get(m, "model"), "slug"),
-			   s_of(json_object_get(m, "model"), "quantization"),
-			   s_of(json_object_get(m, "hardware"), "slug"), ctx, &c) < 0)
+	if (ceiling_range_of_run(r->app->ref, s_of(model, "slug"), s_of(model, "quantization"),
+				 s_of(model, "format"), s_of(json_object_get(m, "hardware"), "slug"),
+				 ctx, &c) < 0)
 		return json_null();
-	v = ceiling_run_json(&c, json_number_value(json_object_get(m, "decode_tok_s")));
+	v = ceiling_range_json(&c, json_number_value(json_object_get(m, "decode_tok_s")));
 	return v ? v : json_null();
 }
 

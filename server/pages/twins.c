@@ -28,11 +28,27 @@ static const struct csv_col outlier_cols[] = {
 	{ "cluster_stddev", "cluster_stddev" }, { "sigma", "sigma" },
 	{ "dispute_state", "dispute_state" }, { "dispute_posts", "dispute_posts" }, { "demo", "demo" },
 };
-/* /models and /hardware: one row per model or hardware; "url" is the
- * address of its best run. */
+/* /models and /hardware: one row per model or hardware with its leading
+ * combination's typical figures; "url" is the address of its best run. */
 static const struct csv_col index_cols[] = {
 	{ "slug", "slug" }, { "name", "name" }, { "runs", "runs" },
 	{ "best_decode_tok_s", "best_decode_tok_s" }, { "best_id", "best_id" }, { "url", "url" },
+	{ "median_decode_tok_s", "median_decode_tok_s" }, { "p25_decode_tok_s", "p25_decode_tok_s" },
+	{ "p75_decode_tok_s", "p75_decode_tok_s" }, { "keys", "keys" },
+	{ "median_prefill_tok_s", "median_prefill_tok_s" }, { "median_ttft_ms", "median_ttft_ms" },
+	{ "backend", "backend" },
+};
+/* A combination row (combos_item()): the board, /hw/<slug>, /m/<slug>'s
+ * combinations; "url" is its best run's address. */
+static const struct csv_col combo_cols[] = {
+	{ "model", "model.name" }, { "model_slug", "model.slug" }, { "model_digest", "model.digest" },
+	{ "quantization", "model.quantization" }, { "hardware", "hardware.name" },
+	{ "hw_slug", "hardware.slug" }, { "backend", "backend" },
+	{ "median_decode_tok_s", "median_decode_tok_s" }, { "p25_decode_tok_s", "p25_decode_tok_s" },
+	{ "p75_decode_tok_s", "p75_decode_tok_s" }, { "best_decode_tok_s", "best_decode_tok_s" },
+	{ "best_run", "best_run" }, { "runs", "runs" }, { "keys", "keys" },
+	{ "median_prefill_tok_s", "median_prefill_tok_s" }, { "median_ttft_ms", "median_ttft_ms" },
+	{ "flagged_runs", "flagged_runs" }, { "above_ceiling", "above_ceiling" }, { "url", "url" },
 };
 static const struct csv_col dispute_cols[] = {
 	{ "id", "id" }, { "url", "url" }, { "opened_at", "opened_at" },
@@ -81,6 +97,11 @@ static void url_best(struct buf *p, const json_t *row)
 	run_path_of(p, row, "best_id");
 }
 
+static void url_best_run(struct buf *p, const json_t *row)
+{
+	run_path_of(p, row, "best_run");
+}
+
 static void url_name(struct buf *p, const json_t *row)
 {
 	const char *kind = json_string_value(json_object_get(row, "kind"));
@@ -118,9 +139,9 @@ static json_t *compare_rows(const json_t *m)
 
 #define COLS(c) c, sizeof c / sizeof c[0]
 /* Each table page's CSV twin: where its rows are in the view model (the
- * first path that holds an array; "*" flattens an array of objects' own
- * lists, as /hw/<slug>'s model sections; or made by rows_of), what the
- * "url" column of a row links to, and the columns. */
+ * first entry of the page whose path holds an array; "*" flattens an array
+ * of objects' own lists; or made by rows_of), what the "url" column of a
+ * row links to, and the columns. */
 static const struct {
 	const char *page, *rows, *alt;
 	json_t *(*rows_of)(const json_t *m);
@@ -128,9 +149,11 @@ static const struct {
 	const struct csv_col *cols;
 	size_t ncols;
 } browse_csv_tables[] = {
-	{ "home", "board.runs", NULL, NULL, url_run, COLS(run_cols) },
+	{ "home", "board.rows", NULL, NULL, url_best_run, COLS(combo_cols) },
 	{ "model", "list.runs", NULL, NULL, url_run, COLS(run_cols) },
-	{ "hw", "list.runs", "models*list.runs", NULL, url_run, COLS(run_cols) },
+	{ "model", "combos.rows", NULL, NULL, url_best_run, COLS(combo_cols) },
+	{ "hw", "list.runs", NULL, NULL, url_run, COLS(run_cols) },
+	{ "hw", "combos.rows", NULL, NULL, url_best_run, COLS(combo_cols) },
 	{ "outliers", "rows", NULL, NULL, url_run, COLS(outlier_cols) },
 	{ "disputes", "rows", NULL, NULL, url_run, COLS(dispute_cols) },
 	{ "account", "list.runs", NULL, NULL, url_run, COLS(run_cols) },
@@ -172,15 +195,25 @@ enum MHD_Result browse_send_csv(struct browse *b, const char *name, json_t *m)
 	enum MHD_Result ret;
 	size_t i, t;
 
-	for (t = 0; t < sizeof browse_csv_tables / sizeof browse_csv_tables[0]; t++)
-		if (name && !strcmp(browse_csv_tables[t].page, name))
+	size_t found = (size_t)-1;
+
+	for (t = 0; t < sizeof browse_csv_tables / sizeof browse_csv_tables[0]; t++) {
+		if (!name || strcmp(browse_csv_tables[t].page, name))
+			continue;
+		if (found == (size_t)-1)
+			found = t;
+		if (browse_csv_tables[t].rows_of)
+			rows = browse_csv_tables[t].rows_of(m);
+		else if (!(rows = csv_rows(m, browse_csv_tables[t].rows)) && browse_csv_tables[t].alt)
+			rows = csv_rows(m, browse_csv_tables[t].alt);
+		if (rows) {
+			found = t;
 			break;
-	if (t == sizeof browse_csv_tables / sizeof browse_csv_tables[0])
+		}
+	}
+	if (found == (size_t)-1)
 		return http_fail(b->r, 404, "not_found", "This page has no CSV form.", NULL);
-	if (browse_csv_tables[t].rows_of)
-		rows = browse_csv_tables[t].rows_of(m);
-	else if (!(rows = csv_rows(m, browse_csv_tables[t].rows)) && browse_csv_tables[t].alt)
-		rows = csv_rows(m, browse_csv_tables[t].alt);
+	t = found;
 	if (!rows)
 		rows = json_array();
 	http_origin(b->r, origin, sizeof origin);

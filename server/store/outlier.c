@@ -1,65 +1,74 @@
-/* outlier.c: per-cluster statistics and 3-sigma outlier flags, kept
- * incrementally: the cluster row, the flag range updates, runs entering and
- * leaving, rebuilding and reading.  The sums are in outlier_sums.c, the
- * signing keys in outlier_keys.c, the start-up backfill in outlier_backfill.c. */
+/* outlier.c: the flags (contract section 4, outlier.h): a run entering or
+ * leaving its cluster, its combination and the typical figures; the
+ * verdicts whose bounds moved (the runs between a population's old and new
+ * bound, found by range seeks); the runs that change flag when a cluster
+ * reaches or leaves OUTLIER_MIN_KEYS keys (runs_flag_split); and reading a
+ * cluster's figures.  The populations' rows are in outlier_pop.c, the
+ * typical figures in typical.c, the start-up fill in outlier_backfill.c. */
 #include "store/outlier_int.h"
 
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- SQL ---- */
+#include "domain/ceiling.h"
+#include "util/timefmt.h"
 
-static const char sql_fig_get[] =
-	"SELECT n, sum_q, sum_qq, keys, new_keys FROM clusters WHERE " WHERE_KEY;
-static const char sql_fig_put[] =
-	"INSERT INTO clusters(suite_version, model_digest, hw_class, backend_name, n, mean, "
-	"stddev, sum_q, sum_qq, keys, new_keys) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) "
-	"ON CONFLICT(suite_version, model_digest, hw_class, backend_name) DO UPDATE SET "
-	"n = excluded.n, mean = excluded.mean, stddev = excluded.stddev, sum_q = excluded.sum_q, "
-	"sum_qq = excluded.sum_qq, keys = excluded.keys, new_keys = excluded.new_keys";
-static const char sql_fig_drop[] = "DELETE FROM clusters WHERE " WHERE_KEY;
 static const char sql_fig_read[] =
 	"SELECT n, mean, stddev, keys, new_keys FROM clusters WHERE " WHERE_KEY;
+static const char sql_keys_of[] = "SELECT keys FROM clusters WHERE " WHERE_KEY;
+#define FRUN_COLS "rowid, id, suite_version, model_slug, model_digest, hw_slug, backend_name, " \
+	"hw_class, key_thumbprint, decode_tok_s, prefill_tok_s, ttft_ms, received_at"
+/* Every column before the JWS, so a read stays on the row's first page. */
+static const char sql_frun_rowid[] = "SELECT " FRUN_COLS " FROM runs WHERE rowid = ?";
+/* With the columns after it (a status change, once). */
+static const char sql_frun_id[] =
+	"SELECT " FRUN_COLS ", flag_bits, outlier, status, model_quant, model_format FROM runs WHERE id = ?";
+static const char sql_set_bits[] = "UPDATE runs SET flag_bits = ?2 WHERE rowid = ?1";
+static const char sql_set_flag[] = "UPDATE runs SET flag_bits = ?2, outlier = ?3 WHERE rowid = ?1";
+static const char sql_rowid_of[] = "SELECT rowid FROM runs WHERE id = ?";
+/* A population's runs between two bounds: its cluster's, its combination's. */
+static const char sql_band_c[] =
+	"SELECT rowid, decode_tok_s, flag_bits, outlier, hw_class FROM runs WHERE " WHERE_KEY
+	" AND status = 'ok' AND decode_tok_s >= ?5 AND decode_tok_s <= ?6";
+static const char sql_band_w[] =
+	"SELECT rowid, decode_tok_s, flag_bits, outlier, hw_class FROM runs WHERE " WHERE_COMBO
+	" AND status = 'ok' AND decode_tok_s >= ?6 AND decode_tok_s <= ?7";
+/* A cluster's runs whose two verdicts differ. */
+static const char sql_split[] =
+	"SELECT rowid, decode_tok_s, flag_bits, outlier, hw_class FROM runs WHERE " WHERE_KEY
+	" AND status = 'ok' AND (flag_bits & 3) IN (1, 2)";
+static const char sql_epoch[] = "SELECT unixepoch(?)";
 
-/* The three seeks of a flag update, in runs_cluster_flag. */
-static const char sql_flag_below[] =
-	"UPDATE runs SET outlier = 1 WHERE " WHERE_KEY " AND status = 'ok' AND outlier = 0 "
-	"AND decode_tok_s < ?5 RETURNING id";
-static const char sql_flag_above[] =
-	"UPDATE runs SET outlier = 1 WHERE " WHERE_KEY " AND status = 'ok' AND outlier = 0 "
-	"AND decode_tok_s > ?5 RETURNING id";
-static const char sql_flag_inside[] =
-	"UPDATE runs SET outlier = 0 WHERE " WHERE_KEY " AND status = 'ok' AND outlier = 1 "
-	"AND decode_tok_s >= ?5 AND decode_tok_s <= ?6 RETURNING id";
-static const char sql_unflag_run[] =
-	"UPDATE runs SET outlier = 0 WHERE id = ? AND outlier <> 0 RETURNING id";
+const char *const outlier_sql[] = {
+	sql_fig_read, sql_keys_of, sql_frun_rowid, sql_frun_id, sql_set_bits, sql_set_flag,
+	sql_rowid_of, sql_band_c, sql_band_w, sql_split, sql_epoch, NULL
+};
 
-static const char sql_members[] =
-	"SELECT decode_tok_s FROM runs WHERE " WHERE_KEY " AND status = 'ok'";
-static const char sql_run_of[] =
-	"SELECT suite_version, model_digest, hw_class, backend_name, decode_tok_s, "
-	"key_thumbprint, status FROM runs WHERE id = ?";
+static const struct ceiling_ref *reference;
 
-static const char sql_ck_clear[] = "DELETE FROM cluster_keys WHERE " WHERE_KEY;
-static const char sql_ck_fill[] =
-	"INSERT INTO cluster_keys SELECT suite_version, model_digest, hw_class, backend_name, "
-	"key_thumbprint, count(*) FROM runs WHERE " WHERE_KEY " AND status = 'ok' "
-	"GROUP BY key_thumbprint";
-static const char sql_ck_count[] =
-	"SELECT count(*), coalesce(sum(s.runs = 1), 0) FROM cluster_keys ck "
-	"JOIN signing_keys s ON s.thumbprint = ck.key_thumbprint WHERE ck." WHERE_KEY;
-
-static void bind_key(sqlite3_stmt *st, const struct cluster_key *k)
+void outlier_set_reference(const struct ceiling_ref *ref)
 {
-	db_bind_text(st, 1, k->suite);
-	db_bind_text(st, 2, k->digest);
-	db_bind_text(st, 3, k->hw_class);
-	db_bind_text(st, 4, k->backend);
+	reference = ref;
 }
 
-/* Steps st to the end, appending the first column of each row to ids
- * when it is an array; *last gets the first column of the last row as an
- * integer (when last is set).  Resets st. */
+const struct ceiling_ref *outlier_reference(void)
+{
+	return reference;
+}
+
+int outlier_above_ceiling(const char *model_slug, const char *quant, const char *format,
+			  const char *hw_slug, double x)
+{
+	struct ceiling_range c;
+
+	return reference && ceiling_range_of_run(reference, model_slug, quant, format, hw_slug,
+						 CEILING_CHAT_SHORT_CONTEXT, &c) == 0 && ceiling_flags(&c, x);
+}
+
+/* ---- shared helpers ---- */
+
 int step_all(sqlite3_stmt *st, json_t *ids, long long *last)
 {
 	int rc;
@@ -74,271 +83,471 @@ int step_all(sqlite3_stmt *st, json_t *ids, long long *last)
 	return rc == SQLITE_DONE ? DB_OK : db_status_of(rc);
 }
 
-/* Prepares sql with the cluster key bound to ?1..?4. */
 sqlite3_stmt *keyed(struct dbconn *w, const char *sql, const struct cluster_key *k)
 {
 	sqlite3_stmt *st = db_stmt(w, sql);
 
-	if (st)
-		bind_key(st, k);
+	if (st) {
+		db_bind_text(st, 1, k->suite);
+		db_bind_text(st, 2, k->digest);
+		db_bind_text(st, 3, k->hw_class);
+		db_bind_text(st, 4, k->backend);
+	}
 	return st;
 }
 
-/* ---- the cluster row ---- */
-
-/* Reads k's figures; a missing row is an empty cluster.  *stale is set
- * when the row's sums were never filled (a database the backfill has not
- * reached). */
-static int fig_load(struct dbconn *w, const struct cluster_key *k, struct fig *f, int *stale)
+sqlite3_stmt *combo_keyed(struct dbconn *w, const char *sql, const struct combo_key *k)
 {
-	sqlite3_stmt *st = keyed(w, sql_fig_get, k);
+	sqlite3_stmt *st = db_stmt(w, sql);
+
+	if (st) {
+		db_bind_text(st, 1, k->suite);
+		db_bind_text(st, 2, k->model);
+		db_bind_text(st, 3, k->digest);
+		db_bind_text(st, 4, k->hw);
+		db_bind_text(st, 5, k->backend);
+	}
+	return st;
+}
+
+struct cluster_key frun_cluster(const struct frun *r)
+{
+	return (struct cluster_key){ r->suite, r->digest, r->hw_class, r->backend };
+}
+
+struct combo_key frun_combo(const struct frun *r)
+{
+	return (struct combo_key){ r->suite, r->model, r->digest, r->hw, r->backend };
+}
+
+int flag_of_bits(int bits, int cluster_decides)
+{
+	return (bits & FLAG_CEILING) || (bits & (cluster_decides ? FLAG_CLUSTER : FLAG_COMBO)) ? 1 : 0;
+}
+
+static void copy(char *dst, size_t n, sqlite3_stmt *st, int i)
+{
+	const char *s = (const char *)sqlite3_column_text(st, i);
+
+	snprintf(dst, n, "%s", s ? s : "");
+}
+
+static double real_or_nan(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
+}
+
+/* r from st's row (FRUN_COLS). */
+static void frun_read(struct frun *r, sqlite3_stmt *st)
+{
+	memset(r, 0, sizeof *r);
+	r->rowid = sqlite3_column_int64(st, 0);
+	copy(r->id, sizeof r->id, st, 1);
+	copy(r->suite, sizeof r->suite, st, 2);
+	copy(r->model, sizeof r->model, st, 3);
+	copy(r->digest, sizeof r->digest, st, 4);
+	copy(r->hw, sizeof r->hw, st, 5);
+	copy(r->backend, sizeof r->backend, st, 6);
+	copy(r->hw_class, sizeof r->hw_class, st, 7);
+	copy(r->key, sizeof r->key, st, 8);
+	r->x = sqlite3_column_double(st, 9);
+	r->prefill = real_or_nan(st, 10);
+	r->ttft = real_or_nan(st, 11);
+	copy(r->received, sizeof r->received, st, 12);
+}
+
+int frun_load(struct dbconn *w, long long rowid, const char *id, struct frun *r)
+{
+	sqlite3_stmt *st = db_stmt(w, rowid ? sql_frun_rowid : sql_frun_id);
 	int rc;
 
-	memset(f, 0, sizeof *f);
-	*stale = 0;
 	if (!st)
 		return DB_ERR;
+	if (rowid)
+		sqlite3_bind_int64(st, 1, rowid);
+	else
+		db_bind_text(st, 1, id);
 	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		if (sqlite3_column_bytes(st, 1) != 16 || sqlite3_column_bytes(st, 2) != 32) {
-			*stale = 1;
-		} else {
-			uint64_t s[2];
+	if (rc == SQLITE_ROW)
+		frun_read(r, st);
+	sqlite3_reset(st);
+	if (rc == SQLITE_DONE)
+		return DB_NOTFOUND;
+	return rc == SQLITE_ROW ? DB_OK : db_status_of(rc);
+}
 
-			f->n = sqlite3_column_int64(st, 0);
-			be_get(sqlite3_column_blob(st, 1), s, 2);
-			f->s = (__int128)(((u128)s[1] << 64) | s[0]);
-			be_get(sqlite3_column_blob(st, 2), f->qq.w, 4);
-			f->keys = sqlite3_column_int64(st, 3);
-			f->new_keys = sqlite3_column_int64(st, 4);
+/* 1 when cluster k has OUTLIER_MIN_KEYS keys: it decides its runs' flags. */
+static int cluster_decides(struct dbconn *w, const struct cluster_key *k, int *decides)
+{
+	sqlite3_stmt *st = keyed(w, sql_keys_of, k);
+	long long keys = 0;
+	int rc;
+
+	*decides = 0;
+	if (!st)
+		return DB_ERR;
+	rc = step_all(st, NULL, &keys);
+	*decides = keys >= OUTLIER_MIN_KEYS;
+	return rc;
+}
+
+/* ---- verdicts ---- */
+
+struct bounds {
+	double lo, hi;
+};
+
+static struct bounds bounds_of(const struct fig *f)
+{
+	struct bounds b;
+	double mean, sd;
+
+	moments(f, &mean, &sd, &b.lo, &b.hi);
+	return b;
+}
+
+static int outside(double x, struct bounds b)
+{
+	return x < b.lo || x > b.hi;
+}
+
+/* A run's verdicts become bits, its cluster deciding or not: writes them
+ * (and the flag, when it changes), moves the run in or out of the typical
+ * figures, and appends its id to ids when the flag changed. */
+static int verdict(struct dbconn *w, long long rowid, int old_bits, int old_flag, int bits,
+		   int decides, json_t *ids, struct tbatch *tb)
+{
+	int flag = flag_of_bits(bits, decides), rc;
+	sqlite3_stmt *st;
+	struct frun r;
+
+	if (bits == old_bits && flag == old_flag)
+		return DB_OK;
+	if (!(st = db_stmt(w, flag == old_flag ? sql_set_bits : sql_set_flag)))
+		return DB_ERR;
+	sqlite3_bind_int64(st, 1, rowid);
+	sqlite3_bind_int(st, 2, bits);
+	if (flag != old_flag)
+		sqlite3_bind_int(st, 3, flag);
+	if ((rc = step_all(st, NULL, NULL)) != DB_OK || flag == old_flag)
+		return rc;
+	if ((rc = frun_load(w, rowid, NULL, &r)) != DB_OK)
+		return rc;
+	if (json_is_array(ids))
+		json_array_append_new(ids, json_string(r.id));
+	return typical_move_batched(w, &r, flag ? -1 : 1, tb);
+}
+
+/* Rows of a band or a split, read whole before any is written. */
+struct brow {
+	long long rowid;
+	double x;
+	int bits, flag;
+	char hw_class[170];
+};
+struct brows {
+	struct brow *v;
+	size_t n, cap;
+};
+
+/* Appends st's rows (rowid, decode, bits, flag, hw_class) to b; resets st. */
+static int collect(sqlite3_stmt *st, struct brows *b)
+{
+	struct brow *grown;
+	int rc;
+
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (b->n == b->cap) {
+			b->cap = b->cap ? 2 * b->cap : 16;
+			if (!(grown = realloc(b->v, b->cap * sizeof *b->v))) {
+				rc = SQLITE_NOMEM;
+				break;
+			}
+			b->v = grown;
 		}
+		b->v[b->n] = (struct brow){ sqlite3_column_int64(st, 0), sqlite3_column_double(st, 1),
+					    sqlite3_column_int(st, 2), sqlite3_column_int(st, 3), "" };
+		copy(b->v[b->n].hw_class, sizeof b->v[0].hw_class, st, 4);
+		b->n++;
 	}
 	sqlite3_reset(st);
-	return rc == SQLITE_ROW || rc == SQLITE_DONE ? DB_OK : db_status_of(rc);
+	return rc == SQLITE_DONE ? DB_OK : db_status_of(rc);
 }
 
-/* Writes k's figures, or removes the row when no run counts. */
-static int fig_store(struct dbconn *w, const struct cluster_key *k, const struct fig *f,
-		     double mean, double sd)
+static int by_rowid(const void *a, const void *b)
 {
-	unsigned char sb[16], qb[32];
-	uint64_t s[2] = { (uint64_t)(u128)f->s, (uint64_t)((u128)f->s >> 64) };
-	sqlite3_stmt *st = keyed(w, f->n > 0 ? sql_fig_put : sql_fig_drop, k);
+	long long x = ((const struct brow *)a)->rowid, y = ((const struct brow *)b)->rowid;
 
-	if (!st)
-		return DB_ERR;
-	if (f->n > 0) {
-		be_put(sb, s, 2);
-		be_put(qb, f->qq.w, 4);
-		sqlite3_bind_int64(st, 5, f->n);
-		sqlite3_bind_double(st, 6, mean);
-		sqlite3_bind_double(st, 7, sd);
-		sqlite3_bind_blob(st, 8, sb, sizeof sb, SQLITE_TRANSIENT);
-		sqlite3_bind_blob(st, 9, qb, sizeof qb, SQLITE_TRANSIENT);
-		sqlite3_bind_int64(st, 10, f->keys);
-		sqlite3_bind_int64(st, 11, f->new_keys);
-	}
-	return step_all(st, NULL, NULL);
+	return x < y ? -1 : x > y;
 }
 
-/* Moves the flags of k's counted runs to the bounds [lo, hi]: three
- * range seeks that touch only the runs whose flag changes. */
-static int reflag(struct dbconn *w, const struct cluster_key *k, double lo, double hi, json_t *ids)
+/* Sorts b by rowid and drops repeats (two bands may overlap). */
+static void dedupe(struct brows *b)
 {
+	size_t i, j = 0;
+
+	if (!b->n)
+		return;
+	qsort(b->v, b->n, sizeof *b->v, by_rowid);
+	for (i = 0; i < b->n; i++)
+		if (!j || b->v[i].rowid != b->v[j - 1].rowid)
+			b->v[j++] = b->v[i];
+	b->n = j;
+}
+
+/* Collects the rows of sql between each moved bound of old and now: the
+ * runs whose verdict against this population may change. */
+static int band(struct dbconn *w, sqlite3_stmt *(*bind)(struct dbconn *, const char *, const void *),
+		const char *sql, const void *k, int at, struct bounds old, struct bounds now,
+		struct brows *b)
+{
+	double ends[2][2] = { { old.lo, now.lo }, { old.hi, now.hi } };
 	sqlite3_stmt *st;
-	int rc;
+	int i, rc;
 
-	if (!(st = keyed(w, sql_flag_below, k)))
-		return DB_ERR;
-	sqlite3_bind_double(st, 5, lo);
-	if ((rc = step_all(st, ids, NULL)) != DB_OK)
-		return rc;
-	if (!(st = keyed(w, sql_flag_above, k)))
-		return DB_ERR;
-	sqlite3_bind_double(st, 5, hi);
-	if ((rc = step_all(st, ids, NULL)) != DB_OK)
-		return rc;
-	if (!(st = keyed(w, sql_flag_inside, k)))
-		return DB_ERR;
-	sqlite3_bind_double(st, 5, lo);
-	sqlite3_bind_double(st, 6, hi);
-	return step_all(st, ids, NULL);
+	for (i = 0; i < 2; i++) {
+		if (ends[i][0] == ends[i][1])
+			continue;
+		if (!(st = bind(w, sql, k)))
+			return DB_ERR;
+		sqlite3_bind_double(st, at, fmin(ends[i][0], ends[i][1]));
+		sqlite3_bind_double(st, at + 1, fmax(ends[i][0], ends[i][1]));
+		if ((rc = collect(st, b)) != DB_OK)
+			return rc;
+	}
+	dedupe(b);
+	return DB_OK;
 }
 
-/* Stores f as k's figures and moves the flags to match. */
-static int fig_commit(struct dbconn *w, const struct cluster_key *k, const struct fig *f, json_t *ids)
+static sqlite3_stmt *bind_c(struct dbconn *w, const char *sql, const void *k)
 {
-	double mean, sd, lo, hi;
-	int rc;
-
-	moments(f, &mean, &sd, &lo, &hi);
-	if ((rc = fig_store(w, k, f, mean, sd)) != DB_OK)
-		return rc;
-	return reflag(w, k, lo, hi, ids);
+	return keyed(w, sql, k);
 }
 
-/* Reads k's figures, rebuilding them first from the runs as they are now
- * when they were never filled; *rebuilt says so. */
-static int fig_get(struct dbconn *w, const struct cluster_key *k, struct fig *f,
-		   int *rebuilt, json_t *ids)
+static sqlite3_stmt *bind_w(struct dbconn *w, const char *sql, const void *k)
 {
-	int rc = fig_load(w, k, f, rebuilt);
+	return combo_keyed(w, sql, k);
+}
 
-	if (rc == DB_OK && *rebuilt && (rc = outlier_recompute(w, k, ids)) == DB_OK)
-		rc = fig_load(w, k, f, &(int){ 0 });
+/* Cluster c's bounds moved from old to now (it decides: decides): the
+ * cluster verdict of each run between them. */
+static int band_cluster(struct dbconn *w, const struct cluster_key *c, struct bounds old,
+			struct bounds now, int decides, json_t *ids, struct tbatch *tb)
+{
+	struct brows b = { 0 };
+	size_t i;
+	int rc = band(w, bind_c, sql_band_c, c, 5, old, now, &b);
+
+	for (i = 0; rc == DB_OK && i < b.n; i++) {
+		int bits = (b.v[i].bits & ~FLAG_CLUSTER) | (outside(b.v[i].x, now) ? FLAG_CLUSTER : 0);
+
+		rc = verdict(w, b.v[i].rowid, b.v[i].bits, b.v[i].flag, bits, decides, ids, tb);
+	}
+	free(b.v);
+	return rc;
+}
+
+/* Combination k's bounds moved: the combination verdict of each run
+ * between them, flagged by it where its own cluster does not decide. */
+static int band_combo(struct dbconn *w, const struct combo_key *k, struct bounds old,
+		      struct bounds now, json_t *ids, struct tbatch *tb)
+{
+	struct brows b = { 0 };
+	char last[170] = "";
+	size_t i;
+	int rc = band(w, bind_w, sql_band_w, k, 6, old, now, &b), decides = 0;
+
+	for (i = 0; rc == DB_OK && i < b.n; i++) {
+		int bits = (b.v[i].bits & ~FLAG_COMBO) | (outside(b.v[i].x, now) ? FLAG_COMBO : 0);
+		struct cluster_key c = { k->suite, k->digest, b.v[i].hw_class, k->backend };
+
+		if (bits == b.v[i].bits)
+			continue;
+		if (strcmp(last, b.v[i].hw_class)) {
+			if ((rc = cluster_decides(w, &c, &decides)) != DB_OK)
+				break;
+			snprintf(last, sizeof last, "%s", b.v[i].hw_class);
+		}
+		rc = verdict(w, b.v[i].rowid, b.v[i].bits, b.v[i].flag, bits, decides, ids, tb);
+	}
+	free(b.v);
+	return rc;
+}
+
+/* Cluster c reached OUTLIER_MIN_KEYS keys or fell below (it decides now:
+ * decides): the runs whose two verdicts differ change flag. */
+static int split(struct dbconn *w, const struct cluster_key *c, int decides, json_t *ids,
+		 struct tbatch *tb)
+{
+	struct brows b = { 0 };
+	sqlite3_stmt *st = keyed(w, sql_split, c);
+	size_t i;
+	int rc = st ? collect(st, &b) : DB_ERR;
+
+	for (i = 0; rc == DB_OK && i < b.n; i++)
+		rc = verdict(w, b.v[i].rowid, b.v[i].bits, b.v[i].flag, b.v[i].bits, decides, ids, tb);
+	free(b.v);
 	return rc;
 }
 
 /* ---- entering and leaving ---- */
 
-/* A run with value x, signed by key, starts (sign 1) or stops (−1)
- * counting in cluster k.  visible: runs already shows the change (the run
- * is inserted, or its status set), so a rebuild from runs includes it. */
-static int cluster_move(struct dbconn *w, const struct cluster_key *k, const char *id,
-			double x, const char *key, int sign, int visible, json_t *ids)
+/* The seconds of an RFC 3339 time (0 when it does not parse). */
+static long long epoch_of(struct dbconn *w, const char *t)
 {
-	struct fig f;
-	sqlite3_stmt *st;
-	int rc, rebuilt;
+	sqlite3_stmt *st = db_stmt(w, sql_epoch);
+	long long v = 0;
 
-	if ((rc = fig_get(w, k, &f, &rebuilt, ids)) != DB_OK)
+	if (st) {
+		db_bind_text(st, 1, t);
+		step_all(st, NULL, &v);
+	}
+	return v;
+}
+
+/* Run r (counted now: sign 1, inserted or back from a ruling; or not any
+ * more: −1) moves in its cluster, its combination and its typical figures;
+ * then every verdict the moved bounds change.  stored: r's verdicts as its
+ * row holds them, flag its flag; ceiling: its ceiling bit, judged anew. */
+static int move(struct dbconn *w, const struct frun *r, int sign, int stored, int flag,
+		int ceiling, json_t *ids)
+{
+	struct cluster_key c = frun_cluster(r);
+	struct combo_key k = frun_combo(r);
+	struct cluster_row cl;
+	struct ckey_row kr;
+	struct combo_row cr, old;
+	struct bounds cb0, cb1, wb0, wb1;
+	struct tbatch tb;
+	int rc, dec0, dec1, now = 0, nflag = 0;
+
+	if ((rc = combo_row_load(w, &k, &cr)) != DB_OK ||
+	    (!cr.exists && (rc = combo_row_open(w, &k, r->id, epoch_of(w, r->received), &cr)) != DB_OK) ||
+	    (rc = ckey_row_load(w, cr.cid, r->key, &kr)) != DB_OK || (rc = cluster_row_load(w, &c, &cl)) != DB_OK)
 		return rc;
-	if (rebuilt && visible)
-		return DB_OK;
-	fig_move(&f, x, sign);
-	if ((rc = cluster_key_move(w, k, key, sign, &f)) != DB_OK)
+	old = cr;
+	/* A leaving run that was not flagged leaves the typical figures. */
+	if (sign < 0 && !flag && (rc = typical_move(w, r, -1, &kr, &cr)) != DB_OK)
 		return rc;
-	if (sign < 0) {             /* out of the cluster, so not flagged */
-		if (!(st = db_stmt(w, sql_unflag_run)))
-			return DB_ERR;
-		db_bind_text(st, 1, id);
-		if ((rc = step_all(st, ids, NULL)) != DB_OK)
+	cb0 = bounds_of(&cl.f);
+	dec0 = cl.f.n >= OUTLIER_MIN_KEYS;
+	wb0 = bounds_of(&cr.f);
+	if ((rc = cluster_key_move(w, &c, r->key, r->x, r->id, sign, &cl)) != DB_OK ||
+	    (rc = combo_key_move(w, &k, r->key, r->x, r->id, sign, &kr, &cr)) != DB_OK)
+		return rc;
+	cb1 = bounds_of(&cl.f);
+	dec1 = cl.f.n >= OUTLIER_MIN_KEYS;
+	wb1 = bounds_of(&cr.f);
+	/* An entering run's verdicts, against the new bounds; it joins the
+	 * typical figures only when they leave it unflagged, so a flagged one
+	 * never passes through them. */
+	if (sign > 0) {
+		now = ceiling | (outside(r->x, cb1) ? FLAG_CLUSTER : 0) | (outside(r->x, wb1) ? FLAG_COMBO : 0);
+		nflag = flag_of_bits(now, dec1);
+		if (!nflag && (rc = typical_move(w, r, 1, &kr, &cr)) != DB_OK)
 			return rc;
 	}
-	return fig_commit(w, k, &f, ids);
-}
-
-int outlier_run_added(struct dbconn *w, const struct cluster_key *k, const char *id,
-		      double x, const char *thumbprint, json_t *ids, unsigned *other_tag)
-{
-	int rc = key_count(w, thumbprint, 1, other_tag);
-
-	if (rc != DB_OK)
+	if ((rc = cluster_row_store(w, &c, &cl)) != DB_OK ||
+	    (rc = ckey_row_store(w, cr.cid, r->key, &kr)) != DB_OK ||
+	    (rc = combo_row_store(w, &k, &cr)) != DB_OK || (rc = typical_tops(w, &k, &old, &cr)) != DB_OK)
 		return rc;
-	return cluster_move(w, k, id, x, thumbprint, 1, 1, ids);
+	/* The run's row: its verdicts (entering), or none (leaving: it is no
+	 * longer counted, so not flagged). */
+	if (sign < 0) {
+		now = ceiling;
+		nflag = 0;
+	}
+	if (now != stored || nflag != flag) {
+		sqlite3_stmt *st = db_stmt(w, nflag != flag ? sql_set_flag : sql_set_bits);
+
+		if (!st)
+			return DB_ERR;
+		sqlite3_bind_int64(st, 1, r->rowid);
+		sqlite3_bind_int(st, 2, now);
+		if (nflag != flag)
+			sqlite3_bind_int(st, 3, nflag);
+		rc = step_all(st, NULL, NULL);
+		if (rc == DB_OK && nflag != flag && json_is_array(ids))
+			json_array_append_new(ids, json_string(r->id));
+	}
+	/* Everyone else whose verdict the moved bounds change, their
+	 * combinations' rows written once at the end. */
+	tb.n = 0;
+	if (rc == DB_OK && (cb0.lo != cb1.lo || cb0.hi != cb1.hi))
+		rc = band_cluster(w, &c, cb0, cb1, dec1, ids, &tb);
+	if (rc == DB_OK && (wb0.lo != wb1.lo || wb0.hi != wb1.hi))
+		rc = band_combo(w, &k, wb0, wb1, ids, &tb);
+	if (rc == DB_OK && dec0 != dec1)
+		rc = split(w, &c, dec1, ids, &tb);
+	if (rc == DB_OK)
+		rc = typical_flush(w, &tb);
+	return rc;
 }
 
-/* A run as stored: its cluster, value, key and status (copies). */
-struct run_ref {
-	char *col[7];
-	struct cluster_key k;
-	double x;
-	int counted;
-};
-
-static void run_ref_free(struct run_ref *r)
+/* The rowid of run id. */
+static int rowid_of(struct dbconn *w, const char *id, long long *rowid)
 {
-	int i;
+	sqlite3_stmt *st = db_stmt(w, sql_rowid_of);
 
-	for (i = 0; i < 7; i++)
-		free(r->col[i]);
+	*rowid = 0;
+	if (!st)
+		return DB_ERR;
+	db_bind_text(st, 1, id);
+	return step_all(st, NULL, rowid);
 }
 
-/* Reads run id; DB_NOTFOUND when there is none. */
-static int run_ref_get(struct dbconn *w, const char *id, struct run_ref *r)
+int outlier_run_added(struct dbconn *w, const struct outlier_run *in, json_t *ids,
+		      unsigned *other_tag)
 {
-	sqlite3_stmt *st = db_stmt(w, sql_run_of);
-	int rc, i;
+	struct frun r;
+	int rc, bits;
 
-	memset(r, 0, sizeof *r);
+	memset(&r, 0, sizeof r);
+	snprintf(r.id, sizeof r.id, "%s", in->id);
+	snprintf(r.suite, sizeof r.suite, "%s", in->k.suite);
+	snprintf(r.model, sizeof r.model, "%s", in->k.model);
+	snprintf(r.digest, sizeof r.digest, "%s", in->k.digest);
+	snprintf(r.hw, sizeof r.hw, "%s", in->k.hw);
+	snprintf(r.backend, sizeof r.backend, "%s", in->k.backend);
+	snprintf(r.hw_class, sizeof r.hw_class, "%s", in->c.hw_class);
+	snprintf(r.key, sizeof r.key, "%s", in->key);
+	snprintf(r.received, sizeof r.received, "%s", in->received_at ? in->received_at : "");
+	r.x = in->x;
+	r.prefill = in->prefill;
+	r.ttft = in->ttft;
+	if ((rc = rowid_of(w, in->id, &r.rowid)) != DB_OK)
+		return rc;
+	if (!r.rowid)
+		return DB_NOTFOUND;
+	if ((rc = key_count(w, in->key, 1, other_tag)) != DB_OK)
+		return rc;
+	bits = outlier_above_ceiling(in->k.model, in->quant, in->format, in->k.hw, in->x) ? FLAG_CEILING : 0;
+	return move(w, &r, 1, 0, 0, bits, ids);
+}
+
+int outlier_run_status_changed(struct dbconn *w, const char *id, json_t *ids)
+{
+	sqlite3_stmt *st = db_stmt(w, sql_frun_id);
+	struct frun r;
+	int rc, bits = 0, flag = 0, counted = 0;
+
 	if (!st)
 		return DB_ERR;
 	db_bind_text(st, 1, id);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
-		for (i = 0; i < 7; i++)
-			if (i != 4 && !(r->col[i] = strdup(sqlite3_column_text(st, i)
-							   ? (const char *)sqlite3_column_text(st, i) : "")))
-				rc = SQLITE_NOMEM;
-		r->x = sqlite3_column_double(st, 4);
+		frun_read(&r, st);
+		bits = sqlite3_column_int(st, 13);
+		flag = sqlite3_column_int(st, 14);
+		counted = sqlite3_column_text(st, 15) && !strcmp((const char *)sqlite3_column_text(st, 15), "ok");
 	}
 	sqlite3_reset(st);
-	if (rc != SQLITE_ROW) {
-		run_ref_free(r);
-		return rc == SQLITE_DONE ? DB_NOTFOUND : db_status_of(rc);
-	}
-	r->k = (struct cluster_key){ r->col[0], r->col[1], r->col[2], r->col[3] };
-	r->counted = !strcmp(r->col[6], "ok");
-	return DB_OK;
-}
-
-int outlier_run_status_changed(struct dbconn *w, const char *id, json_t *ids)
-{
-	struct run_ref r;
-	int rc = run_ref_get(w, id, &r);
-
-	if (rc != DB_OK)
-		return rc;
-	rc = cluster_move(w, &r.k, id, r.x, r.col[5], r.counted ? 1 : -1, 1, ids);
-	run_ref_free(&r);
-	return rc;
-}
-
-int outlier_run_withdrawn(struct dbconn *w, const char *id, json_t *ids)
-{
-	struct run_ref r;
-	int rc = run_ref_get(w, id, &r);
-
-	if (rc != DB_OK)
-		return rc;
-	if (r.counted)
-		rc = cluster_move(w, &r.k, id, r.x, r.col[5], -1, 0, ids);
-	if (rc == DB_OK)
-		rc = key_count(w, r.col[5], -1, NULL);
-	run_ref_free(&r);
-	return rc;
-}
-
-/* ---- rebuilding ---- */
-
-/* Recounts k's keys from its runs into cluster_keys and f. */
-static int recount_keys(struct dbconn *w, const struct cluster_key *k, struct fig *f)
-{
-	sqlite3_stmt *st;
-	int rc;
-
-	if (!(st = keyed(w, sql_ck_clear, k)) || (rc = step_all(st, NULL, NULL)) != DB_OK)
-		return st ? rc : DB_ERR;
-	if (!(st = keyed(w, sql_ck_fill, k)) || (rc = step_all(st, NULL, NULL)) != DB_OK)
-		return st ? rc : DB_ERR;
-	if (!(st = keyed(w, sql_ck_count, k)))
-		return DB_ERR;
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		f->keys = sqlite3_column_int64(st, 0);
-		f->new_keys = sqlite3_column_int64(st, 1);
-	}
-	sqlite3_reset(st);
-	return rc == SQLITE_ROW ? DB_OK : db_status_of(rc);
-}
-
-int outlier_recompute(struct dbconn *w, const struct cluster_key *k, json_t *ids)
-{
-	sqlite3_stmt *st = keyed(w, sql_members, k);
-	struct fig f;
-	int rc;
-
-	memset(&f, 0, sizeof f);
-	if (!st)
-		return DB_ERR;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		fig_move(&f, sqlite3_column_double(st, 0), 1);
-	sqlite3_reset(st);
-	if (rc != SQLITE_DONE)
+	if (rc == SQLITE_DONE)
+		return DB_NOTFOUND;
+	if (rc != SQLITE_ROW)
 		return db_status_of(rc);
-	if ((rc = recount_keys(w, k, &f)) != DB_OK)
-		return rc;
-	return fig_commit(w, k, &f, ids);
+	/* Its ceiling bit is kept as stored; a run that left holds only it. */
+	return move(w, &r, counted ? 1 : -1, bits, flag, bits & FLAG_CEILING, ids);
 }
 
 /* ---- reading ---- */

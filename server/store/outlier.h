@@ -1,6 +1,25 @@
-/* outlier.h: cluster statistics and 3-sigma flags (contract section 4),
- * kept incrementally: each change of a cluster costs O(log n + flags
- * changed), whatever the size of the cluster. */
+/* outlier.h: outlier flags (contract section 4) and the typical figures
+ * they feed (typical.h), kept incrementally by the writer.
+ *
+ * The rule.  A run's fingerprint cluster is (suite, model digest, hardware
+ * class, backend); its combination is (suite, model slug, model digest,
+ * hardware slug, backend).  In each, every signing key counts once, as the
+ * exact median chat-short decode of its counted runs there (status 'ok';
+ * flagged runs count).  A run is flagged when its own decode is more than
+ * 3 population standard deviations from the mean of those key values: of
+ * its cluster's when the cluster has OUTLIER_MIN_KEYS keys or more, else of
+ * its combination's.  It is flagged whatever their size when its decode is
+ * more than CEILING_FLAG_FACTOR times its bandwidth ceiling
+ * (domain/ceiling.h).  A run is "checked" when it is flagged or when the
+ * population that judges it has OUTLIER_MIN_KEYS keys: below that a key
+ * whose runs agree cannot be flagged (Samuelson's inequality: no value
+ * lies more than sqrt(n - 1) standard deviations from the mean of n), so
+ * an unflagged run there is no finding.
+ *
+ * Cost.  Each change of a cluster or combination costs a few index seeks
+ * (a key's median is a pointer that one run moves by one step at most),
+ * plus one row write per run whose verdict changes, whatever the number of
+ * runs, keys or clusters. */
 #ifndef LLMS_OUTLIER_H
 #define LLMS_OUTLIER_H
 
@@ -8,9 +27,19 @@
 
 #include "store/db.h"
 
+struct ceiling_ref;
+
+/* Below this many keys a population cannot flag a key whose runs agree. */
+#define OUTLIER_MIN_KEYS 11
+
 /* The cluster a run belongs to. */
 struct cluster_key {
 	const char *suite, *digest, *hw_class, *backend;
+};
+
+/* The combination a run belongs to. */
+struct combo_key {
+	const char *suite, *model, *digest, *hw, *backend;
 };
 
 /* Decode rates enter the sums as q = round(x * OUTLIER_SCALE), an
@@ -18,46 +47,57 @@ struct cluster_key {
  * rate; a clamped run is still compared by its real value). */
 #define OUTLIER_SCALE 1e9L
 
-/* The figures a page shows for a cluster: the columns n, mean, stddev,
- * keys and new_keys of table clusters, one row per cluster with a counted
- * run, for lists to join.  A signing key is "new" while it has stored
- * exactly one run on this server (table signing_keys, column runs = 1). */
+/* The figures a page shows for a cluster (table clusters): its counted
+ * runs, the mean and spread of its key values, its keys and how many of
+ * them are new.  A signing key is "new" while it has stored exactly one
+ * run on this server (table signing_keys, column runs = 1). */
 struct cluster_figures {
 	long long n;              /* counted runs (status 'ok') */
-	double mean, stddev;      /* population, of chat-short decode tok/s */
-	long long keys, new_keys; /* distinct signing keys behind them; new ones */
+	double mean, stddev;      /* population, over one value per key */
+	long long keys, new_keys;
 };
+
+/* A run just inserted with status 'ok', outlier 0 and flag_bits 0, as the
+ * writer has it. */
+struct outlier_run {
+	const char *id, *received_at;
+	struct cluster_key c;
+	struct combo_key k;
+	const char *key;                  /* the signing key's thumbprint */
+	double x, prefill, ttft;          /* chat-short; prefill, ttft NAN when unknown */
+	const char *quant, *format;       /* for the ceiling (NULL: unknown) */
+};
+
+/* The reference data the ceiling flag is judged against (NULL: none, so
+ * no run is flagged for its ceiling).  Set once before db_open. */
+void outlier_set_reference(const struct ceiling_ref *ref);
 
 /* All of the following run on the writer connection w inside the caller's
  * transaction, and return 0 or a negative db_status.  When ids is an
  * array, they append the id of every run whose outlier flag changed. */
 
-/* A new run was stored with status 'ok': counts its signing key and
- * enters it into its cluster k with value x.  When the key thereby stops
- * being new, the cluster of its first run shows one new key fewer:
- * *other_tag (when set) gets that cluster's cache_cluster_tag, else 0. */
-int outlier_run_added(struct dbconn *w, const struct cluster_key *k, const char *id,
-		      double x, const char *thumbprint, json_t *ids, unsigned *other_tag);
+/* A new run was stored: counts its signing key, enters it into its
+ * cluster, its combination and (unflagged) its typical figures, flags it
+ * when it stands out or is above its ceiling, and moves every flag the new
+ * figures move.  When the key thereby stops being new, the cluster of its
+ * first run shows one new key fewer: *other_tag (when set) gets that
+ * cluster's cache_cluster_tag, else 0. */
+int outlier_run_added(struct dbconn *w, const struct outlier_run *r, json_t *ids,
+		      unsigned *other_tag);
 
-/* The run's status changed (a moderator upheld or dismissed a dispute):
- * it enters its cluster when its status is now 'ok' and leaves it
- * otherwise.  A run already where it belongs is left alone. */
+/* The run's status has just changed (a ruling, a withdrawal): it enters
+ * everything when its status is now 'ok' and leaves everything otherwise.
+ * The caller calls this only when the status did change. */
 int outlier_run_status_changed(struct dbconn *w, const char *id, json_t *ids);
 
-/* The run is about to be deleted (a later withdrawal): takes it out of
- * its cluster and its signing key's count.  Call before the DELETE, and
- * drop the cache of the run's cluster (and of the key's other cluster,
- * whose new-key count may have grown) after the commit. */
-int outlier_run_withdrawn(struct dbconn *w, const char *id, json_t *ids);
-
-/* Rebuilds cluster k's figures, key counts and every member's flag from
- * its runs, in one pass over them (the backfill, and repairs). */
-int outlier_recompute(struct dbconn *w, const struct cluster_key *k, json_t *ids);
-
-/* Fills every cluster whose sums are missing (after migration 0006), a
- * few hundred clusters per transaction, reporting progress on stderr.
- * Must run before the writer thread starts.  err gets a message. */
+/* Fills what migration 0020 left to do (and the ceiling flags when the
+ * reference data changed), reporting progress on stderr.  Must run before
+ * the writer thread starts.  err gets a message. */
 int outlier_backfill(struct dbconn *w, char *err, size_t errlen);
+
+/* Rebuilds every cluster, combination, flag and typical figure from the
+ * runs, as outlier_backfill does after migration 0020 (tests, repairs). */
+int outlier_rebuild_all(struct dbconn *w);
 
 /* The figures of cluster k read on connection c; DB_NOTFOUND when the
  * cluster has no counted run. */
@@ -65,7 +105,18 @@ int outlier_figures(struct dbconn *c, const struct cluster_key *k,
 		    struct cluster_figures *out);
 
 /* 1 when x is more than 3 standard deviations from mean (sd > 0): the
- * same test as the stored flags, x < mean - 3 sd or x > mean + 3 sd. */
+ * same test as the stored verdicts, x < mean - 3 sd or x > mean + 3 sd. */
 int outlier_is_flagged(double x, double mean, double sd);
+
+/* 1 when a run of this model, weights and hardware at decode x is above
+ * its ceiling by more than the margin (0 when the reference data cannot
+ * tell). */
+int outlier_above_ceiling(const char *model_slug, const char *quant, const char *format,
+			  const char *hw_slug, double x);
+
+/* Every statement the writer's flag and typical code runs per change, one
+ * array per file, NULL-ended: for the test that plans each on an index. */
+extern const char *const outlier_sql[], *const outlier_median_sql[], *const outlier_pop_sql[],
+	*const outlier_keys_sql[], *const typical_hist_sql[], *const typical_tops_sql[];
 
 #endif

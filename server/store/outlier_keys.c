@@ -1,15 +1,16 @@
 /* outlier_keys.c: signing keys behind a cluster: each key's count of
- * stored runs, the clusters it counts in, and which keys are new. */
+ * stored runs, its runs and median in each cluster (cluster_keys), and
+ * which keys are new. */
 #include "store/outlier_int.h"
 
 #include "http/cache.h"
 #include "util/timefmt.h"
 
-static const char sql_key_sign[] =
-	"INSERT INTO signing_keys(thumbprint, runs, first_seen) VALUES (?1, 1, ?2) "
-	"ON CONFLICT(thumbprint) DO UPDATE SET runs = runs + 1 RETURNING runs";
-static const char sql_key_unsign[] =
-	"UPDATE signing_keys SET runs = runs - 1 WHERE thumbprint = ? RETURNING runs";
+/* The count is read, then written: no RETURNING, which SQLite serves
+ * through a temporary table at a cost larger than the read. */
+static const char sql_key_new[] =
+	"INSERT INTO signing_keys(thumbprint, runs, first_seen) VALUES (?1, 1, ?2)";
+static const char sql_key_set[] = "UPDATE signing_keys SET runs = ?2 WHERE thumbprint = ?1";
 static const char sql_key_forget[] = "DELETE FROM signing_keys WHERE thumbprint = ? AND runs <= 0";
 static const char sql_key_runs[] = "SELECT runs FROM signing_keys WHERE thumbprint = ?";
 static const char sql_key_newness[] =
@@ -20,14 +21,20 @@ static const char sql_key_newness[] =
 static const char sql_key_cluster[] =
 	"SELECT suite_version, model_digest, hw_class, backend_name FROM cluster_keys "
 	"WHERE key_thumbprint = ? LIMIT 1";
-static const char sql_ck_enter[] =
-	"INSERT INTO cluster_keys VALUES (?1, ?2, ?3, ?4, ?5, 1) ON CONFLICT DO UPDATE "
-	"SET runs = runs + 1 RETURNING runs";
-static const char sql_ck_leave[] =
-	"UPDATE cluster_keys SET runs = runs - 1 WHERE " WHERE_KEY " AND key_thumbprint = ?5 "
-	"RETURNING runs";
+static const char sql_ck_get[] =
+	"SELECT runs, mid_x, mid_id, val FROM cluster_keys WHERE " WHERE_KEY " AND key_thumbprint = ?5";
+static const char sql_ck_put[] =
+	"INSERT INTO cluster_keys(suite_version, model_digest, hw_class, backend_name, "
+	"key_thumbprint, runs, mid_x, mid_id, val) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) "
+	"ON CONFLICT DO UPDATE SET runs = excluded.runs, mid_x = excluded.mid_x, "
+	"mid_id = excluded.mid_id, val = excluded.val";
 static const char sql_ck_drop[] =
-	"DELETE FROM cluster_keys WHERE " WHERE_KEY " AND key_thumbprint = ?5 AND runs <= 0";
+	"DELETE FROM cluster_keys WHERE " WHERE_KEY " AND key_thumbprint = ?5";
+
+const char *const outlier_keys_sql[] = {
+	sql_key_new, sql_key_set, sql_key_forget, sql_key_runs, sql_key_newness,
+	sql_key_cluster, sql_ck_get, sql_ck_put, sql_ck_drop, NULL
+};
 
 /* ---- signing keys ---- */
 
@@ -83,19 +90,26 @@ static int key_cluster_tag(struct dbconn *w, const char *key, unsigned *tag)
  * cluster's cache tag when it loses a new key. */
 int key_count(struct dbconn *w, const char *key, int sign, unsigned *tag)
 {
-	sqlite3_stmt *st = db_stmt(w, sign > 0 ? sql_key_sign : sql_key_unsign);
+	sqlite3_stmt *st;
 	char now[32];
 	long long runs = 0;
 	int rc;
 
-	if (!st)
+	if ((rc = key_runs(w, key, &runs)) != DB_OK)
+		return rc;
+	if (sign < 0 && runs <= 0)
+		return DB_OK;          /* nothing stored under it (as the UPDATE found nothing) */
+	if (!(st = db_stmt(w, sign > 0 && runs == 0 ? sql_key_new : sql_key_set)))
 		return DB_ERR;
 	db_bind_text(st, 1, key);
-	if (sign > 0) {
+	runs += sign;
+	if (sign > 0 && runs == 1) {
 		time_now_rfc3339(now);
 		db_bind_text(st, 2, now);
+	} else {
+		sqlite3_bind_int64(st, 2, runs);
 	}
-	if ((rc = step_all(st, NULL, &runs)) != DB_OK)
+	if ((rc = step_all(st, NULL, NULL)) != DB_OK)
 		return rc;
 	if (sign > 0 && runs == 2 && (rc = key_cluster_tag(w, key, tag)) != DB_OK)
 		return rc;
@@ -110,31 +124,46 @@ int key_count(struct dbconn *w, const char *key, int sign, unsigned *tag)
 	return st ? DB_OK : DB_ERR;
 }
 
-/* key's runs in cluster k go up (sign 1) or down (−1) by one; the
- * cluster's key counts in f follow. */
 int cluster_key_move(struct dbconn *w, const struct cluster_key *k, const char *key,
-		     int sign, struct fig *f)
+		     double x, const char *id, int sign, struct cluster_row *row)
 {
-	sqlite3_stmt *st = keyed(w, sign > 0 ? sql_ck_enter : sql_ck_leave, k);
-	long long runs = -1, total;
-	int rc;
+	struct mset set = { MSET_CLUSTER, k, NULL, key };
+	sqlite3_stmt *st = keyed(w, sql_ck_get, k);
+	struct mptr p;
+	long long total;
+	double old;
+	int rc, had;
 
 	if (!st)
 		return DB_ERR;
 	db_bind_text(st, 5, key);
-	if ((rc = step_all(st, NULL, &runs)) != DB_OK)
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		mptr_read(&p, sqlite3_column_int64(st, 0), st, 1);
+	else
+		mptr_read(&p, 0, st, 1);
+	sqlite3_reset(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return db_status_of(rc);
+	had = p.n > 0;
+	old = p.val;
+	rc = sign > 0 ? mset_added(w, &set, &p, x, id) : mset_removed(w, &set, &p, x, id);
+	if (rc != DB_OK)
 		return rc;
-	if (runs != (sign > 0 ? 1 : 0))
-		return DB_OK;               /* the key was, and stays, behind the cluster */
-	if ((rc = key_runs(w, key, &total)) != DB_OK)
-		return rc;
-	f->keys += sign;
-	if (total == 1)
-		f->new_keys += sign;
-	if (sign < 0 && (st = keyed(w, sql_ck_drop, k))) {
-		db_bind_text(st, 5, key);
-		return step_all(st, NULL, NULL);
+	fig_replace(&row->f, had, old, p.n > 0, p.val);
+	row->runs += sign;
+	if (had != (p.n > 0)) {          /* the key joined or left the cluster */
+		if ((rc = key_runs(w, key, &total)) != DB_OK)
+			return rc;
+		if (total == 1)
+			row->new_keys += sign;
 	}
-	return st ? DB_OK : DB_ERR;
+	if (!(st = keyed(w, p.n > 0 ? sql_ck_put : sql_ck_drop, k)))
+		return DB_ERR;
+	db_bind_text(st, 5, key);
+	if (p.n > 0) {
+		sqlite3_bind_int64(st, 6, p.n);
+		mptr_bind(&p, st, 7);
+	}
+	return step_all(st, NULL, NULL);
 }
-

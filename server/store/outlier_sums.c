@@ -1,19 +1,22 @@
-/* outlier_sums.c: a cluster's exact fixed-point sums, and the mean, spread
+/* outlier_sums.c: a population's exact fixed-point sums over its key values, and the mean, spread
  * and flag bounds they give. */
 #include "store/outlier_int.h"
 
 #include <math.h>
+#include <string.h>
 
 /*
- * Numerical soundness.  A cluster keeps n, S = Σq and Q = Σq² of its
- * counted runs, where q = round(x · 10^9) is the decode rate x in decimal
+ * Numerical soundness.  A population (a cluster, or a combination) keeps
+ * n, S = Σq and Q = Σq² of its values, one per signing key (the key's
+ * median decode there), where q = round(x · 10^9) is the value x in decimal
  * fixed point (resolution 1e-9 tok/s, so a rate sent with up to nine
  * decimals, as clients send them, is held exactly), clamped to
  * |q| <= 2^62 (|x| <= 4.6e9 tok/s).  S is
  * a 128-bit and Q a 256-bit integer, so adding and removing runs is exact
  * and order-independent: after any sequence of inserts, upholds and
- * dismissals the sums equal those of a fresh pass over the runs, with no
- * drift.  The spread is D = n·Q − S² = n² · (population variance), also
+ * dismissals the sums equal those of a fresh pass over the key values, with
+ * no drift (a key's old value is removed as it was stored, a double, so it
+ * quantizes to the same q it was added as).  The spread is D = n·Q − S² = n² · (population variance), also
  * computed exactly in 256 bits (it cannot be negative), so there is no
  * cancellation however large the mean is against the spread; the only
  * roundings are the final conversions of S/n and D/n² to long double and
@@ -176,6 +179,36 @@ void moments(const struct fig *f, double *mean, double *sd, double *lo, double *
 		*lo = *mean - 3.0 * *sd;
 		*hi = *mean + 3.0 * *sd;
 	}
+}
+
+void fig_replace(struct fig *f, int has_old, double old, int has_new, double now)
+{
+	if (has_old)
+		fig_move(f, old, -1);
+	if (has_new)
+		fig_move(f, now, 1);
+}
+
+void fig_blobs(const struct fig *f, unsigned char s[16], unsigned char qq[32])
+{
+	uint64_t w[2] = { (uint64_t)(u128)f->s, (uint64_t)((u128)f->s >> 64) };
+
+	be_put(s, w, 2);
+	be_put(qq, f->qq.w, 4);
+}
+
+int fig_of_blobs(struct fig *f, long long n, const void *s, int slen, const void *qq, int qqlen)
+{
+	uint64_t w[2];
+
+	memset(f, 0, sizeof *f);
+	if (slen != 16 || qqlen != 32 || !s || !qq)
+		return -1;
+	f->n = n;
+	be_get(s, w, 2);
+	f->s = (__int128)(((u128)w[1] << 64) | w[0]);
+	be_get(qq, f->qq.w, 4);
+	return 0;
 }
 
 int outlier_is_flagged(double x, double mean, double sd)

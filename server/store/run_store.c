@@ -133,10 +133,10 @@ static void bind_run(sqlite3_stmt *st, const struct run_new *n,
 
 /* Inserts the row under a fresh id, retrying on the (unlikely) id clash,
  * with log_index the leaf index its log entry will get. */
-static int insert(struct dbconn *w, struct run_new *n, const char *hw_class, int64_t log_index)
+static int insert(struct dbconn *w, struct run_new *n, const char *hw_class, int64_t log_index,
+		  char received[32])
 {
 	sqlite3_stmt *st;
-	char received[32];
 	int rc = SQLITE_CONSTRAINT, tries;
 
 	time_now_rfc3339(received);
@@ -161,7 +161,8 @@ static int insert(struct dbconn *w, struct run_new *n, const char *hw_class, int
  * size is read first because the entry names the run's id, which the
  * insert picks; the writer is the log's only appender, so the entry lands
  * at that index, and anything else fails the job (rolled back). */
-static int insert_logged(struct dbconn *w, struct run_new *n, const char *hw_class)
+static int insert_logged(struct dbconn *w, struct run_new *n, const char *hw_class,
+			 char received[32])
 {
 	int64_t at = tlog_store_size(w);
 	uint64_t index;
@@ -169,11 +170,20 @@ static int insert_logged(struct dbconn *w, struct run_new *n, const char *hw_cla
 
 	if (at < 0)
 		return DB_ERR;
-	if ((rc = insert(w, n, hw_class, at)) != DB_OK)
+	if ((rc = insert(w, n, hw_class, at, received)) != DB_OK)
 		return rc;
 	if ((rc = tlog_record(w, TLOG_RUN, n->id, n->sha, &index)) != DB_OK)
 		return rc;
 	return index == (uint64_t)at ? DB_OK : DB_ERR;
+}
+
+unsigned run_store_combo_tag(const char *suite, const char *digest, const char *hw_slug,
+			     const char *backend)
+{
+	char c[170];
+
+	snprintf(c, sizeof c, "combo:%s", hw_slug);
+	return cache_cluster_tag(suite, digest, c, backend);
 }
 
 /* 1 when the cluster update flagged the new run: it was stored unflagged,
@@ -192,8 +202,8 @@ static int flagged_now(const struct run_new *n)
 int run_store_run(struct dbconn *w, struct db_job *j)
 {
 	struct run_new *n = (struct run_new *)j;
-	struct cluster_key k;
-	char hw_class[160];
+	struct outlier_run o;
+	char hw_class[160], received[32];
 	int rc;
 
 	if (find_duplicate(w, n)) {
@@ -206,16 +216,22 @@ int run_store_run(struct dbconn *w, struct db_job *j)
 		snprintf(hw_class, sizeof hw_class, "%s", n->f.fingerprint_hash);
 	else
 		snprintf(hw_class, sizeof hw_class, "slug:%s", n->f.hw_slug);
-	rc = insert_logged(w, n, hw_class);
+	rc = insert_logged(w, n, hw_class, received);
 	if (rc != DB_OK)
 		return rc;
 	if (!n->affected)
 		n->affected = json_array();
-	k = (struct cluster_key){ n->f.suite_version, n->f.model_digest, hw_class,
-				  n->f.backend_name };
-	n->cluster_tag = cache_cluster_tag(k.suite, k.digest, k.hw_class, k.backend);
-	rc = outlier_run_added(w, &k, n->id, n->f.decode_tok_s, n->thumbprint, n->affected,
-			       &n->other_tag);
+	o = (struct outlier_run){
+		.id = n->id, .received_at = received,
+		.c = { n->f.suite_version, n->f.model_digest, hw_class, n->f.backend_name },
+		.k = { n->f.suite_version, n->f.model_slug, n->f.model_digest, n->f.hw_slug,
+		       n->f.backend_name },
+		.key = n->thumbprint, .x = n->f.decode_tok_s, .prefill = n->f.prefill_tok_s,
+		.ttft = n->f.ttft_ms, .quant = n->f.model_quant, .format = n->f.model_format,
+	};
+	n->cluster_tag = cache_cluster_tag(o.c.suite, o.c.digest, o.c.hw_class, o.c.backend);
+	n->combo_tag = run_store_combo_tag(o.c.suite, o.c.digest, n->f.hw_slug, o.c.backend);
+	rc = outlier_run_added(w, &o, n->affected, &n->other_tag);
 	if (rc != DB_OK)
 		return rc;
 	n->outlier = flagged_now(n);

@@ -43,6 +43,7 @@ struct run_new {
 	json_t *affected;              /* ids whose outlier flag changed (array, owned) */
 	unsigned cluster_tag;          /* cache_cluster_tag() of the run's cluster */
 	unsigned other_tag;            /* and of the cluster whose new keys changed, or 0 */
+	unsigned combo_tag;            /* the tag of the run's combination (run_store_combo_tag) */
 };
 
 /* Writes a new unguessable run id: "r_" and 11 of [a-z0-9_-]. */
@@ -60,6 +61,11 @@ void run_new_init(struct run_new *n);
  * or a machine without a GPU), else 0.  runs.mem_gb keeps it (NULL for 0)
  * for the cheatsheet's memory classes (migration 0017). */
 void run_new_memory(struct run_new *n, const json_t *payload);
+
+/* The cache tag of the pages that show the figures of a combination
+ * (suite, digest, hardware slug, backend), as run_new.combo_tag. */
+unsigned run_store_combo_tag(const char *suite, const char *digest, const char *hw_slug,
+			     const char *backend);
 
 /* The db_job run function (exported for tests). */
 int run_store_run(struct dbconn *w, struct db_job *j);

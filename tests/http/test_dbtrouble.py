@@ -87,14 +87,20 @@ def small_fs(tmp_path):
 
 
 def fill(path):
-    """Writes to path until the file system is full."""
-    with open(path, "wb") as f:
-        try:
-            while True:
-                f.write(b"\0" * 65536)
-                f.flush()
-        except OSError:
-            pass
+    """Writes to path until the file system is full.  (The write that
+    failed stays in the file's buffer, so closing it fails too unless the
+    free space was a whole number of writes: that is ignored.)"""
+    f = open(path, "wb")
+    try:
+        while True:
+            f.write(b"\0" * 65536)
+            f.flush()
+    except OSError:
+        pass
+    try:
+        f.close()
+    except OSError:
+        pass
     try:
         os.sync()
     except AttributeError:

@@ -144,8 +144,8 @@ def test_model_page_sort_keeps_to_the_digest_shown(srv, tmp_path):
         p["model"]["digest"] = digest
         return p
 
-    # Digest 1 is the fastest on M3 Ultra, so board_sort's group there is
-    # a digest-1 run; digest 2's own best there must still be listed.
+    # Digest 1 is the fastest on M3 Ultra; digest 2's own combination
+    # there must still be listed.
     a1 = upload(srv, run(d1, "M3 Ultra", 100.0, 500.0, 300.0))
     a2 = upload(srv, run(d2, "M3 Ultra", 60.0, 800.0, 150.0))
     slow2 = upload(srv, run(d2, "M3 Ultra", 20.0, 9000.0, 1.0))     # not its group's best
@@ -156,6 +156,8 @@ def test_model_page_sort_keeps_to_the_digest_shown(srv, tmp_path):
     def order(**params):
         r = srv.get("/m/dsort.json", params=params)
         assert r.status_code == 200, r.text
+        if "sort" in params:      # the digest's combinations, each by its best run
+            return [x["best_run"] for x in r.json()["combos"]["rows"]]
         return [x["id"] for x in r.json()["list"]["runs"]]
 
     assert order(digest=d2) == [b2, a2, slow2]       # decode: every run of the digest

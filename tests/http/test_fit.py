@@ -9,7 +9,7 @@ import os
 import lxml.html
 import pytest
 
-from conftest import ROOT, make_payload, sign, validate_html
+from conftest import ROOT, digest_for, make_payload, sign, validate_html
 from test_openapi import check
 
 REF = os.path.join(ROOT, "static", "reference")
@@ -30,7 +30,8 @@ def upload(server, model="Llama-3.1-8B-Instruct", accel="M2", quant="Q4_K_M", de
            fmt="gguf", backend="llama.cpp"):
     p = make_payload(model__name=model, model__quantization=quant, model__format=fmt,
                      hardware__accelerator_summary=accel, hardware__fingerprint_hash=None,
-                     backend={"name": backend, "version": "b6123", "runner": None})
+                     backend={"name": backend, "version": "b6123", "runner": None},
+                     model__digest=digest_for("%s %s" % (model, quant)))
     p["workloads"]["chat-short"]["decode_tok_s"] = decode
     token, _ = sign(p)
     r = server.upload(token)
@@ -103,17 +104,22 @@ def test_moe_reads_its_active_experts(server):
 
 
 def test_measured_runs_sit_beside_their_ceiling(server):
+    """Each weights file's typical figures beside the ceiling of those
+    weights; a quantization the data lacks gets its format's range."""
     fast = upload(server, decode=11.0)
     upload(server, accel="M3 Ultra", decode=60.0)          # other hardware: not listed
     odd = upload(server, quant="IQ2_XXS", decode=20.0)      # a format the data lacks
     body = check(server.get("/fit.json", params={"hw": "m2"}), "GET", "/fit.json")
-    ids = [r["id"] for r in body["runs"]]
-    assert ids == [odd, fast]                               # fastest first, this hardware only
+    ids = [r["best_run"] for r in body["runs"]]
+    assert ids == [odd, fast]                               # highest median first, this hardware only
     run = body["runs"][1]
+    assert run["median_decode_tok_s"] == 11.0 and run["keys"] == 1 and run["one_submitter"]
     ceiling = 80e9 / (8.0e9 * 4.85 / 8 + kv_bytes("llama-3-1-8b", 384))
     assert run["ceiling"]["ceiling_tok_s"] == pytest.approx(ceiling)
     assert run["ceiling"]["percent_of_ceiling"] == pytest.approx(100 * 11.0 / ceiling)
-    assert body["runs"][0]["ceiling"] is None
+    assert run["ceiling"]["range"] is None
+    # IQ2_XXS: not in the reference data, so the range of GGUF files.
+    assert body["runs"][0]["ceiling"]["range"]["family"] == "GGUF"
 
 
 def test_unknown_hardware_degrades(server):
@@ -121,7 +127,7 @@ def test_unknown_hardware_degrades(server):
     body = check(server.get("/fit.json", params={"hw": "some-future-gpu-9000"}), "GET", "/fit.json")
     assert body["hardware_unknown"] is True and body["hardware"] is None
     assert body["result"]["fits"] is None and body["result"]["ceiling_tok_s"] is None
-    assert [r["id"] for r in body["runs"]] == [rid] and body["runs"][0]["ceiling"] is None
+    assert [r["best_run"] for r in body["runs"]] == [rid] and body["runs"][0]["ceiling"] is None
 
 
 @pytest.mark.parametrize("arg,value", [

@@ -68,6 +68,9 @@ def edit_behind(server, rid, decode):
     c = sqlite3.connect(server.db, timeout=10)
     with c:
         c.execute("UPDATE runs SET decode_tok_s = ? WHERE id = ?", (decode, rid))
+        # The run's combination too (the writer keeps it, migration 0020).
+        c.execute("UPDATE combos SET med = ?1, p25 = ?1, p75 = ?1, best_decode = ?1 WHERE best_id = ?2",
+                  (decode, rid))
     c.close()
 
 

@@ -246,25 +246,27 @@ def test_disputes_every_sort_pages_in_order_and_agrees_across_forms(server, tmp_
 
 
 def test_run_lists_headers_sort_the_board_model_and_hardware_pages(server):
-    """/, /m/<slug> and /hw/<slug>: the decode, prefill and TTFT headers of
-    the sorted list link to those orders, the sorted one with aria-sort;
-    the front page's recent runs, which the sort does not order, keep
-    plain headers."""
+    """/, /m/<slug> and /hw/<slug>: the median decode, best run, median
+    prefill and median TTFT headers of the combinations list link to those
+    orders (issue 22: the lists rank typical figures), the sorted one with
+    aria-sort; the front page's recent runs, which the sort does not order,
+    keep plain headers."""
     for i in range(3):
         upload(server, 100.0 + i, 300.0 - i, 500.0 + i)
     page = server.get("/?sort=ttft").text
     board, recent = page.split("Most recent runs", 1)
     assert board.count('aria-sort="ascending"') == 1 and "aria-sort" not in recent
-    assert re.search(r'<th scope="col" class="num" aria-sort="ascending"><a class="sort" href="/\?sort=ttft">TTFT ms</a>', board)
-    assert '<a class="sort" href="/">Decode tok/s</a> <a class="gl" href="/glossary#decode-tok-s"' in board
-    assert '<a class="sort" href="/?sort=prefill">Prefill tok/s</a>' in board
+    assert re.search(r'<th scope="col" class="num" aria-sort="ascending"><a class="sort" href="/\?sort=ttft">Median TTFT ms</a>', board)
+    assert '<a class="sort" href="/">Median decode tok/s</a> <a class="gl" href="/glossary#typical-figure"' in board
+    assert '<a class="sort" href="/?sort=prefill">Median prefill tok/s</a>' in board
+    assert '<a class="sort" href="/?sort=best">Best run</a>' in board
     assert 'class="sort"' not in recent and "Decode tok/s <a class=\"gl\"" in recent
     assert server.get("/").text.split("Most recent runs")[0].count('aria-sort="descending"') == 1
     for path in ("/m/qwen3-coder-30b-a3b-instruct", "/hw/m3-ultra"):
         page = server.get(path + "?sort=prefill").text
         assert page.count('aria-sort="descending"') == 1, path
-        assert re.search(r'aria-sort="descending"><a class="sort" href="%s\?[^"]*sort=prefill">Prefill tok/s</a>' % re.escape(path), page), path
-        assert re.search(r'<a class="sort" href="%s\?[^"]*sort=ttft">TTFT ms</a>' % re.escape(path), page), path
+        assert re.search(r'aria-sort="descending"><a class="sort" href="%s\?[^"]*sort=prefill">Median prefill tok/s</a>' % re.escape(path), page), path
+        assert re.search(r'<a class="sort" href="%s\?[^"]*sort=ttft">Median TTFT ms</a>' % re.escape(path), page), path
 
 
 def test_a_time_cursor_past_year_9999_reads_as_the_end_of_time(server, flagged):

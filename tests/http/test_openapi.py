@@ -212,16 +212,16 @@ def test_upload_and_read_routes_answer_as_described(server):
     check(server.get("/m/%s.json" % mslug, headers={"If-None-Match": page.headers["ETag"]}),
           "GET", "/m/{slug}.json")
     check(server.get("/m/" + mslug), "GET", "/m/{slug}")
-    for sort in ("prefill", "ttft", "date", "x"):
+    for sort in ("prefill", "ttft", "date", "best", "x"):
         check(server.get("/m/%s.json" % mslug, params={"sort": sort}), "GET", "/m/{slug}.json")
     check(server.get("/m/%s.csv" % mslug, params={"sort": "ttft"}), "GET", "/m/{slug}.csv")
 
     hw = check(server.get("/hw/%s.json" % hslug), "GET", "/hw/{slug}.json")
-    assert hw["model"] is None and hw["sections"]["total"] == 1
+    assert hw["model"] is None and hw["combos"]["count"] == 1
     one = check(server.get("/hw/%s.json" % hslug, params={"model": mslug}), "GET", "/hw/{slug}.json")
-    assert one["list"]["count"] == 2 and "sections" not in one
+    assert one["list"]["count"] == 2 and one["combos"] is None
     check(server.get("/hw/rtx-4090.json"), "GET", "/hw/{slug}.json")
-    for params in ({"sort": "ttft"}, {"sort": "date", "model": mslug}, {"sort": "x"}):
+    for params in ({"sort": "ttft"}, {"sort": "best"}, {"sort": "date", "model": mslug}, {"sort": "x"}):
         check(server.get("/hw/%s.json" % hslug, params=params), "GET", "/hw/{slug}.json")
     check(server.get("/hw/%s.csv" % hslug, params={"sort": "prefill"}), "GET", "/hw/{slug}.csv")
     check(server.get("/hw/" + hslug), "GET", "/hw/{slug}")
@@ -355,7 +355,7 @@ def test_dispute_routes_answer_as_described(server):
     model = check(server.get("/m/%s.json" % run["model"]["slug"]), "GET", "/m/{slug}.json")
     assert model["digest"] is None
     hw = check(server.get("/hw/%s.json" % run["hardware"]["slug"]), "GET", "/hw/{slug}.json")
-    assert hw["models"] == []
+    assert hw["combos"]["rows"] == []
     check(server.get("/badge/%s.json" % rid), "GET", "/badge/{id}.json")
 
 

@@ -1,47 +1,59 @@
 """Outlier flags (contract section 4) checked against an independent
 computation: runs are uploaded over HTTP into generated clusters, and every
-run's /r/<id>.json flag and cluster figures must match a plain-Python
-population mean and standard deviation over the runs the test itself knows
-to share suite, model digest, hardware class and backend.
+run's /r/<id>.json flag and figures must match a plain-Python computation
+of the rule over the runs the test itself knows.
 
-With the population standard deviation one point of n can be at most
-sqrt(n - 1) standard deviations from the mean, so a cluster needs at least
-11 runs before anything can be flagged."""
+The rule: in a run's fingerprint cluster (suite, model digest, hardware
+class, backend) and in its combination (suite, model, digest, hardware
+slug, backend) each signing key counts once, as the median decode of its
+counted runs there.  A run is flagged when its decode is more than 3
+population standard deviations from the mean of those key values: its
+cluster's when the cluster has 11 keys or more, else its combination's.
+With the population standard deviation one value of n can be at most
+sqrt(n - 1) standard deviations from the mean, so a key whose runs agree
+needs 11 keys around it before it can be flagged; a run judged by fewer is
+"not yet checked".  Independently of both, a run whose decode is more than
+5 times its bandwidth ceiling is flagged (reason "above_ceiling")."""
 import math
 import random
 import re
+import statistics
 
 import pytest
 
 from conftest import digest_for, make_payload, new_key, sign
 
 SUITE = "suite-v1"
+MIN_KEYS = 11
 
 
-def population(xs):
-    """(n, mean, population standard deviation) of xs."""
-    n = len(xs)
-    mean = sum(xs) / n
-    return n, mean, math.sqrt(sum((x - mean) ** 2 for x in xs) / n)
+def population(values):
+    """(n, mean, population standard deviation) of values."""
+    n = len(values)
+    mean = sum(values) / n
+    return n, mean, math.sqrt(sum((x - mean) ** 2 for x in values) / n)
 
 
-def flagged(x, mean, sd):
+def outside(x, mean, sd):
     return sd > 0 and abs(x - mean) > 3 * sd
 
 
 class Clusters:
-    """The test's own record of every uploaded run and its cluster key."""
+    """The test's own record of every uploaded run: its signing key, its
+    cluster and combination, its decode."""
 
     def __init__(self, server):
         self.server = server
-        self.runs = {}          # id -> (key, decode_tok_s)
+        self.runs = {}          # id -> (key id, cluster, combination, decode)
         self.exact = False      # True: the figures are exact in binary, a
                                 # point on the boundary is meant
 
     def upload(self, decode, backend="mlx", model="Qwen3-Coder-30B-A3B-Instruct",
-               digest=None, fingerprint="3f9a0c11d2e4b5a6", accel="M3 Ultra", hw_slug="m3-ultra"):
-        """Uploads one run; fingerprint None makes it strict-anon (fresh
-        key, no fingerprint hash, no account).  Returns (id, 201 body)."""
+               digest=None, fingerprint="3f9a0c11d2e4b5a6", accel="M3 Ultra", hw_slug="m3-ultra",
+               key=None, slug="qwen3-coder-30b-a3b-instruct"):
+        """Uploads one run, signed by key (None: a fresh key each time);
+        fingerprint None makes it strict-anon (no fingerprint hash).
+        Returns (id, 201 body)."""
         p = make_payload()
         p["model"]["name"] = model
         p["model"]["digest"] = digest or digest_for(model)
@@ -52,39 +64,55 @@ class Clusters:
         else:
             p["hardware"]["fingerprint_hash"] = fingerprint
         p["workloads"]["chat-short"]["decode_tok_s"] = decode
-        token, _ = sign(p, new_key())
+        key = key or new_key()
+        token, _ = sign(p, key)
         r = self.server.upload(token)
         assert r.status_code == 201, r.text
         body = r.json()
         hw_class = fingerprint if fingerprint is not None else "slug:" + hw_slug
-        self.runs[body["id"]] = ((SUITE, p["model"]["digest"], hw_class, backend), decode)
+        self.runs[body["id"]] = (key.thumbprint(),
+                                 (SUITE, p["model"]["digest"], hw_class, backend),
+                                 (SUITE, slug, p["model"]["digest"], hw_slug, backend), decode)
         return body["id"], body
 
-    def members(self, key):
-        return [(i, x) for i, (k, x) in self.runs.items() if k == key]
+    def pop(self, which, of):
+        """(keys, mean, sd) of population which (1 cluster, 2 combination) of of."""
+        per_key = {}
+        for k, c, w, x in self.runs.values():
+            if (c, w)[which - 1] == of:
+                per_key.setdefault(k, []).append(x)
+        values = [statistics.median(xs) for xs in per_key.values()]
+        return population(values)
 
     def expected(self, run_id):
-        """(flagged, n, mean, sd) for run_id by the independent computation."""
-        key, x = self.runs[run_id]
-        n, mean, sd = population([v for _, v in self.members(key)])
+        """(flagged, checked, judging keys, mean, sd) by the rule."""
+        _, c, w, x = self.runs[run_id]
+        ck, cmean, csd = self.pop(1, c)
+        wk, wmean, wsd = self.pop(2, w)
+        keys, mean, sd = (ck, cmean, csd) if ck >= MIN_KEYS else (wk, wmean, wsd)
         if sd > 0 and not self.exact:
             # Keep clear of the boundary, where rounding could decide.
             assert abs(abs(x - mean) / sd - 3) > 1e-6, "test data sits on the 3-sigma boundary"
-        return flagged(x, mean, sd), n, mean, sd
+        flag = outside(x, mean, sd)
+        return flag, flag or keys >= MIN_KEYS, keys, mean, sd
 
     def check(self, run_id):
         """Asserts the server's view of run_id matches the computation."""
-        want, n, mean, sd = self.expected(run_id)
+        want, checked, keys, mean, sd = self.expected(run_id)
         r = self.server.get("/r/%s.json" % run_id)
         assert r.status_code == 200, r.text
         o = r.json()["outlier"]
-        assert o["flagged"] is want, (run_id, o, want, n, mean, sd)
-        assert o["hw_class"] == self.runs[run_id][0][2]
-        assert o["cluster"]["n"] == n
-        assert o["cluster"]["mean"] == pytest.approx(mean, rel=1e-9, abs=1e-9)
-        assert o["cluster"]["stddev"] == pytest.approx(sd, rel=1e-9, abs=1e-9)
+        assert o["flagged"] is want, (run_id, o, want, keys, mean, sd)
+        assert o["checked"] is checked, (run_id, o)
+        assert o["reason"] == ("cluster" if want else None)
+        assert o["hw_class"] == self.runs[run_id][1][2]
+        assert o["judging_keys"] == keys
+        assert o["decided_by"] == ("cluster" if o["cluster"]["keys"] >= MIN_KEYS else "combination")
+        judge = o["cluster"] if o["decided_by"] == "cluster" else o["combination"]
+        assert judge["mean"] == pytest.approx(mean, rel=1e-9, abs=1e-9)
+        assert judge["stddev"] == pytest.approx(sd, rel=1e-9, abs=1e-9)
         if sd > 0:
-            assert o["sigma"] == pytest.approx((self.runs[run_id][1] - mean) / sd, rel=1e-9, abs=1e-9)
+            assert o["sigma"] == pytest.approx((self.runs[run_id][3] - mean) / sd, rel=1e-9, abs=1e-9)
         return want
 
 
@@ -101,7 +129,8 @@ def tight(rng, centre, n, spread=0.02):
 def test_flags_match_independent_computation_across_split_clusters(server):
     """Clusters that differ only in backend, digest, hardware class
     (fingerprint against strict-anon hardware slug, and slug against slug)
-    are kept apart; flags and figures match the computation."""
+    are kept apart, small ones are judged by their combination; flags and
+    figures match the computation, and the 201 body's boolean too."""
     rng = random.Random(20260428)
     c = Clusters(server)
     d2 = "sha256:" + "ab" * 16
@@ -111,7 +140,8 @@ def test_flags_match_independent_computation_across_split_clusters(server):
         (tight(rng, 50, 12) + [80.0], {"backend": "llama.cpp"}),
         (tight(rng, 70, 12) + [20.0], {"digest": d2}),
         (tight(rng, 120, 13) + [190.0], {"fingerprint": None}),
-        (tight(rng, 90, 12) + [91.0], {"fingerprint": "0123456789abcdef"}),
+        # A small cluster of its own inside the first one's combination.
+        (tight(rng, 90, 5) + [91.0], {"fingerprint": "0123456789abcdef"}),
         (tight(rng, 30, 11) + [300.0], {"fingerprint": None, "accel": "NVIDIA GeForce RTX 4090", "hw_slug": "rtx-4090"}),
         ([100.0, 400.0], {"backend": "vllm"}),
     ]
@@ -119,14 +149,13 @@ def test_flags_match_independent_computation_across_split_clusters(server):
         rng.shuffle(values)
         for v in values:
             rid, body = c.upload(v, **kw)
-            # The 201 body agrees with the cluster as it stands right then.
+            # The 201 body agrees with the rule as things stand right then.
             assert body["outlier"] is c.expected(rid)[0]
     want_flagged = {rid for rid in c.runs if c.check(rid)}
     # Not vacuous: some clusters have a flagged run, some runs are clean.
     assert len(want_flagged) >= 4
     assert len(want_flagged) < len(c.runs)
-    # Every cluster of the plan is its own: 7 distinct keys.
-    assert len({k for k, _ in c.runs.values()}) == len(plan)
+    assert len({k for _, k, _, _ in c.runs.values()}) == len(plan)
     assert outlier_ids(server) == want_flagged
 
 
@@ -143,18 +172,16 @@ def test_growing_cluster_flags_then_clears_an_earlier_run(server):
         for rid in c.runs:
             c.check(rid)
         history.append(c.expected(first)[0])
-    # The first run was clean, became flagged as the cluster grew, and was
-    # cleared when more runs like it arrived.
     assert history[0] is False
     assert True in history
     assert history[-1] is False
-    assert history.index(True) >= 9     # 11 runs at least before any flag
+    assert history.index(True) >= 9     # 11 keys at least before any flag
     assert first not in outlier_ids(server)
 
 
-def test_ten_runs_cannot_flag_exactly_three_sigma_is_not_more(server):
-    """Ten runs cannot flag anything: nine at 100 and one at 1000 give mean
-    190 and standard deviation 270 exactly, so the far run is exactly
+def test_ten_keys_cannot_flag_exactly_three_sigma_is_not_more(server):
+    """Ten keys cannot flag anything: nine at 100 and one at 1000 give mean
+    190 and standard deviation 270 exactly, so the far key is exactly
     sqrt(9) = 3 standard deviations out, which is not more than 3."""
     c = Clusters(server)
     c.exact = True
@@ -163,6 +190,81 @@ def test_ten_runs_cannot_flag_exactly_three_sigma_is_not_more(server):
     for rid in c.runs:
         assert c.check(rid) is False
     assert outlier_ids(server) == set()
+
+
+def test_one_key_cannot_flag_another(server):
+    """Issue 23, finding 1: a victim's one run at 200, then another key's
+    eleven runs at about 100 in the same cluster: two keys, so the victim
+    is not flagged, and nobody is checked yet."""
+    c = Clusters(server)
+    victim, _ = c.upload(200.0)
+    other = new_key()
+    for i in range(11):
+        _, body = c.upload(100.0 + 0.02 * i, key=other)
+        assert body["outlier"] is False
+    o = server.get("/r/%s.json" % victim).json()["outlier"]
+    assert o["flagged"] is False and o["checked"] is False
+    assert o["cluster"]["keys"] == 2 and o["cluster"]["n"] == 12
+    for rid in c.runs:
+        c.check(rid)
+    page = server.get("/r/%s" % victim).text
+    assert "Not yet checked against other runs" in page
+    assert "needs 11 submitters to flag" in page
+    assert victim not in outlier_ids(server)
+
+
+def test_own_fingerprint_is_checked_against_the_combination(server):
+    """Finding 2: a 950 tok/s run with a fingerprint nobody else uses is a
+    cluster of one, so the wider combination (same model, digest, hardware
+    slug and backend) judges it, and flags it."""
+    c = Clusters(server)
+    for i in range(14):
+        c.upload(100.0 + 0.4 * i, fingerprint="%016x" % (0xa000 + i))
+    lone, body = c.upload(950.0, fingerprint="fedcba9876543210")
+    assert body["outlier"] is True
+    o = server.get("/r/%s.json" % lone).json()["outlier"]
+    assert o["decided_by"] == "combination" and o["checked"] is True
+    assert o["cluster"]["keys"] == 1 and o["combination"]["keys"] == 15
+    assert c.check(lone) is True
+    assert lone in outlier_ids(server)
+    # Alone in its combination too, it would say so instead of looking clean.
+    alone, body = c.upload(950.0, fingerprint="0f0f0f0f0f0f0f0f", backend="exllamav2")
+    assert body["outlier"] is False
+    o = server.get("/r/%s.json" % alone).json()["outlier"]
+    assert o["checked"] is False
+    assert "Not yet checked against other runs" in server.get("/r/%s" % alone).text
+
+
+def test_far_above_the_ceiling_is_flagged_alone(server):
+    """A 2,000 tok/s Llama 3.1 8B Q4_K_M run on an RTX 4090 (both in the
+    reference data: about 165 tok/s at most) is flagged "above the
+    bandwidth ceiling" though nothing else was ever measured there."""
+    p = make_payload()
+    p["model"].update(name="Llama-3.1-8B-Instruct", quantization="Q4_K_M", format="gguf",
+                      digest=digest_for("Llama-3.1-8B-Instruct-Q4_K_M"))
+    p["backend"]["name"] = "llama.cpp"
+    p["hardware"].update(accelerator_summary="NVIDIA GeForce RTX 4090", gpu_name="NVIDIA GeForce RTX 4090",
+                         vram_gb=24, fingerprint_hash="1234123412341234")
+    p["workloads"]["chat-short"]["decode_tok_s"] = 2000.0
+    r = server.upload(sign(p)[0])
+    assert r.status_code == 201, r.text
+    body = r.json()
+    assert body["outlier"] is True          # a boolean, as the contract keeps it
+    rid = body["id"]
+    j = server.get("/r/%s.json" % rid).json()
+    assert j["outlier"]["flagged"] is True and j["outlier"]["reason"] == "above_ceiling"
+    assert j["outlier"]["checked"] is True
+    assert j["ceiling"]["above"] is True and j["ceiling"]["ceiling_tok_s"] < 200
+    page = server.get("/r/%s" % rid).text
+    assert "above the bandwidth ceiling" in page
+    assert rid in outlier_ids(server)
+    # 400 tok/s is above the ceiling too, within the margin: marked, not flagged.
+    p["workloads"]["chat-short"]["decode_tok_s"] = 400.0
+    p["hardware"]["fingerprint_hash"] = "5678567856785678"
+    r = server.upload(sign(p)[0])
+    assert r.json()["outlier"] is False
+    j = server.get("/r/%s.json" % r.json()["id"]).json()
+    assert j["ceiling"]["above"] is True and j["outlier"]["flagged"] is False
 
 
 def test_outliers_page_lists_flagged_runs_and_validates(server, tmp_path):
@@ -214,32 +316,24 @@ def find_run(obj, run_id):
 
 
 def test_flags_show_the_keys_behind_the_cluster_and_lists_agree(server):
-    """A swarm of fresh keys flags a run; the run page and its JSON say how
-    many keys stand behind the cluster and how many are new, and the model
-    list shows the same sigma as the run page.  When a swarm key stores a
-    second run (elsewhere), it is no longer new, and the cached page of the
-    first cluster says so."""
+    """A swarm of fresh keys and one steady key whose five runs weigh as
+    one: the run page and its JSON say how many keys stand behind the
+    cluster and how many are new, and the model list shows the same sigma
+    as the run page.  When a swarm key stores a second run (elsewhere), it
+    is no longer new, and the cached page of the first cluster says so."""
     c = Clusters(server)
     steady = new_key()
     rng = random.Random(7)
     ids = []
     for v in tight(rng, 100, 5):
-        p = make_payload()
-        p["workloads"]["chat-short"]["decode_tok_s"] = v
-        p["model"]["digest"] = digest_for(p["model"]["name"])
-        token, _ = sign(p, steady)
-        r = server.upload(token)
-        assert r.status_code == 201, r.text
-        ids.append(r.json()["id"])
+        rid, _ = c.upload(v, key=steady)
+        ids.append(rid)
     swarm = [new_key() for _ in range(10)]
     for k, v in zip(swarm, tight(rng, 100, 10)):
-        p = make_payload()
-        p["workloads"]["chat-short"]["decode_tok_s"] = v
-        p["model"]["digest"] = digest_for(p["model"]["name"])
-        assert server.upload(sign(p, k)[0]).status_code == 201
+        c.upload(v, key=k)
     far, _ = c.upload(300.0)       # one more fresh key, far away
     o = server.get("/r/%s.json" % far).json()["outlier"]
-    assert o["flagged"] is True
+    assert o["flagged"] is True and c.check(far)
     assert o["cluster"]["n"] == 16
     assert (o["cluster"]["keys"], o["cluster"]["new_keys"]) == (12, 11)
     page = server.get("/r/%s" % far).text

@@ -329,8 +329,9 @@ def test_flagged_outlier_shows_its_cluster(server, tmp_path):
     banner = doc.xpath('//p[@class="flag"]')
     assert banner and "Flagged as an outlier" in text_of(banner[0])
     sec = facts(section(doc, "outlier"))
-    assert sec["Runs in the cluster"] == "11"
-    assert sec["Mean decode"] == "%.1f tok/s" % mean
+    # Eleven keys, one run each: the cluster judges it, each key once.
+    assert sec["Runs judged against"] == "11"
+    assert sec["Mean of the keys' medians"] == "%.1f tok/s" % mean
     assert sec["Standard deviation"] == "%.1f tok/s" % sd
     assert sec["This run"] == "%.1f standard deviations above the mean" % sigma
     assert sec["Status"].startswith("\u2691 flagged")
@@ -385,8 +386,11 @@ def test_alone_in_its_cluster(server, tmp_path):
     rid = upload_ok(server)["id"]
     r, doc = page(server, rid, tmp_path)
     sec = facts(section(doc, "outlier"))
-    assert sec["Runs in the cluster"] == "1"
-    assert sec["This run"].startswith("the only run in its cluster so far")
+    assert sec["Runs judged against"] == "1"
+    assert sec["This run"].startswith("its key is the only one so far")
+    # One key: nothing can check it yet, and the page says so.
+    assert sec["Status"].startswith("not yet checked against other runs: needs 11 submitters to flag")
+    assert "Not yet checked against other runs" in r.text
 
 
 def test_upheld_dispute_banner(server, tmp_path):
@@ -452,8 +456,8 @@ def test_headers_etag_and_cluster_change(server, tmp_path):
     assert after.status_code == 200
     assert after.headers["ETag"] != etag
     doc = lxml.html.fromstring(after.text)
-    assert facts(section(doc, "outlier"))["Runs in the cluster"] == "2"
-    assert facts(section(doc, "outlier"))["Mean decode"] == "116.1 tok/s"
+    assert facts(section(doc, "outlier"))["Runs judged against"] == "2"
+    assert facts(section(doc, "outlier"))["Mean of the keys' medians"] == "116.1 tok/s"
 
 
 @pytest.mark.parametrize("rid", ["r_doesnotexis", "r_short", "nope", "r_" + "a" * 40, "r_%3Cscript%3E",

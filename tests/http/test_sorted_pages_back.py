@@ -9,10 +9,25 @@ import pytest
 
 from conftest import make_payload
 from test_openapi import check as check_spec
-from test_pages import (board, next_href, only_table, page, payload, prev_href,  # noqa: F401
+import lxml.html
+
+from test_pages import (board, combo_rows, next_href, page, payload, prev_href,  # noqa: F401
                         seen, upload_all)
 
-SORTS = ("prefill", "ttft", "date")
+SORTS = ("prefill", "ttft", "date", "best")
+
+
+def combos_table(text):
+    """The combinations list of a model or hardware page."""
+    return combo_rows(lxml.html.fromstring(text).xpath("//table[contains(@class, 'combos')]")[0])
+
+
+def rows_of(key):
+    """The JSON twin's list at key, its rows named by their best runs."""
+    def get(j):
+        lst = j[key]
+        return [r["best_run"] for r in lst["rows"]], lst
+    return get
 
 
 def tied(i, p):
@@ -39,8 +54,8 @@ def walk(server, seen, start, table, runs_of, template):
         j = server.get(json_twin(path))
         assert j.status_code == 200, j.text
         check_spec(j, "GET", template)
-        lst = runs_of(j.json())
-        assert [r["id"] for r in lst["runs"]] == got, path
+        ids, lst = runs_of(j.json())
+        assert ids == got, path
         prev = prev_href(text)
         assert (lst.get("prev") is not None) == (prev is not None), path
         if prev:   # the same page (the home page's JSON links lead to "/")
@@ -77,7 +92,7 @@ def check(forward, backward, want, size):
 def test_home_sorted_pages_back(server, seen, sort):
     ids = upload_all(server, [tied(i, payload("Model %03d" % i, backend="mlx"))
                               for i in range(123)])
-    fwd, back = walk(server, seen, "/?backend=mlx&sort=" + sort, board, lambda j: j["board"],
+    fwd, back = walk(server, seen, "/?backend=mlx&sort=" + sort, board, rows_of("board"),
                      "/index.json")
     check(fwd, back, ids, 50)
 
@@ -86,15 +101,16 @@ def test_home_sorted_pages_back(server, seen, sort):
 def test_model_sorted_pages_back(server, seen, sort):
     ids = upload_all(server, [tied(i, payload("Many", accel="Accel %02d" % i))
                               for i in range(47)])
-    fwd, back = walk(server, seen, "/m/many?sort=" + sort, only_table, lambda j: j["list"],
+    fwd, back = walk(server, seen, "/m/many?sort=" + sort, combos_table, rows_of("combos"),
                      "/m/{slug}.json")
     check(fwd, back, ids, 20)
 
 
 @pytest.mark.parametrize("sort", SORTS)
 def test_hw_sorted_pages_back(server, seen, sort):
-    ids = upload_all(server, [tied(i, payload("Model %02d" % i, accel="M3 Ultra"))
-                              for i in range(47)])
-    fwd, back = walk(server, seen, "/hw/m3-ultra?sort=" + sort, only_table,
-                     lambda j: j["list"], "/hw/{slug}.json")
-    check(fwd, back, ids, 20)
+    # A hardware page lists its combinations 50 a page, as the board.
+    ids = upload_all(server, [tied(i, payload("Model %03d" % i, accel="M3 Ultra"))
+                              for i in range(123)])
+    fwd, back = walk(server, seen, "/hw/m3-ultra?sort=" + sort, combos_table,
+                     rows_of("combos"), "/hw/{slug}.json")
+    check(fwd, back, ids, 50)

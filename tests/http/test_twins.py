@@ -12,6 +12,7 @@ from conftest import csv_table, digest_for, make_payload, new_key, sign, validat
 QWEN = "qwen3-coder-30b-a3b-instruct"
 ALTERNATE = re.compile(r'<link rel="alternate" type="([^"]+)" href="([^"]*)" title="[^"]*">')
 RUN_ROW = r'data-label="Run"><a href="/r/(r_[a-z0-9_-]{11})"'
+COMBO_ROW = r'data-label="Best run"><a href="/r/(r_[a-z0-9_-]{11})"'
 HOSTILE = '"><script>alert(1)</script>&x=1 \'a%20b+c=d'
 
 
@@ -82,6 +83,11 @@ def list_ids(key):
     return lambda j: [r["id"] for r in j[key]["runs"]]
 
 
+def combo_ids(key):
+    """A combinations list's rows, by their best runs."""
+    return lambda j: [r["best_run"] for r in j[key]["rows"]]
+
+
 def test_board_model_hw_account_and_index_twins_keep_the_query(server):
     auth = {"Authorization": "Bearer " + server.account("alice")}
     q100 = upload(server, 100.0, headers=auth)
@@ -90,14 +96,14 @@ def test_board_model_hw_account_and_index_twins_keep_the_query(server):
     upload(server, 80.0, backend="llama.cpp", headers=auth)
     upload(server, 90.0, model="Llama-4-Scout", headers=auth)
 
-    board, links = check_twins(server, "/?hw=m3-ultra&backend=mlx", RUN_ROW, list_ids("board"), "id",
+    board, links = check_twins(server, "/?hw=m3-ultra&backend=mlx", COMBO_ROW, combo_ids("board"), "best_run",
                                unfiltered="/", upto="<h2>Most recent runs</h2>")
     assert links["application/json"] == "/index.json?hw=m3-ultra&backend=mlx"
     assert links["application/atom+xml"] == "/feed.atom"   # the feed reads no filter
     assert q100 in board and len(board) == 2
 
-    model, links = check_twins(server, "/m/%s?hw=m3-ultra&backend=mlx&sort=prefill" % QWEN, RUN_ROW,
-                               list_ids("list"), "id", unfiltered="/m/" + QWEN)
+    model, links = check_twins(server, "/m/%s?hw=m3-ultra&backend=mlx&sort=prefill" % QWEN, COMBO_ROW,
+                               combo_ids("combos"), "best_run", unfiltered="/m/" + QWEN)
     assert set(model) <= {q100, q95}
     assert links["application/atom+xml"] == "/m/%s.atom" % QWEN
 
@@ -113,7 +119,7 @@ def test_board_model_hw_account_and_index_twins_keep_the_query(server):
     assert first["id"] not in acct and len(acct) == 4
     assert links["application/atom+xml"] == "/u/alice.atom"
 
-    best = r'<td><a href="/r/(r_[a-z0-9_-]{11})">'
+    best = r'<td class="num"><a href="/r/(r_[a-z0-9_-]{11})">'
     models, _ = check_twins(server, "/models?sort=name&cursor=llama-4-scout", best,
                             lambda j: [r["best_id"] for r in j["rows"]], "best_id",
                             unfiltered="/models?sort=name")
@@ -121,7 +127,7 @@ def test_board_model_hw_account_and_index_twins_keep_the_query(server):
     check_twins(server, "/hardware?sort=decode&cursor=150:rtx-4090", best,
                 lambda j: [r["best_id"] for r in j["rows"]], "best_id", unfiltered="/hardware")
 
-    cell = r'<a href="/r/(r_[a-z0-9_-]{11})">[^<]*<span class="num">'
+    cell = r'<a class="muted" href="/r/(r_[a-z0-9_-]{11})" title="The best unflagged run">'
     sheet_ids = lambda j: [e["id"] for row in j["rows"] for c in row["cells"] for e in c["entries"]]
     sheet, links = check_twins(server, "/cheatsheet?backend=llama.cpp", cell, sheet_ids, "run_id",
                                unfiltered="/cheatsheet")

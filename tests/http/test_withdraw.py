@@ -45,17 +45,21 @@ def summaries(db):
     c = sqlite3.connect(db)
     try:
         stored = {
-            "board": sorted(c.execute("SELECT suite_version, model_slug, hw_slug, backend_name, best_id FROM board_best")),
+            # The board's combinations (migration 0020): each one's best
+            # unflagged run and its counted runs.
+            "board": sorted(c.execute("SELECT suite_version, model_slug, model_digest, hw_slug, backend_name, "
+                                      "best_id, runs FROM combos WHERE t_runs > 0")),
             "hw": sorted(c.execute("SELECT suite_version, hw_slug, model_slug, best_id FROM hw_best")),
             "digest": sorted(c.execute("SELECT suite_version, model_slug, model_digest, runs, best_id FROM digest_counts")),
         }
         fresh = {
             "board": sorted(c.execute(
-                "SELECT suite_version, model_slug, hw_slug, backend_name, "
+                "SELECT suite_version, model_slug, model_digest, hw_slug, backend_name, "
                 "(SELECT id FROM runs r2 WHERE r2.suite_version = r.suite_version AND r2.model_slug = r.model_slug "
-                " AND r2.hw_slug = r.hw_slug AND r2.backend_name = r.backend_name AND r2.status = 'ok' "
-                " ORDER BY decode_tok_s DESC, id DESC LIMIT 1) "
-                "FROM runs r WHERE status = 'ok' GROUP BY 1, 2, 3, 4")),
+                " AND r2.model_digest = r.model_digest AND r2.hw_slug = r.hw_slug "
+                " AND r2.backend_name = r.backend_name AND r2.status = 'ok' AND r2.outlier = 0 "
+                " ORDER BY decode_tok_s DESC, id DESC LIMIT 1), count(*) "
+                "FROM runs r WHERE status = 'ok' GROUP BY 1, 2, 3, 4, 5 HAVING sum(outlier = 0) > 0")),
             "hw": sorted(c.execute(
                 "SELECT suite_version, hw_slug, model_slug, "
                 "(SELECT id FROM runs r2 WHERE r2.suite_version = r.suite_version AND r2.hw_slug = r.hw_slug "
@@ -107,9 +111,14 @@ def test_withdrawn_run_leaves_rankings_and_cluster_but_its_page_stays(server, tm
     slug, hw = j["model"]["slug"], j["hardware"]["slug"]
     before = server.get("/r/%s.json" % ids[0]).json()["outlier"]["cluster"]
     assert before["n"] == 13 and j["outlier"]["flagged"] is True
-    # The fastest run: it is the board's, the hardware's and the digest's best.
-    for path in ("/", "/m/%s" % slug, "/hw/%s" % hw, "/outliers"):
+    # The fastest run, flagged: listed among the model's runs and the
+    # outliers, but never a figure of the board or the hardware page
+    # (issue 22: flagged runs leave the typical figures).
+    for path in ("/m/%s" % slug, "/outliers"):
         assert bad in server.get(path).text, path
+    board = server.get("/index.json").json()["board"]["rows"]
+    assert [r["best_run"] for r in board] == [ids[1]] and board[0]["flagged_runs"] == 1
+    assert bad not in server.get("/hw/%s" % hw).text
     assert server.get("/badge/%s.svg" % bad).status_code == 200  # cached before
 
     reason = "Measured with <b>the wrong</b> model file & a hot cache."

@@ -41,6 +41,14 @@ struct ceiling_bits {
 	double bits;
 };
 
+/* A weights format (the payload's model.format, "gguf") and the range of
+ * quantizations a file of it without a label is taken to be: the lightest
+ * (fewest bits, the highest ceiling) and the heaviest. */
+struct ceiling_family {
+	const char *id, *name, *source;
+	const struct ceiling_bits *lightest, *heaviest;
+};
+
 struct ceiling_ref;
 
 /* Loads hardware.json, models.json and formats.json from dir.  Returns the
@@ -56,6 +64,11 @@ const struct ceiling_model *ceiling_model_by_slug(const struct ceiling_ref *ref,
 /* Weight format by id, or by one of its aliases, case ignored ("Q4_K_M", "4bit"). */
 const struct ceiling_bits *ceiling_format(const struct ceiling_ref *ref, const char *name);
 const struct ceiling_bits *ceiling_kv(const struct ceiling_ref *ref, const char *id);
+/* A weights format family by its id ("gguf", case ignored); NULL when unknown. */
+const struct ceiling_family *ceiling_family(const struct ceiling_ref *ref, const char *name);
+/* The SHA-256 of the loaded files' JSON (keys sorted), so that what was
+ * decided against one version of the reference data can be told apart. */
+void ceiling_fingerprint(const struct ceiling_ref *ref, unsigned char out[32]);
 
 /* The i-th entry of each list, in the files' order; NULL past the end. */
 const struct ceiling_hw *ceiling_hw_at(const struct ceiling_ref *ref, size_t i);
@@ -110,11 +123,21 @@ void ceiling_fmt3(struct buf *b, double v);
 /* v with three significant digits as a new JSON string. */
 json_t *ceiling_fmt3_json(double v);
 
-/* ---- a measured run beside its ceiling ---- */
+/* ---- a measured run beside its ceiling (ceiling_run.c) ---- */
 
 /* The decode context of a chat-short run when its payload does not say:
  * a 128-token prompt and 256 generated tokens. */
 #define CEILING_CHAT_SHORT_CONTEXT 384
+
+/* A run is flagged "above the bandwidth ceiling" when its decode is more
+ * than this many times its ceiling (the top of the range when the ceiling
+ * is a range).  The room it leaves: speculative decoding at batch size 1,
+ * whose published speed-ups reach about 3.5x (several tokens accepted per
+ * read of the weights), times the reference data's own error, up to about
+ * 1.25x (the sustained share of peak bandwidth is assumed at 0.8, and a
+ * preset's bits per weight vary by model): 3.5 x 1.25 is about 4.4,
+ * rounded up to 5.  /methodology says the same. */
+#define CEILING_FLAG_FACTOR 5.0
 
 /* The batch-1 ceiling of a run: the model by its site slug, the weights by
  * the run's quantization label, an FP16 cache of context tokens, on the
@@ -138,5 +161,30 @@ int ceiling_of_run(const struct ceiling_ref *ref, const char *model_slug,
  * measured_tok_s, percent_of_ceiling, text{...}}, a new reference; NULL on
  * no memory. */
 json_t *ceiling_run_json(const struct ceiling_run *c, double measured);
+
+/* A run's ceiling where the reference data allows: exact when its
+ * quantization label is known (low and high the same), else the range of
+ * its weights format's family ("GGUF": Q4_K_M to Q8_0), low being the
+ * heaviest format's ceiling and high the lightest's. */
+struct ceiling_range {
+	struct ceiling_run low, high;
+	const struct ceiling_family *family;   /* NULL when exact */
+};
+/* 0 with out filled; -1 when the model or the hardware is unknown, or
+ * neither the quantization nor the format is. */
+int ceiling_range_of_run(const struct ceiling_ref *ref, const char *model_slug,
+			 const char *quant, const char *format, const char *hw_slug,
+			 double context, struct ceiling_range *out);
+/* 1 when measured tok/s is above the top of c, 0 when not. */
+int ceiling_above(const struct ceiling_range *c, double measured);
+/* 1 when measured tok/s is more than CEILING_FLAG_FACTOR times the top of
+ * c: the flag "above the bandwidth ceiling". */
+int ceiling_flags(const struct ceiling_range *c, double measured);
+/* c as JSON: ceiling_run_json() of the top of the range, with
+ * "range" (null when exact, else {family, low_tok_s, high_tok_s,
+ * low_format, high_format, text{low_tok_s, high_tok_s}}), "above"
+ * (measured is above the top) and "text.ceiling" ("165" or
+ * "150–290").  NULL on no memory. */
+json_t *ceiling_range_json(const struct ceiling_range *c, double measured);
 
 #endif

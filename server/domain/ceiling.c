@@ -8,8 +8,9 @@
  * rate; that 90% is of a sustained rate which is itself below the 100 GB/s
  * peak (about 89 GB/s), and 0.9 x 89 lands on the same 80.  One number
  * carries both here: hardware.json's sustained_fraction, 0.80 of peak. */
-#include "store/ceiling.h"
+#include "domain/ceiling.h"
 #include "util/numfmt.h"
+#include "util/sha256.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -21,13 +22,14 @@
 
 struct ceiling_ref {
 	json_t *hw_root, *model_root, *format_root;
+	struct ceiling_family family[MAX_ENTRIES];
 	struct ceiling_hw hw[MAX_ENTRIES];
 	struct ceiling_model model[MAX_ENTRIES];
 	json_t *slugs[MAX_ENTRIES];
 	struct ceiling_bits format[MAX_ENTRIES];
 	json_t *aliases[MAX_ENTRIES];
 	struct ceiling_bits kv[MAX_ENTRIES];
-	size_t nhw, nmodel, nformat, nkv;
+	size_t nhw, nmodel, nformat, nkv, nfamily;
 };
 
 /* Member k of o as a number, or NaN. */
@@ -138,10 +140,45 @@ static int load_bits(struct ceiling_bits *out, json_t **aliases, size_t *n, json
 	return 0;
 }
 
+/* formats.json's families: each a weights format and the formats (known
+ * ids) a file of it without a quantization label is taken to span. */
+static int load_families(struct ceiling_ref *ref, json_t *o, char *err, size_t errlen)
+{
+	const char *k;
+	json_t *v, *id;
+	size_t i;
+
+	json_object_foreach(o, k, v) {
+		struct ceiling_family *f = &ref->family[ref->nfamily];
+		json_t *ids = json_object_get(v, "formats");
+
+		*f = (struct ceiling_family){ k, str(v, "name"), str(v, "source"), NULL, NULL };
+		json_array_foreach(ids, i, id) {
+			const struct ceiling_bits *b = ceiling_format(ref, json_string_value(id));
+
+			if (!b) {
+				snprintf(err, errlen, "formats.json: family %s names the unknown format %s",
+					 k, json_is_string(id) ? json_string_value(id) : "(not a string)");
+				return -1;
+			}
+			if (!f->lightest || b->bits < f->lightest->bits)
+				f->lightest = b;
+			if (!f->heaviest || b->bits > f->heaviest->bits)
+				f->heaviest = b;
+		}
+		if (!f->name || !f->lightest) {
+			snprintf(err, errlen, "formats.json: family %s lacks a name or formats", k);
+			return -1;
+		}
+		ref->nfamily++;
+	}
+	return 0;
+}
+
 struct ceiling_ref *ceiling_load(const char *dir, char *err, size_t errlen)
 {
 	struct ceiling_ref *ref = calloc(1, sizeof *ref);
-	json_t *hw, *models, *formats, *kv;
+	json_t *hw, *models, *formats, *kv, *fam;
 
 	if (!ref) {
 		snprintf(err, errlen, "out of memory");
@@ -160,10 +197,34 @@ struct ceiling_ref *ceiling_load(const char *dir, char *err, size_t errlen)
 	    load_bits(ref->format, ref->aliases, &ref->nformat, formats, "format", err, errlen) < 0 ||
 	    load_bits(ref->kv, NULL, &ref->nkv, kv, "kv_types", err, errlen) < 0)
 		goto fail;
+	fam = json_object_get(ref->format_root, "families");
+	if (fam && (!json_is_object(fam) || json_object_size(fam) > MAX_ENTRIES)) {
+		snprintf(err, errlen, "formats.json: \"families\" must be an object");
+		goto fail;
+	}
+	if (fam && load_families(ref, fam, err, errlen) < 0)
+		goto fail;
 	return ref;
 fail:
 	ceiling_free(ref);
 	return NULL;
+}
+
+void ceiling_fingerprint(const struct ceiling_ref *ref, unsigned char out[32])
+{
+	json_t *roots[3] = { ref->hw_root, ref->model_root, ref->format_root };
+	struct buf b = BUF_INIT;
+	char *s;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		s = json_dumps(roots[i], JSON_COMPACT | JSON_SORT_KEYS);
+		buf_puts(&b, s ? s : "?");
+		buf_putc(&b, '\n');
+		free(s);
+	}
+	sha256_digest(out, b.buf, b.len);
+	buf_release(&b);
 }
 
 void ceiling_free(struct ceiling_ref *ref)
@@ -220,6 +281,16 @@ const struct ceiling_bits *ceiling_format(const struct ceiling_ref *ref, const c
 			if (json_is_string(s) && !strcasecmp(json_string_value(s), name))
 				return &ref->format[i];
 	}
+	return NULL;
+}
+
+const struct ceiling_family *ceiling_family(const struct ceiling_ref *ref, const char *name)
+{
+	size_t i;
+
+	for (i = 0; ref && name && i < ref->nfamily; i++)
+		if (!strcasecmp(ref->family[i].id, name))
+			return &ref->family[i];
 	return NULL;
 }
 
@@ -335,59 +406,4 @@ json_t *ceiling_fmt3_json(double v)
 	s = buf_error(&b) ? NULL : json_string(b.buf);
 	buf_release(&b);
 	return s;
-}
-
-int ceiling_of_run(const struct ceiling_ref *ref, const char *model_slug,
-		   const char *quant, const char *hw_slug, double context,
-		   struct ceiling_run *out)
-{
-	memset(out, 0, sizeof *out);
-	out->m = ceiling_model_by_slug(ref, model_slug);
-	out->f = ceiling_format(ref, quant);
-	out->kv = ceiling_kv(ref, "f16");
-	out->hw = ceiling_hw(ref, hw_slug);
-	if (!out->m || !out->f || !out->kv || !out->hw || !(context > 0))
-		return -1;
-	out->context = context;
-	out->bandwidth = ceiling_sustained(out->hw);
-	ceiling_step(out->m, out->f->bits, out->kv->bits, context, 1, out->bandwidth, &out->step);
-	return 0;
-}
-
-json_t *ceiling_run_json(const struct ceiling_run *c, double measured)
-{
-	const struct ceiling_step *s = &c->step;
-	json_t *o, *t;
-
-	o = json_pack("{s:s, s:s, s:s, s:f, s:s, s:s, s:f, s:f, s:f, s:I, s:f, s:f, s:f, s:f, s:f}",
-		"model", c->m->id, "model_name", c->m->name, "format", c->f->name,
-		"bits_per_weight", c->f->bits, "hardware", c->hw->slug, "hardware_name", c->hw->name,
-		"peak_gb_s", c->hw->peak_gb_s, "sustained_fraction", c->hw->sustained,
-		"bandwidth_gb_s", c->bandwidth / CEILING_GB, "context_tokens", (json_int_t)c->context,
-		"weights_read_gb", s->read_weights / CEILING_GB, "kv_cache_gb", s->kv / CEILING_GB,
-		"state_gb", s->state / CEILING_GB, "read_gb", s->read / CEILING_GB,
-		"ceiling_tok_s", s->tok_s);
-	t = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}",
-		"bandwidth_gb_s", ceiling_fmt3_json(c->bandwidth / CEILING_GB),
-		"weights_read_gb", ceiling_fmt3_json(s->read_weights / CEILING_GB),
-		"kv_cache_gb", ceiling_fmt3_json(s->kv / CEILING_GB),
-		"state_gb", ceiling_fmt3_json(s->state / CEILING_GB),
-		"read_gb", ceiling_fmt3_json(s->read / CEILING_GB),
-		"ceiling_tok_s", ceiling_fmt3_json(s->tok_s));
-	if (!o || !t) {
-		json_decref(o);
-		json_decref(t);
-		return NULL;
-	}
-	if (measured > 0) {
-		json_object_set_new(o, "measured_tok_s", json_real(measured));
-		json_object_set_new(o, "percent_of_ceiling", json_real(100 * measured / s->tok_s));
-		json_object_set_new(t, "percent_of_ceiling",
-				    ceiling_fmt3_json(100 * measured / s->tok_s));
-	} else {
-		json_object_set_new(o, "measured_tok_s", json_null());
-		json_object_set_new(o, "percent_of_ceiling", json_null());
-	}
-	json_object_set_new(o, "text", t);
-	return o;
 }

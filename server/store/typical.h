@@ -1,0 +1,47 @@
+/* typical.h: reading the typical figures of combinations (issue 22,
+ * contract section 8), kept by the writer in table combos (typical.c).
+ *
+ * A combination is (suite, model slug, model digest, hardware slug,
+ * backend).  Over its counted runs that are not flagged (flagged, withdrawn
+ * and upheld runs never enter), each signing key counts once, as its own
+ * median: the figures are the median and quartiles over keys of decode,
+ * the medians over keys of prefill and TTFT, the runs and keys behind
+ * them, and the best run.  Medians and quartiles are within
+ * QUANTILE_PRECISION (0.6%) of the exact ones; figures are rounded as
+ * printed (0.01 tok/s, 0.1 ms). */
+#ifndef LLMS_TYPICAL_H
+#define LLMS_TYPICAL_H
+
+#include <jansson.h>
+#include <sqlite3.h>
+
+#include "store/db.h"
+
+/* The columns typical_row() reads, in this order, of a table or alias c of
+ * combos; a query selects them first (more columns may follow). */
+#define TYPICAL_COLS(c) \
+	c ".model_slug, " c ".model_digest, " c ".hw_slug, " c ".backend_name, " c ".key_id, " \
+	c ".med, " c ".p25, " c ".p75, " c ".best_decode, " c ".best_id, " c ".t_runs, " \
+	c ".t_keys, " c ".med_prefill, " c ".med_ttft, " c ".runs, " c ".first_at"
+#define TYPICAL_NCOLS 16
+
+/* The combination in st's row from column i on (TYPICAL_COLS) as JSON:
+ * {model_slug, digest, hw_slug, backend, key_id, median_decode_tok_s,
+ * p25_decode_tok_s, p75_decode_tok_s, best_decode_tok_s, best_run, runs,
+ * keys, median_prefill_tok_s, median_ttft_ms, flagged_runs, one_submitter,
+ * first_at}, figures rounded, unknown ones null.  NULL when out of memory. */
+json_t *typical_row(sqlite3_stmt *st, int i);
+
+/* One model on one hardware: every combination of model slug and hardware
+ * slug in suite, one row per weights file and backend (digests kept apart),
+ * the highest median first (ties: key_id), as typical_row() gives them
+ * with the "quantization" and "format" its best run names.
+ * Reads only that model's combinations on that hardware (one seek per
+ * weights file of the model).  *out gets a new array; a db_status. */
+int typical_model_hw(struct dbconn *c, const char *suite, const char *model, const char *hw,
+		     json_t **out);
+
+/* The statements of typical_read.c, for the plan checks of the tests. */
+extern const char *const typical_read_sql[];
+
+#endif
