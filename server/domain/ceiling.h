@@ -184,7 +184,7 @@ int ceiling_flags(const struct ceiling_range *c, double measured);
  * "range" (null when exact, else {family, low_tok_s, high_tok_s,
  * low_format, high_format, text{low_tok_s, high_tok_s}}), "above"
  * (measured is above the top) and "text.ceiling" ("165" or
- * "150–290").  NULL on no memory. */
+ * "150–290").  A new reference; NULL on no memory. */
 json_t *ceiling_range_json(const struct ceiling_range *c, double measured);
 
 #endif

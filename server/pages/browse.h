@@ -256,11 +256,11 @@ json_t *combos_page(struct browse *b, const struct combos_q *q, enum browse_sort
  * hardware {name, slug, href}, backend_version, best_href, href (its runs),
  * ceiling {ceiling_tok_s, low_tok_s, percent_of_ceiling, above, text} or
  * null, above_ceiling, and for pages text {median, p25, p75, best,
- * prefill, ttft}.  NULL when out of memory. */
+ * prefill, ttft}.  A new reference; NULL when out of memory. */
 json_t *combos_item(const struct browse *b, sqlite3_stmt *st, int i);
 /* The names of the hardware of rows that the reference data does not
  * know, once each ("RTX 3060, M1 Max"), for a page's one note; null when
- * every one is known. */
+ * every one is known.  A new reference. */
 json_t *combos_ceiling_note(const struct browse *b, const json_t *rows);
 extern const char *const combos_sql[];
 

@@ -13,6 +13,7 @@
 #include "domain/ceiling.h"
 #include "render/html.h"
 #include "store/db.h"
+#include "store/names.h"
 #include "store/typical.h"
 #include "util/buf.h"
 #include "util/numfmt.h"
@@ -26,9 +27,10 @@
 #define C_BEST "c.best_decode"
 
 /* Each selects the sort figure, the row's key_id (the cursor), the row
- * (TYPICAL_COLS) and its best run's names; ?1 suite, ?2 hardware, ?3
+ * (TYPICAL_COLS), its model's and hardware's shown names (store/names.h); ?1 suite, ?2 hardware, ?3
  * backend, ?4/?5 the cursor, ?6 the limit, ?7 model, ?8 digest. */
-#define ROW_COLS ", c.key_id, " TYPICAL_COLS("c") ", r.model_name, r.accelerator, r.model_quant, " \
+#define ROW_COLS ", c.key_id, " TYPICAL_COLS("c") ", " NAMES_MODEL("c.model_slug", "r.model_name") ", " \
+	NAMES_HW("c.hw_slug", "r.accelerator") ", r.model_quant, " \
 	"r.model_format, r.backend_version"
 #define LIST(col, where, cmp, dir) "SELECT " col ROW_COLS " FROM combos c JOIN runs r ON r.id = c.best_id " \
 	"WHERE c.suite_version = ?1 AND c.t_runs > 0" where " AND (" col ", c.key_id) " cmp " (?4, ?5) " \
@@ -55,7 +57,7 @@
 	SET(m, C_TTFT, ">", ""), SET(m, C_DATE, "<", " DESC"), SET(m, C_BEST, "<", " DESC") }
 #define ORDERS_UP(m) { SET(m, C_DECODE, ">=", ""), SET(m, C_PREFILL, ">=", ""), \
 	SET(m, C_TTFT, "<=", " DESC"), SET(m, C_DATE, ">=", ""), SET(m, C_BEST, ">=", "") }
-static const char sql_list[SORT__MAX][5][720] = ORDERS(LIST);
+static const char sql_list[SORT__MAX][5][1024] = ORDERS(LIST);
 static const char sql_up[SORT__MAX][5][400] = ORDERS_UP(UP);
 
 const char *const combos_sql[] = {

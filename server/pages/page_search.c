@@ -47,10 +47,11 @@ static const char sql_hw_count[] =
 /* A backend's counted runs are the sum of its clusters' n (outlier.c keeps
  * n, the runs with status 'ok', current on write): a walk of the suite's
  * rows in its primary key, one per model digest, hardware class and
- * backend, never one per run.  Its best decode
- * is one seek in board_best_be (0007). */
+ * backend, never one per run.  Its best decode is the best unflagged run
+ * of its combinations (migration 0020), a walk of the backend's rows of
+ * combos_med_be. */
 static const char sql_be_count[] =
-	"SELECT total(n), (SELECT max(best_decode) FROM board_best WHERE suite_version = ?1 "
+	"SELECT total(n), (SELECT max(best_decode) FROM combos WHERE suite_version = ?1 "
 	"AND backend_name = ?2) FROM clusters WHERE suite_version = ?1 AND backend_name = ?2";
 static const char sql_runs[] =
 	"SELECT id, model_name, accelerator, backend_name, decode_tok_s FROM runs "

@@ -29,7 +29,8 @@
  * {model_slug, digest, hw_slug, backend, key_id, median_decode_tok_s,
  * p25_decode_tok_s, p75_decode_tok_s, best_decode_tok_s, best_run, runs,
  * keys, median_prefill_tok_s, median_ttft_ms, flagged_runs, one_submitter,
- * first_at}, figures rounded, unknown ones null.  NULL when out of memory. */
+ * first_at}, figures rounded, unknown ones null.  A new reference; NULL
+ * when out of memory. */
 json_t *typical_row(sqlite3_stmt *st, int i);
 
 /* One model on one hardware: every combination of model slug and hardware
