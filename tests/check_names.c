@@ -9,6 +9,7 @@
 #include "check_tmpdb.h"
 #include "check_sample_run.h"
 #include "store/names.h"
+#include "store/outlier.h"
 #include "store/run_store.h"
 #include "util/log.h"
 
@@ -135,7 +136,11 @@ static int sql_run(struct dbconn *w, struct db_job *j)
 	db_bind_text(st, 1, s->id);
 	rc = sqlite3_step(st);
 	sqlite3_reset(st);
-	return rc == SQLITE_DONE ? DB_OK : db_status_of(rc);
+	if (rc != SQLITE_DONE)
+		return db_status_of(rc);
+	/* A ruling changes a run's status the way moderate.c does: the
+	 * flags and typical figures, which the writer keeps, follow it. */
+	return strncmp(s->sql, "UPDATE", 6) ? DB_OK : outlier_run_status_changed(w, s->id, NULL);
 }
 
 static void write_sql(const char *sql, const char *id)
@@ -305,6 +310,10 @@ START_TEST(names_follow_the_most_keys_exactly)
 			if (runs[r].gone)
 				continue;
 			runs[r].gone = 1;
+			/* Out of the writer's figures first, as every path out of
+			 * the rankings goes (a withdrawal, a ruling), then gone. */
+			if (runs[r].ok)
+				write_sql("UPDATE runs SET status = 'upheld' WHERE id = ?1", runs[r].id);
 			write_sql("DELETE FROM runs WHERE id = ?1", runs[r].id);
 		}
 		check_stored();
