@@ -122,8 +122,11 @@ static void *refresh_main(void *arg)
 			r->changed(r->arg);
 		pthread_mutex_lock(&r->lock);
 		if (rc < 0) {
+			int i;
+
 			log_error("refresh: %s; trying again in 5 s", db_status_message(rc));
-			wait_ms(r, 5000);
+			for (i = 0; i < 50 && !r->stop; i++)   /* commits do not cut it short */
+				wait_ms(r, 100);
 		}
 	}
 	pthread_mutex_unlock(&r->lock);

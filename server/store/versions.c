@@ -42,7 +42,8 @@ static const char sql_versions[] =
 	"SELECT version_key, version, key_values FROM combo_versions WHERE " WHERE_C
 	" ORDER BY version_key";
 static const char sql_quant[] =
-	"SELECT r.model_quant FROM combos c JOIN runs r ON r.id = c.best_id WHERE " WHERE_C;
+	"SELECT r.model_quant FROM combos c JOIN runs r ON r.id = c.best_id WHERE c.suite_version = ?1 "
+	"AND c.model_slug = ?2 AND c.model_digest = ?3 AND c.hw_slug = ?4 AND c.backend_name = ?5";
 static const char sql_unlive[] = "UPDATE changes SET live = 0 WHERE " WHERE_C;
 static const char sql_change_put[] =
 	"INSERT INTO changes(" COMBO_COLS ", quant, from_key, to_key, from_version, to_version, "
