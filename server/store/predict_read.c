@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "domain/ceiling.h"
+#include "util/textcut.h"
 #include "util/timefmt.h"
 
 /* Every combination with PREDICT_TEST_MIN_KEYS keys, with the
@@ -337,9 +338,15 @@ int predict_for_ceiling(struct dbconn *c, const char *suite, const char *model_s
 	const struct ceiling_ref *ref = snap_ref();
 	const struct ceiling_model *m = ref ? ref_model(ref, model_slug) : NULL;
 	const struct ceiling_hw *hw = ref ? ceiling_hw(ref, hw_slug) : NULL;
-	struct predict_query q = { m ? m->id : model_slug, hw_slug, backend, ceiling,
-				   hw_name ? hw_name : hw ? hw->name : NULL };
+	const char *name = hw_name ? hw_name : hw ? hw->name : hw_slug;
+	char shortname[256];
+	size_t off, len;
+	struct predict_query q = { m ? m->id : model_slug, hw_slug, backend, ceiling, shortname };
 	int rc;
+
+	/* The basis names the hardware as narrow spaces do: "RTX 4090". */
+	off = textcut_hw(name, strlen(name), &len);
+	snprintf(shortname, sizeof shortname, "%.*s", (int)len, name + off);
 
 	(void)c;
 	if (s && strcmp(s->suite, suite)) {
