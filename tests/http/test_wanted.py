@@ -42,3 +42,14 @@ def test_it_leaves_with_runs_from_three_keys(server):
         p["workloads"]["chat-short"]["decode_tok_s"] = 100.0 + i
         assert server.upload(sign(p, new_key())[0]).status_code == 201
     wait_for(lambda: rows(server) == [], what="the row to leave")
+
+
+def test_a_search_for_a_model_on_hardware_without_runs_is_wanted(server):
+    r = server.get("/search.json", params={"q": "Qwen2.5 7B on M3 Max"})
+    assert r.status_code == 200, r.text
+    c = r.json()["combination"]
+    assert c == {"model_slug": "qwen2-5-7b", "hw_slug": "m3-max",
+                 "href": "/m/qwen2-5-7b/hw/m3-max", "runs": 0}
+    (row,) = wait_for(lambda: rows(server), what="the wanted row")
+    assert (row["model_slug"], row["hw_slug"], row["asks"]) == ("qwen2-5-7b", "m3-max", 1)
+    assert "wanted list" in server.get("/search", params={"q": "Qwen2.5 7B on M3 Max"}).text
