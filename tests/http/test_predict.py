@@ -81,3 +81,25 @@ def test_methodology_shows_the_backtest_recomputed(server):
     # Leaving one model out: 70, 70 and 60% efficiencies predict each
     # other within about 10-17%.
     assert 0 < err < 25
+
+
+def test_the_model_page_predicts_hardware_without_runs(server):
+    measure(server, "llama-3-1-8b", "Llama-3.1-8B-Instruct")
+    measure(server, "llama-3-2-3b", "Llama-3.2-3B-Instruct", seed=2)
+    p = make_payload()
+    p["model"].update({"name": "Qwen2.5-7B-Instruct", "quantization": "Q4_K_M", "format": "gguf"})
+    p["backend"] = {"name": "llama.cpp", "version": "b6100", "runner": None}
+    assert server.upload(sign(p, new_key())[0]).status_code == 201     # on an M3 Ultra
+
+    def predicted():
+        m = server.get("/m/qwen2-5-7b-instruct.json").json()
+        return [r for r in m["predicted"]["rows"] if r["hw"] == HW] or None
+    (row,) = wait_for(predicted, what="the model page's prediction")
+    c = ceiling(server, "qwen2-5-7b")
+    assert abs(row["predicted_decode_tok_s"] / c - 0.70) <= 0.15 * 0.70
+    assert row["label"] == "predicted" and row["predicted_backend"] == "llama.cpp"
+    m = server.get("/m/qwen2-5-7b-instruct.json").json()
+    assert all(b["hw"] != HW for b in m["chart"]["bars"])      # never a measured bar
+    assert "m3-ultra" not in [r["hw"] for r in m["predicted"]["rows"]]
+    page = server.get("/m/qwen2-5-7b-instruct").text
+    assert "Predicted</span>, not measured" in page
