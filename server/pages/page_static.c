@@ -19,8 +19,9 @@ enum MHD_Result page_healthz(struct req *r)
 }
 
 /* The leave-one-model-out backtest as /methodology shows it, recomputed
- * by the refresh thread from today's data (store/predict_read.h), or
- * null before its first run. */
+ * by the refresh thread from today's data (store/predict_read.h); before
+ * its first run, as over no data (the page then reads as it will once it
+ * ran on an empty database, so its ETag does not move at start-up). */
 static json_t *backtest_json(void)
 {
 	struct predict_backtest b;
@@ -28,8 +29,10 @@ static json_t *backtest_json(void)
 	struct buf t = BUF_INIT;
 	json_t *o;
 
-	if (predict_read_backtest(&b, &at, &rows) < 0)
-		return json_null();
+	if (predict_read_backtest(&b, &at, &rows) < 0) {
+		memset(&b, 0, sizeof b);
+		rows = 0;
+	}
 	numfmt_fixed(&t, b.median_abs_pct, 1);
 	o = json_pack("{s:i, s:i, s:i, s:f, s:f, s:I, s:s, s:i, s:i, s:i}",
 		"tested", b.tested, "inside", b.inside, "unpredicted", b.unpredicted,
