@@ -323,7 +323,7 @@ enum MHD_Result cache_send_tagged(struct cache *c, struct req *r, const char *id
 		return http_not_modified(r, etag, cache_control);
 	resp = http_build(ctype, body, len, cache_control, status == 200 ? etag : NULL);
 	if (!resp)
-		return MHD_NO;
+		return http_send_nomem(r);
 	ret = http_send_prebuilt(r, status, resp, len);
 	cache_put_tagged(c, id, rep, gen, tag, status, resp, etag, cache_control, len);
 	return ret;

@@ -78,7 +78,7 @@ enum MHD_Result page_run_json(struct req *r)
 	tag = tag_of(m);
 	json_decref(m);
 	if (!s)
-		return MHD_NO;
+		return http_send_nomem(r);
 	if (dispute_after(r) || !proven)
 		ret = http_send(r, 200, CT_JSON, s, strlen(s),
 				&(struct http_opts){ .cache_control = CC_PAGE, .etag = 1 });

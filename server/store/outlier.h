@@ -93,7 +93,7 @@ int outlier_run_status_changed(struct dbconn *w, const char *id, json_t *ids);
 /* Fills what migration 0020 left to do (and the ceiling flags when the
  * reference data changed), reporting progress on stderr.  Must run before
  * the writer thread starts.  err gets a message. */
-int outlier_backfill(struct dbconn *w, char *err, size_t errlen);
+int outlier_backfill(struct dbconn *w, struct err *err);
 
 /* Rebuilds every cluster, combination, flag and typical figure from the
  * runs, as outlier_backfill does after migration 0020 (tests, repairs). */

@@ -386,7 +386,7 @@ static int fill(struct dbconn *w, int quiet)
 	return ceiling_verdicts(w, hex, quiet);
 }
 
-int outlier_backfill(struct dbconn *w, char *err, size_t errlen)
+int outlier_backfill(struct dbconn *w, struct err *err)
 {
 	long long has = 0;
 	int rc;
@@ -394,7 +394,7 @@ int outlier_backfill(struct dbconn *w, char *err, size_t errlen)
 	if (step_all(db_stmt(w, sql_has_0020), NULL, &has) != DB_OK || !has)
 		return DB_OK;          /* before migration 0020 (tests of older schemas) */
 	if ((rc = fill(w, 0)) != DB_OK)
-		snprintf(err, errlen, "cannot fill the outlier and typical figures: %s",
+		err_internal(err, "cannot fill the outlier and typical figures: %s",
 			 sqlite3_errmsg(w->h));
 	return rc;
 }
