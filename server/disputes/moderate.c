@@ -10,7 +10,7 @@
 #include "disputes/dispute_int.h"
 #include "http/cache.h"
 #include "http/ratelimit.h"
-#include "store/defer.h"
+#include "http/defer.h"
 #include "store/outlier.h"
 #include "store/tlog_store.h"
 #include "util/timefmt.h"

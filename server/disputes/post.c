@@ -13,7 +13,7 @@
 #include "http/cache.h"
 #include "http/form.h"
 #include "ingest/jws.h"
-#include "store/defer.h"
+#include "http/defer.h"
 #include "store/tlog_store.h"
 #include "util/timefmt.h"
 

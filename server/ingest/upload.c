@@ -11,7 +11,7 @@
 #include "app.h"
 #include "http/cache.h"
 #include "store/db.h"
-#include "store/defer.h"
+#include "http/defer.h"
 #include "ingest/jws.h"
 #include "http/ratelimit.h"
 #include "store/run_store.h"

@@ -10,7 +10,7 @@
 #include "http/cache.h"
 #include "ingest/jws.h"
 #include "ingest/validate.h"
-#include "store/defer.h"
+#include "http/defer.h"
 #include "store/outlier.h"
 #include "store/run_store.h"
 #include "store/tlog_store.h"

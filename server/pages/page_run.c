@@ -48,7 +48,7 @@ static unsigned tag_of(const json_t *m)
 					   s_of(json_object_get(m, "model"), "digest"),
 					   s_of(json_object_get(m, "hardware"), "slug"),
 					   s_of(json_object_get(m, "backend"), "name"));
-	return cache_cluster_tag(s_of(m, "suite_version"),
+	return outlier_cluster_tag(s_of(m, "suite_version"),
 				 s_of(json_object_get(m, "model"), "digest"),
 				 s_of(o, "hw_class"),
 				 s_of(json_object_get(m, "backend"), "name"));

@@ -163,7 +163,7 @@ static int step_loop(struct dbconn *w, const char *what, const char *count_sql, 
 		return DB_ERR;
 	if (filled >= 0)
 		sqlite3_bind_int(st, 1, filled);
-	if ((rc = step_all(st, NULL, &total)) != DB_OK || !total)
+	if ((rc = outlier_step_all(st, NULL, &total)) != DB_OK || !total)
 		return rc;
 	if (!quiet)
 		fprintf(stderr, "llm-speedd: %s: %lld to fill\n", what, total);
@@ -206,7 +206,7 @@ static int state_set(struct dbconn *w, const char *name, const char *value)
 		return DB_ERR;
 	db_bind_text(st, 1, name);
 	db_bind_text(st, 2, value);
-	return step_all(st, NULL, NULL);
+	return outlier_step_all(st, NULL, NULL);
 }
 
 /* Sets each population's verdicts where its bounds exclude a run. */
@@ -228,7 +228,7 @@ static int population_verdicts(struct dbconn *w, const char *list, const char *s
 			db_bind_text(up, i + 1, (const char *)sqlite3_column_text(st, i));
 		sqlite3_bind_double(up, nkey + 1, mean - 3.0 * sd);
 		sqlite3_bind_double(up, nkey + 2, mean + 3.0 * sd);
-		if (step_all(up, NULL, NULL) != DB_OK) {
+		if (outlier_step_all(up, NULL, NULL) != DB_OK) {
 			rc = SQLITE_ERROR;
 			break;
 		}
@@ -322,7 +322,7 @@ static int ceiling_verdicts(struct dbconn *w, const char *hex, int quiet)
 		if (now == bits)
 			continue;
 		c = frun_cluster(&r);
-		if (!(q = keyed(w, sql_keys_of, &c)) || (rc = step_all(q, NULL, &keys)) != DB_OK)
+		if (!(q = outlier_keyed(w, sql_keys_of, &c)) || (rc = outlier_step_all(q, NULL, &keys)) != DB_OK)
 			break;
 		decides = keys >= OUTLIER_MIN_KEYS;
 		if (flag_of_bits(now, decides) == flag) {
@@ -330,7 +330,7 @@ static int ceiling_verdicts(struct dbconn *w, const char *hex, int quiet)
 				break;
 			sqlite3_bind_int64(q, 1, v[i].rowid);
 			sqlite3_bind_int(q, 2, now);
-			rc = step_all(q, NULL, NULL);
+			rc = outlier_step_all(q, NULL, NULL);
 			continue;
 		}
 		if (!(q = db_stmt(w, sql_ceil_set)))
@@ -338,7 +338,7 @@ static int ceiling_verdicts(struct dbconn *w, const char *hex, int quiet)
 		sqlite3_bind_int64(q, 1, v[i].rowid);
 		sqlite3_bind_int(q, 2, now);
 		sqlite3_bind_int(q, 3, !flag);
-		if ((rc = step_all(q, NULL, NULL)) == DB_OK)
+		if ((rc = outlier_step_all(q, NULL, NULL)) == DB_OK)
 			rc = typical_move(w, &r, flag ? 1 : -1, NULL, NULL);
 	}
 	free(v);
@@ -391,7 +391,7 @@ int outlier_backfill(struct dbconn *w, struct err *err)
 	long long has = 0;
 	int rc;
 
-	if (step_all(db_stmt(w, sql_has_0020), NULL, &has) != DB_OK || !has)
+	if (outlier_step_all(db_stmt(w, sql_has_0020), NULL, &has) != DB_OK || !has)
 		return DB_OK;          /* before migration 0020 (tests of older schemas) */
 	if ((rc = fill(w, 0)) != DB_OK)
 		err_internal(err, "cannot fill the outlier and typical figures: %s",

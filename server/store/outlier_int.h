@@ -1,6 +1,7 @@
 /* outlier_int.h: what the files of the flags and the typical figures share
- * (outlier.c, outlier_sums.c, outlier_keys.c, outlier_median.c,
- * outlier_pop.c, outlier_backfill.c, typical.c, typical_hist.c); nothing
+ * (outlier.c, outlier_stmt.c, outlier_sums.c, outlier_keys.c,
+ * outlier_median.c, outlier_pop.c, outlier_backfill.c, typical.c,
+ * typical_hist.c); nothing
  * outside them includes it.  The contracts are outlier.h and typical.h. */
 #ifndef LLMS_OUTLIER_INT_H
 #define LLMS_OUTLIER_INT_H
@@ -42,7 +43,7 @@ struct frun {
 	int bits, outlier;
 	char received[40];
 };
-/* Its cluster and combination, pointing into r. */
+/* Its cluster and combination, pointing into r (outlier_stmt.c). */
 struct cluster_key frun_cluster(const struct frun *r);
 struct combo_key frun_combo(const struct frun *r);
 
@@ -62,15 +63,17 @@ void moments(const struct fig *f, double *mean, double *sd, double *lo, double *
 void fig_blobs(const struct fig *f, unsigned char s[16], unsigned char qq[32]);
 int fig_of_blobs(struct fig *f, long long n, const void *s, int slen, const void *qq, int qqlen);
 
-/* ---- outlier.c ---- */
+/* ---- outlier_stmt.c ---- */
 /* Steps st to the end, appending the first column of each row to ids
  * when it is an array; *last gets the first column of the last row as an
  * integer (when last is set).  Resets st; a db_status. */
-int step_all(sqlite3_stmt *st, json_t *ids, long long *last);
+int outlier_step_all(sqlite3_stmt *st, json_t *ids, long long *last);
 /* Prepares sql with the cluster key bound to ?1..?4 (NULL on failure). */
-sqlite3_stmt *keyed(struct dbconn *w, const char *sql, const struct cluster_key *k);
+sqlite3_stmt *outlier_keyed(struct dbconn *w, const char *sql, const struct cluster_key *k);
 /* The same with a combination bound to ?1..?5. */
-sqlite3_stmt *combo_keyed(struct dbconn *w, const char *sql, const struct combo_key *k);
+sqlite3_stmt *outlier_combo_keyed(struct dbconn *w, const char *sql, const struct combo_key *k);
+
+/* ---- outlier.c ---- */
 /* Reads the run with this rowid (or, rowid 0, this id); DB_NOTFOUND. */
 int frun_load(struct dbconn *w, long long rowid, const char *id, struct frun *r);
 /* The reference data set by outlier_set_reference (NULL: none). */

@@ -43,10 +43,10 @@ static int probe(struct dbconn *w, const struct mset *s, const char *sql, int di
 	int rc, at;
 
 	if (s->kind == MSET_CLUSTER) {
-		st = keyed(w, sql, s->c);
+		st = outlier_keyed(w, sql, s->c);
 		at = 6;
 	} else {
-		st = combo_keyed(w, sql, s->k);
+		st = outlier_combo_keyed(w, sql, s->k);
 		at = 7;
 	}
 	if (!st)

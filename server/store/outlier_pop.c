@@ -72,7 +72,7 @@ const char *const outlier_pop_sql[] = {
 
 int cluster_row_load(struct dbconn *w, const struct cluster_key *k, struct cluster_row *row)
 {
-	sqlite3_stmt *st = keyed(w, sql_cl_get, k);
+	sqlite3_stmt *st = outlier_keyed(w, sql_cl_get, k);
 	int rc;
 
 	memset(row, 0, sizeof *row);
@@ -99,7 +99,7 @@ int cluster_row_store(struct dbconn *w, const struct cluster_key *k, const struc
 {
 	unsigned char sb[16], qb[32];
 	double mean, sd, lo, hi;
-	sqlite3_stmt *st = keyed(w, row->runs > 0 ? sql_cl_put : sql_cl_drop, k);
+	sqlite3_stmt *st = outlier_keyed(w, row->runs > 0 ? sql_cl_put : sql_cl_drop, k);
 
 	if (!st)
 		return DB_ERR;
@@ -114,7 +114,7 @@ int cluster_row_store(struct dbconn *w, const struct cluster_key *k, const struc
 		sqlite3_bind_int64(st, 10, row->f.n);
 		sqlite3_bind_int64(st, 11, row->new_keys);
 	}
-	return step_all(st, NULL, NULL);
+	return outlier_step_all(st, NULL, NULL);
 }
 
 /* ---- combos ---- */
@@ -170,7 +170,7 @@ static void sort_figures(const struct combo_row *row, double v[4])
 
 int combo_row_load(struct dbconn *w, const struct combo_key *k, struct combo_row *row)
 {
-	sqlite3_stmt *st = combo_keyed(w, sql_co_get, k);
+	sqlite3_stmt *st = outlier_combo_keyed(w, sql_co_get, k);
 	const char *s;
 	int rc, i;
 
@@ -230,11 +230,11 @@ int combo_row_open(struct dbconn *w, const struct combo_key *k, const char *id, 
 
 	if ((rc = combo_row_load(w, k, row)) != DB_OK || row->exists)
 		return rc;
-	if (!(st = combo_keyed(w, sql_co_new, k)))
+	if (!(st = outlier_combo_keyed(w, sql_co_new, k)))
 		return DB_ERR;
 	db_bind_text(st, 6, id);
 	sqlite3_bind_int64(st, 7, first_at);
-	if ((rc = step_all(st, NULL, &row->cid)) != DB_OK)
+	if ((rc = outlier_step_all(st, NULL, &row->cid)) != DB_OK)
 		return rc;
 	row->exists = 1;
 	snprintf(row->key_id, sizeof row->key_id, "%s", id);
@@ -254,7 +254,7 @@ static int set_figure(struct dbconn *w, const char *sql, long long cid, double v
 	bind_real(st, 2, v);
 	if (with_id)
 		db_bind_text(st, 3, id && *id ? id : NULL);
-	return step_all(st, NULL, NULL);
+	return outlier_step_all(st, NULL, NULL);
 }
 
 /* Whether two stored figures differ (NAN is NULL). */
@@ -279,7 +279,7 @@ int combo_row_store(struct dbconn *w, const struct combo_key *k, struct combo_ro
 		if (!(st = db_stmt(w, sql_co_drop)))
 			return DB_ERR;
 		sqlite3_bind_int64(st, 1, row->cid);
-		return step_all(st, NULL, NULL);
+		return outlier_step_all(st, NULL, NULL);
 	}
 	if (!(st = db_stmt(w, sql_co_set)))
 		return DB_ERR;
@@ -304,7 +304,7 @@ int combo_row_store(struct dbconn *w, const struct combo_key *k, struct combo_ro
 	hptr_bind(&row->ttft, row->ttft_keys > 0, st, 30);
 	sqlite3_bind_double(st, 34, mean);
 	sqlite3_bind_double(st, 35, sd);
-	if ((rc = step_all(st, NULL, NULL)) != DB_OK)
+	if ((rc = outlier_step_all(st, NULL, NULL)) != DB_OK)
 		return rc;
 	sort_figures(row, v);
 	for (i = 0; i < 3; i++)
@@ -358,7 +358,7 @@ int ckey_row_store(struct dbconn *w, long long cid, const char *key, const struc
 	sqlite3_bind_int64(st, 1, cid);
 	db_bind_text(st, 2, key);
 	if (row->all.n <= 0)
-		return step_all(st, NULL, NULL);
+		return outlier_step_all(st, NULL, NULL);
 	sqlite3_bind_int64(st, 7, row->all.n);
 	mptr_bind(&row->all, st, 8);
 	sqlite3_bind_int64(st, 11, row->clean.n);
@@ -369,7 +369,7 @@ int ckey_row_store(struct dbconn *w, long long cid, const char *key, const struc
 	sqlite3_bind_int64(st, 21, row->ttft_runs);
 	hptr_bind(&row->ttft, row->ttft_runs > 1, st, 22);
 	bind_real(st, 26, row->ttft_runs > 0 ? row->ttft_val : NAN);
-	return step_all(st, NULL, NULL);
+	return outlier_step_all(st, NULL, NULL);
 }
 
 int combo_key_move(struct dbconn *w, const struct combo_key *k, const char *key,

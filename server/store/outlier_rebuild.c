@@ -137,7 +137,7 @@ static int emit_cluster_key(struct dbconn *w, const void *k, const char *key, st
 			    void *arg)
 {
 	struct cluster_row *row = arg;
-	sqlite3_stmt *st = keyed(w, sql_c_key, k);
+	sqlite3_stmt *st = outlier_keyed(w, sql_c_key, k);
 
 	if (!st)
 		return DB_ERR;
@@ -146,7 +146,7 @@ static int emit_cluster_key(struct dbconn *w, const void *k, const char *key, st
 	mptr_bind(m, st, 7);
 	row->runs += m->n;
 	fig_move(&row->f, m->val, 1);
-	return step_all(st, NULL, NULL);
+	return outlier_step_all(st, NULL, NULL);
 }
 
 int cluster_rebuild(struct dbconn *w, const struct cluster_key *k)
@@ -156,11 +156,11 @@ int cluster_rebuild(struct dbconn *w, const struct cluster_key *k)
 	int rc;
 
 	memset(&row, 0, sizeof row);
-	if (!(st = keyed(w, sql_c_clear, k)) || (rc = step_all(st, NULL, NULL)) != DB_OK)
+	if (!(st = outlier_keyed(w, sql_c_clear, k)) || (rc = outlier_step_all(st, NULL, NULL)) != DB_OK)
 		return st ? rc : DB_ERR;
-	if (!(st = keyed(w, sql_c_runs, k)) || (rc = per_key(w, st, k, emit_cluster_key, &row)) != DB_OK)
+	if (!(st = outlier_keyed(w, sql_c_runs, k)) || (rc = per_key(w, st, k, emit_cluster_key, &row)) != DB_OK)
 		return st ? rc : DB_ERR;
-	if (!(st = keyed(w, sql_c_new, k)) || (rc = step_all(st, NULL, &row.new_keys)) != DB_OK)
+	if (!(st = outlier_keyed(w, sql_c_new, k)) || (rc = outlier_step_all(st, NULL, &row.new_keys)) != DB_OK)
 		return st ? rc : DB_ERR;
 	return cluster_row_store(w, k, &row);
 }
@@ -182,16 +182,16 @@ static int emit_combo_key(struct dbconn *w, const void *k, const char *key, stru
 	mptr_bind(m, st, 8);
 	row->runs += m->n;
 	fig_move(&row->f, m->val, 1);
-	return step_all(st, NULL, NULL);
+	return outlier_step_all(st, NULL, NULL);
 }
 
 /* The cid of combination k's row (0 when it has none). */
 static int cid_of(struct dbconn *w, const struct combo_key *k, long long *cid)
 {
-	sqlite3_stmt *st = combo_keyed(w, sql_w_cid, k);
+	sqlite3_stmt *st = outlier_combo_keyed(w, sql_w_cid, k);
 
 	*cid = 0;
-	return st ? step_all(st, NULL, cid) : DB_ERR;
+	return st ? outlier_step_all(st, NULL, cid) : DB_ERR;
 }
 
 /* Runs sql (cid bound to ?1) to its end. */
@@ -202,7 +202,7 @@ static int by_cid(struct dbconn *w, const char *sql, long long cid)
 	if (!st)
 		return DB_ERR;
 	sqlite3_bind_int64(st, 1, cid);
-	return step_all(st, NULL, NULL);
+	return outlier_step_all(st, NULL, NULL);
 }
 
 int combo_rebuild(struct dbconn *w, const struct combo_key *k)
@@ -218,7 +218,7 @@ int combo_rebuild(struct dbconn *w, const struct combo_key *k)
 		return rc;
 	if ((rc = by_cid(w, sql_w_clear, row.cid)) != DB_OK)
 		return rc;
-	if (!(st = combo_keyed(w, sql_w_runs, k)) ||
+	if (!(st = outlier_combo_keyed(w, sql_w_runs, k)) ||
 	    (rc = per_key(w, st, k, emit_combo_key, &row)) != DB_OK)
 		return st ? rc : DB_ERR;
 	if (!row.runs)
@@ -234,7 +234,7 @@ int combo_rebuild(struct dbconn *w, const struct combo_key *k)
 	sqlite3_bind_blob(st, 5, qb, sizeof qb, SQLITE_TRANSIENT);
 	sqlite3_bind_double(st, 6, mean);
 	sqlite3_bind_double(st, 7, sd);
-	return step_all(st, NULL, NULL);
+	return outlier_step_all(st, NULL, NULL);
 }
 
 /* ---- a combination's typical figures ---- */
@@ -276,7 +276,7 @@ static int write_hist(struct dbconn *w, long long cid, const char *key, int metr
 		sqlite3_bind_int(st, 8, q->v[i].b);
 		sqlite3_bind_int64(st, 9, q->v[i].n);
 		sqlite3_bind_double(st, 10, q->v[i].sum);
-		rc = step_all(st, NULL, NULL);
+		rc = outlier_step_all(st, NULL, NULL);
 	}
 	return rc;
 }
@@ -321,7 +321,7 @@ int typical_rebuild(struct dbconn *w, const struct combo_key *k)
 		return DB_ERR;
 	sqlite3_bind_int64(st, 1, hist_id(cr.cid, 0, QUANTILE_ZERO_BUCKET));
 	sqlite3_bind_int64(st, 2, hist_id(cr.cid, 3, HIST_SPAN - 1 - HIST_OFFSET));
-	if ((rc = step_all(st, NULL, NULL)) != DB_OK)
+	if ((rc = outlier_step_all(st, NULL, NULL)) != DB_OK)
 		return rc;
 	if (!(st = db_stmt(w, sql_t_keys)))
 		return DB_ERR;
@@ -347,7 +347,7 @@ int typical_rebuild(struct dbconn *w, const struct combo_key *k)
 		if ((rc = ckey_row_load(w, cr.cid, keys[i], &kr)) != DB_OK)
 			break;
 		p.n = rp.n = rt.n = 0;
-		if (!(st = combo_keyed(w, sql_t_runs, k))) {
+		if (!(st = outlier_combo_keyed(w, sql_t_runs, k))) {
 			rc = DB_ERR;
 			break;
 		}
@@ -395,7 +395,7 @@ int typical_rebuild(struct dbconn *w, const struct combo_key *k)
 		cr.med_prefill = NAN;
 	if (!cr.ttft_keys)
 		cr.med_ttft = NAN;
-	if (rc == DB_OK && (st = combo_keyed(w, sql_t_best, k))) {
+	if (rc == DB_OK && (st = outlier_combo_keyed(w, sql_t_best, k))) {
 		if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 			cr.best_decode = sqlite3_column_double(st, 0);
 			snprintf(cr.best_id, sizeof cr.best_id, "%s", (const char *)sqlite3_column_text(st, 1));

@@ -122,7 +122,7 @@ static int best_move(struct dbconn *w, const struct combo_key *k, const struct f
 		return DB_OK;
 	/* The best left: the next unflagged run below it takes its place
 	 * (every other one is below it). */
-	if (!(st = combo_keyed(w, sql_next_best, k)))
+	if (!(st = outlier_combo_keyed(w, sql_next_best, k)))
 		return DB_ERR;
 	sqlite3_bind_double(st, 6, r->x);
 	db_bind_text(st, 7, r->id);

@@ -128,7 +128,7 @@ static int bucket_put(struct dbconn *w, const struct hist *h, int b, int had, lo
 		return DB_ERR;
 	if (n > 0 && had)
 		sqlite3_bind_int64(st, *h->key ? 6 : 4, n);
-	return step_all(st, NULL, NULL);
+	return outlier_step_all(st, NULL, NULL);
 }
 
 /* Bucket b gains (sign 1) or loses value v; *now and *sum get its new

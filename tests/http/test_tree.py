@@ -7,7 +7,9 @@
 - the store layer logs through util/log.c (so --quiet silences it);
 - UTF-8 continuation bytes are stepped over in util/utf8.c only;
 - every date comes from util/timefmt.c's time_now() (so tests can set the
-  clock), and only main.c turns the test clock on.
+  clock), and only main.c turns the test clock on;
+- no file under server/X includes a header of a folder above X in the
+  README's "Who may call whom" diagram.
 
 The few files named PENDING are other work in progress that fixes them;
 each list must only shrink."""
@@ -112,3 +114,62 @@ def test_dates_come_from_time_now_and_only_main_sets_the_test_clock():
     assert setters == ["server/main.c", "server/util/timefmt.c"], setters
     assert "test-clock" not in read("server/options.c").split("int parse_options")[0], \
         "--test-clock must stay out of the usage text"
+
+
+def layers():
+    """The README's "Who may call whom" diagram as {folder: depth}: the
+    top-level files are 0, each "-> folder/" line one deeper (a line may
+    name several folders, which then share a depth)."""
+    text = read("README.md")
+    start = text.index("**Who may call whom.**")
+    block = text[start:text.index("\n\n", text.index("\n    ", start) + 1)]
+    depth = {}
+    for n, line in enumerate(l for l in block.splitlines() if "->" in l):
+        for folder in re.findall(r"(\w+)/", line.split("->", 1)[1].split("(")[0]):
+            depth[folder] = n + 1
+    return depth
+
+
+def includes_upward(depth):
+    """Every '#include "Y/..."' in server/X/ whose Y is above X: a list of
+    (file, header)."""
+    bad = []
+    for src in sources(".c") + sources(".h"):
+        parts = src.split("/")
+        if len(parts) < 3:
+            continue                      # server/main.c and its peers: the top
+        mine = depth[parts[1]]
+        for inc in re.findall(r'^#include "([^"]+)"', read(src), re.M):
+            folder = inc.split("/")[0] if "/" in inc else None
+            if folder is None:
+                # app.h: the process-wide handles, read by every layer.
+                if inc != "app.h":
+                    bad.append((src, inc))
+            elif depth.get(folder, 0) < mine:
+                bad.append((src, inc))
+    return bad
+
+
+def test_no_folder_includes_a_higher_one():
+    depth = layers()
+    folders = sorted(d for d in os.listdir(SERVER) if os.path.isdir(os.path.join(SERVER, d)))
+    assert sorted(depth) == folders, "the README's diagram names %s; server/ holds %s" % (sorted(depth), folders)
+    assert depth["util"] > depth["domain"] > depth["store"] > depth["http"] > depth["pages"]
+    bad = includes_upward(depth)
+    assert not bad, "includes of a higher layer (README \"Who may call whom\"): %s" % bad
+    app = re.findall(r'^#include "([^"]+)"', read("server/app.h"), re.M)
+    assert not app, "app.h must stay forward declarations only: %s" % app
+    print("%d folders in %d layers, no include of a higher one" % (len(depth), len(set(depth.values()))))
+
+
+def test_the_include_rule_sees_an_upward_include(monkeypatch):
+    """The checker itself sees what the old store/defer.h did (http/http.h
+    from store/)."""
+    real = read
+
+    def fake(rel):
+        if rel == "server/store/db.h":
+            return real(rel) + '\n#include "http/http.h"\n'
+        return real(rel)
+    monkeypatch.setattr("test_tree.read", fake)
+    assert ("server/store/db.h", "http/http.h") in includes_upward(layers())
