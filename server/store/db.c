@@ -29,7 +29,7 @@ struct dbconn *db_reader(struct db *db)
 
 	if (tl_reader && tl_db_id == db->id)
 		return tl_reader;
-	c = conn_open(db->path, 1, db->busy_ms, NULL);
+	c = db_conn_open(db->path, 1, db->busy_ms, NULL);
 	if (!c)
 		return NULL;
 	pthread_mutex_lock(&db->lock);
@@ -126,7 +126,7 @@ int db_open_perm(const char *path, const char *migrations_dir, struct db_perm pe
 	db->busy_ms = 5000;
 	/* The writer's WAL writes are gathered (db_walbuf.c), which needs its
 	 * synchronous=FULL below. */
-	db->writer = conn_open(path, 0, db->busy_ms, walbuf_vfs_name());
+	db->writer = db_conn_open(path, 0, db->busy_ms, db_walbuf_vfs_name());
 	if (!db->writer) {
 		err_internal(err, "cannot open database %s (is the folder there and writable?)", path);
 		rc = DB_READONLY;
@@ -148,7 +148,7 @@ int db_open_perm(const char *path, const char *migrations_dir, struct db_perm pe
 		rc = db_after_migrate(db->writer, err);
 	if (rc != DB_OK)
 		goto fail;
-	if (ckpt_start(db) < 0) {
+	if (db_ckpt_start(db) < 0) {
 		err_internal(err, "cannot start the checkpoint thread");
 		rc = DB_ERR;
 		goto fail;
@@ -161,13 +161,13 @@ int db_open_perm(const char *path, const char *migrations_dir, struct db_perm pe
 	}
 	/* The writer's commits are synced by the sync thread, which answers
 	 * their jobs only after (db_sync.c). */
-	if (sync_start(db) < 0) {
+	if (db_sync_start(db) < 0) {
 		err_internal(err, "cannot start the sync thread");
 		rc = DB_ERR;
 		goto fail;
 	}
-	walbuf_defer(db->writer->h, 1);
-	if (pthread_create(&db->thread, NULL, writer_main, db) != 0) {
+	db_walbuf_defer(db->writer->h, 1);
+	if (pthread_create(&db->thread, NULL, db_writer_main, db) != 0) {
 		err_internal(err, "cannot start the writer thread");
 		rc = DB_ERR;
 		goto fail;
@@ -198,22 +198,22 @@ void db_close(struct db *db)
 		return;
 	if (db->thread_started)
 		stop_thread(db, &db->wake, db->thread);
-	sync_stop(db);
+	db_sync_stop(db);
 	if (db->ckpt_started) {
 		stop_thread(db, &db->ckpt_wake, db->ckpt_thread);
 		pthread_cond_destroy(&db->ckpt_wake);
 		pthread_cond_destroy(&db->ckpt_idle);
 	}
 	if (db->ckpt)
-		conn_close(db->ckpt);
+		db_conn_close(db->ckpt);
 	for (c = db->readers; c; c = next) {
 		next = c->next;
-		conn_close(c);
+		db_conn_close(c);
 	}
 	if (db->writer) {
-		walbuf_defer(db->writer->h, 0);
+		db_walbuf_defer(db->writer->h, 0);
 		db_exec(db->writer, "PRAGMA wal_checkpoint(TRUNCATE)");
-		conn_close(db->writer);
+		db_conn_close(db->writer);
 	}
 	pthread_cond_destroy(&db->wake);
 	pthread_mutex_destroy(&db->lock);

@@ -154,7 +154,7 @@ static int take(const char *src, const char *tmp, unsigned busy_ms, const struct
 		return -1;
 	}
 	close(fd);
-	if (!(from = conn_open(src, 1, busy_ms, NULL)) || !(to = conn_open(tmp, 0, busy_ms, NULL))) {
+	if (!(from = db_conn_open(src, 1, busy_ms, NULL)) || !(to = db_conn_open(tmp, 0, busy_ms, NULL))) {
 		err_internal(err, "cannot open %s", from ? tmp : src);
 		goto out;
 	}
@@ -170,8 +170,8 @@ static int take(const char *src, const char *tmp, unsigned busy_ms, const struct
 	res->runs = count_runs(to);
 	rc = 0;
 out:
-	conn_close(from);
-	conn_close(to);
+	db_conn_close(from);
+	db_conn_close(to);
 	if (rc == 0 && sync_file(tmp) < 0) {
 		err_internal(err, "cannot sync %s: %s", tmp, strerror(errno));
 		rc = -1;

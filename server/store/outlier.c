@@ -69,7 +69,7 @@ int outlier_above_ceiling(const char *model_slug, const char *quant, const char 
 
 /* ---- shared helpers ---- */
 
-int flag_of_bits(int bits, int cluster_decides)
+int outlier_flag_of_bits(int bits, int cluster_decides)
 {
 	return (bits & FLAG_CEILING) || (bits & (cluster_decides ? FLAG_CLUSTER : FLAG_COMBO)) ? 1 : 0;
 }
@@ -105,7 +105,7 @@ static void frun_read(struct frun *r, sqlite3_stmt *st)
 	copy(r->received, sizeof r->received, st, 12);
 }
 
-int frun_load(struct dbconn *w, long long rowid, const char *id, struct frun *r)
+int outlier_frun_load(struct dbconn *w, long long rowid, const char *id, struct frun *r)
 {
 	sqlite3_stmt *st = db_stmt(w, rowid ? sql_frun_rowid : sql_frun_id);
 	int rc;
@@ -151,7 +151,7 @@ static struct bounds bounds_of(const struct fig *f)
 	struct bounds b;
 	double mean, sd;
 
-	moments(f, &mean, &sd, &b.lo, &b.hi);
+	outlier_moments(f, &mean, &sd, &b.lo, &b.hi);
 	return b;
 }
 
@@ -166,7 +166,7 @@ static int outside(double x, struct bounds b)
 static int verdict(struct dbconn *w, long long rowid, int old_bits, int old_flag, int bits,
 		   int decides, json_t *ids, struct tbatch *tb)
 {
-	int flag = flag_of_bits(bits, decides), rc;
+	int flag = outlier_flag_of_bits(bits, decides), rc;
 	sqlite3_stmt *st;
 	struct frun r;
 
@@ -180,7 +180,7 @@ static int verdict(struct dbconn *w, long long rowid, int old_bits, int old_flag
 		sqlite3_bind_int(st, 3, flag);
 	if ((rc = outlier_step_all(st, NULL, NULL)) != DB_OK || flag == old_flag)
 		return rc;
-	if ((rc = frun_load(w, rowid, NULL, &r)) != DB_OK)
+	if ((rc = outlier_frun_load(w, rowid, NULL, &r)) != DB_OK)
 		return rc;
 	if (json_is_array(ids))
 		json_array_append_new(ids, json_string(r.id));
@@ -361,8 +361,8 @@ static long long epoch_of(struct dbconn *w, const char *t)
 static int move(struct dbconn *w, const struct frun *r, int sign, int stored, int flag,
 		int ceiling, json_t *ids)
 {
-	struct cluster_key c = frun_cluster(r);
-	struct combo_key k = frun_combo(r);
+	struct cluster_key c = outlier_frun_cluster(r);
+	struct combo_key k = outlier_frun_combo(r);
 	struct cluster_row cl;
 	struct ckey_row kr;
 	struct combo_row cr, old;
@@ -370,9 +370,9 @@ static int move(struct dbconn *w, const struct frun *r, int sign, int stored, in
 	struct tbatch tb;
 	int rc, dec0, dec1, now = 0, nflag = 0;
 
-	if ((rc = combo_row_load(w, &k, &cr)) != DB_OK ||
-	    (!cr.exists && (rc = combo_row_open(w, &k, r->id, epoch_of(w, r->received), &cr)) != DB_OK) ||
-	    (rc = ckey_row_load(w, cr.cid, r->key, &kr)) != DB_OK || (rc = cluster_row_load(w, &c, &cl)) != DB_OK)
+	if ((rc = outlier_combo_row_load(w, &k, &cr)) != DB_OK ||
+	    (!cr.exists && (rc = outlier_combo_row_open(w, &k, r->id, epoch_of(w, r->received), &cr)) != DB_OK) ||
+	    (rc = outlier_ckey_row_load(w, cr.cid, r->key, &kr)) != DB_OK || (rc = outlier_cluster_row_load(w, &c, &cl)) != DB_OK)
 		return rc;
 	old = cr;
 	/* A leaving run that was not flagged leaves the typical figures. */
@@ -381,8 +381,8 @@ static int move(struct dbconn *w, const struct frun *r, int sign, int stored, in
 	cb0 = bounds_of(&cl.f);
 	dec0 = cl.f.n >= OUTLIER_MIN_KEYS;
 	wb0 = bounds_of(&cr.f);
-	if ((rc = cluster_key_move(w, &c, r->key, r->x, r->id, sign, &cl)) != DB_OK ||
-	    (rc = combo_key_move(w, &k, r->key, r->x, r->id, sign, &kr, &cr)) != DB_OK)
+	if ((rc = outlier_cluster_key_move(w, &c, r->key, r->x, r->id, sign, &cl)) != DB_OK ||
+	    (rc = outlier_combo_key_move(w, &k, r->key, r->x, r->id, sign, &kr, &cr)) != DB_OK)
 		return rc;
 	cb1 = bounds_of(&cl.f);
 	dec1 = cl.f.n >= OUTLIER_MIN_KEYS;
@@ -392,13 +392,13 @@ static int move(struct dbconn *w, const struct frun *r, int sign, int stored, in
 	 * never passes through them. */
 	if (sign > 0) {
 		now = ceiling | (outside(r->x, cb1) ? FLAG_CLUSTER : 0) | (outside(r->x, wb1) ? FLAG_COMBO : 0);
-		nflag = flag_of_bits(now, dec1);
+		nflag = outlier_flag_of_bits(now, dec1);
 		if (!nflag && (rc = typical_move(w, r, 1, &kr, &cr)) != DB_OK)
 			return rc;
 	}
-	if ((rc = cluster_row_store(w, &c, &cl)) != DB_OK ||
-	    (rc = ckey_row_store(w, cr.cid, r->key, &kr)) != DB_OK ||
-	    (rc = combo_row_store(w, &k, &cr)) != DB_OK || (rc = typical_tops(w, &k, &old, &cr)) != DB_OK)
+	if ((rc = outlier_cluster_row_store(w, &c, &cl)) != DB_OK ||
+	    (rc = outlier_ckey_row_store(w, cr.cid, r->key, &kr)) != DB_OK ||
+	    (rc = outlier_combo_row_store(w, &k, &cr)) != DB_OK || (rc = typical_tops(w, &k, &old, &cr)) != DB_OK)
 		return rc;
 	/* The run's row: its verdicts (entering), or none (leaving: it is no
 	 * longer counted, so not flagged). */
@@ -468,7 +468,7 @@ int outlier_run_added(struct dbconn *w, const struct outlier_run *in, json_t *id
 		return rc;
 	if (!r.rowid)
 		return DB_NOTFOUND;
-	if ((rc = key_count(w, in->key, 1, other_tag)) != DB_OK)
+	if ((rc = outlier_key_count(w, in->key, 1, other_tag)) != DB_OK)
 		return rc;
 	bits = outlier_above_ceiling(in->k.model, in->quant, in->format, in->k.hw, in->x) ? FLAG_CEILING : 0;
 	return move(w, &r, 1, 0, 0, bits, ids);

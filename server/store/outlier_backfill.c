@@ -132,21 +132,21 @@ static int do_cluster(struct dbconn *w, char **c)
 {
 	struct cluster_key k = { c[0], c[1], c[2], c[3] };
 
-	return cluster_rebuild(w, &k);
+	return outlier_cluster_rebuild(w, &k);
 }
 
 static int do_combo(struct dbconn *w, char **c)
 {
 	struct combo_key k = { c[0], c[1], c[2], c[3], c[4] };
 
-	return combo_rebuild(w, &k);
+	return outlier_combo_rebuild(w, &k);
 }
 
 static int do_typical(struct dbconn *w, char **c)
 {
 	struct combo_key k = { c[0], c[1], c[2], c[3], c[4] };
 
-	return typical_rebuild(w, &k);
+	return outlier_typical_rebuild(w, &k);
 }
 
 /* Repeats batches of one step until none is left, with progress. */
@@ -304,7 +304,7 @@ static int ceiling_verdicts(struct dbconn *w, const char *hex, int quiet)
 		long long keys = 0;
 		int bits, flag, now, decides;
 
-		if ((rc = frun_load(w, v[i].rowid, NULL, &r)) != DB_OK || !(q = db_stmt(w, sql_ceil_run)))
+		if ((rc = outlier_frun_load(w, v[i].rowid, NULL, &r)) != DB_OK || !(q = db_stmt(w, sql_ceil_run)))
 			break;
 		sqlite3_bind_int64(q, 1, v[i].rowid);
 		if ((rc = sqlite3_step(q)) != SQLITE_ROW) {
@@ -321,11 +321,11 @@ static int ceiling_verdicts(struct dbconn *w, const char *hex, int quiet)
 		rc = DB_OK;
 		if (now == bits)
 			continue;
-		c = frun_cluster(&r);
+		c = outlier_frun_cluster(&r);
 		if (!(q = outlier_keyed(w, sql_keys_of, &c)) || (rc = outlier_step_all(q, NULL, &keys)) != DB_OK)
 			break;
 		decides = keys >= OUTLIER_MIN_KEYS;
-		if (flag_of_bits(now, decides) == flag) {
+		if (outlier_flag_of_bits(now, decides) == flag) {
 			if (!(q = db_stmt(w, sql_ceil_bits)))
 				break;
 			sqlite3_bind_int64(q, 1, v[i].rowid);

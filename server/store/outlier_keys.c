@@ -87,7 +87,7 @@ static int key_cluster_tag(struct dbconn *w, const char *key, unsigned *tag)
  * it has stored exactly one run, so passing 1 <-> 2 changes the new count
  * of the cluster its single run counts in; *tag (when set) gets that
  * cluster's cache tag when it loses a new key. */
-int key_count(struct dbconn *w, const char *key, int sign, unsigned *tag)
+int outlier_key_count(struct dbconn *w, const char *key, int sign, unsigned *tag)
 {
 	sqlite3_stmt *st;
 	char now[32];
@@ -123,7 +123,7 @@ int key_count(struct dbconn *w, const char *key, int sign, unsigned *tag)
 	return st ? DB_OK : DB_ERR;
 }
 
-int cluster_key_move(struct dbconn *w, const struct cluster_key *k, const char *key,
+int outlier_cluster_key_move(struct dbconn *w, const struct cluster_key *k, const char *key,
 		     double x, const char *id, int sign, struct cluster_row *row)
 {
 	struct mset set = { MSET_CLUSTER, k, NULL, key };
@@ -138,18 +138,18 @@ int cluster_key_move(struct dbconn *w, const struct cluster_key *k, const char *
 	db_bind_text(st, 5, key);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
-		mptr_read(&p, sqlite3_column_int64(st, 0), st, 1);
+		outlier_mptr_read(&p, sqlite3_column_int64(st, 0), st, 1);
 	else
-		mptr_read(&p, 0, st, 1);
+		outlier_mptr_read(&p, 0, st, 1);
 	sqlite3_reset(st);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
 		return db_status_of(rc);
 	had = p.n > 0;
 	old = p.val;
-	rc = sign > 0 ? mset_added(w, &set, &p, x, id) : mset_removed(w, &set, &p, x, id);
+	rc = sign > 0 ? outlier_mset_added(w, &set, &p, x, id) : outlier_mset_removed(w, &set, &p, x, id);
 	if (rc != DB_OK)
 		return rc;
-	fig_replace(&row->f, had, old, p.n > 0, p.val);
+	outlier_fig_replace(&row->f, had, old, p.n > 0, p.val);
 	row->runs += sign;
 	if (had != (p.n > 0)) {          /* the key joined or left the cluster */
 		if ((rc = key_runs(w, key, &total)) != DB_OK)
@@ -162,7 +162,7 @@ int cluster_key_move(struct dbconn *w, const struct cluster_key *k, const char *
 	db_bind_text(st, 5, key);
 	if (p.n > 0) {
 		sqlite3_bind_int64(st, 6, p.n);
-		mptr_bind(&p, st, 7);
+		outlier_mptr_bind(&p, st, 7);
 	}
 	return outlier_step_all(st, NULL, NULL);
 }

@@ -143,13 +143,13 @@ static int emit_cluster_key(struct dbconn *w, const void *k, const char *key, st
 		return DB_ERR;
 	db_bind_text(st, 5, key);
 	sqlite3_bind_int64(st, 6, m->n);
-	mptr_bind(m, st, 7);
+	outlier_mptr_bind(m, st, 7);
 	row->runs += m->n;
-	fig_move(&row->f, m->val, 1);
+	outlier_fig_move(&row->f, m->val, 1);
 	return outlier_step_all(st, NULL, NULL);
 }
 
-int cluster_rebuild(struct dbconn *w, const struct cluster_key *k)
+int outlier_cluster_rebuild(struct dbconn *w, const struct cluster_key *k)
 {
 	struct cluster_row row;
 	sqlite3_stmt *st;
@@ -162,7 +162,7 @@ int cluster_rebuild(struct dbconn *w, const struct cluster_key *k)
 		return st ? rc : DB_ERR;
 	if (!(st = outlier_keyed(w, sql_c_new, k)) || (rc = outlier_step_all(st, NULL, &row.new_keys)) != DB_OK)
 		return st ? rc : DB_ERR;
-	return cluster_row_store(w, k, &row);
+	return outlier_cluster_row_store(w, k, &row);
 }
 
 /* ---- a combination's flag population ---- */
@@ -179,9 +179,9 @@ static int emit_combo_key(struct dbconn *w, const void *k, const char *key, stru
 	sqlite3_bind_int64(st, 1, row->cid);
 	db_bind_text(st, 6, key);
 	sqlite3_bind_int64(st, 7, m->n);
-	mptr_bind(m, st, 8);
+	outlier_mptr_bind(m, st, 8);
 	row->runs += m->n;
-	fig_move(&row->f, m->val, 1);
+	outlier_fig_move(&row->f, m->val, 1);
 	return outlier_step_all(st, NULL, NULL);
 }
 
@@ -205,7 +205,7 @@ static int by_cid(struct dbconn *w, const char *sql, long long cid)
 	return outlier_step_all(st, NULL, NULL);
 }
 
-int combo_rebuild(struct dbconn *w, const struct combo_key *k)
+int outlier_combo_rebuild(struct dbconn *w, const struct combo_key *k)
 {
 	unsigned char sb[16], qb[32];
 	double mean, sd, lo, hi;
@@ -223,8 +223,8 @@ int combo_rebuild(struct dbconn *w, const struct combo_key *k)
 		return st ? rc : DB_ERR;
 	if (!row.runs)
 		return by_cid(w, sql_w_drop, row.cid);
-	moments(&row.f, &mean, &sd, &lo, &hi);
-	fig_blobs(&row.f, sb, qb);
+	outlier_moments(&row.f, &mean, &sd, &lo, &hi);
+	outlier_fig_blobs(&row.f, sb, qb);
 	if (!(st = db_stmt(w, sql_w_row)))
 		return DB_ERR;
 	sqlite3_bind_int64(st, 1, row.cid);
@@ -270,7 +270,7 @@ static int write_hist(struct dbconn *w, long long cid, const char *key, int metr
 	for (i = 0; rc == DB_OK && i < q->n; i++) {
 		if (!(st = db_stmt(w, *key ? sql_t_hist : sql_t_hist_c)))
 			return DB_ERR;
-		sqlite3_bind_int64(st, 1, *key ? cid : hist_id(cid, metric, q->v[i].b));
+		sqlite3_bind_int64(st, 1, *key ? cid : typical_hist_id(cid, metric, q->v[i].b));
 		db_bind_text(st, 6, key);
 		sqlite3_bind_int(st, 7, metric);
 		sqlite3_bind_int(st, 8, q->v[i].b);
@@ -300,7 +300,7 @@ static int settle(struct dbconn *w, long long cid, const char *key, int metric,
 	return write_hist(w, cid, key, metric, q);
 }
 
-int typical_rebuild(struct dbconn *w, const struct combo_key *k)
+int outlier_typical_rebuild(struct dbconn *w, const struct combo_key *k)
 {
 	static const double quarts[3] = { 0.25, 0.5, 0.75 }, mid[1] = { 0.5 };
 	struct qbs kd = { 0 }, kp = { 0 }, kt = { 0 }, rp = { 0 }, rt = { 0 };
@@ -313,14 +313,14 @@ int typical_rebuild(struct dbconn *w, const struct combo_key *k)
 	double v3[3];
 	int rc;
 
-	if ((rc = combo_row_load(w, k, &cr)) != DB_OK || !cr.exists)
+	if ((rc = outlier_combo_row_load(w, k, &cr)) != DB_OK || !cr.exists)
 		return rc;
 	if ((rc = by_cid(w, sql_t_clear, cr.cid)) != DB_OK)
 		return rc;
 	if (!(st = db_stmt(w, sql_t_clear_c)))
 		return DB_ERR;
-	sqlite3_bind_int64(st, 1, hist_id(cr.cid, 0, QUANTILE_ZERO_BUCKET));
-	sqlite3_bind_int64(st, 2, hist_id(cr.cid, 3, HIST_SPAN - 1 - HIST_OFFSET));
+	sqlite3_bind_int64(st, 1, typical_hist_id(cr.cid, 0, QUANTILE_ZERO_BUCKET));
+	sqlite3_bind_int64(st, 2, typical_hist_id(cr.cid, 3, HIST_SPAN - 1 - HIST_OFFSET));
 	if ((rc = outlier_step_all(st, NULL, NULL)) != DB_OK)
 		return rc;
 	if (!(st = db_stmt(w, sql_t_keys)))
@@ -344,7 +344,7 @@ int typical_rebuild(struct dbconn *w, const struct combo_key *k)
 	cr.med = cr.p25 = cr.p75 = cr.med_prefill = cr.med_ttft = cr.best_decode = NAN;
 	cr.best_id[0] = '\0';
 	for (i = 0; rc == DB_OK && i < nk; i++) {
-		if ((rc = ckey_row_load(w, cr.cid, keys[i], &kr)) != DB_OK)
+		if ((rc = outlier_ckey_row_load(w, cr.cid, keys[i], &kr)) != DB_OK)
 			break;
 		p.n = rp.n = rt.n = 0;
 		if (!(st = outlier_combo_keyed(w, sql_t_runs, k))) {
@@ -371,7 +371,7 @@ int typical_rebuild(struct dbconn *w, const struct combo_key *k)
 		kr.pre_val = kr.ttft_val = NAN;
 		if ((rc = settle(w, cr.cid, keys[i], 1, &rp, mid, 1, &kr.pre, &kr.pre_val)) != DB_OK ||
 		    (rc = settle(w, cr.cid, keys[i], 2, &rt, mid, 1, &kr.ttft, &kr.ttft_val)) != DB_OK ||
-		    (rc = ckey_row_store(w, cr.cid, keys[i], &kr)) != DB_OK)
+		    (rc = outlier_ckey_row_store(w, cr.cid, keys[i], &kr)) != DB_OK)
 			break;
 		cr.t_runs += kr.clean.n;
 		if ((kr.clean.n > 0 && qbs_add(&kd, kr.clean.val) < 0) ||
@@ -406,7 +406,7 @@ int typical_rebuild(struct dbconn *w, const struct combo_key *k)
 		rc = DB_ERR;
 	}
 	if (rc == DB_OK)
-		rc = combo_row_store(w, k, &cr);
+		rc = outlier_combo_row_store(w, k, &cr);
 	if (rc == DB_OK && cr.runs > 0)
 		rc = by_cid(w, sql_w_done, cr.cid);
 	(void)old;

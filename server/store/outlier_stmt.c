@@ -65,12 +65,12 @@ sqlite3_stmt *outlier_combo_keyed(struct dbconn *w, const char *sql, const struc
 	return st;
 }
 
-struct cluster_key frun_cluster(const struct frun *r)
+struct cluster_key outlier_frun_cluster(const struct frun *r)
 {
 	return (struct cluster_key){ r->suite, r->digest, r->hw_class, r->backend };
 }
 
-struct combo_key frun_combo(const struct frun *r)
+struct combo_key outlier_frun_combo(const struct frun *r)
 {
 	return (struct combo_key){ r->suite, r->model, r->digest, r->hw, r->backend };
 }

@@ -9,12 +9,16 @@
 - every date comes from util/timefmt.c's time_now() (so tests can set the
   clock), and only main.c turns the test clock on;
 - no file under server/X includes a header of a folder above X in the
-  README's "Who may call whom" diagram.
+  README's "Who may call whom" diagram;
+- at least 95% of the names the objects export carry their file's, their
+  file's first word's or their folder's prefix (nm over build/server).
 
 The few files named PENDING are other work in progress that fixes them;
 each list must only shrink."""
+import glob
 import os
 import re
+import subprocess
 
 from conftest import ROOT
 
@@ -173,3 +177,36 @@ def test_the_include_rule_sees_an_upward_include(monkeypatch):
         return real(rel)
     monkeypatch.setattr("test_tree.read", fake)
     assert ("server/store/db.h", "http/http.h") in includes_upward(layers())
+
+
+def exported_names():
+    """(object, name, prefixed) for every name build/server/**/*.o
+    defines globally; prefixed: it is, or starts with "<p>_" for, its
+    file's name, that name's first word, its folder's name or that name
+    without a final s ("pages/" -> page_)."""
+    objs = sorted(glob.glob(os.path.join(ROOT, "build", "server", "**", "*.o"), recursive=True))
+    assert objs, "build the daemon first (make): no build/server/**/*.o"
+    rows = []
+    for o in objs:
+        rel = os.path.relpath(o, os.path.join(ROOT, "build", "server"))[:-2].split(os.sep)
+        ok = {rel[-1], rel[-1].split("_")[0]}
+        if len(rel) > 1:
+            ok |= {rel[0], rel[0].rstrip("s")}
+        out = subprocess.run(["nm", "-g", "--defined-only", o], capture_output=True,
+                             text=True, check=True).stdout
+        for line in out.splitlines():
+            f = line.split()
+            if len(f) == 3:
+                rows.append(("/".join(rel), f[2], any(f[2] == p or f[2].startswith(p + "_") for p in ok)))
+    return rows
+
+
+def test_exported_names_carry_their_file_s_prefix():
+    rows = exported_names()
+    off = [(o, n) for o, n, ok in rows if not ok]
+    share = 100.0 * (len(rows) - len(off)) / len(rows)
+    print("%d exported names, %d without their file's or folder's prefix: %.1f%%"
+          % (len(rows), len(off), share))
+    for o, n in off:
+        print("  %s: %s" % (o, n))
+    assert share >= 95.0, "only %.1f%% of exported names carry a prefix: %s" % (share, off)
