@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "domain/ceiling.h"
+#include "util/log.h"
 #include "util/sha256.h"
 
 static const char sql_has_0020[] =
@@ -166,7 +167,7 @@ static int step_loop(struct dbconn *w, const char *what, const char *count_sql, 
 	if ((rc = outlier_step_all(st, NULL, &total)) != DB_OK || !total)
 		return rc;
 	if (!quiet)
-		fprintf(stderr, "llm-speedd: %s: %lld to fill\n", what, total);
+		log_info("%s: %lld to fill", what, total);
 	do {
 		if (!(st = db_stmt(w, sql)))
 			return DB_ERR;
@@ -177,7 +178,7 @@ static int step_loop(struct dbconn *w, const char *what, const char *count_sql, 
 		done += n;
 		if (!quiet && n && time(NULL) != last) {
 			last = time(NULL);
-			fprintf(stderr, "llm-speedd: %s %ld/%lld\n", what, done, total);
+			log_info("%s %ld/%lld", what, done, total);
 		}
 	} while (n > 0);
 	return DB_OK;
@@ -297,7 +298,7 @@ static int ceiling_verdicts(struct dbconn *w, const char *hex, int quiet)
 	sqlite3_reset(st);
 	rc = rc == SQLITE_DONE ? DB_OK : db_status_of(rc);
 	if (n && !quiet)
-		fprintf(stderr, "llm-speedd: judging %zu runs against their bandwidth ceiling anew\n", n);
+		log_info("judging %zu runs against their bandwidth ceiling anew", n);
 	for (i = 0; rc == DB_OK && i < n; i++) {
 		struct frun r;
 		struct cluster_key c;

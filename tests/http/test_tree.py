@@ -90,8 +90,8 @@ def test_json_returning_functions_say_who_owns_the_reference():
 
 
 # Other helpers are rewriting these files; each list must only shrink.
-PENDING_STDERR = {"server/store/outlier_backfill.c"}
-PENDING_UTF8 = {"server/render/badge_svg.c", "server/ingest/withdraw.c"}
+PENDING_STDERR = set()
+PENDING_UTF8 = set()
 PENDING_TIME = {"server/store/outlier_backfill.c"}   # a progress line's pace, not a date
 
 
