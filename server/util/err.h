@@ -17,8 +17,9 @@ struct err {
 	const char *code;    /* the contract's error code ("schema_violation");
 	                      * static storage; NULL: derived from status */
 	char field[160];     /* dotted path of the field at fault; "" for none */
-	char message[600];   /* one sentence naming what to fix (with, at
-	                      * most, the list of values that would do) */
+	char message[2048];  /* one sentence naming what to fix (with, at
+	                      * most, the list of values that would do); room
+	                      * for start-up's, which name up to three files */
 };
 
 #define ERR_INIT { 0, NULL, "", "" }
