@@ -38,17 +38,18 @@ static int db_perm_of(const struct config *c, struct db_perm *p)
 /* After the migrations, on the writer before it starts: the cluster sums
  * migrated without them, then the log entries of rows stored before the
  * log.  A db_status, with the reason in err. */
-static int after_migrate(struct dbconn *w, char *err, size_t errlen)
+static int after_migrate(struct dbconn *w, struct err *err)
 {
-	int rc = outlier_backfill(w, err, errlen);
+	int rc = outlier_backfill(w, err);
 
-	return rc == DB_OK ? tlog_store_backfill(w, err, errlen) : rc;
+	return rc == DB_OK ? tlog_store_backfill(w, err) : rc;
 }
 
 /* Opens the database, applying migrations; prints the reason on failure. */
 struct db *open_db(const struct config *c)
 {
-	char err[512], mig[PATH_MAX];
+	struct err err = ERR_INIT;
+	char mig[PATH_MAX];
 	struct db_perm perm;
 	struct db *db;
 
@@ -56,8 +57,8 @@ struct db *open_db(const struct config *c)
 		return NULL;
 	snprintf(mig, sizeof mig, "%s/migrations", c->assets);
 	db_after_migrate = after_migrate;
-	if (db_open_perm(c->db_path, mig, perm, &db, err, sizeof err) != DB_OK) {
-		fprintf(stderr, "llm-speedd: %s\n", err);
+	if (db_open_perm(c->db_path, mig, perm, &db, &err) != DB_OK) {
+		fprintf(stderr, "llm-speedd: %s\n", err.message);
 		return NULL;
 	}
 	db_set_busy_timeout(db, c->db_busy_ms);
@@ -126,14 +127,14 @@ int snapshot_main(const struct config *c, int argc, char **argv)
 int backup_main(const struct config *c, int argc, char **argv)
 {
 	struct db_backup_result res;
-	char err[1200];
+	struct err err = ERR_INIT;
 
 	if (argc != 1) {
 		fputs("usage: llm-speedd backup --db FILE OUT\n", stderr);
 		return 2;
 	}
-	if (db_backup(c->db_path, argv[0], c->db_busy_ms, &res, err, sizeof err) < 0) {
-		fprintf(stderr, "llm-speedd: backup: %s\n", err);
+	if (db_backup(c->db_path, argv[0], c->db_busy_ms, &res, &err) < 0) {
+		fprintf(stderr, "llm-speedd: backup: %s\n", err.message);
 		return 1;
 	}
 	printf("%s: %lld runs, %lld log entries; %s.checkpoint covers %llu of them, %s.logkey\n",

@@ -131,8 +131,8 @@ static void wait_and_drain(struct MHD_Daemon *d, struct app *app, const sigset_t
 
 static int load_assets(struct app *app)
 {
-	struct tmpl_error te = { 0 };
-	char dir[PATH_MAX], err[512];
+	struct err te = ERR_INIT;
+	char dir[PATH_MAX];
 
 	snprintf(dir, sizeof dir, "%s/templates", app->cfg.assets);
 	app->tmpl = tmpl_set_load(dir, &te);
@@ -141,15 +141,15 @@ static int load_assets(struct app *app)
 		return -1;
 	}
 	snprintf(dir, sizeof dir, "%s/schema/openapi.json", app->cfg.assets);
-	if (page_api_init(dir, err, sizeof err) < 0) {
-		fprintf(stderr, "llm-speedd: %s\n", err);
+	if (page_api_init(dir, te.message, sizeof te.message) < 0) {
+		fprintf(stderr, "llm-speedd: %s\n", te.message);
 		return -1;
 	}
 	snprintf(dir, sizeof dir, "%s/static", app->cfg.assets);
 	if (page_static_init(dir) < 0)
 		fprintf(stderr, "llm-speedd: no static folder at %s\n", dir);
 	snprintf(dir, sizeof dir, "%s/static/reference", app->cfg.assets);
-	app->ref = ceiling_load(dir, te.message, sizeof te.message);
+	app->ref = ceiling_load(dir, &te);
 	if (!app->ref)   /* pages then show no ceiling; /fit answers 503 */
 		fprintf(stderr, "llm-speedd: no reference data: %s\n", te.message);
 	/* The writer flags runs far above their ceiling against the same data. */
@@ -187,7 +187,8 @@ static void figures_refreshed(void *arg)
 static int open_tlog(struct app *app)
 {
 	const struct config *c = &app->cfg;
-	char base[512], origin[256], err[2048];
+	struct err err = ERR_INIT;
+	char base[512], origin[256];
 
 	if (c->base_url)
 		snprintf(base, sizeof base, "%s", c->base_url);
@@ -196,8 +197,8 @@ static int open_tlog(struct app *app)
 	else
 		snprintf(base, sizeof base, "http://%s", c->listen);
 	tlog_origin_of(base, origin, sizeof origin);
-	if (tlog_signer_open(app->db, c->db_path, origin, &app->tlog, err, sizeof err) < 0) {
-		fprintf(stderr, "llm-speedd: transparency log: %s\n", err);
+	if (tlog_signer_open(app->db, c->db_path, origin, &app->tlog, &err) < 0) {
+		fprintf(stderr, "llm-speedd: transparency log: %s\n", err.message);
 		return -1;
 	}
 	tlog_signer_on_publish(app->tlog, checkpoint_published, app->cache);
@@ -213,13 +214,13 @@ static int open_tlog(struct app *app)
 static int open_ops(struct app *app)
 {
 	struct timespec now;
-	char err[600];
+	struct err err = ERR_INIT;
 
 	router_metrics_init();
 	clock_gettime(CLOCK_REALTIME, &now);
 	app->started = (double)now.tv_sec + now.tv_nsec / 1e9;
-	if (app->cfg.access_log && !(app->access_log = access_log_open(app->cfg.access_log, err, sizeof err))) {
-		fprintf(stderr, "llm-speedd: %s\n", err);
+	if (app->cfg.access_log && !(app->access_log = access_log_open(app->cfg.access_log, &err))) {
+		fprintf(stderr, "llm-speedd: %s\n", err.message);
 		return -1;
 	}
 	return 0;
@@ -256,7 +257,7 @@ static int serve(struct app *app)
 	struct addrinfo *ai;
 	sigset_t set;
 
-	if (load_assets(app) < 0 || !(app->db = open_db(&app->cfg)))
+	if (http_init() < 0 || load_assets(app) < 0 || !(app->db = open_db(&app->cfg)))
 		return 1;
 	app->cache = cache_new(20000);
 	app->upload_rl = ratelimit_new(app->cfg.upload_rate, app->cfg.upload_rate ? app->cfg.upload_rate : 1);

@@ -389,7 +389,7 @@ static enum MHD_Result dispatch(struct req *r)
 		return http_fail(r, 413, "payload_too_large",
 				  "The request body is larger than this endpoint accepts (64 KiB for uploads); send a smaller body.", NULL);
 	if (buf_error(&r->body))
-		return http_fail(r, 503, "unavailable", MSG_NOMEM, NULL);
+		return http_send_nomem(r);
 	return r->route->handler(r);
 }
 
@@ -400,11 +400,11 @@ enum MHD_Result router_access(void *cls, struct MHD_Connection *conn,
 {
 	struct req *r = *con_cls;
 	struct app *app = cls;
-	struct framing_error fe;
+	struct err fe;
 	size_t line;
 
 	if (!r)
-		return MHD_NO;        /* router_uri ran out of memory */
+		return http_send_nomem_conn(conn);   /* router_uri ran out of memory */
 	if (!r->ready) {
 		/* Queueing on this first call would make libmicrohttpd close
 		 * the connection; answer on the next call instead. */
@@ -417,7 +417,7 @@ enum MHD_Result router_access(void *cls, struct MHD_Connection *conn,
 		if (fe.status ||
 		    framing_check(conn, version, line, app->cfg.max_header_bytes, &fe) < 0) {
 			r->close = 1;
-			return refuse_json(r, fe.status, fe.code, fe.message);
+			return http_reply_err_json(r, &fe);
 		}
 		/* Except for a client waiting for "100 Continue" before it
 		 * sends a body declared over the route's limit: it gets the

@@ -12,11 +12,12 @@ static struct ceiling_ref *ref;
 
 static void setup(void)
 {
-	char dir[1024], err[256] = "";
+	struct err err = ERR_INIT;
+	char dir[1024];
 
 	snprintf(dir, sizeof dir, "%s/static/reference", repo_root());
-	ref = ceiling_load(dir, err, sizeof err);
-	ck_assert_msg(ref != NULL, "%s", err);
+	ref = ceiling_load(dir, &err);
+	ck_assert_msg(ref != NULL, "%s", err.message);
 }
 
 static void teardown(void)
@@ -261,11 +262,12 @@ END_TEST
 START_TEST(fingerprint_is_stable)
 {
 	unsigned char a[32], b[32];
-	char dir[1024], err[256] = "";
+	struct err err = ERR_INIT;
+	char dir[1024];
 	struct ceiling_ref *again;
 
 	snprintf(dir, sizeof dir, "%s/static/reference", repo_root());
-	ck_assert_ptr_nonnull(again = ceiling_load(dir, err, sizeof err));
+	ck_assert_ptr_nonnull(again = ceiling_load(dir, &err));
 	ceiling_fingerprint(ref, a);
 	ceiling_fingerprint(again, b);
 	ck_assert_mem_eq(a, b, 32);
@@ -275,10 +277,10 @@ END_TEST
 
 START_TEST(missing_folder_is_an_error)
 {
-	char err[256] = "";
+	struct err err = ERR_INIT;
 
-	ck_assert(!ceiling_load("/nonexistent-folder", err, sizeof err));
-	ck_assert(strstr(err, "hardware.json"));
+	ck_assert(!ceiling_load("/nonexistent-folder", &err));
+	ck_assert(strstr(err.message, "hardware.json"));
 }
 END_TEST
 

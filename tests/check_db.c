@@ -658,7 +658,8 @@ static void own_migrations(char *dir, size_t n)
  * did is rolled back. */
 START_TEST(new_and_failing_migrations)
 {
-	char mig[300], path[300], err[512] = "";
+	struct err err = ERR_INIT;
+	char mig[300], path[300];
 	struct db *db;
 	long before;
 	int rc;
@@ -677,10 +678,10 @@ START_TEST(new_and_failing_migrations)
 
 	write_file(mig, "9001_broken.sql", "CREATE TABLE half(x INTEGER); THIS IS NOT SQL;");
 	db_path(path, sizeof path);
-	rc = db_open(path, mig, &db, err, sizeof err);
+	rc = db_open(path, mig, &db, &err);
 	ck_assert_int_ne(rc, DB_OK);
 	ck_assert_ptr_null(db);
-	ck_assert_msg(strstr(err, "9001_broken.sql") != NULL, "message: %s", err);
+	ck_assert_msg(strstr(err.message, "9001_broken.sql") != NULL, "message: %s", err.message);
 	ck_assert_int_eq(scalar("SELECT count(*) FROM schema_migrations WHERE version = 9001", NULL), 0);
 	ck_assert_int_eq(scalar("SELECT count(*) FROM sqlite_master WHERE name = 'half'", NULL), 0);
 }
@@ -690,7 +691,8 @@ END_TEST
  * saying so, and none of the extra ones is applied. */
 START_TEST(too_many_migrations_stop_start_up)
 {
-	char mig[300], path[300], err[512] = "", name[64];
+	struct err err = ERR_INIT;
+	char mig[300], path[300], name[64];
 	struct db *db;
 	int i, rc;
 
@@ -700,10 +702,10 @@ START_TEST(too_many_migrations_stop_start_up)
 		write_file(mig, name, "SELECT 1;");
 	}
 	db_path(path, sizeof path);
-	rc = db_open(path, mig, &db, err, sizeof err);
+	rc = db_open(path, mig, &db, &err);
 	ck_assert_int_ne(rc, DB_OK);
 	ck_assert_ptr_null(db);
-	ck_assert_msg(strstr(err, "more than 256 migration files") != NULL, "message: %s", err);
+	ck_assert_msg(strstr(err.message, "more than 256 migration files") != NULL, "message: %s", err.message);
 	ck_assert_int_eq(scalar("SELECT count(*) FROM schema_migrations", NULL), 0);
 }
 END_TEST
@@ -712,7 +714,8 @@ END_TEST
  * write lock) stops start-up naming it, rather than running unprotected. */
 START_TEST(migration_that_cannot_begin_stops_start_up)
 {
-	char mig[300], path[300], err[512] = "";
+	struct err err = ERR_INIT;
+	char mig[300], path[300];
 	struct db *db;
 	sqlite3 *other;
 	int rc;
@@ -724,12 +727,12 @@ START_TEST(migration_that_cannot_begin_stops_start_up)
 	other = raw_open();
 	ck_assert_int_eq(sqlite3_exec(other, "BEGIN IMMEDIATE", NULL, NULL, NULL), SQLITE_OK);
 	db_path(path, sizeof path);
-	rc = db_open(path, mig, &db, err, sizeof err);
+	rc = db_open(path, mig, &db, &err);
 	sqlite3_exec(other, "ROLLBACK", NULL, NULL, NULL);
 	sqlite3_close(other);
 	ck_assert_int_ne(rc, DB_OK);
 	ck_assert_ptr_null(db);
-	ck_assert_msg(strstr(err, "9000_extra.sql") && strstr(err, "transaction"), "message: %s", err);
+	ck_assert_msg(strstr(err.message, "9000_extra.sql") && strstr(err.message, "transaction"), "message: %s", err.message);
 	ck_assert_int_eq(scalar("SELECT count(*) FROM sqlite_master WHERE name = 'extra'", NULL), 0);
 }
 END_TEST
@@ -747,7 +750,8 @@ static int mode_of(const char *path)
  * 0640. */
 START_TEST(database_files_are_private_whatever_the_umask)
 {
-	char path[300], side[320], mig[600], err[512] = "";
+	struct err err = ERR_INIT;
+	char path[300], side[320], mig[600];
 	struct db_perm perm = { 0640, getgid() };
 	mode_t old = umask(022);
 	struct db *db = open_test_db();
@@ -765,7 +769,7 @@ START_TEST(database_files_are_private_whatever_the_umask)
 	ck_assert_int_eq(mode_of(path), 0600);
 	db_close(db);
 	snprintf(mig, sizeof mig, "%s/migrations", repo_root());
-	ck_assert_msg(db_open_perm(path, mig, perm, &db, err, sizeof err) == DB_OK, "%s", err);
+	ck_assert_msg(db_open_perm(path, mig, perm, &db, &err) == DB_OK, "%s", err.message);
 	for (i = 0; i < 3; i++) {
 		snprintf(side, sizeof side, "%s%s", path, suffix[i]);
 		ck_assert_msg(mode_of(side) == 0640, "%s: %o", side, mode_of(side));

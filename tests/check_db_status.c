@@ -61,13 +61,13 @@ END_TEST
 /* A failed sync: the system error says which. */
 START_TEST(sync_errors)
 {
-	ck_assert_int_eq(sync_status(ENOSPC), DB_FULL);
-	ck_assert_int_eq(sync_status(EDQUOT), DB_FULL);
-	ck_assert_int_eq(sync_status(EROFS), DB_READONLY);
-	ck_assert_int_eq(sync_status(EPERM), DB_READONLY);
-	ck_assert_int_eq(sync_status(EACCES), DB_READONLY);
-	ck_assert_int_eq(sync_status(EIO), DB_ERR);
-	ck_assert_int_eq(sync_status(0), DB_ERR);
+	ck_assert_int_eq(db_sync_status(ENOSPC), DB_FULL);
+	ck_assert_int_eq(db_sync_status(EDQUOT), DB_FULL);
+	ck_assert_int_eq(db_sync_status(EROFS), DB_READONLY);
+	ck_assert_int_eq(db_sync_status(EPERM), DB_READONLY);
+	ck_assert_int_eq(db_sync_status(EACCES), DB_READONLY);
+	ck_assert_int_eq(db_sync_status(EIO), DB_ERR);
+	ck_assert_int_eq(db_sync_status(0), DB_ERR);
 }
 END_TEST
 
@@ -97,14 +97,14 @@ static void db_teardown(void)
  * is none is an error all the same (the job did not run). */
 START_TEST(write_failures_on_healthy_files)
 {
-	ck_assert_int_eq(write_status(db, SQLITE_BUSY), DB_BUSY);
-	ck_assert_int_eq(write_status(db, SQLITE_CONSTRAINT_UNIQUE), DB_CONFLICT);
-	ck_assert_int_eq(write_status(db, SQLITE_FULL), DB_FULL);
-	ck_assert_int_eq(write_status(db, SQLITE_READONLY), DB_READONLY);
-	ck_assert_int_eq(write_status(db, SQLITE_IOERR), DB_ERR);
-	ck_assert_int_eq(write_status(db, SQLITE_CORRUPT), DB_ERR);
-	ck_assert_int_eq(write_status(db, SQLITE_OK), DB_ERR);
-	ck_assert_int_eq(write_status(db, SQLITE_DONE), DB_ERR);
+	ck_assert_int_eq(db_write_status(db, SQLITE_BUSY), DB_BUSY);
+	ck_assert_int_eq(db_write_status(db, SQLITE_CONSTRAINT_UNIQUE), DB_CONFLICT);
+	ck_assert_int_eq(db_write_status(db, SQLITE_FULL), DB_FULL);
+	ck_assert_int_eq(db_write_status(db, SQLITE_READONLY), DB_READONLY);
+	ck_assert_int_eq(db_write_status(db, SQLITE_IOERR), DB_ERR);
+	ck_assert_int_eq(db_write_status(db, SQLITE_CORRUPT), DB_ERR);
+	ck_assert_int_eq(db_write_status(db, SQLITE_OK), DB_ERR);
+	ck_assert_int_eq(db_write_status(db, SQLITE_DONE), DB_ERR);
 }
 END_TEST
 
@@ -118,12 +118,12 @@ START_TEST(an_unwritable_file_is_read_only)
 	snprintf(cmd, sizeof cmd, "chattr +i '%s-wal' 2>/dev/null", T.path);
 	if (system(cmd) != 0)
 		return;   /* no chattr, or a file system without the attribute */
-	ck_assert_int_eq(write_status(db, SQLITE_IOERR), DB_READONLY);
-	ck_assert_int_eq(write_status(db, SQLITE_FULL), DB_READONLY);
-	ck_assert_int_eq(write_status(db, SQLITE_CONSTRAINT), DB_CONFLICT);   /* not a file's fault */
+	ck_assert_int_eq(db_write_status(db, SQLITE_IOERR), DB_READONLY);
+	ck_assert_int_eq(db_write_status(db, SQLITE_FULL), DB_READONLY);
+	ck_assert_int_eq(db_write_status(db, SQLITE_CONSTRAINT), DB_CONFLICT);   /* not a file's fault */
 	snprintf(cmd, sizeof cmd, "chattr -i '%s-wal'", T.path);
 	ck_assert_int_eq(system(cmd), 0);
-	ck_assert_int_eq(write_status(db, SQLITE_IOERR), DB_ERR);
+	ck_assert_int_eq(db_write_status(db, SQLITE_IOERR), DB_ERR);
 }
 END_TEST
 

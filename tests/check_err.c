@@ -7,7 +7,7 @@
 START_TEST(set_fills_and_cuts)
 {
 	struct err e = ERR_INIT;
-	char longmsg[1000];
+	char longmsg[sizeof e.message + 400];
 
 	ck_assert_int_eq(err_set(&e, 422, "schema_violation", "model.name", "%s is %d", "x", 5), -1);
 	ck_assert_uint_eq(e.status, 422);

@@ -56,10 +56,10 @@ static long long scalar(const char *sql)
 }
 
 /* migrate_apply on the test's folder; err gets its message. */
-static int apply(char *err, size_t n)
+static int apply(struct err *err)
 {
-	err[0] = '\0';
-	return migrate_apply(h, dir, err, n);
+	*err = (struct err)ERR_INIT;
+	return migrate_apply(h, dir, err);
 }
 
 /* The recorded migrations as "version name, ...". */
@@ -84,7 +84,7 @@ static char *recorded(void)
  * RFC 3339 time. */
 START_TEST(applies_in_name_order_and_records_each)
 {
-	char err[256];
+	struct err err = ERR_INIT;
 
 	put("0003_third.sql", "INSERT INTO t(x) VALUES (3);");
 	put("0001_first.sql", "CREATE TABLE t(x INTEGER, seq INTEGER PRIMARY KEY);");
@@ -96,8 +96,8 @@ START_TEST(applies_in_name_order_and_records_each)
 	put("abcd_x.sql", "not SQL");
 	put("0006_.sql", "not SQL");
 	put("0007_upper.SQL", "not SQL");
-	ck_assert_int_eq(apply(err, sizeof err), SQLITE_OK);
-	ck_assert_str_eq(err, "");
+	ck_assert_int_eq(apply(&err), SQLITE_OK);
+	ck_assert_str_eq(err.message, "");
 	ck_assert_str_eq(recorded(), "1 0001_first.sql, 2 0002_second.sql, 3 0003_third.sql");
 	ck_assert_int_eq(scalar("SELECT group_concat(x, '') FROM (SELECT x FROM t ORDER BY seq)"), 23);
 	ck_assert_int_eq(scalar("SELECT count(*) FROM schema_migrations WHERE applied_at GLOB "
@@ -109,13 +109,13 @@ END_TEST
  * again (these would fail if they were). */
 START_TEST(applied_files_are_not_run_again)
 {
-	char err[256];
+	struct err err = ERR_INIT;
 
 	put("0001_t.sql", "CREATE TABLE t(x INTEGER);");
-	ck_assert_int_eq(apply(err, sizeof err), SQLITE_OK);
-	ck_assert_int_eq(apply(err, sizeof err), SQLITE_OK);
+	ck_assert_int_eq(apply(&err), SQLITE_OK);
+	ck_assert_int_eq(apply(&err), SQLITE_OK);
 	put("0002_u.sql", "CREATE TABLE u(x INTEGER);");
-	ck_assert_int_eq(apply(err, sizeof err), SQLITE_OK);
+	ck_assert_int_eq(apply(&err), SQLITE_OK);
 	ck_assert_str_eq(recorded(), "1 0001_t.sql, 2 0002_u.sql");
 	ck_assert_int_eq(scalar("SELECT count(*) FROM sqlite_master WHERE name IN ('t', 'u')"), 2);
 }
@@ -126,21 +126,21 @@ END_TEST
  * the file and SQLite's reason.  Fixed, the next run carries on. */
 START_TEST(a_failing_migration_is_undone_and_stops_the_rest)
 {
-	char err[256];
+	struct err err = ERR_INIT;
 
 	put("0001_t.sql", "CREATE TABLE t(x INTEGER);");
 	put("0002_broken.sql", "CREATE TABLE half(x INTEGER); INSERT INTO t VALUES (1); NOT SQL;");
 	put("0003_after.sql", "CREATE TABLE after(x INTEGER);");
-	ck_assert_int_eq(apply(err, sizeof err), SQLITE_ERROR);
-	ck_assert_msg(strstr(err, "migration 0002_broken.sql failed") && strstr(err, "syntax error"),
-		      "message: %s", err);
+	ck_assert_int_eq(apply(&err), SQLITE_ERROR);
+	ck_assert_msg(strstr(err.message, "migration 0002_broken.sql failed") && strstr(err.message, "syntax error"),
+		      "message: %s", err.message);
 	ck_assert_str_eq(recorded(), "1 0001_t.sql");
 	ck_assert_int_eq(scalar("SELECT count(*) FROM sqlite_master WHERE name IN ('half', 'after')"), 0);
 	ck_assert_int_eq(scalar("SELECT count(*) FROM t"), 0);
 	ck_assert_int_eq(sqlite3_get_autocommit(h), 1);          /* no transaction left open */
 
 	put("0002_broken.sql", "CREATE TABLE half(x INTEGER); INSERT INTO t VALUES (1);");
-	ck_assert_int_eq(apply(err, sizeof err), SQLITE_OK);
+	ck_assert_int_eq(apply(&err), SQLITE_OK);
 	ck_assert_str_eq(recorded(), "1 0001_t.sql, 2 0002_broken.sql, 3 0003_after.sql");
 	ck_assert_int_eq(scalar("SELECT count(*) FROM t"), 1);
 }
@@ -149,21 +149,22 @@ END_TEST
 /* Without a folder nothing runs and the message says which folder. */
 START_TEST(a_missing_folder_is_an_error_that_names_it)
 {
-	char err[400], missing[300];
+	struct err err = ERR_INIT;
+	char missing[300];
 
 	snprintf(missing, sizeof missing, "%s/none", dir);
-	ck_assert_int_eq(migrate_apply(h, missing, err, sizeof err), SQLITE_ERROR);
-	ck_assert_msg(strstr(err, "cannot open migrations folder") && strstr(err, missing),
-		      "message: %s", err);
+	ck_assert_int_eq(migrate_apply(h, missing, &err), SQLITE_ERROR);
+	ck_assert_msg(strstr(err.message, "cannot open migrations folder") && strstr(err.message, missing),
+		      "message: %s", err.message);
 }
 END_TEST
 
 /* An empty folder is a database with only the bookkeeping table. */
 START_TEST(an_empty_folder_makes_only_the_table)
 {
-	char err[256];
+	struct err err = ERR_INIT;
 
-	ck_assert_int_eq(apply(err, sizeof err), SQLITE_OK);
+	ck_assert_int_eq(apply(&err), SQLITE_OK);
 	ck_assert_int_eq(scalar("SELECT count(*) FROM sqlite_master WHERE type = 'table'"), 1);
 	ck_assert_int_eq(scalar("SELECT count(*) FROM schema_migrations"), 0);
 }
@@ -173,7 +174,8 @@ END_TEST
  * comes back, with a message. */
 START_TEST(a_read_only_database_says_so)
 {
-	char err[256], path[300];
+	struct err err = ERR_INIT;
+	char path[300];
 
 	snprintf(path, sizeof path, "%s/ro.db", dir);
 	sqlite3_close(h);
@@ -182,8 +184,8 @@ START_TEST(a_read_only_database_says_so)
 	sqlite3_close(h);
 	ck_assert_int_eq(sqlite3_open_v2(path, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
 	put("0001_t.sql", "CREATE TABLE t(x INTEGER);");
-	ck_assert_int_eq(migrate_apply(h, dir, err, sizeof err), SQLITE_READONLY);
-	ck_assert_msg(strstr(err, "schema_migrations") != NULL, "message: %s", err);
+	ck_assert_int_eq(migrate_apply(h, dir, &err), SQLITE_READONLY);
+	ck_assert_msg(strstr(err.message, "schema_migrations") != NULL, "message: %s", err.message);
 }
 END_TEST
 

@@ -423,7 +423,8 @@ static int insert_raw(struct dbconn *w, void *arg)
 
 START_TEST(test_migration_brings_existing_databases_to_the_key_rule)
 {
-	char old[300], cmd[2000], err[512] = "";
+	struct err err = ERR_INIT;
+	char old[300], cmd[2000];
 	struct mrun m[40];
 	char id[16], key[16];
 	int n = 0, i;
@@ -448,11 +449,11 @@ START_TEST(test_migration_brings_existing_databases_to_the_key_rule)
 		 "rm -f '%s'/002*.sql", T.path, old, repo_root(), old, old);
 	ck_assert_int_eq(system(cmd), 0);
 	db_after_migrate = outlier_backfill;   /* as commands.c does */
-	ck_assert_msg(db_open(T.path, old, &db, err, sizeof err) == DB_OK, "%s", err);
+	ck_assert_msg(db_open(T.path, old, &db, &err) == DB_OK, "%s", err.message);
 	ck_assert_int_eq(in_writer(insert_raw, m), DB_OK);
 	db_close(db);
 	snprintf(cmd, sizeof cmd, "%s/migrations", repo_root());
-	ck_assert_msg(db_open(T.path, cmd, &db, err, sizeof err) == DB_OK, "%s", err);
+	ck_assert_msg(db_open(T.path, cmd, &db, &err) == DB_OK, "%s", err.message);
 	ck_assert_int_eq(check_exact(m, n), 0);
 	ck_assert_int_eq(flag_of("r_victim00000"), 0);
 	ck_assert_int_eq(flag_of("r_alone000000"), 1);

@@ -25,13 +25,14 @@ static struct ceiling_ref *ref;
 
 static inline void stats_setup(void)
 {
-	char dir[1024], err[256] = "";
+	struct err err = ERR_INIT;
+	char dir[1024];
 
 	tmpdb_begin(&T, "check_stats");
 	ck_assert_int_ge(sodium_init(), 0);
 	log_set_quiet(1);
 	snprintf(dir, sizeof dir, "%s/static/reference", repo_root());
-	ck_assert_ptr_nonnull(ref = ceiling_load(dir, err, sizeof err));
+	ck_assert_ptr_nonnull(ref = ceiling_load(dir, &err));
 	outlier_set_reference(ref);
 	db = tmpdb_open(&T, NULL);
 }

@@ -8,7 +8,7 @@
  * field when refused, in a static buffer. */
 static const char *field(const char *s, long max, int lines, int required)
 {
-	static char out[1024];
+	static char out[sizeof ((struct err *)0)->field + sizeof ((struct err *)0)->message + 4];
 	struct err e;
 	char *t = (char *)1;
 

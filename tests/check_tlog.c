@@ -405,12 +405,13 @@ static void teardown(void)
 
 static struct db *open_db_at(const char *name)
 {
-	char path[300], mig[600], err[512] = "";
+	struct err err = ERR_INIT;
+	char path[300], mig[600];
 	struct db *db = NULL;
 
 	snprintf(path, sizeof path, "%s/%s", tmpdir, name);
 	snprintf(mig, sizeof mig, "%s/migrations", repo_root());
-	ck_assert_msg(db_open(path, mig, &db, err, sizeof err) == DB_OK, "%s", err);
+	ck_assert_msg(db_open(path, mig, &db, &err) == DB_OK, "%s", err.message);
 	return db;
 }
 
@@ -562,12 +563,12 @@ static void copy_file(const char *from, const char *to)
 	ck_assert_int_eq(system(cmd), 0);
 }
 
-static int open_signer(struct db *db, struct tlog_signer **s, char *err, size_t n)
+static int open_signer(struct db *db, struct tlog_signer **s, struct err *err)
 {
 	char path[300];
 
 	snprintf(path, sizeof path, "%s/t.db", tmpdir);
-	return tlog_signer_open(db, path, "example.com/log", s, err, n);
+	return tlog_signer_open(db, path, "example.com/log", s, err);
 }
 
 /* A database restored from an older backup is refused: smaller than the
@@ -577,7 +578,8 @@ START_TEST(signer_refuses_a_rolled_back_database)
 {
 	struct tlog_signer *s = NULL;
 	struct db *db = open_db_at("t.db");
-	char err[1024] = "", path[300];
+	struct err err = ERR_INIT;
+	char path[300];
 	struct buf ckpt = BUF_INIT;
 	struct stat sb;
 	uint64_t n;
@@ -587,7 +589,7 @@ START_TEST(signer_refuses_a_rolled_back_database)
 	copy_file("t.db", "backup.db");              /* the backup: 5 entries */
 	db = open_db_at("t.db");
 	append_runs(db, "r_", 5, 3);
-	ck_assert_msg(open_signer(db, &s, err, sizeof err) == 0, "%s", err);
+	ck_assert_msg(open_signer(db, &s, &err) == 0, "%s", err.message);
 	ck_assert_int_eq(tlog_signer_latest(s, &ckpt, &n, NULL), 0);
 	ck_assert_uint_eq(n, 8);
 	snprintf(path, sizeof path, "%s/t.db.logkey", tmpdir);
@@ -599,14 +601,14 @@ START_TEST(signer_refuses_a_rolled_back_database)
 	/* restored: 5 entries, the log published 8 */
 	copy_file("backup.db", "t.db");
 	db = open_db_at("t.db");
-	ck_assert_int_lt(open_signer(db, &s, err, sizeof err), 0);
-	ck_assert_msg(strstr(err, "older than the log"), "%s", err);
+	ck_assert_int_lt(open_signer(db, &s, &err), 0);
+	ck_assert_msg(strstr(err.message, "older than the log"), "%s", err.message);
 	/* the restored database took 3 other entries: the same size, another tree */
 	append_runs(db, "x_", 5, 3);
-	ck_assert_int_lt(open_signer(db, &s, err, sizeof err), 0);
-	ck_assert_msg(strstr(err, "fork"), "%s", err);
+	ck_assert_int_lt(open_signer(db, &s, &err), 0);
+	ck_assert_msg(strstr(err.message, "fork"), "%s", err.message);
 	append_runs(db, "x_", 8, 10);
-	ck_assert_int_lt(open_signer(db, &s, err, sizeof err), 0);
+	ck_assert_int_lt(open_signer(db, &s, &err), 0);
 	db_close(db);
 
 	/* the checkpoint file still holds the 8-entry checkpoint */
@@ -631,18 +633,18 @@ START_TEST(signer_signs_an_extended_tree)
 {
 	struct tlog_signer *s = NULL;
 	struct db *db = open_db_at("t.db");
-	char err[1024] = "";
+	struct err err = ERR_INIT;
 	uint64_t n;
 
 	append_runs(db, "r_", 0, 3);
-	ck_assert_msg(open_signer(db, &s, err, sizeof err) == 0, "%s", err);
+	ck_assert_msg(open_signer(db, &s, &err) == 0, "%s", err.message);
 	append_runs(db, "r_", 3, 4);
 	ck_assert_int_eq(tlog_signer_sign(s), 0);
 	ck_assert_int_eq(tlog_signer_latest(s, NULL, &n, NULL), 0);
 	ck_assert_uint_eq(n, 7);
 	tlog_signer_close(s);
 	s = NULL;
-	ck_assert_msg(open_signer(db, &s, err, sizeof err) == 0, "%s", err);
+	ck_assert_msg(open_signer(db, &s, &err) == 0, "%s", err.message);
 	ck_assert_int_eq(tlog_signer_latest(s, NULL, &n, NULL), 0);
 	ck_assert_uint_eq(n, 7);
 	tlog_signer_close(s);
@@ -695,13 +697,13 @@ START_TEST(signer_signs_only_what_is_on_disk)
 	struct tlog_signer *s = NULL;
 	struct db *db = open_db_at("t.db");
 	struct timespec pause = { 0, 200 * 1000000L };
-	char err[1024] = "";
+	struct err err = ERR_INIT;
 	pthread_t t;
 	void *ret;
 	uint64_t n;
 
 	append_runs(db, "d_", 0, 3);
-	ck_assert_msg(open_signer(db, &s, err, sizeof err) == 0, "%s", err);
+	ck_assert_msg(open_signer(db, &s, &err) == 0, "%s", err.message);
 	ck_assert_int_eq(tlog_signer_sign(s), 0);
 	ck_assert_int_eq(tlog_signer_latest(s, NULL, &n, NULL), 0);
 	ck_assert_uint_eq(n, 3);
@@ -738,7 +740,8 @@ START_TEST(upgrade_logs_earlier_rows)
 	static const char *const names[] = { "0001_init.sql", "0002_pages.sql", "0003_disputes.sql",
 		"0004_digest_counts.sql", "0005_secrets.sql", "0006_cluster_figures.sql",
 		"0008_hardening.sql" };
-	char old[300], cmd[1200], path[300], err[512] = "", hex[65], want[3][300];
+	struct err err = ERR_INIT;
+	char old[300], cmd[1200], path[300], hex[65], want[3][300];
 	unsigned char sha[32];
 	struct db *db = NULL;
 	sqlite3 *h;
@@ -753,7 +756,7 @@ START_TEST(upgrade_logs_earlier_rows)
 		ck_assert_int_eq(system(cmd), 0);
 	}
 	snprintf(path, sizeof path, "%s/t.db", tmpdir);
-	ck_assert_msg(db_open(path, old, &db, err, sizeof err) == DB_OK, "%s", err);
+	ck_assert_msg(db_open(path, old, &db, &err) == DB_OK, "%s", err.message);
 	db_close(db);
 	ck_assert_int_eq(sqlite3_open(path, &h), SQLITE_OK);
 	ck_assert_int_eq(sqlite3_exec(h,

@@ -37,14 +37,15 @@ static inline void tmpdb_begin(struct tmpdb *t, const char *name)
  * fails the test when it does not open. */
 static inline struct db *tmpdb_open(struct tmpdb *t, const char *migrations)
 {
-	char mig[600], err[512] = "";
+	struct err err = ERR_INIT;
+	char mig[600];
 	struct db *db = NULL;
 	int rc;
 
 	snprintf(mig, sizeof mig, "%s/migrations", repo_root());
 	db_after_migrate = outlier_backfill;
-	rc = db_open(t->path, migrations ? migrations : mig, &db, err, sizeof err);
-	ck_assert_msg(rc == DB_OK, "db_open: %d %s", rc, err);
+	rc = db_open(t->path, migrations ? migrations : mig, &db, &err);
+	ck_assert_msg(rc == DB_OK, "db_open: %d %s", rc, err.message);
 	return db;
 }
 

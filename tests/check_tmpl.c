@@ -59,7 +59,7 @@ static void compile_partials(struct partials *p, json_t *map)
 {
 	const char *name;
 	json_t *src;
-	struct tmpl_error err;
+	struct err err = ERR_INIT;
 
 	p->n = 0;
 	json_object_foreach(map, name, src) {
@@ -85,15 +85,15 @@ static int run_case(const char *file, json_t *c)
 	json_t *tpl = json_object_get(c, "template");
 	const char *want = json_string_value(json_object_get(c, "expected"));
 	struct partials parts;
-	struct tmpl_error err;
+	struct err err = ERR_INIT;
 	struct tmpl *t;
 	struct buf out = BUF_INIT;
 	int ok;
 
 	compile_partials(&parts, json_object_get(c, "partials"));
 	t = tmpl_compile(json_string_value(tpl), json_string_length(tpl), &err);
-	ck_assert_msg(t, "%s / %s: compile: %s (line %d)", file, name,
-		      err.message, err.line);
+	ck_assert_msg(t, "%s / %s: compile: %s (line %s)", file, name,
+		      err.message, err.field);
 	ok = tmpl_render(t, json_object_get(c, "data"), find_partial, &parts,
 			 &out) == 0 && !strcmp(out.buf, want);
 	if (!ok)
@@ -153,7 +153,7 @@ END_TEST
  * returns the output, or NULL when rendering returned -1. */
 static char *render(const char *src, const char *ctx_json)
 {
-	struct tmpl_error err;
+	struct err err = ERR_INIT;
 	struct tmpl *t = tmpl_compile(src, strlen(src), &err);
 	json_t *ctx = ctx_json ? json_loads(ctx_json, JSON_DECODE_ANY, NULL) : NULL;
 	struct buf out = BUF_INIT;
@@ -251,13 +251,15 @@ END_TEST
 
 static void expect_error(const char *src, int line, const char *msg)
 {
-	struct tmpl_error err;
+	struct err err = ERR_INIT;
 	struct tmpl *t = tmpl_compile(src, strlen(src), &err);
 
 	ck_assert_msg(!t, "compiled: %s", src);
 	ck_assert_msg(strstr(err.message, msg), "%s: got \"%s\", want \"%s\"",
 		      src, err.message, msg);
-	ck_assert_msg(err.line == line, "%s: line %d, want %d", src, err.line, line);
+	ck_assert_msg(atoi(err.field) == line, "%s: line %s, want %d", src, err.field, line);
+	ck_assert_uint_eq(err.status, 500);
+	ck_assert_str_eq(err.code, TMPL_ERR_CODE);
 }
 
 START_TEST(syntax_errors)
@@ -398,7 +400,7 @@ static const char *const set_files[] = {
 
 static struct tmpl_set *load_page_set(char *dir)
 {
-	struct tmpl_error err;
+	struct err err = ERR_INIT;
 	struct tmpl_set *s;
 
 	ck_assert_ptr_nonnull(mkdtemp(dir));
@@ -446,7 +448,7 @@ END_TEST
 START_TEST(set_load_names_bad_file)
 {
 	char dir[] = "/tmp/check_tmpl.XXXXXX";
-	struct tmpl_error err;
+	struct err err = ERR_INIT;
 	struct tmpl_set *s;
 
 	ck_assert_ptr_nonnull(mkdtemp(dir));
@@ -456,7 +458,7 @@ START_TEST(set_load_names_bad_file)
 	ck_assert_ptr_null(s);
 	ck_assert_msg(strstr(err.message, "bad.html:2: unclosed section 'open'"),
 		      "%s", err.message);
-	ck_assert_int_eq(err.line, 2);
+	ck_assert_str_eq(err.field, "bad.html:2");
 	remove_files(dir, set_files);
 	ck_assert_ptr_null(tmpl_set_load("/nonexistent/templates", &err));
 	ck_assert(strstr(err.message, "/nonexistent/templates"));

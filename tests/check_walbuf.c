@@ -96,7 +96,7 @@ static long long blob_check(sqlite3 *h)
 
 START_TEST(registers_a_named_vfs)
 {
-	const char *name = walbuf_vfs_name();
+	const char *name = db_walbuf_vfs_name();
 
 	ck_assert_ptr_nonnull(name);
 	ck_assert_str_eq(name, WALBUF_VFS);
@@ -110,7 +110,7 @@ END_TEST
  * a connection on the default VFS as soon as each COMMIT returns. */
 START_TEST(other_connections_see_each_commit)
 {
-	sqlite3 *w = open_conn(walbuf_vfs_name(), 2000);
+	sqlite3 *w = open_conn(db_walbuf_vfs_name(), 2000);
 	sqlite3 *r = open_conn(NULL, 2000);
 	static const int rows[] = { 1, 3, 700, 1, 2500, 40 };
 	int i, next = 100000;
@@ -139,7 +139,7 @@ END_TEST
  * writer's own connection reads the WAL through the buffer too. */
 START_TEST(writer_reads_back_what_it_spilled)
 {
-	sqlite3 *w = open_conn(walbuf_vfs_name(), 20);
+	sqlite3 *w = open_conn(db_walbuf_vfs_name(), 20);
 	sqlite3 *r;
 	long long sum;
 	int rc;
@@ -170,7 +170,7 @@ END_TEST
  * belongs to: nothing of it is seen, and later commits work. */
 START_TEST(a_failed_write_fails_the_commit)
 {
-	sqlite3 *w = open_conn(walbuf_vfs_name(), 2000);
+	sqlite3 *w = open_conn(db_walbuf_vfs_name(), 2000);
 	sqlite3 *r = open_conn(NULL, 2000);
 	struct rlimit lim, was;
 	struct stat st;
@@ -204,41 +204,41 @@ END_TEST
  * frames are copied into the database. */
 START_TEST(commit_syncs_are_left_only_where_safe)
 {
-	sqlite3 *w = open_conn(walbuf_vfs_name(), 2000);
+	sqlite3 *w = open_conn(db_walbuf_vfs_name(), 2000);
 	sqlite3 *plain = open_conn(NULL, 2000);
 	int fd;
 
-	ck_assert_int_eq(walbuf_defer(plain, 1), -1);     /* not ours */
+	ck_assert_int_eq(db_walbuf_defer(plain, 1), -1);     /* not ours */
 	ck_assert_int_eq(one(w, "SELECT count(*) FROM sqlite_master"), 0);
-	ck_assert_int_eq(walbuf_defer(w, 1), 0);
+	ck_assert_int_eq(db_walbuf_defer(w, 1), 0);
 	make_blobs(w);
 	/* The new log's header was synced in place, before its first frame. */
-	ck_assert_int_ge(walbuf_take_pending(w), 0);
+	ck_assert_int_ge(db_walbuf_take_pending(w), 0);
 	ck_assert_int_eq(insert_blobs(w, 100000, 3, 3000), SQLITE_OK);
-	fd = walbuf_take_pending(w);
+	fd = db_walbuf_take_pending(w);
 	ck_assert_int_ge(fd, 0);
 	ck_assert_int_eq(fdatasync(fd), 0);
-	ck_assert_int_eq(walbuf_take_pending(w), -1);        /* taken once */
+	ck_assert_int_eq(db_walbuf_take_pending(w), -1);        /* taken once */
 	/* Readers see a deferred commit (it was written out, only not synced). */
 	ck_assert_int_eq(one(plain, "SELECT count(*) FROM blobs"), 3);
 
 	ck_assert_int_eq(insert_blobs(w, 100100, 3, 3000), SQLITE_OK);
 	ck_assert_int_eq(sqlite3_wal_checkpoint_v2(w, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL),
 			 SQLITE_OK);
-	ck_assert_int_eq(walbuf_take_pending(w), -1);        /* the checkpoint synced */
+	ck_assert_int_eq(db_walbuf_take_pending(w), -1);        /* the checkpoint synced */
 
 	ck_assert_int_eq(sqlite3_wal_checkpoint_v2(w, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL),
 			 SQLITE_OK);
 	/* The log starts over: SQLite syncs its new header in place, then the
 	 * commit's own sync is left again. */
 	ck_assert_int_eq(insert_blobs(w, 100200, 3, 3000), SQLITE_OK);
-	ck_assert_int_ge(walbuf_take_pending(w), 0);
+	ck_assert_int_ge(db_walbuf_take_pending(w), 0);
 	ck_assert_int_eq(insert_blobs(w, 100300, 3, 3000), SQLITE_OK);
-	ck_assert_int_ge(walbuf_take_pending(w), 0);
+	ck_assert_int_ge(db_walbuf_take_pending(w), 0);
 
-	ck_assert_int_eq(walbuf_defer(w, 0), 0);
+	ck_assert_int_eq(db_walbuf_defer(w, 0), 0);
 	ck_assert_int_eq(insert_blobs(w, 100400, 3, 3000), SQLITE_OK);
-	ck_assert_int_eq(walbuf_take_pending(w), -1);
+	ck_assert_int_eq(db_walbuf_take_pending(w), -1);
 	ck_assert_int_eq(one(plain, "SELECT count(*) FROM blobs"), 15);
 	sqlite3_close(plain);
 	sqlite3_close(w);

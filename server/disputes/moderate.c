@@ -10,7 +10,7 @@
 #include "disputes/dispute_int.h"
 #include "http/cache.h"
 #include "http/ratelimit.h"
-#include "store/defer.h"
+#include "http/defer.h"
 #include "store/outlier.h"
 #include "store/tlog_store.h"
 #include "util/timefmt.h"
@@ -217,7 +217,7 @@ enum MHD_Result dispute_api_resolve(struct req *r)
 	if (r->job)
 		return rule_finish(r);
 	if (!(rj = calloc(1, sizeof *rj)))
-		return http_fail(r, 503, "unavailable", MSG_NOMEM, NULL);
+		return http_send_nomem(r);
 	if (rule_check(r, rj, &e) < 0) {
 		rule_free(rj);
 		return http_reply_err(r, &e);

@@ -13,7 +13,7 @@
 #include "http/cache.h"
 #include "http/form.h"
 #include "ingest/jws.h"
-#include "store/defer.h"
+#include "http/defer.h"
 #include "store/tlog_store.h"
 #include "util/timefmt.h"
 
@@ -342,7 +342,7 @@ static enum MHD_Result post_handle(struct req *r,
 	if (r->job)
 		return post_finish(r);
 	if (!(p = calloc(1, sizeof *p)))
-		return http_fail(r, 503, NULL, MSG_NOMEM, NULL);
+		return http_send_nomem(r);
 	if (check(r, p, &e) < 0) {
 		post_free(p);
 		return http_reply_err(r, &e);
@@ -370,7 +370,7 @@ static int form_fields(struct req *r, struct post_job *p, struct buf *token,
 	if (ha < 0 || hb < 0 || form_field(r->body.buf, r->body.len, "token", token) < 0)
 		err_set(e, 400, "malformed_form", NULL, "%s", "The form data is malformed (a broken %-escape); post it again from the run page.");
 	else if (buf_error(&author) || buf_error(&body) || buf_error(token))
-		err_set(e, 503, "unavailable", NULL, "%s", MSG_NOMEM);
+		err_nomem(e);
 	else if (dispute_text_field(ha ? author.buf : NULL, author.len, "author", DISPUTE_AUTHOR_MAX, 0, 0, &p->author, e) == 0 &&
 		 dispute_text_field(hb ? body.buf : NULL, body.len, "body", DISPUTE_BODY_MAX, 1, 1, &p->body, e) == 0)
 		rc = author_unreserved(p, e);

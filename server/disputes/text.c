@@ -87,7 +87,7 @@ int dispute_text_field(const char *s, size_t n, const char *field, long max,
 		return err_set(e, 422, "schema_violation", field, "%s", msg);
 	}
 	if (!(*out = clean_text(s, n, lines)))
-		return err_set(e, 503, "unavailable", NULL, "%s", MSG_NOMEM);
+		return err_nomem(e);
 	if (text_refused(*out, field, required, msg, sizeof msg)) {
 		free(*out);
 		*out = NULL;

@@ -53,7 +53,7 @@ static const char *str(const json_t *o, const char *k)
 /* Reads dir/name into *root and returns its member key (an object), or
  * NULL with err set. */
 static json_t *load_file(const char *dir, const char *name, const char *key,
-			 json_t **root, char *err, size_t errlen)
+			 json_t **root, struct err *err)
 {
 	char path[4096];
 	json_error_t je;
@@ -62,19 +62,19 @@ static json_t *load_file(const char *dir, const char *name, const char *key,
 	snprintf(path, sizeof path, "%s/%s", dir, name);
 	*root = json_load_file(path, 0, &je);
 	if (!*root) {
-		snprintf(err, errlen, "%s: %s (line %d)", path, je.text, je.line);
+		err_internal(err, "%s: %s (line %d)", path, je.text, je.line);
 		return NULL;
 	}
 	o = json_object_get(*root, key);
 	if (!json_is_object(o) || json_object_size(o) > MAX_ENTRIES) {
-		snprintf(err, errlen, "%s: \"%s\" must be an object of at most %d entries",
+		err_internal(err, "%s: \"%s\" must be an object of at most %d entries",
 			 path, key, MAX_ENTRIES);
 		return NULL;
 	}
 	return o;
 }
 
-static int load_hw(struct ceiling_ref *ref, json_t *o, char *err, size_t errlen)
+static int load_hw(struct ceiling_ref *ref, json_t *o, struct err *err)
 {
 	const char *k;
 	json_t *v;
@@ -86,7 +86,7 @@ static int load_hw(struct ceiling_ref *ref, json_t *o, char *err, size_t errlen)
 			num(v, "memory_gb"), num(v, "peak_gb_s"), num(v, "sustained_fraction") };
 		if (!h->name || !(h->memory_gb > 0) || !(h->peak_gb_s > 0) ||
 		    !(h->sustained > 0 && h->sustained <= 1)) {
-			snprintf(err, errlen, "hardware.json: entry %s lacks name, memory_gb, peak_gb_s or sustained_fraction", k);
+			err_internal(err, "hardware.json: entry %s lacks name, memory_gb, peak_gb_s or sustained_fraction", k);
 			return -1;
 		}
 		ref->nhw++;
@@ -94,7 +94,7 @@ static int load_hw(struct ceiling_ref *ref, json_t *o, char *err, size_t errlen)
 	return 0;
 }
 
-static int load_models(struct ceiling_ref *ref, json_t *o, char *err, size_t errlen)
+static int load_models(struct ceiling_ref *ref, json_t *o, struct err *err)
 {
 	const char *k;
 	json_t *v, *a;
@@ -113,7 +113,7 @@ static int load_models(struct ceiling_ref *ref, json_t *o, char *err, size_t err
 		if (!m->name || !m->pattern || !(m->total_params > 0) || !(m->active_params > 0) ||
 		    m->kv_heads <= 0 || m->head_dim <= 0 || !(m->fixed_bytes >= 0) ||
 		    !json_is_array(ref->slugs[ref->nmodel])) {
-			snprintf(err, errlen, "models.json: entry %s is incomplete", k);
+			err_internal(err, "models.json: entry %s is incomplete", k);
 			return -1;
 		}
 		ref->nmodel++;
@@ -122,7 +122,7 @@ static int load_models(struct ceiling_ref *ref, json_t *o, char *err, size_t err
 }
 
 static int load_bits(struct ceiling_bits *out, json_t **aliases, size_t *n, json_t *o,
-		     const char *what, char *err, size_t errlen)
+		     const char *what, struct err *err)
 {
 	const char *k;
 	json_t *v;
@@ -132,7 +132,7 @@ static int load_bits(struct ceiling_bits *out, json_t **aliases, size_t *n, json
 		if (aliases)
 			aliases[*n] = json_object_get(v, "aliases");
 		if (!out[*n].name || !(out[*n].bits > 0)) {
-			snprintf(err, errlen, "formats.json: %s entry %s lacks name or bits", what, k);
+			err_internal(err, "formats.json: %s entry %s lacks name or bits", what, k);
 			return -1;
 		}
 		(*n)++;
@@ -142,7 +142,7 @@ static int load_bits(struct ceiling_bits *out, json_t **aliases, size_t *n, json
 
 /* formats.json's families: each a weights format and the formats (known
  * ids) a file of it without a quantization label is taken to span. */
-static int load_families(struct ceiling_ref *ref, json_t *o, char *err, size_t errlen)
+static int load_families(struct ceiling_ref *ref, json_t *o, struct err *err)
 {
 	const char *k;
 	json_t *v, *id;
@@ -157,7 +157,7 @@ static int load_families(struct ceiling_ref *ref, json_t *o, char *err, size_t e
 			const struct ceiling_bits *b = ceiling_format(ref, json_string_value(id));
 
 			if (!b) {
-				snprintf(err, errlen, "formats.json: family %s names the unknown format %s",
+				err_internal(err, "formats.json: family %s names the unknown format %s",
 					 k, json_is_string(id) ? json_string_value(id) : "(not a string)");
 				return -1;
 			}
@@ -167,7 +167,7 @@ static int load_families(struct ceiling_ref *ref, json_t *o, char *err, size_t e
 				f->heaviest = b;
 		}
 		if (!f->name || !f->lightest) {
-			snprintf(err, errlen, "formats.json: family %s lacks a name or formats", k);
+			err_internal(err, "formats.json: family %s lacks a name or formats", k);
 			return -1;
 		}
 		ref->nfamily++;
@@ -175,34 +175,34 @@ static int load_families(struct ceiling_ref *ref, json_t *o, char *err, size_t e
 	return 0;
 }
 
-struct ceiling_ref *ceiling_load(const char *dir, char *err, size_t errlen)
+struct ceiling_ref *ceiling_load(const char *dir, struct err *err)
 {
 	struct ceiling_ref *ref = calloc(1, sizeof *ref);
 	json_t *hw, *models, *formats, *kv, *fam;
 
 	if (!ref) {
-		snprintf(err, errlen, "out of memory");
+		err_internal(err, "out of memory");
 		return NULL;
 	}
-	if (!(hw = load_file(dir, "hardware.json", "hardware", &ref->hw_root, err, errlen)) ||
-	    !(models = load_file(dir, "models.json", "models", &ref->model_root, err, errlen)) ||
-	    !(formats = load_file(dir, "formats.json", "formats", &ref->format_root, err, errlen)))
+	if (!(hw = load_file(dir, "hardware.json", "hardware", &ref->hw_root, err)) ||
+	    !(models = load_file(dir, "models.json", "models", &ref->model_root, err)) ||
+	    !(formats = load_file(dir, "formats.json", "formats", &ref->format_root, err)))
 		goto fail;
 	kv = json_object_get(ref->format_root, "kv_types");
 	if (!json_is_object(kv) || json_object_size(kv) > MAX_ENTRIES) {
-		snprintf(err, errlen, "formats.json: \"kv_types\" must be an object");
+		err_internal(err, "formats.json: \"kv_types\" must be an object");
 		goto fail;
 	}
-	if (load_hw(ref, hw, err, errlen) < 0 || load_models(ref, models, err, errlen) < 0 ||
-	    load_bits(ref->format, ref->aliases, &ref->nformat, formats, "format", err, errlen) < 0 ||
-	    load_bits(ref->kv, NULL, &ref->nkv, kv, "kv_types", err, errlen) < 0)
+	if (load_hw(ref, hw, err) < 0 || load_models(ref, models, err) < 0 ||
+	    load_bits(ref->format, ref->aliases, &ref->nformat, formats, "format", err) < 0 ||
+	    load_bits(ref->kv, NULL, &ref->nkv, kv, "kv_types", err) < 0)
 		goto fail;
 	fam = json_object_get(ref->format_root, "families");
 	if (fam && (!json_is_object(fam) || json_object_size(fam) > MAX_ENTRIES)) {
-		snprintf(err, errlen, "formats.json: \"families\" must be an object");
+		err_internal(err, "formats.json: \"families\" must be an object");
 		goto fail;
 	}
-	if (fam && load_families(ref, fam, err, errlen) < 0)
+	if (fam && load_families(ref, fam, err) < 0)
 		goto fail;
 	return ref;
 fail:

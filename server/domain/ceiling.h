@@ -15,6 +15,7 @@
 #include <stddef.h>
 
 #include "util/buf.h"
+#include "util/err.h"
 
 #define CEILING_GB 1e9        /* bytes in the pages' GB */
 #define CEILING_K  1024.0     /* tokens in the pages' K */
@@ -53,7 +54,7 @@ struct ceiling_ref;
 
 /* Loads hardware.json, models.json and formats.json from dir.  Returns the
  * data (free with ceiling_free), or NULL with a sentence in err. */
-struct ceiling_ref *ceiling_load(const char *dir, char *err, size_t errlen);
+struct ceiling_ref *ceiling_load(const char *dir, struct err *err);
 void ceiling_free(struct ceiling_ref *ref);
 
 /* Lookups; NULL when unknown (callers then show no ceiling). */

@@ -107,12 +107,12 @@ static void *writer_main(void *arg)
 	return NULL;
 }
 
-struct access_log *access_log_open(const char *path, char *err, size_t errlen)
+struct access_log *access_log_open(const char *path, struct err *err)
 {
 	struct access_log *l = calloc(1, sizeof *l);
 
 	if (!l) {
-		snprintf(err, errlen, "out of memory");
+		err_internal(err, "out of memory");
 		return NULL;
 	}
 	buf_init(&l->front);
@@ -121,7 +121,7 @@ struct access_log *access_log_open(const char *path, char *err, size_t errlen)
 	l->fd = STDOUT_FILENO;
 	if (strcmp(path, "-") != 0) {
 		if (!(l->path = strdup(path)) || (l->fd = open_file(path)) < 0) {
-			snprintf(err, errlen, "cannot open the access log %s: %s", path,
+			err_internal(err, "cannot open the access log %s: %s", path,
 				 l->path ? strerror(errno) : "out of memory");
 			l->fd = -1;
 			access_log_close(l);
@@ -129,7 +129,7 @@ struct access_log *access_log_open(const char *path, char *err, size_t errlen)
 		}
 	}
 	if (pthread_create(&l->thread, NULL, writer_main, l) != 0) {
-		snprintf(err, errlen, "cannot start the access log's thread");
+		err_internal(err, "cannot start the access log's thread");
 		access_log_close(l);
 		return NULL;
 	}

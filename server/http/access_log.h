@@ -28,7 +28,7 @@ struct access_log;
 
 /* Opens path for appending (created 0640; "-": standard output) and
  * starts the writing thread.  NULL with the reason in err. */
-struct access_log *access_log_open(const char *path, char *err, size_t errlen);
+struct access_log *access_log_open(const char *path, struct err *err);
 /* Writes out what is buffered, stops the thread, closes the file (NULL is fine). */
 void access_log_close(struct access_log *l);
 /* The file is reopened by its name before the next write (SIGHUP). */

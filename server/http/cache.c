@@ -18,7 +18,7 @@ struct rep {
 	unsigned status;
 	char etag[40];
 	char cc[80];
-	unsigned tag;           /* cache_cluster_tag of what it shows, 0: none */
+	unsigned tag;           /* the cluster tag of what it shows, 0: none */
 	unsigned tag_gen;       /* that tag's generation when it was built */
 	unsigned rep_gen;       /* its rep's generation when it was kept */
 	uint64_t gen;           /* the cache's generation it was built at */
@@ -142,6 +142,13 @@ static struct entry *find(struct cache *c, const char *id, unsigned b)
 	return NULL;
 }
 
+/* The generation slot of tag (not 0): tags that share one are bumped
+ * together, which only costs extra misses. */
+static unsigned slot_of(unsigned tag)
+{
+	return (tag - 1) % NTAGS;
+}
+
 int cache_serve(struct cache *c, struct req *r, const char *id,
 		enum cache_rep rep, enum MHD_Result *ret)
 {
@@ -152,7 +159,7 @@ int cache_serve(struct cache *c, struct req *r, const char *id,
 	pthread_rwlock_rdlock(&c->lock);
 	e = find(c, id, bucket_of(id));
 	if (e && (p = &e->reps[rep])->resp &&
-	    (!p->tag || atomic_load(&c->tag_gen[p->tag - 1]) == p->tag_gen) &&
+	    (!p->tag || atomic_load(&c->tag_gen[slot_of(p->tag)]) == p->tag_gen) &&
 	    atomic_load(&c->rep_gen[rep]) == p->rep_gen &&
 	    (rep != REP_LIST_HTML || atomic_load(&c->gen) == p->gen)) {
 		hit = 1;
@@ -177,30 +184,13 @@ static void evict(struct cache *c, const char *id, unsigned b, size_t bytes)
 	}
 }
 
-unsigned cache_cluster_tag(const char *suite, const char *digest, const char *hw_class,
-			   const char *backend)
-{
-	const char *part[4] = { suite, digest, hw_class, backend };
-	uint32_t h = 2166136261u;
-	int i;
-
-	for (i = 0; i < 4; i++) {
-		const char *p = part[i] ? part[i] : "";
-
-		for (; *p; p++)
-			h = (h ^ (unsigned char)*p) * 16777619u;
-		h = (h ^ 0xff) * 16777619u;   /* the separator: no UTF-8 byte */
-	}
-	return h % NTAGS + 1;
-}
-
 void cache_bump_cluster(struct cache *c, unsigned tag)
 {
-	if (!tag || tag > NTAGS)
+	if (!tag)
 		return;
 	pthread_rwlock_wrlock(&c->lock);
 	atomic_fetch_add(&c->gen, 1);
-	atomic_fetch_add(&c->tag_gen[tag - 1], 1);
+	atomic_fetch_add(&c->tag_gen[slot_of(tag)], 1);
 	pthread_rwlock_unlock(&c->lock);
 }
 
@@ -256,8 +246,8 @@ void cache_put_tagged(struct cache *c, const char *id, enum cache_rep rep,
 		c->count++;
 	}
 	p = &e->reps[rep];
-	p->tag = tag <= NTAGS ? tag : 0;
-	p->tag_gen = p->tag ? atomic_load(&c->tag_gen[p->tag - 1]) : 0;
+	p->tag = tag;
+	p->tag_gen = tag ? atomic_load(&c->tag_gen[slot_of(tag)]) : 0;
 	p->rep_gen = atomic_load(&c->rep_gen[rep]);
 	p->gen = gen;
 	p->resp = resp;
@@ -323,7 +313,7 @@ enum MHD_Result cache_send_tagged(struct cache *c, struct req *r, const char *id
 		return http_not_modified(r, etag, cache_control);
 	resp = http_build(ctype, body, len, cache_control, status == 200 ? etag : NULL);
 	if (!resp)
-		return MHD_NO;
+		return http_send_nomem(r);
 	ret = http_send_prebuilt(r, status, resp, len);
 	cache_put_tagged(c, id, rep, gen, tag, status, resp, etag, cache_control, len);
 	return ret;

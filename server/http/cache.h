@@ -62,12 +62,12 @@ void cache_put(struct cache *c, const char *id, enum cache_rep rep,
 
 /* Cluster generations: a response that shows a cluster's figures (a run
  * page shows its cluster's size, mean and spread) is kept with the tag of
- * that cluster, and stops being served once the cluster changes, without
- * visiting every member.  The tag of a cluster, in 1..65536 (clusters that
- * share a tag are bumped together, which only costs extra misses): */
-unsigned cache_cluster_tag(const char *suite, const char *digest, const char *hw_class,
-			   const char *backend);
-/* After a commit that changed the cluster's figures: every response kept
+ * that cluster (any number but 0; the store's outlier_cluster_tag), and
+ * stops being served once the cluster changes, without visiting every
+ * member.  Tags that share a slot are bumped together, which only costs
+ * extra misses.
+ *
+ * After a commit that changed the cluster's figures: every response kept
  * with this tag is stale, and puts begun before now are dropped. */
 void cache_bump_cluster(struct cache *c, unsigned tag);
 /* Every kept response of kind rep is stale, and puts begun before now are

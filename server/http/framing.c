@@ -44,35 +44,33 @@ void framing_note(struct framing_seen *s, const char *key, const char *value)
 	}
 }
 
-static int fail(struct framing_error *e, unsigned status, const char *code, const char *msg)
+/* Fills e with a refusal (no field) and returns -1. */
+static int refuse(struct err *e, unsigned status, const char *code, const char *msg)
 {
-	e->status = status;
-	e->code = code;
-	e->message = msg;
-	return -1;
+	return err_set(e, status, code, NULL, "%s", msg);
 }
 
 int framing_judge(const struct framing_seen *s, const char *version,
-		  size_t line_bytes, size_t max_bytes, struct framing_error *e)
+		  size_t line_bytes, size_t max_bytes, struct err *e)
 {
 	int v11 = version && !strcmp(version, MHD_HTTP_VERSION_1_1);
 
 	if (line_bytes + s->bytes > max_bytes)
-		return fail(e, 431, "headers_too_large", "The request line and headers are larger than this server reads; send fewer or shorter headers.");
+		return refuse(e, 431, "headers_too_large", "The request line and headers are larger than this server reads; send fewer or shorter headers.");
 	if (s->bad_name)
-		return fail(e, 400, "bad_request", "A header name contains a space or tab (before its colon); send \"Name: value\".");
+		return refuse(e, 400, "bad_request", "A header name contains a space or tab (before its colon); send \"Name: value\".");
 	if (s->lengths_differ || s->bad_length)
-		return fail(e, 400, "bad_request", "Content-Length must be one whole number, sent once.");
+		return refuse(e, 400, "bad_request", "Content-Length must be one whole number, sent once.");
 	if (s->encodings && !v11)
-		return fail(e, 400, "bad_request", "Transfer-Encoding needs HTTP/1.1; send an HTTP/1.0 body with Content-Length.");
+		return refuse(e, 400, "bad_request", "Transfer-Encoding needs HTTP/1.1; send an HTTP/1.0 body with Content-Length.");
 	if (s->encodings > 1 || (s->encodings && strcasecmp(s->encoding, "chunked")))
-		return fail(e, 501, "not_implemented", "The only Transfer-Encoding this server reads is chunked.");
+		return refuse(e, 501, "not_implemented", "The only Transfer-Encoding this server reads is chunked.");
 	if (s->encodings && s->lengths)
-		return fail(e, 400, "bad_request", "Send either Transfer-Encoding or Content-Length, not both.");
+		return refuse(e, 400, "bad_request", "Send either Transfer-Encoding or Content-Length, not both.");
 	if (s->hosts > 1)
-		return fail(e, 400, "bad_request", "Send one Host header, not several.");
+		return refuse(e, 400, "bad_request", "Send one Host header, not several.");
 	if (!s->hosts && v11)
-		return fail(e, 400, "bad_request", "An HTTP/1.1 request must carry a Host header.");
+		return refuse(e, 400, "bad_request", "An HTTP/1.1 request must carry a Host header.");
 	return 0;
 }
 
@@ -85,7 +83,7 @@ static enum MHD_Result note_one(void *cls, enum MHD_ValueKind kind,
 }
 
 int framing_check(struct MHD_Connection *conn, const char *version,
-		  size_t line_bytes, size_t max_bytes, struct framing_error *e)
+		  size_t line_bytes, size_t max_bytes, struct err *e)
 {
 	struct framing_seen s = { 0 };
 
@@ -112,7 +110,7 @@ static size_t count_args(const char *q)
 	return n + (q[len - 1] != '&');
 }
 
-int framing_check_target(char *target, size_t max_bytes, struct framing_error *e)
+int framing_check_target(char *target, size_t max_bytes, struct err *e)
 {
 	char *query = strchr(target, '?');
 	size_t path_len = query ? (size_t)(query - target) : strlen(target), i;
@@ -120,19 +118,19 @@ int framing_check_target(char *target, size_t max_bytes, struct framing_error *e
 	if (strlen(target) > max_bytes) {
 		if (query)
 			query[1] = '\0';
-		return fail(e, 414, "uri_too_long", "The address is longer than this server reads; shorten it.");
+		return refuse(e, 414, "uri_too_long", "The address is longer than this server reads; shorten it.");
 	}
 	if (query && count_args(query + 1) > FRAMING_MAX_ARGS) {
 		query[1] = '\0';
-		return fail(e, 414, "uri_too_long", "The address has more query arguments than this server reads (" STR(FRAMING_MAX_ARGS) "); send fewer.");
+		return refuse(e, 414, "uri_too_long", "The address has more query arguments than this server reads (" STR(FRAMING_MAX_ARGS) "); send fewer.");
 	}
 	for (i = 0; i < path_len; i++) {
 		if (target[i] != '%')
 			continue;
 		if (i + 2 >= path_len || !is_hex(target[i + 1]) || !is_hex(target[i + 2]))
-			return fail(e, 400, "bad_request", "The path holds a '%' that is not followed by two hex digits; write '%' itself as %25.");
+			return refuse(e, 400, "bad_request", "The path holds a '%' that is not followed by two hex digits; write '%' itself as %25.");
 		if (target[i + 1] == '0' && target[i + 2] == '0')
-			return fail(e, 400, "bad_request", "The path holds %00, which decodes to a NUL byte that no address contains.");
+			return refuse(e, 400, "bad_request", "The path holds %00, which decodes to a NUL byte that no address contains.");
 		i += 2;
 	}
 	return 0;

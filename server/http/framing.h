@@ -24,14 +24,10 @@
 #include <stddef.h>
 #include <microhttpd.h>
 
+#include "util/err.h"
+
 /* Query arguments read from one request; more get 414. */
 #define FRAMING_MAX_ARGS 128
-
-struct framing_error {
-	unsigned status;       /* 400, 414, 431 or 501; 0: none */
-	const char *code;      /* snake_case error code */
-	const char *message;   /* one sentence naming what to fix */
-};
 
 /* What the headers say about framing, gathered one header at a time. */
 struct framing_seen {
@@ -47,13 +43,14 @@ void framing_note(struct framing_seen *s, const char *key, const char *value);
 
 /* 0 when the headers noted in s, with a request line of line_bytes, frame
  * one unambiguous request of at most max_bytes (request line and headers);
- * otherwise -1 with *e filled.  version is the request's HTTP version. */
+ * otherwise -1 with *e filled (status 400, 431 or 501, a
+ * snake_case code and a sentence naming what to fix).  version is the request's HTTP version. */
 int framing_judge(const struct framing_seen *s, const char *version,
-		  size_t line_bytes, size_t max_bytes, struct framing_error *e);
+		  size_t line_bytes, size_t max_bytes, struct err *e);
 
 /* framing_note() over every header of conn, then framing_judge(). */
 int framing_check(struct MHD_Connection *conn, const char *version,
-		  size_t line_bytes, size_t max_bytes, struct framing_error *e);
+		  size_t line_bytes, size_t max_bytes, struct err *e);
 
 /* Checks the request target as sent (NUL-terminated, not yet decoded):
  * 414 when it is longer than max_bytes or holds more than
@@ -61,7 +58,7 @@ int framing_check(struct MHD_Connection *conn, const char *version,
  * escape or one that decodes to NUL.  On a 414 the query is cut off in
  * place (target is libmicrohttpd's buffer, which parses the arguments
  * after this call), so that none is parsed.  0, or -1 with *e filled. */
-int framing_check_target(char *target, size_t max_bytes, struct framing_error *e);
+int framing_check_target(char *target, size_t max_bytes, struct err *e);
 
 /* The connection memory pool for requests of at most max_bytes (request
  * line and headers): those bytes, and room for the records of

@@ -2,6 +2,7 @@
 #include "http/http.h"
 
 #include <arpa/inet.h>
+#include <pthread.h>
 #include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,6 +81,41 @@ enum MHD_Result http_send_prebuilt(struct req *r, unsigned status,
 	return MHD_queue_response(r->conn, status, resp);
 }
 
+/* The one out-of-memory answer, built once (http_init) so that queueing
+ * it allocates no response of its own. */
+#define NOMEM_BODY "{\"error\":{\"code\":\"unavailable\",\"message\":\"" MSG_NOMEM "\"}}"
+#define STR_(x) #x
+#define STR(x) STR_(x)
+static struct MHD_Response *nomem_resp;
+static pthread_once_t nomem_once = PTHREAD_ONCE_INIT;
+
+static void nomem_build(void)
+{
+	nomem_resp = http_build(CT_JSON, NOMEM_BODY, sizeof NOMEM_BODY - 1, CC_NONE, NULL);
+	if (nomem_resp)
+		MHD_add_response_header(nomem_resp, "Retry-After", STR(HTTP_RETRY_UNAVAILABLE));
+}
+
+int http_init(void)
+{
+	pthread_once(&nomem_once, nomem_build);
+	return nomem_resp ? 0 : -1;
+}
+
+enum MHD_Result http_send_nomem_conn(struct MHD_Connection *conn)
+{
+	if (http_init() < 0)
+		return MHD_NO;
+	return MHD_queue_response(conn, 503, nomem_resp);
+}
+
+enum MHD_Result http_send_nomem(struct req *r)
+{
+	r->err_code = "unavailable";
+	r->sent_bytes = sizeof NOMEM_BODY - 1;
+	return http_send_nomem_conn(r->conn);
+}
+
 /* Compares one entity tag from If-None-Match with ours, ignoring a weak
  * prefix (RFC 9110 uses the weak comparison for If-None-Match). */
 static int tag_eq(const char *t, size_t n, const char *etag)
@@ -131,7 +167,7 @@ enum MHD_Result http_not_modified(struct req *r, const char *etag,
 
 	resp = MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
 	if (!resp)
-		return MHD_NO;
+		return http_send_nomem(r);
 	MHD_add_response_header(resp, "ETag", etag);
 	if (cache_control)
 		MHD_add_response_header(resp, "Cache-Control", cache_control);
@@ -147,7 +183,8 @@ static void error_opts(struct req *r, unsigned status, struct http_opts *o)
 	if (status == 405 && !o->allow)
 		o->allow = r->allow;
 	if ((status == 429 || status == 503) && !o->retry_after)
-		o->retry_after = r->retry_after ? r->retry_after : (status == 429 ? 60 : 5);
+		o->retry_after = r->retry_after ? r->retry_after
+					: (status == 429 ? 60 : HTTP_RETRY_UNAVAILABLE);
 }
 
 enum MHD_Result http_send(struct req *r, unsigned status, const char *ctype,
@@ -171,7 +208,7 @@ enum MHD_Result http_send(struct req *r, unsigned status, const char *ctype,
 	}
 	resp = http_build(ctype, body, len, cc, o->etag && status == 200 ? etag : NULL);
 	if (!resp)
-		return MHD_NO;
+		return http_send_nomem(r);
 	if (o->location)
 		MHD_add_response_header(resp, "Location", o->location);
 	if (o->allow)
@@ -196,7 +233,7 @@ enum MHD_Result http_send_json(struct req *r, unsigned status, const json_t *v,
 
 	s = jsonw_dumps(v, JSONW_ASCII);
 	if (!s)
-		return http_send(r, 500, CT_TEXT, "out of memory\n", 14, NULL);
+		return http_send_nomem(r);
 	ret = http_send(r, status, CT_JSON, s, strlen(s), o);
 	free(s);
 	return ret;
@@ -223,6 +260,8 @@ enum MHD_Result http_reply_err_json(struct req *r, const struct err *e)
 	enum MHD_Result ret;
 	json_t *body;
 
+	if (err_is_nomem(e))
+		return http_send_nomem(r);
 	r->err_code = err_code(e);
 	body = json_pack("{s:{s:s, s:s}}", "error", "code", err_code(e),
 			 "message", sentence(e, m, sizeof m));
@@ -230,7 +269,7 @@ enum MHD_Result http_reply_err_json(struct req *r, const struct err *e)
 		json_object_set_new(json_object_get(body, "error"), "field",
 				    json_string(e->field));
 	if (!body)
-		return http_send(r, 500, CT_TEXT, "out of memory\n", 14, NULL);
+		return http_send_nomem(r);
 	ret = http_send_json(r, e->status, body, NULL);
 	json_decref(body);
 	return ret;
@@ -238,6 +277,8 @@ enum MHD_Result http_reply_err_json(struct req *r, const struct err *e)
 
 enum MHD_Result http_reply_err(struct req *r, const struct err *e)
 {
+	if (err_is_nomem(e))
+		return http_send_nomem(r);
 	r->err_code = err_code(e);
 	if (r->html && r->error_page)
 		return r->error_page(r, e);

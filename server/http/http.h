@@ -49,7 +49,7 @@ struct req {
 	                               * access log when one is kept */
 	int close;                    /* 1: answer with Connection: close */
 	size_t target_bytes;          /* the request target's length as sent */
-	struct framing_error target;  /* status 0, or why the target is refused */
+	struct err target;            /* status 0, or why the target is refused */
 	/* For the access log and the metrics, once the request is done: */
 	int ready;                    /* the router's first call has set it up */
 	uint64_t start_us;            /* CLOCK_MONOTONIC at the request line */
@@ -92,6 +92,27 @@ struct http_opts {
 enum MHD_Result http_send(struct req *r, unsigned status, const char *ctype,
 			  const void *body, size_t len, const struct http_opts *o);
 
+/* Seconds a 503 asks the client to wait when the handler named none. */
+#define HTTP_RETRY_UNAVAILABLE 5
+
+/* Builds the out-of-memory answer ahead of need; main.c calls it at start
+ * (http_send_nomem builds it on first use otherwise).  0, or -1 when even
+ * that cannot be built. */
+int http_init(void);
+
+/* The one answer to running out of memory, whatever the route (an error
+ * page would need memory to render): 503, the contract's JSON body with
+ * code "unavailable" and MSG_NOMEM, Retry-After HTTP_RETRY_UNAVAILABLE,
+ * no-store.  It queues a response built once, so it allocates no response
+ * of its own.  http_reply_err and http_fail answer an err carrying
+ * MSG_NOMEM (err_is_nomem) through it; every allocation failure on the way
+ * to an answer ends here, never in a dropped connection (MHD_NO) or a 500. */
+enum MHD_Result http_send_nomem(struct req *r);
+
+/* http_send_nomem for a connection that has no request state yet (the
+ * router's first call, when allocating it failed). */
+enum MHD_Result http_send_nomem_conn(struct MHD_Connection *conn);
+
 /* Queues a JSON value (not consumed). */
 enum MHD_Result http_send_json(struct req *r, unsigned status, const json_t *v,
 			       const struct http_opts *o);
@@ -100,7 +121,9 @@ enum MHD_Result http_send_json(struct req *r, unsigned status, const json_t *v,
  * people (r->html) the error page r->error_page renders, elsewhere the
  * contract's body {"error": {"code", "message"[, "field"]}}.  Either way
  * status is e->status, 405 carries r->allow as Allow, and 429 and 503
- * carry Retry-After (r->retry_after, else 60 s for 429 and 5 s for 503). */
+ * carry Retry-After (r->retry_after, else 60 s for 429 and
+ * HTTP_RETRY_UNAVAILABLE for 503).  Out of memory (err_is_nomem) is
+ * answered by http_send_nomem. */
 enum MHD_Result http_reply_err(struct req *r, const struct err *e);
 
 /* http_reply_err for an error made on the spot; code NULL picks the

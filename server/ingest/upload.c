@@ -11,7 +11,7 @@
 #include "app.h"
 #include "http/cache.h"
 #include "store/db.h"
-#include "store/defer.h"
+#include "http/defer.h"
 #include "ingest/jws.h"
 #include "http/ratelimit.h"
 #include "store/run_store.h"
@@ -186,7 +186,7 @@ enum MHD_Result upload_handle(struct req *r)
 				 "Too many refused uploads from this address; fix what the last answers named, wait for the time in Retry-After and send again.", NULL);
 	u = calloc(1, sizeof *u);
 	if (!u)
-		return http_fail(r, 503, NULL, MSG_NOMEM, NULL);
+		return http_send_nomem(r);
 	/* Cheap refusals first: the token lookup and the rate limit come
 	 * before the signature is verified, so a flood over the limit costs
 	 * no verification.  The allowance is only used up by an upload that

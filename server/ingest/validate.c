@@ -70,15 +70,15 @@ static const struct spec client_spec[] = {
 };
 
 static const struct spec backend_spec[] = {
-	STRC("name", 1, 100, HINT_BACKEND, check_backend),
+	STRC("name", 1, 100, HINT_BACKEND, validate_check_backend),
 	STR("version", 1, 100),
 	STR("runner", 0, 100),
 	END
 };
 
 static const struct spec model_spec[] = {
-	STRC("name", 1, 200, HINT_MODEL, check_model_name),
-	STRC("digest", 1, 100, HINT_DIGEST, check_digest),
+	STRC("name", 1, 200, HINT_MODEL, validate_check_model_name),
+	STRC("digest", 1, 100, HINT_DIGEST, validate_check_digest),
 	STR("quantization", 0, 64),
 	STR("format", 0, 64),
 	NUM("weights_bytes", K_BYTES, 0),
@@ -92,8 +92,8 @@ static const struct spec hardware_spec[] = {
 	STR("gpu_name", 0, 200),
 	NUM("vram_gb", K_NUMBER, 0),
 	STR("os", 0, 100),
-	STRC("accelerator_summary", 1, 200, HINT_ACCEL, check_accel),
-	STRC("fingerprint_hash", 0, 100, HINT_FPRINT, check_fingerprint),
+	STRC("accelerator_summary", 1, 200, HINT_ACCEL, validate_check_accel),
+	STRC("fingerprint_hash", 0, 100, HINT_FPRINT, validate_check_fingerprint),
 	END
 };
 
@@ -169,8 +169,8 @@ static const struct spec workloads_spec[] = {
 };
 
 static const struct spec payload_spec[] = {
-	STRC("suite_version", 1, 100, HINT_SUITE, check_suite),
-	STRC("created_at", 1, 100, HINT_TIME, check_time),
+	STRC("suite_version", 1, 100, HINT_SUITE, validate_check_suite),
+	STRC("created_at", 1, 100, HINT_TIME, validate_check_time),
 	OBJ("client", 1, client_spec),
 	OBJ("backend", 1, backend_spec),
 	OBJ("model", 1, model_spec),
@@ -193,7 +193,7 @@ static int vfail(struct vctx *c, int status, const char *code, const char *field
 }
 
 /* Reports an error with the given status and code; returns -1. */
-int fail(struct vctx *c, int status, const char *code, const char *field,
+int validate_fail(struct vctx *c, int status, const char *code, const char *field,
 	 const char *fmt, ...)
 {
 	va_list ap;
@@ -205,7 +205,7 @@ int fail(struct vctx *c, int status, const char *code, const char *field,
 }
 
 /* Reports a 422 schema_violation at field; returns -1. */
-int bad(struct vctx *c, const char *field, const char *fmt, ...)
+int validate_bad(struct vctx *c, const char *field, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -276,7 +276,7 @@ static int missing(struct vctx *c, const char *field, const struct spec *s)
 	char want[240];
 
 	describe(s, want, sizeof want);
-	return bad(c, field, "%s is missing; send %s.", field, want);
+	return validate_bad(c, field, "%s is missing; send %s.", field, want);
 }
 
 /* Reports the required string member s at field as empty. */
@@ -285,7 +285,7 @@ static int empty(struct vctx *c, const char *field, const struct spec *s)
 	char want[240];
 
 	describe(s, want, sizeof want);
-	return bad(c, field, "%s is empty; send %s.", field, want);
+	return validate_bad(c, field, "%s is empty; send %s.", field, want);
 }
 
 /* Reports member s at field as having the wrong JSON type. */
@@ -295,7 +295,7 @@ static int wrong_type(struct vctx *c, const char *field, const struct spec *s,
 	char want[240];
 
 	describe(s, want, sizeof want);
-	return bad(c, field, "%s must be %s, not %s.", field, want, type_name(v));
+	return validate_bad(c, field, "%s must be %s, not %s.", field, want, type_name(v));
 }
 
 /* Reports the code point ch at byte offset at of the string at field as
@@ -307,7 +307,7 @@ static int bad_char(struct vctx *c, const char *field, const char *str, long at,
 	size_t nth = before < 0 ? 1 : (size_t)before + 1;
 
 	utf8_cp_name(ch, name);
-	return bad(c, field, "%s contains %s, %s, at character %zu; remove it.", field, name,
+	return validate_bad(c, field, "%s contains %s, %s, at character %zu; remove it.", field, name,
 		   utf8_is_noncharacter(ch) ? "a noncharacter that feeds and badges cannot carry"
 					    : "a control character", nth);
 }
@@ -328,14 +328,14 @@ static int check_string(const json_t *v, const char *field, const struct spec *s
 		return wrong_type(c, field, s, v);
 	str = json_string_value(v);
 	if (strlen(str) != json_string_length(v))
-		return bad(c, field, "%s contains a NUL character (\\u0000); remove it.", field);
+		return validate_bad(c, field, "%s contains a NUL character (\\u0000); remove it.", field);
 	if ((at = utf8_text_bad((const unsigned char *)str, strlen(str), 0, &ch)) >= 0)
 		return bad_char(c, field, str, at, ch);
 	cp = utf8_len(str);
 	if (cp == 0 && s->required)
 		return empty(c, field, s);
 	if (cp > s->max)
-		return bad(c, field, "%s is %zu characters long; send at most %zu.",
+		return validate_bad(c, field, "%s is %zu characters long; send at most %zu.",
 			   field, cp, s->max);
 	return 0;
 }
@@ -362,22 +362,22 @@ static int check_number(const json_t *v, const char *field, const struct spec *s
 	double x;
 
 	if (json_is_string(v))
-		return bad(c, field, "%s must be a number, not a string; send it without quotes.",
+		return validate_bad(c, field, "%s must be a number, not a string; send it without quotes.",
 			   field);
 	if (!json_is_number(v))
 		return wrong_type(c, field, s, v);
 	if (whole && !json_is_integer(v))
-		return bad(c, field, "%s must be %s, written without a decimal point or exponent.",
+		return validate_bad(c, field, "%s must be %s, written without a decimal point or exponent.",
 			   field, kind_desc[s->kind]);
 	x = json_number_value(v);
 	if (!isfinite(x))
-		return bad(c, field, "%s must be a finite number; send %s.", field,
+		return validate_bad(c, field, "%s must be a finite number; send %s.", field,
 			   kind_desc[s->kind]);
 	if (x > VALIDATE_NUM_MAX && s->kind != K_BYTES)
-		return bad(c, field, "%s is %g, larger than any real measurement; send at most 1e12.",
+		return validate_bad(c, field, "%s is %g, larger than any real measurement; send at most 1e12.",
 			   field, x);
 	if (!in_range(x, s->kind))
-		return bad(c, field, "%s is %g; send %s.", field, x, kind_desc[s->kind]);
+		return validate_bad(c, field, "%s is %g; send %s.", field, x, kind_desc[s->kind]);
 	return 0;
 }
 
@@ -415,15 +415,15 @@ static int check_array(const json_t *v, const char *field, const struct spec *s,
 	if (n == 0 || n > s->max) {
 		describe(s, want, sizeof want);
 		if (n == 0)
-			return bad(c, field, "%s is empty; send %s.", field, want);
-		return bad(c, field, "%s has %zu elements; send %s.", field, n, want);
+			return validate_bad(c, field, "%s is empty; send %s.", field, want);
+		return validate_bad(c, field, "%s has %zu elements; send %s.", field, n, want);
 	}
 	json_array_foreach(v, i, el) {
 		if (snprintf(path, sizeof path, "%s[%zu]", field, i) >= (int)sizeof path)
-			return bad(c, field, "%s is nested too deeply.", field);
+			return validate_bad(c, field, "%s is nested too deeply.", field);
 		if (!json_is_object(el)) {
 			list_required(s->sub, want, sizeof want);
-			return bad(c, path, "%s must be an object with %s, not %s.",
+			return validate_bad(c, path, "%s must be an object with %s, not %s.",
 				   path, want, type_name(el));
 		}
 		if (check_members(el, path, s->sub, c))
@@ -473,7 +473,7 @@ static int check_members(const json_t *obj, const char *path, const struct spec 
 	for (s = specs; s->key; s++) {
 		n = snprintf(field, sizeof field, "%s%s%s", path, *path ? "." : "", s->key);
 		if (n < 0 || (size_t)n >= sizeof field)
-			return bad(c, path, "%s is nested too deeply.", path);
+			return validate_bad(c, path, "%s is nested too deeply.", path);
 		if (check_value(json_object_get(obj, s->key), field, s, c))
 			return -1;
 	}
@@ -515,14 +515,14 @@ static void fill_fields(const json_t *p, const struct vctx *c, struct run_fields
 	out->ttft_ms = json_number_value(json_object_get(chat, "ttft_ms"));
 	slug_model(out->model_name, out->model_slug, sizeof out->model_slug);
 	slug_hw(out->accelerator, out->hw_slug, sizeof out->hw_slug);
-	lookalike_slug(out->model_name, slug_model, out->model_slug, out->model_lookalike,
+	validate_lookalike_slug(out->model_name, slug_model, out->model_slug, out->model_lookalike,
 		       sizeof out->model_lookalike);
-	lookalike_slug(out->accelerator, slug_hw, out->hw_slug, out->hw_lookalike,
+	validate_lookalike_slug(out->accelerator, slug_hw, out->hw_slug, out->hw_lookalike,
 		       sizeof out->hw_lookalike);
 }
 
 /* Empties *e: status 0, no code, field and message "". */
-void err_clear(struct err *e)
+void validate_err_clear(struct err *e)
 {
 	e->status = 0;
 	e->code = NULL;
@@ -536,9 +536,9 @@ int validate_payload(const json_t *payload, long long now_unix,
 	struct err scratch;
 	struct vctx c = { now_unix, 0, err ? err : &scratch };
 
-	err_clear(c.e);
+	validate_err_clear(c.e);
 	if (!json_is_object(payload))
-		return bad(&c, "", "The payload must be a JSON object, not %s.",
+		return validate_bad(&c, "", "The payload must be a JSON object, not %s.",
 			   payload ? type_name(payload) : "nothing");
 	if (check_members(payload, "", payload_spec, &c))
 		return -1;

@@ -34,14 +34,14 @@ static int precheck(const unsigned char *p, size_t n, struct vctx *c)
 	const unsigned char *nul = n ? memchr(p, 0, n) : NULL;
 
 	if (n == 0)
-		return fail(c, 400, "invalid_json", "",
+		return validate_fail(c, 400, "invalid_json", "",
 			    "The payload is empty; send a JSON object.");
 	if (nul)
-		return fail(c, 400, "invalid_json", "",
+		return validate_fail(c, 400, "invalid_json", "",
 			    "The payload has a NUL byte at offset %zu; send a JSON object "
 			    "encoded in UTF-8.", (size_t)(nul - p));
 	if (validate_json_depth(p, n, VALIDATE_MAX_DEPTH) > VALIDATE_MAX_DEPTH)
-		return fail(c, 400, "invalid_json", "",
+		return validate_fail(c, 400, "invalid_json", "",
 			    "The payload nests arrays and objects more than %d deep; "
 			    "send the documented payload.", VALIDATE_MAX_DEPTH);
 	return 0;
@@ -69,7 +69,7 @@ static int parse(const unsigned char *p, size_t n, json_t **root, struct vctx *c
 	if (*root)
 		return 0;
 	ascii_copy(text, sizeof text, jerr.text);
-	return fail(c, 400, "invalid_json", "",
+	return validate_fail(c, 400, "invalid_json", "",
 		    "The payload is not valid JSON (%s, at line %d, column %d); send "
 		    "a JSON object encoded in UTF-8.", text, jerr.line, jerr.column);
 }
@@ -82,7 +82,7 @@ int validate_payload_bytes(const unsigned char *p, size_t n, long long now_unix,
 	json_t *root = NULL;
 	int rc = -1;
 
-	err_clear(c.e);
+	validate_err_clear(c.e);
 	if (out_json)
 		*out_json = NULL;
 	else

@@ -23,28 +23,28 @@ struct vctx {
 
 /* validate.c: the error helpers. */
 /* Reports an error with the given status and code; returns -1. */
-int fail(struct vctx *c, int status, const char *code, const char *field,
+int validate_fail(struct vctx *c, int status, const char *code, const char *field,
 	 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 /* Reports a 422 schema_violation at field; returns -1. */
-int bad(struct vctx *c, const char *field, const char *fmt, ...)
+int validate_bad(struct vctx *c, const char *field, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* Empties *e: status 0, no code, field and message "". */
-void err_clear(struct err *e);
+void validate_err_clear(struct err *e);
 
 /* validate_rules.c: the rules of single fields, beyond their kind; each
  * returns 0, or -1 with the error in c. */
-int check_suite(const json_t *v, const char *field, struct vctx *c);
-int check_time(const json_t *v, const char *field, struct vctx *c);
-int check_backend(const json_t *v, const char *field, struct vctx *c);
-int check_model_name(const json_t *v, const char *field, struct vctx *c);
-int check_digest(const json_t *v, const char *field, struct vctx *c);
-int check_accel(const json_t *v, const char *field, struct vctx *c);
-int check_fingerprint(const json_t *v, const char *field, struct vctx *c);
+int validate_check_suite(const json_t *v, const char *field, struct vctx *c);
+int validate_check_time(const json_t *v, const char *field, struct vctx *c);
+int validate_check_backend(const json_t *v, const char *field, struct vctx *c);
+int validate_check_model_name(const json_t *v, const char *field, struct vctx *c);
+int validate_check_digest(const json_t *v, const char *field, struct vctx *c);
+int validate_check_accel(const json_t *v, const char *field, struct vctx *c);
+int validate_check_fingerprint(const json_t *v, const char *field, struct vctx *c);
 
 /* Writes into out (size n) the slug slug_fn gives the name as it reads
  * (util/confusable.h's confusable_latin), or "" when that is own, the
  * name's own slug, or there is none. */
-void lookalike_slug(const char *name, int (*slug_fn)(const char *, char *, size_t),
+void validate_lookalike_slug(const char *name, int (*slug_fn)(const char *, char *, size_t),
 		    const char *own, char *out, size_t n);
 
 #endif

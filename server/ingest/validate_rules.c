@@ -16,14 +16,14 @@ const char *const validate_backends[] = {
 
 
 /* suite_version: one of known_suites, else 422 unknown_suite. */
-int check_suite(const json_t *v, const char *field, struct vctx *c)
+int validate_check_suite(const json_t *v, const char *field, struct vctx *c)
 {
 	const char *const *k;
 
 	for (k = known_suites; *k; k++)
 		if (strcmp(json_string_value(v), *k) == 0)
 			return 0;
-	return fail(c, 422, "unknown_suite", field,
+	return validate_fail(c, 422, "unknown_suite", field,
 		    "%s is not a suite this server knows; the known suites are: %s.",
 		    field, VALIDATE_SUITE);
 }
@@ -39,18 +39,18 @@ int validate_backend_known(const char *name)
 }
 
 /* backend.name: one of validate_backends; hosted-api is 422 hosted_api_rejected. */
-int check_backend(const json_t *v, const char *field, struct vctx *c)
+int validate_check_backend(const json_t *v, const char *field, struct vctx *c)
 {
 	const char *name = json_string_value(v);
 
 	if (validate_backend_known(name))
 		return 0;
 	if (strcmp(name, "hosted-api") == 0)
-		return fail(c, 422, "hosted_api_rejected", field,
+		return validate_fail(c, 422, "hosted_api_rejected", field,
 			    "%s is hosted-api, but the public leaderboard measures local "
 			    "hardware only; rerun the benchmark on a local backend (%s).",
 			    field, HINT_BACKEND);
-	return bad(c, field, "%s is not a known backend; send %s.", field, HINT_BACKEND);
+	return validate_bad(c, field, "%s is not a known backend; send %s.", field, HINT_BACKEND);
 }
 
 /* 1 when the n bytes at s are all lowercase hex digits. */
@@ -73,21 +73,21 @@ int validate_digest_ok(const char *s)
 }
 
 /* model.digest: validate_digest_ok. */
-int check_digest(const json_t *v, const char *field, struct vctx *c)
+int validate_check_digest(const json_t *v, const char *field, struct vctx *c)
 {
 	if (validate_digest_ok(json_string_value(v)))
 		return 0;
-	return bad(c, field, "%s must be %s.", field, HINT_DIGEST);
+	return validate_bad(c, field, "%s must be %s.", field, HINT_DIGEST);
 }
 
 /* hardware.fingerprint_hash: exactly 16 lowercase hex digits. */
-int check_fingerprint(const json_t *v, const char *field, struct vctx *c)
+int validate_check_fingerprint(const json_t *v, const char *field, struct vctx *c)
 {
 	const char *s = json_string_value(v);
 
 	if (strlen(s) == 16 && lower_hex(s, 16))
 		return 0;
-	return bad(c, field, "%s must be exactly 16 lowercase hex digits; send it that way "
+	return validate_bad(c, field, "%s must be exactly 16 lowercase hex digits; send it that way "
 		   "or leave it out.", field);
 }
 
@@ -108,7 +108,7 @@ static int check_mixed(const char *name, const char *field, struct vctx *c)
 	confusable_latin(name, &latin);
 	textcut(&w, word.buf ? word.buf : "", 24);
 	textcut(&reads, latin.buf ? latin.buf : "", 60);
-	rc = fail(c, 422, "confusable_name", field,
+	rc = validate_fail(c, 422, "confusable_name", field,
 		  "%s mixes %s and %s letters in the word \"%s\", so it looks like \"%s\"; "
 		  "write each word in one script (a name that looks like another is refused).",
 		  field, m.script[0], m.script[1], w.buf ? w.buf : "", reads.buf ? reads.buf : "");
@@ -120,18 +120,18 @@ static int check_mixed(const char *name, const char *field, struct vctx *c)
 }
 
 /* model.name: must give a non-empty model slug, with no word in two scripts. */
-int check_model_name(const json_t *v, const char *field, struct vctx *c)
+int validate_check_model_name(const json_t *v, const char *field, struct vctx *c)
 {
 	char slug[SLUG_MAX + 1];
 
 	if (slug_model(json_string_value(v), slug, sizeof slug) != 0)
-		return bad(c, field, "%s has no ASCII letter or digit to name the model's page by; send %s.",
+		return validate_bad(c, field, "%s has no ASCII letter or digit to name the model's page by; send %s.",
 			   field, HINT_MODEL);
 	return check_mixed(json_string_value(v), field, c);
 }
 
 /* The slug name reads as, when not its own (validate_int.h). */
-void lookalike_slug(const char *name, int (*slug_fn)(const char *, char *, size_t),
+void validate_lookalike_slug(const char *name, int (*slug_fn)(const char *, char *, size_t),
 		    const char *own, char *out, size_t n)
 {
 	struct buf b = BUF_INIT;
@@ -145,39 +145,39 @@ void lookalike_slug(const char *name, int (*slug_fn)(const char *, char *, size_
 
 /* hardware.accelerator_summary: must give a non-empty hardware slug, with
  * no word in two scripts. */
-int check_accel(const json_t *v, const char *field, struct vctx *c)
+int validate_check_accel(const json_t *v, const char *field, struct vctx *c)
 {
 	char slug[SLUG_MAX + 1];
 
 	if (slug_hw(json_string_value(v), slug, sizeof slug) != 0)
-		return bad(c, field, "%s names no accelerator beyond a vendor word; send %s.",
+		return validate_bad(c, field, "%s names no accelerator beyond a vendor word; send %s.",
 			   field, HINT_ACCEL);
 	return check_mixed(json_string_value(v), field, c);
 }
 
 /* created_at: RFC 3339 in UTC, a real time, not before VALIDATE_OLDEST_UNIX
  * and not more than VALIDATE_FUTURE_SKEW seconds past the server's clock. */
-int check_time(const json_t *v, const char *field, struct vctx *c)
+int validate_check_time(const json_t *v, const char *field, struct vctx *c)
 {
 	long long t = 0;
 	int rc = time_parse_rfc3339_utc(json_string_value(v), &t);
 
 	if (rc == -2)
-		return bad(c, field, "%s must be in UTC, ending in Z, such as \"2026-04-28T10:12:00Z\".",
+		return validate_bad(c, field, "%s must be in UTC, ending in Z, such as \"2026-04-28T10:12:00Z\".",
 			   field);
 	if (rc == -3)
-		return bad(c, field, "%s is not a real calendar date and time; send %s.",
+		return validate_bad(c, field, "%s is not a real calendar date and time; send %s.",
 			   field, HINT_TIME);
 	if (rc)
-		return bad(c, field, "%s must be %s.", field, HINT_TIME);
+		return validate_bad(c, field, "%s must be %s.", field, HINT_TIME);
 	if (t < VALIDATE_OLDEST_UNIX)
-		return bad(c, field, "%s is before 2023-01-01, earlier than any llm-speed run; "
+		return validate_bad(c, field, "%s is before 2023-01-01, earlier than any llm-speed run; "
 			   "check the computer's clock and send when the run finished.", field);
 	if (t > c->now + 86400)
-		return bad(c, field, "%s is more than a day in the future by the server's clock; "
+		return validate_bad(c, field, "%s is more than a day in the future by the server's clock; "
 			   "set the computer's clock right and send when the run finished.", field);
 	if (t > c->now + VALIDATE_FUTURE_SKEW)
-		return bad(c, field, "%s is %lld minutes in the future by the server's clock; "
+		return validate_bad(c, field, "%s is %lld minutes in the future by the server's clock; "
 			   "set the computer's clock right and send when the run finished.",
 			   field, (t - c->now + 59) / 60);
 	c->created = t;

@@ -10,7 +10,7 @@
 #include "http/cache.h"
 #include "ingest/jws.h"
 #include "ingest/validate.h"
-#include "store/defer.h"
+#include "http/defer.h"
 #include "store/outlier.h"
 #include "store/run_store.h"
 #include "store/tlog_store.h"
@@ -114,7 +114,7 @@ static enum MHD_Result withdraw_finish(struct req *r)
 			 "status", "withdrawn", "withdrawn_at", wd->withdrawn_at,
 			 "reason", wd->reason, "url", url);
 	ret = body ? http_send_json(r, 200, body, NULL)
-		   : http_fail(r, 503, "unavailable", MSG_NOMEM, NULL);
+		   : http_send_nomem(r);
 	json_decref(body);
 	return ret;
 }
@@ -189,7 +189,7 @@ static int payload_check(struct req *r, const json_t *o, struct withdrawal *wd,
 	if (reason_check(json_string_value(why), json_string_length(why), e) < 0)
 		return -1;
 	if (!(wd->reason = strdup(json_string_value(why))))
-		return err_unavailable(e, MSG_NOMEM);
+		return err_nomem(e);
 	return 0;
 }
 
@@ -243,7 +243,7 @@ enum MHD_Result withdraw_handle(struct req *r)
 	if (r->job)
 		return withdraw_finish(r);
 	if (!(wd = calloc(1, sizeof *wd)))
-		return http_fail(r, 503, "unavailable", MSG_NOMEM, NULL);
+		return http_send_nomem(r);
 	if (withdraw_check(r, wd, &e) < 0) {
 		withdrawal_free(wd);
 		return http_reply_err(r, &e);

@@ -167,7 +167,7 @@ static enum MHD_Result finish(struct req *r)
 	}
 	resp = http_build(CT_PNG, j->rj.png.buf, j->rj.png.len, CC_BADGE, j->etag);
 	if (!resp)
-		return MHD_NO;
+		return http_send_nomem(r);
 	ret = http_send_prebuilt(r, 200, resp, j->rj.png.len);
 	cache_put(r->app->cache, r->arg, REP_CARD_PNG, j->gen, 200, resp, j->etag,
 		  CC_BADGE, j->rj.png.len);

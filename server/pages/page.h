@@ -158,7 +158,7 @@ enum MHD_Result page_render(struct req *r, const char *name, json_t *model,
 enum MHD_Result page_render_cached(struct req *r, const char *name, json_t *model,
 				   enum cache_rep rep, uint64_t gen);
 /* As page_render_cached, for a page showing the figures of the cluster
- * with cache tag tag (cache_cluster_tag). */
+ * with cache tag tag (outlier_cluster_tag). */
 enum MHD_Result page_render_cached_tag(struct req *r, const char *name, json_t *model,
 				       enum cache_rep rep, uint64_t gen, unsigned tag);
 /* As page_render_cached, kept under id (not r->arg) as rep. */

@@ -261,7 +261,7 @@ enum MHD_Result page_export(struct req *r)
 	resp = http_build_stream(CT_NDJSON, export_read, e, export_done, 32 * 1024, CC_NONE);
 	if (!resp) {
 		export_done(e);
-		return MHD_NO;
+		return http_send_nomem(r);
 	}
 	MHD_add_response_header(resp, "Vary", "Accept-Encoding");
 	if (e->gzip)

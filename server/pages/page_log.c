@@ -39,7 +39,7 @@ enum MHD_Result page_log(struct req *r)
 	buf_release(&vkey);
 	buf_release(&ckpt);
 	if (!m)
-		return MHD_NO;
+		return http_send_nomem(r);
 	ret = page_render(r, "log", m, 200);
 	json_decref(m);
 	return ret;
@@ -117,7 +117,7 @@ static enum MHD_Result tile_keep(struct req *r, const struct tlog_tile *t, const
 	enum MHD_Result ret;
 
 	if (!resp)
-		return MHD_NO;
+		return http_send_nomem(r);
 	ret = http_send_prebuilt(r, 200, resp, b->len);
 	pthread_mutex_lock(&tile_lock);
 	if (s->resp)

@@ -48,7 +48,7 @@ static unsigned tag_of(const json_t *m)
 					   s_of(json_object_get(m, "model"), "digest"),
 					   s_of(json_object_get(m, "hardware"), "slug"),
 					   s_of(json_object_get(m, "backend"), "name"));
-	return cache_cluster_tag(s_of(m, "suite_version"),
+	return outlier_cluster_tag(s_of(m, "suite_version"),
 				 s_of(json_object_get(m, "model"), "digest"),
 				 s_of(o, "hw_class"),
 				 s_of(json_object_get(m, "backend"), "name"));
@@ -78,7 +78,7 @@ enum MHD_Result page_run_json(struct req *r)
 	tag = tag_of(m);
 	json_decref(m);
 	if (!s)
-		return MHD_NO;
+		return http_send_nomem(r);
 	if (dispute_after(r) || !proven)
 		ret = http_send(r, 200, CT_JSON, s, strlen(s),
 				&(struct http_opts){ .cache_control = CC_PAGE, .etag = 1 });

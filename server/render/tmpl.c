@@ -67,7 +67,7 @@ struct parser {
 	size_t olen, clen;
 	struct open_section sec[TMPL_MAX_NESTING];
 	int nsec;
-	struct tmpl_error *err;
+	struct err *err;
 };
 
 /* One tag: its kind is the sigil after the open delimiter ('#', '^', '/',
@@ -110,7 +110,9 @@ static int fail(struct parser *p, size_t at, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(p->err->message, sizeof p->err->message, fmt, ap);
 	va_end(ap);
-	p->err->line = line_at(p->src, at);
+	p->err->status = 500;
+	p->err->code = TMPL_ERR_CODE;
+	snprintf(p->err->field, sizeof p->err->field, "%d", line_at(p->src, at));
 	return -1;
 }
 
@@ -395,18 +397,17 @@ static int parse(struct parser *p)
 	return 0;
 }
 
-struct tmpl *tmpl_compile(const char *src, size_t len, struct tmpl_error *err)
+struct tmpl *tmpl_compile(const char *src, size_t len, struct err *err)
 {
-	struct tmpl_error dummy;
+	struct err dummy = ERR_INIT;
 	struct tmpl *t = NULL, *ret = NULL;
 	struct parser p;
 
 	if (!err)
 		err = &dummy;
-	err->message[0] = '\0';
-	err->line = 0;
+	*err = (struct err)ERR_INIT;
 	if (!(t = calloc(1, sizeof *t)) || !(t->src = malloc(len + 1))) {
-		snprintf(err->message, sizeof err->message, "out of memory");
+		err_set(err, 500, TMPL_ERR_CODE, NULL, "out of memory");
 		goto out;
 	}
 	if (len)
@@ -728,16 +729,23 @@ static int entry_cmp(const void *a, const void *b)
 		      ((const struct tmpl_entry *)b)->name);
 }
 
-static void set_error(struct tmpl_error *err, int line, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void set_error(struct tmpl_error *err, int line, const char *fmt, ...)
+/* Fills err with a load failure: the message, and as the field the file
+ * and line at fault ("run.html:3"), or only the file when line is 0. */
+static void set_error(struct err *err, const char *file, int line, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void set_error(struct err *err, const char *file, int line, const char *fmt, ...)
 {
 	va_list ap;
 
+	err->status = 500;
+	err->code = TMPL_ERR_CODE;
 	va_start(ap, fmt);
 	vsnprintf(err->message, sizeof err->message, fmt, ap);
 	va_end(ap);
-	err->line = line;
+	if (line)
+		snprintf(err->field, sizeof err->field, "%s:%d", file, line);
+	else
+		snprintf(err->field, sizeof err->field, "%s", file);
 }
 
 /* Returns the length of the template name in file name f ("run" in
@@ -785,20 +793,20 @@ out:
 /* Compiles dir/file into a new entry of s.  Returns 0, or -1 with err
  * naming the file. */
 static int load_one(struct tmpl_set *s, const char *dir, const char *file,
-		    struct tmpl_error *err)
+		    struct err *err)
 {
 	struct buf path = BUF_INIT, src = BUF_INIT;
-	struct tmpl_error e;
+	struct err e = ERR_INIT;
 	struct tmpl_entry *grown, *ent;
 	int rc = -1;
 
 	buf_printf(&path, "%s/%s", dir, file);
 	if (buf_error(&path) || read_file(path.buf, &src) < 0) {
-		set_error(err, 0, "%s: %s", file, strerror(errno));
+		set_error(err, file, 0, "%s: %s", file, strerror(errno));
 		goto out;
 	}
 	if (!(grown = realloc(s->e, (s->n + 1) * sizeof *s->e))) {
-		set_error(err, 0, "%s: out of memory", file);
+		set_error(err, file, 0, "%s: out of memory", file);
 		goto out;
 	}
 	s->e = grown;
@@ -806,7 +814,7 @@ static int load_one(struct tmpl_set *s, const char *dir, const char *file,
 	ent->t = tmpl_compile(src.buf, src.len, &e);
 	ent->name = strndup(file, template_name_len(file));
 	if (!ent->t || !ent->name) {
-		set_error(err, e.line, "%s:%d: %s", file, e.line,
+		set_error(err, file, atoi(e.field), "%s:%d: %s", file, atoi(e.field),
 			  ent->t ? "out of memory" : e.message);
 		tmpl_free(ent->t);
 		free(ent->name);
@@ -823,7 +831,7 @@ out:
 /* Loads every template of the open directory d (called dir) into s.
  * Returns 0, or -1 with err filled in. */
 static int load_dir(struct tmpl_set *s, DIR *d, const char *dir,
-		    struct tmpl_error *err)
+		    struct err *err)
 {
 	struct dirent *de;
 
@@ -836,23 +844,23 @@ static int load_dir(struct tmpl_set *s, DIR *d, const char *dir,
 			return -1;
 	}
 	if (errno) {
-		set_error(err, 0, "%s: %s", dir, strerror(errno));
+		set_error(err, dir, 0, "%s: %s", dir, strerror(errno));
 		return -1;
 	}
 	return 0;
 }
 
-struct tmpl_set *tmpl_set_load(const char *dir, struct tmpl_error *err)
+struct tmpl_set *tmpl_set_load(const char *dir, struct err *err)
 {
-	struct tmpl_error dummy;
+	struct err dummy = ERR_INIT;
 	struct tmpl_set *s = NULL, *ret = NULL;
 	DIR *d = NULL;
 
 	if (!err)
 		err = &dummy;
-	set_error(err, 0, "%s", "");
+	*err = (struct err)ERR_INIT;
 	if (!(s = calloc(1, sizeof *s)) || !(d = opendir(dir))) {
-		set_error(err, 0, "%s: %s", dir, strerror(s ? errno : ENOMEM));
+		set_error(err, dir, 0, "%s: %s", dir, strerror(s ? errno : ENOMEM));
 		goto out;
 	}
 	if (load_dir(s, d, dir, err) < 0)

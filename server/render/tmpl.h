@@ -24,7 +24,7 @@
  * same template, or the same set, at once.  Rendering allocates nothing but
  * the output buffer's growth and keeps its state on the caller's stack.
  *
- *   struct tmpl_error err;
+ *   struct err err = ERR_INIT;
  *   struct tmpl_set *set = tmpl_set_load("templates", &err);
  *   if (!set) die("%s", err.message);
  *   ...
@@ -37,6 +37,7 @@
 #include <jansson.h>
 
 #include "util/buf.h"
+#include "util/err.h"
 
 /* Partials may nest this deep (a self-including partial stops here). */
 #define TMPL_MAX_PARTIAL_DEPTH 32
@@ -49,18 +50,18 @@
 struct tmpl;       /* one compiled template */
 struct tmpl_set;   /* named templates, each also usable as a partial */
 
-/* Why a compile or load failed; line is 1-based, 0 when not about a line. */
-struct tmpl_error {
-	char message[256];
-	int line;
-};
+/* Why a compile or load failed, in the one error carrier (util/err.h):
+ * status 500, code TMPL_ERR_CODE, the message, and as the field the
+ * 1-based line at fault ("3"; tmpl_compile) or the file and line
+ * ("run.html:3"; tmpl_set_load, the file alone when not about a line). */
+#define TMPL_ERR_CODE "bad_template"
 
 /* Compiles src[0..len).  Returns the template, which the caller frees with
  * tmpl_free(), or NULL with err filled in (when err is not NULL) on a
  * syntax error: an unclosed tag or section, a close tag that does not match
  * the open section, a bad name or set-delimiter tag, nesting past
  * TMPL_MAX_NESTING, or an allocation failure. */
-struct tmpl *tmpl_compile(const char *src, size_t len, struct tmpl_error *err);
+struct tmpl *tmpl_compile(const char *src, size_t len, struct err *err);
 
 /* Frees t; NULL is ignored. */
 void tmpl_free(struct tmpl *t);
@@ -82,8 +83,8 @@ int tmpl_render(const struct tmpl *t, const json_t *ctx,
  * the template <name>: run.html is "run", _header.html is "_header".
  * Returns the set, which the caller frees with tmpl_set_free(), or NULL
  * with err naming the file and the error ("run.html:3: unclosed section
- * 'x'", err->line set) when a file cannot be read or compiled. */
-struct tmpl_set *tmpl_set_load(const char *dir, struct tmpl_error *err);
+ * 'x'", err->field "run.html:3") when a file cannot be read or compiled. */
+struct tmpl_set *tmpl_set_load(const char *dir, struct err *err);
 
 /* Returns the template called name, or NULL.  The set keeps ownership. */
 const struct tmpl *tmpl_set_get(const struct tmpl_set *s, const char *name);

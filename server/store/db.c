@@ -15,7 +15,7 @@
 
 #include "util/buf.h"
 
-int (*db_after_migrate)(struct dbconn *w, char *err, size_t errlen);
+int (*db_after_migrate)(struct dbconn *w, struct err *err);
 
 static atomic_ulong next_db_id = 1;
 static _Thread_local struct dbconn *tl_reader;
@@ -29,7 +29,7 @@ struct dbconn *db_reader(struct db *db)
 
 	if (tl_reader && tl_db_id == db->id)
 		return tl_reader;
-	c = conn_open(db->path, 1, db->busy_ms, NULL);
+	c = db_conn_open(db->path, 1, db->busy_ms, NULL);
 	if (!c)
 		return NULL;
 	pthread_mutex_lock(&db->lock);
@@ -46,7 +46,7 @@ struct dbconn *db_reader(struct db *db)
  * creates -wal and -shm with the database file's mode. An existing file is
  * changed by path, never opened: closing a descriptor of a database file
  * would drop the POSIX locks this process's connections hold on it. */
-static int set_perm(const char *path, struct db_perm perm, int create, char *err, size_t errlen)
+static int set_perm(const char *path, struct db_perm perm, int create, struct err *err)
 {
 	int fd = create ? open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, perm.mode) : -1;
 	struct stat st;
@@ -59,7 +59,7 @@ static int set_perm(const char *path, struct db_perm perm, int create, char *err
 		return 0;
 	}
 	if (create && errno != EEXIST) {
-		snprintf(err, errlen, "cannot open database %s: %s (is the folder there and writable?)",
+		err_internal(err, "cannot open database %s: %s (is the folder there and writable?)",
 			 path, strerror(errno));
 		return -1;
 	}
@@ -74,7 +74,7 @@ static int set_perm(const char *path, struct db_perm perm, int create, char *err
 		goto fail;
 	return 0;
 fail:
-	snprintf(err, errlen, "cannot give %s mode %04o%s: %s", path, (unsigned)perm.mode,
+	err_internal(err, "cannot give %s mode %04o%s: %s", path, (unsigned)perm.mode,
 		 perm.gid != (gid_t)-1 ? " and the database group" : "", strerror(errno));
 	if (fd >= 0)
 		close(fd);
@@ -82,41 +82,41 @@ fail:
 }
 
 /* The database, -wal and -shm files with perm's mode and group. */
-static int set_perms(const char *path, struct db_perm perm, int create, char *err, size_t errlen)
+static int set_perms(const char *path, struct db_perm perm, int create, struct err *err)
 {
 	static const char *const suffix[] = { "-wal", "-shm" };
 	struct buf b = BUF_INIT;
 	size_t i;
-	int rc = set_perm(path, perm, create, err, errlen);
+	int rc = set_perm(path, perm, create, err);
 
 	for (i = 0; rc == 0 && i < sizeof suffix / sizeof *suffix; i++) {
 		buf_reset(&b);
 		buf_printf(&b, "%s%s", path, suffix[i]);
-		rc = buf_error(&b) < 0 ? (snprintf(err, errlen, "out of memory"), -1)
-				       : set_perm(b.buf, perm, 0, err, errlen);
+		rc = buf_error(&b) < 0 ? (err_internal(err, "out of memory"), -1)
+				       : set_perm(b.buf, perm, 0, err);
 	}
 	buf_release(&b);
 	return rc;
 }
 
 int db_open(const char *path, const char *migrations_dir, struct db **out,
-	    char *err, size_t errlen)
+	    struct err *err)
 {
-	return db_open_perm(path, migrations_dir, DB_PERM_DEFAULT, out, err, errlen);
+	return db_open_perm(path, migrations_dir, DB_PERM_DEFAULT, out, err);
 }
 
 int db_open_perm(const char *path, const char *migrations_dir, struct db_perm perm,
-		 struct db **out, char *err, size_t errlen)
+		 struct db **out, struct err *err)
 {
 	struct db *db = calloc(1, sizeof *db);
 	int rc = DB_ERR;
 
 	*out = NULL;
 	if (!db || !(db->path = strdup(path))) {
-		snprintf(err, errlen, "out of memory");
+		err_internal(err, "out of memory");
 		goto fail;
 	}
-	if (set_perms(path, perm, 1, err, errlen) < 0) {
+	if (set_perms(path, perm, 1, err) < 0) {
 		rc = DB_READONLY;
 		goto fail;
 	}
@@ -126,9 +126,9 @@ int db_open_perm(const char *path, const char *migrations_dir, struct db_perm pe
 	db->busy_ms = 5000;
 	/* The writer's WAL writes are gathered (db_walbuf.c), which needs its
 	 * synchronous=FULL below. */
-	db->writer = conn_open(path, 0, db->busy_ms, walbuf_vfs_name());
+	db->writer = db_conn_open(path, 0, db->busy_ms, db_walbuf_vfs_name());
 	if (!db->writer) {
-		snprintf(err, errlen, "cannot open database %s (is the folder there and writable?)", path);
+		err_internal(err, "cannot open database %s (is the folder there and writable?)", path);
 		rc = DB_READONLY;
 		goto fail;
 	}
@@ -138,37 +138,37 @@ int db_open_perm(const char *path, const char *migrations_dir, struct db_perm pe
 	    /* Statement journals (every insert into runs has one, as triggers
 	     * keep digest_counts in step) stay in memory, not a temp file. */
 	    db_exec(db->writer, "PRAGMA temp_store=MEMORY") != SQLITE_OK) {
-		snprintf(err, errlen, "cannot configure database %s: %s", path,
+		err_internal(err, "cannot configure database %s: %s", path,
 			 sqlite3_errmsg(db->writer->h));
 		rc = db_status_of(sqlite3_errcode(db->writer->h));
 		goto fail;
 	}
-	rc = db_status_of(migrate_apply(db->writer->h, migrations_dir, err, errlen));
+	rc = db_status_of(migrate_apply(db->writer->h, migrations_dir, err));
 	if (rc == DB_OK && db_after_migrate)
-		rc = db_after_migrate(db->writer, err, errlen);
+		rc = db_after_migrate(db->writer, err);
 	if (rc != DB_OK)
 		goto fail;
-	if (ckpt_start(db) < 0) {
-		snprintf(err, errlen, "cannot start the checkpoint thread");
+	if (db_ckpt_start(db) < 0) {
+		err_internal(err, "cannot start the checkpoint thread");
 		rc = DB_ERR;
 		goto fail;
 	}
 	/* -wal and -shm exist now; with a group named, they get it too (SQLite
 	 * gives them the database's owner only when running as root). */
-	if (set_perms(path, perm, 0, err, errlen) < 0) {
+	if (set_perms(path, perm, 0, err) < 0) {
 		rc = DB_READONLY;
 		goto fail;
 	}
 	/* The writer's commits are synced by the sync thread, which answers
 	 * their jobs only after (db_sync.c). */
-	if (sync_start(db) < 0) {
-		snprintf(err, errlen, "cannot start the sync thread");
+	if (db_sync_start(db) < 0) {
+		err_internal(err, "cannot start the sync thread");
 		rc = DB_ERR;
 		goto fail;
 	}
-	walbuf_defer(db->writer->h, 1);
-	if (pthread_create(&db->thread, NULL, writer_main, db) != 0) {
-		snprintf(err, errlen, "cannot start the writer thread");
+	db_walbuf_defer(db->writer->h, 1);
+	if (pthread_create(&db->thread, NULL, db_writer_main, db) != 0) {
+		err_internal(err, "cannot start the writer thread");
 		rc = DB_ERR;
 		goto fail;
 	}
@@ -198,22 +198,22 @@ void db_close(struct db *db)
 		return;
 	if (db->thread_started)
 		stop_thread(db, &db->wake, db->thread);
-	sync_stop(db);
+	db_sync_stop(db);
 	if (db->ckpt_started) {
 		stop_thread(db, &db->ckpt_wake, db->ckpt_thread);
 		pthread_cond_destroy(&db->ckpt_wake);
 		pthread_cond_destroy(&db->ckpt_idle);
 	}
 	if (db->ckpt)
-		conn_close(db->ckpt);
+		db_conn_close(db->ckpt);
 	for (c = db->readers; c; c = next) {
 		next = c->next;
-		conn_close(c);
+		db_conn_close(c);
 	}
 	if (db->writer) {
-		walbuf_defer(db->writer->h, 0);
+		db_walbuf_defer(db->writer->h, 0);
 		db_exec(db->writer, "PRAGMA wal_checkpoint(TRUNCATE)");
-		conn_close(db->writer);
+		db_conn_close(db->writer);
 	}
 	pthread_cond_destroy(&db->wake);
 	pthread_mutex_destroy(&db->lock);

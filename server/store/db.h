@@ -14,6 +14,7 @@
 #include <sqlite3.h>
 #include <stddef.h>
 #include <sys/types.h>
+#include "util/err.h"
 
 struct db;
 
@@ -42,7 +43,7 @@ enum db_status {
  * the writer thread starts: the repairs the layers that own the tables
  * need (main.c sets it to the outlier and log backfills).  NULL: none.  Returns a
  * db_status with a message in err. */
-extern int (*db_after_migrate)(struct dbconn *w, char *err, size_t errlen);
+extern int (*db_after_migrate)(struct dbconn *w, struct err *err);
 
 /* Opens (creating if needed) the database at path, applies every migration
  * in migrations_dir that is not yet recorded (by migrate_apply,
@@ -50,7 +51,7 @@ extern int (*db_after_migrate)(struct dbconn *w, char *err, size_t errlen);
  * starts the writer thread.
  * On failure returns a negative status with a message in err. */
 int db_open(const char *path, const char *migrations_dir, struct db **out,
-	    char *err, size_t errlen);
+	    struct err *err);
 /* Who may read the database files (the database, -wal and -shm): mode
  * 0600, or 0640 with gid the group that may read them. */
 struct db_perm {
@@ -62,7 +63,7 @@ struct db_perm {
  * database is created so, an existing one (and its -wal and -shm) brought
  * to it. Fails with the reason in err when that cannot be done. */
 int db_open_perm(const char *path, const char *migrations_dir, struct db_perm perm,
-		 struct db **out, char *err, size_t errlen);
+		 struct db **out, struct err *err);
 /* How long a connection waits for a lock another process holds before the
  * statement fails with DB_BUSY (default 5000 ms).  Applies to the writer
  * and to readers opened from now on; call it before any work is submitted. */

@@ -23,7 +23,7 @@
 
 /* The whole of a small file at path into b (at most max bytes); 0, 1
  * when there is none, -1 with err. */
-static int slurp(const char *path, struct buf *b, size_t max, char *err, size_t errlen)
+static int slurp(const char *path, struct buf *b, size_t max, struct err *err)
 {
 	char chunk[4096];
 	ssize_t n;
@@ -32,14 +32,14 @@ static int slurp(const char *path, struct buf *b, size_t max, char *err, size_t 
 	if (fd < 0 && errno == ENOENT)
 		return 1;
 	if (fd < 0) {
-		snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+		err_internal(err, "cannot read %s: %s", path, strerror(errno));
 		return -1;
 	}
 	while ((n = read(fd, chunk, sizeof chunk)) > 0 && b->len + (size_t)n <= max)
 		buf_add(b, chunk, (size_t)n);
 	close(fd);
 	if (n != 0 || buf_error(b)) {
-		snprintf(err, errlen, "cannot read %s whole", path);
+		err_internal(err, "cannot read %s whole", path);
 		return -1;
 	}
 	return 0;
@@ -57,8 +57,7 @@ static int same_file(const char *a, const char *b)
  * the copy is one snapshot however the daemon writes meanwhile (WAL:
  * the writer goes on; only the checkpointer waits to pass the snapshot).
  * Retries while src is locked for a moment (a WAL restart). */
-static int copy_pages(struct dbconn *src, struct dbconn *dst, unsigned busy_ms, char *err,
-		      size_t errlen)
+static int copy_pages(struct dbconn *src, struct dbconn *dst, unsigned busy_ms, struct err *err)
 {
 	struct timespec pause = { 0, 50 * 1000 * 1000 };
 	sqlite3_backup *bk = sqlite3_backup_init(dst->h, "main", src->h, "main");
@@ -66,7 +65,7 @@ static int copy_pages(struct dbconn *src, struct dbconn *dst, unsigned busy_ms, 
 	int rc;
 
 	if (!bk) {
-		snprintf(err, errlen, "cannot start the copy: %s", sqlite3_errmsg(dst->h));
+		err_internal(err, "cannot start the copy: %s", sqlite3_errmsg(dst->h));
 		return -1;
 	}
 	while ((rc = sqlite3_backup_step(bk, -1)) == SQLITE_BUSY || rc == SQLITE_LOCKED) {
@@ -77,7 +76,7 @@ static int copy_pages(struct dbconn *src, struct dbconn *dst, unsigned busy_ms, 
 	}
 	sqlite3_backup_finish(bk);
 	if (rc != SQLITE_DONE) {
-		snprintf(err, errlen, "the copy failed: %s", sqlite3_errstr(rc));
+		err_internal(err, "the copy failed: %s", sqlite3_errstr(rc));
 		return -1;
 	}
 	return 0;
@@ -86,7 +85,7 @@ static int copy_pages(struct dbconn *src, struct dbconn *dst, unsigned busy_ms, 
 /* The copy's tree must extend the checkpoint read before it was taken:
  * at least as many entries, and the same root over the first ones. */
 static int check_extends(struct dbconn *copy, const struct buf *ckpt, struct db_backup_result *res,
-			 char *err, size_t errlen)
+			 struct err *err)
 {
 	struct tlog_reader rd = tlog_store_reader(copy);
 	unsigned char want[TLOG_HASH], got[TLOG_HASH];
@@ -95,20 +94,20 @@ static int check_extends(struct dbconn *copy, const struct buf *ckpt, struct db_
 	int64_t n = tlog_store_size(copy);
 
 	if (n < 0) {
-		snprintf(err, errlen, "cannot read the transparency log's size from the copy");
+		err_internal(err, "cannot read the transparency log's size from the copy");
 		return -1;
 	}
 	res->log_entries = n;
 	if (!ckpt->len)
 		return 0;
 	if (tlog_checkpoint_parse(ckpt->buf, ckpt->len, origin, sizeof origin, &size, want) < 0) {
-		snprintf(err, errlen, "the database's .checkpoint file is not a checkpoint");
+		err_internal(err, "the database's .checkpoint file is not a checkpoint");
 		return -1;
 	}
 	res->checkpoint_entries = size;
 	if ((uint64_t)n < size || (size && (tlog_root(&rd, size, got) < 0 ||
 					   sodium_memcmp(got, want, TLOG_HASH) != 0))) {
-		snprintf(err, errlen, "the copy does not extend the log's published checkpoint "
+		err_internal(err, "the copy does not extend the log's published checkpoint "
 			 "(%lld entries against %llu): is another database's checkpoint beside it?",
 			 (long long)n, (unsigned long long)size);
 		return -1;
@@ -144,37 +143,37 @@ static int sync_file(const char *path)
 
 /* Takes the snapshot into tmp (created 0600) and checks it. */
 static int take(const char *src, const char *tmp, unsigned busy_ms, const struct buf *ckpt,
-		struct db_backup_result *res, char *err, size_t errlen)
+		struct db_backup_result *res, struct err *err)
 {
 	struct dbconn *from = NULL, *to = NULL;
 	int fd, rc = -1;
 
 	unlink(tmp);
 	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) < 0) {
-		snprintf(err, errlen, "cannot create %s: %s", tmp, strerror(errno));
+		err_internal(err, "cannot create %s: %s", tmp, strerror(errno));
 		return -1;
 	}
 	close(fd);
-	if (!(from = conn_open(src, 1, busy_ms, NULL)) || !(to = conn_open(tmp, 0, busy_ms, NULL))) {
-		snprintf(err, errlen, "cannot open %s", from ? tmp : src);
+	if (!(from = db_conn_open(src, 1, busy_ms, NULL)) || !(to = db_conn_open(tmp, 0, busy_ms, NULL))) {
+		err_internal(err, "cannot open %s", from ? tmp : src);
 		goto out;
 	}
-	if (copy_pages(from, to, busy_ms, err, errlen) < 0 ||
-	    check_extends(to, ckpt, res, err, errlen) < 0)
+	if (copy_pages(from, to, busy_ms, err) < 0 ||
+	    check_extends(to, ckpt, res, err) < 0)
 		goto out;
 	/* A copy in rollback-journal mode is one file; the daemon started on
 	 * it turns WAL on again. */
 	if (db_exec(to, "PRAGMA journal_mode=DELETE") != SQLITE_OK) {
-		snprintf(err, errlen, "cannot finish the copy: %s", sqlite3_errmsg(to->h));
+		err_internal(err, "cannot finish the copy: %s", sqlite3_errmsg(to->h));
 		goto out;
 	}
 	res->runs = count_runs(to);
 	rc = 0;
 out:
-	conn_close(from);
-	conn_close(to);
+	db_conn_close(from);
+	db_conn_close(to);
 	if (rc == 0 && sync_file(tmp) < 0) {
-		snprintf(err, errlen, "cannot sync %s: %s", tmp, strerror(errno));
+		err_internal(err, "cannot sync %s: %s", tmp, strerror(errno));
 		rc = -1;
 	}
 	if (rc < 0)
@@ -183,7 +182,7 @@ out:
 }
 
 int db_backup(const char *src, const char *out, unsigned busy_ms, struct db_backup_result *res,
-	      char *err, size_t errlen)
+	      struct err *err)
 {
 	char src_key[PATHN], src_ckpt[PATHN], out_key[PATHN], out_ckpt[PATHN], path[PATHN];
 	struct buf key = BUF_INIT, ckpt = BUF_INIT;
@@ -194,34 +193,34 @@ int db_backup(const char *src, const char *out, unsigned busy_ms, struct db_back
 	tlog_signer_files(src, src_key, src_ckpt, PATHN);
 	tlog_signer_files(out, out_key, out_ckpt, PATHN);
 	if (stat(src, &st) < 0) {
-		snprintf(err, errlen, "there is no database at %s", src);
+		err_internal(err, "there is no database at %s", src);
 		return -1;
 	}
 	snprintf(path, sizeof path, "%s-wal", out);
 	if (same_file(src, out) || access(path, F_OK) == 0) {
-		snprintf(err, errlen, "%s is a database in use (%s): back up to a new file",
+		err_internal(err, "%s is a database in use (%s): back up to a new file",
 			 out, same_file(src, out) ? "the one being copied" : "it has a -wal file");
 		return -1;
 	}
 	snprintf(path, sizeof path, "%s.tmp", out);
 	/* The checkpoint first, then the snapshot: the log published it from
 	 * commits already on disk, so the snapshot taken after holds them. */
-	if (slurp(src_ckpt, &ckpt, 4096, err, errlen) < 0 || (r = slurp(src_key, &key, 64, err, errlen)) < 0)
+	if (slurp(src_ckpt, &ckpt, 4096, err) < 0 || (r = slurp(src_key, &key, 64, err)) < 0)
 		goto out;
 	if (r == 1) {
-		snprintf(err, errlen, "there is no log key %s beside the database: start the "
+		err_internal(err, "there is no log key %s beside the database: start the "
 			 "server on it once, or restore the key there first", src_key);
 		goto out;
 	}
-	if (take(src, path, busy_ms, &ckpt, res, err, errlen) < 0)
+	if (take(src, path, busy_ms, &ckpt, res, err) < 0)
 		goto out;
-	if (fileio_write_private(out_key, key.buf, key.len, err, errlen) < 0)
+	if (fileio_write_private(out_key, key.buf, key.len, err) < 0)
 		goto out;
-	if (ckpt.len ? fileio_write_private(out_ckpt, ckpt.buf, ckpt.len, err, errlen) < 0
+	if (ckpt.len ? fileio_write_private(out_ckpt, ckpt.buf, ckpt.len, err) < 0
 		     : (unlink(out_ckpt) < 0 && errno != ENOENT))
 		goto out;
 	if (rename(path, out) < 0) {
-		snprintf(err, errlen, "cannot rename %s to %s: %s", path, out, strerror(errno));
+		err_internal(err, "cannot rename %s to %s: %s", path, out, strerror(errno));
 		goto out;
 	}
 	fileio_sync_dir(out);

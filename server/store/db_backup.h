@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "util/err.h"
 
 struct db_backup_result {
 	int64_t runs;                  /* runs in the copy */
@@ -24,6 +25,6 @@ struct db_backup_result {
  * out that is src or has a -wal file.  0, or -1 with the reason in err and
  * out left as it was. */
 int db_backup(const char *src, const char *out, unsigned busy_ms, struct db_backup_result *res,
-	      char *err, size_t errlen);
+	      struct err *err);
 
 #endif

@@ -121,9 +121,9 @@ static void *ckpt_main(void *arg)
 
 /* Moves checkpoints off the writer: its own automatic checkpoint is
  * replaced by the hook that wakes the checkpointer thread. */
-int ckpt_start(struct db *db)
+int db_ckpt_start(struct db *db)
 {
-	db->ckpt = conn_open(db->path, 0, db->busy_ms, NULL);
+	db->ckpt = db_conn_open(db->path, 0, db->busy_ms, NULL);
 	if (!db->ckpt || db_exec(db->ckpt, "PRAGMA synchronous=FULL") != SQLITE_OK)
 		return -1;
 	pthread_cond_init(&db->ckpt_wake, NULL);

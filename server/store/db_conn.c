@@ -63,7 +63,7 @@ static void sql_jws_payload(sqlite3_context *cx, int argc, sqlite3_value **argv)
 
 /* Opens one connection with the settings every connection shares, through
  * VFS vfs (NULL: the default). */
-struct dbconn *conn_open(const char *path, int readonly, unsigned busy_ms, const char *vfs)
+struct dbconn *db_conn_open(const char *path, int readonly, unsigned busy_ms, const char *vfs)
 {
 	struct dbconn *c = calloc(1, sizeof *c);
 	int flags = readonly ? SQLITE_OPEN_READONLY
@@ -97,7 +97,7 @@ struct dbconn *conn_open(const char *path, int readonly, unsigned busy_ms, const
 	return c;
 }
 
-void conn_close(struct dbconn *c)
+void db_conn_close(struct dbconn *c)
 {
 	int i;
 

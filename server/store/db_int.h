@@ -54,29 +54,29 @@ struct db {
 /* db_conn.c: one connection with the settings every connection shares,
  * through VFS vfs (NULL: the default), or NULL on failure (logged);
  * closing finalizes its cached statements. */
-struct dbconn *conn_open(const char *path, int readonly, unsigned busy_ms, const char *vfs);
-void conn_close(struct dbconn *c);
+struct dbconn *db_conn_open(const char *path, int readonly, unsigned busy_ms, const char *vfs);
+void db_conn_close(struct dbconn *c);
 /* Runs SQL without results on c, logging a failure; an SQLite rc. */
 int db_exec(struct dbconn *c, const char *sql);
 
 /* db_status.c: the db_status of a failure rc on the writer, telling a
  * read-only file from a full disk. */
-int write_status(struct db *db, int rc);
+int db_write_status(struct db *db, int rc);
 
 /* db_writer.c: the writer thread's body (arg: the struct db). */
-void *writer_main(void *arg);
+void *db_writer_main(void *arg);
 
 /* db_sync.c: starts the sync thread (0 or -1); hands it a committed
  * batch, with the descriptor to sync first (-1: none); stops it after it
  * answered everything handed to it. */
-int sync_start(struct db *db);
-void sync_enqueue(struct db *db, struct db_job *batch, int fd);
-void sync_stop(struct db *db);
+int db_sync_start(struct db *db);
+void db_sync_enqueue(struct db *db, struct db_job *batch, int fd);
+void db_sync_stop(struct db *db);
 
 /* db_status.c: the status of a failed fdatasync() with errno e. */
-int sync_status(int e);
+int db_sync_status(int e);
 
 /* db_ckpt.c: starts the checkpointer thread and its connection; 0 or -1. */
-int ckpt_start(struct db *db);
+int db_ckpt_start(struct db *db);
 
 #endif

@@ -91,14 +91,14 @@ static int probe_files(const char *path)
  * writes as a plain I/O error, so the system error behind it, or a look at
  * the files, tells a read-only file from a full disk: the operator is told
  * the right thing to fix. */
-int sync_status(int e)
+int db_sync_status(int e)
 {
 	int st = status_of_errno(e);
 
 	return st ? st : DB_ERR;
 }
 
-int write_status(struct db *db, int rc)
+int db_write_status(struct db *db, int rc)
 {
 	int st = db_status_of(rc), why;
 

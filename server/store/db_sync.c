@@ -32,7 +32,7 @@ static int sync_fd(struct db *db, int fd)
 	return rc;
 }
 
-void sync_enqueue(struct db *db, struct db_job *batch, int fd)
+void db_sync_enqueue(struct db *db, struct db_job *batch, int fd)
 {
 	struct db_job *last;
 
@@ -91,7 +91,7 @@ static void *sync_main(void *arg)
 		if (fd >= 0 && sync_fd(db, fd) < 0) {
 			int e = errno;
 
-			status = sync_status(e);
+			status = db_sync_status(e);
 			log_error("database: the log could not be synced to disk (%s): the "
 				  "last writes are not acknowledged, and no write is taken until "
 				  "the daemon is restarted", strerror(e));
@@ -104,7 +104,7 @@ static void *sync_main(void *arg)
 	return NULL;
 }
 
-int sync_start(struct db *db)
+int db_sync_start(struct db *db)
 {
 	db->sync_fd = -1;
 	pthread_cond_init(&db->sync_wake, NULL);
@@ -116,7 +116,7 @@ int sync_start(struct db *db)
 	return 0;
 }
 
-void sync_stop(struct db *db)
+void db_sync_stop(struct db *db)
 {
 	if (!db->sync_started)
 		return;

@@ -18,9 +18,9 @@
  * write that fails is reported by the call that writes the buffer out, so
  * the transaction fails as it would have.
  *
- * Leaving the sync.  With walbuf_defer() on, the sync SQLite asks for
+ * Leaving the sync.  With db_walbuf_defer() on, the sync SQLite asks for
  * right after it wrote a commit frame only writes the buffer out and
- * marks the file; the writer then takes the mark (walbuf_take_pending())
+ * marks the file; the writer then takes the mark (db_walbuf_take_pending())
  * and its sync thread calls fdatasync() on a descriptor of the same file
  * before any job of that commit is answered (db_sync.c).  The commit is
  * then visible to readers a moment before it is on disk, never
@@ -56,7 +56,7 @@ struct walfile {
 	sqlite3_int64 off;
 	sqlite3_file *real;      /* the default VFS's file, right after this */
 	int syncfd;              /* the same file, for the sync thread; -1: none */
-	int defer;               /* walbuf_defer(): commit syncs may be left */
+	int defer;               /* db_walbuf_defer(): commit syncs may be left */
 	int synced;              /* a sync has been done in place */
 	int frames;              /* frames written since the last sync */
 	int commit;              /* the last frame written ends a commit */
@@ -279,7 +279,7 @@ static void walbuf_setup(void)
 	walbuf_ready = sqlite3_vfs_register(&walbuf_vfs, 0) == SQLITE_OK;
 }
 
-const char *walbuf_vfs_name(void)
+const char *db_walbuf_vfs_name(void)
 {
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
 
@@ -298,7 +298,7 @@ static struct walfile *wal_of(sqlite3 *h)
 	return (struct walfile *)pf;
 }
 
-int walbuf_defer(sqlite3 *h, int on)
+int db_walbuf_defer(sqlite3 *h, int on)
 {
 	struct walfile *f = wal_of(h);
 
@@ -308,7 +308,7 @@ int walbuf_defer(sqlite3 *h, int on)
 	return 0;
 }
 
-int walbuf_take_pending(sqlite3 *h)
+int db_walbuf_take_pending(sqlite3 *h)
 {
 	struct walfile *f = wal_of(h);
 

@@ -78,7 +78,7 @@ static void run_batch(struct db *db, struct db_job *batch)
 	}
 	rc = db_exec(w, "BEGIN IMMEDIATE");
 	if (rc != SQLITE_OK) {
-		batch_failed(batch, write_status(db, rc));
+		batch_failed(batch, db_write_status(db, rc));
 		return;
 	}
 	for (j = batch; j; j = j->next) {
@@ -90,7 +90,7 @@ static void run_batch(struct db *db, struct db_job *batch)
 	}
 	rc = db_exec(w, "COMMIT");
 	if (rc != SQLITE_OK) {
-		rc = write_status(db, rc);
+		rc = db_write_status(db, rc);
 		if (!sqlite3_get_autocommit(w->h))
 			db_exec(w, "ROLLBACK");
 		batch_failed(batch, rc);
@@ -112,7 +112,7 @@ void db_set_commit_hook(struct db *db, void (*fn)(void *arg), void *arg)
 	pthread_mutex_unlock(&db->lock);
 }
 
-void *writer_main(void *arg)
+void *db_writer_main(void *arg)
 {
 	struct db *db = arg;
 	struct db_job *batch, *j;
@@ -140,7 +140,7 @@ void *writer_main(void *arg)
 		metrics_group_commit(n);
 
 		run_batch(db, batch);
-		sync_enqueue(db, batch, walbuf_take_pending(db->writer->h));
+		db_sync_enqueue(db, batch, db_walbuf_take_pending(db->writer->h));
 	}
 	return NULL;
 }

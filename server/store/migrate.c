@@ -87,7 +87,7 @@ static int migration_progress(void *arg)
 
 /* Applies one migration file in its own transaction, recording it. */
 static int apply_one(sqlite3 *h, const char *dir, const char *name,
-		     char *err, size_t errlen)
+		     struct err *err)
 {
 	static const char rec[] =
 		"INSERT INTO schema_migrations(version, name, applied_at) "
@@ -100,11 +100,11 @@ static int apply_one(sqlite3 *h, const char *dir, const char *name,
 
 	buf_printf(&path, "%s/%s", dir, name);
 	if (slurp(path.buf, &sql) < 0) {
-		snprintf(err, errlen, "cannot read migration %s", path.buf);
+		err_internal(err, "cannot read migration %s", path.buf);
 		goto out;
 	}
 	if (run(h, "BEGIN IMMEDIATE") != SQLITE_OK) {
-		snprintf(err, errlen, "cannot start the transaction for migration %s: %s",
+		err_internal(err, "cannot start the transaction for migration %s: %s",
 			 name, sqlite3_errmsg(h));
 		rc = sqlite3_errcode(h);
 		goto out;
@@ -116,12 +116,12 @@ static int apply_one(sqlite3 *h, const char *dir, const char *name,
 	ok = sqlite3_exec(h, sql.buf, NULL, NULL, &msg) == SQLITE_OK;
 	sqlite3_progress_handler(h, 0, NULL, NULL);
 	if (!ok) {
-		snprintf(err, errlen, "migration %s failed: %s", name, msg ? msg : "?");
+		err_internal(err, "migration %s failed: %s", name, msg ? msg : "?");
 		run(h, "ROLLBACK");
 		goto out;
 	}
 	if (sqlite3_prepare_v2(h, rec, -1, &st, NULL) != SQLITE_OK) {
-		snprintf(err, errlen, "cannot record migration %s: %s", name, sqlite3_errmsg(h));
+		err_internal(err, "cannot record migration %s: %s", name, sqlite3_errmsg(h));
 		run(h, "ROLLBACK");
 		goto out;
 	}
@@ -130,7 +130,7 @@ static int apply_one(sqlite3 *h, const char *dir, const char *name,
 	     sqlite3_step(st) == SQLITE_DONE;
 	sqlite3_finalize(st);
 	if (!ok || run(h, "COMMIT") != SQLITE_OK) {
-		snprintf(err, errlen, "cannot record migration %s", name);
+		err_internal(err, "cannot record migration %s", name);
 		run(h, "ROLLBACK");
 		goto out;
 	}
@@ -161,26 +161,26 @@ static int applied(sqlite3 *h, int v)
 
 /* Reads the names of the migration files in dir into names (at most
  * MIGRATIONS_MAX); returns how many, or -1 with the reason in err. */
-static int list_migrations(const char *dir, char **names, char *err, size_t errlen)
+static int list_migrations(const char *dir, char **names, struct err *err)
 {
 	struct dirent *de;
 	int n = 0;
 	DIR *d = opendir(dir);
 
 	if (!d) {
-		snprintf(err, errlen, "cannot open migrations folder %s: %s", dir, strerror(errno));
+		err_internal(err, "cannot open migrations folder %s: %s", dir, strerror(errno));
 		return -1;
 	}
 	while ((de = readdir(d))) {
 		if (!is_migration(de->d_name))
 			continue;
 		if (n == MIGRATIONS_MAX) {
-			snprintf(err, errlen, "more than %d migration files in %s; the server reads at most %d",
+			err_internal(err, "more than %d migration files in %s; the server reads at most %d",
 				 MIGRATIONS_MAX, dir, MIGRATIONS_MAX);
 			goto fail;
 		}
 		if (!(names[n] = strdup(de->d_name))) {
-			snprintf(err, errlen, "out of memory reading the migrations folder %s", dir);
+			err_internal(err, "out of memory reading the migrations folder %s", dir);
 			goto fail;
 		}
 		n++;
@@ -195,7 +195,7 @@ fail:
 }
 
 /* (declared in migrate.h) */
-int migrate_apply(sqlite3 *h, const char *dir, char *err, size_t errlen)
+int migrate_apply(sqlite3 *h, const char *dir, struct err *err)
 {
 	char *names[MIGRATIONS_MAX];
 	int n, i, done, rc = SQLITE_OK;
@@ -203,19 +203,19 @@ int migrate_apply(sqlite3 *h, const char *dir, char *err, size_t errlen)
 	if (run(h, "CREATE TABLE IF NOT EXISTS schema_migrations("
 		    "version INTEGER PRIMARY KEY, name TEXT NOT NULL, "
 		    "applied_at TEXT NOT NULL)") != SQLITE_OK) {
-		snprintf(err, errlen, "cannot create schema_migrations: %s", sqlite3_errmsg(h));
+		err_internal(err, "cannot create schema_migrations: %s", sqlite3_errmsg(h));
 		return sqlite3_errcode(h);
 	}
-	if ((n = list_migrations(dir, names, err, errlen)) < 0)
+	if ((n = list_migrations(dir, names, err)) < 0)
 		return SQLITE_ERROR;
 	qsort(names, (size_t)n, sizeof *names, name_cmp);
 	for (i = 0; i < n; i++) {
 		if (rc == SQLITE_OK && (done = applied(h, atoi(names[i]))) < 0) {
-			snprintf(err, errlen, "cannot tell whether migration %s was applied: %s",
+			err_internal(err, "cannot tell whether migration %s was applied: %s",
 				 names[i], sqlite3_errmsg(h));
 			rc = SQLITE_ERROR;
 		} else if (rc == SQLITE_OK && !done) {
-			rc = apply_one(h, dir, names[i], err, errlen);
+			rc = apply_one(h, dir, names[i], err);
 		}
 		free(names[i]);
 	}

@@ -2,8 +2,10 @@
  * leaving its cluster, its combination and the typical figures; the
  * verdicts whose bounds moved (the runs between a population's old and new
  * bound, found by range seeks); the runs that change flag when a cluster
- * reaches or leaves OUTLIER_MIN_KEYS keys (runs_flag_split); and reading a
- * cluster's figures.  The populations' rows are in outlier_pop.c, the
+ * reaches or leaves OUTLIER_MIN_KEYS keys (runs_flag_split).  It calls the
+ * files below it (outlier_keys.c, outlier_pop.c, typical.c, ...), and none
+ * of them calls it: what they share with it is in outlier_stmt.c.  The
+ * populations' rows are in outlier_pop.c, the
  * typical figures in typical.c, the start-up fill in outlier_backfill.c. */
 #include "store/outlier_int.h"
 
@@ -15,8 +17,6 @@
 #include "domain/ceiling.h"
 #include "util/timefmt.h"
 
-static const char sql_fig_read[] =
-	"SELECT n, mean, stddev, keys, new_keys FROM clusters WHERE " WHERE_KEY;
 static const char sql_keys_of[] = "SELECT keys FROM clusters WHERE " WHERE_KEY;
 #define FRUN_COLS "rowid, id, suite_version, model_slug, model_digest, hw_slug, backend_name, " \
 	"hw_class, key_thumbprint, decode_tok_s, prefill_tok_s, ttft_ms, received_at"
@@ -42,7 +42,7 @@ static const char sql_split[] =
 static const char sql_epoch[] = "SELECT unixepoch(?)";
 
 const char *const outlier_sql[] = {
-	sql_fig_read, sql_keys_of, sql_frun_rowid, sql_frun_id, sql_set_bits, sql_set_flag,
+	sql_keys_of, sql_frun_rowid, sql_frun_id, sql_set_bits, sql_set_flag,
 	sql_rowid_of, sql_band_c, sql_band_w, sql_split, sql_epoch, NULL
 };
 
@@ -69,58 +69,7 @@ int outlier_above_ceiling(const char *model_slug, const char *quant, const char 
 
 /* ---- shared helpers ---- */
 
-int step_all(sqlite3_stmt *st, json_t *ids, long long *last)
-{
-	int rc;
-
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (last)
-			*last = sqlite3_column_int64(st, 0);
-		if (json_is_array(ids) && sqlite3_column_text(st, 0))
-			json_array_append_new(ids, json_string((const char *)sqlite3_column_text(st, 0)));
-	}
-	sqlite3_reset(st);
-	return rc == SQLITE_DONE ? DB_OK : db_status_of(rc);
-}
-
-sqlite3_stmt *keyed(struct dbconn *w, const char *sql, const struct cluster_key *k)
-{
-	sqlite3_stmt *st = db_stmt(w, sql);
-
-	if (st) {
-		db_bind_text(st, 1, k->suite);
-		db_bind_text(st, 2, k->digest);
-		db_bind_text(st, 3, k->hw_class);
-		db_bind_text(st, 4, k->backend);
-	}
-	return st;
-}
-
-sqlite3_stmt *combo_keyed(struct dbconn *w, const char *sql, const struct combo_key *k)
-{
-	sqlite3_stmt *st = db_stmt(w, sql);
-
-	if (st) {
-		db_bind_text(st, 1, k->suite);
-		db_bind_text(st, 2, k->model);
-		db_bind_text(st, 3, k->digest);
-		db_bind_text(st, 4, k->hw);
-		db_bind_text(st, 5, k->backend);
-	}
-	return st;
-}
-
-struct cluster_key frun_cluster(const struct frun *r)
-{
-	return (struct cluster_key){ r->suite, r->digest, r->hw_class, r->backend };
-}
-
-struct combo_key frun_combo(const struct frun *r)
-{
-	return (struct combo_key){ r->suite, r->model, r->digest, r->hw, r->backend };
-}
-
-int flag_of_bits(int bits, int cluster_decides)
+int outlier_flag_of_bits(int bits, int cluster_decides)
 {
 	return (bits & FLAG_CEILING) || (bits & (cluster_decides ? FLAG_CLUSTER : FLAG_COMBO)) ? 1 : 0;
 }
@@ -156,7 +105,7 @@ static void frun_read(struct frun *r, sqlite3_stmt *st)
 	copy(r->received, sizeof r->received, st, 12);
 }
 
-int frun_load(struct dbconn *w, long long rowid, const char *id, struct frun *r)
+int outlier_frun_load(struct dbconn *w, long long rowid, const char *id, struct frun *r)
 {
 	sqlite3_stmt *st = db_stmt(w, rowid ? sql_frun_rowid : sql_frun_id);
 	int rc;
@@ -179,14 +128,14 @@ int frun_load(struct dbconn *w, long long rowid, const char *id, struct frun *r)
 /* 1 when cluster k has OUTLIER_MIN_KEYS keys: it decides its runs' flags. */
 static int cluster_decides(struct dbconn *w, const struct cluster_key *k, int *decides)
 {
-	sqlite3_stmt *st = keyed(w, sql_keys_of, k);
+	sqlite3_stmt *st = outlier_keyed(w, sql_keys_of, k);
 	long long keys = 0;
 	int rc;
 
 	*decides = 0;
 	if (!st)
 		return DB_ERR;
-	rc = step_all(st, NULL, &keys);
+	rc = outlier_step_all(st, NULL, &keys);
 	*decides = keys >= OUTLIER_MIN_KEYS;
 	return rc;
 }
@@ -202,7 +151,7 @@ static struct bounds bounds_of(const struct fig *f)
 	struct bounds b;
 	double mean, sd;
 
-	moments(f, &mean, &sd, &b.lo, &b.hi);
+	outlier_moments(f, &mean, &sd, &b.lo, &b.hi);
 	return b;
 }
 
@@ -217,7 +166,7 @@ static int outside(double x, struct bounds b)
 static int verdict(struct dbconn *w, long long rowid, int old_bits, int old_flag, int bits,
 		   int decides, json_t *ids, struct tbatch *tb)
 {
-	int flag = flag_of_bits(bits, decides), rc;
+	int flag = outlier_flag_of_bits(bits, decides), rc;
 	sqlite3_stmt *st;
 	struct frun r;
 
@@ -229,9 +178,9 @@ static int verdict(struct dbconn *w, long long rowid, int old_bits, int old_flag
 	sqlite3_bind_int(st, 2, bits);
 	if (flag != old_flag)
 		sqlite3_bind_int(st, 3, flag);
-	if ((rc = step_all(st, NULL, NULL)) != DB_OK || flag == old_flag)
+	if ((rc = outlier_step_all(st, NULL, NULL)) != DB_OK || flag == old_flag)
 		return rc;
-	if ((rc = frun_load(w, rowid, NULL, &r)) != DB_OK)
+	if ((rc = outlier_frun_load(w, rowid, NULL, &r)) != DB_OK)
 		return rc;
 	if (json_is_array(ids))
 		json_array_append_new(ids, json_string(r.id));
@@ -321,12 +270,12 @@ static int band(struct dbconn *w, sqlite3_stmt *(*bind)(struct dbconn *, const c
 
 static sqlite3_stmt *bind_c(struct dbconn *w, const char *sql, const void *k)
 {
-	return keyed(w, sql, k);
+	return outlier_keyed(w, sql, k);
 }
 
 static sqlite3_stmt *bind_w(struct dbconn *w, const char *sql, const void *k)
 {
-	return combo_keyed(w, sql, k);
+	return outlier_combo_keyed(w, sql, k);
 }
 
 /* Cluster c's bounds moved from old to now (it decides: decides): the
@@ -380,7 +329,7 @@ static int split(struct dbconn *w, const struct cluster_key *c, int decides, jso
 		 struct tbatch *tb)
 {
 	struct brows b = { 0 };
-	sqlite3_stmt *st = keyed(w, sql_split, c);
+	sqlite3_stmt *st = outlier_keyed(w, sql_split, c);
 	size_t i;
 	int rc = st ? collect(st, &b) : DB_ERR;
 
@@ -400,7 +349,7 @@ static long long epoch_of(struct dbconn *w, const char *t)
 
 	if (st) {
 		db_bind_text(st, 1, t);
-		step_all(st, NULL, &v);
+		outlier_step_all(st, NULL, &v);
 	}
 	return v;
 }
@@ -412,8 +361,8 @@ static long long epoch_of(struct dbconn *w, const char *t)
 static int move(struct dbconn *w, const struct frun *r, int sign, int stored, int flag,
 		int ceiling, json_t *ids)
 {
-	struct cluster_key c = frun_cluster(r);
-	struct combo_key k = frun_combo(r);
+	struct cluster_key c = outlier_frun_cluster(r);
+	struct combo_key k = outlier_frun_combo(r);
 	struct cluster_row cl;
 	struct ckey_row kr;
 	struct combo_row cr, old;
@@ -421,9 +370,9 @@ static int move(struct dbconn *w, const struct frun *r, int sign, int stored, in
 	struct tbatch tb;
 	int rc, dec0, dec1, now = 0, nflag = 0;
 
-	if ((rc = combo_row_load(w, &k, &cr)) != DB_OK ||
-	    (!cr.exists && (rc = combo_row_open(w, &k, r->id, epoch_of(w, r->received), &cr)) != DB_OK) ||
-	    (rc = ckey_row_load(w, cr.cid, r->key, &kr)) != DB_OK || (rc = cluster_row_load(w, &c, &cl)) != DB_OK)
+	if ((rc = outlier_combo_row_load(w, &k, &cr)) != DB_OK ||
+	    (!cr.exists && (rc = outlier_combo_row_open(w, &k, r->id, epoch_of(w, r->received), &cr)) != DB_OK) ||
+	    (rc = outlier_ckey_row_load(w, cr.cid, r->key, &kr)) != DB_OK || (rc = outlier_cluster_row_load(w, &c, &cl)) != DB_OK)
 		return rc;
 	old = cr;
 	/* A leaving run that was not flagged leaves the typical figures. */
@@ -432,8 +381,8 @@ static int move(struct dbconn *w, const struct frun *r, int sign, int stored, in
 	cb0 = bounds_of(&cl.f);
 	dec0 = cl.f.n >= OUTLIER_MIN_KEYS;
 	wb0 = bounds_of(&cr.f);
-	if ((rc = cluster_key_move(w, &c, r->key, r->x, r->id, sign, &cl)) != DB_OK ||
-	    (rc = combo_key_move(w, &k, r->key, r->x, r->id, sign, &kr, &cr)) != DB_OK)
+	if ((rc = outlier_cluster_key_move(w, &c, r->key, r->x, r->id, sign, &cl)) != DB_OK ||
+	    (rc = outlier_combo_key_move(w, &k, r->key, r->x, r->id, sign, &kr, &cr)) != DB_OK)
 		return rc;
 	cb1 = bounds_of(&cl.f);
 	dec1 = cl.f.n >= OUTLIER_MIN_KEYS;
@@ -443,13 +392,13 @@ static int move(struct dbconn *w, const struct frun *r, int sign, int stored, in
 	 * never passes through them. */
 	if (sign > 0) {
 		now = ceiling | (outside(r->x, cb1) ? FLAG_CLUSTER : 0) | (outside(r->x, wb1) ? FLAG_COMBO : 0);
-		nflag = flag_of_bits(now, dec1);
+		nflag = outlier_flag_of_bits(now, dec1);
 		if (!nflag && (rc = typical_move(w, r, 1, &kr, &cr)) != DB_OK)
 			return rc;
 	}
-	if ((rc = cluster_row_store(w, &c, &cl)) != DB_OK ||
-	    (rc = ckey_row_store(w, cr.cid, r->key, &kr)) != DB_OK ||
-	    (rc = combo_row_store(w, &k, &cr)) != DB_OK || (rc = typical_tops(w, &k, &old, &cr)) != DB_OK)
+	if ((rc = outlier_cluster_row_store(w, &c, &cl)) != DB_OK ||
+	    (rc = outlier_ckey_row_store(w, cr.cid, r->key, &kr)) != DB_OK ||
+	    (rc = outlier_combo_row_store(w, &k, &cr)) != DB_OK || (rc = typical_tops(w, &k, &old, &cr)) != DB_OK)
 		return rc;
 	/* The run's row: its verdicts (entering), or none (leaving: it is no
 	 * longer counted, so not flagged). */
@@ -466,7 +415,7 @@ static int move(struct dbconn *w, const struct frun *r, int sign, int stored, in
 		sqlite3_bind_int(st, 2, now);
 		if (nflag != flag)
 			sqlite3_bind_int(st, 3, nflag);
-		rc = step_all(st, NULL, NULL);
+		rc = outlier_step_all(st, NULL, NULL);
 		if (rc == DB_OK && nflag != flag && json_is_array(ids))
 			json_array_append_new(ids, json_string(r->id));
 	}
@@ -493,7 +442,7 @@ static int rowid_of(struct dbconn *w, const char *id, long long *rowid)
 	if (!st)
 		return DB_ERR;
 	db_bind_text(st, 1, id);
-	return step_all(st, NULL, rowid);
+	return outlier_step_all(st, NULL, rowid);
 }
 
 int outlier_run_added(struct dbconn *w, const struct outlier_run *in, json_t *ids,
@@ -519,7 +468,7 @@ int outlier_run_added(struct dbconn *w, const struct outlier_run *in, json_t *id
 		return rc;
 	if (!r.rowid)
 		return DB_NOTFOUND;
-	if ((rc = key_count(w, in->key, 1, other_tag)) != DB_OK)
+	if ((rc = outlier_key_count(w, in->key, 1, other_tag)) != DB_OK)
 		return rc;
 	bits = outlier_above_ceiling(in->k.model, in->quant, in->format, in->k.hw, in->x) ? FLAG_CEILING : 0;
 	return move(w, &r, 1, 0, 0, bits, ids);
@@ -548,28 +497,4 @@ int outlier_run_status_changed(struct dbconn *w, const char *id, json_t *ids)
 		return db_status_of(rc);
 	/* Its ceiling bit is kept as stored; a run that left holds only it. */
 	return move(w, &r, counted ? 1 : -1, bits, flag, bits & FLAG_CEILING, ids);
-}
-
-/* ---- reading ---- */
-
-int outlier_figures(struct dbconn *c, const struct cluster_key *k, struct cluster_figures *out)
-{
-	sqlite3_stmt *st = keyed(c, sql_fig_read, k);
-	int rc;
-
-	memset(out, 0, sizeof *out);
-	if (!st)
-		return DB_ERR;
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		out->n = sqlite3_column_int64(st, 0);
-		out->mean = sqlite3_column_double(st, 1);
-		out->stddev = sqlite3_column_double(st, 2);
-		out->keys = sqlite3_column_int64(st, 3);
-		out->new_keys = sqlite3_column_int64(st, 4);
-	}
-	sqlite3_reset(st);
-	if (rc == SQLITE_DONE)
-		return DB_NOTFOUND;
-	return rc == SQLITE_ROW ? DB_OK : db_status_of(rc);
 }

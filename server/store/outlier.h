@@ -47,15 +47,12 @@ struct combo_key {
  * rate; a clamped run is still compared by its real value). */
 #define OUTLIER_SCALE 1e9L
 
-/* The figures a page shows for a cluster (table clusters): its counted
- * runs, the mean and spread of its key values, its keys and how many of
- * them are new.  A signing key is "new" while it has stored exactly one
- * run on this server (table signing_keys, column runs = 1). */
-struct cluster_figures {
-	long long n;              /* counted runs (status 'ok') */
-	double mean, stddev;      /* population, over one value per key */
-	long long keys, new_keys;
-};
+/* The tag of cluster (suite, digest, hw_class, backend): a hash, never 0,
+ * that the layers above keep a page showing the cluster's figures under,
+ * and drop it by when the cluster changes (http/cache.h).  NULL parts
+ * count as "". */
+unsigned outlier_cluster_tag(const char *suite, const char *digest, const char *hw_class,
+			     const char *backend);
 
 /* A run just inserted with status 'ok', outlier 0 and flag_bits 0, as the
  * writer has it. */
@@ -81,7 +78,7 @@ void outlier_set_reference(const struct ceiling_ref *ref);
  * when it stands out or is above its ceiling, and moves every flag the new
  * figures move.  When the key thereby stops being new, the cluster of its
  * first run shows one new key fewer: *other_tag (when set) gets that
- * cluster's cache_cluster_tag, else 0. */
+ * cluster's outlier_cluster_tag, else 0. */
 int outlier_run_added(struct dbconn *w, const struct outlier_run *r, json_t *ids,
 		      unsigned *other_tag);
 
@@ -93,16 +90,11 @@ int outlier_run_status_changed(struct dbconn *w, const char *id, json_t *ids);
 /* Fills what migration 0020 left to do (and the ceiling flags when the
  * reference data changed), reporting progress on stderr.  Must run before
  * the writer thread starts.  err gets a message. */
-int outlier_backfill(struct dbconn *w, char *err, size_t errlen);
+int outlier_backfill(struct dbconn *w, struct err *err);
 
 /* Rebuilds every cluster, combination, flag and typical figure from the
  * runs, as outlier_backfill does after migration 0020 (tests, repairs). */
 int outlier_rebuild_all(struct dbconn *w);
-
-/* The figures of cluster k read on connection c; DB_NOTFOUND when the
- * cluster has no counted run. */
-int outlier_figures(struct dbconn *c, const struct cluster_key *k,
-		    struct cluster_figures *out);
 
 /* 1 when x is more than 3 standard deviations from mean (sd > 0): the
  * same test as the stored verdicts, x < mean - 3 sd or x > mean + 3 sd. */

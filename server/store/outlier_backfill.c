@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "domain/ceiling.h"
+#include "util/log.h"
 #include "util/sha256.h"
 
 static const char sql_has_0020[] =
@@ -132,21 +133,21 @@ static int do_cluster(struct dbconn *w, char **c)
 {
 	struct cluster_key k = { c[0], c[1], c[2], c[3] };
 
-	return cluster_rebuild(w, &k);
+	return outlier_cluster_rebuild(w, &k);
 }
 
 static int do_combo(struct dbconn *w, char **c)
 {
 	struct combo_key k = { c[0], c[1], c[2], c[3], c[4] };
 
-	return combo_rebuild(w, &k);
+	return outlier_combo_rebuild(w, &k);
 }
 
 static int do_typical(struct dbconn *w, char **c)
 {
 	struct combo_key k = { c[0], c[1], c[2], c[3], c[4] };
 
-	return typical_rebuild(w, &k);
+	return outlier_typical_rebuild(w, &k);
 }
 
 /* Repeats batches of one step until none is left, with progress. */
@@ -163,10 +164,10 @@ static int step_loop(struct dbconn *w, const char *what, const char *count_sql, 
 		return DB_ERR;
 	if (filled >= 0)
 		sqlite3_bind_int(st, 1, filled);
-	if ((rc = step_all(st, NULL, &total)) != DB_OK || !total)
+	if ((rc = outlier_step_all(st, NULL, &total)) != DB_OK || !total)
 		return rc;
 	if (!quiet)
-		fprintf(stderr, "llm-speedd: %s: %lld to fill\n", what, total);
+		log_info("%s: %lld to fill", what, total);
 	do {
 		if (!(st = db_stmt(w, sql)))
 			return DB_ERR;
@@ -177,7 +178,7 @@ static int step_loop(struct dbconn *w, const char *what, const char *count_sql, 
 		done += n;
 		if (!quiet && n && time(NULL) != last) {
 			last = time(NULL);
-			fprintf(stderr, "llm-speedd: %s %ld/%lld\n", what, done, total);
+			log_info("%s %ld/%lld", what, done, total);
 		}
 	} while (n > 0);
 	return DB_OK;
@@ -206,7 +207,7 @@ static int state_set(struct dbconn *w, const char *name, const char *value)
 		return DB_ERR;
 	db_bind_text(st, 1, name);
 	db_bind_text(st, 2, value);
-	return step_all(st, NULL, NULL);
+	return outlier_step_all(st, NULL, NULL);
 }
 
 /* Sets each population's verdicts where its bounds exclude a run. */
@@ -228,7 +229,7 @@ static int population_verdicts(struct dbconn *w, const char *list, const char *s
 			db_bind_text(up, i + 1, (const char *)sqlite3_column_text(st, i));
 		sqlite3_bind_double(up, nkey + 1, mean - 3.0 * sd);
 		sqlite3_bind_double(up, nkey + 2, mean + 3.0 * sd);
-		if (step_all(up, NULL, NULL) != DB_OK) {
+		if (outlier_step_all(up, NULL, NULL) != DB_OK) {
 			rc = SQLITE_ERROR;
 			break;
 		}
@@ -297,14 +298,14 @@ static int ceiling_verdicts(struct dbconn *w, const char *hex, int quiet)
 	sqlite3_reset(st);
 	rc = rc == SQLITE_DONE ? DB_OK : db_status_of(rc);
 	if (n && !quiet)
-		fprintf(stderr, "llm-speedd: judging %zu runs against their bandwidth ceiling anew\n", n);
+		log_info("judging %zu runs against their bandwidth ceiling anew", n);
 	for (i = 0; rc == DB_OK && i < n; i++) {
 		struct frun r;
 		struct cluster_key c;
 		long long keys = 0;
 		int bits, flag, now, decides;
 
-		if ((rc = frun_load(w, v[i].rowid, NULL, &r)) != DB_OK || !(q = db_stmt(w, sql_ceil_run)))
+		if ((rc = outlier_frun_load(w, v[i].rowid, NULL, &r)) != DB_OK || !(q = db_stmt(w, sql_ceil_run)))
 			break;
 		sqlite3_bind_int64(q, 1, v[i].rowid);
 		if ((rc = sqlite3_step(q)) != SQLITE_ROW) {
@@ -321,16 +322,16 @@ static int ceiling_verdicts(struct dbconn *w, const char *hex, int quiet)
 		rc = DB_OK;
 		if (now == bits)
 			continue;
-		c = frun_cluster(&r);
-		if (!(q = keyed(w, sql_keys_of, &c)) || (rc = step_all(q, NULL, &keys)) != DB_OK)
+		c = outlier_frun_cluster(&r);
+		if (!(q = outlier_keyed(w, sql_keys_of, &c)) || (rc = outlier_step_all(q, NULL, &keys)) != DB_OK)
 			break;
 		decides = keys >= OUTLIER_MIN_KEYS;
-		if (flag_of_bits(now, decides) == flag) {
+		if (outlier_flag_of_bits(now, decides) == flag) {
 			if (!(q = db_stmt(w, sql_ceil_bits)))
 				break;
 			sqlite3_bind_int64(q, 1, v[i].rowid);
 			sqlite3_bind_int(q, 2, now);
-			rc = step_all(q, NULL, NULL);
+			rc = outlier_step_all(q, NULL, NULL);
 			continue;
 		}
 		if (!(q = db_stmt(w, sql_ceil_set)))
@@ -338,7 +339,7 @@ static int ceiling_verdicts(struct dbconn *w, const char *hex, int quiet)
 		sqlite3_bind_int64(q, 1, v[i].rowid);
 		sqlite3_bind_int(q, 2, now);
 		sqlite3_bind_int(q, 3, !flag);
-		if ((rc = step_all(q, NULL, NULL)) == DB_OK)
+		if ((rc = outlier_step_all(q, NULL, NULL)) == DB_OK)
 			rc = typical_move(w, &r, flag ? 1 : -1, NULL, NULL);
 	}
 	free(v);
@@ -386,15 +387,15 @@ static int fill(struct dbconn *w, int quiet)
 	return ceiling_verdicts(w, hex, quiet);
 }
 
-int outlier_backfill(struct dbconn *w, char *err, size_t errlen)
+int outlier_backfill(struct dbconn *w, struct err *err)
 {
 	long long has = 0;
 	int rc;
 
-	if (step_all(db_stmt(w, sql_has_0020), NULL, &has) != DB_OK || !has)
+	if (outlier_step_all(db_stmt(w, sql_has_0020), NULL, &has) != DB_OK || !has)
 		return DB_OK;          /* before migration 0020 (tests of older schemas) */
 	if ((rc = fill(w, 0)) != DB_OK)
-		snprintf(err, errlen, "cannot fill the outlier and typical figures: %s",
+		err_internal(err, "cannot fill the outlier and typical figures: %s",
 			 sqlite3_errmsg(w->h));
 	return rc;
 }

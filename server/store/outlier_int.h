@@ -1,6 +1,7 @@
 /* outlier_int.h: what the files of the flags and the typical figures share
- * (outlier.c, outlier_sums.c, outlier_keys.c, outlier_median.c,
- * outlier_pop.c, outlier_backfill.c, typical.c, typical_hist.c); nothing
+ * (outlier.c, outlier_stmt.c, outlier_sums.c, outlier_keys.c,
+ * outlier_median.c, outlier_pop.c, outlier_backfill.c, typical.c,
+ * typical_hist.c); nothing
  * outside them includes it.  The contracts are outlier.h and typical.h. */
 #ifndef LLMS_OUTLIER_INT_H
 #define LLMS_OUTLIER_INT_H
@@ -42,42 +43,44 @@ struct frun {
 	int bits, outlier;
 	char received[40];
 };
-/* Its cluster and combination, pointing into r. */
-struct cluster_key frun_cluster(const struct frun *r);
-struct combo_key frun_combo(const struct frun *r);
+/* Its cluster and combination, pointing into r (outlier_stmt.c). */
+struct cluster_key outlier_frun_cluster(const struct frun *r);
+struct combo_key outlier_frun_combo(const struct frun *r);
 
 /* ---- outlier_sums.c ---- */
 /* The limbs w[0..limbs-1] as big-endian bytes at p, and back. */
-void be_put(unsigned char *p, const uint64_t *w, int limbs);
-void be_get(const unsigned char *p, uint64_t *w, int limbs);
+void outlier_be_put(unsigned char *p, const uint64_t *w, int limbs);
+void outlier_be_get(const unsigned char *p, uint64_t *w, int limbs);
 /* Adds (sign 1) or removes (sign −1) value x. */
-void fig_move(struct fig *f, double x, int sign);
+void outlier_fig_move(struct fig *f, double x, int sign);
 /* A key's value went from old to new (has_old, has_new: it had / has one). */
-void fig_replace(struct fig *f, int has_old, double old, int has_new, double now);
+void outlier_fig_replace(struct fig *f, int has_old, double old, int has_new, double now);
 /* Mean and population standard deviation from the exact sums, and the
  * bounds outside which a run is flagged (infinite when σ = 0). */
-void moments(const struct fig *f, double *mean, double *sd, double *lo, double *hi);
+void outlier_moments(const struct fig *f, double *mean, double *sd, double *lo, double *hi);
 /* The sums as the two blobs of a row (16 and 32 bytes), and back; 0, or
  * -1 when the blobs are missing or of the wrong size. */
-void fig_blobs(const struct fig *f, unsigned char s[16], unsigned char qq[32]);
-int fig_of_blobs(struct fig *f, long long n, const void *s, int slen, const void *qq, int qqlen);
+void outlier_fig_blobs(const struct fig *f, unsigned char s[16], unsigned char qq[32]);
+int outlier_fig_of_blobs(struct fig *f, long long n, const void *s, int slen, const void *qq, int qqlen);
 
-/* ---- outlier.c ---- */
+/* ---- outlier_stmt.c ---- */
 /* Steps st to the end, appending the first column of each row to ids
  * when it is an array; *last gets the first column of the last row as an
  * integer (when last is set).  Resets st; a db_status. */
-int step_all(sqlite3_stmt *st, json_t *ids, long long *last);
+int outlier_step_all(sqlite3_stmt *st, json_t *ids, long long *last);
 /* Prepares sql with the cluster key bound to ?1..?4 (NULL on failure). */
-sqlite3_stmt *keyed(struct dbconn *w, const char *sql, const struct cluster_key *k);
+sqlite3_stmt *outlier_keyed(struct dbconn *w, const char *sql, const struct cluster_key *k);
 /* The same with a combination bound to ?1..?5. */
-sqlite3_stmt *combo_keyed(struct dbconn *w, const char *sql, const struct combo_key *k);
+sqlite3_stmt *outlier_combo_keyed(struct dbconn *w, const char *sql, const struct combo_key *k);
+
+/* ---- outlier.c ---- */
 /* Reads the run with this rowid (or, rowid 0, this id); DB_NOTFOUND. */
-int frun_load(struct dbconn *w, long long rowid, const char *id, struct frun *r);
+int outlier_frun_load(struct dbconn *w, long long rowid, const char *id, struct frun *r);
 /* The reference data set by outlier_set_reference (NULL: none). */
 const struct ceiling_ref *outlier_reference(void);
 /* The flag a run's verdicts give: the ceiling's, else the cluster's when
  * the cluster has OUTLIER_MIN_KEYS keys, else the combination's. */
-int flag_of_bits(int bits, int cluster_decides);
+int outlier_flag_of_bits(int bits, int cluster_decides);
 
 /* ---- outlier_median.c: the exact median of one key's runs, a pointer
  * into an index that every change moves by one step at most ---- */
@@ -101,18 +104,18 @@ struct mset {
 	const char *key;               /* the signing key */
 };
 /* The run (x, id) joined the set (it is in the index already): moves p. */
-int mset_added(struct dbconn *w, const struct mset *s, struct mptr *p, double x, const char *id);
+int outlier_mset_added(struct dbconn *w, const struct mset *s, struct mptr *p, double x, const char *id);
 /* The run (x, id) left the set (it is no longer in the index): moves p. */
-int mset_removed(struct dbconn *w, const struct mset *s, struct mptr *p, double x, const char *id);
+int outlier_mset_removed(struct dbconn *w, const struct mset *s, struct mptr *p, double x, const char *id);
 /* p from columns i (x), i+1 (id), i+2 (val) of st, with n runs. */
-void mptr_read(struct mptr *p, long long n, sqlite3_stmt *st, int i);
+void outlier_mptr_read(struct mptr *p, long long n, sqlite3_stmt *st, int i);
 /* Binds p to parameters i (x), i+1 (id), i+2 (val): NULLs when empty. */
-void mptr_bind(const struct mptr *p, sqlite3_stmt *st, int i);
+void outlier_mptr_bind(const struct mptr *p, sqlite3_stmt *st, int i);
 
 /* ---- outlier_keys.c: signing keys ---- */
 /* key stored one more run (sign 1) or one fewer (−1); *tag (when set) gets
  * the cache tag of a cluster that lost a new key. */
-int key_count(struct dbconn *w, const char *key, int sign, unsigned *tag);
+int outlier_key_count(struct dbconn *w, const char *key, int sign, unsigned *tag);
 /* The cluster's figures as its row keeps them. */
 struct cluster_row {
 	int exists;
@@ -122,13 +125,13 @@ struct cluster_row {
 /* key's run (x, id) entered (sign 1) or left (−1) cluster k: its row in
  * cluster_keys (count, median) and the cluster's key count, new keys and
  * sums in row follow. */
-int cluster_key_move(struct dbconn *w, const struct cluster_key *k, const char *key,
+int outlier_cluster_key_move(struct dbconn *w, const struct cluster_key *k, const char *key,
 		     double x, const char *id, int sign, struct cluster_row *row);
 
 /* ---- outlier_pop.c: the populations' rows ---- */
-int cluster_row_load(struct dbconn *w, const struct cluster_key *k, struct cluster_row *row);
+int outlier_cluster_row_load(struct dbconn *w, const struct cluster_key *k, struct cluster_row *row);
 /* Writes row (removes it when no run counts), with its mean and spread. */
-int cluster_row_store(struct dbconn *w, const struct cluster_key *k, const struct cluster_row *row);
+int outlier_cluster_row_store(struct dbconn *w, const struct cluster_key *k, const struct cluster_row *row);
 
 /* A histogram pointer: bucket b, the values in buckets below it, and in
  * it with their sum (the bucket stands for their mean). */
@@ -165,21 +168,21 @@ struct ckey_row {
 	double pre_val, ttft_val;
 };
 /* Reads combination k's row (row->exists 0 and cid 0 when it has none). */
-int combo_row_load(struct dbconn *w, const struct combo_key *k, struct combo_row *row);
+int outlier_combo_row_load(struct dbconn *w, const struct combo_key *k, struct combo_row *row);
 /* The same, and when k has no row yet, makes an empty one named by run id
  * (received at first_at), so that its key and bucket rows can name it. */
-int combo_row_open(struct dbconn *w, const struct combo_key *k, const char *id, long long first_at,
+int outlier_combo_row_open(struct dbconn *w, const struct combo_key *k, const char *id, long long first_at,
 		   struct combo_row *row);
 /* Writes row back (drops it when no run counts), setting only the indexed
  * figures that moved since it was read. */
-int combo_row_store(struct dbconn *w, const struct combo_key *k, struct combo_row *row);
+int outlier_combo_row_store(struct dbconn *w, const struct combo_key *k, struct combo_row *row);
 /* A key's row in combination cid, read (exists 0 when none) and written
  * (dropped when the key has no counted run there). */
-int ckey_row_load(struct dbconn *w, long long cid, const char *key, struct ckey_row *row);
-int ckey_row_store(struct dbconn *w, long long cid, const char *key, const struct ckey_row *row);
+int outlier_ckey_row_load(struct dbconn *w, long long cid, const char *key, struct ckey_row *row);
+int outlier_ckey_row_store(struct dbconn *w, long long cid, const char *key, const struct ckey_row *row);
 /* key's run (x, id) entered (sign 1) or left (−1) the flags' population of
  * combination k: the key's median and the combination's sums follow. */
-int combo_key_move(struct dbconn *w, const struct combo_key *k, const char *key,
+int outlier_combo_key_move(struct dbconn *w, const struct combo_key *k, const char *key,
 		   double x, const char *id, int sign, struct ckey_row *kr, struct combo_row *cr);
 
 /* ---- typical.c ---- */
@@ -216,13 +219,13 @@ int typical_tops(struct dbconn *w, const struct combo_key *k, const struct combo
 int typical_tops_all(struct dbconn *w);
 /* ---- outlier_rebuild.c: from the runs, for the start-up fill ---- */
 /* Cluster k's keys (counts, medians) and figures. */
-int cluster_rebuild(struct dbconn *w, const struct cluster_key *k);
+int outlier_cluster_rebuild(struct dbconn *w, const struct cluster_key *k);
 /* Combination k's keys and flag figures (its row then says filled = 1,
  * the typical figures empty), or the row dropped when no run counts. */
-int combo_rebuild(struct dbconn *w, const struct combo_key *k);
+int outlier_combo_rebuild(struct dbconn *w, const struct combo_key *k);
 /* Combination k's typical figures: its keys' rows, buckets and figures
  * (filled = 2), from its unflagged runs as flagged now. */
-int typical_rebuild(struct dbconn *w, const struct combo_key *k);
+int outlier_typical_rebuild(struct dbconn *w, const struct combo_key *k);
 
 /* ---- typical_hist.c: buckets and their pointers ---- */
 /* One histogram: a key's buckets of one metric in a combination, or
@@ -235,11 +238,11 @@ struct hist {
 /* Value v entered (sign 1) or left (−1) its bucket of h; total is the
  * number of values in h after the change; the pointers p[0..np-1] (one per
  * quantile qs[i]) follow.  A pointer is meaningless while total is 0. */
-int hist_move(struct dbconn *w, const struct hist *h, double v, int sign, long long total,
+int typical_hist_move(struct dbconn *w, const struct hist *h, double v, int sign, long long total,
 	      struct hptr *p, const double *qs, int np);
 /* A value of h moved from old to now inside one bucket (the bucket's sum
  * follows, and the pointers at it). */
-int hist_adjust(struct dbconn *w, const struct hist *h, double old, double now,
+int typical_hist_adjust(struct dbconn *w, const struct hist *h, double old, double now,
 		struct hptr *p, int np);
 /* The row id in combo_hist of bucket b of combination cid's histogram of
  * metric (0 decode, 1 prefill, 2 TTFT): histograms take ids HIST_SPAN
@@ -247,9 +250,9 @@ int hist_adjust(struct dbconn *w, const struct hist *h, double old, double now,
  * (buckets run from QUANTILE_ZERO_BUCKET to 12757). */
 #define HIST_SPAN 16384
 #define HIST_OFFSET 4096
-long long hist_id(long long cid, int metric, int b);
+long long typical_hist_id(long long cid, int metric, int b);
 /* The value of quantile q of h's total values through p. */
-int hist_value(struct dbconn *w, const struct hist *h, const struct hptr *p, long long total,
+int typical_hist_value(struct dbconn *w, const struct hist *h, const struct hptr *p, long long total,
 	       double q, double *v);
 
 #endif

@@ -3,7 +3,6 @@
  * which keys are new. */
 #include "store/outlier_int.h"
 
-#include "http/cache.h"
 #include "util/timefmt.h"
 
 /* The count is read, then written: no RETURNING, which SQLite serves
@@ -47,7 +46,7 @@ static int key_runs(struct dbconn *w, const char *key, long long *runs)
 	if (!st)
 		return DB_ERR;
 	db_bind_text(st, 1, key);
-	return step_all(st, NULL, runs);
+	return outlier_step_all(st, NULL, runs);
 }
 
 /* Adds delta to new_keys of the cluster(s) key has counted runs in. */
@@ -59,7 +58,7 @@ static int key_newness(struct dbconn *w, const char *key, int delta)
 		return DB_ERR;
 	db_bind_text(st, 1, key);
 	sqlite3_bind_int(st, 2, delta);
-	return step_all(st, NULL, NULL);
+	return outlier_step_all(st, NULL, NULL);
 }
 
 /* The cache tag of the cluster key's runs count in (0: none). */
@@ -76,7 +75,7 @@ static int key_cluster_tag(struct dbconn *w, const char *key, unsigned *tag)
 	db_bind_text(st, 1, key);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
-		*tag = cache_cluster_tag((const char *)sqlite3_column_text(st, 0),
+		*tag = outlier_cluster_tag((const char *)sqlite3_column_text(st, 0),
 					 (const char *)sqlite3_column_text(st, 1),
 					 (const char *)sqlite3_column_text(st, 2),
 					 (const char *)sqlite3_column_text(st, 3));
@@ -88,7 +87,7 @@ static int key_cluster_tag(struct dbconn *w, const char *key, unsigned *tag)
  * it has stored exactly one run, so passing 1 <-> 2 changes the new count
  * of the cluster its single run counts in; *tag (when set) gets that
  * cluster's cache tag when it loses a new key. */
-int key_count(struct dbconn *w, const char *key, int sign, unsigned *tag)
+int outlier_key_count(struct dbconn *w, const char *key, int sign, unsigned *tag)
 {
 	sqlite3_stmt *st;
 	char now[32];
@@ -109,7 +108,7 @@ int key_count(struct dbconn *w, const char *key, int sign, unsigned *tag)
 	} else {
 		sqlite3_bind_int64(st, 2, runs);
 	}
-	if ((rc = step_all(st, NULL, NULL)) != DB_OK)
+	if ((rc = outlier_step_all(st, NULL, NULL)) != DB_OK)
 		return rc;
 	if (sign > 0 && runs == 2 && (rc = key_cluster_tag(w, key, tag)) != DB_OK)
 		return rc;
@@ -119,16 +118,16 @@ int key_count(struct dbconn *w, const char *key, int sign, unsigned *tag)
 		return key_newness(w, key, 1);
 	if (sign < 0 && runs <= 0 && (st = db_stmt(w, sql_key_forget))) {
 		db_bind_text(st, 1, key);
-		return step_all(st, NULL, NULL);
+		return outlier_step_all(st, NULL, NULL);
 	}
 	return st ? DB_OK : DB_ERR;
 }
 
-int cluster_key_move(struct dbconn *w, const struct cluster_key *k, const char *key,
+int outlier_cluster_key_move(struct dbconn *w, const struct cluster_key *k, const char *key,
 		     double x, const char *id, int sign, struct cluster_row *row)
 {
 	struct mset set = { MSET_CLUSTER, k, NULL, key };
-	sqlite3_stmt *st = keyed(w, sql_ck_get, k);
+	sqlite3_stmt *st = outlier_keyed(w, sql_ck_get, k);
 	struct mptr p;
 	long long total;
 	double old;
@@ -139,18 +138,18 @@ int cluster_key_move(struct dbconn *w, const struct cluster_key *k, const char *
 	db_bind_text(st, 5, key);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
-		mptr_read(&p, sqlite3_column_int64(st, 0), st, 1);
+		outlier_mptr_read(&p, sqlite3_column_int64(st, 0), st, 1);
 	else
-		mptr_read(&p, 0, st, 1);
+		outlier_mptr_read(&p, 0, st, 1);
 	sqlite3_reset(st);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
 		return db_status_of(rc);
 	had = p.n > 0;
 	old = p.val;
-	rc = sign > 0 ? mset_added(w, &set, &p, x, id) : mset_removed(w, &set, &p, x, id);
+	rc = sign > 0 ? outlier_mset_added(w, &set, &p, x, id) : outlier_mset_removed(w, &set, &p, x, id);
 	if (rc != DB_OK)
 		return rc;
-	fig_replace(&row->f, had, old, p.n > 0, p.val);
+	outlier_fig_replace(&row->f, had, old, p.n > 0, p.val);
 	row->runs += sign;
 	if (had != (p.n > 0)) {          /* the key joined or left the cluster */
 		if ((rc = key_runs(w, key, &total)) != DB_OK)
@@ -158,12 +157,12 @@ int cluster_key_move(struct dbconn *w, const struct cluster_key *k, const char *
 		if (total == 1)
 			row->new_keys += sign;
 	}
-	if (!(st = keyed(w, p.n > 0 ? sql_ck_put : sql_ck_drop, k)))
+	if (!(st = outlier_keyed(w, p.n > 0 ? sql_ck_put : sql_ck_drop, k)))
 		return DB_ERR;
 	db_bind_text(st, 5, key);
 	if (p.n > 0) {
 		sqlite3_bind_int64(st, 6, p.n);
-		mptr_bind(&p, st, 7);
+		outlier_mptr_bind(&p, st, 7);
 	}
-	return step_all(st, NULL, NULL);
+	return outlier_step_all(st, NULL, NULL);
 }

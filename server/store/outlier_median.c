@@ -43,10 +43,10 @@ static int probe(struct dbconn *w, const struct mset *s, const char *sql, int di
 	int rc, at;
 
 	if (s->kind == MSET_CLUSTER) {
-		st = keyed(w, sql, s->c);
+		st = outlier_keyed(w, sql, s->c);
 		at = 6;
 	} else {
-		st = combo_keyed(w, sql, s->k);
+		st = outlier_combo_keyed(w, sql, s->k);
 		at = 7;
 	}
 	if (!st)
@@ -129,7 +129,7 @@ static int value(struct dbconn *w, const struct mset *s, struct mptr *p)
 	return DB_OK;
 }
 
-int mset_added(struct dbconn *w, const struct mset *s, struct mptr *p, double x, const char *id)
+int outlier_mset_added(struct dbconn *w, const struct mset *s, struct mptr *p, double x, const char *id)
 {
 	int rc = DB_OK;
 
@@ -153,7 +153,7 @@ int mset_added(struct dbconn *w, const struct mset *s, struct mptr *p, double x,
 	return rc == DB_OK ? value(w, s, p) : rc;
 }
 
-int mset_removed(struct dbconn *w, const struct mset *s, struct mptr *p, double x, const char *id)
+int outlier_mset_removed(struct dbconn *w, const struct mset *s, struct mptr *p, double x, const char *id)
 {
 	int c = cmp(x, id, p->x, p->id), odd = (int)(p->n % 2), rc = DB_OK;
 	double nx;
@@ -181,7 +181,7 @@ int mset_removed(struct dbconn *w, const struct mset *s, struct mptr *p, double 
 	return rc == DB_OK ? value(w, s, p) : rc;
 }
 
-void mptr_read(struct mptr *p, long long n, sqlite3_stmt *st, int i)
+void outlier_mptr_read(struct mptr *p, long long n, sqlite3_stmt *st, int i)
 {
 	const char *id = (const char *)sqlite3_column_text(st, i + 1);
 
@@ -195,7 +195,7 @@ void mptr_read(struct mptr *p, long long n, sqlite3_stmt *st, int i)
 	p->val = sqlite3_column_type(st, i + 2) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i + 2);
 }
 
-void mptr_bind(const struct mptr *p, sqlite3_stmt *st, int i)
+void outlier_mptr_bind(const struct mptr *p, sqlite3_stmt *st, int i)
 {
 	if (p->n <= 0) {
 		sqlite3_bind_null(st, i);

@@ -70,9 +70,9 @@ const char *const outlier_pop_sql[] = {
 
 /* ---- clusters ---- */
 
-int cluster_row_load(struct dbconn *w, const struct cluster_key *k, struct cluster_row *row)
+int outlier_cluster_row_load(struct dbconn *w, const struct cluster_key *k, struct cluster_row *row)
 {
-	sqlite3_stmt *st = keyed(w, sql_cl_get, k);
+	sqlite3_stmt *st = outlier_keyed(w, sql_cl_get, k);
 	int rc;
 
 	memset(row, 0, sizeof *row);
@@ -83,7 +83,7 @@ int cluster_row_load(struct dbconn *w, const struct cluster_key *k, struct clust
 		row->exists = 1;
 		row->runs = sqlite3_column_int64(st, 0);
 		row->new_keys = sqlite3_column_int64(st, 4);
-		if (fig_of_blobs(&row->f, sqlite3_column_int64(st, 3),
+		if (outlier_fig_of_blobs(&row->f, sqlite3_column_int64(st, 3),
 				 sqlite3_column_blob(st, 1), sqlite3_column_bytes(st, 1),
 				 sqlite3_column_blob(st, 2), sqlite3_column_bytes(st, 2)) < 0) {
 			log_error("outlier: cluster %s/%s/%s/%s has no sums (the start-up fill did not finish)",
@@ -95,17 +95,17 @@ int cluster_row_load(struct dbconn *w, const struct cluster_key *k, struct clust
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? DB_OK : db_status_of(rc);
 }
 
-int cluster_row_store(struct dbconn *w, const struct cluster_key *k, const struct cluster_row *row)
+int outlier_cluster_row_store(struct dbconn *w, const struct cluster_key *k, const struct cluster_row *row)
 {
 	unsigned char sb[16], qb[32];
 	double mean, sd, lo, hi;
-	sqlite3_stmt *st = keyed(w, row->runs > 0 ? sql_cl_put : sql_cl_drop, k);
+	sqlite3_stmt *st = outlier_keyed(w, row->runs > 0 ? sql_cl_put : sql_cl_drop, k);
 
 	if (!st)
 		return DB_ERR;
 	if (row->runs > 0) {
-		moments(&row->f, &mean, &sd, &lo, &hi);
-		fig_blobs(&row->f, sb, qb);
+		outlier_moments(&row->f, &mean, &sd, &lo, &hi);
+		outlier_fig_blobs(&row->f, sb, qb);
 		sqlite3_bind_int64(st, 5, row->runs);
 		sqlite3_bind_double(st, 6, mean);
 		sqlite3_bind_double(st, 7, sd);
@@ -114,7 +114,7 @@ int cluster_row_store(struct dbconn *w, const struct cluster_key *k, const struc
 		sqlite3_bind_int64(st, 10, row->f.n);
 		sqlite3_bind_int64(st, 11, row->new_keys);
 	}
-	return step_all(st, NULL, NULL);
+	return outlier_step_all(st, NULL, NULL);
 }
 
 /* ---- combos ---- */
@@ -168,9 +168,9 @@ static void sort_figures(const struct combo_row *row, double v[4])
 	v[3] = any ? row->best_decode : NAN;
 }
 
-int combo_row_load(struct dbconn *w, const struct combo_key *k, struct combo_row *row)
+int outlier_combo_row_load(struct dbconn *w, const struct combo_key *k, struct combo_row *row)
 {
-	sqlite3_stmt *st = combo_keyed(w, sql_co_get, k);
+	sqlite3_stmt *st = outlier_combo_keyed(w, sql_co_get, k);
 	const char *s;
 	int rc, i;
 
@@ -187,7 +187,7 @@ int combo_row_load(struct dbconn *w, const struct combo_key *k, struct combo_row
 			snprintf(row->key_id, sizeof row->key_id, "%s", s);
 		row->first_at = sqlite3_column_int64(st, 2);
 		row->runs = sqlite3_column_int64(st, 3);
-		if (fig_of_blobs(&row->f, sqlite3_column_int64(st, 4),
+		if (outlier_fig_of_blobs(&row->f, sqlite3_column_int64(st, 4),
 				 sqlite3_column_blob(st, 5), sqlite3_column_bytes(st, 5),
 				 sqlite3_column_blob(st, 6), sqlite3_column_bytes(st, 6)) < 0 && row->runs > 0) {
 			log_error("outlier: combination %s/%s/%s/%s has no sums (the start-up fill did not finish)",
@@ -222,19 +222,19 @@ int combo_row_load(struct dbconn *w, const struct combo_key *k, struct combo_row
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? DB_OK : db_status_of(rc);
 }
 
-int combo_row_open(struct dbconn *w, const struct combo_key *k, const char *id, long long first_at,
+int outlier_combo_row_open(struct dbconn *w, const struct combo_key *k, const char *id, long long first_at,
 		   struct combo_row *row)
 {
 	sqlite3_stmt *st;
 	int rc;
 
-	if ((rc = combo_row_load(w, k, row)) != DB_OK || row->exists)
+	if ((rc = outlier_combo_row_load(w, k, row)) != DB_OK || row->exists)
 		return rc;
-	if (!(st = combo_keyed(w, sql_co_new, k)))
+	if (!(st = outlier_combo_keyed(w, sql_co_new, k)))
 		return DB_ERR;
 	db_bind_text(st, 6, id);
 	sqlite3_bind_int64(st, 7, first_at);
-	if ((rc = step_all(st, NULL, &row->cid)) != DB_OK)
+	if ((rc = outlier_step_all(st, NULL, &row->cid)) != DB_OK)
 		return rc;
 	row->exists = 1;
 	snprintf(row->key_id, sizeof row->key_id, "%s", id);
@@ -254,7 +254,7 @@ static int set_figure(struct dbconn *w, const char *sql, long long cid, double v
 	bind_real(st, 2, v);
 	if (with_id)
 		db_bind_text(st, 3, id && *id ? id : NULL);
-	return step_all(st, NULL, NULL);
+	return outlier_step_all(st, NULL, NULL);
 }
 
 /* Whether two stored figures differ (NAN is NULL). */
@@ -263,7 +263,7 @@ static int moved(double a, double b)
 	return isnan(a) != isnan(b) || (!isnan(a) && a != b);
 }
 
-int combo_row_store(struct dbconn *w, const struct combo_key *k, struct combo_row *row)
+int outlier_combo_row_store(struct dbconn *w, const struct combo_key *k, struct combo_row *row)
 {
 	static const char *const sets[3] = { sql_co_med, sql_co_pre, sql_co_ttft };
 	unsigned char sb[16], qb[32];
@@ -279,12 +279,12 @@ int combo_row_store(struct dbconn *w, const struct combo_key *k, struct combo_ro
 		if (!(st = db_stmt(w, sql_co_drop)))
 			return DB_ERR;
 		sqlite3_bind_int64(st, 1, row->cid);
-		return step_all(st, NULL, NULL);
+		return outlier_step_all(st, NULL, NULL);
 	}
 	if (!(st = db_stmt(w, sql_co_set)))
 		return DB_ERR;
-	moments(&row->f, &mean, &sd, &lo, &hi);
-	fig_blobs(&row->f, sb, qb);
+	outlier_moments(&row->f, &mean, &sd, &lo, &hi);
+	outlier_fig_blobs(&row->f, sb, qb);
 	sqlite3_bind_int64(st, 1, row->cid);
 	sqlite3_bind_int64(st, 2, row->runs);
 	sqlite3_bind_int64(st, 3, row->f.n);
@@ -304,7 +304,7 @@ int combo_row_store(struct dbconn *w, const struct combo_key *k, struct combo_ro
 	hptr_bind(&row->ttft, row->ttft_keys > 0, st, 30);
 	sqlite3_bind_double(st, 34, mean);
 	sqlite3_bind_double(st, 35, sd);
-	if ((rc = step_all(st, NULL, NULL)) != DB_OK)
+	if ((rc = outlier_step_all(st, NULL, NULL)) != DB_OK)
 		return rc;
 	sort_figures(row, v);
 	for (i = 0; i < 3; i++)
@@ -322,7 +322,7 @@ int combo_row_store(struct dbconn *w, const struct combo_key *k, struct combo_ro
 
 /* ---- combo_keys ---- */
 
-int ckey_row_load(struct dbconn *w, long long cid, const char *key, struct ckey_row *row)
+int outlier_ckey_row_load(struct dbconn *w, long long cid, const char *key, struct ckey_row *row)
 {
 	sqlite3_stmt *st = db_stmt(w, sql_ck_get);
 	int rc;
@@ -336,8 +336,8 @@ int ckey_row_load(struct dbconn *w, long long cid, const char *key, struct ckey_
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
 		row->exists = 1;
-		mptr_read(&row->all, sqlite3_column_int64(st, 0), st, 1);
-		mptr_read(&row->clean, sqlite3_column_int64(st, 4), st, 5);
+		outlier_mptr_read(&row->all, sqlite3_column_int64(st, 0), st, 1);
+		outlier_mptr_read(&row->clean, sqlite3_column_int64(st, 4), st, 5);
 		row->pre_runs = sqlite3_column_int64(st, 8);
 		hptr_read(&row->pre, st, 9);
 		row->pre_val = col_real(st, 13);
@@ -349,7 +349,7 @@ int ckey_row_load(struct dbconn *w, long long cid, const char *key, struct ckey_
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? DB_OK : db_status_of(rc);
 }
 
-int ckey_row_store(struct dbconn *w, long long cid, const char *key, const struct ckey_row *row)
+int outlier_ckey_row_store(struct dbconn *w, long long cid, const char *key, const struct ckey_row *row)
 {
 	sqlite3_stmt *st = db_stmt(w, row->all.n > 0 ? sql_ck_put : sql_ck_drop);
 
@@ -358,31 +358,31 @@ int ckey_row_store(struct dbconn *w, long long cid, const char *key, const struc
 	sqlite3_bind_int64(st, 1, cid);
 	db_bind_text(st, 2, key);
 	if (row->all.n <= 0)
-		return step_all(st, NULL, NULL);
+		return outlier_step_all(st, NULL, NULL);
 	sqlite3_bind_int64(st, 7, row->all.n);
-	mptr_bind(&row->all, st, 8);
+	outlier_mptr_bind(&row->all, st, 8);
 	sqlite3_bind_int64(st, 11, row->clean.n);
-	mptr_bind(&row->clean, st, 12);
+	outlier_mptr_bind(&row->clean, st, 12);
 	sqlite3_bind_int64(st, 15, row->pre_runs);
 	hptr_bind(&row->pre, row->pre_runs > 1, st, 16);
 	bind_real(st, 20, row->pre_runs > 0 ? row->pre_val : NAN);
 	sqlite3_bind_int64(st, 21, row->ttft_runs);
 	hptr_bind(&row->ttft, row->ttft_runs > 1, st, 22);
 	bind_real(st, 26, row->ttft_runs > 0 ? row->ttft_val : NAN);
-	return step_all(st, NULL, NULL);
+	return outlier_step_all(st, NULL, NULL);
 }
 
-int combo_key_move(struct dbconn *w, const struct combo_key *k, const char *key,
+int outlier_combo_key_move(struct dbconn *w, const struct combo_key *k, const char *key,
 		   double x, const char *id, int sign, struct ckey_row *kr, struct combo_row *cr)
 {
 	struct mset s = { MSET_COMBO_ALL, NULL, k, key };
 	int had = kr->all.n > 0, rc;
 	double old = kr->all.val;
 
-	rc = sign > 0 ? mset_added(w, &s, &kr->all, x, id) : mset_removed(w, &s, &kr->all, x, id);
+	rc = sign > 0 ? outlier_mset_added(w, &s, &kr->all, x, id) : outlier_mset_removed(w, &s, &kr->all, x, id);
 	if (rc != DB_OK)
 		return rc;
-	fig_replace(&cr->f, had, old, kr->all.n > 0, kr->all.val);
+	outlier_fig_replace(&cr->f, had, old, kr->all.n > 0, kr->all.val);
 	cr->runs += sign;
 	return DB_OK;
 }

@@ -137,32 +137,32 @@ static int emit_cluster_key(struct dbconn *w, const void *k, const char *key, st
 			    void *arg)
 {
 	struct cluster_row *row = arg;
-	sqlite3_stmt *st = keyed(w, sql_c_key, k);
+	sqlite3_stmt *st = outlier_keyed(w, sql_c_key, k);
 
 	if (!st)
 		return DB_ERR;
 	db_bind_text(st, 5, key);
 	sqlite3_bind_int64(st, 6, m->n);
-	mptr_bind(m, st, 7);
+	outlier_mptr_bind(m, st, 7);
 	row->runs += m->n;
-	fig_move(&row->f, m->val, 1);
-	return step_all(st, NULL, NULL);
+	outlier_fig_move(&row->f, m->val, 1);
+	return outlier_step_all(st, NULL, NULL);
 }
 
-int cluster_rebuild(struct dbconn *w, const struct cluster_key *k)
+int outlier_cluster_rebuild(struct dbconn *w, const struct cluster_key *k)
 {
 	struct cluster_row row;
 	sqlite3_stmt *st;
 	int rc;
 
 	memset(&row, 0, sizeof row);
-	if (!(st = keyed(w, sql_c_clear, k)) || (rc = step_all(st, NULL, NULL)) != DB_OK)
+	if (!(st = outlier_keyed(w, sql_c_clear, k)) || (rc = outlier_step_all(st, NULL, NULL)) != DB_OK)
 		return st ? rc : DB_ERR;
-	if (!(st = keyed(w, sql_c_runs, k)) || (rc = per_key(w, st, k, emit_cluster_key, &row)) != DB_OK)
+	if (!(st = outlier_keyed(w, sql_c_runs, k)) || (rc = per_key(w, st, k, emit_cluster_key, &row)) != DB_OK)
 		return st ? rc : DB_ERR;
-	if (!(st = keyed(w, sql_c_new, k)) || (rc = step_all(st, NULL, &row.new_keys)) != DB_OK)
+	if (!(st = outlier_keyed(w, sql_c_new, k)) || (rc = outlier_step_all(st, NULL, &row.new_keys)) != DB_OK)
 		return st ? rc : DB_ERR;
-	return cluster_row_store(w, k, &row);
+	return outlier_cluster_row_store(w, k, &row);
 }
 
 /* ---- a combination's flag population ---- */
@@ -179,19 +179,19 @@ static int emit_combo_key(struct dbconn *w, const void *k, const char *key, stru
 	sqlite3_bind_int64(st, 1, row->cid);
 	db_bind_text(st, 6, key);
 	sqlite3_bind_int64(st, 7, m->n);
-	mptr_bind(m, st, 8);
+	outlier_mptr_bind(m, st, 8);
 	row->runs += m->n;
-	fig_move(&row->f, m->val, 1);
-	return step_all(st, NULL, NULL);
+	outlier_fig_move(&row->f, m->val, 1);
+	return outlier_step_all(st, NULL, NULL);
 }
 
 /* The cid of combination k's row (0 when it has none). */
 static int cid_of(struct dbconn *w, const struct combo_key *k, long long *cid)
 {
-	sqlite3_stmt *st = combo_keyed(w, sql_w_cid, k);
+	sqlite3_stmt *st = outlier_combo_keyed(w, sql_w_cid, k);
 
 	*cid = 0;
-	return st ? step_all(st, NULL, cid) : DB_ERR;
+	return st ? outlier_step_all(st, NULL, cid) : DB_ERR;
 }
 
 /* Runs sql (cid bound to ?1) to its end. */
@@ -202,10 +202,10 @@ static int by_cid(struct dbconn *w, const char *sql, long long cid)
 	if (!st)
 		return DB_ERR;
 	sqlite3_bind_int64(st, 1, cid);
-	return step_all(st, NULL, NULL);
+	return outlier_step_all(st, NULL, NULL);
 }
 
-int combo_rebuild(struct dbconn *w, const struct combo_key *k)
+int outlier_combo_rebuild(struct dbconn *w, const struct combo_key *k)
 {
 	unsigned char sb[16], qb[32];
 	double mean, sd, lo, hi;
@@ -218,13 +218,13 @@ int combo_rebuild(struct dbconn *w, const struct combo_key *k)
 		return rc;
 	if ((rc = by_cid(w, sql_w_clear, row.cid)) != DB_OK)
 		return rc;
-	if (!(st = combo_keyed(w, sql_w_runs, k)) ||
+	if (!(st = outlier_combo_keyed(w, sql_w_runs, k)) ||
 	    (rc = per_key(w, st, k, emit_combo_key, &row)) != DB_OK)
 		return st ? rc : DB_ERR;
 	if (!row.runs)
 		return by_cid(w, sql_w_drop, row.cid);
-	moments(&row.f, &mean, &sd, &lo, &hi);
-	fig_blobs(&row.f, sb, qb);
+	outlier_moments(&row.f, &mean, &sd, &lo, &hi);
+	outlier_fig_blobs(&row.f, sb, qb);
 	if (!(st = db_stmt(w, sql_w_row)))
 		return DB_ERR;
 	sqlite3_bind_int64(st, 1, row.cid);
@@ -234,7 +234,7 @@ int combo_rebuild(struct dbconn *w, const struct combo_key *k)
 	sqlite3_bind_blob(st, 5, qb, sizeof qb, SQLITE_TRANSIENT);
 	sqlite3_bind_double(st, 6, mean);
 	sqlite3_bind_double(st, 7, sd);
-	return step_all(st, NULL, NULL);
+	return outlier_step_all(st, NULL, NULL);
 }
 
 /* ---- a combination's typical figures ---- */
@@ -270,13 +270,13 @@ static int write_hist(struct dbconn *w, long long cid, const char *key, int metr
 	for (i = 0; rc == DB_OK && i < q->n; i++) {
 		if (!(st = db_stmt(w, *key ? sql_t_hist : sql_t_hist_c)))
 			return DB_ERR;
-		sqlite3_bind_int64(st, 1, *key ? cid : hist_id(cid, metric, q->v[i].b));
+		sqlite3_bind_int64(st, 1, *key ? cid : typical_hist_id(cid, metric, q->v[i].b));
 		db_bind_text(st, 6, key);
 		sqlite3_bind_int(st, 7, metric);
 		sqlite3_bind_int(st, 8, q->v[i].b);
 		sqlite3_bind_int64(st, 9, q->v[i].n);
 		sqlite3_bind_double(st, 10, q->v[i].sum);
-		rc = step_all(st, NULL, NULL);
+		rc = outlier_step_all(st, NULL, NULL);
 	}
 	return rc;
 }
@@ -300,7 +300,7 @@ static int settle(struct dbconn *w, long long cid, const char *key, int metric,
 	return write_hist(w, cid, key, metric, q);
 }
 
-int typical_rebuild(struct dbconn *w, const struct combo_key *k)
+int outlier_typical_rebuild(struct dbconn *w, const struct combo_key *k)
 {
 	static const double quarts[3] = { 0.25, 0.5, 0.75 }, mid[1] = { 0.5 };
 	struct qbs kd = { 0 }, kp = { 0 }, kt = { 0 }, rp = { 0 }, rt = { 0 };
@@ -313,15 +313,15 @@ int typical_rebuild(struct dbconn *w, const struct combo_key *k)
 	double v3[3];
 	int rc;
 
-	if ((rc = combo_row_load(w, k, &cr)) != DB_OK || !cr.exists)
+	if ((rc = outlier_combo_row_load(w, k, &cr)) != DB_OK || !cr.exists)
 		return rc;
 	if ((rc = by_cid(w, sql_t_clear, cr.cid)) != DB_OK)
 		return rc;
 	if (!(st = db_stmt(w, sql_t_clear_c)))
 		return DB_ERR;
-	sqlite3_bind_int64(st, 1, hist_id(cr.cid, 0, QUANTILE_ZERO_BUCKET));
-	sqlite3_bind_int64(st, 2, hist_id(cr.cid, 3, HIST_SPAN - 1 - HIST_OFFSET));
-	if ((rc = step_all(st, NULL, NULL)) != DB_OK)
+	sqlite3_bind_int64(st, 1, typical_hist_id(cr.cid, 0, QUANTILE_ZERO_BUCKET));
+	sqlite3_bind_int64(st, 2, typical_hist_id(cr.cid, 3, HIST_SPAN - 1 - HIST_OFFSET));
+	if ((rc = outlier_step_all(st, NULL, NULL)) != DB_OK)
 		return rc;
 	if (!(st = db_stmt(w, sql_t_keys)))
 		return DB_ERR;
@@ -344,10 +344,10 @@ int typical_rebuild(struct dbconn *w, const struct combo_key *k)
 	cr.med = cr.p25 = cr.p75 = cr.med_prefill = cr.med_ttft = cr.best_decode = NAN;
 	cr.best_id[0] = '\0';
 	for (i = 0; rc == DB_OK && i < nk; i++) {
-		if ((rc = ckey_row_load(w, cr.cid, keys[i], &kr)) != DB_OK)
+		if ((rc = outlier_ckey_row_load(w, cr.cid, keys[i], &kr)) != DB_OK)
 			break;
 		p.n = rp.n = rt.n = 0;
-		if (!(st = combo_keyed(w, sql_t_runs, k))) {
+		if (!(st = outlier_combo_keyed(w, sql_t_runs, k))) {
 			rc = DB_ERR;
 			break;
 		}
@@ -371,7 +371,7 @@ int typical_rebuild(struct dbconn *w, const struct combo_key *k)
 		kr.pre_val = kr.ttft_val = NAN;
 		if ((rc = settle(w, cr.cid, keys[i], 1, &rp, mid, 1, &kr.pre, &kr.pre_val)) != DB_OK ||
 		    (rc = settle(w, cr.cid, keys[i], 2, &rt, mid, 1, &kr.ttft, &kr.ttft_val)) != DB_OK ||
-		    (rc = ckey_row_store(w, cr.cid, keys[i], &kr)) != DB_OK)
+		    (rc = outlier_ckey_row_store(w, cr.cid, keys[i], &kr)) != DB_OK)
 			break;
 		cr.t_runs += kr.clean.n;
 		if ((kr.clean.n > 0 && qbs_add(&kd, kr.clean.val) < 0) ||
@@ -395,7 +395,7 @@ int typical_rebuild(struct dbconn *w, const struct combo_key *k)
 		cr.med_prefill = NAN;
 	if (!cr.ttft_keys)
 		cr.med_ttft = NAN;
-	if (rc == DB_OK && (st = combo_keyed(w, sql_t_best, k))) {
+	if (rc == DB_OK && (st = outlier_combo_keyed(w, sql_t_best, k))) {
 		if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 			cr.best_decode = sqlite3_column_double(st, 0);
 			snprintf(cr.best_id, sizeof cr.best_id, "%s", (const char *)sqlite3_column_text(st, 1));
@@ -406,7 +406,7 @@ int typical_rebuild(struct dbconn *w, const struct combo_key *k)
 		rc = DB_ERR;
 	}
 	if (rc == DB_OK)
-		rc = combo_row_store(w, k, &cr);
+		rc = outlier_combo_row_store(w, k, &cr);
 	if (rc == DB_OK && cr.runs > 0)
 		rc = by_cid(w, sql_w_done, cr.cid);
 	(void)old;

@@ -105,7 +105,7 @@ static long double u256_ld(struct u256 a)
 	       ldexpl((long double)a.w[1], 64) + (long double)a.w[0];
 }
 
-void be_put(unsigned char *p, const uint64_t *w, int limbs)
+void outlier_be_put(unsigned char *p, const uint64_t *w, int limbs)
 {
 	int i, b;
 
@@ -114,7 +114,7 @@ void be_put(unsigned char *p, const uint64_t *w, int limbs)
 			p[(limbs - 1 - i) * 8 + (7 - b)] = (unsigned char)(w[i] >> (8 * b));
 }
 
-void be_get(const unsigned char *p, uint64_t *w, int limbs)
+void outlier_be_get(const unsigned char *p, uint64_t *w, int limbs)
 {
 	int i, b;
 
@@ -147,7 +147,7 @@ static u128 mag(__int128 v)
 }
 
 /* Adds (sign 1) or removes (sign −1) value x. */
-void fig_move(struct fig *f, double x, int sign)
+void outlier_fig_move(struct fig *f, double x, int sign)
 {
 	int64_t q = quantize(x);
 	struct u256 q2 = u256_sq(mag(q));
@@ -160,7 +160,7 @@ void fig_move(struct fig *f, double x, int sign)
 
 /* Mean and population standard deviation from the exact sums, and the
  * bounds outside which a run is flagged (infinite when σ = 0). */
-void moments(const struct fig *f, double *mean, double *sd, double *lo, double *hi)
+void outlier_moments(const struct fig *f, double *mean, double *sd, double *lo, double *hi)
 {
 	struct u256 d;
 	long double nn = (long double)f->n, var;
@@ -181,23 +181,23 @@ void moments(const struct fig *f, double *mean, double *sd, double *lo, double *
 	}
 }
 
-void fig_replace(struct fig *f, int has_old, double old, int has_new, double now)
+void outlier_fig_replace(struct fig *f, int has_old, double old, int has_new, double now)
 {
 	if (has_old)
-		fig_move(f, old, -1);
+		outlier_fig_move(f, old, -1);
 	if (has_new)
-		fig_move(f, now, 1);
+		outlier_fig_move(f, now, 1);
 }
 
-void fig_blobs(const struct fig *f, unsigned char s[16], unsigned char qq[32])
+void outlier_fig_blobs(const struct fig *f, unsigned char s[16], unsigned char qq[32])
 {
 	uint64_t w[2] = { (uint64_t)(u128)f->s, (uint64_t)((u128)f->s >> 64) };
 
-	be_put(s, w, 2);
-	be_put(qq, f->qq.w, 4);
+	outlier_be_put(s, w, 2);
+	outlier_be_put(qq, f->qq.w, 4);
 }
 
-int fig_of_blobs(struct fig *f, long long n, const void *s, int slen, const void *qq, int qqlen)
+int outlier_fig_of_blobs(struct fig *f, long long n, const void *s, int slen, const void *qq, int qqlen)
 {
 	uint64_t w[2];
 
@@ -205,9 +205,9 @@ int fig_of_blobs(struct fig *f, long long n, const void *s, int slen, const void
 	if (slen != 16 || qqlen != 32 || !s || !qq)
 		return -1;
 	f->n = n;
-	be_get(s, w, 2);
+	outlier_be_get(s, w, 2);
 	f->s = (__int128)(((u128)w[1] << 64) | w[0]);
-	be_get(qq, f->qq.w, 4);
+	outlier_be_get(qq, f->qq.w, 4);
 	return 0;
 }
 

@@ -6,7 +6,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "http/cache.h"
 #include "store/outlier.h"
 #include "util/sha256.h"
 #include "util/timefmt.h"
@@ -183,7 +182,7 @@ unsigned run_store_combo_tag(const char *suite, const char *digest, const char *
 	char c[170];
 
 	snprintf(c, sizeof c, "combo:%s", hw_slug);
-	return cache_cluster_tag(suite, digest, c, backend);
+	return outlier_cluster_tag(suite, digest, c, backend);
 }
 
 /* 1 when the cluster update flagged the new run: it was stored unflagged,
@@ -229,7 +228,7 @@ int run_store_run(struct dbconn *w, struct db_job *j)
 		.key = n->thumbprint, .x = n->f.decode_tok_s, .prefill = n->f.prefill_tok_s,
 		.ttft = n->f.ttft_ms, .quant = n->f.model_quant, .format = n->f.model_format,
 	};
-	n->cluster_tag = cache_cluster_tag(o.c.suite, o.c.digest, o.c.hw_class, o.c.backend);
+	n->cluster_tag = outlier_cluster_tag(o.c.suite, o.c.digest, o.c.hw_class, o.c.backend);
 	n->combo_tag = run_store_combo_tag(o.c.suite, o.c.digest, n->f.hw_slug, o.c.backend);
 	rc = outlier_run_added(w, &o, n->affected, &n->other_tag);
 	if (rc != DB_OK)

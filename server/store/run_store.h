@@ -41,7 +41,7 @@ struct run_new {
 					* name reads as another slug's (names.h) */
 	int outlier;                   /* the run's flag after the cluster update */
 	json_t *affected;              /* ids whose outlier flag changed (array, owned) */
-	unsigned cluster_tag;          /* cache_cluster_tag() of the run's cluster */
+	unsigned cluster_tag;          /* outlier_cluster_tag() of the run's cluster */
 	unsigned other_tag;            /* and of the cluster whose new keys changed, or 0 */
 	unsigned combo_tag;            /* the tag of the run's combination (run_store_combo_tag) */
 };

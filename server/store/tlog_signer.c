@@ -56,7 +56,7 @@ void tlog_origin_of(const char *base_url, char *out, size_t n)
 /* Reads exactly n bytes of the file at path into p; 0, 1 when it does not
  * exist, -1 with err on any other failure.  A file readable by others is
  * brought to 0600. */
-static int read_secret(const char *path, void *p, size_t n, size_t *got, char *err, size_t errlen)
+static int read_secret(const char *path, void *p, size_t n, size_t *got, struct err *err)
 {
 	struct stat sb;
 	ssize_t r;
@@ -65,20 +65,20 @@ static int read_secret(const char *path, void *p, size_t n, size_t *got, char *e
 	if (fd < 0 && errno == ENOENT)
 		return 1;
 	if (fd < 0 || fstat(fd, &sb) < 0) {
-		snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+		err_internal(err, "cannot read %s: %s", path, strerror(errno));
 		if (fd >= 0)
 			close(fd);
 		return -1;
 	}
 	if ((sb.st_mode & 077) && fchmod(fd, 0600) < 0) {
-		snprintf(err, errlen, "cannot narrow %s to mode 0600: %s", path, strerror(errno));
+		err_internal(err, "cannot narrow %s to mode 0600: %s", path, strerror(errno));
 		close(fd);
 		return -1;
 	}
 	r = read(fd, p, n);
 	close(fd);
 	if (r < 0) {
-		snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+		err_internal(err, "cannot read %s: %s", path, strerror(errno));
 		return -1;
 	}
 	*got = (size_t)r;
@@ -86,21 +86,21 @@ static int read_secret(const char *path, void *p, size_t n, size_t *got, char *e
 }
 
 /* Loads the key's seed, or creates one on first start. */
-static int load_key(struct tlog_signer *s, char *err, size_t errlen)
+static int load_key(struct tlog_signer *s, struct err *err)
 {
 	unsigned char seed[crypto_sign_SEEDBYTES + 1];
 	size_t got = 0;
-	int rc = read_secret(s->key_path, seed, sizeof seed, &got, err, errlen);
+	int rc = read_secret(s->key_path, seed, sizeof seed, &got, err);
 
 	if (rc < 0)
 		return -1;
 	if (rc == 1) {
 		randombytes_buf(seed, crypto_sign_SEEDBYTES);
-		if (fileio_write_private(s->key_path, seed, crypto_sign_SEEDBYTES, err, errlen) < 0)
+		if (fileio_write_private(s->key_path, seed, crypto_sign_SEEDBYTES, err) < 0)
 			return -1;
 		log_info("created the log key %s", s->key_path);
 	} else if (got != crypto_sign_SEEDBYTES) {
-		snprintf(err, errlen, "%s is not a log key (32 bytes); restore it from the backup",
+		err_internal(err, "%s is not a log key (32 bytes); restore it from the backup",
 			 s->key_path);
 		return -1;
 	}
@@ -111,18 +111,18 @@ static int load_key(struct tlog_signer *s, char *err, size_t errlen)
 
 /* Loads the last published checkpoint, if any, after checking its
  * signature by our key (under whatever origin it was signed with). */
-static int load_checkpoint(struct tlog_signer *s, char *err, size_t errlen)
+static int load_checkpoint(struct tlog_signer *s, struct err *err)
 {
 	char text[4096], origin[256];
 	struct stat sb;
 	size_t got = 0, body;
-	int rc = read_secret(s->ckpt_path, text, sizeof text - 1, &got, err, errlen);
+	int rc = read_secret(s->ckpt_path, text, sizeof text - 1, &got, err);
 
 	if (rc != 0)
 		return rc < 0 ? -1 : 0;
 	if (tlog_checkpoint_parse(text, got, origin, sizeof origin, &s->size, s->root) < 0 ||
 	    !tlog_note_verify(text, got, origin, s->pk, &body)) {
-		snprintf(err, errlen, "%s is not a checkpoint signed by the log key %s; "
+		err_internal(err, "%s is not a checkpoint signed by the log key %s; "
 			 "restore both files from the same backup", s->ckpt_path, s->key_path);
 		return -1;
 	}
@@ -135,13 +135,13 @@ static int load_checkpoint(struct tlog_signer *s, char *err, size_t errlen)
 /* Checks that the tree of the database (size n, read on c) extends the
  * published checkpoint; 0, or -1 with the reason in err. */
 static int extends_published(struct tlog_signer *s, struct dbconn *c, uint64_t n,
-			     char *err, size_t errlen)
+			     struct err *err)
 {
 	struct tlog_reader rd = tlog_store_reader(c);
 	unsigned char root[TLOG_HASH];
 
 	if (n < s->size) {
-		snprintf(err, errlen, "the database holds %llu log entries, but this log already "
+		err_internal(err, "the database holds %llu log entries, but this log already "
 			 "published a checkpoint of %llu (%s): the database is older than the log, "
 			 "and serving it would roll the log back. Nothing was changed. Restore instead "
 			 "a backup taken after that checkpoint (a copy made by `llm-speedd backup` "
@@ -155,7 +155,7 @@ static int extends_published(struct tlog_signer *s, struct dbconn *c, uint64_t n
 	}
 	if (s->size && (tlog_root(&rd, s->size, root) < 0 ||
 			sodium_memcmp(root, s->root, TLOG_HASH) != 0)) {
-		snprintf(err, errlen, "the first %llu log entries of the database do not hash to the "
+		err_internal(err, "the first %llu log entries of the database do not hash to the "
 			 "checkpoint this log published (%s): it is another site's database, or one "
 			 "that took other writes since, and signing would fork the log. Nothing was "
 			 "changed. Restore the backup of this site's own database (or put back the "
@@ -169,7 +169,7 @@ static int extends_published(struct tlog_signer *s, struct dbconn *c, uint64_t n
 
 /* Signs the tree of size n (root) and publishes it: file first, then memory. */
 static int publish(struct tlog_signer *s, uint64_t n, const unsigned char root[TLOG_HASH],
-		   char *err, size_t errlen)
+		   struct err *err)
 {
 	struct buf body = BUF_INIT, note = BUF_INIT;
 	struct timespec now;
@@ -178,10 +178,10 @@ static int publish(struct tlog_signer *s, uint64_t n, const unsigned char root[T
 	tlog_checkpoint_body(&body, s->origin, n, root);
 	tlog_note_sign(&note, body.buf, body.len, s->origin, s->sk, s->pk);
 	if (buf_error(&body) || buf_error(&note)) {
-		snprintf(err, errlen, "out of memory signing a checkpoint");
+		err_internal(err, "out of memory signing a checkpoint");
 		goto out;
 	}
-	if (fileio_write_private(s->ckpt_path, note.buf, note.len, err, errlen) < 0)
+	if (fileio_write_private(s->ckpt_path, note.buf, note.len, err) < 0)
 		goto out;
 	pthread_mutex_lock(&s->lock);
 	buf_reset(&s->text);
@@ -219,7 +219,7 @@ static int size_run(struct dbconn *w, struct db_job *j)
 }
 
 /* The whole signing step, with errors in err. */
-static int sign_now(struct tlog_signer *s, char *err, size_t errlen)
+static int sign_now(struct tlog_signer *s, struct err *err)
 {
 	struct size_job sj = { .j = { .run = size_run }, .n = -1 };
 	struct dbconn *c = db_reader(s->db);
@@ -230,10 +230,10 @@ static int sign_now(struct tlog_signer *s, char *err, size_t errlen)
 
 	pthread_mutex_lock(&s->sign_lock);
 	if (!c || db_write(s->db, &sj.j) != DB_OK || (n = sj.n) < 0) {
-		snprintf(err, errlen, "cannot read the log's size from the database");
+		err_internal(err, "cannot read the log's size from the database");
 		goto out;
 	}
-	if (extends_published(s, c, (uint64_t)n, err, errlen) < 0)
+	if (extends_published(s, c, (uint64_t)n, err) < 0)
 		goto out;
 	rc = 0;
 	if ((uint64_t)n == s->size && s->text.len &&
@@ -242,11 +242,11 @@ static int sign_now(struct tlog_signer *s, char *err, size_t errlen)
 		goto out;           /* nothing new, same origin */
 	rd = tlog_store_reader(c);
 	if (tlog_root(&rd, (uint64_t)n, root) < 0) {
-		snprintf(err, errlen, "a stored hash of the log is missing");
+		err_internal(err, "a stored hash of the log is missing");
 		rc = -1;
 		goto out;
 	}
-	rc = publish(s, (uint64_t)n, root, err, errlen);
+	rc = publish(s, (uint64_t)n, root, err);
 out:
 	pthread_mutex_unlock(&s->sign_lock);
 	return rc;
@@ -254,23 +254,23 @@ out:
 
 int tlog_signer_sign(struct tlog_signer *s)
 {
-	char err[2048];
+	struct err err = ERR_INIT;
 
-	if (sign_now(s, err, sizeof err) < 0) {
-		log_error("log: no checkpoint signed: %s", err);
+	if (sign_now(s, &err) < 0) {
+		log_error("log: no checkpoint signed: %s", err.message);
 		return -1;
 	}
 	return 0;
 }
 
 int tlog_signer_open(struct db *db, const char *db_path, const char *origin,
-		     struct tlog_signer **out, char *err, size_t errlen)
+		     struct tlog_signer **out, struct err *err)
 {
 	struct tlog_signer *s = calloc(1, sizeof *s);
 
 	*out = NULL;
 	if (!s) {
-		snprintf(err, errlen, "out of memory");
+		err_internal(err, "out of memory");
 		return -1;
 	}
 	s->db = db;
@@ -281,8 +281,8 @@ int tlog_signer_open(struct db *db, const char *db_path, const char *origin,
 	pthread_cond_init(&s->wake, NULL);
 	snprintf(s->origin, sizeof s->origin, "%s", origin);
 	tlog_signer_files(db_path, s->key_path, s->ckpt_path, sizeof s->key_path);
-	if (load_key(s, err, errlen) < 0 || load_checkpoint(s, err, errlen) < 0 ||
-	    sign_now(s, err, errlen) < 0) {
+	if (load_key(s, err) < 0 || load_checkpoint(s, err) < 0 ||
+	    sign_now(s, err) < 0) {
 		tlog_signer_close(s);
 		return -1;
 	}

@@ -20,6 +20,7 @@
 #include "util/buf.h"
 #include "store/db.h"
 #include "util/tlog.h"
+#include "util/err.h"
 
 #define TLOG_SIGN_INTERVAL_MS 500
 
@@ -38,7 +39,7 @@ void tlog_origin_of(const char *base_url, char *out, size_t n);
  * the current tree once.  Fails with the reason in err, and the daemon
  * must not start: the database is older than the log it published. */
 int tlog_signer_open(struct db *db, const char *db_path, const char *origin,
-		     struct tlog_signer **out, char *err, size_t errlen);
+		     struct tlog_signer **out, struct err *err);
 /* Starts the signing thread; 0 or -1. */
 int tlog_signer_start(struct tlog_signer *s);
 /* db commit hook (arg is the signer): wakes the signing thread. */

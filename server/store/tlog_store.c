@@ -307,7 +307,7 @@ static int backlog_batch(struct dbconn *w, int64_t *done)
 	return rc;
 }
 
-int tlog_store_backfill(struct dbconn *w, char *err, size_t errlen)
+int tlog_store_backfill(struct dbconn *w, struct err *err)
 {
 	int64_t total, done = 0, n;
 	int rc;
@@ -319,7 +319,7 @@ int tlog_store_backfill(struct dbconn *w, char *err, size_t errlen)
 	log_info("adding %lld earlier runs, posts and rulings to the log", (long long)total);
 	do {
 		if ((rc = backlog_batch(w, &n)) != DB_OK) {
-			snprintf(err, errlen, "cannot add earlier entries to the log: %s",
+			err_internal(err, "cannot add earlier entries to the log: %s",
 				 sqlite3_errmsg(w->h));
 			return rc;
 		}

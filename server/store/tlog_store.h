@@ -11,6 +11,7 @@
 #include "util/buf.h"
 #include "store/db.h"
 #include "util/tlog.h"
+#include "util/err.h"
 
 /* What an entry records. */
 enum tlog_kind {
@@ -45,7 +46,7 @@ void tlog_record_sha(unsigned char out[32], const char *tag, const char *const *
  * writer connection w before the writer thread starts; a run's row gets its
  * log_index.  Progress on stderr; stopped half-way, it carries on at the
  * next start.  DB_OK, or a db_status with the reason in err. */
-int tlog_store_backfill(struct dbconn *w, char *err, size_t errlen);
+int tlog_store_backfill(struct dbconn *w, struct err *err);
 
 /* A tlog_reader over the stored hashes of connection c. */
 struct tlog_reader tlog_store_reader(struct dbconn *c);

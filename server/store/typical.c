@@ -45,16 +45,16 @@ static int key_metric(struct dbconn *w, long long cid, const char *key, int m,
 		*val = NAN;
 		return DB_OK;
 	}
-	if (sign > 0 && *runs == 1 && (rc = hist_move(w, &h, *val, 1, 1, p, middle, 1)) != DB_OK)
+	if (sign > 0 && *runs == 1 && (rc = typical_hist_move(w, &h, *val, 1, 1, p, middle, 1)) != DB_OK)
 		return rc;        /* the first run's value into the buckets */
 	*runs += sign;
-	if ((rc = hist_move(w, &h, v, sign, *runs, p, middle, 1)) != DB_OK)
+	if ((rc = typical_hist_move(w, &h, v, sign, *runs, p, middle, 1)) != DB_OK)
 		return rc;
 	if (*runs > 1)
-		return hist_value(w, &h, p, *runs, 0.5, val);
+		return typical_hist_value(w, &h, p, *runs, 0.5, val);
 	/* One left: its value is its bucket's sum; the buckets go. */
 	rest = p->sum;
-	if ((rc = hist_move(w, &h, rest, -1, 0, p, middle, 1)) != DB_OK)
+	if ((rc = typical_hist_move(w, &h, rest, -1, 0, p, middle, 1)) != DB_OK)
 		return rc;
 	*val = rest;
 	return DB_OK;
@@ -77,16 +77,16 @@ static int combo_metric(struct dbconn *w, long long cid, int m, int had, double 
 		return DB_OK;
 	if (had && has && quantile_bucket(old) == quantile_bucket(now)) {
 		*moved = 1;     /* the same bucket: its sum moves, nothing else */
-		return hist_adjust(w, &h, old, now, p, np);
+		return typical_hist_adjust(w, &h, old, now, p, np);
 	}
 	if (had) {
 		--*keys;
-		if ((rc = hist_move(w, &h, old, -1, *keys, p, qs, np)) != DB_OK)
+		if ((rc = typical_hist_move(w, &h, old, -1, *keys, p, qs, np)) != DB_OK)
 			return rc;
 	}
 	if (has) {
 		++*keys;
-		if ((rc = hist_move(w, &h, now, 1, *keys, p, qs, np)) != DB_OK)
+		if ((rc = typical_hist_move(w, &h, now, 1, *keys, p, qs, np)) != DB_OK)
 			return rc;
 	}
 	*moved = had || has;
@@ -100,7 +100,7 @@ static int combo_value(struct dbconn *w, long long cid, int m, const struct hptr
 	struct hist h = { cid, "", m };
 
 	*v = NAN;
-	return keys > 0 ? hist_value(w, &h, p, keys, q, v) : DB_OK;
+	return keys > 0 ? typical_hist_value(w, &h, p, keys, q, v) : DB_OK;
 }
 
 /* The best run after r joined (sign 1) or left. */
@@ -122,7 +122,7 @@ static int best_move(struct dbconn *w, const struct combo_key *k, const struct f
 		return DB_OK;
 	/* The best left: the next unflagged run below it takes its place
 	 * (every other one is below it). */
-	if (!(st = combo_keyed(w, sql_next_best, k)))
+	if (!(st = outlier_combo_keyed(w, sql_next_best, k)))
 		return DB_ERR;
 	sqlite3_bind_double(st, 6, r->x);
 	db_bind_text(st, 7, r->id);
@@ -147,8 +147,8 @@ static int move(struct dbconn *w, const struct combo_key *k, const struct frun *
 	double old_d = kr->clean.val, old_p = kr->pre_val, old_t = kr->ttft_val;
 	int rc, moved_d = 0, moved_p = 0, moved_t = 0;
 
-	rc = sign > 0 ? mset_added(w, &s, &kr->clean, r->x, r->id)
-		      : mset_removed(w, &s, &kr->clean, r->x, r->id);
+	rc = sign > 0 ? outlier_mset_added(w, &s, &kr->clean, r->x, r->id)
+		      : outlier_mset_removed(w, &s, &kr->clean, r->x, r->id);
 	if (rc == DB_OK && !isnan(r->prefill))
 		rc = key_metric(w, cr->cid, r->key, 1, r->prefill, sign, &kr->pre_runs, &kr->pre, &kr->pre_val);
 	if (rc == DB_OK && !isnan(r->ttft))
@@ -180,25 +180,25 @@ static int move(struct dbconn *w, const struct combo_key *k, const struct frun *
 int typical_move(struct dbconn *w, const struct frun *r, int sign, struct ckey_row *kr,
 		 struct combo_row *cr)
 {
-	struct combo_key k = frun_combo(r);
+	struct combo_key k = outlier_frun_combo(r);
 	struct ckey_row kbuf;
 	struct combo_row cbuf, old;
 	int rc, own_k = !kr, own_c = !cr;
 
-	if (own_c && (rc = combo_row_load(w, &k, cr = &cbuf)) != DB_OK)
+	if (own_c && (rc = outlier_combo_row_load(w, &k, cr = &cbuf)) != DB_OK)
 		return rc;
 	if (!cr->exists)
 		return DB_ERR;        /* a counted run's combination always has a row */
-	if (own_k && (rc = ckey_row_load(w, cr->cid, r->key, kr = &kbuf)) != DB_OK)
+	if (own_k && (rc = outlier_ckey_row_load(w, cr->cid, r->key, kr = &kbuf)) != DB_OK)
 		return rc;
 	old = *cr;
 	if ((rc = move(w, &k, r, sign, kr, cr)) != DB_OK)
 		return rc;
-	if (own_k && (rc = ckey_row_store(w, cr->cid, r->key, kr)) != DB_OK)
+	if (own_k && (rc = outlier_ckey_row_store(w, cr->cid, r->key, kr)) != DB_OK)
 		return rc;
 	if (!own_c)
 		return DB_OK;         /* the caller stores it and follows the tops */
-	if ((rc = combo_row_store(w, &k, cr)) != DB_OK)
+	if ((rc = outlier_combo_row_store(w, &k, cr)) != DB_OK)
 		return rc;
 	return typical_tops(w, &k, &old, cr);
 }
@@ -218,7 +218,7 @@ int typical_flush(struct dbconn *w, struct tbatch *b)
 	for (i = 0; rc == DB_OK && i < b->n; i++) {
 		struct tbatch_row *e = &b->v[i];
 
-		if ((rc = combo_row_store(w, &e->k, &e->cr)) == DB_OK)
+		if ((rc = outlier_combo_row_store(w, &e->k, &e->cr)) == DB_OK)
 			rc = typical_tops(w, &e->k, &e->old, &e->cr);
 	}
 	b->n = 0;
@@ -227,7 +227,7 @@ int typical_flush(struct dbconn *w, struct tbatch *b)
 
 int typical_move_batched(struct dbconn *w, const struct frun *r, int sign, struct tbatch *b)
 {
-	struct combo_key k = frun_combo(r);
+	struct combo_key k = outlier_frun_combo(r);
 	struct tbatch_row *e = NULL;
 	struct ckey_row kr;
 	int i, rc;
@@ -240,16 +240,16 @@ int typical_move_batched(struct dbconn *w, const struct frun *r, int sign, struc
 			return rc;
 		e = &b->v[b->n];
 		e->r = *r;
-		e->k = frun_combo(&e->r);
-		if ((rc = combo_row_load(w, &e->k, &e->cr)) != DB_OK)
+		e->k = outlier_frun_combo(&e->r);
+		if ((rc = outlier_combo_row_load(w, &e->k, &e->cr)) != DB_OK)
 			return rc;
 		if (!e->cr.exists)
 			return DB_ERR;    /* a counted run's combination always has a row */
 		e->old = e->cr;
 		b->n++;
 	}
-	if ((rc = ckey_row_load(w, e->cr.cid, r->key, &kr)) != DB_OK ||
+	if ((rc = outlier_ckey_row_load(w, e->cr.cid, r->key, &kr)) != DB_OK ||
 	    (rc = move(w, &e->k, r, sign, &kr, &e->cr)) != DB_OK)
 		return rc;
-	return ckey_row_store(w, e->cr.cid, r->key, &kr);
+	return outlier_ckey_row_store(w, e->cr.cid, r->key, &kr);
 }

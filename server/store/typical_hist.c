@@ -9,7 +9,7 @@
 #include "domain/quantile.h"
 
 /* A key's buckets (key_hist: few rows per key) and a combination's
- * (combo_hist, one integer key per bucket: hist_id(), so an upload's
+ * (combo_hist, one integer key per bucket: typical_hist_id(), so an upload's
  * bucket writes are rowid seeks).  Each statement in the two forms:
  * [0] key_hist with ?1 cid, ?2 key, ?3 metric, ?4 bucket, ?5 the value;
  * [1] combo_hist with ?1 the bucket's id, ?2 the value, ?3 the end of
@@ -47,7 +47,7 @@ const char *const typical_hist_sql[] = { sql_get[0], sql_get[1], sql_new[0], sql
 	sql_put[0], sql_put[1], sql_drop[0], sql_drop[1], sql_above[0], sql_above[1],
 	sql_below[0], sql_below[1], NULL };
 
-long long hist_id(long long cid, int metric, int b)
+long long typical_hist_id(long long cid, int metric, int b)
 {
 	return (cid * 4 + metric) * HIST_SPAN + b + HIST_OFFSET;
 }
@@ -63,9 +63,9 @@ static sqlite3_stmt *hist_stmt(struct dbconn *w, const char *const sql[2], const
 	if (!st)
 		return NULL;
 	if (combo) {
-		sqlite3_bind_int64(st, 1, hist_id(h->cid, h->metric, b));
+		sqlite3_bind_int64(st, 1, typical_hist_id(h->cid, h->metric, b));
 		sqlite3_bind_double(st, 2, v);
-		sqlite3_bind_int64(st, 3, hist_id(h->cid, h->metric, QUANTILE_ZERO_BUCKET));
+		sqlite3_bind_int64(st, 3, typical_hist_id(h->cid, h->metric, QUANTILE_ZERO_BUCKET));
 		return st;
 	}
 	sqlite3_bind_int64(st, 1, h->cid);
@@ -86,11 +86,11 @@ static int next_bucket(struct dbconn *w, const struct hist *h, int b, int dir, i
 	if (!st)
 		return DB_ERR;
 	if (!*h->key && dir > 0)   /* the other end of the histogram's ids */
-		sqlite3_bind_int64(st, 3, hist_id(h->cid, h->metric, HIST_SPAN - 1 - HIST_OFFSET));
+		sqlite3_bind_int64(st, 3, typical_hist_id(h->cid, h->metric, HIST_SPAN - 1 - HIST_OFFSET));
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
 		*nb = *h->key ? sqlite3_column_int(st, 0)
-			      : (int)(sqlite3_column_int64(st, 0) - hist_id(h->cid, h->metric, 0));
+			      : (int)(sqlite3_column_int64(st, 0) - typical_hist_id(h->cid, h->metric, 0));
 		*nn = sqlite3_column_int64(st, 1);
 		*ns = sqlite3_column_double(st, 2);
 	}
@@ -128,7 +128,7 @@ static int bucket_put(struct dbconn *w, const struct hist *h, int b, int had, lo
 		return DB_ERR;
 	if (n > 0 && had)
 		sqlite3_bind_int64(st, *h->key ? 6 : 4, n);
-	return step_all(st, NULL, NULL);
+	return outlier_step_all(st, NULL, NULL);
 }
 
 /* Bucket b gains (sign 1) or loses value v; *now and *sum get its new
@@ -197,7 +197,7 @@ static int fix(struct dbconn *w, const struct hist *h, struct hptr *p, long long
 	return DB_ERR;    /* one change moves a rank by one bucket at most, two when one empties */
 }
 
-int hist_move(struct dbconn *w, const struct hist *h, double v, int sign, long long total,
+int typical_hist_move(struct dbconn *w, const struct hist *h, double v, int sign, long long total,
 	      struct hptr *p, const double *qs, int np)
 {
 	int b = quantile_bucket(v), rc, i;
@@ -210,7 +210,7 @@ int hist_move(struct dbconn *w, const struct hist *h, double v, int sign, long l
 	return rc;
 }
 
-int hist_adjust(struct dbconn *w, const struct hist *h, double old, double now,
+int typical_hist_adjust(struct dbconn *w, const struct hist *h, double old, double now,
 		struct hptr *p, int np)
 {
 	int b = quantile_bucket(old), rc, i;
@@ -230,7 +230,7 @@ int hist_adjust(struct dbconn *w, const struct hist *h, double old, double now,
 	return DB_OK;
 }
 
-int hist_value(struct dbconn *w, const struct hist *h, const struct hptr *p, long long total,
+int typical_hist_value(struct dbconn *w, const struct hist *h, const struct hptr *p, long long total,
 	       double q, double *v)
 {
 	long long rank, nn;

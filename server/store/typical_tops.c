@@ -142,7 +142,7 @@ static int write_lead(struct dbconn *w, const char *sql, const char *suite, cons
 		for (i = 0; i < names; i++)
 			db_bind_text(st, 5 + i, l->name[i]);
 	}
-	return step_all(st, NULL, NULL);
+	return outlier_step_all(st, NULL, NULL);
 }
 
 /* The model's leaders looked for again, over its digests. */

@@ -3,6 +3,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 int err_set(struct err *e, unsigned status, const char *code, const char *field,
 	    const char *fmt, ...)
@@ -18,9 +19,32 @@ int err_set(struct err *e, unsigned status, const char *code, const char *field,
 	return -1;
 }
 
+int err_internal(struct err *e, const char *fmt, ...)
+{
+	va_list ap;
+
+	e->status = 500;
+	e->code = "internal";
+	e->field[0] = '\0';
+	va_start(ap, fmt);
+	vsnprintf(e->message, sizeof e->message, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
 int err_unavailable(struct err *e, const char *message)
 {
 	return err_set(e, 503, "unavailable", NULL, "%s", message);
+}
+
+int err_nomem(struct err *e)
+{
+	return err_unavailable(e, MSG_NOMEM);
+}
+
+int err_is_nomem(const struct err *e)
+{
+	return e->status == 503 && !strcmp(e->message, MSG_NOMEM);
 }
 
 const char *err_code(const struct err *e)

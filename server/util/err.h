@@ -17,8 +17,9 @@ struct err {
 	const char *code;    /* the contract's error code ("schema_violation");
 	                      * static storage; NULL: derived from status */
 	char field[160];     /* dotted path of the field at fault; "" for none */
-	char message[600];   /* one sentence naming what to fix (with, at
-	                      * most, the list of values that would do) */
+	char message[2048];  /* one sentence naming what to fix (with, at
+	                      * most, the list of values that would do); room
+	                      * for start-up's, which name up to three files */
 };
 
 #define ERR_INIT { 0, NULL, "", "" }
@@ -38,6 +39,18 @@ int err_set(struct err *e, unsigned status, const char *code, const char *field,
 /* err_set(e, 503, "unavailable", NULL, message): the server cannot answer
  * now (MSG_DB_DOWN, MSG_NOMEM); returns -1. */
 int err_unavailable(struct err *e, const char *message);
+
+/* err_set(e, 500, "internal", NULL, ...): a failure of the server's own
+ * (a file it cannot read, a database it cannot open or migrate), met by
+ * start-up code and the command line, which print e->message; returns -1. */
+int err_internal(struct err *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* err_unavailable(e, MSG_NOMEM): an allocation failed; returns -1.  The
+ * HTTP layer answers it with its one out-of-memory response. */
+int err_nomem(struct err *e);
+
+/* 1 when e says out of memory (status 503 with MSG_NOMEM), else 0. */
+int err_is_nomem(const struct err *e);
 
 /* The contract's code for a status when none was set: "not_found" for 404,
  * "unavailable" for 503, and so on. */

@@ -21,7 +21,7 @@ void fileio_sync_dir(const char *path)
 	}
 }
 
-int fileio_write_private(const char *path, const void *p, size_t n, char *err, size_t errlen)
+int fileio_write_private(const char *path, const void *p, size_t n, struct err *err)
 {
 	char tmp[4200];
 	int fd, ok;
@@ -30,13 +30,13 @@ int fileio_write_private(const char *path, const void *p, size_t n, char *err, s
 	unlink(tmp);
 	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (fd < 0) {
-		snprintf(err, errlen, "cannot create %s: %s", tmp, strerror(errno));
+		err_internal(err, "cannot create %s: %s", tmp, strerror(errno));
 		return -1;
 	}
 	ok = fchmod(fd, 0600) == 0 && write(fd, p, n) == (ssize_t)n && fsync(fd) == 0;
 	ok = close(fd) == 0 && ok;
 	if (!ok || rename(tmp, path) < 0) {
-		snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+		err_internal(err, "cannot write %s: %s", path, strerror(errno));
 		unlink(tmp);
 		return -1;
 	}

@@ -5,6 +5,7 @@
 #define LLMS_FILEIO_H
 
 #include <stddef.h>
+#include "util/err.h"
 
 /* fsyncs the folder holding path, so a new or renamed file survives a crash. */
 void fileio_sync_dir(const char *path);
@@ -12,6 +13,6 @@ void fileio_sync_dir(const char *path);
 /* Writes n bytes to path through "<path>.tmp", created mode 0600 whatever
  * the umask, synced and renamed into place, then syncs the folder.
  * 0, or -1 with the reason in err (the temporary file is removed). */
-int fileio_write_private(const char *path, const void *p, size_t n, char *err, size_t errlen);
+int fileio_write_private(const char *path, const void *p, size_t n, struct err *err);
 
 #endif

@@ -350,7 +350,8 @@ int main(int argc, char **argv)
 	const char *path = NULL, *migrations = NULL, *list_path = NULL;
 	long runs = 0, done = 0, k;
 	struct db *db;
-	char err[512], slug[SLUG_MAX + 1];
+	struct err err = ERR_INIT;
+	char slug[SLUG_MAX + 1];
 	double t0, t1;
 	int c, cur = 0;
 
@@ -372,8 +373,8 @@ int main(int argc, char **argv)
 	if (sodium_init() < 0)
 		return 1;
 	log_set_quiet(1);
-	if (db_open(path, migrations, &db, err, sizeof err) != DB_OK) {
-		fprintf(stderr, "fill: %s\n", err);
+	if (db_open(path, migrations, &db, &err) != DB_OK) {
+		fprintf(stderr, "fill: %s\n", err.message);
 		return 1;
 	}
 	if (list_path && !(list = fopen(list_path, "w"))) {

@@ -38,15 +38,15 @@ static int fill_run(struct dbconn *w, struct db_job *j)
 int main(int argc, char **argv)
 {
 	unsigned long n, done;
-	char err[512];
+	struct err err = ERR_INIT;
 	struct db *db;
 
 	if (argc != 4 || (n = strtoul(argv[3], NULL, 10)) == 0) {
 		fputs("usage: tlogfill DB MIGRATIONS_DIR N\n", stderr);
 		return 2;
 	}
-	if (sodium_init() < 0 || db_open(argv[1], argv[2], &db, err, sizeof err) != DB_OK) {
-		fprintf(stderr, "tlogfill: %s\n", err);
+	if (sodium_init() < 0 || db_open(argv[1], argv[2], &db, &err) != DB_OK) {
+		fprintf(stderr, "tlogfill: %s\n", err.message);
 		return 1;
 	}
 	for (done = 0; done < n; done += BATCH) {

@@ -46,7 +46,7 @@ static size_t tag_openers(const uint8_t *d, size_t n)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static json_t *ctx;
-	struct tmpl_error err;
+	struct err err = ERR_INIT;
 	struct partials p = { 0 };
 	struct buf out = BUF_INIT;
 	struct tmpl *t;

@@ -6,9 +6,8 @@ import os
 import re
 import signal
 import socket
-import time
 
-from conftest import make_payload, raw_connect, sign
+from conftest import make_payload, raw_connect, sign, wait_for
 
 # host ident user [time] "request" status bytes "referer" "agent" seconds
 LINE = re.compile(r'^(\S+) - - \[(\d\d/[A-Z][a-z]{2}/\d{4}:\d\d:\d\d:\d\d \+0000)\] '
@@ -17,16 +16,17 @@ LINE = re.compile(r'^(\S+) - - \[(\d\d/[A-Z][a-z]{2}/\d{4}:\d\d:\d\d:\d\d \+0000
 
 def read_lines(path, want, timeout=5.0):
     """The log's lines once it holds at least want of them (the thread
-    writes at least twice a second; the wait allows for a loaded machine)."""
-    deadline = time.time() + timeout
-    while True:
-        lines = []
-        if os.path.exists(path):
-            with open(path, encoding="ascii") as f:
-                lines = f.read().splitlines()
-        if len(lines) >= want or time.time() > deadline:
-            return lines
-        time.sleep(0.05)
+    writes at least twice a second; the wait allows for a loaded machine),
+    or as many as it holds when timeout seconds pass first."""
+    def lines():
+        if not os.path.exists(path):
+            return []
+        with open(path, encoding="ascii") as f:
+            return f.read().splitlines()
+    try:
+        return wait_for(lambda: len(lines()) >= want and lines(), timeout=timeout)
+    except AssertionError:
+        return lines()
 
 
 def parse(line):
@@ -40,7 +40,13 @@ def logged_server(make_server, tmp_path, *extra):
     path = str(tmp_path / "access.log")
     server = make_server(["--access-log", path] + list(extra))
     assert any("/healthz" in ln for ln in read_lines(path, 1)), "the start-up was not logged"
-    time.sleep(0.6)            # and anything else of the start-up
+    counts = []
+
+    def settled():             # and anything else of the start-up: no new line in 0.6 s
+        with open(path, encoding="ascii") as f:
+            counts.append(len(f.read().splitlines()))
+        return len(counts) >= 3 and counts[-1] == counts[-3]
+    wait_for(settled, interval=0.3, what="the start-up's log lines")
     return server, path
 
 
@@ -100,9 +106,7 @@ def test_sighup_reopens_the_file(make_server, tmp_path):
     assert any('"GET /methodology HTTP/1.1"' in ln for ln in before)
     os.rename(path, path + ".1")                      # as logrotate does
     server.proc.send_signal(signal.SIGHUP)
-    deadline = time.time() + 5
-    while not os.path.exists(path) and time.time() < deadline:
-        time.sleep(0.05)                              # reopened before the next write
+    wait_for(lambda: os.path.exists(path), timeout=5, what="the log reopened")  # before the next write
     server.get("/privacy")
     after = read_lines(path, 1)
     assert any('"GET /privacy HTTP/1.1"' in ln for ln in after), after
@@ -132,10 +136,8 @@ def test_requests_refused_before_the_handler_are_logged(make_server, tmp_path):
 def test_dash_writes_to_standard_output(make_server):
     server = make_server(["--access-log", "-"])
     server.get("/glossary")
-    deadline = time.time() + 5
-    while '"GET /glossary HTTP/1.1" 200' not in server.read_log():
-        assert time.time() < deadline, server.read_log()[-2000:]
-        time.sleep(0.05)
+    wait_for(lambda: '"GET /glossary HTTP/1.1" 200' in server.read_log(), timeout=5,
+             what="the line on standard output")
 
 
 def test_an_unwritable_log_is_refused_at_start(tmp_path):

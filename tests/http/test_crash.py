@@ -15,7 +15,6 @@ import sqlite3
 import subprocess
 import sys
 import threading
-import time
 
 import requests
 
@@ -41,9 +40,8 @@ def storm(server, acked, lock, stop):
             r = session.post(server.url + "/api/v1/runs", data=token.encode(),
                              headers={"Content-Type": "application/jose"}, timeout=10)
         except requests.RequestException:
-            if stop.is_set():
+            if stop.wait(0.05):    # the daemon is down: retry until told to stop
                 return
-            time.sleep(0.05)
             continue
         if r.status_code == 201:
             with lock:

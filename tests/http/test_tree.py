@@ -7,12 +7,18 @@
 - the store layer logs through util/log.c (so --quiet silences it);
 - UTF-8 continuation bytes are stepped over in util/utf8.c only;
 - every date comes from util/timefmt.c's time_now() (so tests can set the
-  clock), and only main.c turns the test clock on.
+  clock), and only main.c turns the test clock on;
+- no file under server/X includes a header of a folder above X in the
+  README's "Who may call whom" diagram;
+- at least 95% of the names the objects export carry their file's, their
+  file's first word's or their folder's prefix (nm over build/server).
 
 The few files named PENDING are other work in progress that fixes them;
 each list must only shrink."""
+import glob
 import os
 import re
+import subprocess
 
 from conftest import ROOT
 
@@ -84,8 +90,8 @@ def test_json_returning_functions_say_who_owns_the_reference():
 
 
 # Other helpers are rewriting these files; each list must only shrink.
-PENDING_STDERR = {"server/store/outlier_backfill.c"}
-PENDING_UTF8 = {"server/render/badge_svg.c", "server/ingest/withdraw.c"}
+PENDING_STDERR = set()
+PENDING_UTF8 = set()
 PENDING_TIME = {"server/store/outlier_backfill.c"}   # a progress line's pace, not a date
 
 
@@ -112,3 +118,95 @@ def test_dates_come_from_time_now_and_only_main_sets_the_test_clock():
     assert setters == ["server/main.c", "server/util/timefmt.c"], setters
     assert "test-clock" not in read("server/options.c").split("int parse_options")[0], \
         "--test-clock must stay out of the usage text"
+
+
+def layers():
+    """The README's "Who may call whom" diagram as {folder: depth}: the
+    top-level files are 0, each "-> folder/" line one deeper (a line may
+    name several folders, which then share a depth)."""
+    text = read("README.md")
+    start = text.index("**Who may call whom.**")
+    block = text[start:text.index("\n\n", text.index("\n    ", start) + 1)]
+    depth = {}
+    for n, line in enumerate(l for l in block.splitlines() if "->" in l):
+        for folder in re.findall(r"(\w+)/", line.split("->", 1)[1].split("(")[0]):
+            depth[folder] = n + 1
+    return depth
+
+
+def includes_upward(depth):
+    """Every '#include "Y/..."' in server/X/ whose Y is above X: a list of
+    (file, header)."""
+    bad = []
+    for src in sources(".c") + sources(".h"):
+        parts = src.split("/")
+        if len(parts) < 3:
+            continue                      # server/main.c and its peers: the top
+        mine = depth[parts[1]]
+        for inc in re.findall(r'^#include "([^"]+)"', read(src), re.M):
+            folder = inc.split("/")[0] if "/" in inc else None
+            if folder is None:
+                # app.h: the process-wide handles, read by every layer.
+                if inc != "app.h":
+                    bad.append((src, inc))
+            elif depth.get(folder, 0) < mine:
+                bad.append((src, inc))
+    return bad
+
+
+def test_no_folder_includes_a_higher_one():
+    depth = layers()
+    folders = sorted(d for d in os.listdir(SERVER) if os.path.isdir(os.path.join(SERVER, d)))
+    assert sorted(depth) == folders, "the README's diagram names %s; server/ holds %s" % (sorted(depth), folders)
+    assert depth["util"] > depth["domain"] > depth["store"] > depth["http"] > depth["pages"]
+    bad = includes_upward(depth)
+    assert not bad, "includes of a higher layer (README \"Who may call whom\"): %s" % bad
+    app = re.findall(r'^#include "([^"]+)"', read("server/app.h"), re.M)
+    assert not app, "app.h must stay forward declarations only: %s" % app
+    print("%d folders in %d layers, no include of a higher one" % (len(depth), len(set(depth.values()))))
+
+
+def test_the_include_rule_sees_an_upward_include(monkeypatch):
+    """The checker itself sees what the old store/defer.h did (http/http.h
+    from store/)."""
+    real = read
+
+    def fake(rel):
+        if rel == "server/store/db.h":
+            return real(rel) + '\n#include "http/http.h"\n'
+        return real(rel)
+    monkeypatch.setattr("test_tree.read", fake)
+    assert ("server/store/db.h", "http/http.h") in includes_upward(layers())
+
+
+def exported_names():
+    """(object, name, prefixed) for every name build/server/**/*.o
+    defines globally; prefixed: it is, or starts with "<p>_" for, its
+    file's name, that name's first word, its folder's name or that name
+    without a final s ("pages/" -> page_)."""
+    objs = sorted(glob.glob(os.path.join(ROOT, "build", "server", "**", "*.o"), recursive=True))
+    assert objs, "build the daemon first (make): no build/server/**/*.o"
+    rows = []
+    for o in objs:
+        rel = os.path.relpath(o, os.path.join(ROOT, "build", "server"))[:-2].split(os.sep)
+        ok = {rel[-1], rel[-1].split("_")[0]}
+        if len(rel) > 1:
+            ok |= {rel[0], rel[0].rstrip("s")}
+        out = subprocess.run(["nm", "-g", "--defined-only", o], capture_output=True,
+                             text=True, check=True).stdout
+        for line in out.splitlines():
+            f = line.split()
+            if len(f) == 3:
+                rows.append(("/".join(rel), f[2], any(f[2] == p or f[2].startswith(p + "_") for p in ok)))
+    return rows
+
+
+def test_exported_names_carry_their_file_s_prefix():
+    rows = exported_names()
+    off = [(o, n) for o, n, ok in rows if not ok]
+    share = 100.0 * (len(rows) - len(off)) / len(rows)
+    print("%d exported names, %d without their file's or folder's prefix: %.1f%%"
+          % (len(rows), len(off), share))
+    for o, n in off:
+        print("  %s: %s" % (o, n))
+    assert share >= 95.0, "only %.1f%% of exported names carry a prefix: %s" % (share, off)

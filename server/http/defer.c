@@ -1,5 +1,5 @@
 /* defer.c: suspend, hand the write to the writer, resume after the commit. */
-#include "store/defer.h"
+#include "http/defer.h"
 
 #include "app.h"
 
