@@ -272,6 +272,12 @@ extern const char *const combos_sql[];
 json_t *browse_link(const struct browse *b, const char *prefix, const char *segment, ...)
 	__attribute__((sentinel));
 
+/* page_model_hw.c: the link to model on hw, /m/<model>/hw/<hw> (".json"
+ * when b answers with JSON, ?suite= as browse_link() carries it); a new
+ * JSON string, NULL when memory runs out. */
+json_t *browse_mhw_link(const struct browse *b, const char *model, const char *hw);
+extern const char *const page_model_hw_sql[];
+
 /* Appends "<decode>:<id>", the cursor after a row, to out (size >= 48). */
 void browse_cursor(char *out, size_t n, double decode, const char *id);
 
