@@ -254,6 +254,7 @@ json_t *combos_page(struct browse *b, const struct combos_q *q, enum browse_sort
  * format and backend version) as a list row: typical_row()'s members with
  * model {name, slug, digest, digest_short, quantization, format, href},
  * hardware {name, slug, href}, backend_version, best_href, href (its runs),
+ * pair_href (every backend of the model on the hardware),
  * ceiling {ceiling_tok_s, low_tok_s, percent_of_ceiling, above, text} or
  * null, above_ceiling, and for pages text {median, p25, p75, best,
  * prefill, ttft}.  A new reference; NULL when out of memory. */

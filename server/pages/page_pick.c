@@ -9,6 +9,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "app.h"
 #include "domain/ceiling.h"
@@ -24,8 +25,9 @@
 /* Any suite's model or hardware of that slug (search_names, migration
  * 0012: its unique index on kind and slug). */
 static const char sql_known[] = "SELECT 1 FROM search_names WHERE kind = ?1 AND slug = ?2";
+static const char sql_shown[] = "SELECT name FROM search_names WHERE kind = ?1 AND slug = ?2";
 
-const char *const page_pick_sql[] = { sql_known, NULL };
+const char *const page_pick_sql[] = { sql_known, sql_shown, NULL };
 
 /* One field of the picker. */
 struct field {
@@ -54,10 +56,26 @@ static int known(struct req *r, int hw, const char *slug)
 	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
 }
 
-/* Takes field f (hw: the hardware's) from the query: its slug when it is
- * one that is known, else the slug of it read as a name; an error
- * sentence in f->error when it is empty, too long or names nothing
- * known.  0, or -1 when the database does not answer. */
+/* typed (trimmed, not empty) as a model (hw 0) or hardware: its slug
+ * into slug when it is one that is known, else the slug of it read as a
+ * name when that is known.  1 with it, 0 when neither is, -1 on error. */
+static int resolve(struct req *r, int hw, const char *typed, char slug[SLUG_MAX + 1])
+{
+	size_t n = strlen(typed);
+	int k;
+
+	if (slug_valid(typed) && (k = known(r, hw, typed)) != 0) {
+		memcpy(slug, typed, n + 1);   /* a valid slug fits */
+		return k;
+	}
+	if ((hw ? slug_hw(typed, slug, SLUG_MAX + 1) : slug_model(typed, slug, SLUG_MAX + 1)) < 0)
+		return 0;
+	return known(r, hw, slug);
+}
+
+/* Takes field f (hw: the hardware's) from the query into f->slug, or an
+ * error sentence into f->error when it is empty, too long or names
+ * nothing known.  0, or -1 when the database does not answer. */
 static int take(struct req *r, struct field *f, int hw)
 {
 	const char *v = http_query(r, f->name), *what = hw ? "hardware" : "model";
@@ -80,17 +98,52 @@ static int take(struct req *r, struct field *f, int hw)
 			 hw ? "RTX 4090 or m3-ultra" : "Llama 3.1 8B Instruct or qwen2-5-7b-instruct");
 		return 0;
 	}
-	if (slug_valid(f->typed) && (k = known(r, hw, f->typed)) != 0) {
-		memcpy(f->slug, f->typed, n + 1);   /* a valid slug fits */
-		return k < 0 ? -1 : 0;
-	}
-	if ((hw ? slug_hw(f->typed, f->slug, sizeof f->slug) : slug_model(f->typed, f->slug, sizeof f->slug)) == 0 &&
-	    (k = known(r, hw, f->slug)) != 0)
+	if ((k = resolve(r, hw, f->typed, f->slug)) != 0)
 		return k < 0 ? -1 : 0;
 	f->slug[0] = '\0';
 	snprintf(f->error, sizeof f->error, "No %s called \"%s\" has runs here or is in the reference data. Check the spelling, choose one of the suggestions, or find it in %s.",
 		 what, f->typed, hw ? "the list of hardware" : "the list of models");
 	return 0;
+}
+
+/* The shown name of kind's slug (search_names), a new JSON string; the
+ * slug when there is none (a reference-only one). */
+static json_t *shown(struct req *r, const char *kind, const char *slug)
+{
+	struct dbconn *c = db_reader(r->app->db);
+	sqlite3_stmt *st = c ? db_stmt(c, sql_shown) : NULL;
+	json_t *name = NULL;
+
+	if (st) {
+		db_bind_text(st, 1, kind);
+		db_bind_text(st, 2, slug);
+		if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+			name = json_string((const char *)sqlite3_column_text(st, 0));
+		sqlite3_reset(st);
+	}
+	return name ? name : json_string(slug);
+}
+
+int page_pick_pair(struct req *r, const char *q, char *out, size_t n, json_t *pairs)
+{
+	char left[PICK_MAX + 1], model[SLUG_MAX + 1], hw[SLUG_MAX + 1];
+	const char *on = strcasestr(q, " on ");
+	size_t len = on ? (size_t)(on - q) : 0;
+	int k;
+
+	if (!on || len > PICK_MAX)
+		return 0;
+	memcpy(left, q, len);
+	left[len] = '\0';
+	if ((k = resolve(r, 0, left, model)) != 1 || (k = resolve(r, 1, on + 4, hw)) != 1)
+		return k;
+	snprintf(left, sizeof left, "/m/%s/hw/%s%s", model, hw, out || r->html ? "" : ".json");
+	if (out)
+		snprintf(out, n, "%s", left);
+	if (pairs)
+		json_array_append_new(pairs, json_pack("{s:o, s:o, s:s}", "model", shown(r, "model", model),
+			"hardware", shown(r, "hw", hw), "href", left));
+	return 1;
 }
 
 /* The form again with its errors: 400 for an empty or overlong field,
