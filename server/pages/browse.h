@@ -278,6 +278,7 @@ json_t *browse_link(const struct browse *b, const char *prefix, const char *segm
  * JSON string, NULL when memory runs out. */
 json_t *browse_mhw_link(const struct browse *b, const char *model, const char *hw);
 extern const char *const page_model_hw_sql[];
+extern const char *const page_pick_sql[];     /* page_pick.c */
 
 /* Appends "<decode>:<id>", the cursor after a row, to out (size >= 48). */
 void browse_cursor(char *out, size_t n, double decode, const char *id);
