@@ -120,6 +120,20 @@ enum MHD_Result page_cheatsheet(struct req *r);     /* /cheatsheet, .json */
 enum MHD_Result page_cheatsheet_csv(struct req *r); /* /cheatsheet.csv */
 
 /* page_fit.c */
+enum MHD_Result page_changes(struct req *r);       /* /changes */
+enum MHD_Result page_changes_json(struct req *r);  /* /changes.json */
+enum MHD_Result page_changes_atom(struct req *r);  /* /changes.atom */
+enum MHD_Result page_wanted(struct req *r);        /* /wanted */
+enum MHD_Result page_wanted_json(struct req *r);   /* /wanted.json */
+/* Appends the command that would measure the model shown as model_name on
+ * hw_slug: "llm-speed bench --models <name> --backends <list>", the list
+ * the backends measured on that hardware (most runs first, at most 5),
+ * else llama.cpp; the name quoted for a shell when it needs it.  0, or -1
+ * when the database or memory failed (page_wanted.c). */
+struct dbconn;
+int page_wanted_command(struct dbconn *c, const char *model_name, const char *hw_slug,
+			struct buf *out);
+
 enum MHD_Result page_fit(struct req *r);          /* /fit */
 enum MHD_Result page_fit_json(struct req *r);     /* /fit.json */
 /* Query argument name as a number in [lo, hi] (a whole one when whole)

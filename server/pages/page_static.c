@@ -10,10 +10,37 @@
 #include "util/buf.h"
 #include "util/log.h"
 #include "render/tmpl.h"
+#include "store/predict_read.h"
+#include "util/numfmt.h"
 
 enum MHD_Result page_healthz(struct req *r)
 {
 	return http_send(r, 200, CT_TEXT, "ok\n", 3, NULL);
+}
+
+/* The leave-one-model-out backtest as /methodology shows it, recomputed
+ * by the refresh thread from today's data (store/predict_read.h), or
+ * null before its first run. */
+static json_t *backtest_json(void)
+{
+	struct predict_backtest b;
+	long long at, rows;
+	struct buf t = BUF_INIT;
+	json_t *o;
+
+	if (predict_read_backtest(&b, &at, &rows) < 0)
+		return json_null();
+	numfmt_fixed(&t, b.median_abs_pct, 1);
+	o = json_pack("{s:i, s:i, s:i, s:f, s:f, s:I, s:s, s:i, s:i, s:i}",
+		"tested", b.tested, "inside", b.inside, "unpredicted", b.unpredicted,
+		"median_abs_pct", b.median_abs_pct, "inside_share", b.inside_share,
+		"combinations", (json_int_t)rows, "median_abs_pct_text", t.buf ? t.buf : "",
+		"inside_pct", (int)(b.inside_share * 100 + 0.5),
+		"by_backend_on_hardware", b.by_step[PREDICT_BACKEND_ON_HW],
+		"by_wider", b.by_step[PREDICT_BACKEND_ALL_HW] + b.by_step[PREDICT_ALL_BACKENDS_ON_HW]);
+	json_object_set_new(o, "has_tests", json_boolean(b.tested > 0));
+	buf_release(&t);
+	return o;
 }
 
 /* /glossary, /methodology, /privacy: templates of the same name. */
@@ -33,6 +60,8 @@ enum MHD_Result page_reference(struct req *r)
 			continue;
 		m = json_pack("{s:s, s:s?}", "title", titles[i][1],
 			      "security_contact", r->app->cfg.security_contact);
+		if (!strcmp(r->path, "/methodology"))
+			json_object_set_new(m, "backtest", backtest_json());
 		ret = page_render(r, r->path + 1, m, 200);
 		json_decref(m);
 		return ret;
