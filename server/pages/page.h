@@ -63,10 +63,10 @@ enum MHD_Result page_model_hw_json(struct req *r); /* /m/<model>/hw/<hw>.json */
  * the field to fix) into *ret and returns 1; else 0. */
 int page_pick(struct req *r, enum MHD_Result *ret);
 /* When q reads "<model> on <hardware>" (each a name or a slug that is
- * known): writes the page's path to out (size n; out NULL: not) and, with
- * pairs, appends {model, hardware, href} to it (the shown names); 1, or 0
- * when q does not read so, -1 when the database does not answer. */
-int page_pick_pair(struct req *r, const char *q, char *out, size_t n, json_t *pairs);
+ * known, as the picker takes them): writes that page's path to out (size
+ * n); 1, or 0 when q does not read so, -1 when the database does not
+ * answer.  (Search's 303 for people.) */
+int page_pick_pair(struct req *r, const char *q, char *out, size_t n);
 
 /* page_hw.c */
 enum MHD_Result page_hw(struct req *r);           /* /hw/<slug> */

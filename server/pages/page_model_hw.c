@@ -4,13 +4,15 @@
  * over signing keys, spread, best run, submitters, prefill, TTFT), best
  * median first, each weights file (digest) on its own, and the bandwidth
  * ceiling of those weights on that hardware drawn against the median.  A
- * combination nobody measured answers 200 with what is known instead and
- * the command that would measure it.
+ * combination nobody measured answers 200 with what is known instead,
+ * predictions and the command that would measure it
+ * (page_model_hw_beyond.c).
  *
  * Reads the combos rows of migration 0020 (store/typical.h) by their
  * indexes, never the runs: one seek per weights file for the rows, and
  * for an empty page two walks of at most WALK rows.  The HTML is kept by
- * browse_cache.c until the next write, as /m/ and /hw/ are. */
+ * browse_cache.c until the next write, as /m/ and /hw/ are (an empty
+ * page is not: each visit to it counts for /wanted). */
 #include "pages/page.h"
 
 #include <math.h>
@@ -63,8 +65,6 @@ const char *const page_model_hw_sql[] = {
 
 /* Entries listed under "known instead", each kind. */
 #define INSTEAD_MAX 12
-/* Backends the command names at most. */
-#define COMMAND_BACKENDS 4
 
 static int db_fail(struct mhw *p)
 {
@@ -284,11 +284,11 @@ static json_t *weights_block(struct mhw *p, const char *digest, const char *quan
 	char shrt[20];
 
 	snprintf(shrt, sizeof shrt, "%.12s", digest && strlen(digest) > 7 ? digest + 7 : "");
-	return json_pack("{s:s?, s:s, s:s?, s:s?, s:o, s:o, s:[], s:[]}", "digest", digest,
+	return json_pack("{s:s?, s:s, s:s?, s:s?, s:o, s:o, s:[]}", "digest", digest,
 		"digest_short", shrt, "quantization", quant, "format", format,
 		"href", digest ? browse_link(&p->b, "/m/", p->model, "digest", digest, "hw", p->hw, NULL)
 			       : json_null(),
-		"ceiling", ceiling_of(p, quant, format, 0, &c), "rows", "predicted");
+		"ceiling", ceiling_of(p, quant, format, 0, &c), "rows");
 }
 
 /* The weights block of digest in ws, appended when new. */
@@ -356,9 +356,8 @@ static int load_rows(struct mhw *p)
 
 /* Adds to list (at most INSTEAD_MAX, one per slug in seen) the rows st
  * gives (slug, name, median, backend), each linked to its own
- * model-on-hardware page, and its backend to backends.  0, or -1. */
-static int walk_instead(struct mhw *p, sqlite3_stmt *st, int by_model, json_t *list, json_t *seen,
-			json_t *backends)
+ * model-on-hardware page.  0, or -1. */
+static int walk_instead(struct mhw *p, sqlite3_stmt *st, int by_model, json_t *list, json_t *seen)
 {
 	int rc;
 
@@ -367,8 +366,6 @@ static int walk_instead(struct mhw *p, sqlite3_stmt *st, int by_model, json_t *l
 		const char *be = (const char *)sqlite3_column_text(st, 3);
 		double med = sqlite3_column_double(st, 2);
 
-		if (be && !json_object_get(backends, be))
-			json_object_set_new(backends, be, json_true());
 		if (!slug || json_object_get(seen, slug) || json_array_size(list) >= INSTEAD_MAX)
 			continue;
 		json_object_set_new(seen, slug, json_true());
@@ -382,41 +379,19 @@ static int walk_instead(struct mhw *p, sqlite3_stmt *st, int by_model, json_t *l
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
-/* Appends s as one shell word: as it is when it holds only letters,
- * digits and "._/-+:@", else in single quotes (a quote as '\''). */
-static void shell_word(struct buf *b, const char *s)
-{
-	const char *c;
-
-	if (s && *s && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._/-+:@") == strlen(s)) {
-		buf_puts(b, s);
-		return;
-	}
-	buf_putc(b, '\'');
-	for (c = s ? s : ""; *c; c++)
-		if (*c == '\'')
-			buf_puts(b, "'\\''");
-		else
-			buf_putc(b, *c);
-	buf_putc(b, '\'');
-}
-
-/* For a combination nobody measured: the model's fastest other hardware,
- * the hardware's fastest other models, and the command that would
- * measure it (llm-speed bench --models <name> --backends <list>, the
- * backends run on this hardware first).  0, or -1 with p->b's failure
- * set. */
+/* For a combination nobody measured: the model's fastest other hardware
+ * and the hardware's fastest other models, each linked to its own page.
+ * 0, or -1 with p->b's failure set. */
 static int load_instead(struct mhw *p)
 {
-	json_t *hws = json_array(), *models = json_array(), *seen = json_object();
-	json_t *mseen = json_object(), *backends = json_object(), *w, *v;
+	json_t *hws = json_array(), *models = json_array(), *seen = json_object(), *mseen = json_object(), *w;
 	sqlite3_stmt *st;
-	struct buf cmd = BUF_INIT;
-	const char *k;
 	size_t i;
-	int n = 0, rc = 0;
+	int rc = 0;
 
 	json_array_foreach(json_object_get(p->m, "weights"), i, w) {
+		if (!json_is_string(json_object_get(w, "digest")))
+			continue;
 		if (!(st = db_stmt(p->b.c, sql_model_elsewhere))) {
 			rc = -1;
 			break;
@@ -424,34 +399,21 @@ static int load_instead(struct mhw *p)
 		db_bind_text(st, 1, p->b.suite);
 		db_bind_text(st, 2, p->model);
 		db_bind_text(st, 3, json_string_value(json_object_get(w, "digest")));
-		if ((rc = walk_instead(p, st, 0, hws, seen, backends)) < 0)
+		if ((rc = walk_instead(p, st, 0, hws, seen)) < 0)
 			break;
 	}
-	/* The hardware's backends are named first: clear the model's. */
-	json_object_clear(backends);
 	if (rc == 0 && (st = db_stmt(p->b.c, sql_hw_models))) {
 		db_bind_text(st, 1, p->b.suite);
 		db_bind_text(st, 2, p->hw);
-		rc = walk_instead(p, st, 1, models, mseen, backends);
+		rc = walk_instead(p, st, 1, models, mseen);
 	} else {
 		rc = -1;
 	}
-	buf_puts(&cmd, "llm-speed bench --models ");
-	shell_word(&cmd, json_string_value(json_object_get(json_object_get(p->m, "model"), "name")));
-	buf_puts(&cmd, " --backends ");
-	json_object_foreach(backends, k, v)
-		if (n < COMMAND_BACKENDS)
-			buf_printf(&cmd, "%s%s", n++ ? "," : "", k);
-	if (!n)
-		buf_puts(&cmd, "llama.cpp");
 	json_object_set_new(p->m, "instead", json_pack("{s:b, s:b, s:o, s:o}",
 		"has_hardware", json_array_size(hws) > 0, "has_models", json_array_size(models) > 0,
 		"hardware", hws, "models", models));
-	json_object_set_new(p->m, "command", buf_error(&cmd) ? json_null() : json_string(cmd.buf));
-	buf_release(&cmd);
 	json_decref(seen);
 	json_decref(mseen);
-	json_decref(backends);
 	return rc < 0 ? db_fail(p) : 0;
 }
 
@@ -495,10 +457,8 @@ static json_t *mhw_model(struct mhw *p, struct req *r)
 		return NULL;
 	p->m = json_pack("{s:s}", "suite_version", p->b.suite);
 	if (!p->m || load_names(p) < 0 || load_rows(p) < 0 ||
-	    (!p->nrows && load_instead(p) < 0))
+	    (!p->nrows && load_instead(p) < 0) || mhw_add_beyond(p) < 0)
 		goto fail;
-	if (p->nrows)
-		json_object_set_new(p->m, "command", json_null());
 	mn = json_string_value(json_object_get(json_object_get(p->m, "model"), "name"));
 	hn = json_string_value(json_object_get(json_object_get(p->m, "hardware"), "name"));
 	buf_printf(&title, "%s on %s", mn, hn);
@@ -543,7 +503,10 @@ enum MHD_Result page_model_hw(struct req *r)
 		return ret;
 	if (!mhw_model(&p, r))
 		return browse_fail(&p.b);
-	browse_keep(&p.b);
+	/* Kept until the next write; an empty one is built each time, as each
+	 * visit to it is counted for /wanted. */
+	if (p.nrows)
+		browse_keep(&p.b);
 	add_alternate(&p);
 	return browse_send(&p.b, "model_hw", p.m);
 }

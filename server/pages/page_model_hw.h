@@ -21,4 +21,11 @@ struct mhw {
 	json_t *m;                  /* the view model */
 };
 
+/* page_model_hw_beyond.c: adds to p->m "predicted" (the backends without
+ * a measured row here that the evidence predicts, by name), "versions"
+ * (median decode by backend version, with a chart for pages) and, when
+ * nothing was measured, "command" and the visit counted for /wanted
+ * (else command null).  0, or -1 with p->b's failure set. */
+int mhw_add_beyond(struct mhw *p);
+
 #endif

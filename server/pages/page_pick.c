@@ -25,9 +25,7 @@
 /* Any suite's model or hardware of that slug (search_names, migration
  * 0012: its unique index on kind and slug). */
 static const char sql_known[] = "SELECT 1 FROM search_names WHERE kind = ?1 AND slug = ?2";
-static const char sql_shown[] = "SELECT name FROM search_names WHERE kind = ?1 AND slug = ?2";
-
-const char *const page_pick_sql[] = { sql_known, sql_shown, NULL };
+const char *const page_pick_sql[] = { sql_known, NULL };
 
 /* One field of the picker. */
 struct field {
@@ -106,25 +104,7 @@ static int take(struct req *r, struct field *f, int hw)
 	return 0;
 }
 
-/* The shown name of kind's slug (search_names), a new JSON string; the
- * slug when there is none (a reference-only one). */
-static json_t *shown(struct req *r, const char *kind, const char *slug)
-{
-	struct dbconn *c = db_reader(r->app->db);
-	sqlite3_stmt *st = c ? db_stmt(c, sql_shown) : NULL;
-	json_t *name = NULL;
-
-	if (st) {
-		db_bind_text(st, 1, kind);
-		db_bind_text(st, 2, slug);
-		if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
-			name = json_string((const char *)sqlite3_column_text(st, 0));
-		sqlite3_reset(st);
-	}
-	return name ? name : json_string(slug);
-}
-
-int page_pick_pair(struct req *r, const char *q, char *out, size_t n, json_t *pairs)
+int page_pick_pair(struct req *r, const char *q, char *out, size_t n)
 {
 	char left[PICK_MAX + 1], model[SLUG_MAX + 1], hw[SLUG_MAX + 1];
 	const char *on = strcasestr(q, " on ");
@@ -137,12 +117,7 @@ int page_pick_pair(struct req *r, const char *q, char *out, size_t n, json_t *pa
 	left[len] = '\0';
 	if ((k = resolve(r, 0, left, model)) != 1 || (k = resolve(r, 1, on + 4, hw)) != 1)
 		return k;
-	snprintf(left, sizeof left, "/m/%s/hw/%s%s", model, hw, out || r->html ? "" : ".json");
-	if (out)
-		snprintf(out, n, "%s", left);
-	if (pairs)
-		json_array_append_new(pairs, json_pack("{s:o, s:o, s:s}", "model", shown(r, "model", model),
-			"hardware", shown(r, "hw", hw), "href", left));
+	snprintf(out, n, "/m/%s/hw/%s", model, hw);
 	return 1;
 }
 

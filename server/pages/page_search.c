@@ -574,7 +574,7 @@ static json_t *search_model(struct search *s, struct req *r, char *redirect, siz
 		return NULL;
 	}
 	/* "<model> on <hardware>" is answered by that page (page_pick.c). */
-	if (s->b.html && s->q[0] && (k = page_pick_pair(r, s->q, redirect, rn, NULL)) == 0)
+	if (s->b.html && s->q[0] && (k = page_pick_pair(r, s->q, redirect, rn)) == 0)
 		k = canonical(s->b.c, s->q, redirect, rn);
 	if (s->b.html && s->q[0] && k != 0) {
 		if (k < 0) {
@@ -601,9 +601,6 @@ static json_t *search_model(struct search *s, struct req *r, char *redirect, siz
 	}
 	json_object_set_new(m, "q", json_string(s->q));
 	json_object_set_new(m, "suite_version", json_string(s->b.suite));
-	json_object_set_new(m, "pairs", json_array());
-	if (s->q[0])
-		page_pick_pair(r, s->q, NULL, 0, json_object_get(m, "pairs"));
 	json_object_set_new(m, "runs", runs ? runs : json_array());
 	json_object_set_new(m, "digests", digests ? digests : json_array());
 	json_object_set_new(m, "searched", json_boolean(s->q[0] != '\0'));

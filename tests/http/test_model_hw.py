@@ -226,8 +226,7 @@ def test_lists_and_search_link_to_the_page(server):
     r = server.get("/search?q=%s" % quote(MODEL + " on M3 Ultra"), allow_redirects=False)
     assert r.status_code == 303 and r.headers["Location"] == PAGE
     j = server.get("/search.json?q=%s" % quote(MODEL + " on M3 Ultra")).json()
-    assert j["pairs"] == [{"model": MODEL, "hardware": "M3 Ultra", "href": PAGE + ".json"}]
-    assert server.get("/search.json?q=qwen").json()["pairs"] == []
+    assert j["combination"]["href"] == PAGE and j["combination"]["runs"] == 1
 
 
 def test_page_is_kept_until_the_next_write(server):
@@ -237,3 +236,84 @@ def test_page_is_kept_until_the_next_write(server):
     upload(server, 102.0)
     again = server.get(PAGE).text
     assert again != first and "2 submitters" in again
+
+
+def _upload_4090(server, name, decode, version="b6100", key=None):
+    p = make_payload()
+    p["backend"] = {"name": "llama.cpp", "version": version, "runner": None}
+    p["model"].update({"name": name, "quantization": "Q4_K_M", "format": "gguf"})
+    p["model"]["digest"] = digest_for(name + "Q4_K_M")
+    p["hardware"].update({"accelerator_summary": "RTX 4090", "gpu_name": "RTX 4090",
+                          "cpu_model": "AMD Ryzen 9", "vram_gb": 24, "ram_gb": 64, "os": "Linux",
+                          "fingerprint_hash": None})
+    p["workloads"]["chat-short"]["decode_tok_s"] = decode
+    r = server.upload(sign(p, key or new_key())[0])
+    assert r.status_code == 201, r.text
+
+
+def test_empty_page_predicts_labelled_apart_and_is_wanted(server, tmp_path):
+    """Two models at ~70% of their ceilings on an RTX 4090 with llama.cpp
+    (8 keys each): the page of a third, unmeasured model predicts about
+    70% of its ceiling, labelled, with its basis, never in a measured row;
+    each visit counts for /wanted."""
+    from conftest import wait_for
+    for ref, name in (("llama-3-1-8b", "Llama-3.1-8B-Instruct"), ("llama-3-2-3b", "Llama-3.2-3B-Instruct")):
+        c = server.get("/fit.json?model=%s&hw=rtx-4090&format=q4_k_m&context=384" % ref).json()
+        for i in range(8):
+            _upload_4090(server, name, round(c["result"]["ceiling_tok_s"] * 0.70 * (0.99 + 0.0025 * i), 2))
+    path = "/m/qwen2-5-7b-instruct/hw/rtx-4090"
+
+    def predicted():
+        page = server.get(path + ".json").json()
+        return page if page["predicted"] else None
+    page = wait_for(predicted, what="a prediction on the page")
+    assert page["empty"] is True and rows_of(page) == []
+    (p,) = [x for x in page["predicted"] if x["backend"] == "llama.cpp"]
+    ceiling = page["weights"][0]["ceiling"]["ceiling_tok_s"] if page["weights"] else None
+    assert p["predicted_low"] < p["predicted_decode_tok_s"] < p["predicted_high"]
+    assert p["predicted_from"] == "from 16 runs of 2 other models on RTX 4090 with llama.cpp"
+    if ceiling:
+        assert abs(p["predicted_decode_tok_s"] / ceiling - 0.70) <= 0.15 * 0.70
+    for k in ("median_decode_tok_s", "best_decode_tok_s"):
+        assert k not in p
+    html = server.get(path).text
+    ok, report = validate_html(html, tmp_path)
+    assert ok, report
+    doc = lxml.html.fromstring(html)
+    (sec,) = doc.xpath('//section[@class="predicted"]')
+    assert "predicted" in sec.text_content() and p["predicted_from"] in sec.text_content()
+    assert not doc.xpath('//table[contains(@class, "mhw")]//*[contains(text(), "predicted")]')
+    assert "wanted list" in html
+
+    def wanted():
+        rows = server.get("/wanted.json").json()["rows"]
+        return [r for r in rows if (r["model_slug"], r["hw_slug"]) == ("qwen2-5-7b-instruct", "rtx-4090")] or None
+    (w,) = wait_for(wanted, what="the visit on /wanted")
+    assert w["asks"] == 1       # once per address and day, however many visits
+
+
+def test_measured_page_charts_median_by_version(server, tmp_path):
+    from conftest import wait_for
+    for v in range(5):
+        _upload_4090(server, "Llama-3.1-8B-Instruct", 100.0 + v, "b6100")
+    for v in range(3):
+        _upload_4090(server, "Llama-3.1-8B-Instruct", 120.0 + v, "b6200")
+    path = "/m/llama-3-1-8b-instruct/hw/rtx-4090"
+
+    def series():
+        page = server.get(path + ".json").json()
+        s = page["versions"]
+        return page if s and len(s[0]["points"]) == 2 else None
+    page = wait_for(series, what="two versions charted")
+    (s,) = page["versions"]
+    assert s["backend"] == "llama.cpp"
+    assert [pt["version"] for pt in s["points"]] == ["b6100", "b6200"]
+    assert [pt["keys"] for pt in s["points"]] == [5, 3]
+    assert s["points"][0]["median_decode_tok_s"] == 102.0 and s["points"][1]["median_decode_tok_s"] == 121.0
+    html = server.get(path).text
+    ok, report = validate_html(html, tmp_path)
+    assert ok, report
+    doc = lxml.html.fromstring(html)
+    (sec,) = doc.xpath('//section[@class="versions"]')
+    assert sec.xpath('.//svg[@class="barchart"]') and "b6200" in sec.text_content()
+    assert page["command"] is None and page["empty"] is False
