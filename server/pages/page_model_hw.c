@@ -411,7 +411,7 @@ static int load_instead(struct mhw *p)
 	}
 	json_object_set_new(p->m, "instead", json_pack("{s:b, s:b, s:o, s:o}",
 		"has_hardware", json_array_size(hws) > 0, "has_models", json_array_size(models) > 0,
-		"hardware", hws, "models", models));
+		"other_hardware", hws, "other_models", models));
 	json_decref(seen);
 	json_decref(mseen);
 	return rc < 0 ? db_fail(p) : 0;
