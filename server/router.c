@@ -46,6 +46,8 @@ static const struct route routes[] = {
 	{ HTTP_GET,  "/u/*.json",                    page_account,      0, 0 },
 	{ HTTP_GET,  "/u/*.csv",                     page_account,      0, 0 },
 	{ HTTP_GET,  "/u/*",                         page_account,      ROUTE_HTML, 0 },
+	{ HTTP_GET,  "/m/*/hw/*.json",               page_model_hw_json, 0, 0 },
+	{ HTTP_GET,  "/m/*/hw/*",                    page_model_hw,     ROUTE_HTML, 0 },
 	{ HTTP_GET,  "/m/*.json",                    page_model_json,   0, 0 },
 	{ HTTP_GET,  "/m/*.csv",                     page_model_json,   0, 0 },
 	{ HTTP_GET,  "/m/*",                         page_model,        ROUTE_HTML, 0 },
@@ -153,6 +155,35 @@ unsigned router_in_flight(void)
 	return atomic_load(&in_flight);
 }
 
+/* A pattern with several stars (the model-on-hardware page's): each takes
+ * one non-empty segment, ending at the path's next '/' less the literal
+ * that follows the star up to its own next '/' (".json").  Nothing is
+ * captured (arg is left empty): two segments need not fit in arg, and the
+ * handler reads them from the path.  1 when it matches. */
+static int match_segments(const char *pat, const char *path, char *arg)
+{
+	size_t tail;
+	const char *end;
+
+	arg[0] = '\0';
+	while (*pat) {
+		if (*pat != '*') {
+			if (*pat++ != *path++)
+				return 0;
+			continue;
+		}
+		pat++;
+		tail = strcspn(pat, "*/");
+		if (pat[tail] == '*')       /* two in one segment: not a pattern we write */
+			return 0;
+		end = path + strcspn(path, "/");
+		if ((size_t)(end - path) < tail + 1 || memcmp(end - tail, pat, tail))
+			return 0;
+		path = end - tail;
+	}
+	return *path == '\0';
+}
+
 int router_pattern_match(const char *pat, const char *path, char *arg, size_t argn)
 {
 	const char *star = strchr(pat, '*');
@@ -160,6 +191,8 @@ int router_pattern_match(const char *pat, const char *path, char *arg, size_t ar
 
 	if (!star)
 		return strcmp(pat, path) == 0;
+	if (star[1] != '*' && strchr(star + 1, '*'))
+		return argn ? match_segments(pat, path, arg) : 0;
 	pre = (size_t)(star - pat);
 	if (!strcmp(star, "**")) {      /* the rest of the path, slashes and all */
 		seg = strlen(path);

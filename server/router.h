@@ -15,7 +15,9 @@ typedef enum MHD_Result (*route_fn)(struct req *r);
 
 /* One row of the route table.  The pattern is a literal path in which one
  * '*' matches a single non-empty path segment (no '/'), captured in r->arg;
- * a pattern ending in "**" matches any non-empty rest, slashes included. */
+ * a pattern ending in "**" matches any non-empty rest, slashes included.
+ * With several stars (the pattern of /m/<model>/hw/<hw>), each takes one
+ * segment and none is captured: r->arg is empty, the handler reads r->path. */
 struct route {
 	enum http_method method;   /* HTTP_GET also answers HEAD */
 	const char *pattern;

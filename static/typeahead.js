@@ -10,6 +10,11 @@
 // newer one cancels an older one, so a search costs a few requests, not
 // one per key (search is rate-limited per address; a refusal shows
 // nothing).
+//
+// The home page's picker fields (data-typeahead="model" or "hw") get the
+// same list, of that kind only; choosing a suggestion fills the field
+// with its slug instead of opening a page, and the form submits as
+// before.
 (function () {
 	'use strict';
 
@@ -25,20 +30,26 @@
 		return '/?backend=' + s;
 	}
 
-	// The suggestions of one /search.json answer: [{label, kind, href}].
-	function suggestions(body) {
+	// The suggestions of one /search.json answer: [{label, kind, href,
+	// slug}]; for a picker field (only: "model" or "hw"), that kind's only.
+	function suggestions(body, only) {
 		var out = [];
-		(body.runs || []).forEach(function (r) {
-			out.push({ label: r.id, kind: 'Run', href: '/r/' + encodeURIComponent(r.id) });
-		});
+		if (!only) {
+			(body.runs || []).forEach(function (r) {
+				out.push({ label: r.id, kind: 'Run', href: '/r/' + encodeURIComponent(r.id) });
+			});
+		}
 		(body.results || []).forEach(function (h) {
-			out.push({ label: h.name, kind: h.kind_label, href: target(h) });
+			if (!only || h.kind === only)
+				out.push({ label: h.name, kind: h.kind_label, href: target(h), slug: h.slug });
 		});
 		return out.slice(0, MAX_SHOWN);
 	}
 
 	function attach(input) {
 		var form = input.form;
+		var only = input.dataset.typeahead || null;
+		var holder = only ? input.parentNode : form;
 		var list = document.createElement('ul');
 		var items = [];
 		var active = -1;
@@ -50,8 +61,8 @@
 		list.setAttribute('role', 'listbox');
 		list.setAttribute('aria-label', 'Suggestions');
 		list.hidden = true;
-		form.classList.add('has-suggestions');
-		form.appendChild(list);
+		holder.classList.add('has-suggestions');
+		holder.appendChild(list);
 		input.setAttribute('role', 'combobox');
 		input.setAttribute('aria-autocomplete', 'list');
 		input.setAttribute('aria-expanded', 'false');
@@ -69,6 +80,17 @@
 			} else {
 				input.removeAttribute('aria-activedescendant');
 			}
+		}
+
+		// A suggestion chosen: a picker field takes its slug, the search
+		// box opens its page.
+		function pick(li) {
+			if (!only) {
+				window.location.assign(li.dataset.href);
+				return;
+			}
+			input.value = li.dataset.slug;
+			close();
 		}
 
 		function close() {
@@ -91,7 +113,8 @@
 				kind.textContent = s.kind;
 				li.appendChild(kind);
 				li.addEventListener('mousedown', function (e) { e.preventDefault(); });
-				li.addEventListener('click', function () { window.location.assign(s.href); });
+				li.dataset.slug = s.slug || '';
+				li.addEventListener('click', function () { pick(li); });
 				list.appendChild(li);
 				return li;
 			});
@@ -120,7 +143,7 @@
 				.then(function (body) {
 					if (pending !== ctl) return;
 					pending = null;
-					if (body && input.value.trim() === q) show(suggestions(body));
+					if (body && input.value.trim() === q) show(suggestions(body, only));
 					else show([]);
 				})
 				.catch(function () { /* cancelled, or offline: the form still works */ });
@@ -141,7 +164,7 @@
 				choose(active > 0 ? active - 1 : items.length - 1);
 			} else if (e.key === 'Enter' && active >= 0 && !list.hidden) {
 				e.preventDefault();
-				window.location.assign(items[active].dataset.href);
+				pick(items[active]);
 			} else if (e.key === 'Escape' && !list.hidden) {
 				e.preventDefault();
 				close();
@@ -150,6 +173,10 @@
 		input.addEventListener('blur', close);
 	}
 
+	if (!window.fetch || !window.AbortController) return;
 	var box = document.getElementById('site-q');
-	if (box && box.form && window.fetch && window.AbortController) attach(box);
+	if (box && box.form) attach(box);
+	document.querySelectorAll('input[data-typeahead]').forEach(function (field) {
+		if (field.form) attach(field);
+	});
 })();

@@ -24,6 +24,29 @@ START_TEST(pattern_star_is_one_segment)
 }
 END_TEST
 
+/* Several stars: each one non-empty segment, the literal after it at the
+ * segment's end; nothing captured, whatever the segments' length. */
+START_TEST(pattern_stars_are_segments)
+{
+	char arg[16] = "x";
+
+	ck_assert(router_pattern_match("/m/*/hw/*", "/m/llama-3-1-8b-instruct/hw/rtx-4090", arg, sizeof arg));
+	ck_assert_str_eq(arg, "");
+	ck_assert(router_pattern_match("/m/*/hw/*.json", "/m/a/hw/b.json", arg, sizeof arg));
+	ck_assert(!router_pattern_match("/m/*/hw/*.json", "/m/a/hw/.json", arg, sizeof arg));
+	ck_assert(!router_pattern_match("/m/*/hw/*.json", "/m/a/hw/b", arg, sizeof arg));
+	ck_assert(!router_pattern_match("/m/*/hw/*", "/m//hw/b", arg, sizeof arg));
+	ck_assert(!router_pattern_match("/m/*/hw/*", "/m/a/hw/", arg, sizeof arg));
+	ck_assert(!router_pattern_match("/m/*/hw/*", "/m/a/hw/b/c", arg, sizeof arg));
+	ck_assert(!router_pattern_match("/m/*/hw/*", "/m/a/b/hw/c", arg, sizeof arg));
+	ck_assert(!router_pattern_match("/m/*/hw/*", "/m/a/hx/c", arg, sizeof arg));
+	ck_assert(!router_pattern_match("/m/*/hw/*", "/m/a", arg, sizeof arg));
+	/* The twin's row comes first in the table; the page's own row would
+	 * take "b.json" as its segment. */
+	ck_assert(router_pattern_match("/m/*/hw/*", "/m/a/hw/b.json", arg, sizeof arg));
+}
+END_TEST
+
 /* Requests reach the row the table lists first for them; HEAD is GET. */
 START_TEST(match_picks_the_row)
 {
@@ -35,6 +58,12 @@ START_TEST(match_picks_the_row)
 	ck_assert(rt->handler == page_run_json);
 	ck_assert_str_eq(arg, "r_y2_5y8oo97d");
 	ck_assert_uint_eq(rt->flags & ROUTE_HTML, 0);
+	rt = router_match(HTTP_GET, "/m/a/hw/b.json", arg, sizeof arg);
+	ck_assert(rt && rt->handler == page_model_hw_json && !(rt->flags & ROUTE_HTML));
+	rt = router_match(HTTP_GET, "/m/a/hw/b", arg, sizeof arg);
+	ck_assert(rt && rt->handler == page_model_hw && (rt->flags & ROUTE_HTML));
+	rt = router_match(HTTP_GET, "/m/a.json", arg, sizeof arg);
+	ck_assert(rt && rt->handler == page_model_json);
 	rt = router_match(HTTP_HEAD, "/r/r_y2_5y8oo97d", arg, sizeof arg);
 	ck_assert_ptr_nonnull(rt);
 	ck_assert(rt->handler == page_run);
@@ -70,6 +99,7 @@ static Suite *suite_router(void)
 	TCase *tc = tcase_create("core");
 
 	tcase_add_test(tc, pattern_star_is_one_segment);
+	tcase_add_test(tc, pattern_stars_are_segments);
 	tcase_add_test(tc, match_picks_the_row);
 	tcase_add_test(tc, allow_names_the_methods);
 	suite_add_tcase(s, tc);

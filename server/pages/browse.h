@@ -254,6 +254,7 @@ json_t *combos_page(struct browse *b, const struct combos_q *q, enum browse_sort
  * format and backend version) as a list row: typical_row()'s members with
  * model {name, slug, digest, digest_short, quantization, format, href},
  * hardware {name, slug, href}, backend_version, best_href, href (its runs),
+ * pair_href (every backend of the model on the hardware),
  * ceiling {ceiling_tok_s, low_tok_s, percent_of_ceiling, above, text} or
  * null, above_ceiling, and for pages text {median, p25, p75, best,
  * prefill, ttft}.  A new reference; NULL when out of memory. */
@@ -271,6 +272,13 @@ extern const char *const combos_sql[];
  * string, a new reference (NULL when memory runs out). */
 json_t *browse_link(const struct browse *b, const char *prefix, const char *segment, ...)
 	__attribute__((sentinel));
+
+/* page_model_hw.c: the link to model on hw, /m/<model>/hw/<hw> (".json"
+ * when b answers with JSON, ?suite= as browse_link() carries it); a new
+ * JSON string, NULL when memory runs out. */
+json_t *browse_mhw_link(const struct browse *b, const char *model, const char *hw);
+extern const char *const page_model_hw_sql[];
+extern const char *const page_pick_sql[];     /* page_pick.c */
 
 /* Appends "<decode>:<id>", the cursor after a row, to out (size >= 48). */
 void browse_cursor(char *out, size_t n, double decode, const char *id);

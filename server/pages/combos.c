@@ -163,6 +163,8 @@ json_t *combos_item(const struct browse *b, sqlite3_stmt *st, int i)
 	/* Every run behind the row: the model page at that file, hardware and backend. */
 	json_object_set_new(o, "href", browse_link(b, "/m/", slug, "digest", digest, "hw", hw,
 						   "backend", be, NULL));
+	/* Every backend of this model on this hardware (page_model_hw.c). */
+	json_object_set_new(o, "pair_href", browse_mhw_link(b, slug, hw));
 	c = row_ceiling(b, slug, col(st, e + 2), col(st, e + 3), hw, median);
 	json_object_set_new(o, "ceiling", c);
 	json_object_set_new(o, "above_ceiling", json_boolean(json_is_true(json_object_get(c, "above"))));

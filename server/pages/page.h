@@ -54,6 +54,20 @@ enum MHD_Result page_home(struct req *r);         /* /, /index.json, /index.csv 
 enum MHD_Result page_model(struct req *r);        /* /m/<slug> */
 enum MHD_Result page_model_json(struct req *r);   /* /m/<slug>.json */
 
+/* page_model_hw.c: one model on one hardware; r->arg is "<model>/<hw>". */
+enum MHD_Result page_model_hw(struct req *r);      /* /m/<model>/hw/<hw> */
+enum MHD_Result page_model_hw_json(struct req *r); /* /m/<model>/hw/<hw>.json */
+
+/* page_pick.c: the home page's picker (?model=&hw=): when r's query holds
+ * model=, answers it (303 to the model-on-hardware page, or a page naming
+ * the field to fix) into *ret and returns 1; else 0. */
+int page_pick(struct req *r, enum MHD_Result *ret);
+/* When q reads "<model> on <hardware>" (each a name or a slug that is
+ * known, as the picker takes them): writes that page's path to out (size
+ * n); 1, or 0 when q does not read so, -1 when the database does not
+ * answer.  (Search's 303 for people.) */
+int page_pick_pair(struct req *r, const char *q, char *out, size_t n);
+
 /* page_hw.c */
 enum MHD_Result page_hw(struct req *r);           /* /hw/<slug> */
 enum MHD_Result page_hw_json(struct req *r);      /* /hw/<slug>.json */

@@ -262,14 +262,15 @@ static json_t *home_model(struct browse *b)
 }
 
 /* GET /: 200 with the board; 400 for a malformed filter or cursor, 404
- * for ?suite= naming a suite without runs. */
+ * for ?suite= naming a suite without runs.  With ?model=, the picker
+ * (page_pick.c) answers instead. */
 enum MHD_Result page_home(struct req *r)
 {
 	enum MHD_Result ret;
 	struct browse b;
 	json_t *m;
 
-	if (browse_cached(r, &ret))
+	if ((r->html && page_pick(r, &ret)) || browse_cached(r, &ret))
 		return ret;
 	if (browse_begin(&b, r) < 0 || !(m = home_model(&b)))
 		return browse_fail(&b);

@@ -565,7 +565,7 @@ static int take_q(struct search *s)
 static json_t *search_model(struct search *s, struct req *r, char *redirect, size_t rn)
 {
 	json_t *m, *runs = NULL, *digests = NULL;
-	int p, k;
+	int p, k = 0;
 
 	if (browse_begin(&s->b, r) < 0 || over_rate(s) || take_q(s) < 0)
 		return NULL;
@@ -573,7 +573,10 @@ static json_t *search_model(struct search *s, struct req *r, char *redirect, siz
 		browse_error(&s->b, 400, "The page= argument must be a whole number from 1 to %d.", MAX_PAGES);
 		return NULL;
 	}
-	if (s->b.html && s->q[0] && (k = canonical(s->b.c, s->q, redirect, rn)) != 0) {
+	/* "<model> on <hardware>" is answered by that page (page_pick.c). */
+	if (s->b.html && s->q[0] && (k = page_pick_pair(r, s->q, redirect, rn)) == 0)
+		k = canonical(s->b.c, s->q, redirect, rn);
+	if (s->b.html && s->q[0] && k != 0) {
 		if (k < 0) {
 			redirect[0] = '\0';
 			browse_error(&s->b, 503, MSG_DB_DOWN);
@@ -614,7 +617,7 @@ static enum MHD_Result search_answer(struct req *r)
 {
 	struct search s = { 0 };
 	struct http_opts o = { .cache_control = CC_PAGE };
-	char to[SLUG_MAX + 16] = "";
+	char to[2 * SLUG_MAX + 16] = "";
 	enum MHD_Result ret;
 	json_t *m = search_model(&s, r, to, sizeof to);
 

@@ -28,7 +28,11 @@ async function pageKinds(url) {
 	const runs = [...home.matchAll(/href="\/r\/([^"?#\/]+)"/g)].map((m) => m[1]);
 	const pair = [...new Set(runs)].slice(0, 2);
 	assert.equal(pair.length, 2, 'the home page links to fewer than two runs to compare');
-	return ['/', run, model, hw, '/outliers', '/disputes', '/glossary', '/methodology', '/privacy',
+	// A model on a hardware (a list row's link), one nobody measured, and
+	// the picker's form naming a field to fix.
+	const pairPage = home.match(/class="pair" href="([^"]+)"/)?.[1];
+	assert.ok(pairPage, 'the board links to no model-on-hardware page');
+	return ['/', run, model, hw, pairPage, '/m/llama-3-1-8b-instruct/hw/rtx-4090', '/?model=&hw=m3-ultra', '/outliers', '/disputes', '/glossary', '/methodology', '/privacy',
 		'/models', '/hardware', `/search?q=${encodeURIComponent(model.slice(3, 8))}`,
 		`/compare?r=${pair.join(',')}`, '/cheatsheet', account, '/log',
 		'/api', '/fit?hw=m3-ultra', '/explain/quantization', '/no-such-page'];

@@ -430,3 +430,20 @@ def test_export_matches_spec(server):
     check(server.get("/export", headers={"Accept-Encoding": "identity"}), "GET", "/export")
     check(server.get("/export", headers={"Accept-Encoding": "identity"}), "GET", "/export")
     check(server.get("/export"), "GET", "/export")   # the third in a minute: 429
+
+
+def test_model_on_hardware_and_picker_match_spec(server):
+    """The model-on-hardware page and its twin (measured, empty, a model
+    known only to the reference data, unknown), and the picker's answers."""
+    run = server.get("/r/%s.json" % upload_ok(server)["id"]).json()
+    slug, hw = run["model"]["slug"], run["hardware"]["slug"]
+    for path in ("/m/%s/hw/%s" % (slug, hw), "/m/%s/hw/rtx-4090" % slug, "/m/llama-3-1-8b-instruct/hw/%s" % hw,
+                 "/m/nope/hw/%s" % hw, "/m/%s/hw/nope" % slug, "/m/%s/hw/%s?suite=Bad!" % (slug, hw)):
+        check(server.get(path), "GET", "/m/{slug}/hw/{hw_slug}")
+        body = check(server.get(path.replace("?", ".json?") if "?" in path else path + ".json"), "GET",
+                     "/m/{slug}/hw/{hw_slug}.json")
+    assert body["error"]["code"] == "invalid_query"
+    for q in ("model=%s&hw=%s" % (slug, hw), "model=&hw=%s" % hw, "model=nope&hw=nope"):
+        check(server.get("/?" + q, allow_redirects=False), "GET", "/")
+    check(server.get("/search.json?q=%s+on+%s" % (slug, hw)), "GET", "/search.json")
+    check(server.get("/index.json"), "GET", "/index.json")

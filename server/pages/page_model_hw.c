@@ -1,0 +1,523 @@
+/* page_model_hw.c: one model on one hardware at /m/<model>/hw/<hw> and
+ * its .json twin (issue 22): which backend is fastest for this model on
+ * this machine.  One row per backend with its typical figures (median
+ * over signing keys, spread, best run, submitters, prefill, TTFT), best
+ * median first, each weights file (digest) on its own, and the bandwidth
+ * ceiling of those weights on that hardware drawn against the median.  A
+ * combination nobody measured answers 200 with what is known instead,
+ * predictions and the command that would measure it
+ * (page_model_hw_beyond.c).
+ *
+ * Reads the combos rows of migration 0020 (store/typical.h) by their
+ * indexes, never the runs: one seek per weights file for the rows, and
+ * for an empty page two walks of at most WALK rows.  The HTML is kept by
+ * browse_cache.c until the next write, as /m/ and /hw/ are (an empty
+ * page is not: each visit to it counts for /wanted). */
+#include "pages/page.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "app.h"
+#include "domain/ceiling.h"
+#include "domain/quantile.h"
+#include "pages/browse.h"
+#include "pages/page_model_hw.h"
+#include "render/gauge.h"
+#include "render/html.h"
+#include "store/db.h"
+#include "store/names.h"
+#include "store/typical.h"
+#include "util/buf.h"
+#include "util/numfmt.h"
+#include "util/slug.h"
+
+/* The model's and the hardware's shown names, when the suite counts a run
+ * of them (model_index, hw_index: one primary-key seek each). */
+static const char sql_model[] =
+	"SELECT " NAMES_MODEL("m.model_slug", "NULL") " FROM model_index m "
+	"WHERE m.suite_version = ?1 AND m.model_slug = ?2";
+static const char sql_hw[] =
+	"SELECT " NAMES_HW("h.hw_slug", "NULL") " FROM hw_index h "
+	"WHERE h.suite_version = ?1 AND h.hw_slug = ?2";
+/* The model's weights files (digest_counts' primary key, a few rows). */
+static const char sql_digests[] =
+	"SELECT model_digest, model_quant, model_format FROM digest_counts "
+	"WHERE suite_version = ?1 AND model_slug = ?2 LIMIT " MHW_DIGESTS_MAX_S;
+/* What is known instead: the fastest combinations of one weights file of
+ * the model (combos_digest_med), and those on the hardware
+ * (combos_med_hw), at most WALK rows each, in index order. */
+#define WALK "60"
+static const char sql_model_elsewhere[] =
+	"SELECT c.hw_slug, " NAMES_HW("c.hw_slug", "r.accelerator") ", c.med, c.backend_name "
+	"FROM combos c JOIN runs r ON r.id = c.best_id WHERE c.suite_version = ?1 "
+	"AND c.model_slug = ?2 AND c.model_digest = ?3 AND c.t_runs > 0 "
+	"ORDER BY c.med DESC, c.key_id DESC LIMIT " WALK;
+static const char sql_hw_models[] =
+	"SELECT c.model_slug, " NAMES_MODEL("c.model_slug", "r.model_name") ", c.med, c.backend_name "
+	"FROM combos c JOIN runs r ON r.id = c.best_id WHERE c.suite_version = ?1 "
+	"AND c.hw_slug = ?2 AND c.t_runs > 0 ORDER BY c.med DESC, c.key_id DESC LIMIT " WALK;
+
+const char *const page_model_hw_sql[] = {
+	sql_model, sql_hw, sql_digests, sql_model_elsewhere, sql_hw_models, NULL
+};
+
+/* Entries listed under "known instead", each kind. */
+#define INSTEAD_MAX 12
+
+static int db_fail(struct mhw *p)
+{
+	return browse_error(&p->b, 503, MSG_DB_DOWN);
+}
+
+/* The shown name of slug by sql into *name (a new reference): 1 found, 0
+ * not, -1 on error. */
+static int shown_name(struct mhw *p, const char *sql, const char *slug, json_t **name)
+{
+	sqlite3_stmt *st = db_stmt(p->b.c, sql);
+	int rc;
+
+	*name = NULL;
+	if (!st)
+		return -1;
+	db_bind_text(st, 1, p->b.suite);
+	db_bind_text(st, 2, slug);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*name = json_string(sqlite3_column_text(st, 0) ? (const char *)sqlite3_column_text(st, 0) : slug);
+	sqlite3_reset(st);
+	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* Takes the two slugs of the path ("/m/<model>/hw/<hw>", ".json" after
+ * it for the twin; the router matched that shape and captures nothing)
+ * into p; 0, or -1 with a 404 naming the part that is not a slug. */
+static int take_slugs(struct mhw *p, const char *path)
+{
+	const char *m = path + 3, *slash = strchr(m, '/'), *h;
+	size_t mn, hn;
+
+	if (strncmp(path, "/m/", 3) || !slash || strncmp(slash, "/hw/", 4))
+		return browse_error(&p->b, 404, "Model-on-hardware pages are named /m/<model slug>/hw/<hardware slug>, like /m/llama-3-1-8b-instruct/hw/rtx-4090.");
+	mn = (size_t)(slash - m);
+	h = slash + 4;
+	hn = strlen(h);
+	if (!p->b.html && hn > 5 && !strcmp(h + hn - 5, ".json"))
+		hn -= 5;
+	if (mn > SLUG_MAX || hn > SLUG_MAX)
+		return browse_error(&p->b, 404, "A model or hardware slug is at most %d characters; this address holds a longer one.", SLUG_MAX);
+	memcpy(p->model, m, mn);
+	p->model[mn] = '\0';
+	memcpy(p->hw, h, hn);
+	p->hw[hn] = '\0';
+	if (!slug_valid(p->model))
+		return browse_error(&p->b, 404, "The model part of the address must be a model slug: lowercase letters and digits joined by single hyphens, like /m/llama-3-1-8b-instruct/hw/rtx-4090.");
+	if (!slug_valid(p->hw))
+		return browse_error(&p->b, 404, "The hardware part of the address must be a hardware slug: lowercase letters and digits joined by single hyphens, like /m/llama-3-1-8b-instruct/hw/rtx-4090.");
+	return 0;
+}
+
+/* The model and the hardware blocks {slug, name, href, measured,
+ * in_reference}: known when the suite counts a run of them or the
+ * reference data knows them; 0, or -1 with a 404 naming which is
+ * unknown. */
+static int load_names(struct mhw *p)
+{
+	const struct ceiling_model *rm = ceiling_model_by_slug(p->b.r->app->ref, p->model);
+	const struct ceiling_hw *rh = ceiling_hw(p->b.r->app->ref, p->hw);
+	json_t *mname, *hname;
+	int km, kh;
+
+	if ((km = shown_name(p, sql_model, p->model, &mname)) < 0 ||
+	    (kh = shown_name(p, sql_hw, p->hw, &hname)) < 0) {
+		json_decref(mname);
+		return db_fail(p);
+	}
+	if (!km && rm)
+		mname = json_string(rm->name);
+	if (!kh && rh)
+		hname = json_string(rh->name);
+	if (!mname || !hname) {
+		json_decref(mname);
+		json_decref(hname);
+		if (!km && !rm)
+			return browse_error(&p->b, 404, "There is no model %s in %s: no run of it was uploaded and the reference data does not know it. /models lists every model; the home page's picker takes a name.",
+					    p->model, p->b.suite);
+		return browse_error(&p->b, 404, "There is no hardware %s in %s: no run on it was uploaded and the reference data does not know it. /hardware lists every hardware; the home page's picker takes a name.",
+				    p->hw, p->b.suite);
+	}
+	p->measured_model = km;
+	json_object_set_new(p->m, "model", json_pack("{s:s, s:o, s:o, s:b, s:b}", "slug", p->model,
+		"name", mname, "href", km ? browse_link(&p->b, "/m/", p->model, NULL) : json_null(), "measured", km,
+		"in_reference", rm != NULL));
+	json_object_set_new(p->m, "hardware", json_pack("{s:s, s:o, s:o, s:b, s:b}", "slug", p->hw,
+		"name", hname, "href", kh ? browse_link(&p->b, "/hw/", p->hw, NULL) : json_null(), "measured", kh,
+		"in_reference", rh != NULL));
+	return 0;
+}
+
+/* The ceiling of weights (quant, format) of the model on the hardware,
+ * against measured tok/s (<= 0: none), rounded as printed: {ceiling_tok_s
+ * (the top), low_tok_s, high_tok_s, percent_of_ceiling (of the top),
+ * above, range (null when exact, else {family, low_format, high_format}),
+ * text}, or null when the reference data cannot tell.  *c gets the range
+ * (c->low.m NULL when unknown). */
+static json_t *ceiling_of(struct mhw *p, const char *quant, const char *format, double measured,
+			  struct ceiling_range *c)
+{
+	json_t *full, *o;
+
+	if (ceiling_range_of_run(p->b.r->app->ref, p->model, quant, format, p->hw,
+				 CEILING_CHAT_SHORT_CONTEXT, c) < 0) {
+		memset(c, 0, sizeof *c);
+		return json_null();
+	}
+	if (!(full = ceiling_range_json(c, measured)))
+		return json_null();
+	o = json_pack("{s:f, s:f, s:f, s:o, s:O, s:o, s:O}",
+		"ceiling_tok_s", quantile_round(c->high.step.tok_s, 0.01),
+		"low_tok_s", quantile_round(c->low.step.tok_s, 0.01),
+		"high_tok_s", quantile_round(c->high.step.tok_s, 0.01),
+		"percent_of_ceiling", measured > 0 ? json_real(quantile_round(100 * measured / c->high.step.tok_s, 0.1))
+						   : json_null(),
+		"above", json_object_get(full, "above"),
+		"range", c->family && c->low.f != c->high.f ? json_pack("{s:s, s:s, s:s}", "family", c->family->name,
+					       "low_format", c->low.f->name, "high_format", c->high.f->name)
+				   : json_null(),
+		"text", json_object_get(json_object_get(full, "text"), "ceiling"));
+	json_decref(full);
+	return o ? o : json_null();
+}
+
+/* A figure of o for the page ("" when unknown). */
+static json_t *fig_text(const json_t *o, const char *k)
+{
+	const json_t *v = json_object_get(o, k);
+
+	return json_is_number(v) ? browse_fig(json_number_value(v)) : json_string("");
+}
+
+/* "1 run", "1,234 runs", as a new JSON string. */
+static json_t *count_text(long long n, const char *one, const char *many)
+{
+	struct buf b = BUF_INIT;
+	json_t *s;
+
+	numfmt_count(&b, n, one, many);
+	s = json_string(buf_error(&b) || !b.buf ? "" : b.buf);
+	buf_release(&b);
+	return s;
+}
+
+/* The median's share of the ceiling c, "38%" or, for a range, "22–42%"
+ * (against its top and its bottom). */
+static void pct_text(struct buf *b, double v, const struct ceiling_range *c)
+{
+	double lo = 100 * v / c->high.step.tok_s, hi = 100 * v / c->low.step.tok_s;
+
+	numfmt_int(b, round(lo));
+	if (round(hi) != round(lo)) {
+		buf_puts(b, "\xe2\x80\x93");
+		numfmt_int(b, round(hi));
+	}
+	buf_puts(b, "%");
+}
+
+/* Completes one combination row of typical_model_hw(): links, its
+ * ceiling and share of it, "above the bandwidth ceiling", and for pages
+ * the figures as printed and the gauge. */
+static void finish_row(struct mhw *p, json_t *o)
+{
+	const char *best = json_string_value(json_object_get(o, "best_run"));
+	const char *digest = json_string_value(json_object_get(o, "digest"));
+	const char *be = json_string_value(json_object_get(o, "backend"));
+	double med = json_number_value(json_object_get(o, "median_decode_tok_s"));
+	struct ceiling_range c;
+	struct buf label = BUF_INIT, svg = BUF_INIT;
+	char href[40];
+	json_t *ceil;
+
+	snprintf(href, sizeof href, "/r/%s%s", best ? best : "", p->b.html ? "" : ".json");
+	json_object_set_new(o, "best_href", json_string(href));
+	json_object_set_new(o, "href", browse_link(&p->b, "/m/", p->model, "digest", digest,
+						   "hw", p->hw, "backend", be, NULL));
+	ceil = ceiling_of(p, json_string_value(json_object_get(o, "quantization")),
+			  json_string_value(json_object_get(o, "format")), med, &c);
+	json_object_set_new(o, "above_ceiling", json_boolean(json_is_true(json_object_get(ceil, "above"))));
+	json_object_set_new(o, "ceiling", ceil);
+	json_object_del(o, "first_at");
+	json_object_del(o, "key_id");
+	if (!p->b.html)
+		return;
+	json_object_set_new(o, "text", json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o*}",
+		"median", fig_text(o, "median_decode_tok_s"), "p25", fig_text(o, "p25_decode_tok_s"),
+		"p75", fig_text(o, "p75_decode_tok_s"), "best", fig_text(o, "best_decode_tok_s"),
+		"prefill", fig_text(o, "median_prefill_tok_s"), "ttft", fig_text(o, "median_ttft_ms"),
+		"keys", count_text(json_integer_value(json_object_get(o, "keys")), "submitter", "submitters"),
+		"runs", count_text(json_integer_value(json_object_get(o, "runs")), "run", "runs"),
+		"flagged", json_integer_value(json_object_get(o, "flagged_runs")) > 0
+			? count_text(json_integer_value(json_object_get(o, "flagged_runs")),
+				     "outlier left out", "outliers left out") : NULL));
+	if (json_is_object(ceil) && c.low.m && med > 0) {
+		pct_text(&label, med, &c);
+		json_object_set_new(o, "pct_text", json_string(buf_error(&label) ? "" : label.buf));
+		buf_reset(&label);
+		buf_puts(&label, "Median ");
+		numfmt_fig(&label, med);
+		buf_puts(&label, " tok/s, ");
+		pct_text(&label, med, &c);
+		buf_printf(&label, " of the %s tok/s bandwidth ceiling",
+			   json_string_value(json_object_get(json_object_get(ceil, "text"), "ceiling")));
+		if (!buf_error(&label) &&
+		    gauge_svg(&svg, med, c.low.step.tok_s, c.high.step.tok_s, label.buf) == 0)
+			json_object_set_new(o, "gauge_svg", json_stringn(svg.buf, svg.len));
+	}
+	buf_release(&label);
+	buf_release(&svg);
+}
+
+/* A new weights block for digest with its ceiling on the hardware. */
+static json_t *weights_block(struct mhw *p, const char *digest, const char *quant, const char *format)
+{
+	struct ceiling_range c;
+	char shrt[20];
+
+	snprintf(shrt, sizeof shrt, "%.12s", digest && strlen(digest) > 7 ? digest + 7 : "");
+	return json_pack("{s:s?, s:s, s:s?, s:s?, s:o, s:o, s:[]}", "digest", digest,
+		"digest_short", shrt, "quantization", quant, "format", format,
+		"href", digest ? browse_link(&p->b, "/m/", p->model, "digest", digest, "hw", p->hw, NULL)
+			       : json_null(),
+		"ceiling", ceiling_of(p, quant, format, 0, &c), "rows");
+}
+
+/* The weights block of digest in ws, appended when new. */
+static json_t *weights_of(struct mhw *p, json_t *ws, const json_t *row)
+{
+	const char *d = json_string_value(json_object_get(row, "digest"));
+	json_t *w;
+	size_t i;
+
+	json_array_foreach(ws, i, w)
+		if (d && !strcmp(json_string_value(json_object_get(w, "digest")), d))
+			return w;
+	w = weights_block(p, d, json_string_value(json_object_get(row, "quantization")),
+			  json_string_value(json_object_get(row, "format")));
+	json_array_append_new(ws, w);
+	return w;
+}
+
+/* The combinations, grouped by weights file in the order of their best
+ * median (typical_model_hw() gives them highest median first); with
+ * none, the model's weights files (from other hardware), each with its
+ * ceiling here and no rows.  0, or -1 with p->b's failure set. */
+static int load_rows(struct mhw *p)
+{
+	json_t *rows = NULL, *ws = json_array(), *row;
+	sqlite3_stmt *st;
+	size_t i;
+	int rc;
+
+	if (!ws || typical_model_hw(p->b.c, p->b.suite, p->model, p->hw, &rows) != DB_OK) {
+		json_decref(ws);
+		return db_fail(p);
+	}
+	json_array_foreach(rows, i, row) {
+		finish_row(p, row);
+		json_array_append(json_object_get(weights_of(p, ws, row), "rows"), row);
+	}
+	p->nrows = json_array_size(rows);
+	json_decref(rows);
+	if (!p->nrows && p->measured_model) {
+		if (!(st = db_stmt(p->b.c, sql_digests))) {
+			json_decref(ws);
+			return db_fail(p);
+		}
+		db_bind_text(st, 1, p->b.suite);
+		db_bind_text(st, 2, p->model);
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+			json_array_append_new(ws, weights_block(p, (const char *)sqlite3_column_text(st, 0),
+				(const char *)sqlite3_column_text(st, 1), (const char *)sqlite3_column_text(st, 2)));
+		sqlite3_reset(st);
+		if (rc != SQLITE_DONE) {
+			json_decref(ws);
+			return db_fail(p);
+		}
+	}
+	/* A model only the reference data knows: its ceiling here as a GGUF
+	 * file would have it (the range of that format). */
+	if (!p->nrows && !p->measured_model)
+		json_array_append_new(ws, weights_block(p, NULL, NULL, "gguf"));
+	json_object_set_new(p->m, "weights", ws);
+	json_object_set_new(p->m, "rows_count", json_integer((json_int_t)p->nrows));
+	json_object_set_new(p->m, "empty", json_boolean(!p->nrows));
+	return 0;
+}
+
+/* Adds to list (at most INSTEAD_MAX, one per slug in seen) the rows st
+ * gives (slug, name, median, backend), each linked to its own
+ * model-on-hardware page.  0, or -1. */
+static int walk_instead(struct mhw *p, sqlite3_stmt *st, int by_model, json_t *list, json_t *seen)
+{
+	int rc;
+
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *slug = (const char *)sqlite3_column_text(st, 0);
+		const char *be = (const char *)sqlite3_column_text(st, 3);
+		double med = sqlite3_column_double(st, 2);
+
+		if (!slug || json_object_get(seen, slug) || json_array_size(list) >= INSTEAD_MAX)
+			continue;
+		json_object_set_new(seen, slug, json_true());
+		json_array_append_new(list, json_pack("{s:s, s:s?, s:f, s:s?, s:o, s:o*}", "slug", slug,
+			"name", (const char *)sqlite3_column_text(st, 1), "median_decode_tok_s",
+			quantile_round(med, 0.01), "backend", be,
+			"href", browse_mhw_link(&p->b, by_model ? slug : p->model, by_model ? p->hw : slug),
+			"text", p->b.html ? browse_fig(quantile_round(med, 0.01)) : NULL));
+	}
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* For a combination nobody measured: the model's fastest other hardware
+ * and the hardware's fastest other models, each linked to its own page.
+ * 0, or -1 with p->b's failure set. */
+static int load_instead(struct mhw *p)
+{
+	json_t *hws = json_array(), *models = json_array(), *seen = json_object(), *mseen = json_object(), *w;
+	sqlite3_stmt *st;
+	size_t i;
+	int rc = 0;
+
+	json_array_foreach(json_object_get(p->m, "weights"), i, w) {
+		if (!json_is_string(json_object_get(w, "digest")))
+			continue;
+		if (!(st = db_stmt(p->b.c, sql_model_elsewhere))) {
+			rc = -1;
+			break;
+		}
+		db_bind_text(st, 1, p->b.suite);
+		db_bind_text(st, 2, p->model);
+		db_bind_text(st, 3, json_string_value(json_object_get(w, "digest")));
+		if ((rc = walk_instead(p, st, 0, hws, seen)) < 0)
+			break;
+	}
+	if (rc == 0 && (st = db_stmt(p->b.c, sql_hw_models))) {
+		db_bind_text(st, 1, p->b.suite);
+		db_bind_text(st, 2, p->hw);
+		rc = walk_instead(p, st, 1, models, mseen);
+	} else {
+		rc = -1;
+	}
+	json_object_set_new(p->m, "instead", json_pack("{s:b, s:b, s:o, s:o}",
+		"has_hardware", json_array_size(hws) > 0, "has_models", json_array_size(models) > 0,
+		"other_hardware", hws, "other_models", models));
+	json_decref(seen);
+	json_decref(mseen);
+	return rc < 0 ? db_fail(p) : 0;
+}
+
+/* The answer at the top: the fastest measured backend, its median, its
+ * submitters, its share of the ceiling (HTML). */
+static void add_answer(struct mhw *p)
+{
+	const json_t *best = NULL, *w, *row;
+	size_t i;
+
+	json_array_foreach(json_object_get(p->m, "weights"), i, w) {
+		row = json_array_get(json_object_get(w, "rows"), 0);
+		if (row && (!best || json_number_value(json_object_get(row, "median_decode_tok_s")) >
+				     json_number_value(json_object_get(best, "median_decode_tok_s"))))
+			best = row;
+	}
+	json_object_set_new(p->m, "answer", best ? json_deep_copy(best) : json_null());
+}
+
+json_t *browse_mhw_link(const struct browse *b, const char *model, const char *hw)
+{
+	struct buf prefix = BUF_INIT;
+	json_t *l = NULL;
+
+	buf_puts(&prefix, "/m/");
+	html_url_arg(&prefix, model);
+	buf_puts(&prefix, "/hw/");
+	if (!buf_error(&prefix))
+		l = browse_link(b, prefix.buf, hw, NULL);
+	buf_release(&prefix);
+	return l;
+}
+
+/* The view model, or NULL with p->b's failure set. */
+static json_t *mhw_model(struct mhw *p, struct req *r)
+{
+	struct buf title = BUF_INIT;
+	const char *mn, *hn;
+
+	if (browse_begin(&p->b, r) < 0 || take_slugs(p, r->path) < 0)
+		return NULL;
+	p->m = json_pack("{s:s}", "suite_version", p->b.suite);
+	if (!p->m || load_names(p) < 0 || load_rows(p) < 0 ||
+	    (!p->nrows && load_instead(p) < 0) || mhw_add_beyond(p) < 0)
+		goto fail;
+	mn = json_string_value(json_object_get(json_object_get(p->m, "model"), "name"));
+	hn = json_string_value(json_object_get(json_object_get(p->m, "hardware"), "name"));
+	buf_printf(&title, "%s on %s", mn, hn);
+	json_object_set_new(p->m, "title", browse_title(buf_error(&title) ? mn : title.buf));
+	buf_release(&title);
+	/* Said once: the hardware is missing from the reference data. */
+	json_object_set_new(p->m, "ceiling_note", ceiling_hw(r->app->ref, p->hw) ? json_null() :
+			    json_sprintf("The reference data does not know %s, so no bandwidth ceiling is shown.", hn));
+	if (p->b.html)
+		add_answer(p);
+	return p->m;
+fail:
+	json_decref(p->m);
+	return NULL;
+}
+
+/* Adds the page's <link rel="alternate"> to its JSON twin. */
+static void add_alternate(struct mhw *p)
+{
+	struct buf href = BUF_INIT;
+
+	buf_printf(&href, "/m/%s/hw/%s.json", p->model, p->hw);
+	if (p->b.suite_given)
+		buf_printf(&href, "?suite=%s", p->b.suite);
+	if (!buf_error(&href))
+		json_object_set_new(p->m, "json_href", json_string(href.buf));
+	json_object_set_new(p->m, "alternates", json_pack("[{s:s, s:O, s:s}]", "type", "application/json",
+		"href", json_object_get(p->m, "json_href"), "title", "JSON"));
+	buf_release(&href);
+}
+
+/* GET /m/<model>/hw/<hw>: 200 with the page (an empty table and what is
+ * known instead when nothing was measured); 404 for a model or hardware
+ * neither measured in the suite nor in the reference data, or an unknown
+ * ?suite=; 400 for a malformed argument. */
+enum MHD_Result page_model_hw(struct req *r)
+{
+	enum MHD_Result ret;
+	struct mhw p = { 0 };
+
+	if (browse_cached(r, &ret))
+		return ret;
+	if (!mhw_model(&p, r))
+		return browse_fail(&p.b);
+	/* Kept until the next write; an empty one is built each time, as each
+	 * visit to it is counted for /wanted. */
+	if (p.nrows)
+		browse_keep(&p.b);
+	add_alternate(&p);
+	return browse_send(&p.b, "model_hw", p.m);
+}
+
+/* GET /m/<model>/hw/<hw>.json: the same view model as JSON; errors as the
+ * contract's error body with the statuses of page_model_hw(). */
+enum MHD_Result page_model_hw_json(struct req *r)
+{
+	struct mhw p = { 0 };
+
+	if (!mhw_model(&p, r))
+		return browse_fail(&p.b);
+	return browse_send(&p.b, "model_hw", p.m);
+}

@@ -1,0 +1,170 @@
+/* page_pick.c: the home page's picker (issue 22, contract section 8):
+ * GET /?model=<slug or name>&hw=<slug or name>, a plain form that works
+ * without JavaScript, answered by a 303 to /m/<model>/hw/<hw>.  A name is
+ * turned into its slug as uploads are (util/slug.c), so "Llama 3.1 8B
+ * Instruct" and "NVIDIA GeForce RTX 4090" find their pages; a field left
+ * empty or naming nothing known gets the form again, with a sentence
+ * under that field saying what to fix. */
+#include "pages/page.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "app.h"
+#include "domain/ceiling.h"
+#include "render/html.h"
+#include "store/db.h"
+#include "util/buf.h"
+#include "util/slug.h"
+
+/* A typed value is at most this many bytes (a payload's names are 100
+ * code points). */
+#define PICK_MAX 400
+
+/* Any suite's model or hardware of that slug (search_names, migration
+ * 0012: its unique index on kind and slug). */
+static const char sql_known[] = "SELECT 1 FROM search_names WHERE kind = ?1 AND slug = ?2";
+const char *const page_pick_sql[] = { sql_known, NULL };
+
+/* One field of the picker. */
+struct field {
+	const char *name;      /* "model" or "hw" */
+	char typed[PICK_MAX + 1];
+	char slug[SLUG_MAX + 1];
+	char error[PICK_MAX + 300];
+};
+
+/* 1 when a model (hw 0) or hardware (hw 1) of slug is known: uploaded in
+ * any suite or in the reference data; 0 when not, -1 on error. */
+static int known(struct req *r, int hw, const char *slug)
+{
+	struct dbconn *c = db_reader(r->app->db);
+	sqlite3_stmt *st = c ? db_stmt(c, sql_known) : NULL;
+	int rc;
+
+	if (hw ? ceiling_hw(r->app->ref, slug) != NULL : ceiling_model_by_slug(r->app->ref, slug) != NULL)
+		return 1;
+	if (!st)
+		return -1;
+	db_bind_text(st, 1, hw ? "hw" : "model");
+	db_bind_text(st, 2, slug);
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* typed (trimmed, not empty) as a model (hw 0) or hardware: its slug
+ * into slug when it is one that is known, else the slug of it read as a
+ * name when that is known.  1 with it, 0 when neither is, -1 on error. */
+static int resolve(struct req *r, int hw, const char *typed, char slug[SLUG_MAX + 1])
+{
+	size_t n = strlen(typed);
+	int k;
+
+	if (slug_valid(typed) && (k = known(r, hw, typed)) != 0) {
+		memcpy(slug, typed, n + 1);   /* a valid slug fits */
+		return k;
+	}
+	if ((hw ? slug_hw(typed, slug, SLUG_MAX + 1) : slug_model(typed, slug, SLUG_MAX + 1)) < 0)
+		return 0;
+	return known(r, hw, slug);
+}
+
+/* Takes field f (hw: the hardware's) from the query into f->slug, or an
+ * error sentence into f->error when it is empty, too long or names
+ * nothing known.  0, or -1 when the database does not answer. */
+static int take(struct req *r, struct field *f, int hw)
+{
+	const char *v = http_query(r, f->name), *what = hw ? "hardware" : "model";
+	size_t n;
+	int k;
+
+	v = v ? v + strspn(v, " \t") : "";
+	n = strlen(v);
+	while (n && (v[n - 1] == ' ' || v[n - 1] == '\t'))
+		n--;
+	if (n > PICK_MAX) {
+		snprintf(f->error, sizeof f->error, "The %s field is at most %d characters: type its name or slug, like %s.",
+			 what, PICK_MAX, hw ? "RTX 4090" : "Llama 3.1 8B Instruct");
+		return 0;
+	}
+	memcpy(f->typed, v, n);
+	f->typed[n] = '\0';
+	if (!n) {
+		snprintf(f->error, sizeof f->error, "Choose a %s: type its name or slug, like %s.", what,
+			 hw ? "RTX 4090 or m3-ultra" : "Llama 3.1 8B Instruct or qwen2-5-7b-instruct");
+		return 0;
+	}
+	if ((k = resolve(r, hw, f->typed, f->slug)) != 0)
+		return k < 0 ? -1 : 0;
+	f->slug[0] = '\0';
+	snprintf(f->error, sizeof f->error, "No %s called \"%s\" has runs here or is in the reference data. Check the spelling, choose one of the suggestions, or find it in %s.",
+		 what, f->typed, hw ? "the list of hardware" : "the list of models");
+	return 0;
+}
+
+int page_pick_pair(struct req *r, const char *q, char *out, size_t n)
+{
+	char left[PICK_MAX + 1], model[SLUG_MAX + 1], hw[SLUG_MAX + 1];
+	const char *on = strcasestr(q, " on ");
+	size_t len = on ? (size_t)(on - q) : 0;
+	int k;
+
+	if (!on || len > PICK_MAX)
+		return 0;
+	memcpy(left, q, len);
+	left[len] = '\0';
+	if ((k = resolve(r, 0, left, model)) != 1 || (k = resolve(r, 1, on + 4, hw)) != 1)
+		return k;
+	snprintf(out, n, "/m/%s/hw/%s", model, hw);
+	return 1;
+}
+
+/* The form again with its errors: 400 for an empty or overlong field,
+ * 404 when a field names nothing known. */
+static enum MHD_Result answer_form(struct req *r, const struct field *m, const struct field *h)
+{
+	/* Empty or too long (typed left empty) is a 400; else what was typed is unknown. */
+	int bad = (m->error[0] && !m->typed[0]) || (h->error[0] && !h->typed[0]);
+	json_t *v = json_pack("{s:s, s:{s:s, s:s, s:s?, s:s?, s:b}}", "title", "Choose a model and a hardware",
+		"pick", "model", m->typed, "hw", h->typed,
+		"model_error", m->error[0] ? m->error : NULL, "hw_error", h->error[0] ? h->error : NULL,
+		"failed", 1);
+
+	if (!v)
+		return http_fail(r, 503, "unavailable", MSG_NOMEM, NULL);
+	return page_render(r, "pick", v, bad ? 400 : 404);
+}
+
+int page_pick(struct req *r, enum MHD_Result *ret)
+{
+	struct field m = { .name = "model" }, h = { .name = "hw" };
+	struct http_opts o = { .cache_control = CC_NONE };
+	const char *suite = http_query(r, "suite");
+	struct buf to = BUF_INIT;
+
+	if (!http_query(r, "model"))
+		return 0;
+	if (take(r, &m, 0) < 0 || take(r, &h, 1) < 0) {
+		*ret = http_fail(r, 503, "unavailable", MSG_DB_DOWN, NULL);
+		return 1;
+	}
+	if (m.error[0] || h.error[0]) {
+		*ret = answer_form(r, &m, &h);
+		return 1;
+	}
+	buf_printf(&to, "/m/%s/hw/%s", m.slug, h.slug);
+	if (suite && *suite) {
+		buf_puts(&to, "?suite=");
+		html_url_arg(&to, suite);
+	}
+	if (buf_error(&to)) {
+		*ret = http_fail(r, 503, "unavailable", MSG_NOMEM, NULL);
+	} else {
+		o.location = to.buf;
+		*ret = http_send(r, 303, CT_TEXT, to.buf, to.len, &o);
+	}
+	buf_release(&to);
+	return 1;
+}
