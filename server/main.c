@@ -137,6 +137,10 @@ static int load_assets(struct app *app)
 		fprintf(stderr, "llm-speedd: templates: %s\n", te.message);
 		return -1;
 	}
+	if (page_meta_init(dir, err, sizeof err) < 0) {
+		fprintf(stderr, "llm-speedd: templates: %s\n", err);
+		return -1;
+	}
 	snprintf(dir, sizeof dir, "%s/schema/openapi.json", app->cfg.assets);
 	if (page_api_init(dir, err, sizeof err) < 0) {
 		fprintf(stderr, "llm-speedd: %s\n", err);
@@ -225,6 +229,7 @@ static void app_free(struct app *app)
 	page_static_free();
 	ceiling_free(app->ref);
 	page_api_free();
+	page_meta_free();
 	page_log_free();
 }
 
