@@ -41,7 +41,9 @@ fi
 # The test tools from npm, pinned in tests/package.json and its lock: the HTML
 # validator the page tests run (html-validate), the driver of the browser
 # tests (playwright-core; it drives Debian's chromium and downloads nothing),
-# axe-core, and shields' badge-maker, which the badge test compares with.
+# axe-core, shields' badge-maker, which the badge test compares with, and
+# Lighthouse 12.2.3 (the last line that runs on Node 18), which scores the
+# main pages in Debian's chromium.
 # Each must be installed at exactly its pinned version, so a node_modules left
 # from an older pin is refreshed with `npm ci`.
 here=$(cd "$(dirname "$0")/.." && pwd)

@@ -140,6 +140,10 @@ static int load_assets(struct app *app)
 		fprintf(stderr, "llm-speedd: templates: %s\n", te.message);
 		return -1;
 	}
+	if (page_meta_init(dir, &te) < 0) {
+		fprintf(stderr, "llm-speedd: templates: %s\n", te.message);
+		return -1;
+	}
 	snprintf(dir, sizeof dir, "%s/schema/openapi.json", app->cfg.assets);
 	if (page_api_init(dir, te.message, sizeof te.message) < 0) {
 		fprintf(stderr, "llm-speedd: %s\n", te.message);
@@ -247,6 +251,7 @@ static void app_free(struct app *app)
 	page_static_free();
 	ceiling_free(app->ref);
 	page_api_free();
+	page_meta_free();
 	page_log_free();
 }
 

@@ -238,6 +238,25 @@ START_TEST(a_run_row_reads_as_it_was_sent)
 }
 END_TEST
 
+START_TEST(script_text_cannot_end_its_script)
+{
+	json_t *v = json_pack("{s:s}", "name</script><!--x", "a</script>&b>\xe2\x80\xa8" "c");
+	char *s = jsonw_dumps(v, JSONW_SCRIPT), *plain = jsonw_dumps(v, 0);
+	json_t *back;
+
+	ck_assert_str_eq(s, "{\"name\\u003C/script\\u003E\\u003C!--x\":"
+			 "\"a\\u003C/script\\u003E\\u0026b\\u003E\\u2028c\"}");
+	ck_assert_ptr_null(strstr(s, "</"));
+	ck_assert_ptr_nonnull(strstr(plain, "</script>"));   /* only on request */
+	back = json_loads(s, 0, NULL);
+	ck_assert(json_equal(back, v));
+	json_decref(back);
+	free(plain);
+	free(s);
+	json_decref(v);
+}
+END_TEST
+
 static Suite *suite_jsonw(void)
 {
 	Suite *s = suite_create("jsonw");
@@ -253,6 +272,7 @@ static Suite *suite_jsonw(void)
 	tcase_add_test(tc, structure_is_written_as_jansson_writes_it);
 	tcase_add_test(tc, bad_strings_and_deep_values_fail);
 	tcase_add_test(tc, a_run_row_reads_as_it_was_sent);
+	tcase_add_test(tc, script_text_cannot_end_its_script);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -4,6 +4,7 @@
 #include "pages/card.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,6 +35,7 @@ struct card_job {
 	struct buf svg;
 	uint64_t gen;            /* the cache's generation before the read */
 	char etag[40];
+	char key[CACHE_ID_MAX + 1];  /* kept in the cache under this id */
 };
 
 /* The column as a double, NAN when it is NULL. */
@@ -169,7 +171,7 @@ static enum MHD_Result finish(struct req *r)
 	if (!resp)
 		return http_send_nomem(r);
 	ret = http_send_prebuilt(r, 200, resp, j->rj.png.len);
-	cache_put(r->app->cache, r->arg, REP_CARD_PNG, j->gen, 200, resp, j->etag,
+	cache_put(r->app->cache, j->key, REP_CARD_PNG, j->gen, 200, resp, j->etag,
 		  CC_BADGE, j->rj.png.len);
 	return ret;
 }
@@ -188,31 +190,15 @@ static void png_etag(struct raster *rs, const struct buf *svg, char out[40])
 	buf_release(&b);
 }
 
-/* See card.h. */
-enum MHD_Result card_run_png(struct req *r)
+/* Rasterizes the SVG in j->svg for r (j is r's from here on: freed with
+ * it, or here): 503 without a rasterizer, 304 when If-None-Match holds
+ * the PNG's tag; with key NULL, the PNG kept under a key of that tag
+ * (a page's card: the same drawing is the same PNG, whatever was written
+ * since), else under key. */
+static enum MHD_Result png_start(struct req *r, struct card_job *j, const char *key)
 {
-	struct cache *c = r->app->cache;
-	struct card_job *j;
 	enum MHD_Result ret;
-	unsigned status;
-	uint64_t gen;
 
-	if (r->job)
-		return finish(r);
-	if (!run_id_valid(r->arg))
-		return http_fail(r, 404, "not_found", MSG_NO_RUN, NULL);
-	gen = cache_gen(c);
-	if (cache_serve(c, r, r->arg, REP_CARD_PNG, &ret))
-		return ret;
-	if (!(j = calloc(1, sizeof *j)))
-		return http_fail(r, 503, "unavailable", MSG_NOMEM, NULL);
-	buf_init(&j->svg);
-	buf_init(&j->rj.png);
-	j->gen = gen;
-	if ((status = draw(r, &j->svg))) {
-		ret = fail(r, status, &j->svg);
-		goto out;
-	}
 	if (!raster_version(r->app->raster)) {   /* after the read: an unknown run is 404 */
 		r->retry_after = RETRY_OFF;
 		ret = http_fail(r, 503, "unavailable", MSG_NO_RASTER, NULL);
@@ -222,6 +208,13 @@ enum MHD_Result card_run_png(struct req *r)
 	if (http_etag_matches(r, j->etag)) {
 		ret = http_not_modified(r, j->etag, CC_BADGE);
 		goto out;
+	}
+	if (key)
+		snprintf(j->key, sizeof j->key, "%s", key);
+	else {
+		snprintf(j->key, sizeof j->key, "P%.32s", j->etag + 1);
+		if (cache_serve(r->app->cache, r, j->key, REP_CARD_PNG, &ret))
+			goto out;
 	}
 	j->r = r;
 	j->rj.svg = j->svg.buf;
@@ -241,4 +234,59 @@ enum MHD_Result card_run_png(struct req *r)
 out:
 	job_free(j);
 	return ret;
+}
+
+/* A new job, its buffers empty, or NULL out of memory. */
+static struct card_job *job_new(uint64_t gen)
+{
+	struct card_job *j = calloc(1, sizeof *j);
+
+	if (!j)
+		return NULL;
+	buf_init(&j->svg);
+	buf_init(&j->rj.png);
+	j->gen = gen;
+	return j;
+}
+
+/* See card.h. */
+enum MHD_Result card_run_png(struct req *r)
+{
+	struct cache *c = r->app->cache;
+	struct card_job *j;
+	enum MHD_Result ret;
+	unsigned status;
+	uint64_t gen;
+
+	if (r->job)
+		return finish(r);
+	if (!run_id_valid(r->arg))
+		return http_fail(r, 404, "not_found", MSG_NO_RUN, NULL);
+	gen = cache_gen(c);
+	if (cache_serve(c, r, r->arg, REP_CARD_PNG, &ret))
+		return ret;
+	if (!(j = job_new(gen)))
+		return http_fail(r, 503, "unavailable", MSG_NOMEM, NULL);
+	if ((status = draw(r, &j->svg))) {
+		ret = fail(r, status, &j->svg);
+		job_free(j);
+		return ret;
+	}
+	return png_start(r, j, r->arg);
+}
+
+/* See card.h. */
+enum MHD_Result card_png_of(struct req *r, struct buf *svg, uint64_t gen)
+{
+	struct card_job *j;
+
+	if (r->job)
+		return finish(r);
+	if (!(j = job_new(gen))) {
+		buf_release(svg);
+		return http_fail(r, 503, "unavailable", MSG_NOMEM, NULL);
+	}
+	j->svg = *svg;
+	buf_init(svg);
+	return png_start(r, j, NULL);
 }

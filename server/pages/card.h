@@ -3,6 +3,8 @@
 #ifndef LLMS_CARD_H
 #define LLMS_CARD_H
 
+#include <stdint.h>
+
 #include "http/http.h"
 
 /* The 503 when the server has no rasterizer. */
@@ -30,5 +32,28 @@ enum MHD_Result card_run_png(struct req *r);
  * error) for an unknown or malformed id, 503 when the database does not
  * answer.  Cached like the PNG. */
 enum MHD_Result card_run_svg(struct req *r);
+
+/* The cards of model and hardware pages (card_page.c), the og:image of
+ * /m/<slug> and /hw/<slug>: the name, its counted runs and machines (or
+ * models) in the newest suite, and its five fastest hardware (or models)
+ * by their best combination's median decode over submitters, as bars.
+ * PNG 1200 × 630 as card_run_png answers it (suspended while drawn; 503
+ * and Retry-After the same), kept in the response cache under a key of
+ * what it shows, so a write that changes nothing on the card costs no
+ * drawing and one that does is never served stale; the SVG is drawn on
+ * each request (one read of a few rows).  404 (JSON error) for a slug no
+ * run names or a malformed one; 503 when the database does not answer. */
+enum MHD_Result card_model_png(struct req *r);    /* /card/m/<slug>.png */
+enum MHD_Result card_model_svg(struct req *r);    /* /card/m/<slug>.svg */
+enum MHD_Result card_hw_png(struct req *r);       /* /card/hw/<slug>.png */
+enum MHD_Result card_hw_svg(struct req *r);       /* /card/hw/<slug>.svg */
+
+/* Rasterizes svg (taken: emptied here) and answers r with the PNG, or
+ * 304 / 503 as card_run_png; kept in the cache under a key of the PNG's
+ * tag, if no write happened since gen.  On the call that resumes a
+ * suspended request (r->job set) it answers with the drawn PNG and
+ * ignores svg (NULL is fine). */
+struct buf;
+enum MHD_Result card_png_of(struct req *r, struct buf *svg, uint64_t gen);
 
 #endif

@@ -11,8 +11,10 @@
 #include "util/log.h"
 #include "util/utf8.h"
 
-/* Renders template name with model (plus the site-wide fields) into b. */
-static int render(struct req *r, const char *name, json_t *model, struct buf *b)
+/* Renders template name with model (plus the site-wide fields and the
+ * head block of page_meta_add, for an answer with status) into b. */
+static int render(struct req *r, const char *name, json_t *model, unsigned status,
+		  struct buf *b)
 {
 	char origin[300];
 
@@ -25,7 +27,8 @@ static int render(struct req *r, const char *name, json_t *model, struct buf *b)
 	 * template's name. */
 	if (!json_object_get(model, "nav"))
 		json_object_set_new(model, "nav", json_pack("{s:b}", name, 1));
-	if (tmpl_set_render(r->app->tmpl, name, model, b) < 0 || buf_error(b)) {
+	if (page_meta_add(r, name, model, status) < 0 ||
+	    tmpl_set_render(r->app->tmpl, name, model, b) < 0 || buf_error(b)) {
 		log_error("template %s failed to render", name);
 		return -1;
 	}
@@ -46,7 +49,7 @@ enum MHD_Result page_render(struct req *r, const char *name, json_t *model,
 	struct buf b = BUF_INIT;
 	enum MHD_Result ret;
 
-	if (render(r, name, model, &b) < 0)
+	if (render(r, name, model, status, &b) < 0)
 		ret = render_failed(r);
 	else
 		ret = http_send(r, status, CT_HTML, b.buf, b.len, &o);
@@ -68,7 +71,7 @@ static enum MHD_Result render_keep(struct req *r, const char *name, json_t *mode
 	struct buf b = BUF_INIT;
 	enum MHD_Result ret;
 
-	if (render(r, name, model, &b) < 0)
+	if (render(r, name, model, 200, &b) < 0)
 		ret = render_failed(r);
 	else
 		ret = cache_send_tagged(r->app->cache, r, id, rep, gen, tag, 200, CT_HTML,

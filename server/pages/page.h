@@ -157,6 +157,30 @@ int page_log_run_proof(struct req *r, json_t *m);
 /* page_explain.c */
 enum MHD_Result page_explain_quantization(struct req *r); /* /explain/quantization */
 
+/* page_meta.c: what a page says about itself in its <head>. */
+/* Reads the glossary's common questions from templates_dir/glossary.html
+ * once at start, for its FAQPage JSON-LD.  0, or -1 with the reason in
+ * err (the section missing, or text it cannot turn into plain text). */
+int page_meta_init(const char *templates_dir, struct err *err);
+void page_meta_free(void);
+/* Adds "head" to the view model m of template name, answered with status:
+ * raw HTML the header writes as it is, every value in it escaped here:
+ * <meta name="description"> (page_describe); for a 200 the canonical link
+ * (the --base-url origin and r's path, so every query variant names the
+ * plain page), on run, model and hardware pages OpenGraph and Twitter
+ * card tags naming the page's card (/card/<id>.png, /card/m/<slug>.png,
+ * /card/hw/<slug>.png), and the JSON-LD of the glossary (FAQPage) and
+ * /api (a Dataset of /export); for another status, noindex.  0, or -1
+ * out of memory. */
+int page_meta_add(struct req *r, const char *name, json_t *m, unsigned status);
+
+/* page_describe.c */
+/* Appends to d the plain-text description of template name's page, from
+ * its view model m: the figures of that run, model or hardware, the
+ * counts of a list, or a fixed sentence for a reference page. */
+struct buf;
+void page_describe(struct buf *d, const char *name, const json_t *m);
+
 /* page.c: what every page shares. */
 /* Renders the error page (status, one sentence) for people; the router
  * hands it to the HTTP layer's responder (http_reply_err) as data. */

@@ -326,6 +326,79 @@ fail:
 	return browse_error(&s->b, 503, MSG_DB_DOWN);
 }
 
+/* An entry's figure as the cell shows it: the typical median, or (a
+ * memory class) the best run's decode. */
+static double entry_decode(const json_t *e)
+{
+	const json_t *v = json_object_get(e, "median_decode_tok_s");
+
+	return json_number_value(v ? v : json_object_get(e, "best_decode_tok_s"));
+}
+
+/* A copy of cell c for the page: its hardware's name (each phone card's
+ * label) and, when it holds two entries or more, "fastest" on the one with
+ * the highest figure (the first of equals). */
+static json_t *page_cell(const json_t *c, const json_t *h)
+{
+	json_t *o = json_deep_copy(c), *e, *best = NULL;
+	size_t i;
+
+	if (!o)
+		return NULL;
+	json_object_set(o, "hw_name", json_object_get(h, "name"));
+	json_array_foreach(json_object_get(o, "entries"), i, e)
+		if (!best || entry_decode(e) > entry_decode(best))
+			best = e;
+	if (best && json_array_size(json_object_get(o, "entries")) > 1)
+		json_object_set_new(best, "fastest", json_true());
+	return o;
+}
+
+/* Adds "groups" to the page's view model m (HTML only; the JSON twin
+ * keeps one matrix): the hardware columns cut into tables of at most
+ * GROUP_COLS, as even as they go (5 is 3 and 2), each with every model
+ * row, so that each table fits a 1280 px window beside a model column
+ * wide enough for its names, and its caption naming its hardware.
+ * 0, or -1 out of memory. */
+#define GROUP_COLS 4
+static int add_groups(json_t *m)
+{
+	const json_t *hw = json_object_get(m, "hardware"), *rows = json_object_get(m, "rows"), *row;
+	size_t n = json_array_size(hw), ng = (n + GROUP_COLS - 1) / GROUP_COLS, g, i, k;
+	json_t *groups = json_array();
+
+	for (g = 0; groups && g < ng; g++) {
+		size_t from = (g * n + ng - 1) / ng, to = ((g + 1) * n + ng - 1) / ng;  /* larger first */
+		json_t *gh = json_array(), *grows = json_array();
+		struct buf cap = BUF_INIT;
+
+		buf_puts(&cap, "Typical decode tok/s on ");
+		for (k = from; k < to; k++) {
+			json_array_append(gh, json_array_get(hw, k));
+			buf_printf(&cap, "%s%s", k == from ? "" : k + 1 == to ? " and " : ", ",
+				   json_string_value(json_object_get(json_array_get(hw, k), "name")));
+		}
+		if (ng > 1)
+			buf_printf(&cap, " (table %zu of %zu)", g + 1, ng);
+		json_array_foreach(rows, i, row) {
+			json_t *cells = json_array();
+
+			for (k = from; k < to; k++)
+				json_array_append_new(cells, page_cell(json_array_get(json_object_get(row, "cells"), k),
+								       json_array_get(hw, k)));
+			json_array_append_new(grows, json_pack("{s:O, s:o}", "model", json_object_get(row, "model"),
+							       "cells", cells));
+		}
+		if (buf_error(&cap) || json_array_append_new(groups, json_pack("{s:s%, s:o, s:o}",
+				"caption", cap.buf, cap.len, "hardware", gh, "rows", grows))) {
+			json_decref(groups);
+			groups = NULL;
+		}
+		buf_release(&cap);
+	}
+	return groups ? json_object_set_new(m, "groups", groups) : -1;
+}
+
 /* The backend filter's choices. */
 static json_t *backend_options(const struct sheet *s)
 {
@@ -431,6 +504,11 @@ static enum MHD_Result sheet_answer(struct req *r, enum form form)
 		return ret;
 	}
 	json_decref(s.hw);
+	if (form == F_HTML && add_groups(m) < 0) {
+		json_decref(m);
+		browse_error(&s.b, 503, MSG_NOMEM);
+		return browse_fail(&s.b);
+	}
 	return browse_send(&s.b, "cheatsheet", m);
 }
 

@@ -36,9 +36,17 @@ static void put_escape(struct buf *b, uint32_t cp)
 		   (unsigned)(0xDC00 | (cp & 0x3FF)));
 }
 
+/* Whether cp could end or change an HTML script element's text, or a
+ * JavaScript string, if it stood unescaped. */
+static int is_script_special(uint32_t cp)
+{
+	return cp == '<' || cp == '>' || cp == '&' || cp == 0x2028 || cp == 0x2029;
+}
+
 /* Appends s[0..n) as a JSON string: '"' and '\\' escaped, control
  * characters as \b \f \n \r \t or \u00XX, and with JSONW_ASCII every code
- * point past U+007F as \uXXXX.  -1 when s is not well-formed UTF-8. */
+ * point past U+007F as \uXXXX, with JSONW_SCRIPT what could end or change
+ * an HTML script element (see jsonw.h).  -1 when s is not well-formed UTF-8. */
 static int put_string(struct buf *b, const char *s, size_t n, unsigned flags)
 {
 	const unsigned char *p = (const unsigned char *)s, *end = p + n, *run = p;
@@ -51,7 +59,8 @@ static int put_string(struct buf *b, const char *s, size_t n, unsigned flags)
 	while (p < end) {
 		if (!(len = utf8_seq(p, (size_t)(end - p), &cp)))
 			return -1;
-		if (cp >= 0x20 && cp != '"' && cp != '\\' && (cp < 0x80 || !(flags & JSONW_ASCII))) {
+		if (cp >= 0x20 && cp != '"' && cp != '\\' && (cp < 0x80 || !(flags & JSONW_ASCII)) &&
+		    (!(flags & JSONW_SCRIPT) || !is_script_special(cp))) {
 			p += len;
 			continue;
 		}

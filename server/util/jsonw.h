@@ -15,6 +15,10 @@
 
 enum jsonw_flags {
 	JSONW_ASCII = 1,   /* every code point past U+007F as \uXXXX (JSON_ENSURE_ASCII) */
+	JSONW_SCRIPT = 2,  /* '<', '>' and '&' as \u003C \u003E \u0026, and U+2028,
+			    * U+2029 as \u2028 \u2029: the text can stand inside an
+			    * HTML <script> (JSON-LD) without "</script" or "<!--"
+			    * ending or changing it, and reads back the same */
 };
 
 /* Appends the compact JSON text of v (any value, not only an object or an

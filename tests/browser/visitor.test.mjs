@@ -62,9 +62,7 @@ async function seed() {
 		charts: [`/r/${ids[0]}`, `/r/${flagged}`, slug, compare, `/compare?r=${ids[1]},r_fpsca03u2o_`],
 		pages: ['/', `/r/${ids[0]}`, `/r/${flagged}`, first('m'), first('hw'), slug, '/models', '/hardware',
 			'/outliers', '/disputes', '/disputes?state=dismissed', '/glossary', '/methodology', '/privacy',
-			// The cheatsheet is being rebuilt (issue 28's item 7); it joins
-			// these checks with its new layout.
-			'/search?q=qwen', compare, `/compare?r=${ids[0]}&with=hw`, '/log', '/api',
+			'/cheatsheet', '/cheatsheet?memory=24', '/search?q=qwen', compare, `/compare?r=${ids[0]}&with=hw`, '/log', '/api',
 			'/fit?hw=m3-ultra', '/explain/quantization', '/no-such-page'],
 	};
 }
@@ -321,7 +319,7 @@ describe('tables', () => {
 
 	test('390 px: a table that compares is cards, with nothing to scroll sideways', async (t) => {
 		for (const path of [site.compare, `${site.compare.split(',')[0]}&with=hw`, '/explain/quantization', '/methodology',
-			'/privacy', '/disputes', '/disputes?state=dismissed']) {
+			'/privacy', '/disputes', '/disputes?state=dismissed', '/cheatsheet']) {
 			await t.test(path, async () => {
 				const { context, page } = await open(path, 390);
 				try {

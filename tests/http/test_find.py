@@ -515,8 +515,27 @@ def test_cheatsheet_matrix_with_backends_side_by_side(srv, tmp_path):
     assert page.status_code == 200
     doc = lxml.html.fromstring(page.text)
     assert "/r/" + ids[1] in doc.xpath("//table[contains(@class, 'cheatsheet')]//a/@href")
+    # The fastest backend of a cell with several is marked in words and
+    # markup (bold, "fastest"), not by colour; a cell of one is not.
+    m3_cell = doc.xpath("//table[contains(@class, 'cheatsheet')]//tbody/tr[1]/td[@data-label='M3 Ultra']")[0]
+    fastest = m3_cell.xpath(".//span[contains(@class, 'fastest')]")
+    assert len(fastest) == 1 and fastest[0].xpath("strong/a")[0].text_content().startswith("mlx ")
+    assert fastest[0].xpath("span[@class='tag']")[0].text == "fastest"
+    assert not doc.xpath("//td[@data-label='RTX 4090']//span[contains(@class, 'fastest')]")
     ok, report = validate_html(page.text, tmp_path)
     assert ok, report
+
+
+def test_cheatsheet_tables_hold_at_most_four_machines(srv):
+    upload_all(srv, [full("Wide", accel="RTX %d" % (4000 + i), decode=float(50 + i)) for i in range(5)])
+    doc = lxml.html.fromstring(srv.get("/cheatsheet").text)
+    tables = doc.xpath("//table[contains(@class, 'cheatsheet')]")
+    # 5 columns are cut as evenly as they go, each table with its caption
+    # naming its machines and every model row.
+    assert [len(t.xpath("thead//th")) - 1 for t in tables] == [3, 2]
+    assert tables[0].xpath("caption")[0].text_content().endswith("(table 1 of 2)")
+    assert all(len(t.xpath("tbody/tr")) == 1 for t in tables)
+    assert srv.get("/cheatsheet.json").json().get("groups") is None   # the twin keeps one matrix
 
 
 def test_cheatsheet_pages_by_model(srv):

@@ -246,3 +246,35 @@ def test_model_page_shows_efficiency_per_hardware(server, tmp_path):
     assert eff["m2"]["percent_of_ceiling"] == pytest.approx(100 * 11.0 / eff["m2"]["ceiling_tok_s"])
     doc = page_ok(server, tmp_path, "/m/llama-3-1-8b-instruct")
     assert "Efficiency per hardware" in doc.text_content()
+
+
+def test_the_answer_comes_before_the_form_and_names_hardware_by_its_name(server):
+    page = server.get("/fit", params={"hw": "rtx-4090"})
+    doc = lxml.html.fromstring(page.text)
+    main = doc.xpath("//main")[0]
+    order = [e.get("id") or e.tag for e in main.iter() if e.get("id") in ("fit-answer-h", "fit-form")]
+    assert order == ["fit-answer-h", "fit-form"], order
+    answer = doc.xpath("//section[@class='fit-answer']")[0].text_content()
+    assert "NVIDIA GeForce RTX 4090" in answer and "Fits" in answer and "tok/s" in answer
+    # Its hardware by its shown name, never a slug in code style.
+    assert not doc.xpath("//main//code[contains(., 'rtx-4090')]")
+    assert "rtx-4090" not in answer
+
+
+@pytest.mark.parametrize("slug", sorted(HARDWARE))
+def test_the_notes_speak_of_the_hardware_picked(server, slug):
+    """A machine's notes never say its figures were assumed as for
+    another machine ("Fraction: assumed as for M2" on an RTX 4090)."""
+    m = server.get("/fit.json", params={"hw": slug}).json()
+    source = m["assumptions"]["hardware_source"]
+    own = HARDWARE[slug]["name"]
+    assert "assumed as for" not in source
+    for other, h in HARDWARE.items():
+        name = h["name"].replace("Apple ", "").replace("NVIDIA GeForce ", "")
+        if other != slug and name not in own:
+            assert not re_word(name).search(source), "%s's notes name %s: %s" % (slug, h["name"], source)
+
+
+def re_word(name):
+    import re
+    return re.compile(r"(?<![\w-])%s(?![\w-])" % re.escape(name))
