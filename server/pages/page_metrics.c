@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "app.h"
+#include "store/refresh.h"
 #include "http/cache.h"
 #include "http/guard.h"
 #include "store/db.h"
@@ -142,6 +143,9 @@ static void gauges(struct buf *b, struct app *app)
 	metrics_gauge(b, "llmspeed_db_checkpoint_lag_frames", "gauge",
 		      "WAL frames not yet copied into the database by a checkpoint.",
 		      db_checkpoint_lag(app->db));
+	metrics_gauge(b, "llmspeed_refresh_owed", "gauge",
+		      "1 while the refresh thread owes work after a commit (versions, changes, predictions), else 0.",
+		      (double)refresh_owed(app->refresh));
 	metrics_gauge(b, "llmspeed_db_writer_queue_depth", "gauge",
 		      "Writes waiting for the writer thread to take them.",
 		      (double)db_queue_depth(app->db));

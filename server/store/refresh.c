@@ -22,6 +22,7 @@ struct refresh {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	unsigned long commits;         /* commits seen by the hook */
+	unsigned long done;            /* commits whose round (and callback) has run */
 	int stop;
 };
 
@@ -121,6 +122,8 @@ static void *refresh_main(void *arg)
 		if (rc > 0 && r->changed)
 			r->changed(r->arg);
 		pthread_mutex_lock(&r->lock);
+		if (rc >= 0)
+			r->done = seen;
 		if (rc < 0) {
 			int i;
 
@@ -145,6 +148,7 @@ struct refresh *refresh_start(struct db *db, const struct ceiling_ref *ref, cons
 	r->suite = suite;
 	r->changed = changed;
 	r->arg = arg;
+	r->done = (unsigned long)-2;   /* owed until the first round has run */
 	pthread_mutex_init(&r->lock, NULL);
 	pthread_cond_init(&r->cond, NULL);
 	if (pthread_create(&r->thread, NULL, refresh_main, r) != 0) {
@@ -166,6 +170,18 @@ void refresh_notify(void *arg)
 	r->commits++;
 	pthread_cond_signal(&r->cond);
 	pthread_mutex_unlock(&r->lock);
+}
+
+int refresh_owed(struct refresh *r)
+{
+	int owed;
+
+	if (!r)
+		return 0;
+	pthread_mutex_lock(&r->lock);
+	owed = r->done != r->commits || wanted_pending() || predict_read_owed();
+	pthread_mutex_unlock(&r->lock);
+	return owed;
 }
 
 void refresh_stop(struct refresh *r)

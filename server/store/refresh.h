@@ -35,6 +35,11 @@ void refresh_notify(void *arg);
  * returns 1 when it changed something, 0 when not, a negative db_status on
  * failure. */
 int refresh_round(struct db *db, const struct ceiling_ref *ref, const char *suite);
+/* 1 while the thread owes work: a commit whose round has not finished
+ * (figures, and the kept pages it drops, not yet caught up), asks not yet
+ * flushed, or a prediction rebuild not yet due; 0 when idle (and for NULL).
+ * /metrics shows it as llmspeed_refresh_owed. */
+int refresh_owed(struct refresh *r);
 /* Stops the thread and frees r (NULL is fine). */
 void refresh_stop(struct refresh *r);
 

@@ -10,6 +10,7 @@ import datetime
 import io
 import json
 import os
+import re
 import socket
 import subprocess
 import tempfile
@@ -184,6 +185,16 @@ class Server:
         its page and JSON (which carry the inclusion proof) stop changing."""
         wait_for(lambda: self.get("/r/%s.json" % rid).json()["log"].get("inclusion_proof") is not None,
                  what="run %s to be logged" % rid)
+
+    def wait_refreshed(self):
+        """Waits (up to 10 s) until the refresh thread owes nothing after the
+        writes so far (/metrics' llmspeed_refresh_owed is 0), so the pages it
+        drops from the cache when figures change stay kept until the next
+        write."""
+        def idle():
+            m = re.search(r"^llmspeed_refresh_owed (\S+)$", self.get("/metrics").text, re.M)
+            return m is not None and float(m.group(1)) == 0
+        wait_for(idle, what="the refresh thread to catch up")
 
     def command(self):
         """The start of a sub-command's arguments against this server's

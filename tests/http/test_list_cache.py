@@ -17,6 +17,7 @@ def upload(server, decode, **over):
     assert r.status_code == 201, r.text
     rid = r.json()["id"]
     server.wait_logged(rid)
+    server.wait_refreshed()
     return rid
 
 
