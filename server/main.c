@@ -27,6 +27,7 @@
 #include "http/guard.h"
 #include "util/log.h"
 #include "util/timefmt.h"
+#include "pages/kinds.h"
 #include "pages/page.h"
 #include "http/ratelimit.h"
 #include "router.h"
@@ -129,12 +130,18 @@ static void wait_and_drain(struct MHD_Daemon *d, struct app *app, const sigset_t
 static int load_assets(struct app *app)
 {
 	struct tmpl_error te = { 0 };
+	struct err e = ERR_INIT;
 	char dir[PATH_MAX], err[512];
 
 	snprintf(dir, sizeof dir, "%s/templates", app->cfg.assets);
 	app->tmpl = tmpl_set_load(dir, &te);
 	if (!app->tmpl) {
 		fprintf(stderr, "llm-speedd: templates: %s\n", te.message);
+		return -1;
+	}
+	/* The page kinds' table, its routes and templates hold together. */
+	if (router_init(&e) < 0 || page_kinds_check(app->tmpl, &e) < 0) {
+		fprintf(stderr, "llm-speedd: %s\n", e.message);
 		return -1;
 	}
 	snprintf(dir, sizeof dir, "%s/schema/openapi.json", app->cfg.assets);
@@ -306,6 +313,34 @@ static int use_test_clock(const struct config *c)
 	return 0;
 }
 
+/* `llm-speedd kinds`: the page kinds' table as JSON (the browser tests
+ * read their page list from it); `llm-speedd routes`: every route, one a
+ * line (tests/http/test_openapi.py checks openapi.json against it).
+ * 0, or 1 when the table does not hold together. */
+static int tables_main(const char *what)
+{
+	struct err e = ERR_INIT;
+	json_t *k;
+	char *s;
+
+	if (router_init(&e) < 0) {
+		fprintf(stderr, "llm-speedd: %s\n", e.message);
+		return 1;
+	}
+	if (!strcmp(what, "routes")) {
+		router_print(stdout);
+		return 0;
+	}
+	k = page_kinds_json();
+	s = k ? json_dumps(k, JSON_INDENT(1)) : NULL;
+	json_decref(k);
+	if (!s)
+		return 1;
+	puts(s);
+	free(s);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct app app = { 0 };
@@ -318,6 +353,8 @@ int main(int argc, char **argv)
 	}
 	if (argc > 1 && !strcmp(argv[1], "sample-run"))
 		return sample_main(argc - 1, argv + 1);
+	if (argc == 2 && (!strcmp(argv[1], "kinds") || !strcmp(argv[1], "routes")))
+		return tables_main(argv[1]);
 	defaults(&app.cfg);
 	first = parse_options(argc, argv, &app.cfg, 0);
 	if (first < 0)

@@ -24,6 +24,11 @@ typedef enum MHD_Result (*http_error_page_fn)(struct req *r, const struct err *e
 
 enum http_method { HTTP_GET, HTTP_HEAD, HTTP_POST, HTTP_OTHER };
 
+/* The form a page kind's route answers in (the route row says which, the
+ * handler never parses the path's suffix): the page, its .json or its .csv
+ * twin.  HTTP_FMT_NONE: a route that is no page kind's. */
+enum http_format { HTTP_FMT_NONE, HTTP_FMT_HTML, HTTP_FMT_JSON, HTTP_FMT_CSV };
+
 /* Per-request state, created on the first access-handler call and freed when
  * libmicrohttpd reports the request complete.  Handlers own nothing in it. */
 struct req {
@@ -34,6 +39,9 @@ struct req {
 	int html;                     /* 1: a page for people (from the route
 	                               * row): errors answer as HTML pages */
 	http_error_page_fn error_page;/* renders errors when html; NULL: JSON */
+	enum http_format format;      /* the route row's form of a page kind */
+	int kind;                     /* the route row's page kind (enum page_kind,
+	                               * pages/kinds.h); -1 for other routes */
 	const char *allow;            /* the Allow header of a 405 */
 	enum http_method method;
 	const char *path;             /* owned by libmicrohttpd */

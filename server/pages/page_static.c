@@ -1,5 +1,6 @@
 /* page_static.c: health check, reference pages and static files. */
 #include "pages/page.h"
+#include "pages/kinds.h"
 
 #include <dirent.h>
 #include <stdio.h>
@@ -16,28 +17,19 @@ enum MHD_Result page_healthz(struct req *r)
 	return http_send(r, 200, CT_TEXT, "ok\n", 3, NULL);
 }
 
-/* /glossary, /methodology, /privacy: templates of the same name. */
-enum MHD_Result page_reference(struct req *r)
+/* /glossary, /methodology, /privacy: a title and the security contact
+ * (privacy's #reporting names it). */
+json_t *page_reference_view(struct page_view *v)
 {
-	static const char *const titles[][2] = {
-		{ "/glossary", "Glossary" },
-		{ "/methodology", "Methodology" },
-		{ "/privacy", "Privacy" },
+	static const char *const titles[PAGE_KIND__MAX] = {
+		[PAGE_GLOSSARY] = "Glossary",
+		[PAGE_METHODOLOGY] = "Methodology",
+		[PAGE_PRIVACY] = "Privacy",
 	};
-	enum MHD_Result ret = MHD_NO;
-	size_t i;
-	json_t *m;
+	const char *title = titles[v->kind - page_kinds];
 
-	for (i = 0; i < sizeof titles / sizeof titles[0]; i++) {
-		if (strcmp(r->path, titles[i][0]))
-			continue;
-		m = json_pack("{s:s, s:s?}", "title", titles[i][1],
-			      "security_contact", r->app->cfg.security_contact);
-		ret = page_render(r, r->path + 1, m, 200);
-		json_decref(m);
-		return ret;
-	}
-	return http_fail(r, 404, NULL, "There is no such reference page.", NULL);
+	return json_pack("{s:s, s:s?}", "title", title ? title : "llm-speed",
+			 "security_contact", v->r->app->cfg.security_contact);
 }
 
 /* ---- static files, loaded once at start ---- */
