@@ -79,20 +79,48 @@ struct http_opts {
 	                               * answer If-None-Match with 304 */
 };
 
-/* Cache-Control values used across the site. */
+#define HTTP_STR_(x) #x
+#define HTTP_STR(x) HTTP_STR_(x)
+
+/* Cache-Control values used across the site: every policy is one of these. */
 #define CC_PAGE   "public, max-age=60, stale-while-revalidate=300"
 #define CC_STATIC "public, max-age=86400"
-#define CC_BADGE  "public, max-age=14400, stale-while-revalidate=86400"
+/* A found run's badge and card for CC_BADGE_TTL seconds; a "run not
+ * found" badge only briefly, so that a proxy does not keep an error for
+ * hours (the badge JSON's cacheSeconds says the same). */
+#define CC_BADGE_TTL 14400
+#define CC_BADGE  "public, max-age=" HTTP_STR(CC_BADGE_TTL) ", stale-while-revalidate=86400"
+#define CC_BADGE_MISSING_TTL 300
+#define CC_BADGE_MISSING "public, max-age=" HTTP_STR(CC_BADGE_MISSING_TTL)
+/* What never changes once served: a full log tile, a run's signed bytes. */
+#define CC_IMMUTABLE "public, max-age=31536000, immutable"
+/* What is superseded within seconds: the log's checkpoint, a partial tile. */
+#define CC_LOG_SHORT "public, max-age=5"
 #define CC_NONE   "no-store"
 
+/* Content types: every answer's is one of these. */
 #define CT_HTML "text/html; charset=utf-8"
 #define CT_JSON "application/json"
 #define CT_JOSE "application/jose"
 #define CT_SVG  "image/svg+xml"
 #define CT_PNG  "image/png"
+#define CT_ICON "image/x-icon"
 #define CT_CSS  "text/css; charset=utf-8"
 #define CT_JS   "text/javascript; charset=utf-8"
 #define CT_TEXT "text/plain; charset=utf-8"
+#define CT_ATOM "application/atom+xml"
+#define CT_NDJSON "application/x-ndjson"
+#define CT_OCTETS "application/octet-stream"
+/* Prometheus's text exposition format, version 0.0.4. */
+#define CT_METRICS "text/plain; version=0.0.4; charset=utf-8"
+/* CSV (RFC 4180 with RFC 7111's header parameter: the first record names
+ * the columns); MT_CSV is the media type alone, for a link's type. */
+#define MT_CSV  "text/csv"
+#define CT_CSV  MT_CSV "; charset=utf-8; header=present"
+
+/* The content type of a static file by its name's extension (.css, .svg,
+ * .js, .txt, .ico), else CT_OCTETS. */
+const char *http_ctype_of_name(const char *name);
 
 /* Queues a response with body bytes (copied).  Adds the security headers
  * every response carries, the content type and the options.  Returns the
@@ -130,10 +158,13 @@ struct MHD_Response *http_build(const char *ctype, const void *body, size_t len,
 				const char *cache_control, const char *etag);
 
 /* Builds a streamed response of unknown length (chunked) whose body comes
- * from cb, with the standard headers; fr frees cls when it is done. */
+ * from cb, with the standard headers; fr frees cls when it is done.  With
+ * negotiated set the body depends on Accept-Encoding (Vary), and with gzip
+ * set it is gzip-encoded (Content-Encoding). */
 struct MHD_Response *http_build_stream(const char *ctype, MHD_ContentReaderCallback cb,
 				       void *cls, MHD_ContentReaderFreeCallback fr,
-				       size_t block, const char *cache_control);
+				       size_t block, const char *cache_control,
+				       int negotiated, int gzip);
 
 /* 1 when the request's If-None-Match matches etag (a quoted strong tag). */
 int http_etag_matches(struct req *r, const char *etag);

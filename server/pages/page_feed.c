@@ -16,7 +16,6 @@
 /* Entries per feed: the newest ones, read from an index in feed order. */
 #define FEED_MAX 50
 
-#define CT_ATOM "application/atom+xml"
 
 /* An entry names the model and hardware by their shown names
  * (store/names.h), as every list does, not by the run's own. */

@@ -11,11 +11,8 @@
 #include "store/tlog_signer.h"
 #include "store/tlog_store.h"
 
-/* A full tile never changes; a partial tile and the checkpoint are
- * superseded within seconds. */
-#define CC_IMMUTABLE "public, max-age=31536000, immutable"
-#define CC_LOG_SHORT "public, max-age=5"
-#define CT_OCTETS "application/octet-stream"
+/* A full tile never changes (CC_IMMUTABLE); a partial tile and the
+ * checkpoint are superseded within seconds (CC_LOG_SHORT). */
 
 /* GET /log: what the log is, its verifier key, its latest checkpoint and
  * where the tiles are.  NULL with a 503 before the first checkpoint is

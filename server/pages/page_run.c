@@ -57,7 +57,7 @@ static unsigned tag_of(const json_t *m)
 
 enum MHD_Result page_run_jws(struct req *r)
 {
-	struct http_opts o = { .cache_control = "public, max-age=31536000, immutable", .etag = 1 };
+	struct http_opts o = { .cache_control = CC_IMMUTABLE, .etag = 1 };
 	enum MHD_Result ret;
 	struct dbconn *c;
 	sqlite3_stmt *st;

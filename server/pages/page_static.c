@@ -44,23 +44,6 @@ struct static_file {
 static struct static_file statics[32];
 static size_t nstatics;
 
-static const char *ctype_of(const char *name)
-{
-	const char *dot = strrchr(name, '.');
-
-	if (dot && !strcmp(dot, ".css"))
-		return CT_CSS;
-	if (dot && !strcmp(dot, ".svg"))
-		return CT_SVG;
-	if (dot && !strcmp(dot, ".js"))
-		return CT_JS;
-	if (dot && !strcmp(dot, ".txt"))
-		return CT_TEXT;
-	if (dot && !strcmp(dot, ".ico"))
-		return "image/x-icon";
-	return "application/octet-stream";
-}
-
 /* Loads one file as a reusable response. */
 static int load_static(const char *dir, const char *name)
 {
@@ -82,7 +65,7 @@ static int load_static(const char *dir, const char *name)
 		goto out;
 	snprintf(s->name, sizeof s->name, "%s", name);
 	http_etag_of(body.buf, body.len, s->etag);
-	s->resp = http_build(ctype_of(name), body.buf, body.len, CC_STATIC, s->etag);
+	s->resp = http_build(http_ctype_of_name(name), body.buf, body.len, CC_STATIC, s->etag);
 	s->bytes = body.len;
 	if (s->resp) {
 		nstatics++;

@@ -243,9 +243,9 @@ void twins_add_alternates(struct page_view *v, json_t *m)
 	if (!k->csv || !(a = json_array()))
 		return;
 	if (k->json)
-		json_array_append_new(a, alternate(v->r, "application/json", "JSON", k->json, 1));
-	json_array_append_new(a, alternate(v->r, "text/csv", "CSV", k->csv, 1));
+		json_array_append_new(a, alternate(v->r, CT_JSON, "JSON", k->json, 1));
+	json_array_append_new(a, alternate(v->r, MT_CSV, "CSV", k->csv, 1));
 	if (k->feed)
-		json_array_append_new(a, alternate(v->r, "application/atom+xml", "Atom feed", k->feed, 0));
+		json_array_append_new(a, alternate(v->r, CT_ATOM, "Atom feed", k->feed, 0));
 	json_object_set_new(m, "alternates", a);
 }
