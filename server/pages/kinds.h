@@ -109,7 +109,8 @@ struct page_view {
 };
 
 /* Ends a builder's browse state b: its read snapshot; its failure (when m
- * is NULL) and whether to keep the page go into v.  Returns m. */
+ * is NULL) and whether to keep the page go into v.  Returns m, the new
+ * reference the builder made (or NULL). */
 json_t *page_view_browsed(struct page_view *v, struct browse *b, json_t *m);
 
 /* Checks the table at start-up: every kind has a name, a path, a template
@@ -123,24 +124,41 @@ int page_kinds_check(const struct tmpl_set *tmpl, struct err *e);
  * a new reference. */
 json_t *page_kinds_json(void);
 
-/* The builders, one per page file. */
-json_t *page_home_view(struct page_view *v);        /* page_home.c */
-json_t *page_run_view(struct page_view *v);         /* page_run.c */
-json_t *page_model_view(struct page_view *v);       /* page_model.c */
-json_t *page_hw_view(struct page_view *v);          /* page_hw.c */
-json_t *page_models_view(struct page_view *v);      /* page_catalog.c */
-json_t *page_hardware_view(struct page_view *v);    /* page_catalog.c */
-json_t *page_search_view(struct page_view *v);      /* page_search.c */
-json_t *page_compare_view(struct page_view *v);     /* page_compare.c */
-json_t *page_cheatsheet_view(struct page_view *v);  /* page_cheatsheet.c */
-json_t *page_outliers_view(struct page_view *v);    /* page_lists.c */
-json_t *page_disputes_view(struct page_view *v);    /* page_lists.c */
-json_t *page_fit_view(struct page_view *v);         /* page_fit.c */
-json_t *page_reference_view(struct page_view *v);   /* page_static.c: glossary, methodology, privacy */
-json_t *page_explain_view(struct page_view *v);     /* page_explain.c */
-json_t *page_api_view(struct page_view *v);         /* page_api.c */
-json_t *page_log_view(struct page_view *v);         /* page_log.c */
-json_t *page_account_view(struct page_view *v);     /* page_account.c */
+/* The builders, one per page file, each a page_build_fn. */
+/* page_home.c: / and /index.json, .csv; a new reference */
+json_t *page_home_view(struct page_view *v);
+/* page_run.c: /r/<id>, .json; a new reference */
+json_t *page_run_view(struct page_view *v);
+/* page_model.c: /m/<slug>, .json, .csv; a new reference */
+json_t *page_model_view(struct page_view *v);
+/* page_hw.c: /hw/<slug>, .json, .csv; a new reference */
+json_t *page_hw_view(struct page_view *v);
+/* page_catalog.c: /models, .json, .csv; a new reference */
+json_t *page_models_view(struct page_view *v);
+/* page_catalog.c: /hardware, .json, .csv; a new reference */
+json_t *page_hardware_view(struct page_view *v);
+/* page_search.c: /search, .json, .csv; a new reference */
+json_t *page_search_view(struct page_view *v);
+/* page_compare.c: /compare, .json, .csv; a new reference */
+json_t *page_compare_view(struct page_view *v);
+/* page_cheatsheet.c: /cheatsheet, .json, .csv; a new reference */
+json_t *page_cheatsheet_view(struct page_view *v);
+/* page_lists.c: /outliers, .json, .csv; a new reference */
+json_t *page_outliers_view(struct page_view *v);
+/* page_lists.c: /disputes, .json, .csv; a new reference */
+json_t *page_disputes_view(struct page_view *v);
+/* page_fit.c: /fit, .json; a new reference */
+json_t *page_fit_view(struct page_view *v);
+/* page_static.c: /glossary, /methodology, /privacy; a new reference */
+json_t *page_reference_view(struct page_view *v);
+/* page_explain.c: /explain/quantization; a new reference */
+json_t *page_explain_view(struct page_view *v);
+/* page_api.c: /api; a new reference */
+json_t *page_api_view(struct page_view *v);
+/* page_log.c: /log; a new reference */
+json_t *page_log_view(struct page_view *v);
+/* page_account.c: /u/<name>, .json, .csv; a new reference */
+json_t *page_account_view(struct page_view *v);
 
 /* twins.c: answers with v's kind's table in the view model m as CSV (the
  * first of its csv_tables the model holds; each row that names a run or a
@@ -151,10 +169,11 @@ enum MHD_Result twins_send_csv(struct page_view *v, json_t *m);
  * twins (with the request's query: the same rows) and its Atom feed. */
 void twins_add_alternates(struct page_view *v, json_t *m);
 
-/* twins.c: the rows of CSV twins whose table is not one array of the
- * model (new references): /compare's figures, one row per figure and run;
- * the cheatsheet's entries, one row per model, hardware and entry. */
+/* twins.c: /compare's figures as CSV rows, one per figure and run (a
+ * new reference). */
 json_t *twins_compare_rows(const json_t *m);
+/* twins.c: the cheatsheet's entries as CSV rows, one per model, hardware
+ * and entry (a new reference). */
 json_t *twins_cheatsheet_rows(const json_t *m);
 
 #endif
