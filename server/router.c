@@ -77,8 +77,7 @@ static void add_kind_row(const char *pattern, unsigned flags, enum http_format f
 	routes[nroutes++] = (struct route){ HTTP_GET, pattern, page_serve, flags, 0, f, kind };
 }
 
-/* A path that pattern matches: its '*' as "x" (into out). */
-static const char *sample_path(const char *pattern, char *out, size_t n)
+const char *router_sample_path(const char *pattern, char *out, size_t n)
 {
 	const char *star = strchr(pattern, '*');
 
@@ -98,7 +97,7 @@ static int check_routes(void)
 	int k;
 
 	for (i = 0; i < nroutes; i++) {
-		rt = match(routes[i].method, sample_path(routes[i].pattern, path, sizeof path),
+		rt = match(routes[i].method, router_sample_path(routes[i].pattern, path, sizeof path),
 				  arg, sizeof arg);
 		if (rt != &routes[i])
 			return err_set(&routes_err, 500, NULL, NULL, "route %s is taken by %s before it",
@@ -107,7 +106,7 @@ static int check_routes(void)
 	for (k = 0; k < PAGE_KIND__MAX; k++) {
 		const char *feed = page_kinds[k].feed;
 
-		rt = feed ? match(HTTP_GET, sample_path(feed, path, sizeof path), arg, sizeof arg) : NULL;
+		rt = feed ? match(HTTP_GET, router_sample_path(feed, path, sizeof path), arg, sizeof arg) : NULL;
 		if (feed && (!rt || strcmp(rt->pattern, feed)))
 			return err_set(&routes_err, 500, NULL, NULL, "page kind %s names the feed %s, which no route serves",
 				       page_kinds[k].name, feed);

@@ -50,6 +50,10 @@ const char *router_allow(const char *path);
 /* 1 when pattern matches path, capturing '*' into arg (exported for tests). */
 int router_pattern_match(const char *pattern, const char *path, char *arg, size_t argn);
 
+/* A path that pattern matches, its '*' as "x": pattern itself when it
+ * has none, else written to out (for the start-up check and tests). */
+const char *router_sample_path(const char *pattern, char *out, size_t n);
+
 /* libmicrohttpd callbacks (cls is the struct app): the URI callback,
  * which creates the request state and checks the target as sent
  * (framing_check_target), the access handler, and the request-completed

@@ -53,22 +53,11 @@ START_TEST(missing_template_is_refused)
 }
 END_TEST
 
-/* pattern with its '*' as "x". */
-static const char *sample(const char *pattern, char *out, size_t n)
-{
-	const char *star = strchr(pattern, '*');
-
-	if (!star)
-		return pattern;
-	snprintf(out, n, "%.*sx%s", (int)(star - pattern), pattern, star + 1);
-	return out;
-}
-
 /* The row a kind's path reaches is page_serve's with that kind and form. */
 static void assert_row(int k, const char *pattern, enum http_format f, unsigned flags)
 {
 	char path[200], arg[160];
-	const struct route *rt = router_match(HTTP_GET, sample(pattern, path, sizeof path), arg, sizeof arg);
+	const struct route *rt = router_match(HTTP_GET, router_sample_path(pattern, path, sizeof path), arg, sizeof arg);
 
 	ck_assert_msg(rt, "%s reaches no route", pattern);
 	ck_assert_str_eq(rt->pattern, pattern);
