@@ -254,12 +254,6 @@ void browse_end(struct browse *b)
 	snapshot_end(b);
 }
 
-enum MHD_Result browse_fail(struct browse *b)
-{
-	snapshot_end(b);
-	return http_reply_err(b->r, &b->err);
-}
-
 void browse_cursor(char *out, size_t n, double decode, const char *id)
 {
 	char num[NUMFMT_SHORTEST_LEN];

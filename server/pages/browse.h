@@ -71,7 +71,7 @@ struct browse {
 
 /* Starts a browse request: takes the read connection and opens a read
  * transaction on it (so every query of the page sees one snapshot; it ends
- * in browse_end() or browse_fail(), one of which must follow), resolves the suite
+ * in browse_end(), which must follow), resolves the suite
  * (?suite=, else the newest in the runs table, else the server's suite when
  * there are no runs) and checks every query argument.  Returns 0, or -1
  * with b->err set: 400 for a malformed argument (naming
@@ -95,9 +95,6 @@ int browse_error(struct browse *b, unsigned status, const char *fmt, ...)
 
 /* Ends b's read transaction (page_view_browsed() does). */
 void browse_end(struct browse *b);
-
-/* Answers with b's failure through the one responder (http_reply_err). */
-enum MHD_Result browse_fail(struct browse *b);
 
 /* twins.c: path followed by b's request's query as its twins read it
  * (every argument with its first value, empty ones left out, URL-escaped),

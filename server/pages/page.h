@@ -8,6 +8,7 @@
 
 #include "http/cache.h"
 #include "http/http.h"
+#include "pages/kinds.h"
 
 /* page_static.c */
 enum MHD_Result page_healthz(struct req *r);      /* 200 "ok" once serving */
@@ -64,10 +65,10 @@ int export_snapshot(struct db *db, const char *dir, char *name, size_t namelen,
 		    char *err, size_t errlen);
 
 /* page_search.c */
-/* For /m/<name> and /hw/<name> (kind "model" or "hw") when r->arg is not
- * a slug: when the slug of that name is known, queues a 301 to its page
- * into *ret and returns 1; else 0 (the page answers its 404). */
-int page_search_canonical(struct req *r, const char *kind, enum MHD_Result *ret);
+/* For /m/<name> and /hw/<name> (what: PAGE_ARG_MODEL or PAGE_ARG_HW)
+ * when r->arg is not a slug: when the slug of that name is known, queues a
+ * 301 to its page into *ret and returns 1; else 0 (the page answers its 404). */
+int page_search_canonical(struct req *r, enum page_arg what, enum MHD_Result *ret);
 
 /* page_fit.c */
 /* Query argument name as a number in [lo, hi] (a whole one when whole)

@@ -241,7 +241,7 @@ json_t *page_hw_view(struct page_view *v)
 {
 	struct hpage p = { 0 };
 
-	if ((v->answered = page_search_canonical(v->r, "hw", &v->ret)))
+	if ((v->answered = page_search_canonical(v->r, PAGE_ARG_HW, &v->ret)))
 		return NULL;
 	if (!hw_model(&p, v->r))
 		return page_view_browsed(v, &p.b, NULL);

@@ -573,13 +573,14 @@ json_t *page_search_view(struct page_view *v)
 	return page_view_browsed(v, &s.b, m);
 }
 
-int page_search_canonical(struct req *r, const char *kind, enum MHD_Result *ret)
+int page_search_canonical(struct req *r, enum page_arg what, enum MHD_Result *ret)
 {
 	struct http_opts o = { .cache_control = CC_PAGE };
 	const char *typed = r->arg;
 	char slug[SLUG_MAX + 1], to[SLUG_MAX + 16];
 	struct dbconn *c;
-	int model = !strcmp(kind, "model");
+	int model = what == PAGE_ARG_MODEL;
+	const char *kind = model ? "model" : "hw";   /* search_names.kind */
 
 	if (slug_valid(typed) || !(c = db_reader(r->app->db)))
 		return 0;
