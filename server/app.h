@@ -15,6 +15,7 @@ struct ceiling_ref;
 struct tlog_signer;
 struct raster;
 struct access_log;
+struct refresh;
 
 struct config {
 	const char *listen;           /* host:port, default 127.0.0.1:8080 */
@@ -59,6 +60,7 @@ struct app {
 	struct tlog_signer *tlog;     /* the transparency log's key and checkpoints */
 	struct raster *raster;        /* SVG to PNG for link-preview cards; off without rsvg-convert */
 	struct access_log *access_log;/* NULL without --access-log */
+	struct refresh *refresh;      /* the figures kept after writes (store/refresh.h) */
 	double started;               /* when serving began, seconds since the epoch */
 };
 

@@ -35,6 +35,9 @@
 #include "render/raster.h"
 #include "render/tmpl.h"
 #include "store/tlog_signer.h"
+#include "store/refresh.h"
+#include "store/predict_read.h"
+#include "ingest/validate.h"
 #include "store/tlog_store.h"
 
 /* Resolves host:port (or [v6]:port) for libmicrohttpd. */
@@ -168,6 +171,22 @@ static void checkpoint_published(void *arg)
 	cache_bump_rep(arg, REP_RUN_JSON);
 }
 
+/* After every commit: the log's signer and the refresh thread wake. */
+static void on_commit(void *arg)
+{
+	struct app *app = arg;
+
+	tlog_signer_notify(app->tlog);
+	refresh_notify(app->refresh);
+}
+
+/* After the refresh thread changed figures the list pages show
+ * (predictions, versions): the kept list pages are stale. */
+static void figures_refreshed(void *arg)
+{
+	cache_bump_rep(arg, REP_LIST_HTML);
+}
+
 /* Opens the transparency log's signer (key and checkpoints beside the
  * database) with the origin of the public base URL, and wakes it after
  * every commit; prints the reason and returns -1 when the database does
@@ -193,7 +212,7 @@ static int open_tlog(struct app *app)
 		fprintf(stderr, "llm-speedd: transparency log: cannot start the signing thread\n");
 		return -1;
 	}
-	db_set_commit_hook(app->db, tlog_signer_notify, app->tlog);
+	db_set_commit_hook(app->db, on_commit, app);
 	return 0;
 }
 
@@ -220,6 +239,8 @@ static void app_free(struct app *app)
 	access_log_close(app->access_log);
 	if (app->db)
 		db_set_commit_hook(app->db, NULL, NULL);
+	refresh_stop(app->refresh);
+	predict_read_free();
 	tlog_signer_close(app->tlog);
 	db_close(app->db);
 	tmpl_set_free(app->tmpl);
@@ -268,6 +289,11 @@ static int serve(struct app *app)
 	}
 	if (dispute_init(app->db) < 0) {
 		fprintf(stderr, "llm-speedd: cannot read or store the dispute form key\n");
+		return 1;
+	}
+	if (!(app->refresh = refresh_start(app->db, app->ref, VALIDATE_SUITE, figures_refreshed,
+					   app->cache))) {
+		fprintf(stderr, "llm-speedd: cannot start the refresh thread\n");
 		return 1;
 	}
 	if (open_tlog(app) < 0)

@@ -44,6 +44,7 @@ static const struct route fixed[] = {
 	{ HTTP_GET,  "/hw/*.atom",                   page_feed_hw,      0, 0, HTTP_FMT_NONE, -1 },
 	{ HTTP_GET,  "/disputes.atom",               page_feed_disputes, 0, 0, HTTP_FMT_NONE, -1 },
 	{ HTTP_GET,  "/u/*.atom",                    page_feed_account, 0, 0, HTTP_FMT_NONE, -1 },
+	{ HTTP_GET,  "/changes.atom",                page_changes_atom, 0, 0, HTTP_FMT_NONE, -1 },
 	{ HTTP_GET,  "/badge/*.svg",                 badge_svg,         0, 0, HTTP_FMT_NONE, -1 },
 	{ HTTP_GET,  "/badge/*.json",                badge_json,        0, 0, HTTP_FMT_NONE, -1 },
 	{ HTTP_GET,  "/card/*.png",                  card_run_png,      0, 0, HTTP_FMT_NONE, -1 },

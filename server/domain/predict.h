@@ -95,6 +95,9 @@ struct predict_result {
 	long long keys;              /* keys over those combinations (a key in two counts twice) */
 	long long runs;              /* runs over those combinations */
 	char from[PREDICT_FROM_MAX]; /* predict_basis() of this result: predicted_from */
+	char backend[64];            /* the backend predicted for: set by the store's
+				      * predict_for_combo (its choice when asked for
+				      * none); predict() leaves it "" */
 };
 
 /* Predicts q from rows[0..n) (any rows: those outside a step's scope, of

@@ -99,7 +99,8 @@ struct http_opts {
 #define CC_NONE   "no-store"
 
 /* Content types: every answer's is one of these. */
-#define CT_HTML "text/html; charset=utf-8"
+#define CT_HTML MT_HTML "; charset=utf-8"
+#define MT_HTML "text/html"   /* the media type alone, for a link's type */
 #define CT_JSON "application/json"
 #define CT_JOSE "application/jose"
 #define CT_SVG  "image/svg+xml"

@@ -151,6 +151,11 @@ const struct page_kind_def page_kinds[PAGE_KIND__MAX] = {
 	[PAGE_ACCOUNT] = { "account", TWINS("/u/*"), .tmpl = "account", .feed = "/u/*.atom",
 		.arg = PAGE_ARG_ACCOUNT, .csv_tables = { TABLE("list.runs", CSV_URL_RUN, run_cols) },
 		.build = page_account_view },
+	[PAGE_CHANGES] = { "changes", .path = "/changes", .json = "/changes.json", .tmpl = "changes",
+		.nav = "changes", .feed = "/changes.atom", .sitemap = SITEMAP_ONE,
+		.build = page_changes_view },
+	[PAGE_WANTED] = { "wanted", .path = "/wanted", .json = "/wanted.json", .tmpl = "wanted",
+		.nav = "wanted", .sitemap = SITEMAP_ONE, .build = page_wanted_view },
 };
 
 /* 1 when twin is path followed by suffix (or, for the home page "/",

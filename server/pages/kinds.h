@@ -29,7 +29,7 @@ enum page_kind {
 	PAGE_HOME, PAGE_RUN, PAGE_MODEL, PAGE_HW, PAGE_MODELS, PAGE_HARDWARE,
 	PAGE_SEARCH, PAGE_COMPARE, PAGE_CHEATSHEET, PAGE_OUTLIERS, PAGE_DISPUTES,
 	PAGE_FIT, PAGE_GLOSSARY, PAGE_METHODOLOGY, PAGE_PRIVACY, PAGE_EXPLAIN,
-	PAGE_API, PAGE_LOG, PAGE_ACCOUNT,
+	PAGE_API, PAGE_LOG, PAGE_ACCOUNT, PAGE_CHANGES, PAGE_WANTED,
 	PAGE_KIND__MAX
 };
 
@@ -159,6 +159,10 @@ json_t *page_api_view(struct page_view *v);
 json_t *page_log_view(struct page_view *v);
 /* page_account.c: /u/<name>, .json, .csv; a new reference */
 json_t *page_account_view(struct page_view *v);
+/* page_changes.c: /changes, .json; a new reference */
+json_t *page_changes_view(struct page_view *v);
+/* page_wanted.c: /wanted, .json; a new reference */
+json_t *page_wanted_view(struct page_view *v);
 
 /* twins.c: answers with v's kind's table in the view model m as CSV (the
  * first of its csv_tables the model holds; each row that names a run or a

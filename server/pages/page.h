@@ -70,6 +70,17 @@ int export_snapshot(struct db *db, const char *dir, char *name, size_t namelen,
  * 301 to its page into *ret and returns 1; else 0 (the page answers its 404). */
 int page_search_canonical(struct req *r, enum page_arg what, enum MHD_Result *ret);
 
+/* page_changes.c */
+enum MHD_Result page_changes_atom(struct req *r);  /* /changes.atom */
+/* page_wanted.c: appends the command that would measure the model shown as
+ * model_name on hw_slug: "llm-speed bench --models <name> --backends
+ * <list>", the list the backends measured on that hardware (most runs
+ * first, at most 5), else llama.cpp; the name quoted for a shell when it
+ * needs it.  0, or -1 when the database or memory failed. */
+struct dbconn;
+int page_wanted_command(struct dbconn *c, const char *model_name, const char *hw_slug,
+			struct buf *out);
+
 /* page_fit.c */
 /* Query argument name as a number in [lo, hi] (a whole one when whole)
  * into *out: 1 when given, 0 when absent or empty (*out untouched), -1

@@ -17,7 +17,9 @@
 #include "store/db.h"
 #include "util/slug.h"
 #include "ingest/validate.h"
+#include "store/predict_read.h"
 #include "store/typical.h"
+#include "store/wanted.h"
 
 /* What /fit assumes when the query does not say. */
 #define FIT_MODEL     "llama-3-1-8b"
@@ -298,6 +300,37 @@ static json_t *hw_display_name(struct req *r, const struct fit_in *in)
 	return name ? name : json_string(in->hw_slug);
 }
 
+/* Under the ceiling, when nothing was measured for the model on the
+ * hardware: the predicted decode (store/predict_read.h) against this
+ * page's own ceiling, labelled, never in the measured rows; and the visit
+ * counted for /wanted.  NULL when there is nothing to predict for. */
+static json_t *prediction(struct req *r, const struct fit_in *in, json_t *m, int *failed)
+{
+	json_t *res = json_object_get(m, "result"), *o;
+	double ceiling = json_number_value(json_object_get(res, "ceiling_tok_s"));
+	struct predict_result p;
+	struct dbconn *c;
+
+	if (!in->hw_slug || json_array_size(json_object_get(m, "runs")) > 0)
+		return json_null();
+	wanted_note(r->client, VALIDATE_SUITE, in->m->id, in->hw_slug);
+	if (!(c = db_reader(r->app->db)) ||
+	    predict_for_ceiling(c, VALIDATE_SUITE, in->m->id, in->hw_slug, NULL, ceiling,
+				json_string_value(json_object_get(m, "hardware_name")), &p) < 0 ||
+	    !(o = json_object()) || predict_json_fields(o, &p) < 0) {
+		*failed = 1;
+		return json_null();
+	}
+	json_object_set_new(o, "label", json_string("predicted"));
+	json_object_set_new(o, "has_figure", json_boolean(p.step != PREDICT_NONE));
+	json_object_set_new(o, "text", json_pack("{s:o, s:o, s:o}",
+		"tok_s", ceiling_fmt3_json(p.tok_s), "low", ceiling_fmt3_json(p.low),
+		"high", ceiling_fmt3_json(p.high)));
+	json_object_set_new(o, "efficiency_pct", p.step != PREDICT_NONE ?
+		json_real(round(p.efficiency * 1000) / 10) : json_null());
+	return o;
+}
+
 /* The inputs as the answer echoes them (and the form is filled from). */
 static json_t *inputs_json(const struct fit_in *in)
 {
@@ -357,6 +390,8 @@ static json_t *fit_model(struct req *r, struct err *e)
 		"active_params", in.m->active_params, "attention", in.m->pattern));
 	json_object_set_new(m, "runs", measured_runs(r, &in, &failed));
 	json_object_set_new(m, "has_runs", json_boolean(json_array_size(json_object_get(m, "runs")) > 0));
+	if (!failed)
+		json_object_set_new(m, "prediction", prediction(r, &in, m, &failed));
 	json_object_set_new(m, "options", json_pack("{s:o, s:o, s:o, s:o}",
 		"hardware", options(ref, L_HW, in.hw_slug), "models", options(ref, L_MODEL, in.m->id),
 		"formats", options(ref, L_FORMAT, in.f->id), "kv_types", options(ref, L_KV, in.kv->id)));

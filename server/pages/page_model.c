@@ -18,6 +18,7 @@
 #include "domain/quantile.h"
 #include "store/db.h"
 #include "store/names.h"
+#include "store/predict_read.h"
 #include "util/slug.h"
 #include "util/textcut.h"
 #include "util/utf8.h"
@@ -370,8 +371,48 @@ static json_t *efficiency(struct req *r, const struct mpage *p, json_t **note)
 }
 
 /* The view model of /m/<slug>, or NULL with p->b's failure set. */
+/* Predicted decode on each reference hardware the model has no run on
+ * (store/predict_read.h), labelled and apart from every measured row and
+ * the chart: {rows: [{hw, name, href, predicted_*}], has_rows}, only
+ * those with a figure.  NULL on a database failure. */
+static json_t *predictions(struct req *r, const struct mpage *p)
+{
+	const struct ceiling_hw *h;
+	json_t *rows = json_array(), *bars = json_object_get(json_object_get(p->m, "chart"), "bars");
+	json_t *bar;
+	size_t i, j;
+
+	for (i = 0; r->app->ref && (h = ceiling_hw_at(r->app->ref, i)); i++) {
+		struct predict_result pr;
+		char href[2 * SLUG_MAX + 16];
+		json_t *row;
+		int measured = 0;
+
+		json_array_foreach(bars, j, bar)
+			measured |= !strcmp(json_string_value(json_object_get(bar, "hw")), h->slug);
+		if (measured)
+			continue;
+		if (predict_for_combo(p->b.c, p->b.suite, p->slug, h->slug, NULL, &pr) < 0) {
+			json_decref(rows);
+			return NULL;
+		}
+		if (pr.step == PREDICT_NONE)
+			continue;
+		snprintf(href, sizeof href, "/m/%s/hw/%s", p->slug, h->slug);
+		row = json_pack("{s:s, s:s, s:s, s:s}", "hw", h->slug, "name", h->name, "href", href,
+				"label", "predicted");
+		predict_json_fields(row, &pr);
+		json_object_set_new(row, "text", json_pack("{s:o, s:o, s:o}",
+			"tok_s", ceiling_fmt3_json(pr.tok_s), "low", ceiling_fmt3_json(pr.low),
+			"high", ceiling_fmt3_json(pr.high)));
+		json_array_append_new(rows, row);
+	}
+	return json_pack("{s:o, s:b}", "rows", rows, "has_rows", json_array_size(rows) > 0);
+}
+
 static json_t *model_model(struct mpage *p, struct req *r)
 {
+	json_t *pred;
 	json_t *note;
 	const char *sv;
 	int sort;
@@ -400,6 +441,11 @@ static json_t *model_model(struct mpage *p, struct req *r)
 	json_object_set_new(p->m, "clear_href", browse_link(&p->b, "/m/", p->slug,
 		"digest", p->digest, NULL));
 	json_object_set_new(p->m, "efficiency", efficiency(r, p, &note));
+	if (!(pred = predictions(r, p))) {
+		browse_error(&p->b, 503, MSG_DB_DOWN);
+		goto fail;
+	}
+	json_object_set_new(p->m, "predicted", pred);
 	json_object_set_new(p->m, "ceiling_note", note);
 	if (!json_is_null(note))   /* said once a page: the efficiency table's note covers the list */
 		json_object_set_new(json_object_get(p->m, "combos"), "ceiling_note", json_null());

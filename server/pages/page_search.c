@@ -25,6 +25,8 @@
 #include "store/db.h"
 #include "store/names.h"
 #include "store/run_store.h"
+#include "store/wanted.h"
+#include "domain/ceiling.h"
 #include "util/buf.h"
 #include "util/slug.h"
 
@@ -65,6 +67,10 @@ static const char sql_digest[] =
 static const char sql_known[] =
 	"SELECT 1 FROM search_names WHERE kind = ?1 AND slug = ?2";
 static const char sql_run_known[] = "SELECT 1 FROM runs WHERE id = ?1";
+/* The counted runs of a model on a hardware (its combinations' rows). */
+static const char sql_combo_runs[] =
+	"SELECT coalesce(sum(runs), 0) FROM combos WHERE suite_version = ?1 AND model_slug = ?2 "
+	"AND hw_slug = ?3";
 
 const char *const page_search_sql[] = {
 	sql_prefix, sql_fts, sql_model_count, sql_hw_count, sql_be_count, sql_runs, sql_digest,
@@ -477,6 +483,49 @@ static int canonical(struct dbconn *c, const char *q, char *out, size_t n)
 	return 0;
 }
 
+/* A search "<model> on <hardware>" (both known, here or in the reference
+ * data) that names a combination without runs ends there: counted for
+ * /wanted, and the answer links the model-on-hardware page.  Sets m's
+ * "combination" ({model_slug, hw_slug, href, runs}) or null; -1 on error. */
+static int combination(struct search *s, json_t *m)
+{
+	const struct ceiling_ref *ref = s->b.r->app->ref;
+	char model[SLUG_MAX + 1], hw[SLUG_MAX + 1], left[Q_MAX + 1], href[2 * SLUG_MAX + 16];
+	const char *on = strstr(s->q, " on ");
+	sqlite3_stmt *st;
+	long long runs;
+	int km, kh;
+
+	json_object_set_new(m, "combination", json_null());
+	if (!on || on == s->q || (size_t)(on - s->q) > Q_MAX)
+		return 0;
+	snprintf(left, sizeof left, "%.*s", (int)(on - s->q), s->q);
+	if (slug_model(left, model, sizeof model) < 0 || slug_hw(on + 4, hw, sizeof hw) < 0)
+		return 0;
+	if ((km = known(s->b.c, "model", model)) < 0 || (kh = known(s->b.c, "hw", hw)) < 0)
+		return -1;
+	if ((!km && !(ref && (ceiling_model_by_slug(ref, model) || ceiling_model(ref, model)))) ||
+	    (!kh && !(ref && ceiling_hw(ref, hw))))
+		return 0;
+	if (!(st = db_stmt(s->b.c, sql_combo_runs)))
+		return -1;
+	db_bind_text(st, 1, s->b.suite);
+	db_bind_text(st, 2, model);
+	db_bind_text(st, 3, hw);
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		sqlite3_reset(st);
+		return -1;
+	}
+	runs = sqlite3_column_int64(st, 0);
+	sqlite3_reset(st);
+	if (!runs)
+		wanted_note(s->b.r->client, s->b.suite, model, hw);
+	snprintf(href, sizeof href, "/m/%s/hw/%s", model, hw);
+	json_object_set_new(m, "combination", json_pack("{s:s, s:s, s:s, s:I}", "model_slug", model,
+		"hw_slug", hw, "href", href, "runs", (json_int_t)runs));
+	return 0;
+}
+
 /* Refuses a client over its search rate; 1 when refused (b's error set). */
 static int over_rate(struct search *s)
 {
@@ -541,6 +590,13 @@ static json_t *search_model(struct search *s, struct req *r, char *redirect, siz
 		return NULL;
 	}
 	m = results(s, p);
+	if (s->q[0] && combination(s, m) < 0) {
+		json_decref(m);
+		json_decref(runs);
+		json_decref(digests);
+		browse_error(&s->b, 503, MSG_DB_DOWN);
+		return NULL;
+	}
 	json_object_set_new(m, "q", json_string(s->q));
 	json_object_set_new(m, "suite_version", json_string(s->b.suite));
 	json_object_set_new(m, "runs", runs ? runs : json_array());

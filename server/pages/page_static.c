@@ -11,10 +11,40 @@
 #include "util/buf.h"
 #include "util/log.h"
 #include "render/tmpl.h"
+#include "store/predict_read.h"
+#include "util/numfmt.h"
 
 enum MHD_Result page_healthz(struct req *r)
 {
 	return http_send(r, 200, CT_TEXT, "ok\n", 3, NULL);
+}
+
+/* The leave-one-model-out backtest as /methodology shows it, recomputed
+ * by the refresh thread from today's data (store/predict_read.h); before
+ * its first run, as over no data (the page then reads as it will once it
+ * ran on an empty database, so its ETag does not move at start-up). */
+static json_t *backtest_json(void)
+{
+	struct predict_backtest b;
+	long long at, rows;
+	struct buf t = BUF_INIT;
+	json_t *o;
+
+	if (predict_read_backtest(&b, &at, &rows) < 0) {
+		memset(&b, 0, sizeof b);
+		rows = 0;
+	}
+	numfmt_fixed(&t, b.median_abs_pct, 1);
+	o = json_pack("{s:i, s:i, s:i, s:f, s:f, s:I, s:s, s:i, s:i, s:i}",
+		"tested", b.tested, "inside", b.inside, "unpredicted", b.unpredicted,
+		"median_abs_pct", b.median_abs_pct, "inside_share", b.inside_share,
+		"combinations", (json_int_t)rows, "median_abs_pct_text", t.buf ? t.buf : "",
+		"inside_pct", (int)(b.inside_share * 100 + 0.5),
+		"by_backend_on_hardware", b.by_step[PREDICT_BACKEND_ON_HW],
+		"by_wider", b.by_step[PREDICT_BACKEND_ALL_HW] + b.by_step[PREDICT_ALL_BACKENDS_ON_HW]);
+	json_object_set_new(o, "has_tests", json_boolean(b.tested > 0));
+	buf_release(&t);
+	return o;
 }
 
 /* /glossary, /methodology, /privacy: a title and the security contact
@@ -27,9 +57,13 @@ json_t *page_reference_view(struct page_view *v)
 		[PAGE_PRIVACY] = "Privacy",
 	};
 	const char *title = titles[v->kind - page_kinds];
+	json_t *m;
 
-	return json_pack("{s:s, s:s?}", "title", title ? title : "llm-speed",
-			 "security_contact", v->r->app->cfg.security_contact);
+	m = json_pack("{s:s, s:s?}", "title", title ? title : "llm-speed",
+		      "security_contact", v->r->app->cfg.security_contact);
+	if (m && v->kind == &page_kinds[PAGE_METHODOLOGY])
+		json_object_set_new(m, "backtest", backtest_json());
+	return m;
 }
 
 /* ---- static files, loaded once at start ---- */

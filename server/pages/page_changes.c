@@ -1,0 +1,219 @@
+/* page_changes.c: /changes, /changes.json and /changes.atom, the speed
+ * changes between consecutive backend versions on one model and hardware
+ * (issue 26; contract section 8), newest first, filtered by ?backend= and
+ * ?hw=.  The changes are found by the refresh thread (store/versions.h);
+ * this file reads one range of an index and words each one. */
+#include "pages/page.h"
+#include "pages/kinds.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "app.h"
+#include "domain/changes.h"
+#include "ingest/validate.h"
+#include "render/html.h"
+#include "store/versions.h"
+#include "util/buf.h"
+#include "util/numfmt.h"
+#include "util/slug.h"
+#include "util/timefmt.h"
+
+#define CHANGES_SHOWN 100
+
+/* The rule, as /changes and /methodology state it. */
+#define CHANGES_RULE "A change is reported when two consecutive versions of a backend, each " \
+	"measured by at least 5 signing keys on the same weights and hardware, differ by the " \
+	"two-sided Mann-Whitney U test over one value per key (the key's own median decode) " \
+	"at p < 0.01. Versions are ordered as each backend numbers them: llama.cpp by build " \
+	"(b6200), the others by PEP 440 (semantic versions, rc before the release)."
+
+/* The checked filters: ?backend= (a backend name) and ?hw= (a slug). */
+static int filters(struct req *r, const char **backend, const char **hw, struct err *e)
+{
+	*backend = http_query(r, "backend");
+	*hw = http_query(r, "hw");
+	if (*backend && !**backend)
+		*backend = NULL;
+	if (*hw && !**hw)
+		*hw = NULL;
+	if (*backend && !validate_backend_known(*backend))
+		return err_set(e, 400, "invalid_query", "backend",
+			       "The backend= argument must be one of: %s.", VALIDATE_BACKENDS_TEXT);
+	if (*hw && !slug_valid(*hw))
+		return err_set(e, 400, "invalid_query", "hw",
+			       "The hw= argument must be a hardware slug such as rtx-4090 "
+			       "(lowercase letters and digits joined by single hyphens).");
+	return 0;
+}
+
+/* "llama.cpp b6200 is 12% faster than b6123 on RTX 4090 with
+ * Qwen2.5-7B-Instruct Q4_K_M (9 vs 14 submitters)": plain text. */
+static void sentence(struct buf *b, const json_t *c)
+{
+	double pct = json_number_value(json_object_get(c, "change_pct"));
+	const char *q = json_string_value(json_object_get(c, "quant"));
+
+	buf_printf(b, "%s %s is ", json_string_value(json_object_get(c, "backend")),
+		   json_string_value(json_object_get(c, "to_version")));
+	numfmt_fixed(b, fabs(pct), fabs(pct) < 10 ? 1 : 0);
+	buf_printf(b, "%% %s than %s on %s with %s%s%s (",
+		   pct >= 0 ? "faster" : "slower",
+		   json_string_value(json_object_get(c, "from_version")),
+		   json_string_value(json_object_get(c, "hw_name")),
+		   json_string_value(json_object_get(c, "model_name")), q ? " " : "", q ? q : "");
+	buf_printf(b, "%lld vs %lld submitters)",
+		   (long long)json_integer_value(json_object_get(c, "to_keys")),
+		   (long long)json_integer_value(json_object_get(c, "from_keys")));
+}
+
+/* Adds each change's words, link, date and test to the rows of a. */
+static int decorate(json_t *a)
+{
+	json_t *c;
+	size_t i;
+
+	json_array_foreach(a, i, c) {
+		struct buf b = BUF_INIT, href = BUF_INIT;
+		char when[TIMEFMT_LEN];
+
+		sentence(&b, c);
+		buf_printf(&href, "/m/%s/hw/%s", json_string_value(json_object_get(c, "model_slug")),
+			   json_string_value(json_object_get(c, "hw_slug")));
+		time_rfc3339((time_t)json_integer_value(json_object_get(c, "found_at")), when);
+		if (buf_error(&b) || buf_error(&href)) {
+			buf_release(&b);
+			buf_release(&href);
+			return -1;
+		}
+		json_object_set_new(c, "sentence", json_string(b.buf));
+		json_object_set_new(c, "href", json_string(href.buf));
+		json_object_set_new(c, "found_at", json_string(when));
+		json_object_set_new(c, "faster", json_boolean(json_number_value(json_object_get(c, "change_pct")) > 0));
+		json_object_set_new(c, "statistic", json_pack("{s:s, s:O, s:O, s:O}",
+			"test", "mann_whitney_u", "u", json_object_get(c, "u"),
+			"p", json_object_get(c, "p"), "exact", json_object_get(c, "exact")));
+		json_object_del(c, "u");
+		json_object_del(c, "p");
+		json_object_del(c, "exact");
+		buf_release(&b);
+		buf_release(&href);
+	}
+	return 0;
+}
+
+/* The view model of the list, or NULL with e set. */
+static json_t *changes_model(struct req *r, struct err *e)
+{
+	const char *backend, *hw;
+	struct dbconn *c;
+	json_t *a, *m;
+
+	if (filters(r, &backend, &hw, e) < 0)
+		return NULL;
+	if (!(c = db_reader(r->app->db)) ||
+	    versions_changes(c, VALIDATE_SUITE, backend, hw, CHANGES_SHOWN, &a) != DB_OK) {
+		err_unavailable(e, MSG_DB_DOWN);
+		return NULL;
+	}
+	if (decorate(a) < 0) {
+		json_decref(a);
+		err_unavailable(e, MSG_NOMEM);
+		return NULL;
+	}
+	m = json_pack("{s:s, s:s, s:{s:s?, s:s?}, s:o, s:b, s:I}",
+		"title", "Speed changes between backend versions", "rule", CHANGES_RULE,
+		"filters", "backend", backend, "hw", hw, "changes", a,
+		"has_changes", json_array_size(a) > 0, "min_keys", (json_int_t)CHANGES_MIN_KEYS);
+	if (!m)
+		err_unavailable(e, MSG_NOMEM);
+	return m;
+}
+
+/* GET /changes and /changes.json: the list; NULL with a 400 naming a
+ * bad filter, a 503 without the database. */
+json_t *page_changes_view(struct page_view *v)
+{
+	return changes_model(v->r, &v->err);
+}
+
+/* <name>text</name>, escaped for XML. */
+static void el(struct buf *b, const char *name, const char *text)
+{
+	buf_printf(b, "<%s>", name);
+	html_txt(b, text ? text : "");
+	buf_printf(b, "</%s>\n", name);
+}
+
+static void link_el(struct buf *b, const char *type, const char *href)
+{
+	buf_printf(b, "<link rel=\"alternate\" type=\"%s\" href=\"", type);
+	html_attr(b, href);
+	buf_puts(b, "\"/>\n");
+}
+
+/* GET /changes.atom: the list as an Atom feed (RFC 4287), each change an
+ * entry named by its combination and versions; filters as the page. */
+enum MHD_Result page_changes_atom(struct req *r)
+{
+	struct http_opts o = { .cache_control = CC_PAGE, .etag = 1 };
+	struct err e = ERR_INIT;
+	json_t *m = changes_model(r, &e), *c;
+	struct buf b = BUF_INIT, t = BUF_INIT;
+	char origin[300];
+	enum MHD_Result ret;
+	size_t i;
+
+	if (!m)
+		return http_reply_err(r, &e);
+	http_origin(r, origin, sizeof origin);
+	c = json_array_get(json_object_get(m, "changes"), 0);
+	buf_puts(&b, "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n"
+		     "<feed xmlns=\"http://www.w3.org/2005/Atom\">\n");
+	buf_printf(&t, "%s/changes.atom", origin);
+	el(&b, "id", t.buf);
+	buf_puts(&b, "<link rel=\"self\" type=\"" CT_ATOM "\" href=\"");
+	html_attr(&b, t.buf);
+	buf_puts(&b, "\"/>\n");
+	buf_reset(&t);
+	buf_printf(&t, "%s/changes", origin);
+	link_el(&b, MT_HTML, t.buf);
+	el(&b, "title", "llm-speed: speed changes between backend versions");
+	el(&b, "updated", c ? json_string_value(json_object_get(c, "found_at")) : "1970-01-01T00:00:00Z");
+	buf_puts(&b, "<author><name>llm-speed</name></author>\n<generator>llm-speedd</generator>\n");
+	json_array_foreach(json_object_get(m, "changes"), i, c) {
+		const char *when = json_string_value(json_object_get(c, "found_at"));
+
+		buf_puts(&b, "<entry>\n");
+		buf_reset(&t);
+		buf_printf(&t, "%s/changes#change-%lld", origin,
+			   (long long)json_integer_value(json_object_get(c, "id")));
+		el(&b, "id", t.buf);
+		buf_reset(&t);
+		buf_printf(&t, "%s%s", origin, json_string_value(json_object_get(c, "href")));
+		link_el(&b, MT_HTML, t.buf);
+		el(&b, "title", json_string_value(json_object_get(c, "sentence")));
+		el(&b, "updated", when);
+		el(&b, "published", when);
+		buf_reset(&t);
+		buf_printf(&t, "%s. Median decode ", json_string_value(json_object_get(c, "sentence")));
+		numfmt_fig(&t, json_number_value(json_object_get(c, "from_median_tok_s")));
+		buf_puts(&t, " tok/s before, ");
+		numfmt_fig(&t, json_number_value(json_object_get(c, "to_median_tok_s")));
+		buf_printf(&t, " tok/s after; Mann-Whitney U = ");
+		numfmt_fig(&t, json_number_value(json_object_get(json_object_get(c, "statistic"), "u")));
+		buf_printf(&t, ", p = %.2g.", json_number_value(json_object_get(json_object_get(c, "statistic"), "p")));
+		el(&b, "summary", t.buf);
+		buf_puts(&b, "</entry>\n");
+	}
+	buf_puts(&b, "</feed>\n");
+	if (buf_error(&b) || buf_error(&t))
+		ret = http_fail(r, 503, "unavailable", MSG_NOMEM, NULL);
+	else
+		ret = http_send(r, 200, CT_ATOM, b.buf, b.len, &o);
+	buf_release(&b);
+	buf_release(&t);
+	json_decref(m);
+	return ret;
+}

@@ -1,0 +1,101 @@
+/* page_wanted.c: /wanted and /wanted.json, the measurements visitors asked
+ * for that nobody has made (issue 26): the combinations most asked for
+ * first (store/wanted.h counts them), each with its prediction when there
+ * is one and the command that would measure it. */
+#include "pages/page.h"
+#include "pages/kinds.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "app.h"
+#include "ingest/validate.h"
+#include "store/predict_read.h"
+#include "store/wanted.h"
+#include "util/buf.h"
+
+/* Backends the command names for a hardware nobody measured anything on:
+ * the two that run on every platform the reference data lists. */
+#define WANTED_DEFAULT_BACKENDS "llama.cpp"
+
+/* The backends measured on hw_slug, most runs first, comma-separated. */
+static const char sql_hw_backends[] =
+	"SELECT backend_name FROM combos WHERE suite_version = ?1 AND hw_slug = ?2 "
+	"GROUP BY backend_name ORDER BY sum(runs) DESC, backend_name LIMIT 5";
+
+const char *const page_wanted_sql[] = { sql_hw_backends, NULL };
+
+int page_wanted_command(struct dbconn *c, const char *model_name, const char *hw_slug,
+			struct buf *out)
+{
+	sqlite3_stmt *st = db_stmt(c, sql_hw_backends);
+	int rc, n = 0;
+
+	if (!st)
+		return -1;
+	const char *q;
+
+	buf_puts(out, "llm-speed bench --models ");
+	if (strpbrk(model_name, " \t'\"$`\\;&|<>()*?[]{}!#~")) {   /* quoted for a shell */
+		buf_putc(out, '\'');
+		for (q = model_name; *q; q++)
+			buf_puts(out, *q == '\'' ? "'\\''" : (char[]){ *q, 0 });
+		buf_putc(out, '\'');
+	} else {
+		buf_puts(out, model_name);
+	}
+	buf_puts(out, " --backends ");
+	db_bind_text(st, 1, VALIDATE_SUITE);
+	db_bind_text(st, 2, hw_slug);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		buf_printf(out, "%s%s", n++ ? "," : "", (const char *)sqlite3_column_text(st, 0));
+	sqlite3_reset(st);
+	if (!n)
+		buf_puts(out, WANTED_DEFAULT_BACKENDS);
+	return rc == SQLITE_DONE && !buf_error(out) ? 0 : -1;
+}
+
+/* The view model, or NULL with e set. */
+static json_t *wanted_model(struct req *r, struct err *e)
+{
+	struct dbconn *c = db_reader(r->app->db);
+	json_t *rows, *row;
+	size_t i;
+
+	if (!c || wanted_list(c, VALIDATE_SUITE, WANTED_LIST_MAX, &rows) != DB_OK) {
+		err_unavailable(e, MSG_DB_DOWN);
+		return NULL;
+	}
+	json_array_foreach(rows, i, row) {
+		const char *model = json_string_value(json_object_get(row, "model_slug"));
+		const char *hw = json_string_value(json_object_get(row, "hw_slug"));
+		struct predict_result p;
+		struct buf cmd = BUF_INIT, href = BUF_INIT;
+
+		if (page_wanted_command(c, json_string_value(json_object_get(row, "model_name")), hw, &cmd) < 0 ||
+		    predict_for_combo(c, VALIDATE_SUITE, model, hw, NULL, &p) < 0 ||
+		    predict_json_fields(row, &p) < 0) {
+			buf_release(&cmd);
+			json_decref(rows);
+			err_unavailable(e, MSG_DB_DOWN);
+			return NULL;
+		}
+		buf_printf(&href, "/m/%s/hw/%s", model, hw);
+		json_object_set_new(row, "command", json_string(cmd.buf));
+		json_object_set_new(row, "href", json_string(href.buf ? href.buf : ""));
+		json_object_set_new(row, "predicted", json_boolean(p.step != PREDICT_NONE));
+		json_object_set_new(row, "has_some_runs", json_boolean(json_integer_value(json_object_get(row, "keys")) > 0));
+		buf_release(&cmd);
+		buf_release(&href);
+	}
+	return json_pack("{s:s, s:o, s:b, s:I, s:I}", "title", "Wanted measurements", "rows", rows,
+			 "has_rows", json_array_size(rows) > 0, "done_keys", (json_int_t)WANTED_DONE_KEYS,
+			 "max_rows", (json_int_t)WANTED_LIST_MAX);
+}
+
+/* GET /wanted and /wanted.json: the list; NULL with a 503 without the
+ * database. */
+json_t *page_wanted_view(struct page_view *v)
+{
+	return wanted_model(v->r, &v->err);
+}

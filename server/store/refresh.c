@@ -1,0 +1,183 @@
+/* refresh.c: the refresh thread (refresh.h): woken by commits, it keeps
+ * the per-version figures, the asks and the prediction snapshot. */
+#include "store/refresh.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "store/predict_read.h"
+#include "store/versions.h"
+#include "store/wanted.h"
+#include "util/log.h"
+
+struct refresh {
+	struct db *db;
+	const struct ceiling_ref *ref;
+	const char *suite;
+	void (*changed)(void *arg);
+	void *arg;
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	unsigned long commits;         /* commits seen by the hook */
+	int stop;
+};
+
+/* A writer job running one function. */
+struct fjob {
+	struct db_job j;
+	int left;
+	int (*fn)(struct dbconn *w, struct fjob *f);
+};
+
+static int fjob_run(struct dbconn *w, struct db_job *j)
+{
+	struct fjob *f = (struct fjob *)j;
+
+	return f->fn(w, f);
+}
+
+static int pass_fn(struct dbconn *w, struct fjob *f)
+{
+	return versions_pass(w, VERSIONS_PASS_MAX, &f->left);
+}
+
+static int flush_fn(struct dbconn *w, struct fjob *f)
+{
+	(void)f;
+	return wanted_flush(w);
+}
+
+int refresh_round(struct db *db, const struct ceiling_ref *ref, const char *suite)
+{
+	struct dbconn *c = db_reader(db);
+	int rc, did = 0, guard = 0;
+
+	if (!c)
+		return DB_ERR;
+	while ((rc = versions_dirty(c)) == 1 && guard++ < 100000) {
+		struct fjob f = { .j = { .run = fjob_run }, .fn = pass_fn };
+
+		if ((rc = db_write(db, &f.j)) != DB_OK)
+			return rc;
+		did = 1;
+		if (!f.left)
+			break;
+	}
+	if (rc < 0)
+		return rc;
+	if (wanted_pending()) {
+		struct fjob f = { .j = { .run = fjob_run }, .fn = flush_fn };
+
+		if ((rc = db_write(db, &f.j)) != DB_OK)
+			return rc;
+		did = 1;
+	}
+	if ((rc = predict_read_refresh(c, ref, suite)) < 0)
+		return rc;
+	return did || rc > 0;
+}
+
+/* Waits until ms from now or until stopped; with the lock held. */
+static void wait_ms(struct refresh *r, long ms)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_REALTIME, &t);
+	t.tv_sec += ms / 1000;
+	t.tv_nsec += (ms % 1000) * 1000000L;
+	if (t.tv_nsec >= 1000000000L) {
+		t.tv_sec++;
+		t.tv_nsec -= 1000000000L;
+	}
+	pthread_cond_timedwait(&r->cond, &r->lock, &t);
+}
+
+static void *refresh_main(void *arg)
+{
+	struct refresh *r = arg;
+	unsigned long seen = (unsigned long)-1;
+	int rc;
+
+	pthread_mutex_lock(&r->lock);
+	while (!r->stop) {
+		if (r->commits == seen && !wanted_pending() && !predict_read_owed()) {
+			wait_ms(r, REFRESH_IDLE_MS);
+			if (r->commits == seen && !wanted_pending() && !predict_read_owed())
+				continue;
+		} else if (r->commits == seen) {
+			wait_ms(r, REFRESH_IDLE_MS / 2);   /* a rebuild owed but not yet due */
+		}
+		wait_ms(r, REFRESH_SETTLE_MS);   /* let a burst of commits gather */
+		if (r->stop)
+			break;
+		if (r->commits != seen)
+			predict_read_owe();
+		seen = r->commits;
+		pthread_mutex_unlock(&r->lock);
+		rc = refresh_round(r->db, r->ref, r->suite);
+		if (rc > 0 && r->changed)
+			r->changed(r->arg);
+		pthread_mutex_lock(&r->lock);
+		if (rc < 0) {
+			int i;
+
+			log_error("refresh: %s; trying again in 5 s", db_status_message(rc));
+			for (i = 0; i < 50 && !r->stop; i++)   /* commits do not cut it short */
+				wait_ms(r, 100);
+		}
+	}
+	pthread_mutex_unlock(&r->lock);
+	return NULL;
+}
+
+struct refresh *refresh_start(struct db *db, const struct ceiling_ref *ref, const char *suite,
+			      void (*changed)(void *arg), void *arg)
+{
+	struct refresh *r = calloc(1, sizeof *r);
+
+	if (!r)
+		return NULL;
+	r->db = db;
+	r->ref = ref;
+	r->suite = suite;
+	r->changed = changed;
+	r->arg = arg;
+	pthread_mutex_init(&r->lock, NULL);
+	pthread_cond_init(&r->cond, NULL);
+	if (pthread_create(&r->thread, NULL, refresh_main, r) != 0) {
+		pthread_mutex_destroy(&r->lock);
+		pthread_cond_destroy(&r->cond);
+		free(r);
+		return NULL;
+	}
+	return r;
+}
+
+void refresh_notify(void *arg)
+{
+	struct refresh *r = arg;
+
+	if (!r)
+		return;
+	pthread_mutex_lock(&r->lock);
+	r->commits++;
+	pthread_cond_signal(&r->cond);
+	pthread_mutex_unlock(&r->lock);
+}
+
+void refresh_stop(struct refresh *r)
+{
+	if (!r)
+		return;
+	pthread_mutex_lock(&r->lock);
+	r->stop = 1;
+	pthread_cond_signal(&r->cond);
+	pthread_mutex_unlock(&r->lock);
+	pthread_join(r->thread, NULL);
+	pthread_mutex_destroy(&r->lock);
+	pthread_cond_destroy(&r->cond);
+	free(r);
+}

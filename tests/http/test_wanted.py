@@ -1,0 +1,55 @@
+"""/wanted and /wanted.json (issue 26), through the real daemon: a visit
+that ends on a combination without runs (/fit, a search) puts it on the
+list with the command that would measure it, counted once per address and
+day; it leaves once runs from 3 keys are in."""
+from conftest import client_from, make_payload, new_key, sign, wait_for
+
+
+def rows(server):
+    r = server.get("/wanted.json")
+    assert r.status_code == 200, r.text
+    return r.json()["rows"]
+
+
+def test_a_visit_without_runs_is_wanted_once_per_address(server):
+    for _ in range(3):
+        assert server.get("/fit?model=qwen2-5-7b&hw=m3-ultra").status_code == 200
+    (row,) = wait_for(lambda: rows(server), what="the wanted row")
+    assert row["model_slug"] == "qwen2-5-7b" and row["hw_slug"] == "m3-ultra"
+    assert row["asks"] == 1          # three visits from one address
+    assert row["command"] == "llm-speed bench --models qwen2-5-7b --backends llama.cpp"
+    assert row["href"] == "/m/qwen2-5-7b/hw/m3-ultra"
+    for k in ("predicted_decode_tok_s", "predicted_low", "predicted_high", "predicted_from"):
+        assert k in row
+    assert row["predicted_decode_tok_s"] is None
+    page = server.get("/wanted").text
+    assert "llm-speed bench --models qwen2-5-7b --backends llama.cpp" in page
+    # Another address counts again.
+    other = client_from("127.0.0.2")
+    assert other.get(server.url + "/fit?model=qwen2-5-7b&hw=m3-ultra").status_code == 200
+    wait_for(lambda: rows(server)[0]["asks"] == 2, what="the second address's ask")
+
+
+def test_it_leaves_with_runs_from_three_keys(server):
+    server.get("/fit?model=qwen2-5-7b&hw=rtx-4090")
+    wait_for(lambda: rows(server), what="the wanted row")
+    for i in range(3):
+        p = make_payload()
+        p["backend"] = {"name": "llama.cpp", "version": "b6100", "runner": None}
+        p["model"].update({"name": "qwen2-5-7b", "quantization": "Q4_K_M", "format": "gguf"})
+        p["hardware"].update({"accelerator_summary": "RTX 4090", "gpu_name": "RTX 4090",
+                              "fingerprint_hash": None})
+        p["workloads"]["chat-short"]["decode_tok_s"] = 100.0 + i
+        assert server.upload(sign(p, new_key())[0]).status_code == 201
+    wait_for(lambda: rows(server) == [], what="the row to leave")
+
+
+def test_a_search_for_a_model_on_hardware_without_runs_is_wanted(server):
+    r = server.get("/search.json", params={"q": "Qwen2.5 7B on M3 Max"})
+    assert r.status_code == 200, r.text
+    c = r.json()["combination"]
+    assert c == {"model_slug": "qwen2-5-7b", "hw_slug": "m3-max",
+                 "href": "/m/qwen2-5-7b/hw/m3-max", "runs": 0}
+    (row,) = wait_for(lambda: rows(server), what="the wanted row")
+    assert (row["model_slug"], row["hw_slug"], row["asks"]) == ("qwen2-5-7b", "m3-max", 1)
+    assert "wanted list" in server.get("/search", params={"q": "Qwen2.5 7B on M3 Max"}).text
