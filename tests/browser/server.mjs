@@ -102,7 +102,7 @@ export function kindPaths(args, query = {}) {
  * show (the demo data has no accounts).  Resolves to the run's id. */
 export async function addAccountRun(server, name) {
 	const bin = process.env.LLMSPEED_BIN || join(ROOT, 'llm-speedd');
-	const token = execFileSync(bin, ['account', 'add', name, '--db', server.db], { encoding: 'utf8' }).trim();
+	const token = execFileSync(bin, ['account', 'add', name, '--db', server.db, '--assets', ROOT, '--quiet'], { encoding: 'utf8' }).trim();
 	const jws = execFileSync(bin, ['sample-run', '--all'], { encoding: 'utf8' }).trim();
 	const res = await fetch(`${server.url}/api/v1/runs`, {
 		method: 'POST', body: jws,
