@@ -27,6 +27,7 @@
 #include "http/guard.h"
 #include "util/log.h"
 #include "util/timefmt.h"
+#include "pages/kinds.h"
 #include "pages/page.h"
 #include "http/ratelimit.h"
 #include "router.h"
@@ -138,6 +139,11 @@ static int load_assets(struct app *app)
 	app->tmpl = tmpl_set_load(dir, &te);
 	if (!app->tmpl) {
 		fprintf(stderr, "llm-speedd: templates: %s\n", te.message);
+		return -1;
+	}
+	/* The page kinds' table, its routes and templates hold together. */
+	if (router_init(&te) < 0 || page_kinds_check(app->tmpl, &te) < 0) {
+		fprintf(stderr, "llm-speedd: %s\n", te.message);
 		return -1;
 	}
 	if (page_meta_init(dir, &te) < 0) {
@@ -338,6 +344,34 @@ static int use_test_clock(const struct config *c)
 	return 0;
 }
 
+/* `llm-speedd kinds`: the page kinds' table as JSON (the browser tests
+ * read their page list from it); `llm-speedd routes`: every route, one a
+ * line (tests/http/test_openapi.py checks openapi.json against it).
+ * 0, or 1 when the table does not hold together. */
+static int tables_main(const char *what)
+{
+	struct err e = ERR_INIT;
+	json_t *k;
+	char *s;
+
+	if (router_init(&e) < 0) {
+		fprintf(stderr, "llm-speedd: %s\n", e.message);
+		return 1;
+	}
+	if (!strcmp(what, "routes")) {
+		router_print(stdout);
+		return 0;
+	}
+	k = page_kinds_json();
+	s = k ? json_dumps(k, JSON_INDENT(1)) : NULL;
+	json_decref(k);
+	if (!s)
+		return 1;
+	puts(s);
+	free(s);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct app app = { 0 };
@@ -350,6 +384,8 @@ int main(int argc, char **argv)
 	}
 	if (argc > 1 && !strcmp(argv[1], "sample-run"))
 		return sample_main(argc - 1, argv + 1);
+	if (argc == 2 && (!strcmp(argv[1], "kinds") || !strcmp(argv[1], "routes")))
+		return tables_main(argv[1]);
 	defaults(&app.cfg);
 	first = parse_options(argc, argv, &app.cfg, 0);
 	if (first < 0)

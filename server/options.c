@@ -18,6 +18,7 @@ const char usage[] =
 "       llm-speedd account add NAME [--db F]  create an account, print its token once\n"
 "       llm-speedd account revoke NAME [--db F]\n"
 "       llm-speedd sample-run [--help]        print a signed sample run\n"
+"       llm-speedd kinds | routes              print the page kinds (JSON) or the routes\n"
 "       llm-speedd snapshot DIR [--db FILE]    write a gzipped export and SHA256SUMS to DIR\n"
 "       llm-speedd backup --db FILE OUT       an online copy of the database as OUT, with\n"
 "                                             OUT.logkey and OUT.checkpoint beside it\n"

@@ -3,6 +3,7 @@
 #include "router.h"
 
 #include <arpa/inet.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 #include "http/access_log.h"
 #include "http/framing.h"
 #include "http/guard.h"
+#include "pages/kinds.h"
 #include "pages/page.h"
 #include "ingest/upload.h"
 #include "ingest/withdraw.h"
@@ -23,91 +25,142 @@
 
 #define KB 1024
 
-/* Checked in order; a more specific pattern comes before a general one. */
-static const struct route routes[] = {
-	{ HTTP_GET,  "/",                            page_home,         ROUTE_HTML, 0 },
-	{ HTTP_GET,  "/index.json",                  page_home,         0, 0 },
-	{ HTTP_GET,  "/index.csv",                   page_home,         0, 0 },
-	{ HTTP_GET,  "/healthz",                     page_healthz,      0, 0 },
-	{ HTTP_POST, "/api/v1/runs",                 upload_handle,     ROUTE_BODY, 64 * KB },
-	{ HTTP_POST, "/api/v1/runs/*/disputes",      dispute_api_post,  ROUTE_BODY, 64 * KB },
-	{ HTTP_POST, "/api/v1/runs/*/disputes/resolve", dispute_api_resolve, ROUTE_BODY, 64 * KB },
-	{ HTTP_POST, "/api/v1/runs/*/withdraw",      withdraw_handle,   ROUTE_BODY, 64 * KB },
-	{ HTTP_GET,  "/r/*.json",                    page_run_json,     0, 0 },
-	{ HTTP_GET,  "/r/*.jws",                     page_run_jws,      0, 0 },
-	{ HTTP_GET,  "/r/*",                         page_run,          ROUTE_HTML, 0 },
-	{ HTTP_POST, "/r/*/disputes",                dispute_form_post, ROUTE_HTML | ROUTE_BODY, 64 * KB },
-	{ HTTP_GET,  "/export",                      page_export,       0, 0 },
-	{ HTTP_GET,  "/feed.atom",                   page_feed_new,     0, 0 },
-	{ HTTP_GET,  "/m/*.atom",                    page_feed_model,   0, 0 },
-	{ HTTP_GET,  "/hw/*.atom",                   page_feed_hw,      0, 0 },
-	{ HTTP_GET,  "/disputes.atom",               page_feed_disputes, 0, 0 },
-	{ HTTP_GET,  "/u/*.atom",                    page_feed_account, 0, 0 },
-	{ HTTP_GET,  "/u/*.json",                    page_account,      0, 0 },
-	{ HTTP_GET,  "/u/*.csv",                     page_account,      0, 0 },
-	{ HTTP_GET,  "/u/*",                         page_account,      ROUTE_HTML, 0 },
-	{ HTTP_GET,  "/m/*/hw/*.json",               page_model_hw_json, 0, 0 },
-	{ HTTP_GET,  "/m/*/hw/*",                    page_model_hw,     ROUTE_HTML, 0 },
-	{ HTTP_GET,  "/m/*.json",                    page_model_json,   0, 0 },
-	{ HTTP_GET,  "/m/*.csv",                     page_model_json,   0, 0 },
-	{ HTTP_GET,  "/m/*",                         page_model,        ROUTE_HTML, 0 },
-	{ HTTP_GET,  "/hw/*.json",                   page_hw_json,      0, 0 },
-	{ HTTP_GET,  "/hw/*.csv",                    page_hw_json,      0, 0 },
-	{ HTTP_GET,  "/hw/*",                        page_hw,           ROUTE_HTML, 0 },
-	{ HTTP_GET,  "/badge/*.svg",                 badge_svg,         0, 0 },
-	{ HTTP_GET,  "/badge/*.json",                badge_json,        0, 0 },
-	{ HTTP_GET,  "/card/m/*.png",                card_model_png,    0, 0 },
-	{ HTTP_GET,  "/card/m/*.svg",                card_model_svg,    0, 0 },
-	{ HTTP_GET,  "/card/hw/*.png",               card_hw_png,       0, 0 },
-	{ HTTP_GET,  "/card/hw/*.svg",               card_hw_svg,       0, 0 },
-	{ HTTP_GET,  "/card/*.png",                  card_run_png,      0, 0 },
-	{ HTTP_GET,  "/card/*.svg",                  card_run_svg,      0, 0 },
-	{ HTTP_GET,  "/search",                      page_search,       ROUTE_HTML, 0 },
-	{ HTTP_GET,  "/search.json",                 page_search_json,  0, 0 },
-	{ HTTP_GET,  "/search.csv",                  page_search_json,  0, 0 },
-	{ HTTP_GET,  "/models",                      page_models,       ROUTE_HTML, 0 },
-	{ HTTP_GET,  "/models.json",                 page_models,       0, 0 },
-	{ HTTP_GET,  "/models.csv",                  page_models,       0, 0 },
-	{ HTTP_GET,  "/hardware",                    page_hardware,     ROUTE_HTML, 0 },
-	{ HTTP_GET,  "/hardware.json",               page_hardware,     0, 0 },
-	{ HTTP_GET,  "/hardware.csv",                page_hardware,     0, 0 },
-	{ HTTP_GET,  "/compare",                     page_compare,      ROUTE_HTML, 0 },
-	{ HTTP_GET,  "/compare.json",                page_compare,      0, 0 },
-	{ HTTP_GET,  "/compare.csv",                 page_compare,      0, 0 },
-	{ HTTP_GET,  "/cheatsheet",                  page_cheatsheet,   ROUTE_HTML, 0 },
-	{ HTTP_GET,  "/cheatsheet.json",             page_cheatsheet,   0, 0 },
-	{ HTTP_GET,  "/cheatsheet.csv",              page_cheatsheet_csv, 0, 0 },
-	{ HTTP_GET,  "/outliers",                    page_outliers,     ROUTE_HTML, 0 },
-	{ HTTP_GET,  "/outliers.json",               page_outliers,     0, 0 },
-	{ HTTP_GET,  "/outliers.csv",                page_outliers,     0, 0 },
-	{ HTTP_GET,  "/disputes",                    page_disputes,     ROUTE_HTML, 0 },
-	{ HTTP_GET,  "/disputes.json",               page_disputes,     0, 0 },
-	{ HTTP_GET,  "/disputes.csv",                page_disputes,     0, 0 },
-	{ HTTP_GET,  "/glossary",                    page_reference,    ROUTE_HTML, 0 },
-	{ HTTP_GET,  "/methodology",                 page_reference,    ROUTE_HTML, 0 },
-	{ HTTP_GET,  "/privacy",                     page_reference,    ROUTE_HTML, 0 },
-	{ HTTP_GET,  "/changes",                     page_changes,      ROUTE_HTML, 0 },
-	{ HTTP_GET,  "/changes.json",                page_changes_json, 0, 0 },
-	{ HTTP_GET,  "/changes.atom",                page_changes_atom, 0, 0 },
-	{ HTTP_GET,  "/wanted",                      page_wanted,       ROUTE_HTML, 0 },
-	{ HTTP_GET,  "/wanted.json",                 page_wanted_json,  0, 0 },
-	{ HTTP_GET,  "/fit",                         page_fit,          ROUTE_HTML, 0 },
-	{ HTTP_GET,  "/fit.json",                    page_fit_json,     0, 0 },
-	{ HTTP_GET,  "/explain/quantization",        page_explain_quantization, ROUTE_HTML, 0 },
-	{ HTTP_GET,  "/api",                         page_api,          ROUTE_HTML, 0 },
-	{ HTTP_GET,  "/log",                         page_log,          ROUTE_HTML, 0 },
-	{ HTTP_GET,  "/log/checkpoint",              page_log_checkpoint, 0, 0 },
-	{ HTTP_GET,  "/log/tile/**",                 page_log_tile,     0, 0 },
-	{ HTTP_GET,  "/static/*",                    page_static_file,  0, 0 },
-	{ HTTP_GET,  "/favicon.ico",                 page_favicon,      0, 0 },
-	{ HTTP_GET,  "/robots.txt",                  page_robots,       0, 0 },
-	{ HTTP_GET,  "/.well-known/security.txt",    page_security_txt, 0, 0 },
-	{ HTTP_GET,  "/metrics",                     page_metrics,      ROUTE_HTML, 0 },
+/* The routes that are no page kind's (uploads, posts, the run's JWS,
+ * feeds, badges, cards, files), checked first and in order: a more
+ * specific pattern comes before a general one.  The page kinds' rows (each
+ * page and its twins) follow, made from pages/kinds.c's table by
+ * router_init(). */
+static const struct route fixed[] = {
+	{ HTTP_GET,  "/healthz",                     page_healthz,      0, 0, HTTP_FMT_NONE, -1 },
+	{ HTTP_POST, "/api/v1/runs",                 upload_handle,     ROUTE_BODY, 64 * KB, HTTP_FMT_NONE, -1 },
+	{ HTTP_POST, "/api/v1/runs/*/disputes",      dispute_api_post,  ROUTE_BODY, 64 * KB, HTTP_FMT_NONE, -1 },
+	{ HTTP_POST, "/api/v1/runs/*/disputes/resolve", dispute_api_resolve, ROUTE_BODY, 64 * KB, HTTP_FMT_NONE, -1 },
+	{ HTTP_POST, "/api/v1/runs/*/withdraw",      withdraw_handle,   ROUTE_BODY, 64 * KB, HTTP_FMT_NONE, -1 },
+	{ HTTP_GET,  "/r/*.jws",                     page_run_jws,      0, 0, HTTP_FMT_NONE, -1 },
+	{ HTTP_POST, "/r/*/disputes",                dispute_form_post, ROUTE_HTML | ROUTE_BODY, 64 * KB, HTTP_FMT_NONE, -1 },
+	{ HTTP_GET,  "/export",                      page_export,       0, 0, HTTP_FMT_NONE, -1 },
+	{ HTTP_GET,  "/feed.atom",                   page_feed_new,     0, 0, HTTP_FMT_NONE, -1 },
+	{ HTTP_GET,  "/m/*.atom",                    page_feed_model,   0, 0, HTTP_FMT_NONE, -1 },
+	{ HTTP_GET,  "/hw/*.atom",                   page_feed_hw,      0, 0, HTTP_FMT_NONE, -1 },
+	{ HTTP_GET,  "/disputes.atom",               page_feed_disputes, 0, 0, HTTP_FMT_NONE, -1 },
+	{ HTTP_GET,  "/u/*.atom",                    page_feed_account, 0, 0, HTTP_FMT_NONE, -1 },
+	{ HTTP_GET,  "/changes.atom",                page_changes_atom, 0, 0, HTTP_FMT_NONE, -1 },
+	{ HTTP_GET,  "/badge/*.svg",                 badge_svg,         0, 0, HTTP_FMT_NONE, -1 },
+	{ HTTP_GET,  "/badge/*.json",                badge_json,        0, 0, HTTP_FMT_NONE, -1 },
+	{ HTTP_GET,  "/card/m/*.png",                card_model_png,    0, 0, HTTP_FMT_NONE, -1 },
+	{ HTTP_GET,  "/card/m/*.svg",                card_model_svg,    0, 0, HTTP_FMT_NONE, -1 },
+	{ HTTP_GET,  "/card/hw/*.png",               card_hw_png,       0, 0, HTTP_FMT_NONE, -1 },
+	{ HTTP_GET,  "/card/hw/*.svg",               card_hw_svg,       0, 0, HTTP_FMT_NONE, -1 },
+	{ HTTP_GET,  "/card/*.png",                  card_run_png,      0, 0, HTTP_FMT_NONE, -1 },
+	{ HTTP_GET,  "/card/*.svg",                  card_run_svg,      0, 0, HTTP_FMT_NONE, -1 },
+	{ HTTP_GET,  "/log/checkpoint",              page_log_checkpoint, 0, 0, HTTP_FMT_NONE, -1 },
+	{ HTTP_GET,  "/log/tile/**",                 page_log_tile,     0, 0, HTTP_FMT_NONE, -1 },
+	{ HTTP_GET,  "/static/*",                    page_static_file,  0, 0, HTTP_FMT_NONE, -1 },
+	{ HTTP_GET,  "/favicon.ico",                 page_favicon,      0, 0, HTTP_FMT_NONE, -1 },
+	{ HTTP_GET,  "/robots.txt",                  page_robots,       0, 0, HTTP_FMT_NONE, -1 },
+	{ HTTP_GET,  "/.well-known/security.txt",    page_security_txt, 0, 0, HTTP_FMT_NONE, -1 },
+	{ HTTP_GET,  "/metrics",                     page_metrics,      ROUTE_HTML, 0, HTTP_FMT_NONE, -1 },
 };
 
-#define NROUTES (sizeof routes / sizeof routes[0])
+#define NFIXED (sizeof fixed / sizeof fixed[0])
+/* Every route: the fixed ones, then a page kind's JSON, CSV and page. */
+#define NROUTES_MAX (NFIXED + 3 * PAGE_KIND__MAX)
+static struct route routes[NROUTES_MAX];
+static size_t nroutes;
+static pthread_once_t routes_once = PTHREAD_ONCE_INIT;
+static struct err routes_err = ERR_INIT;
 
 static atomic_uint in_flight;
+
+/* ---- the page kinds' rows ---- */
+
+static const struct route *match(enum http_method m, const char *path, char *arg, size_t argn);
+
+/* Appends one page kind's row. */
+static void add_kind_row(const char *pattern, unsigned flags, enum http_format f, int kind)
+{
+	routes[nroutes++] = (struct route){ HTTP_GET, pattern, page_serve, flags, 0, f, kind };
+}
+
+const char *router_sample_path(const char *pattern, char *out, size_t n)
+{
+	size_t i;
+
+	if (!strchr(pattern, '*'))
+		return pattern;
+	for (i = 0; pattern[i] && i + 1 < n; i++)
+		out[i] = pattern[i] == '*' ? 'x' : pattern[i];
+	out[i] = '\0';
+	return out;
+}
+
+/* 0 when every row reaches its requests (no row before it takes its
+ * path) and every kind's feed is a fixed row; else -1 with routes_err. */
+static int check_routes(void)
+{
+	char path[200], arg[160];
+	const struct route *rt;
+	size_t i;
+	int k;
+
+	for (i = 0; i < nroutes; i++) {
+		rt = match(routes[i].method, router_sample_path(routes[i].pattern, path, sizeof path),
+				  arg, sizeof arg);
+		if (rt != &routes[i])
+			return err_set(&routes_err, 500, NULL, NULL, "route %s is taken by %s before it",
+				       routes[i].pattern, rt ? rt->pattern : "nothing");
+	}
+	for (k = 0; k < PAGE_KIND__MAX; k++) {
+		const char *feed = page_kinds[k].feed;
+
+		rt = feed ? match(HTTP_GET, router_sample_path(feed, path, sizeof path), arg, sizeof arg) : NULL;
+		if (feed && (!rt || strcmp(rt->pattern, feed)))
+			return err_set(&routes_err, 500, NULL, NULL, "page kind %s names the feed %s, which no route serves",
+				       page_kinds[k].name, feed);
+	}
+	return 0;
+}
+
+/* Fills routes[]: the fixed rows, then each page kind's twins and page
+ * (twins first: "/m/<*>" would take "/m/x.json"), once; a table that does not
+ * hold together leaves routes_err set. */
+static void build_routes(void)
+{
+	const struct page_kind_def *k;
+	int i;
+
+	memcpy(routes, fixed, sizeof fixed);
+	nroutes = NFIXED;
+	if (page_kinds_check(NULL, &routes_err) < 0)
+		return;
+	for (i = 0; i < PAGE_KIND__MAX; i++) {
+		k = &page_kinds[i];
+		if (k->json)
+			add_kind_row(k->json, 0, HTTP_FMT_JSON, i);
+		if (k->csv)
+			add_kind_row(k->csv, 0, HTTP_FMT_CSV, i);
+		add_kind_row(k->path, ROUTE_HTML, HTTP_FMT_HTML, i);
+	}
+	check_routes();
+}
+
+int router_init(struct err *e)
+{
+	pthread_once(&routes_once, build_routes);
+	if (!routes_err.status)
+		return 0;
+	*e = routes_err;
+	return -1;
+}
+
+void router_print(FILE *f)
+{
+	size_t i;
+
+	pthread_once(&routes_once, build_routes);
+	for (i = 0; i < nroutes; i++)
+		fprintf(f, "%s %s\n", routes[i].method == HTTP_POST ? "POST" : "GET", routes[i].pattern);
+}
 
 /* ---- metrics: each route's label and kind ---- */
 
@@ -115,8 +168,8 @@ enum route_kind { RK_NONE, RK_PAGE, RK_DATA, RK_BADGE, RK_STATIC, RK_UPLOAD, RK_
 static const char *const kind_names[RK__MAX] = {
 	"none", "page", "data", "badge", "static", "upload", "post",
 };
-static const char *route_names[NROUTES + 1];
-static unsigned char route_kinds[NROUTES + 1];
+static const char *route_names[NROUTES_MAX + 1];
+static unsigned char route_kinds[NROUTES_MAX + 1];
 
 /* What a route is, for the duration histogram: a page for people, data
  * for scripts (JSON, CSV, feeds, tiles), a badge, a static file, an
@@ -136,12 +189,13 @@ void router_metrics_init(void)
 {
 	size_t i;
 
+	pthread_once(&routes_once, build_routes);
 	route_names[0] = "none";
-	for (i = 0; i < NROUTES; i++) {
+	for (i = 0; i < nroutes; i++) {
 		route_names[i + 1] = routes[i].pattern;
 		route_kinds[i + 1] = (unsigned char)kind_of(&routes[i]);
 	}
-	metrics_names(ML_ROUTE, route_names, (unsigned)NROUTES + 1);
+	metrics_names(ML_ROUTE, route_names, (unsigned)nroutes + 1);
 	metrics_names(ML_KIND, kind_names, RK__MAX);
 }
 
@@ -218,18 +272,25 @@ int router_pattern_match(const char *pat, const char *path, char *arg, size_t ar
 	return 1;
 }
 
-const struct route *router_match(enum http_method m, const char *path,
-				 char *arg, size_t argn)
+/* router_match() on the table as it stands. */
+static const struct route *match(enum http_method m, const char *path, char *arg, size_t argn)
 {
 	size_t i;
 
 	if (m == HTTP_HEAD)
 		m = HTTP_GET;
-	for (i = 0; i < NROUTES; i++)
+	for (i = 0; i < nroutes; i++)
 		if (routes[i].method == m &&
 		    router_pattern_match(routes[i].pattern, path, arg, argn))
 			return &routes[i];
 	return NULL;
+}
+
+const struct route *router_match(enum http_method m, const char *path,
+				 char *arg, size_t argn)
+{
+	pthread_once(&routes_once, build_routes);
+	return match(m, path, arg, argn);
 }
 
 const char *router_allow(const char *path)
@@ -238,7 +299,8 @@ const char *router_allow(const char *path)
 	int get = 0, post = 0;
 	size_t i;
 
-	for (i = 0; i < NROUTES; i++) {
+	pthread_once(&routes_once, build_routes);
+	for (i = 0; i < nroutes; i++) {
 		if (!router_pattern_match(routes[i].pattern, path, arg, sizeof arg))
 			continue;
 		if (routes[i].method == HTTP_GET)
@@ -379,6 +441,8 @@ static void req_begin(struct req *r, struct MHD_Connection *conn, const char *ur
 	r->route = router_match(r->method, url, r->arg, sizeof r->arg);
 	/* What the responder needs, as data: no route is a page for people. */
 	r->html = !r->route || (r->route->flags & ROUTE_HTML);
+	r->format = r->route ? r->route->format : HTTP_FMT_NONE;
+	r->kind = r->format ? r->route->kind : -1;
 	r->error_page = page_error;
 	client_of(r);
 	cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length");

@@ -3,6 +3,7 @@
 #define LLMS_ROUTER_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "http/http.h"
 
@@ -13,7 +14,8 @@ enum route_flags {
 
 typedef enum MHD_Result (*route_fn)(struct req *r);
 
-/* One row of the route table.  The pattern is a literal path in which one
+/* One row of the route table (a page kind's rows are made from the
+ * table in pages/kinds.c; format and kind say which form of which kind).  The pattern is a literal path in which one
  * '*' matches a single non-empty path segment (no '/'), captured in r->arg;
  * a pattern ending in "**" matches any non-empty rest, slashes included.
  * With several stars (the pattern of /m/<model>/hw/<hw>), each takes one
@@ -24,7 +26,19 @@ struct route {
 	route_fn handler;
 	unsigned flags;
 	size_t max_body;
+	enum http_format format;   /* HTTP_FMT_NONE: no page kind's row */
+	int kind;                  /* enum page_kind, when format is set */
 };
+
+/* Makes the page kinds' rows from pages/kinds.c's table (once; the lookups
+ * below do it too) and checks that the table holds together and that every
+ * row is reachable.  0, or -1 with e naming what is wrong: the daemon must
+ * not start. */
+int router_init(struct err *e);
+
+/* Writes every row as "GET /pattern" or "POST /pattern", one a line, in
+ * the order they are checked (`llm-speedd routes`). */
+void router_print(FILE *f);
 
 /* Finds the route for method and path; on a match copies the captured
  * segment into arg.  NULL when nothing matches. */
@@ -37,6 +51,10 @@ const char *router_allow(const char *path);
 
 /* 1 when pattern matches path, capturing '*' into arg (exported for tests). */
 int router_pattern_match(const char *pattern, const char *path, char *arg, size_t argn);
+
+/* A path that pattern matches, its '*' as "x": pattern itself when it
+ * has none, else written to out (for the start-up check and tests). */
+const char *router_sample_path(const char *pattern, char *out, size_t n);
 
 /* libmicrohttpd callbacks (cls is the struct app): the URI callback,
  * which creates the request state and checks the target as sent

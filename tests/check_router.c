@@ -2,6 +2,7 @@
  * which row a request reaches, and the Allow header of a 405. */
 #include "check_util.h"
 #include "router.h"
+#include "pages/kinds.h"
 #include "pages/page.h"
 #include "disputes/dispute.h"
 #include "ingest/upload.h"
@@ -55,19 +56,35 @@ START_TEST(match_picks_the_row)
 
 	rt = router_match(HTTP_GET, "/r/r_y2_5y8oo97d.json", arg, sizeof arg);
 	ck_assert_ptr_nonnull(rt);
-	ck_assert(rt->handler == page_run_json);
+	ck_assert(rt->handler == page_serve);
+	ck_assert_int_eq(rt->kind, PAGE_RUN);
+	ck_assert_int_eq(rt->format, HTTP_FMT_JSON);
 	ck_assert_str_eq(arg, "r_y2_5y8oo97d");
 	ck_assert_uint_eq(rt->flags & ROUTE_HTML, 0);
 	rt = router_match(HTTP_GET, "/m/a/hw/b.json", arg, sizeof arg);
-	ck_assert(rt && rt->handler == page_model_hw_json && !(rt->flags & ROUTE_HTML));
+	ck_assert(rt && rt->kind == PAGE_MODEL_HW && rt->format == HTTP_FMT_JSON && !(rt->flags & ROUTE_HTML));
 	rt = router_match(HTTP_GET, "/m/a/hw/b", arg, sizeof arg);
-	ck_assert(rt && rt->handler == page_model_hw && (rt->flags & ROUTE_HTML));
+	ck_assert(rt && rt->kind == PAGE_MODEL_HW && rt->format == HTTP_FMT_HTML && (rt->flags & ROUTE_HTML));
 	rt = router_match(HTTP_GET, "/m/a.json", arg, sizeof arg);
-	ck_assert(rt && rt->handler == page_model_json);
+	ck_assert(rt && rt->kind == PAGE_MODEL && rt->format == HTTP_FMT_JSON);
+	rt = router_match(HTTP_GET, "/r/r_y2_5y8oo97d.jws", arg, sizeof arg);
+	ck_assert_ptr_nonnull(rt);
+	ck_assert(rt->handler == page_run_jws);
+	ck_assert_int_eq(rt->format, HTTP_FMT_NONE);
 	rt = router_match(HTTP_HEAD, "/r/r_y2_5y8oo97d", arg, sizeof arg);
 	ck_assert_ptr_nonnull(rt);
-	ck_assert(rt->handler == page_run);
+	ck_assert(rt->handler == page_serve);
+	ck_assert_int_eq(rt->format, HTTP_FMT_HTML);
 	ck_assert_uint_eq(rt->flags & ROUTE_HTML, ROUTE_HTML);
+	/* A twin is its own row, not the page's reading the suffix. */
+	rt = router_match(HTTP_GET, "/m/qwen3-8b.csv", arg, sizeof arg);
+	ck_assert_ptr_nonnull(rt);
+	ck_assert_int_eq(rt->kind, PAGE_MODEL);
+	ck_assert_int_eq(rt->format, HTTP_FMT_CSV);
+	ck_assert_str_eq(arg, "qwen3-8b");
+	rt = router_match(HTTP_GET, "/m/qwen3-8b.atom", arg, sizeof arg);
+	ck_assert_ptr_nonnull(rt);
+	ck_assert(rt->handler == page_feed_model);
 	rt = router_match(HTTP_POST, "/r/r_y2_5y8oo97d/disputes", arg, sizeof arg);
 	ck_assert_ptr_nonnull(rt);
 	ck_assert(rt->handler == dispute_form_post);

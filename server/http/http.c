@@ -61,7 +61,8 @@ struct MHD_Response *http_build(const char *ctype, const void *body, size_t len,
 
 struct MHD_Response *http_build_stream(const char *ctype, MHD_ContentReaderCallback cb,
 				       void *cls, MHD_ContentReaderFreeCallback fr,
-				       size_t block, const char *cache_control)
+				       size_t block, const char *cache_control,
+				       int negotiated, int gzip)
 {
 	struct MHD_Response *resp;
 
@@ -71,7 +72,26 @@ struct MHD_Response *http_build_stream(const char *ctype, MHD_ContentReaderCallb
 	add_common(resp, ctype);
 	if (cache_control)
 		MHD_add_response_header(resp, "Cache-Control", cache_control);
+	if (negotiated)
+		MHD_add_response_header(resp, "Vary", "Accept-Encoding");
+	if (gzip)
+		MHD_add_response_header(resp, "Content-Encoding", "gzip");
 	return resp;
+}
+
+const char *http_ctype_of_name(const char *name)
+{
+	static const struct { const char *ext, *ctype; } types[] = {
+		{ ".css", CT_CSS }, { ".svg", CT_SVG }, { ".js", CT_JS },
+		{ ".txt", CT_TEXT }, { ".ico", CT_ICON },
+	};
+	const char *dot = strrchr(name, '.');
+	size_t i;
+
+	for (i = 0; dot && i < sizeof types / sizeof types[0]; i++)
+		if (!strcmp(dot, types[i].ext))
+			return types[i].ctype;
+	return CT_OCTETS;
 }
 
 enum MHD_Result http_send_prebuilt(struct req *r, unsigned status,

@@ -24,6 +24,11 @@ typedef enum MHD_Result (*http_error_page_fn)(struct req *r, const struct err *e
 
 enum http_method { HTTP_GET, HTTP_HEAD, HTTP_POST, HTTP_OTHER };
 
+/* The form a page kind's route answers in (the route row says which, the
+ * handler never parses the path's suffix): the page, its .json or its .csv
+ * twin.  HTTP_FMT_NONE: a route that is no page kind's. */
+enum http_format { HTTP_FMT_NONE, HTTP_FMT_HTML, HTTP_FMT_JSON, HTTP_FMT_CSV };
+
 /* Per-request state, created on the first access-handler call and freed when
  * libmicrohttpd reports the request complete.  Handlers own nothing in it. */
 struct req {
@@ -34,6 +39,9 @@ struct req {
 	int html;                     /* 1: a page for people (from the route
 	                               * row): errors answer as HTML pages */
 	http_error_page_fn error_page;/* renders errors when html; NULL: JSON */
+	enum http_format format;      /* the route row's form of a page kind */
+	int kind;                     /* the route row's page kind (enum page_kind,
+	                               * pages/kinds.h); -1 for other routes */
 	const char *allow;            /* the Allow header of a 405 */
 	enum http_method method;
 	const char *path;             /* owned by libmicrohttpd */
@@ -71,20 +79,49 @@ struct http_opts {
 	                               * answer If-None-Match with 304 */
 };
 
-/* Cache-Control values used across the site. */
+#define HTTP_STR_(x) #x
+#define HTTP_STR(x) HTTP_STR_(x)
+
+/* Cache-Control values used across the site: every policy is one of these. */
 #define CC_PAGE   "public, max-age=60, stale-while-revalidate=300"
 #define CC_STATIC "public, max-age=86400"
-#define CC_BADGE  "public, max-age=14400, stale-while-revalidate=86400"
+/* A found run's badge and card for CC_BADGE_TTL seconds; a "run not
+ * found" badge only briefly, so that a proxy does not keep an error for
+ * hours (the badge JSON's cacheSeconds says the same). */
+#define CC_BADGE_TTL 14400
+#define CC_BADGE  "public, max-age=" HTTP_STR(CC_BADGE_TTL) ", stale-while-revalidate=86400"
+#define CC_BADGE_MISSING_TTL 300
+#define CC_BADGE_MISSING "public, max-age=" HTTP_STR(CC_BADGE_MISSING_TTL)
+/* What never changes once served: a full log tile, a run's signed bytes. */
+#define CC_IMMUTABLE "public, max-age=31536000, immutable"
+/* What is superseded within seconds: the log's checkpoint, a partial tile. */
+#define CC_LOG_SHORT "public, max-age=5"
 #define CC_NONE   "no-store"
 
-#define CT_HTML "text/html; charset=utf-8"
+/* Content types: every answer's is one of these. */
+#define CT_HTML MT_HTML "; charset=utf-8"
+#define MT_HTML "text/html"   /* the media type alone, for a link's type */
 #define CT_JSON "application/json"
 #define CT_JOSE "application/jose"
 #define CT_SVG  "image/svg+xml"
 #define CT_PNG  "image/png"
+#define CT_ICON "image/x-icon"
 #define CT_CSS  "text/css; charset=utf-8"
 #define CT_JS   "text/javascript; charset=utf-8"
 #define CT_TEXT "text/plain; charset=utf-8"
+#define CT_ATOM "application/atom+xml"
+#define CT_NDJSON "application/x-ndjson"
+#define CT_OCTETS "application/octet-stream"
+/* Prometheus's text exposition format, version 0.0.4. */
+#define CT_METRICS "text/plain; version=0.0.4; charset=utf-8"
+/* CSV (RFC 4180 with RFC 7111's header parameter: the first record names
+ * the columns); MT_CSV is the media type alone, for a link's type. */
+#define MT_CSV  "text/csv"
+#define CT_CSV  MT_CSV "; charset=utf-8; header=present"
+
+/* The content type of a static file by its name's extension (.css, .svg,
+ * .js, .txt, .ico), else CT_OCTETS. */
+const char *http_ctype_of_name(const char *name);
 
 /* Queues a response with body bytes (copied).  Adds the security headers
  * every response carries, the content type and the options.  Returns the
@@ -145,10 +182,13 @@ struct MHD_Response *http_build(const char *ctype, const void *body, size_t len,
 				const char *cache_control, const char *etag);
 
 /* Builds a streamed response of unknown length (chunked) whose body comes
- * from cb, with the standard headers; fr frees cls when it is done. */
+ * from cb, with the standard headers; fr frees cls when it is done.  With
+ * negotiated set the body depends on Accept-Encoding (Vary), and with gzip
+ * set it is gzip-encoded (Content-Encoding). */
 struct MHD_Response *http_build_stream(const char *ctype, MHD_ContentReaderCallback cb,
 				       void *cls, MHD_ContentReaderFreeCallback fr,
-				       size_t block, const char *cache_control);
+				       size_t block, const char *cache_control,
+				       int negotiated, int gzip);
 
 /* 1 when the request's If-None-Match matches etag (a quoted strong tag). */
 int http_etag_matches(struct req *r, const char *etag);

@@ -45,7 +45,7 @@ static int render_json(const struct badge_in *in, struct buf *out)
 	o = json_pack("{s:i, s:s, s:s, s:s, s:i}", "schemaVersion", 1,
 		      "label", badge_label(in), "message", msg.buf,
 		      "color", badge_color(in->state),
-		      "cacheSeconds", missing ? BADGE_MISSING_TTL : BADGE_TTL);
+		      "cacheSeconds", missing ? CC_BADGE_MISSING_TTL : CC_BADGE_TTL);
 	if (o && missing)
 		json_object_set_new(o, "isError", json_true());
 	if (!o || !(s = jsonw_dumps(o, JSONW_ASCII)))

@@ -4,13 +4,6 @@
 
 #include "http/http.h"
 
-/* How long a found run's badge may be kept (CC_BADGE's max-age), and how
- * long a "run not found" badge may: short, so that a proxy does not keep an
- * error for hours. */
-#define BADGE_TTL 14400
-#define BADGE_MISSING_TTL 300
-#define CC_BADGE_MISSING "public, max-age=300"
-
 /* The run badge as SVG (image/svg+xml): the run's chat-short decode tok/s,
  * model and hardware; a flag mark on an outlier; "disputed: upheld" in place
  * of the figure once a dispute was upheld.  200 with CC_BADGE and an ETag

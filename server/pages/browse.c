@@ -237,7 +237,7 @@ int browse_begin(struct browse *b, struct req *r)
 	memset(b, 0, sizeof *b);
 	b->r = r;
 	b->html = r->html;
-	b->csv = strlen(r->path) > 4 && !strcmp(r->path + strlen(r->path) - 4, ".csv");
+	b->csv = r->format == HTTP_FMT_CSV;
 	b->after_decode = HUGE_VAL;
 	strcpy(b->after_id, "~");
 	if (!(b->c = db_reader(r->app->db)))
@@ -252,37 +252,6 @@ int browse_begin(struct browse *b, struct req *r)
 void browse_end(struct browse *b)
 {
 	snapshot_end(b);
-}
-
-enum MHD_Result browse_fail(struct browse *b)
-{
-	snapshot_end(b);
-	return http_reply_err(b->r, &b->err);
-}
-
-enum MHD_Result browse_send(struct browse *b, const char *name, json_t *m)
-{
-	struct http_opts o = { .cache_control = CC_PAGE, .etag = 1 };
-	char key[CACHE_ID_MAX + 1];
-	enum MHD_Result ret;
-
-	snapshot_end(b);
-	if (!m) {
-		browse_error(b, 503, MSG_NOMEM);
-		return browse_fail(b);
-	}
-	if (b->html)
-		browse_add_alternates(b, name, m);
-	if (b->csv)
-		ret = browse_send_csv(b, name, m);
-	else if (b->html && b->keep && browse_list_key(b->r, key) == 0)
-		ret = page_render_kept(b->r, name, m, key, REP_LIST_HTML, b->gen);
-	else if (b->html)
-		ret = page_render(b->r, name, m, 200);
-	else
-		ret = http_send_json(b->r, 200, m, &o);
-	json_decref(m);
-	return ret;
 }
 
 void browse_cursor(char *out, size_t n, double decode, const char *id)

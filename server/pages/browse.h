@@ -10,11 +10,13 @@
  * on when the request named the suite; in the JSON they lead to the JSON
  * of the page linked (/m/<slug>.json, /r/<id>.json), in the HTML to pages.
  *
+ * A page kind's builder (kinds.h) uses it so:
+ *
  *   struct browse b;
- *   if (browse_begin(&b, r) < 0)
- *           return browse_fail(&b);
- *   ...build json_t *m with browse_run() / browse_list()...
- *   return browse_send(&b, "model", m);      (consumes m)
+ *   json_t *m = NULL;
+ *   if (browse_begin(&b, v->r) == 0)
+ *           ...build m with browse_run() / browse_list()...
+ *   return page_view_browsed(v, &b, m);      (ends b; its failure into v)
  */
 #ifndef LLMS_BROWSE_H
 #define LLMS_BROWSE_H
@@ -52,7 +54,7 @@ struct browse {
 	struct req *r;
 	struct dbconn *c;          /* this thread's read connection */
 	int html;                  /* r->html: a page, else the JSON view model */
-	int csv;                   /* the path ends in .csv: the page's table as CSV */
+	int csv;                   /* the route is a CSV twin: the page's table as CSV */
 	char suite[64];            /* the suite listed */
 	int suite_given;           /* ?suite= named it */
 	const char *hw;            /* ?hw=, a valid slug, or NULL */
@@ -64,13 +66,12 @@ struct browse {
 	char after_id[16];
 	int in_txn;                /* the page's reads share one snapshot */
 	uint64_t gen;              /* the response cache's, before the snapshot */
-	int keep;                  /* browse_cached() said: keep the HTML */
 	struct err err;            /* why the last step failed */
 };
 
 /* Starts a browse request: takes the read connection and opens a read
  * transaction on it (so every query of the page sees one snapshot; it ends
- * in browse_fail() or browse_send(), one of which must follow), resolves the suite
+ * in browse_end(), which must follow), resolves the suite
  * (?suite=, else the newest in the runs table, else the server's suite when
  * there are no runs) and checks every query argument.  Returns 0, or -1
  * with b->err set: 400 for a malformed argument (naming
@@ -79,13 +80,10 @@ struct browse {
 int browse_begin(struct browse *b, struct req *r);
 
 /* For a list page whose HTML follows from its path, its query and the
- * database alone: 1 when r was answered from the response cache (*ret set;
- * kept there by an earlier browse_send() and no write of any kind since),
- * else 0: then browse_keep() after browse_begin() has browse_send() keep
- * what it renders. */
+ * database alone (a PAGE_LISTED kind): 1 when r was answered from the
+ * response cache (*ret set; kept there by an earlier page_serve() and no
+ * write of any kind since), else 0. */
 int browse_cached(struct req *r, enum MHD_Result *ret);
-/* Marks b's HTML page (not its JSON or CSV) for keeping in the cache. */
-void browse_keep(struct browse *b);
 /* The cache key of r's page: "L" and 32 hex digits of the SHA-256 of its
  * path and query arguments in the order sent; 0, or -1 when the page is not
  * to be kept (a query with more than ?sort= and ?suite=) or out of memory. */
@@ -95,27 +93,9 @@ int browse_list_key(struct req *r, char key[CACHE_ID_MAX + 1]);
 int browse_error(struct browse *b, unsigned status, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* Ends b's read transaction, for a handler that answers otherwise (a
- * redirect) without browse_fail() or browse_send(). */
+/* Ends b's read transaction (page_view_browsed() does). */
 void browse_end(struct browse *b);
 
-/* Answers with b's failure through the one responder (http_reply_err). */
-enum MHD_Result browse_fail(struct browse *b);
-
-/* Answers with the view model m (consumed): the JSON itself, the page
- * rendered from template name, or (b->csv, the .csv twin) the table of
- * page name as CSV: one record per row the page lists, with a header
- * record (see browse_csv_tables in twins.c).  Each with an ETag (304 on
- * If-None-Match) and Cache-Control CC_PAGE. */
-enum MHD_Result browse_send(struct browse *b, const char *name, json_t *m);
-
-/* twins.c: page name's table in m as CSV (the .csv twin; each row gains
- * "url", its run's address), or 404 for a page without one. */
-enum MHD_Result browse_send_csv(struct browse *b, const char *name, json_t *m);
-/* twins.c: adds "alternates" [{type, href, title}] to page name's model m:
- * its JSON and CSV twins (with the request's suite, filters, sort= and
- * cursor: the same rows) and its Atom feed, for <link rel="alternate">. */
-void browse_add_alternates(struct browse *b, const char *name, json_t *m);
 /* twins.c: path followed by b's request's query as its twins read it
  * (every argument with its first value, empty ones left out, URL-escaped),
  * as a new JSON string for a page's visible twin link; NULL when out of memory. */
@@ -321,9 +301,9 @@ extern const char *const page_model_sql[];
 extern const char *const page_model_digests_sql[];   /* page_model_digests.c */
 extern const char *const page_hw_sql[];
 extern const char *const page_fit_sql[];     /* page_fit.c */
-/* /search (page_search.c), /models and /hardware (page_index.c). */
+/* /search (page_search.c), /models and /hardware (page_catalog.c). */
 extern const char *const page_search_sql[];
-extern const char *const page_index_sql[];
+extern const char *const page_catalog_sql[];
 extern const char *const page_compare_sql[];  /* page_compare.c */
 extern const char *const page_rank_sql[];     /* rank.c */
 extern const char *const page_cheatsheet_sql[]; /* page_cheatsheet.c */

@@ -1,6 +1,6 @@
 /* browse_cache.c: list pages kept in the response cache by their path and
- * query until the next write (browse_cached(), browse_keep(); browse_send()
- * keeps them). */
+ * query until the next write (browse_cached(), browse_list_key();
+ * page_serve() keeps them). */
 #include "pages/browse.h"
 
 #include <sodium.h>
@@ -60,9 +60,4 @@ int browse_cached(struct req *r, enum MHD_Result *ret)
 
 	return r->html && browse_list_key(r, key) == 0 &&
 	       cache_serve(r->app->cache, r, key, REP_LIST_HTML, ret);
-}
-
-void browse_keep(struct browse *b)
-{
-	b->keep = b->html && !b->csv;
 }

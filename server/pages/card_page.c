@@ -141,7 +141,8 @@ static int drawn(struct req *r, const struct kind *k, struct buf *svg, uint64_t 
 		return -1;
 	}
 	if (browse_begin(&b, r) < 0) {
-		*ret = browse_fail(&b);
+		browse_end(&b);
+		*ret = http_reply_err(r, &b.err);
 		return -1;
 	}
 	*gen = b.gen;

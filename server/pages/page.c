@@ -1,11 +1,17 @@
-/* page.c: what every page shares: the renderer (template + view model ->
- * HTML with ETag, optionally kept in the render cache) and the error page. */
+/* page.c: what every page shares: the one handler of the page kinds
+ * (page_serve: builder, then HTML, JSON or CSV), the renderer (template +
+ * view model -> HTML with ETag, optionally kept in the render cache) and
+ * the error page. */
 #include "pages/page.h"
 
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "app.h"
+#include "pages/browse.h"
+#include "pages/kinds.h"
+#include "util/jsonw.h"
 #include "render/tmpl.h"
 #include "util/buf.h"
 #include "util/log.h"
@@ -126,6 +132,80 @@ enum MHD_Result page_error(struct req *r, const struct err *e)
 	if (e->status != 404)
 		json_object_set_new(m, "title", json_string(e->status >= 500 ? "Server trouble" : "Request refused"));
 	ret = page_render(r, "error", m, e->status);
+	json_decref(m);
+	return ret;
+}
+
+json_t *page_view_browsed(struct page_view *v, struct browse *b, json_t *m)
+{
+	browse_end(b);
+	if (!m && b->err.status)
+		v->err = b->err;
+	v->keep_list = (v->kind->flags & PAGE_LISTED) && b->html && !b->csv;
+	v->gen = b->gen;
+	return m;
+}
+
+/* The view model m as JSON: kept in the response cache as (keep_id, rep)
+ * when the builder said so, else with an ETag. */
+static enum MHD_Result send_json(struct page_view *v, json_t *m)
+{
+	struct http_opts o = { .cache_control = CC_PAGE, .etag = 1 };
+	enum MHD_Result ret;
+	char *s;
+
+	if (!v->keep_id)
+		return http_send_json(v->r, 200, m, &o);
+	if (!(s = jsonw_dumps(m, JSONW_ASCII)))
+		return http_fail(v->r, 503, NULL, MSG_NOMEM, NULL);
+	ret = cache_send_tagged(v->r->app->cache, v->r, v->keep_id, v->rep, v->gen, v->tag, 200,
+				CT_JSON, s, strlen(s), CC_PAGE);
+	free(s);
+	return ret;
+}
+
+/* The view model m as the kind's page, with its twins and feed as
+ * alternates and its nav entry marked; kept in the list cache or as
+ * (keep_id, rep) when the builder said so. */
+static enum MHD_Result send_html(struct page_view *v, json_t *m)
+{
+	const char *tmpl = v->kind->tmpl;
+	char key[CACHE_ID_MAX + 1];
+
+	twins_add_alternates(v, m);
+	if (v->kind->nav && !json_object_get(m, "nav"))
+		json_object_set_new(m, "nav", json_pack("{s:b}", v->kind->nav, 1));
+	if (v->keep_list && browse_list_key(v->r, key) == 0)
+		return render_keep(v->r, tmpl, m, key, REP_LIST_HTML, v->gen, 0);
+	if (v->keep_id)
+		return render_keep(v->r, tmpl, m, v->keep_id, v->rep, v->gen, v->tag);
+	return page_render(v->r, tmpl, m, 200);
+}
+
+enum MHD_Result page_serve(struct req *r)
+{
+	struct page_view v = { .r = r, .kind = &page_kinds[r->kind], .format = r->format,
+			       .err = ERR_INIT };
+	enum MHD_Result ret;
+	json_t *m;
+
+	if ((v.kind->flags & PAGE_LISTED) && browse_cached(r, &ret))
+		return ret;
+	v.gen = cache_gen(r->app->cache);
+	m = v.kind->build(&v);
+	if (!m && v.answered)
+		return v.ret;
+	if (!m) {
+		if (!v.err.status)
+			err_unavailable(&v.err, MSG_NOMEM);
+		return http_reply_err(r, &v.err);
+	}
+	if (v.format == HTTP_FMT_CSV)
+		ret = twins_send_csv(&v, m);
+	else if (v.format == HTTP_FMT_JSON)
+		ret = send_json(&v, m);
+	else
+		ret = send_html(&v, m);
 	json_decref(m);
 	return ret;
 }

@@ -1,5 +1,6 @@
-/* page.h: the handlers for pages people and scripts read (contract section
- * 3), one file per page kind, and what they share. */
+/* page.h: the handlers for what people and scripts read (contract section
+ * 3) that are no page kind's (those are in kinds.h, answered by
+ * page_serve), and what the pages share. */
 #ifndef LLMS_PAGE_H
 #define LLMS_PAGE_H
 
@@ -7,10 +8,10 @@
 
 #include "http/cache.h"
 #include "http/http.h"
+#include "pages/kinds.h"
 
 /* page_static.c */
 enum MHD_Result page_healthz(struct req *r);      /* 200 "ok" once serving */
-enum MHD_Result page_reference(struct req *r);    /* /glossary, /methodology, /privacy */
 enum MHD_Result page_static_file(struct req *r);  /* /static/<name> */
 enum MHD_Result page_favicon(struct req *r);      /* /favicon.ico, from static/ */
 
@@ -24,16 +25,12 @@ enum MHD_Result page_metrics(struct req *r);      /* /metrics: loopback and --me
 int page_static_init(const char *dir);
 void page_static_free(void);
 
-/* page_api.c */
-enum MHD_Result page_api(struct req *r);          /* /api */
 /* Builds the /api page's model from the OpenAPI description at path, once
  * at start; -1 with the reason in err. */
 int page_api_init(const char *path, char *err, size_t errlen);
 void page_api_free(void);
 
 /* page_run.c */
-enum MHD_Result page_run(struct req *r);          /* /r/<id> */
-enum MHD_Result page_run_json(struct req *r);     /* /r/<id>.json */
 enum MHD_Result page_run_jws(struct req *r);      /* /r/<id>.jws */
 /* run_model.c: builds the run's view model (the JSON of /r/<id>.json), a new
  * reference; NULL with *status 404 when there is no such run, 503 when the
@@ -47,17 +44,6 @@ json_t *page_run_model(struct req *r, const char *id, unsigned *status);
  * writes keep (migration 0012).  0, or -1 on a database error. */
 int page_rank_add(struct req *r, json_t *m);
 
-/* page_home.c */
-enum MHD_Result page_home(struct req *r);         /* /, /index.json, /index.csv */
-
-/* page_model.c */
-enum MHD_Result page_model(struct req *r);        /* /m/<slug> */
-enum MHD_Result page_model_json(struct req *r);   /* /m/<slug>.json */
-
-/* page_model_hw.c: one model on one hardware; r->arg is "<model>/<hw>". */
-enum MHD_Result page_model_hw(struct req *r);      /* /m/<model>/hw/<hw> */
-enum MHD_Result page_model_hw_json(struct req *r); /* /m/<model>/hw/<hw>.json */
-
 /* page_pick.c: the home page's picker (?model=&hw=): when r's query holds
  * model=, answers it (303 to the model-on-hardware page, or a page naming
  * the field to fix) into *ret and returns 1; else 0. */
@@ -68,14 +54,6 @@ int page_pick(struct req *r, enum MHD_Result *ret);
  * answer.  (Search's 303 for people.) */
 int page_pick_pair(struct req *r, const char *q, char *out, size_t n);
 
-/* page_hw.c */
-enum MHD_Result page_hw(struct req *r);           /* /hw/<slug> */
-enum MHD_Result page_hw_json(struct req *r);      /* /hw/<slug>.json */
-
-/* page_lists.c */
-enum MHD_Result page_outliers(struct req *r);     /* /outliers, .json, .csv */
-enum MHD_Result page_disputes(struct req *r);     /* /disputes, .json, .csv */
-
 /* page_feed.c: Atom feeds (RFC 4287), the newest 50 entries each. */
 enum MHD_Result page_feed_new(struct req *r);       /* /feed.atom: runs */
 enum MHD_Result page_feed_model(struct req *r);     /* /m/<slug>.atom */
@@ -85,10 +63,6 @@ enum MHD_Result page_feed_account(struct req *r);   /* /u/<name>.atom */
 /* The id of the account named name: DB_OK, DB_NOTFOUND (also for a name
  * no account could have) or another db_status. */
 int page_account_id(struct req *r, const char *name, long long *id);
-
-/* page_account.c: also /u/<name>.json and .csv (browse_send tells them
- * apart by the route and the path). */
-enum MHD_Result page_account(struct req *r);      /* /u/<name> */
 
 /* page_export.c */
 enum MHD_Result page_export(struct req *r);       /* /export: NDJSON, streamed */
@@ -101,41 +75,23 @@ int export_snapshot(struct db *db, const char *dir, char *name, size_t namelen,
 		    char *err, size_t errlen);
 
 /* page_search.c */
-enum MHD_Result page_search(struct req *r);       /* /search */
-enum MHD_Result page_search_json(struct req *r);  /* /search.json, /search.csv */
-/* For /m/<name> and /hw/<name> (kind "model" or "hw") when r->arg is not
- * a slug: when the slug of that name is known, queues a 301 to its page
- * into *ret and returns 1; else 0 (the page answers its 404). */
-int page_search_canonical(struct req *r, const char *kind, enum MHD_Result *ret);
+/* For /m/<name> and /hw/<name> (what: PAGE_ARG_MODEL or PAGE_ARG_HW)
+ * when r->arg is not a slug: when the slug of that name is known, queues a
+ * 301 to its page into *ret and returns 1; else 0 (the page answers its 404). */
+int page_search_canonical(struct req *r, enum page_arg what, enum MHD_Result *ret);
 
-/* page_index.c */
-enum MHD_Result page_models(struct req *r);       /* /models, /models.json */
-enum MHD_Result page_hardware(struct req *r);     /* /hardware, /hardware.json */
-
-/* page_compare.c */
-enum MHD_Result page_compare(struct req *r);      /* /compare, .json, .csv */
-
-/* page_cheatsheet.c */
-enum MHD_Result page_cheatsheet(struct req *r);     /* /cheatsheet, .json */
-enum MHD_Result page_cheatsheet_csv(struct req *r); /* /cheatsheet.csv */
-
-/* page_fit.c */
-enum MHD_Result page_changes(struct req *r);       /* /changes */
-enum MHD_Result page_changes_json(struct req *r);  /* /changes.json */
+/* page_changes.c */
 enum MHD_Result page_changes_atom(struct req *r);  /* /changes.atom */
-enum MHD_Result page_wanted(struct req *r);        /* /wanted */
-enum MHD_Result page_wanted_json(struct req *r);   /* /wanted.json */
-/* Appends the command that would measure the model shown as model_name on
- * hw_slug: "llm-speed bench --models <name> --backends <list>", the list
- * the backends measured on that hardware (most runs first, at most 5),
- * else llama.cpp; the name quoted for a shell when it needs it.  0, or -1
- * when the database or memory failed (page_wanted.c). */
+/* page_wanted.c: appends the command that would measure the model shown as
+ * model_name on hw_slug: "llm-speed bench --models <name> --backends
+ * <list>", the list the backends measured on that hardware (most runs
+ * first, at most 5), else llama.cpp; the name quoted for a shell when it
+ * needs it.  0, or -1 when the database or memory failed. */
 struct dbconn;
 int page_wanted_command(struct dbconn *c, const char *model_name, const char *hw_slug,
 			struct buf *out);
 
-enum MHD_Result page_fit(struct req *r);          /* /fit */
-enum MHD_Result page_fit_json(struct req *r);     /* /fit.json */
+/* page_fit.c */
 /* Query argument name as a number in [lo, hi] (a whole one when whole)
  * into *out: 1 when given, 0 when absent or empty (*out untouched), -1
  * when malformed or out of range. */
@@ -143,7 +99,6 @@ int page_fit_number(struct req *r, const char *name, double lo, double hi,
 		    int whole, double *out);
 
 /* page_log.c */
-enum MHD_Result page_log(struct req *r);            /* /log */
 enum MHD_Result page_log_checkpoint(struct req *r); /* /log/checkpoint */
 enum MHD_Result page_log_tile(struct req *r);       /* /log/tile/... (C2SP tlog-tiles) */
 /* Releases the full tiles kept in memory (at exit). */
@@ -153,9 +108,6 @@ void page_log_free(void);
  * against it.  Returns 1 when m is complete, 0 when the run is not in a
  * signed checkpoint yet (the answer must then not be cached). */
 int page_log_run_proof(struct req *r, json_t *m);
-
-/* page_explain.c */
-enum MHD_Result page_explain_quantization(struct req *r); /* /explain/quantization */
 
 /* page_meta.c: what a page says about itself in its <head>. */
 /* Reads the glossary's common questions from templates_dir/glossary.html
@@ -182,6 +134,11 @@ struct buf;
 void page_describe(struct buf *d, const char *name, const json_t *m);
 
 /* page.c: what every page shares. */
+/* The handler of every page kind's route (pages/kinds.h): builds the view
+ * model of kind r->kind and answers with it in r->format, from or into the
+ * response cache as the builder says. */
+enum MHD_Result page_serve(struct req *r);
+
 /* Renders the error page (status, one sentence) for people; the router
  * hands it to the HTTP layer's responder (http_reply_err) as data. */
 enum MHD_Result page_error(struct req *r, const struct err *e);

@@ -1,5 +1,6 @@
 /* page_account.c: /u/<name>, an account's runs (never its anonymous ones), with JSON and CSV twins. */
 #include "pages/page.h"
+#include "pages/kinds.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -57,12 +58,13 @@ static json_t *account_model(struct browse *b, struct req *r)
 	return m;
 }
 
-/* GET /u/<name>: 200 with the page; 404 for an unknown account or a suite
- * without runs; 400 for a malformed argument. */
-enum MHD_Result page_account(struct req *r)
+/* GET /u/<name> and its .json and .csv: the account's runs; NULL with a
+ * 404 for an unknown account or a suite without runs, a 400 for a
+ * malformed argument. */
+json_t *page_account_view(struct page_view *v)
 {
 	struct browse b;
-	json_t *m = account_model(&b, r);
+	json_t *m = account_model(&b, v->r);
 
-	return m ? browse_send(&b, "account", m) : browse_fail(&b);
+	return page_view_browsed(v, &b, m);
 }

@@ -1,5 +1,6 @@
 /* page_api.c: the /api page, schema/openapi.json made readable, its view model built once at start. */
 #include "pages/page.h"
+#include "pages/kinds.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -240,14 +241,11 @@ void page_api_free(void)
 
 /* /api: the page renderer adds per-request fields, so each request renders
  * its own copy of the model. */
-enum MHD_Result page_api(struct req *r)
+json_t *page_api_view(struct page_view *v)
 {
 	json_t *m = api_model ? json_deep_copy(api_model) : NULL;
-	enum MHD_Result ret;
 
 	if (!m)
-		return http_fail(r, 503, NULL, "The API description is not available.", NULL);
-	ret = page_render(r, "api", m, 200);
-	json_decref(m);
-	return ret;
+		err_unavailable(&v->err, "The API description is not available.");
+	return m;
 }

@@ -4,6 +4,7 @@
  * ?hw=.  The changes are found by the refresh thread (store/versions.h);
  * this file reads one range of an index and words each one. */
 #include "pages/page.h"
+#include "pages/kinds.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -20,7 +21,6 @@
 #include "util/timefmt.h"
 
 #define CHANGES_SHOWN 100
-#define CT_ATOM "application/atom+xml"
 
 /* The rule, as /changes and /methodology state it. */
 #define CHANGES_RULE "A change is reported when two consecutive versions of a backend, each " \
@@ -131,34 +131,11 @@ static json_t *changes_model(struct req *r, struct err *e)
 	return m;
 }
 
-/* GET /changes: 200 with the list; 400 naming a bad filter; 503 without
- * the database. */
-enum MHD_Result page_changes(struct req *r)
+/* GET /changes and /changes.json: the list; NULL with a 400 naming a
+ * bad filter, a 503 without the database. */
+json_t *page_changes_view(struct page_view *v)
 {
-	struct err e = ERR_INIT;
-	json_t *m = changes_model(r, &e);
-	enum MHD_Result ret;
-
-	if (!m)
-		return http_reply_err(r, &e);
-	ret = page_render(r, "changes", m, 200);
-	json_decref(m);
-	return ret;
-}
-
-/* GET /changes.json: the same view model; errors as the contract's body. */
-enum MHD_Result page_changes_json(struct req *r)
-{
-	struct http_opts o = { .cache_control = CC_PAGE, .etag = 1 };
-	struct err e = ERR_INIT;
-	json_t *m = changes_model(r, &e);
-	enum MHD_Result ret;
-
-	if (!m)
-		return http_reply_err(r, &e);
-	ret = http_send_json(r, 200, m, &o);
-	json_decref(m);
-	return ret;
+	return changes_model(v->r, &v->err);
 }
 
 /* <name>text</name>, escaped for XML. */
@@ -201,7 +178,7 @@ enum MHD_Result page_changes_atom(struct req *r)
 	buf_puts(&b, "\"/>\n");
 	buf_reset(&t);
 	buf_printf(&t, "%s/changes", origin);
-	link_el(&b, "text/html", t.buf);
+	link_el(&b, MT_HTML, t.buf);
 	el(&b, "title", "llm-speed: speed changes between backend versions");
 	el(&b, "updated", c ? json_string_value(json_object_get(c, "found_at")) : "1970-01-01T00:00:00Z");
 	buf_puts(&b, "<author><name>llm-speed</name></author>\n<generator>llm-speedd</generator>\n");
@@ -215,7 +192,7 @@ enum MHD_Result page_changes_atom(struct req *r)
 		el(&b, "id", t.buf);
 		buf_reset(&t);
 		buf_printf(&t, "%s%s", origin, json_string_value(json_object_get(c, "href")));
-		link_el(&b, "text/html", t.buf);
+		link_el(&b, MT_HTML, t.buf);
 		el(&b, "title", json_string_value(json_object_get(c, "sentence")));
 		el(&b, "updated", when);
 		el(&b, "published", when);

@@ -9,6 +9,7 @@
  * (migration 0017): rows, columns and cells from cheat_model, cheat_hw and
  * cheat_best, the same summaries kept per class. */
 #include "pages/page.h"
+#include "pages/kinds.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -88,11 +89,10 @@ const char *page_cheatsheet_mem_key(size_t i)
 	return i < MEM_CLASSES ? mem_classes[i].key : NULL;
 }
 
-enum form { F_HTML, F_JSON, F_CSV };
 
 struct sheet {
 	struct browse b;
-	enum form form;
+	enum http_format form;     /* the route's: links lead to the same form */
 	double cur_decode;
 	char cur_slug[SLUG_MAX + 1];
 	int has_cursor;
@@ -157,11 +157,11 @@ bad:
 }
 
 /* The link to this sheet in form f (after cursor, NULL: page one). */
-static json_t *sheet_link(const struct sheet *s, enum form f, const char *cursor)
+static json_t *sheet_link(const struct sheet *s, enum http_format f, const char *cursor)
 {
-	static const char *const path[] = { "/cheatsheet", "/cheatsheet.json", "/cheatsheet.csv" };
+	const struct page_kind_def *k = &page_kinds[PAGE_CHEATSHEET];
 
-	return browse_link(&s->b, path[f], NULL, "backend", s->b.backend, "memory", s->mem,
+	return browse_link(&s->b, f == HTTP_FMT_JSON ? k->json : f == HTTP_FMT_CSV ? k->csv : k->path, NULL, "backend", s->b.backend, "memory", s->mem,
 			   "cursor", cursor, NULL);
 }
 
@@ -411,113 +411,37 @@ static json_t *backend_options(const struct sheet *s)
 	return a;
 }
 
-/* One CSV line for an entry of model m on hardware h, each field by csv.c. */
-static void csv_entry(struct buf *b, const json_t *m, const json_t *h, const json_t *e)
+/* GET /cheatsheet, .json, .csv: a page of the matrix; NULL with a 400 for
+ * a malformed backend=, memory= or cursor=, a 404 for an unknown suite. */
+json_t *page_cheatsheet_view(struct page_view *v)
 {
-	static const char *const figs[] = { "median_decode_tok_s", "p25_decode_tok_s",
-		"p75_decode_tok_s", "best_decode_tok_s", "runs", "keys", "median_prefill_tok_s",
-		"median_ttft_ms" };
-	const char *text[] = {
-		json_string_value(json_object_get(m, "name")),
-		json_string_value(json_object_get(m, "slug")),
-		json_string_value(json_object_get(h, "name")),
-		json_string_value(json_object_get(h, "slug")),
-		json_string_value(json_object_get(e, "backend")),
-	};
-	size_t i;
+	const struct page_kind_def *k = v->kind;
+	struct sheet s = { .form = v->format };
+	json_t *m = NULL;
 
-	for (i = 0; i < sizeof text / sizeof *text; i++) {
-		csv_text(b, text[i]);
-		buf_putc(b, ',');
-	}
-	for (i = 0; i < sizeof figs / sizeof *figs; i++) {
-		const json_t *v = json_object_get(e, figs[i]);
-
-		if (json_is_number(v))
-			csv_number(b, json_number_value(v));
-		buf_putc(b, ',');
-	}
-	csv_text(b, json_string_value(json_object_get(e, "quantization")));
-	buf_putc(b, ',');
-	csv_text(b, json_string_value(json_object_get(e, "id")));
-	buf_puts(b, "\r\n");
-}
-
-/* The sheet as CSV: one line per cell entry. */
-static enum MHD_Result send_csv(struct sheet *s, json_t *m)
-{
-	struct http_opts o = { .cache_control = CC_PAGE, .etag = 1 };
-	struct buf b = BUF_INIT;
-	json_t *row, *c, *e;
-	size_t i, k, j;
-	enum MHD_Result ret;
-
-	buf_puts(&b, "model,model_slug,hardware,hw_slug,backend,median_decode_tok_s,p25_decode_tok_s,"
-		 "p75_decode_tok_s,best_decode_tok_s,runs,keys,median_prefill_tok_s,median_ttft_ms,"
-		 "quantization,run_id\r\n");
-	json_array_foreach(json_object_get(m, "rows"), i, row)
-		json_array_foreach(json_object_get(row, "cells"), k, c)
-			json_array_foreach(json_object_get(c, "entries"), j, e)
-				csv_entry(&b, json_object_get(row, "model"), json_array_get(s->hw, k), e);
-	browse_end(&s->b);
-	json_decref(m);
-	if (buf_error(&b))
-		ret = http_fail(s->b.r, 503, NULL, MSG_NOMEM, NULL);
-	else
-		ret = http_send(s->b.r, 200, CT_CSV, b.buf, b.len, &o);
-	buf_release(&b);
-	return ret;
-}
-
-/* GET /cheatsheet, .json, .csv: 200 with a page of the matrix; 400 for a
- * malformed backend=, memory= or cursor=; 404 for an unknown suite. */
-static enum MHD_Result sheet_answer(struct req *r, enum form form)
-{
-	struct sheet s = { .form = form };
-	json_t *m;
-
-	if (browse_begin(&s.b, r) < 0 || take_memory(&s) < 0 || take_cursor(&s) < 0)
-		return browse_fail(&s.b);
+	if (browse_begin(&s.b, v->r) < 0 || take_memory(&s) < 0 || take_cursor(&s) < 0)
+		return page_view_browsed(v, &s.b, NULL);
 	if (load_hw(&s) < 0) {
 		json_decref(s.hw);
 		browse_error(&s.b, 503, MSG_DB_DOWN);
-		return browse_fail(&s.b);
+		return page_view_browsed(v, &s.b, NULL);
 	}
 	m = json_pack("{s:s, s:s, s:s?, s:s?, s:s?, s:O, s:o, s:o, s:o, s:o, s:o}", "title", "Cheatsheet",
 		      "suite_version", s.b.suite, "backend", s.b.backend, "memory", s.mem,
 		      "memory_label", s.mem_label, "hardware", s.hw,
 		      "backends", backend_options(&s), "memories", memory_options(&s),
-		      "json_href", browse_twin_href(&s.b, "/cheatsheet.json"),
-		      "csv_href", browse_twin_href(&s.b, "/cheatsheet.csv"),
-		      "suites", browse_suites(&s.b, "/cheatsheet", NULL));
-	if (!m || load_rows(&s, m) < 0) {
+		      "json_href", browse_twin_href(&s.b, k->json),
+		      "csv_href", browse_twin_href(&s.b, k->csv),
+		      "suites", browse_suites(&s.b, k->path, NULL));
+	if (m && load_rows(&s, m) < 0) {
 		json_decref(m);
-		json_decref(s.hw);
-		if (!s.b.err.status)
-			browse_error(&s.b, 503, MSG_NOMEM);
-		return browse_fail(&s.b);
-	}
-	if (form == F_CSV) {
-		enum MHD_Result ret = send_csv(&s, m);
-
-		json_decref(s.hw);
-		return ret;
+		m = NULL;
 	}
 	json_decref(s.hw);
-	if (form == F_HTML && add_groups(m) < 0) {
+	if (m && v->format == HTTP_FMT_HTML && add_groups(m) < 0) {
 		json_decref(m);
+		m = NULL;
 		browse_error(&s.b, 503, MSG_NOMEM);
-		return browse_fail(&s.b);
 	}
-	return browse_send(&s.b, "cheatsheet", m);
-}
-
-enum MHD_Result page_cheatsheet(struct req *r)
-{
-	return sheet_answer(r, r->html ? F_HTML : F_JSON);
-}
-
-enum MHD_Result page_cheatsheet_csv(struct req *r)
-{
-	return sheet_answer(r, F_CSV);
+	return page_view_browsed(v, &s.b, m);
 }

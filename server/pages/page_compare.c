@@ -5,6 +5,7 @@
  * suites, weights files or backends differ.  Each run is one primary-key
  * read; nothing else is looked at. */
 #include "pages/page.h"
+#include "pages/kinds.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -574,23 +575,19 @@ static json_t *compare_model(struct compare *c, struct req *r)
 	return m;
 }
 
-/* GET /compare, /compare.json and /compare.csv: 200 with two to four runs
- * side by side, or with one, the runs to compare it with (the CSV: its
- * figures, one record per figure and run);
- * 400 for a malformed r=, 404 naming an unknown run, 429 over the rate. */
-enum MHD_Result page_compare(struct req *r)
+/* GET /compare, /compare.json and /compare.csv: two to four runs side by
+ * side, or with one, the runs to compare it with (the CSV: its figures,
+ * one record per figure and run); NULL with a 400 for a malformed r=, a
+ * 404 naming an unknown run, a 429 over the rate. */
+json_t *page_compare_view(struct page_view *v)
 {
 	struct compare c = { 0 };
-	json_t *m = compare_model(&c, r);
+	json_t *m = compare_model(&c, v->r);
 	size_t k;
 
 	for (k = 0; k < MAX_RUNS; k++) {
 		json_decref(c.run[k].row);
 		json_decref(c.run[k].payload);
 	}
-	if (!m && !c.b.err.status)
-		browse_error(&c.b, 503, MSG_NOMEM);
-	if (!m)
-		return browse_fail(&c.b);
-	return browse_send(&c.b, "compare", m);
+	return page_view_browsed(v, &c.b, m);
 }

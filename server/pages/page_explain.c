@@ -2,6 +2,7 @@
  * up and a smaller KV cache mostly does not; every table on it computed by
  * ceiling.c for the model, context and bandwidth the form asks for. */
 #include "pages/page.h"
+#include "pages/kinds.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -135,10 +136,10 @@ static json_t *explain_model(struct req *r, const char **field)
 	return o;
 }
 
-/* GET /explain/quantization: 200 with the explainer for ?model=,
- * ?context= (tokens) and ?bandwidth_gb_s= (sustained); 400 naming the
- * argument that is unknown or out of range; 503 without reference data. */
-enum MHD_Result page_explain_quantization(struct req *r)
+/* GET /explain/quantization: the explainer for ?model=, ?context=
+ * (tokens) and ?bandwidth_gb_s= (sustained); NULL with a 400 naming the
+ * argument that is unknown or out of range, a 503 without reference data. */
+json_t *page_explain_view(struct page_view *v)
 {
 	static const struct { const char *field, *message; } why[] = {
 		{ "model", "The model= argument must be one of the models in the form's list, such as llama-3-1-8b." },
@@ -146,17 +147,16 @@ enum MHD_Result page_explain_quantization(struct req *r)
 		{ "bandwidth_gb_s", "The bandwidth_gb_s= argument must be the sustained bandwidth in GB/s, a number above 0 and at most 100000." },
 	};
 	const char *field;
-	enum MHD_Result ret;
-	json_t *m = explain_model(r, &field);
+	json_t *m = explain_model(v->r, &field);
 	size_t i;
 
-	if (!m) {
-		for (i = 0; field && i < sizeof why / sizeof why[0]; i++)
-			if (!strcmp(why[i].field, field))
-				return http_fail(r, 400, NULL, why[i].message, NULL);
-		return http_fail(r, 503, NULL, "The explainer's reference data is not loaded on this server; try again later.", NULL);
-	}
-	ret = page_render(r, "explain_quantization", m, 200);
-	json_decref(m);
-	return ret;
+	if (m)
+		return m;
+	for (i = 0; field && i < sizeof why / sizeof why[0]; i++)
+		if (!strcmp(why[i].field, field)) {
+			err_set(&v->err, 400, NULL, NULL, "%s", why[i].message);
+			return NULL;
+		}
+	err_unavailable(&v->err, "The explainer's reference data is not loaded on this server; try again later.");
+	return NULL;
 }

@@ -31,7 +31,6 @@
 #define EXPORT_PER_MINUTE 2
 #define EXPORT_AT_ONCE 4
 
-#define CT_NDJSON "application/x-ndjson"
 
 /* One keyset chunk after ?1, in id order, with what a line carries. */
 static const char sql_chunk[] =
@@ -258,14 +257,11 @@ enum MHD_Result page_export(struct req *r)
 		export_done(e);
 		return http_fail(r, 503, "unavailable", MSG_NOMEM, NULL);
 	}
-	resp = http_build_stream(CT_NDJSON, export_read, e, export_done, 32 * 1024, CC_NONE);
+	resp = http_build_stream(CT_NDJSON, export_read, e, export_done, 32 * 1024, CC_NONE, 1, e->gzip);
 	if (!resp) {
 		export_done(e);
 		return http_send_nomem(r);
 	}
-	MHD_add_response_header(resp, "Vary", "Accept-Encoding");
-	if (e->gzip)
-		MHD_add_response_header(resp, "Content-Encoding", "gzip");
 	ret = MHD_queue_response(r->conn, 200, resp);
 	MHD_destroy_response(resp);
 	return ret;

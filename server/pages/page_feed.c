@@ -16,7 +16,6 @@
 /* Entries per feed: the newest ones, read from an index in feed order. */
 #define FEED_MAX 50
 
-#define CT_ATOM "application/atom+xml"
 
 /* An entry names the model and hardware by their shown names
  * (store/names.h), as every list does, not by the run's own. */
@@ -81,7 +80,7 @@ static void feed_head(struct buf *b, const char *origin, const char *self,
 	link_el(b, "self", CT_ATOM, u.buf);
 	buf_reset(&u);
 	buf_printf(&u, "%s%s", origin, page);
-	link_el(b, "alternate", "text/html", u.buf);
+	link_el(b, "alternate", MT_HTML, u.buf);
 	el(b, "title", title);
 	el(b, "updated", updated ? updated : "1970-01-01T00:00:00Z");
 	buf_puts(b, "<author><name>llm-speed</name></author>\n"
@@ -107,7 +106,7 @@ static void run_entry(struct buf *b, const char *origin, sqlite3_stmt *st)
 	buf_puts(b, "<entry>\n");
 	buf_printf(&t, "%s/r/%s", origin, id);
 	el(b, "id", t.buf);
-	link_el(b, "alternate", "text/html", t.buf);
+	link_el(b, "alternate", MT_HTML, t.buf);
 	buf_reset(&t);
 	buf_printf(&t, "%s on %s: %.1f tok/s", model, hw, x);
 	el(b, "title", t.buf);
@@ -132,7 +131,7 @@ static void dispute_entry(struct buf *b, const char *origin, sqlite3_stmt *st)
 	buf_puts(b, "<entry>\n");
 	buf_printf(&t, "%s/r/%s#dispute", origin, id);
 	el(b, "id", t.buf);
-	link_el(b, "alternate", "text/html", t.buf);
+	link_el(b, "alternate", MT_HTML, t.buf);
 	buf_reset(&t);
 	buf_printf(&t, "Dispute on %s on %s (%s)", (const char *)sqlite3_column_text(st, 1),
 		   (const char *)sqlite3_column_text(st, 2), (const char *)sqlite3_column_text(st, 3));

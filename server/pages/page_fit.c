@@ -4,6 +4,7 @@
  * model on that hardware beside it.  The arithmetic is ceiling.c's; this file parses the
  * query at the edge and builds the one view model both answers share. */
 #include "pages/page.h"
+#include "pages/kinds.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -402,33 +403,10 @@ static json_t *fit_model(struct req *r, struct err *e)
 	return m;
 }
 
-/* GET /fit: 200 with the form and the answer; 400 naming the argument
- * that is malformed or unknown; 503 without reference data or database. */
-enum MHD_Result page_fit(struct req *r)
+/* GET /fit and /fit.json: the form and the answer; NULL with a 400 naming
+ * the argument that is malformed or unknown, a 503 without reference data
+ * or database. */
+json_t *page_fit_view(struct page_view *v)
 {
-	struct err e = ERR_INIT;
-	enum MHD_Result ret;
-	json_t *m = fit_model(r, &e);
-
-	if (!m)
-		return http_reply_err(r, &e);
-	ret = page_render(r, "fit", m, 200);
-	json_decref(m);
-	return ret;
-}
-
-/* GET /fit.json: the same view model as JSON; errors as the contract's
- * error body with "field" naming the argument. */
-enum MHD_Result page_fit_json(struct req *r)
-{
-	struct http_opts o = { .cache_control = CC_PAGE, .etag = 1 };
-	struct err e = ERR_INIT;
-	enum MHD_Result ret;
-	json_t *m = fit_model(r, &e);
-
-	if (!m)
-		return http_reply_err(r, &e);
-	ret = http_send_json(r, 200, m, &o);
-	json_decref(m);
-	return ret;
+	return fit_model(v->r, &v->err);
 }

@@ -4,6 +4,7 @@
  * and the best run beside it), filterable and sortable, with the most
  * recent runs. */
 #include "pages/page.h"
+#include "pages/kinds.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -261,20 +262,18 @@ static json_t *home_model(struct browse *b)
 	return m;
 }
 
-/* GET /: 200 with the board; 400 for a malformed filter or cursor, 404
- * for ?suite= naming a suite without runs.  With ?model=, the picker
- * (page_pick.c) answers instead. */
-enum MHD_Result page_home(struct req *r)
+/* GET /, /index.json, /index.csv: the board; NULL with a 400 for a
+ * malformed filter or cursor, a 404 for ?suite= naming a suite without
+ * runs.  With ?model= on the page for people, the picker (page_pick.c)
+ * answers instead (a query the list cache never keeps). */
+json_t *page_home_view(struct page_view *v)
 {
-	enum MHD_Result ret;
 	struct browse b;
-	json_t *m;
+	json_t *m = NULL;
 
-	if ((r->html && page_pick(r, &ret)) || browse_cached(r, &ret))
-		return ret;
-	if (browse_begin(&b, r) < 0 || !(m = home_model(&b)))
-		return browse_fail(&b);
-	browse_keep(&b);
-	json_object_set_new(m, "cols", json_pack("{s:b, s:b}", "model", 1, "hw", 1));
-	return browse_send(&b, "home", m);
+	if (v->format == HTTP_FMT_HTML && (v->answered = page_pick(v->r, &v->ret)))
+		return NULL;
+	if (browse_begin(&b, v->r) == 0 && (m = home_model(&b)))
+		json_object_set_new(m, "cols", json_pack("{s:b, s:b}", "model", 1, "hw", 1));
+	return page_view_browsed(v, &b, m);
 }

@@ -3,6 +3,7 @@
  * highest median first (or by ?sort=), and with ?model= that model's
  * runs on it. */
 #include "pages/page.h"
+#include "pages/kinds.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -232,35 +233,21 @@ fail:
 	return NULL;
 }
 
-/* GET /hw/<slug>: 200 with the page; 404 for an invalid or unknown slug,
- * ?suite= or ?model=; 400 for a malformed argument (sort= included). */
-enum MHD_Result page_hw(struct req *r)
+/* GET /hw/<slug> and its .json and .csv: the hardware's view model; a
+ * 301 when the slug is a name typed another way; NULL with a 404 for an
+ * invalid or unknown slug, ?suite= or ?model=, a 400 for a malformed
+ * argument (sort= included). */
+json_t *page_hw_view(struct page_view *v)
 {
-	enum MHD_Result ret;
 	struct hpage p = { 0 };
 
-	if (browse_cached(r, &ret) || page_search_canonical(r, "hw", &ret))
-		return ret;
-	if (!hw_model(&p, r))
-		return browse_fail(&p.b);
-	browse_keep(&p.b);
+	if ((v->answered = page_search_canonical(v->r, PAGE_ARG_HW, &v->ret)))
+		return NULL;
+	if (!hw_model(&p, v->r))
+		return page_view_browsed(v, &p.b, NULL);
 	/* The hardware column would repeat the heading, and with ?model= the
 	 * model column too. */
-	json_object_set_new(p.m, "cols", json_pack("{s:b, s:b}", "model", !p.b.model, "hw", 0));
-	return browse_send(&p.b, "hw", p.m);
-}
-
-/* GET /hw/<slug>.json and .csv: the same view model as JSON, or its runs
- * as CSV (browse_send); errors as the
- * contract's error body with the statuses of page_hw(). */
-enum MHD_Result page_hw_json(struct req *r)
-{
-	enum MHD_Result ret;
-	struct hpage p = { 0 };
-
-	if (page_search_canonical(r, "hw", &ret))
-		return ret;
-	if (!hw_model(&p, r))
-		return browse_fail(&p.b);
-	return browse_send(&p.b, "hw", p.m);
+	if (v->format == HTTP_FMT_HTML)
+		json_object_set_new(p.m, "cols", json_pack("{s:b, s:b}", "model", !p.b.model, "hw", 0));
+	return page_view_browsed(v, &p.b, p.m);
 }

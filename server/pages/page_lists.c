@@ -4,6 +4,7 @@
  * cursor (keyset paging: a page costs its rows, whatever its depth) and
  * its pager (templates/_list_pager.html). */
 #include "pages/page.h"
+#include "pages/kinds.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -488,46 +489,43 @@ static json_t *disputes_model(struct browse *b, const struct listq *q)
 	return m;
 }
 
-/* Renders list l's page from its model builder.  The suite follows the
+/* List l's view model from its model builder.  The suite follows the
  * browse pages' rules (browse_begin): ?suite= when it has runs (404 when
  * not, 400 when it is no suite name), else the newest by version order,
- * so suite-v10 comes after suite-v9; 400 for a malformed ?after= or an
- * unknown ?sort= (naming the allowed ones), 503 when the database does not
- * answer. */
-static enum MHD_Result list_page(struct req *r, const char *name, const struct list *l,
-				 json_t *(*build)(struct browse *, const struct listq *))
+ * so suite-v10 comes after suite-v9; NULL with a 400 for a malformed
+ * ?after= or an unknown ?sort= (naming the allowed ones), a 503 when the
+ * database does not answer. */
+static json_t *list_view(struct page_view *v, const struct list *l,
+			 json_t *(*build)(struct browse *, const struct listq *))
 {
 	struct listq q = { l, 0 };
 	struct browse b;
-	json_t *m;
+	json_t *m = NULL;
 
-	if (browse_begin(&b, r) < 0 || (q.sort = browse_take_order(&b, &l->orders)) < 0)
-		return browse_fail(&b);
-	if (!(m = build(&b, &q))) {
+	if (browse_begin(&b, v->r) < 0 || (q.sort = browse_take_order(&b, &l->orders)) < 0)
+		return page_view_browsed(v, &b, NULL);
+	if (!(m = build(&b, &q)))
 		browse_error(&b, 503, MSG_DB_DOWN);
-		return browse_fail(&b);
-	}
-	return browse_send(&b, name, m);
+	return page_view_browsed(v, &b, m);
 }
 
-enum MHD_Result page_outliers(struct req *r)
+json_t *page_outliers_view(struct page_view *v)
 {
-	return list_page(r, "outliers", &outliers, outliers_model);
+	return list_view(v, &outliers, outliers_model);
 }
 
 /* GET /disputes (.json, .csv): ?state= open (the default), upheld or
  * dismissed picks the threads; anything else is 400 naming the three. */
-enum MHD_Result page_disputes(struct req *r)
+json_t *page_disputes_view(struct page_view *v)
 {
-	const char *st = http_query(r, "state");
+	const char *st = http_query(v->r, "state");
 	const struct list *l = !st || !*st || !strcmp(st, "open") ? &disputes
 			     : !strcmp(st, "upheld") ? &upheld : !strcmp(st, "dismissed") ? &dismissed : NULL;
 	struct browse b;
 
 	if (l)
-		return list_page(r, "disputes", l, disputes_model);
-	if (browse_begin(&b, r) < 0)
-		return browse_fail(&b);
-	browse_error(&b, 400, "The state= argument must be open, upheld or dismissed.");
-	return browse_fail(&b);
+		return list_view(v, l, disputes_model);
+	if (browse_begin(&b, v->r) == 0)
+		browse_error(&b, 400, "The state= argument must be open, upheld or dismissed.");
+	return page_view_browsed(v, &b, NULL);
 }

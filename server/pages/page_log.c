@@ -7,28 +7,28 @@
 #include "app.h"
 #include "store/db.h"
 #include "pages/page.h"
+#include "pages/kinds.h"
 #include "store/tlog_signer.h"
 #include "store/tlog_store.h"
 
-/* A full tile never changes; a partial tile and the checkpoint are
- * superseded within seconds. */
-#define CC_IMMUTABLE "public, max-age=31536000, immutable"
-#define CC_LOG_SHORT "public, max-age=5"
-#define CT_OCTETS "application/octet-stream"
+/* A full tile never changes (CC_IMMUTABLE); a partial tile and the
+ * checkpoint are superseded within seconds (CC_LOG_SHORT). */
 
 /* GET /log: what the log is, its verifier key, its latest checkpoint and
- * where the tiles are.  503 before the first checkpoint is signed. */
-enum MHD_Result page_log(struct req *r)
+ * where the tiles are.  NULL with a 503 before the first checkpoint is
+ * signed. */
+json_t *page_log_view(struct page_view *v)
 {
 	struct buf vkey = BUF_INIT, ckpt = BUF_INIT;
+	struct req *r = v->r;
 	char origin[300];
-	enum MHD_Result ret;
 	uint64_t n = 0;
 	json_t *m;
 
 	if (tlog_signer_latest(r->app->tlog, &ckpt, &n, NULL) < 0) {
 		buf_release(&ckpt);
-		return http_fail(r, 503, NULL, "The log has no signed checkpoint yet; try again shortly.", NULL);
+		err_unavailable(&v->err, "The log has no signed checkpoint yet; try again shortly.");
+		return NULL;
 	}
 	tlog_signer_vkey(r->app->tlog, &vkey);
 	http_origin(r, origin, sizeof origin);
@@ -38,11 +38,7 @@ enum MHD_Result page_log(struct req *r)
 		      "prefix", origin, "/log");
 	buf_release(&vkey);
 	buf_release(&ckpt);
-	if (!m)
-		return http_send_nomem(r);
-	ret = page_render(r, "log", m, 200);
-	json_decref(m);
-	return ret;
+	return m;
 }
 
 /* GET /log/checkpoint: the latest signed checkpoint, text/plain. */

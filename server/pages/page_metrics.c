@@ -24,7 +24,6 @@
 #define LLMSPEED_VERSION "unknown"
 #endif
 
-#define CT_METRICS "text/plain; version=0.0.4; charset=utf-8"
 
 static const char sql_counts[] = "SELECT name, n FROM row_counts";
 /* From the partial index runs_outlier (0001): as many entries as flags. */

@@ -1,6 +1,7 @@
 /* page_model.c: one model's runs at /m/<slug> and /m/<slug>.json, kept
  * apart by model digest so different quantization pipelines never blend. */
 #include "pages/page.h"
+#include "pages/kinds.h"
 
 #include <limits.h>
 #include <math.h>
@@ -491,35 +492,22 @@ static void add_chart_svg(json_t *m)
 	buf_release(&svg);
 }
 
-/* GET /m/<slug>: 200 with the page; 404 for an invalid or unknown slug,
- * an unknown ?digest= or ?suite=; 400 for a malformed argument. */
-enum MHD_Result page_model(struct req *r)
+/* GET /m/<slug> and its .json and .csv (the run list, or the
+ * combinations): the model's view model; a 301 when the slug is a name
+ * typed another way; NULL with a 404 for an invalid or unknown slug, an
+ * unknown ?digest= or ?suite=, a 400 for a malformed argument. */
+json_t *page_model_view(struct page_view *v)
 {
-	enum MHD_Result ret;
 	struct mpage p = { 0 };
 
-	if (browse_cached(r, &ret) || page_search_canonical(r, "model", &ret))
-		return ret;
-	if (!model_model(&p, r))
-		return browse_fail(&p.b);
-	browse_keep(&p.b);
-	add_chart_svg(p.m);
-	/* The table's model column would repeat the heading. */
-	json_object_set_new(p.m, "cols", json_pack("{s:b, s:b}", "model", 0, "hw", 1));
-	return browse_send(&p.b, "model", p.m);
-}
-
-/* GET /m/<slug>.json and .csv: the same view model as JSON, or its run
- * list as CSV (browse_send); errors as the
- * contract's error body with the statuses of page_model(). */
-enum MHD_Result page_model_json(struct req *r)
-{
-	enum MHD_Result ret;
-	struct mpage p = { 0 };
-
-	if (page_search_canonical(r, "model", &ret))
-		return ret;
-	if (!model_model(&p, r))
-		return browse_fail(&p.b);
-	return browse_send(&p.b, "model", p.m);
+	if ((v->answered = page_search_canonical(v->r, PAGE_ARG_MODEL, &v->ret)))
+		return NULL;
+	if (!model_model(&p, v->r))
+		return page_view_browsed(v, &p.b, NULL);
+	if (v->format == HTTP_FMT_HTML) {
+		add_chart_svg(p.m);
+		/* The table's model column would repeat the heading. */
+		json_object_set_new(p.m, "cols", json_pack("{s:b, s:b}", "model", 0, "hw", 1));
+	}
+	return page_view_browsed(v, &p.b, p.m);
 }

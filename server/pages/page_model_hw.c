@@ -475,49 +475,19 @@ fail:
 	return NULL;
 }
 
-/* Adds the page's <link rel="alternate"> to its JSON twin. */
-static void add_alternate(struct mhw *p)
-{
-	struct buf href = BUF_INIT;
-
-	buf_printf(&href, "/m/%s/hw/%s.json", p->model, p->hw);
-	if (p->b.suite_given)
-		buf_printf(&href, "?suite=%s", p->b.suite);
-	if (!buf_error(&href))
-		json_object_set_new(p->m, "json_href", json_string(href.buf));
-	json_object_set_new(p->m, "alternates", json_pack("[{s:s, s:O, s:s}]", "type", "application/json",
-		"href", json_object_get(p->m, "json_href"), "title", "JSON"));
-	buf_release(&href);
-}
-
-/* GET /m/<model>/hw/<hw>: 200 with the page (an empty table and what is
- * known instead when nothing was measured); 404 for a model or hardware
- * neither measured in the suite nor in the reference data, or an unknown
- * ?suite=; 400 for a malformed argument. */
-enum MHD_Result page_model_hw(struct req *r)
-{
-	enum MHD_Result ret;
-	struct mhw p = { 0 };
-
-	if (browse_cached(r, &ret))
-		return ret;
-	if (!mhw_model(&p, r))
-		return browse_fail(&p.b);
-	/* Kept until the next write; an empty one is built each time, as each
-	 * visit to it is counted for /wanted. */
-	if (p.nrows)
-		browse_keep(&p.b);
-	add_alternate(&p);
-	return browse_send(&p.b, "model_hw", p.m);
-}
-
-/* GET /m/<model>/hw/<hw>.json: the same view model as JSON; errors as the
- * contract's error body with the statuses of page_model_hw(). */
-enum MHD_Result page_model_hw_json(struct req *r)
+/* GET /m/<model>/hw/<hw> and its .json twin: 200 with the page (an empty
+ * table and what is known instead when nothing was measured); 404 for a
+ * model or hardware neither measured in the suite nor in the reference
+ * data, or an unknown ?suite=; 400 for a malformed argument.  Kept in the
+ * list cache until the next write, except an empty page: each visit to it
+ * is counted for /wanted.  A new reference. */
+json_t *page_model_hw_view(struct page_view *v)
 {
 	struct mhw p = { 0 };
+	json_t *m = mhw_model(&p, v->r);
 
-	if (!mhw_model(&p, r))
-		return browse_fail(&p.b);
-	return browse_send(&p.b, "model_hw", p.m);
+	m = page_view_browsed(v, &p.b, m);
+	if (m && !p.nrows)
+		v->keep_list = 0;
+	return m;
 }

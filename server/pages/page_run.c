@@ -1,6 +1,7 @@
 /* page_run.c: the run permalink /r/<id>, its JSON and its exact JWS; the
  * model they share is made in run_model.c, the page's view here. */
 #include "pages/page.h"
+#include "pages/kinds.h"
 
 #include <math.h>
 #include <sodium.h>
@@ -31,7 +32,7 @@ static const char *s_of(const json_t *o, const char *k)
 	return json_string_value(json_object_get(o, k));
 }
 
-/* Answers 404 for an unknown run id (as a page or JSON, by the route). */
+/* Answers 404 for an unknown run id. */
 static enum MHD_Result not_found(struct req *r)
 {
 	return http_fail(r, 404, "not_found", MSG_NO_RUN, NULL);
@@ -54,44 +55,9 @@ static unsigned tag_of(const json_t *m)
 				 s_of(json_object_get(m, "backend"), "name"));
 }
 
-enum MHD_Result page_run_json(struct req *r)
-{
-	uint64_t gen = cache_gen(r->app->cache);
-	enum MHD_Result ret;
-	unsigned status, tag;
-	int proven;
-	json_t *m;
-	char *s;
-
-	/* A later page of the dispute thread is not the cached run. */
-	if (!dispute_after(r) && cache_serve(r->app->cache, r, r->arg, REP_RUN_JSON, &ret))
-		return ret;
-	m = page_run_model(r, r->arg, &status);
-	if (!m)
-		return status == 404 ? not_found(r)
-			: http_fail(r, 503, NULL, MSG_DB_DOWN, NULL);
-	/* A run not yet in a signed checkpoint is answered without its
-	 * proof, and that answer is not kept here (its Cache-Control is every
-	 * run JSON's, so proxies see one policy for the route). */
-	proven = page_log_run_proof(r, m);
-	s = jsonw_dumps(m, JSONW_ASCII);
-	tag = tag_of(m);
-	json_decref(m);
-	if (!s)
-		return http_send_nomem(r);
-	if (dispute_after(r) || !proven)
-		ret = http_send(r, 200, CT_JSON, s, strlen(s),
-				&(struct http_opts){ .cache_control = CC_PAGE, .etag = 1 });
-	else
-		ret = cache_send_tagged(r->app->cache, r, r->arg, REP_RUN_JSON, gen, tag, 200, CT_JSON,
-					 s, strlen(s), CC_PAGE);
-	free(s);
-	return ret;
-}
-
 enum MHD_Result page_run_jws(struct req *r)
 {
-	struct http_opts o = { .cache_control = "public, max-age=31536000, immutable", .etag = 1 };
+	struct http_opts o = { .cache_control = CC_IMMUTABLE, .etag = 1 };
 	enum MHD_Result ret;
 	struct dbconn *c;
 	sqlite3_stmt *st;
@@ -607,29 +573,50 @@ static int add_view(json_t *m)
 	return 0;
 }
 
-enum MHD_Result page_run(struct req *r)
+/* The parts only the page shows: where the run ranks, and the view. */
+static int add_page_parts(struct page_view *v, json_t *m)
 {
-	uint64_t gen = cache_gen(r->app->cache);
-	enum MHD_Result ret;
+	if (page_rank_add(v->r, m) < 0)
+		return err_unavailable(&v->err, MSG_DB_DOWN);
+	if (add_view(m) < 0)
+		return err_set(&v->err, 500, NULL, NULL, "The run page could not be put together; try again shortly.");
+	return 0;
+}
+
+/* GET /r/<id> and /r/<id>.json: the run's view model (the JSON with its
+ * log proof, the page with its rank and view), from or into the response
+ * cache unless a later page of the dispute thread is asked for; NULL with
+ * a 404 for an unknown run, a 503 when the database fails. */
+json_t *page_run_view(struct page_view *v)
+{
+	struct req *r = v->r;
+	enum cache_rep rep = v->format == HTTP_FMT_HTML ? REP_RUN_HTML : REP_RUN_JSON;
+	int keep = !dispute_after(r);
 	unsigned status;
 	json_t *m;
 
-	if (!dispute_after(r) && cache_serve(r->app->cache, r, r->arg, REP_RUN_HTML, &ret))
-		return ret;
-	m = page_run_model(r, r->arg, &status);
-	if (!m)
-		return status == 404 ? not_found(r)
-			: http_fail(r, 503, NULL, MSG_DB_DOWN, NULL);
-	if (page_rank_add(r, m) < 0) {
-		json_decref(m);
-		return http_fail(r, 503, NULL, MSG_DB_DOWN, NULL);
+	if (keep && (v->answered = cache_serve(r->app->cache, r, r->arg, rep, &v->ret)))
+		return NULL;
+	if (!(m = page_run_model(r, r->arg, &status))) {
+		if (status == 404)
+			err_set(&v->err, 404, "not_found", NULL, MSG_NO_RUN);
+		else
+			err_unavailable(&v->err, MSG_DB_DOWN);
+		return NULL;
 	}
-	if (add_view(m) < 0) {
+	/* A run not yet in a signed checkpoint is answered without its
+	 * proof, and that answer is not kept here (its Cache-Control is every
+	 * run JSON's, so proxies see one policy for the route). */
+	if (rep == REP_RUN_JSON && !page_log_run_proof(r, m))
+		keep = 0;
+	if (rep == REP_RUN_HTML && add_page_parts(v, m) < 0) {
 		json_decref(m);
-		return http_fail(r, 500, NULL, "The run page could not be put together; try again shortly.", NULL);
+		return NULL;
 	}
-	ret = dispute_after(r) ? page_render(r, "run", m, 200)
-		: page_render_cached_tag(r, "run", m, REP_RUN_HTML, gen, tag_of(m));
-	json_decref(m);
-	return ret;
+	if (keep) {
+		v->keep_id = r->arg;
+		v->rep = rep;
+		v->tag = tag_of(m);
+	}
+	return m;
 }

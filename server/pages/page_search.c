@@ -11,6 +11,7 @@
  * then substring; then more runs in the suite; then name) and shown a page
  * at a time, so a request costs the same whatever the data. */
 #include "pages/page.h"
+#include "pages/kinds.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -608,52 +609,37 @@ static json_t *search_model(struct search *s, struct req *r, char *redirect, siz
 	return m;
 }
 
-/* GET /search, /search.json and /search.csv: 200 with the ranked results; an exact
+/* GET /search, /search.json and /search.csv: the ranked results; an exact
  * model or hardware name or run id answers 303 to its page (HTML only: a
  * search is answered by another page, not moved there for good, so no
- * browser keeps the redirect);
- * 400 for a q= or page= out of bounds; 429 over the rate limit. */
-static enum MHD_Result search_answer(struct req *r)
+ * browser keeps the redirect); NULL with a 400 for a q= or page= out of
+ * bounds, a 429 over the rate limit. */
+json_t *page_search_view(struct page_view *v)
 {
 	struct search s = { 0 };
-	struct http_opts o = { .cache_control = CC_PAGE };
+	struct http_opts o = { .cache_control = CC_NONE };
 	char to[2 * SLUG_MAX + 16] = "";
-	enum MHD_Result ret;
-	json_t *m = search_model(&s, r, to, sizeof to);
+	json_t *m = search_model(&s, v->r, to, sizeof to);
 
 	free(s.h);
 	if (!m && to[0]) {
 		browse_end(&s.b);
 		o.location = to;
-		o.cache_control = CC_NONE;
-		return http_send(r, 303, CT_TEXT, to, strlen(to), &o);
+		v->answered = 1;
+		v->ret = http_send(v->r, 303, CT_TEXT, to, strlen(to), &o);
+		return NULL;
 	}
-	if (!m) {
-		if (!s.b.err.status)
-			browse_error(&s.b, 503, MSG_NOMEM);
-		return browse_fail(&s.b);
-	}
-	ret = browse_send(&s.b, "search", m);
-	return ret;
+	return page_view_browsed(v, &s.b, m);
 }
 
-enum MHD_Result page_search(struct req *r)
-{
-	return search_answer(r);
-}
-
-enum MHD_Result page_search_json(struct req *r)
-{
-	return search_answer(r);
-}
-
-int page_search_canonical(struct req *r, const char *kind, enum MHD_Result *ret)
+int page_search_canonical(struct req *r, enum page_arg what, enum MHD_Result *ret)
 {
 	struct http_opts o = { .cache_control = CC_PAGE };
 	const char *typed = r->arg;
 	char slug[SLUG_MAX + 1], to[SLUG_MAX + 16];
 	struct dbconn *c;
-	int model = !strcmp(kind, "model");
+	int model = what == PAGE_ARG_MODEL;
+	const char *kind = model ? "model" : "hw";   /* search_names.kind */
 
 	if (slug_valid(typed) || !(c = db_reader(r->app->db)))
 		return 0;

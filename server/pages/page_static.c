@@ -1,5 +1,6 @@
 /* page_static.c: health check, reference pages and static files. */
 #include "pages/page.h"
+#include "pages/kinds.h"
 
 #include <dirent.h>
 #include <stdio.h>
@@ -46,30 +47,23 @@ static json_t *backtest_json(void)
 	return o;
 }
 
-/* /glossary, /methodology, /privacy: templates of the same name. */
-enum MHD_Result page_reference(struct req *r)
+/* /glossary, /methodology, /privacy: a title and the security contact
+ * (privacy's #reporting names it). */
+json_t *page_reference_view(struct page_view *v)
 {
-	static const char *const titles[][2] = {
-		{ "/glossary", "Glossary" },
-		{ "/methodology", "Methodology" },
-		{ "/privacy", "Privacy" },
+	static const char *const titles[PAGE_KIND__MAX] = {
+		[PAGE_GLOSSARY] = "Glossary",
+		[PAGE_METHODOLOGY] = "Methodology",
+		[PAGE_PRIVACY] = "Privacy",
 	};
-	enum MHD_Result ret = MHD_NO;
-	size_t i;
+	const char *title = titles[v->kind - page_kinds];
 	json_t *m;
 
-	for (i = 0; i < sizeof titles / sizeof titles[0]; i++) {
-		if (strcmp(r->path, titles[i][0]))
-			continue;
-		m = json_pack("{s:s, s:s?}", "title", titles[i][1],
-			      "security_contact", r->app->cfg.security_contact);
-		if (!strcmp(r->path, "/methodology"))
-			json_object_set_new(m, "backtest", backtest_json());
-		ret = page_render(r, r->path + 1, m, 200);
-		json_decref(m);
-		return ret;
-	}
-	return http_fail(r, 404, NULL, "There is no such reference page.", NULL);
+	m = json_pack("{s:s, s:s?}", "title", title ? title : "llm-speed",
+		      "security_contact", v->r->app->cfg.security_contact);
+	if (m && v->kind == &page_kinds[PAGE_METHODOLOGY])
+		json_object_set_new(m, "backtest", backtest_json());
+	return m;
 }
 
 /* ---- static files, loaded once at start ---- */
@@ -83,23 +77,6 @@ struct static_file {
 
 static struct static_file statics[32];
 static size_t nstatics;
-
-static const char *ctype_of(const char *name)
-{
-	const char *dot = strrchr(name, '.');
-
-	if (dot && !strcmp(dot, ".css"))
-		return CT_CSS;
-	if (dot && !strcmp(dot, ".svg"))
-		return CT_SVG;
-	if (dot && !strcmp(dot, ".js"))
-		return CT_JS;
-	if (dot && !strcmp(dot, ".txt"))
-		return CT_TEXT;
-	if (dot && !strcmp(dot, ".ico"))
-		return "image/x-icon";
-	return "application/octet-stream";
-}
 
 /* Loads one file as a reusable response. */
 static int load_static(const char *dir, const char *name)
@@ -122,7 +99,7 @@ static int load_static(const char *dir, const char *name)
 		goto out;
 	snprintf(s->name, sizeof s->name, "%s", name);
 	http_etag_of(body.buf, body.len, s->etag);
-	s->resp = http_build(ctype_of(name), body.buf, body.len, CC_STATIC, s->etag);
+	s->resp = http_build(http_ctype_of_name(name), body.buf, body.len, CC_STATIC, s->etag);
 	s->bytes = body.len;
 	if (s->resp) {
 		nstatics++;

@@ -3,6 +3,7 @@
  * first (store/wanted.h counts them), each with its prediction when there
  * is one and the command that would measure it. */
 #include "pages/page.h"
+#include "pages/kinds.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -92,31 +93,9 @@ static json_t *wanted_model(struct req *r, struct err *e)
 			 "max_rows", (json_int_t)WANTED_LIST_MAX);
 }
 
-/* GET /wanted: 200 with the list; 503 without the database. */
-enum MHD_Result page_wanted(struct req *r)
+/* GET /wanted and /wanted.json: the list; NULL with a 503 without the
+ * database. */
+json_t *page_wanted_view(struct page_view *v)
 {
-	struct err e = ERR_INIT;
-	json_t *m = wanted_model(r, &e);
-	enum MHD_Result ret;
-
-	if (!m)
-		return http_reply_err(r, &e);
-	ret = page_render(r, "wanted", m, 200);
-	json_decref(m);
-	return ret;
-}
-
-/* GET /wanted.json: the same view model as JSON. */
-enum MHD_Result page_wanted_json(struct req *r)
-{
-	struct http_opts o = { .cache_control = CC_PAGE, .etag = 1 };
-	struct err e = ERR_INIT;
-	json_t *m = wanted_model(r, &e);
-	enum MHD_Result ret;
-
-	if (!m)
-		return http_reply_err(r, &e);
-	ret = http_send_json(r, 200, m, &o);
-	json_decref(m);
-	return ret;
+	return wanted_model(v->r, &v->err);
 }

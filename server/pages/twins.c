@@ -1,5 +1,7 @@
-/* twins.c: a table page's CSV twin and its <link rel="alternate"> list (JSON, CSV, Atom feed). */
+/* twins.c: a page kind's CSV twin (its table and columns are in kinds.c)
+ * and its <link rel="alternate"> list (JSON, CSV, Atom feed). */
 #include "pages/browse.h"
+#include "pages/kinds.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -8,71 +10,6 @@
 #include "render/csv.h"
 #include "render/html.h"
 #include "util/buf.h"
-
-/* The columns of a run row (browse_run()) in CSV. */
-static const struct csv_col run_cols[] = {
-	{ "id", "id" }, { "url", "url" }, { "model", "model.name" }, { "model_slug", "model.slug" },
-	{ "model_digest", "model.digest" }, { "quantization", "model.quantization" },
-	{ "format", "model.format" }, { "hardware", "hardware.name" }, { "hw_slug", "hardware.slug" },
-	{ "backend", "backend.name" }, { "backend_version", "backend.version" },
-	{ "decode_tok_s", "decode_tok_s" }, { "prefill_tok_s", "prefill_tok_s" },
-	{ "ttft_ms", "ttft_ms" }, { "created_at", "created_at" }, { "outlier", "outlier" },
-	{ "sigma", "sigma" }, { "demo", "demo" },
-};
-static const struct csv_col outlier_cols[] = {
-	{ "id", "id" }, { "url", "url" }, { "model", "model_name" }, { "model_slug", "model_slug" },
-	{ "hardware", "accelerator" }, { "hw_slug", "hw_slug" }, { "hw_class", "hw_class" },
-	{ "backend", "backend_name" }, { "backend_version", "backend_version" },
-	{ "decode_tok_s", "decode_tok_s" }, { "received_at", "received_at" },
-	{ "cluster_n", "cluster_n" }, { "cluster_mean", "cluster_mean" },
-	{ "cluster_stddev", "cluster_stddev" }, { "sigma", "sigma" },
-	{ "dispute_state", "dispute_state" }, { "dispute_posts", "dispute_posts" }, { "demo", "demo" },
-};
-/* /models and /hardware: one row per model or hardware with its leading
- * combination's typical figures; "url" is the address of its best run. */
-static const struct csv_col index_cols[] = {
-	{ "slug", "slug" }, { "name", "name" }, { "runs", "runs" },
-	{ "best_decode_tok_s", "best_decode_tok_s" }, { "best_id", "best_id" }, { "url", "url" },
-	{ "median_decode_tok_s", "median_decode_tok_s" }, { "p25_decode_tok_s", "p25_decode_tok_s" },
-	{ "p75_decode_tok_s", "p75_decode_tok_s" }, { "keys", "keys" },
-	{ "median_prefill_tok_s", "median_prefill_tok_s" }, { "median_ttft_ms", "median_ttft_ms" },
-	{ "backend", "backend" },
-};
-/* A combination row (combos_item()): the board, /hw/<slug>, /m/<slug>'s
- * combinations; "url" is its best run's address. */
-static const struct csv_col combo_cols[] = {
-	{ "model", "model.name" }, { "model_slug", "model.slug" }, { "model_digest", "model.digest" },
-	{ "quantization", "model.quantization" }, { "hardware", "hardware.name" },
-	{ "hw_slug", "hardware.slug" }, { "backend", "backend" },
-	{ "median_decode_tok_s", "median_decode_tok_s" }, { "p25_decode_tok_s", "p25_decode_tok_s" },
-	{ "p75_decode_tok_s", "p75_decode_tok_s" }, { "best_decode_tok_s", "best_decode_tok_s" },
-	{ "best_run", "best_run" }, { "runs", "runs" }, { "keys", "keys" },
-	{ "median_prefill_tok_s", "median_prefill_tok_s" }, { "median_ttft_ms", "median_ttft_ms" },
-	{ "flagged_runs", "flagged_runs" }, { "above_ceiling", "above_ceiling" }, { "url", "url" },
-};
-static const struct csv_col dispute_cols[] = {
-	{ "id", "id" }, { "url", "url" }, { "opened_at", "opened_at" },
-	{ "last_post_at", "last_post_at" }, { "posts", "posts" }, { "model", "model_name" },
-	{ "model_slug", "model_slug" }, { "hardware", "accelerator" }, { "hw_slug", "hw_slug" },
-	{ "backend", "backend_name" }, { "decode_tok_s", "decode_tok_s" },
-	{ "outlier", "outlier" }, { "demo", "demo" },
-};
-
-/* /search: one row per name found (the results table). */
-static const struct csv_col search_cols[] = {
-	{ "kind", "kind" }, { "name", "name" }, { "slug", "slug" }, { "runs", "runs" },
-	{ "best_decode_tok_s", "best_decode_tok_s" }, { "url", "url" },
-};
-/* /compare: one row per figure and run (compare_rows()). */
-static const struct csv_col compare_cols[] = {
-	{ "run", "n" }, { "id", "id" }, { "url", "url" }, { "model", "model.name" },
-	{ "model_slug", "model.slug" }, { "model_digest", "model.digest" },
-	{ "quantization", "model.quantization" }, { "hardware", "hardware.name" },
-	{ "hw_slug", "hardware.slug" }, { "backend", "backend.name" },
-	{ "backend_version", "backend.version" }, { "suite_version", "suite_version" },
-	{ "figure", "figure" }, { "unit", "unit" }, { "lower_better", "lower_better" },
-	{ "value", "value" }, { "pct_from_run_1", "pct" },
-};
 
 /* The site path of a row's "url" column: its run's page ("id", or the
  * best run's, "best_id"), or a search result's page.  Nothing when the
@@ -87,27 +24,18 @@ static void run_path_of(struct buf *p, const json_t *row, const char *key)
 	}
 }
 
-static void url_run(struct buf *p, const json_t *row)
-{
-	run_path_of(p, row, "id");
-}
-
-static void url_best(struct buf *p, const json_t *row)
-{
-	run_path_of(p, row, "best_id");
-}
-
-static void url_best_run(struct buf *p, const json_t *row)
-{
-	run_path_of(p, row, "best_run");
-}
-
-static void url_name(struct buf *p, const json_t *row)
+/* Appends to p the site path a row's "url" column links to (nothing
+ * when the row lacks what it needs). */
+static void url_of(struct buf *p, const json_t *row, enum page_csv_url u)
 {
 	const char *kind = json_string_value(json_object_get(row, "kind"));
 	const char *slug = json_string_value(json_object_get(row, "slug"));
 
-	if (!kind || !slug || !*slug)
+	if (u == CSV_URL_RUN || u == CSV_URL_BEST || u == CSV_URL_BEST_RUN) {
+		run_path_of(p, row, u == CSV_URL_RUN ? "id" : u == CSV_URL_BEST ? "best_id" : "best_run");
+		return;
+	}
+	if (u != CSV_URL_NAME || !kind || !slug || !*slug)
 		return;
 	buf_puts(p, !strcmp(kind, "model") ? "/m/" : !strcmp(kind, "hw") ? "/hw/" : "/?backend=");
 	html_url_arg(p, slug);
@@ -116,7 +44,7 @@ static void url_name(struct buf *p, const json_t *row)
 /* /compare's figures as rows (new reference): for each figure and each
  * run compared, the run's members with figure, unit, lower_better, value
  * and pct (the % from run 1; null when not comparable). */
-static json_t *compare_rows(const json_t *m)
+json_t *twins_compare_rows(const json_t *m)
 {
 	const json_t *runs = json_object_get(m, "runs"), *f, *cell;
 	json_t *all = json_array(), *o;
@@ -137,144 +65,95 @@ static json_t *compare_rows(const json_t *m)
 	return all;
 }
 
-#define COLS(c) c, sizeof c / sizeof c[0]
-/* Each table page's CSV twin: where its rows are in the view model (the
- * first entry of the page whose path holds an array; "*" flattens an array
- * of objects' own lists; or made by rows_of), what the "url" column of a
- * row links to, and the columns. */
-static const struct {
-	const char *page, *rows, *alt;
-	json_t *(*rows_of)(const json_t *m);
-	void (*url)(struct buf *path, const json_t *row);
-	const struct csv_col *cols;
-	size_t ncols;
-} browse_csv_tables[] = {
-	{ "home", "board.rows", NULL, NULL, url_best_run, COLS(combo_cols) },
-	{ "model", "list.runs", NULL, NULL, url_run, COLS(run_cols) },
-	{ "model", "combos.rows", NULL, NULL, url_best_run, COLS(combo_cols) },
-	{ "hw", "list.runs", NULL, NULL, url_run, COLS(run_cols) },
-	{ "hw", "combos.rows", NULL, NULL, url_best_run, COLS(combo_cols) },
-	{ "outliers", "rows", NULL, NULL, url_run, COLS(outlier_cols) },
-	{ "disputes", "rows", NULL, NULL, url_run, COLS(dispute_cols) },
-	{ "account", "list.runs", NULL, NULL, url_run, COLS(run_cols) },
-	{ "index", "rows", NULL, NULL, url_best, COLS(index_cols) },
-	{ "search", "results", NULL, NULL, url_name, COLS(search_cols) },
-	{ "compare", NULL, NULL, compare_rows, url_run, COLS(compare_cols) },
-};
-
-/* The rows of m at path (new reference): "a.b", or "a*b.c" for the
- * concatenation of b.c of every object of array a. */
-static json_t *csv_rows(const json_t *m, const char *path)
+/* One row of the cheatsheet's CSV: entry e of model mo's cell on
+ * hardware h, with the model's and hardware's names and slugs (new). */
+static json_t *sheet_row(const json_t *mo, const json_t *h, const json_t *e)
 {
-	const char *star = strchr(path, '*');
-	char head[32];
-	const json_t *outer, *o;
-	json_t *all;
-	size_t i;
+	json_t *o = json_copy((json_t *)e);
 
-	if (!star) {
-		o = csv_path(m, path);
-		return json_is_array(o) ? json_incref((json_t *)o) : NULL;
+	if (o) {
+		json_object_set(o, "model", json_object_get(mo, "name"));
+		json_object_set(o, "model_slug", json_object_get(mo, "slug"));
+		json_object_set(o, "hardware", json_object_get(h, "name"));
+		json_object_set(o, "hw_slug", json_object_get(h, "slug"));
 	}
-	snprintf(head, sizeof head, "%.*s", (int)(star - path), path);
-	if (!json_is_array(outer = csv_path(m, head)) || !(all = json_array()))
-		return NULL;
-	json_array_foreach(outer, i, o)
-		json_array_extend(all, (json_t *)csv_path(o, star + 1));
+	return o;
+}
+
+json_t *twins_cheatsheet_rows(const json_t *m)
+{
+	const json_t *hw = json_object_get(m, "hardware"), *row, *c, *e;
+	json_t *all = json_array();
+	size_t i, k, j;
+
+	json_array_foreach(json_object_get(m, "rows"), i, row)
+		json_array_foreach(json_object_get(row, "cells"), k, c)
+			json_array_foreach(json_object_get(c, "entries"), j, e)
+				json_array_append_new(all, sheet_row(json_object_get(row, "model"),
+								     json_array_get(hw, k), e));
 	return all;
 }
 
-/* Answers with page name's table in m as CSV; each row that names a run
- * or a page gains "url", its absolute address. */
-enum MHD_Result browse_send_csv(struct browse *b, const char *name, json_t *m)
+/* The rows of table t in m (new reference), or NULL when m has none. */
+static json_t *table_rows(const struct page_csv *t, const json_t *m)
 {
-	struct http_opts o = { .cache_control = CC_PAGE, .etag = 1 };
-	struct buf out = BUF_INIT, url = BUF_INIT;
+	const json_t *o;
+
+	if (t->rows_of)
+		return t->rows_of(m);
+	o = csv_path(m, t->rows);
+	return json_is_array(o) ? json_incref((json_t *)o) : NULL;
+}
+
+/* Gives each row the absolute address its "url" column links to (t->url). */
+static int add_urls(struct req *r, const struct page_csv *t, json_t *rows)
+{
+	struct buf url = BUF_INIT;
 	char origin[300];
-	json_t *rows = NULL, *row;
-	enum MHD_Result ret;
-	size_t i, t;
+	json_t *row;
+	size_t i;
+	int rc;
 
-	size_t found = (size_t)-1;
-
-	for (t = 0; t < sizeof browse_csv_tables / sizeof browse_csv_tables[0]; t++) {
-		if (!name || strcmp(browse_csv_tables[t].page, name))
-			continue;
-		if (found == (size_t)-1)
-			found = t;
-		if (browse_csv_tables[t].rows_of)
-			rows = browse_csv_tables[t].rows_of(m);
-		else if (!(rows = csv_rows(m, browse_csv_tables[t].rows)) && browse_csv_tables[t].alt)
-			rows = csv_rows(m, browse_csv_tables[t].alt);
-		if (rows) {
-			found = t;
-			break;
-		}
-	}
-	if (found == (size_t)-1)
-		return http_fail(b->r, 404, "not_found", "This page has no CSV form.", NULL);
-	t = found;
-	if (!rows)
-		rows = json_array();
-	http_origin(b->r, origin, sizeof origin);
+	http_origin(r, origin, sizeof origin);
 	json_array_foreach(rows, i, row) {
 		buf_reset(&url);
 		buf_puts(&url, origin);
-		browse_csv_tables[t].url(&url, row);
+		url_of(&url, row, t->url);
 		if (url.len > strlen(origin) && !buf_error(&url))
 			json_object_set_new(row, "url", json_stringn(url.buf, url.len));
 	}
-	if (csv_table(&out, rows, browse_csv_tables[t].cols, browse_csv_tables[t].ncols) ||
-	    buf_error(&url))
-		ret = http_fail(b->r, 503, "unavailable", MSG_NOMEM, NULL);
-	else
-		ret = http_send(b->r, 200, CT_CSV, out.buf, out.len, &o);
-	buf_release(&out);
+	rc = buf_error(&url);
 	buf_release(&url);
+	return rc;
+}
+
+enum MHD_Result twins_send_csv(struct page_view *v, json_t *m)
+{
+	struct http_opts o = { .cache_control = CC_PAGE, .etag = 1 };
+	const struct page_csv *t = &v->kind->csv_tables[0];
+	struct buf out = BUF_INIT;
+	json_t *rows = table_rows(t, m);
+	enum MHD_Result ret;
+
+	if (!rows && v->kind->csv_tables[1].cols && (rows = table_rows(&v->kind->csv_tables[1], m)))
+		t = &v->kind->csv_tables[1];
+	if (!rows)
+		rows = json_array();
+	if (!rows || add_urls(v->r, t, rows) || csv_table(&out, rows, t->cols, t->ncols))
+		ret = http_fail(v->r, 503, "unavailable", MSG_NOMEM, NULL);
+	else
+		ret = http_send(v->r, 200, CT_CSV, out.buf, out.len, &o);
+	buf_release(&out);
 	json_decref(rows);
 	return ret;
 }
 
-/* Each table page's other forms, for <link rel="alternate"> in its head:
- * the path of its twins (".json", ".csv" added; "*" is r->arg; NULL: the
- * page's own path, for a template shared by several pages) and its Atom
- * feed, if it has one, with the query arguments the feed reads (a space-
- * separated list; none of the feeds reads one yet). */
-static const struct {
-	const char *page, *twin, *feed, *feed_args;
-} browse_alternates[] = {
-	{ "home", "/index", "/feed.atom", "" },
-	{ "model", "/m/*", "/m/*.atom", "" },
-	{ "hw", "/hw/*", "/hw/*.atom", "" },
-	{ "outliers", "/outliers", NULL, NULL },
-	{ "disputes", "/disputes", "/disputes.atom", "" },
-	{ "account", "/u/*", "/u/*.atom", "" },
-	{ "index", NULL, NULL, NULL },
-	{ "cheatsheet", "/cheatsheet", NULL, NULL },
-	{ "search", "/search", NULL, NULL },
-	{ "compare", "/compare", NULL, NULL },
-};
-
 /* Where query arguments are carried: out from start on is "?k=v&k=v". */
 struct carry {
 	struct req *r;
-	const char *keys;          /* the names carried, space-separated; NULL: all */
 	struct buf *out;
 	size_t start;
 };
-
-/* 1 when the space-separated list names k. */
-static int listed(const char *list, const char *k)
-{
-	size_t n = strlen(k), len;
-
-	for (; *list; list += len + (list[len] == ' ')) {
-		len = strcspn(list, " ");
-		if (len == n && !strncmp(list, k, n))
-			return 1;
-	}
-	return 0;
-}
 
 /* 1 when the escaped key and its "=" (esc) already start an argument of
  * c's query (escaped, a key or value holds no '?', '&' or '='). */
@@ -296,7 +175,7 @@ static void carry_one(void *ctx, const char *k, const char *v)
 	const char *first = http_query(c->r, k);
 	struct buf esc = BUF_INIT;
 
-	if (!v || !*v || !first || strcmp(first, v) || (c->keys && !listed(c->keys, k)))
+	if (!v || !*v || !first || strcmp(first, v))
 		return;
 	html_url_arg(&esc, k);
 	buf_putc(&esc, '=');
@@ -308,15 +187,15 @@ static void carry_one(void *ctx, const char *k, const char *v)
 	buf_release(&esc);
 }
 
-/* Appends to href b's request's query as a twin or feed reads it: every
- * argument (keys NULL) or those keys names, each with its first value,
- * empty ones left out (the pages read them as absent), URL-escaped. */
-static void carry_query(const struct browse *b, struct buf *href, const char *keys)
+/* Appends to href r's query as a twin reads it: every argument with its
+ * first value, empty ones left out (the pages read them as absent),
+ * URL-escaped. */
+static void carry_query(struct req *r, struct buf *href)
 {
-	struct carry c = { b->r, keys, href, href->len };
+	struct carry c = { r, href, href->len };
 
-	if ((!keys || *keys) && !buf_error(href))
-		http_query_each(b->r, carry_one, &c);
+	if (!buf_error(href))
+		http_query_each(r, carry_one, &c);
 }
 
 json_t *browse_twin_href(const struct browse *b, const char *path)
@@ -325,16 +204,17 @@ json_t *browse_twin_href(const struct browse *b, const char *path)
 	json_t *s;
 
 	buf_puts(&href, path);
-	carry_query(b, &href, NULL);
+	carry_query(b->r, &href);
 	s = buf_error(&href) ? NULL : json_stringn(href.buf, href.len);
 	buf_release(&href);
 	return s;
 }
 
-/* One alternate {type, href, title}: pattern with "*" replaced by arg
- * (URL-escaped), then suffix, then the request's query (carry_query()). */
-static json_t *alternate(const struct browse *b, const char *type, const char *title,
-			 const char *pattern, const char *suffix, const char *keys)
+/* One alternate {type, href, title}: pattern with "*" replaced by r->arg
+ * (URL-escaped), then, for a twin, the request's query (carry_query();
+ * the feeds read none). */
+static json_t *alternate(struct req *r, const char *type, const char *title,
+			 const char *pattern, int twin)
 {
 	const char *star = strchr(pattern, '*');
 	struct buf href = BUF_INIT;
@@ -342,39 +222,30 @@ static json_t *alternate(const struct browse *b, const char *type, const char *t
 
 	if (star) {
 		buf_add(&href, pattern, (size_t)(star - pattern));
-		html_url_arg(&href, b->r->arg);
+		html_url_arg(&href, r->arg);
 		buf_puts(&href, star + 1);
 	} else {
 		buf_puts(&href, pattern);
 	}
-	buf_puts(&href, suffix);
-	carry_query(b, &href, keys);
+	if (twin)
+		carry_query(r, &href);
 	if (!buf_error(&href))
 		o = json_pack("{s:s, s:s, s:s}", "type", type, "href", href.buf, "title", title);
 	buf_release(&href);
 	return o;
 }
 
-/* Adds "alternates" to page name's model m: its JSON, CSV and feed. */
-void browse_add_alternates(struct browse *b, const char *name, json_t *m)
+void twins_add_alternates(struct page_view *v, json_t *m)
 {
-	json_t *a = json_array();
-	const char *twin;
-	size_t t;
+	const struct page_kind_def *k = v->kind;
+	json_t *a;
 
-	for (t = 0; t < sizeof browse_alternates / sizeof browse_alternates[0]; t++)
-		if (name && !strcmp(browse_alternates[t].page, name))
-			break;
-	if (!a || t == sizeof browse_alternates / sizeof browse_alternates[0]) {
-		json_decref(a);
+	if (!k->csv || !(a = json_array()))
 		return;
-	}
-	twin = browse_alternates[t].twin ? browse_alternates[t].twin : b->r->path;
-	json_array_append_new(a, alternate(b, "application/json", "JSON", twin, ".json", NULL));
-	json_array_append_new(a, alternate(b, "text/csv", "CSV", twin, ".csv", NULL));
-	if (browse_alternates[t].feed)
-		json_array_append_new(a, alternate(b, "application/atom+xml", "Atom feed",
-						   browse_alternates[t].feed, "",
-						   browse_alternates[t].feed_args));
+	if (k->json)
+		json_array_append_new(a, alternate(v->r, CT_JSON, "JSON", k->json, 1));
+	json_array_append_new(a, alternate(v->r, MT_CSV, "CSV", k->csv, 1));
+	if (k->feed)
+		json_array_append_new(a, alternate(v->r, CT_ATOM, "Atom feed", k->feed, 0));
 	json_object_set_new(m, "alternates", a);
 }

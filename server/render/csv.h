@@ -8,10 +8,6 @@
 
 #include "util/buf.h"
 
-/* The media type of every CSV answer (RFC 4180 with RFC 7111's header
- * parameter: the first record names the columns). */
-#define CT_CSV "text/csv; charset=utf-8; header=present"
-
 /* One text field: always enclosed in double quotes, each " doubled, line
  * breaks kept (RFC 4180 section 2.6-2.7).  Safe from formula injection: a
  * field that starts with =, +, -, @, tab or CR (which spreadsheets read as

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 
 import { launch } from './browser.mjs';
-import { ROOT, startServer } from './server.mjs';
+import { ROOT, addAccountRun, kindPaths, startServer } from './server.mjs';
 
 const require = createRequire(import.meta.url);
 const AXE = require.resolve('axe-core/axe.min.js');
@@ -17,33 +17,41 @@ let server;
 let browser;
 let paths;
 
-/* One path per page kind, found from the home page's links. */
-async function pageKinds(url) {
+/* One path per page kind of the daemon's table (kindPaths()), its run,
+ * model and hardware found from the home page's links, its account
+ * account, then the 404 page. */
+async function pageKinds(url, account) {
 	const home = await (await fetch(url + '/')).text();
-	const first = (prefix) => home.match(new RegExp(`href="(/${prefix}/[^"?#]+)`))?.[1];
+	const first = (prefix) => home.match(new RegExp(`href="/${prefix}/([^"?#]+)`))?.[1];
 	const run = first('r'), model = first('m'), hw = first('hw');
 	assert.ok(run && model && hw, 'the home page links to no run, model or hardware page');
-	const runPage = await (await fetch(url + run)).text();
-	const account = runPage.match(/href="(\/u\/[^"?#]+)"/)?.[1] || '/u/demo';
 	const runs = [...home.matchAll(/href="\/r\/([^"?#\/]+)"/g)].map((m) => m[1]);
 	const pair = [...new Set(runs)].slice(0, 2);
 	assert.equal(pair.length, 2, 'the home page links to fewer than two runs to compare');
-	// A model on a hardware (a list row's link), one nobody measured, and
-	// the picker's form naming a field to fix.
-	const pairPage = home.match(/class="pair" href="([^"]+)"/)?.[1];
+	// A model on a hardware (a list row's link) is the model-on-hardware
+	// kind's page; one nobody measured and the picker's form naming a field
+	// to fix are visited as well.
+	const pairPage = home.match(/class="pair" href="\/m\/([^"\/]+)\/hw\/([^"?#\/]+)/);
 	assert.ok(pairPage, 'the board links to no model-on-hardware page');
-	return ['/', run, model, hw, pairPage, '/m/llama-3-1-8b-instruct/hw/rtx-4090', '/?model=&hw=m3-ultra', '/outliers', '/disputes', '/glossary', '/methodology', '/privacy',
-		'/models', '/hardware', `/search?q=${encodeURIComponent(model.slice(3, 8))}`,
-		`/compare?r=${pair.join(',')}`, '/cheatsheet', account, '/log',
-		'/api', '/fit?hw=m3-ultra', '/explain/quantization', '/no-such-page'];
+	const query = {
+		search: `?q=${encodeURIComponent(model.slice(0, 5))}`,
+		compare: `?r=${pair.join(',')}`,
+		fit: '?hw=m3-ultra',
+	};
+	const kinds = kindPaths({ run: decodeURIComponent(run), model: decodeURIComponent(model),
+		hw: decodeURIComponent(hw), account,
+		'model-hw': [decodeURIComponent(pairPage[1]), decodeURIComponent(pairPage[2])] }, query);
+	return [...kinds.map((k) => k.path), '/m/llama-3-1-8b-instruct/hw/rtx-4090', '/?model=&hw=m3-ultra', '/no-such-page'];
 }
 
 before(async () => {
 	server = await startServer();
 	browser = await launch();
-	paths = await pageKinds(server.url);
+	paths = await pageKinds(server.url, 'layout-reader');
+	await addAccountRun(server, 'layout-reader');
 	// A dispute thread, so /disputes has a table to lay out.
-	const post = await fetch(`${server.url}/api/v1/runs/${paths[1].slice(3)}/disputes`, {
+	const runPath = paths.find((p) => p.startsWith('/r/'));
+	const post = await fetch(`${server.url}/api/v1/runs/${runPath.slice(3)}/disputes`, {
 		method: 'POST', headers: { 'Content-Type': 'application/json' },
 		body: JSON.stringify({ author: 'a reader with a rather long name', body: 'These figures look too good for this card.' }),
 	});
@@ -132,7 +140,7 @@ describe('the badge is a reasonable width', () => {
 	test('at most 340 px for a demo run (390 px before; badge.test.mjs compares it with badge-maker)', async () => {
 		const page = await browser.newPage();
 		try {
-			const run = paths[1].slice(3);
+			const run = paths.find((p) => p.startsWith('/r/')).slice(3);
 			await page.goto(`${server.url}/badge/${run}.svg`);
 			const w = await page.evaluate(() => document.documentElement.getBoundingClientRect().width);
 			assert.ok(w > 100 && w <= 340, `badge is ${w}px wide`);

@@ -1,5 +1,5 @@
 // Starts llm-speedd with demo data on a free loopback port for the browser tests.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -67,11 +67,51 @@ export async function startServer() {
 		}
 		try {
 			const res = await fetch(url + '/healthz');
-			if (res.status === 200) return { url, log, stop };
+			if (res.status === 200) return { url, log, stop, db: join(dir, 'llm-speed.db') };
 		} catch { /* not listening yet */ }
 		await sleep(50);
 	}
 	const text = log();
 	await stop();
 	throw new Error(`llm-speedd did not answer /healthz within 15 s:\n${text}`);
+}
+
+/* The daemon's table of page kinds (`llm-speedd kinds`, from
+ * server/pages/kinds.c): [{name, path, template, nav, json, csv, feed, arg,
+ * sitemap}], one per kind. */
+export function pageKinds() {
+	const bin = process.env.LLMSPEED_BIN || join(ROOT, 'llm-speedd');
+	return JSON.parse(execFileSync(bin, ['kinds'], { encoding: 'utf8' }));
+}
+
+/* One path per page kind, in the table's order: its path with the '*'
+ * filled from args (the run id, model slug, hardware slug or account name
+ * the kind's "arg" names) and the query string query[name] a visit needs
+ * (the calculator's hardware, a search's words), if any.  Returns
+ * [{ name, path }]; a kind whose '*' args cannot fill fails the test. */
+export function kindPaths(args, query = {}) {
+	return pageKinds().map((k) => {
+		// A path's stars take the arg's values in order ("model-hw": two).
+		const arg = k.arg ? [].concat(args[k.arg] || []) : [];
+		if (k.arg && (!arg.length || arg.some((a) => !a)))
+			throw new Error(`no ${k.arg} to visit page kind ${k.name} (${k.path}) with`);
+		let i = 0;
+		return { name: k.name, path: k.path.replace(/\*/g, () => encodeURIComponent(arg[i++])) + (query[k.name] || '') };
+	});
+}
+
+/* Creates the account name on server's database and uploads one signed
+ * sample run (all five workloads) as it, so the account page has a run to
+ * show (the demo data has no accounts).  Resolves to the run's id. */
+export async function addAccountRun(server, name) {
+	const bin = process.env.LLMSPEED_BIN || join(ROOT, 'llm-speedd');
+	const token = execFileSync(bin, ['account', 'add', name, '--db', server.db, '--assets', ROOT, '--quiet'], { encoding: 'utf8' }).trim();
+	const jws = execFileSync(bin, ['sample-run', '--all'], { encoding: 'utf8' }).trim();
+	const res = await fetch(`${server.url}/api/v1/runs`, {
+		method: 'POST', body: jws,
+		headers: { 'Content-Type': 'application/jose', Authorization: `Bearer ${token}` },
+	});
+	const body = await res.json();
+	if (res.status !== 201) throw new Error(`upload as ${name}: ${res.status} ${JSON.stringify(body)}`);
+	return body.id;
 }

@@ -149,6 +149,12 @@ def router_seeds():
     # size in the rest; then "pattern\npath" or just a path.
     with open(os.path.join(ROOT, "server", "router.c")) as f:
         patterns = re.findall(r'\{\s*HTTP_(GET|POST),\s*"([^"]+)"', f.read())
+    # The page kinds' rows, which the router makes from this table.
+    with open(os.path.join(ROOT, "server", "pages", "kinds.c")) as f:
+        table = f.read().split("page_kinds[PAGE_KIND__MAX] = {", 1)[1]
+    for p in re.findall(r'TWINS\("([^"]+)"\)', table):
+        patterns += [("GET", p), ("GET", p + ".json"), ("GET", p + ".csv")]
+    patterns += [("GET", p) for p in re.findall(r'\.(?:path|json|csv) = "([^"]+)"', table)]
     method_bits = {"GET": 0x00, "HEAD": 0x40, "POST": 0x80, "OTHER": 0xC0}
     for i, (m, pat) in enumerate(patterns):
         path = pat.replace("*", "r_y2_5y8oo97d")

@@ -1,8 +1,9 @@
-/* page_index.c: /models and /hardware (and their .json): every model or
+/* page_catalog.c: /models and /hardware (and their .json): every model or
  * hardware of the suite with its count of runs and best decode, sortable
  * and keyset-paged, read from the summary rows model_index and hw_index
  * (migration 0012), so a page is one seek plus its rows. */
 #include "pages/page.h"
+#include "pages/kinds.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -52,7 +53,7 @@ static const char sql_h_best[] = BY_BEST("hw_index", "hw_slug", "hw", H_JOIN, H_
 static const char sql_h_runs[] = BY_RUNS("hw_index", "hw_slug", "hw", H_JOIN, H_JOIN_OTHER);
 static const char sql_h_name[] = BY_NAME("hw_index", "hw_slug", "hw", H_JOIN, H_JOIN_OTHER);
 
-const char *const page_index_sql[] = {
+const char *const page_catalog_sql[] = {
 	sql_m_median, sql_m_best, sql_m_runs, sql_m_name,
 	sql_h_median, sql_h_best, sql_h_runs, sql_h_name, NULL
 };
@@ -62,7 +63,7 @@ static const char *const sort_keys[] = { "decode", "best", "runs", "name" };
 static const char *const sort_labels[] = { "Median decode", "Best run", "Runs", "Name" };
 
 /* What differs between the two pages. */
-struct kind {
+struct catalog {
 	const char *path;          /* "/models" */
 	const char *json_path;     /* "/models.json" */
 	const char *prefix;        /* "/m/" */
@@ -71,17 +72,17 @@ struct kind {
 	const char *sql[S__MAX];   /* by enum sort */
 };
 
-static const struct kind models = {
+static const struct catalog models = {
 	"/models", "/models.json", "/m/", "Models", "model", { sql_m_median, sql_m_best, sql_m_runs, sql_m_name }
 };
-static const struct kind hardware = {
+static const struct catalog hardware = {
 	"/hardware", "/hardware.json", "/hw/", "Hardware", "hardware", { sql_h_median, sql_h_best, sql_h_runs, sql_h_name }
 };
 
-/* One index request. */
+/* One catalog request. */
 struct ipage {
 	struct browse b;
-	const struct kind *k;
+	const struct catalog *k;
 	enum sort sort;
 	double cur_num;            /* the cursor: the last row's figure... */
 	char cur_slug[SLUG_MAX + 1];   /* ...and slug; +inf and "~" without one */
@@ -151,7 +152,7 @@ bad:
 }
 
 /* The link to this list sorted by sort, after cursor (NULL: page one). */
-static json_t *index_link(const struct ipage *p, enum sort sort, const char *cursor)
+static json_t *catalog_link(const struct ipage *p, enum sort sort, const char *cursor)
 {
 	return browse_link(&p->b, p->b.html ? p->k->path : p->k->json_path, NULL, "sort", sort == S_DECODE ? NULL : sort_keys[sort],
 			   "cursor", cursor, NULL);
@@ -175,7 +176,7 @@ static void cursor_of(const struct ipage *p, sqlite3_stmt *st, char *out, size_t
  * top level (median, quartiles, keys, prefill, TTFT, backend, and the
  * other half of the combination: hardware or model) and whole in
  * "typical" (null when every run is flagged). */
-static json_t *index_row(struct ipage *p, sqlite3_stmt *st)
+static json_t *catalog_row(struct ipage *p, sqlite3_stmt *st)
 {
 	const char *slug = (const char *)sqlite3_column_text(st, 0);
 	const char *best = (const char *)sqlite3_column_text(st, 3);
@@ -240,7 +241,7 @@ static int load_rows(struct ipage *p, json_t *m)
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		if (++n > PER_PAGE)
 			break;
-		json_array_append_new(rows, index_row(p, st));
+		json_array_append_new(rows, catalog_row(p, st));
 		cursor_of(p, st, cur, sizeof cur);
 	}
 	sqlite3_reset(st);
@@ -250,8 +251,8 @@ static int load_rows(struct ipage *p, json_t *m)
 	}
 	json_object_set_new(m, "rows", rows);
 	json_object_set_new(m, "count", json_integer(n > PER_PAGE ? PER_PAGE : n));
-	json_object_set_new(m, "next", n > PER_PAGE ? index_link(p, p->sort, cur) : json_null());
-	json_object_set_new(m, "first", p->has_cursor ? index_link(p, p->sort, NULL) : json_null());
+	json_object_set_new(m, "next", n > PER_PAGE ? catalog_link(p, p->sort, cur) : json_null());
+	json_object_set_new(m, "first", p->has_cursor ? catalog_link(p, p->sort, NULL) : json_null());
 	json_object_set_new(m, "paged", json_boolean(n > PER_PAGE || p->has_cursor));
 	return 0;
 }
@@ -264,41 +265,40 @@ static json_t *sorts(const struct ipage *p)
 
 	for (i = 0; i < S__MAX; i++)
 		json_array_append_new(a, json_pack("{s:s, s:s, s:o, s:b}", "key", sort_keys[i],
-			"label", sort_labels[i], "href", index_link(p, (enum sort)i, NULL),
+			"label", sort_labels[i], "href", catalog_link(p, (enum sort)i, NULL),
 			"selected", (int)p->sort == i));
 	return a;
 }
 
-/* GET /models, /hardware and their .json and .csv (the rows: slug, name,
- * runs, best decode, best run id and url): 200 with the list; 400 for a
- * malformed sort= or cursor=; 404 for an unknown suite. */
-static enum MHD_Result index_answer(struct req *r, const struct kind *k)
+/* The view model of /models or /hardware (and their .json and .csv: the
+ * rows: slug, name, runs, best decode, best run id and url); NULL with a
+ * 400 for a malformed sort= or cursor=, a 404 for an unknown suite. */
+static json_t *catalog_view(struct page_view *v, const struct catalog *k)
 {
 	struct ipage p = { .k = k };
-	json_t *m;
+	json_t *m = NULL;
 
-	if (browse_begin(&p.b, r) < 0 || take_sort(&p) < 0 || take_cursor(&p) < 0)
-		return browse_fail(&p.b);
+	if (browse_begin(&p.b, v->r) < 0 || take_sort(&p) < 0 || take_cursor(&p) < 0)
+		return page_view_browsed(v, &p.b, NULL);
 	m = json_pack("{s:s, s:s, s:s, s:s}", "title", k->title, "kind", k->noun,
 		      "suite_version", p.b.suite, "sort", sort_keys[p.sort]);
-	if (!m)
-		return browse_send(&p.b, k->noun, NULL);
-	if (load_rows(&p, m) < 0) {
+	if (m && load_rows(&p, m) < 0) {
 		json_decref(m);
-		return browse_fail(&p.b);
+		m = NULL;
+	} else if (m) {
+		json_object_set_new(m, "sorts", sorts(&p));
+		json_object_set_new(m, "suites", browse_suites(&p.b, k->path, NULL));
+		json_object_set_new(m, "is_models", json_boolean(k == &models));
 	}
-	json_object_set_new(m, "sorts", sorts(&p));
-	json_object_set_new(m, "suites", browse_suites(&p.b, k->path, NULL));
-	json_object_set_new(m, "is_models", json_boolean(k == &models));
-	return browse_send(&p.b, "index", m);
+	return page_view_browsed(v, &p.b, m);
 }
 
-enum MHD_Result page_models(struct req *r)
+json_t *page_models_view(struct page_view *v)
 {
-	return index_answer(r, &models);
+	return catalog_view(v, &models);
 }
 
-enum MHD_Result page_hardware(struct req *r)
+json_t *page_hardware_view(struct page_view *v)
 {
-	return index_answer(r, &hardware);
+	return catalog_view(v, &hardware);
 }
