@@ -185,7 +185,7 @@ static void describe_home(struct buf *d, const json_t *m)
 }
 
 /* /models, /hardware: how many, and the leader. */
-static void describe_index(struct buf *d, const json_t *m)
+static void describe_catalog(struct buf *d, const json_t *m)
 {
 	int models = json_is_true(json_object_get(m, "is_models"));
 	const json_t *rows = json_object_get(m, "rows"), *top = json_array_get(rows, 0);
@@ -289,7 +289,7 @@ static const struct builder builders[] = {
 	{ "model", describe_model },
 	{ "hw", describe_hw },
 	{ "home", describe_home },
-	{ "index", describe_index },
+	{ "catalog", describe_catalog },
 	{ "cheatsheet", describe_cheatsheet },
 	{ "fit", describe_fit },
 };
