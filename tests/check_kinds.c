@@ -11,7 +11,7 @@
  * template the table names. */
 START_TEST(table_is_whole)
 {
-	struct tmpl_error te = { 0 };
+	struct err te = ERR_INIT;
 	struct err e = ERR_INIT;
 	struct tmpl_set *t;
 	char dir[1024];
@@ -31,7 +31,7 @@ END_TEST
 START_TEST(missing_template_is_refused)
 {
 	char dir[] = "/tmp/llms-kinds-XXXXXX";
-	struct tmpl_error te = { 0 };
+	struct err te = ERR_INIT;
 	struct err e = ERR_INIT;
 	struct tmpl_set *t;
 	FILE *f;
