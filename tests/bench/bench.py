@@ -24,6 +24,7 @@ import base64
 import concurrent.futures
 import http.client
 import json
+import math
 import os
 import random
 import re
@@ -165,15 +166,32 @@ HARDWARE = ["M3 Ultra", "M4 Max", "M2 Pro", "RTX 4090", "RTX 3090", "RTX 5090",
 BACKENDS = ["mlx", "llama.cpp", "vllm", "ollama"]
 
 
-def synthetic_payloads(n, seed=1):
+# --old-data: the synthetic runs as before issue 22's bench fix (every key
+# alike: no offsets, 3% noise), to compare the flags they draw.
+OLD_DATA = False
+
+
+def key_offsets(rnd, keys):
+    """Each signing key's own speed factor: its machine a few per cent
+    faster or slower than the typical one (log-normal, sigma 4%).  Without
+    them every key's median is the same, and the 3-sigma bounds over key
+    medians are so tight that a third of honest runs are flagged."""
+    return [1.0 if OLD_DATA else math.exp(rnd.gauss(0.0, 0.04)) for _ in range(keys)]
+
+
+def synthetic_payloads(n, seed=1, keys=32):
     """n valid payloads spread over models, hardware and backends, with
-    figures that cluster tightly and an occasional far-off one."""
+    figures that cluster (each key's offset, 2% noise per run) and an
+    occasional far-off one (1 in 97, three times too fast).  Payload i is
+    meant to be signed by key i % keys."""
     rnd = random.Random(seed)
+    off = key_offsets(rnd, keys)
     out = []
     for i in range(n):
         model, hw = rnd.choice(MODELS), rnd.choice(HARDWARE)
         base = 20 + zlib.crc32((model + hw).encode()) % 180
-        decode = base * rnd.gauss(1.0, 0.03) * (3.0 if i % 97 == 0 else 1.0)
+        noise = rnd.gauss(1.0, 0.03 if OLD_DATA else 0.02)
+        decode = base * off[i % keys] * noise * (3.0 if i % 97 == 0 else 1.0)
         out.append(make_payload(model__name=model, model__digest=digest_for(model),
                                 hardware__accelerator_summary=hw,
                                 hardware__fingerprint_hash="%016x" % zlib.crc32(hw.encode()),
@@ -354,6 +372,8 @@ def parse_args():
     ap.add_argument("--daemon-args", default="", help="more llm-speedd options, space-separated")
     ap.add_argument("--keep", action="store_true", help="keep the temporary folder")
     ap.add_argument("--ingest-only", action="store_true", help="only the two ingest scenarios")
+    ap.add_argument("--old-data", action="store_true",
+                    help="synthetic runs as before issue 22's fix (every key alike), to compare flags")
     ap.add_argument("--reads-only", action="store_true",
                     help="only the reads against nginx (badge, run page, tile), no ingest scenarios")
     ap.add_argument("--ingest-runs", type=int, default=40000,
@@ -566,16 +586,20 @@ end
 """
 
 
-def hot_payloads(n, seed=11):
+def hot_payloads(n, seed=11, keys=512):
     """n full five-workload payloads of one cluster: one model digest, one
-    fingerprint hash, one backend; decode figures around 100 tok/s."""
+    fingerprint hash, one backend; decode figures around 100 tok/s, each
+    key's (payload i is signed by key i % keys) a few per cent off that,
+    2% noise per run; all honest."""
     rnd = random.Random(seed)
+    off = key_offsets(rnd, keys)
     model, hw = MODELS[0], HARDWARE[0]
     return [make_payload(model__name=model, model__digest=digest_for(model),
                          hardware__accelerator_summary=hw,
                          hardware__fingerprint_hash="%016x" % zlib.crc32(hw.encode()),
                          backend__name="mlx",
-                         workloads__chat_short__decode_tok_s=round(100 * rnd.gauss(1.0, 0.03), 3)
+                         workloads__chat_short__decode_tok_s=round(
+                             100 * off[i % keys] * rnd.gauss(1.0, 0.03 if OLD_DATA else 0.02), 3)
                          + i * 1e-7)
             for i in range(n)]
 
@@ -657,6 +681,17 @@ def stored_runs(db):
         con.close()
 
 
+def flagged_share(db):
+    """(flagged, counted) runs in db."""
+    import sqlite3
+    con = sqlite3.connect("file:%s?mode=ro" % db, uri=True)
+    try:
+        n, f = con.execute("SELECT count(*), total(outlier) FROM runs WHERE status = 'ok'").fetchone()
+        return int(f), n
+    finally:
+        con.close()
+
+
 def commits_of(log):
     m = re.findall(r"database writer: (\d+) writes in (\d+) commits", tail(log))
     return (int(m[-1][0]), int(m[-1][1])) if m else (0, 0)
@@ -694,6 +729,9 @@ def ingest_scenario(children, a, tmp, name, payloads, preload):
         raise Failure("ingest %s: wrk sent more uploads than were signed; raise --ingest-runs" % name)
     stored = stored_runs(db) - before
     d.stop()
+    flagged, counted = flagged_share(db)
+    print("  %s: %d of %d runs flagged (%.2f%%)" % (name, flagged, counted, 100.0 * flagged / max(counted, 1)),
+          flush=True)
     w1, c1 = commits_of(d.log)
     print("  %s: %.0f uploads/s (wrk -t1 -c64 %ds, %d sent, %d stored, %.1f writes per commit)"
           % (name, rate, a.ingest_seconds, sent, stored, (w1 - w0) / max(c1 - c0, 1)), flush=True)
@@ -719,7 +757,7 @@ def ingest_scenarios(children, a, tmp):
     n = a.ingest_runs
     print("ingest: full five-workload payloads, 512 signing keys, 64 connections,"
           " synchronous=FULL (machine shared: absolute figures are noisy)", flush=True)
-    spread = synthetic_payloads(n + a.spread_preload, seed=5)
+    spread = synthetic_payloads(n + a.spread_preload, seed=5, keys=512)
     for i, p in enumerate(spread):
         p["workloads"]["chat-short"]["decode_tok_s"] += i * 1e-7     # every body distinct
     r_spread, us_spread = ingest_scenario(children, a, tmp, "many-clusters", spread, a.spread_preload)
@@ -745,6 +783,8 @@ def ingest_scenarios(children, a, tmp):
 
 def main():
     a = parse_args()
+    global OLD_DATA
+    OLD_DATA = a.old_data
     for tool in ("wrk", "nginx"):
         if not shutil.which(tool):
             print("bench: %s is not installed (make deps installs it)" % tool, file=sys.stderr)

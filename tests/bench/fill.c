@@ -1,6 +1,7 @@
 /* fill.c: builds a large database for `make bench-scale` through the write path the daemon uses.
  *
  *   build/bench/fill --db FILE --migrations DIR --runs N [--seed S] [--list FILE]
+ *                    [--hot SHARE] [--old-data]
  *
  * Each run is what an upload would bring: a suite-v1 payload (chat-short)
  * signed with Ed25519 by one of many keys, parsed and verified as a JWS,
@@ -14,9 +15,28 @@
  * The spread is like real data: 2,600 models and 60 accelerators with
  * Zipf-like popularity (a few hot, a long tail), 4 backends, 50,000
  * machines (fingerprints, Zipf-like activity) with their own accelerator and
- * key, a decode speed from model and accelerator with a few per cent of
- * noise, and 1 run in 500 far off its cluster (an outlier).  1 run in 1,000
- * gets a dispute thread with one post (written with dispute.c's statements).
+ * key, a decode speed from model and accelerator, each machine a few per
+ * cent faster or slower than that (its own offset, log-normal, sigma 4%),
+ * each run with 2% noise of its own, and 1 run in 500 four times too fast
+ * (planted: an outlier).  Real keys differ like that: one machine's cooling,
+ * clocks and drivers; without the offsets every key's median is the same
+ * and the 3-sigma bounds over key medians are far too tight (37% of
+ * honest runs flagged in a hot cluster).  --old-data makes the runs as
+ * before (no offsets, 3% noise), to compare.
+ *
+ * A hot cluster: --hot SHARE (0.1) of the runs go to one cluster, the
+ * hottest model on the hottest accelerator with llama.cpp, one fingerprint
+ * hash, from HOT_KEYS signing keys of Zipf-like activity (a few keys with
+ * thousands of runs), each key with its own offset.  --hot 1 puts every run
+ * in it, to measure the writer against the size of one cluster.
+ *
+ * 1 run in 1,000 gets a dispute thread with one post (written with
+ * dispute.c's statements).
+ *
+ * At the end it prints the share of honest runs flagged (and of the
+ * planted ones), overall and in the hot cluster, and the writer's CPU per
+ * run (its thread's CPU time in the jobs, commits not counted) in windows
+ * of WINDOW runs ending at 10,000, 100,000, 1,000,000 and the last.
  *
  * --list FILE writes every run id, one a line, for the benchmark's random
  * paths; the hottest model and accelerator slugs are printed on stdout as
@@ -44,6 +64,9 @@
 #define MACHINES 50000
 #define KEYS 20000
 #define BATCH 500
+#define HOT_KEYS 2000
+#define WINDOW 10000
+#define MAX_WINDOWS 1000
 
 static const char *const backends[] = { "llama.cpp", "mlx", "ollama", "vllm" };
 
@@ -53,6 +76,8 @@ struct item {
 	json_t *payload;
 	char *compact;
 	int dispute;
+	int planted;                 /* four times too fast */
+	int hot;                     /* in the hot cluster */
 };
 
 struct batch {
@@ -67,6 +92,12 @@ static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
 static int failed;
 static FILE *list;
 static double writer_s;          /* time the writer spent in the batches */
+static double writer_cpu;        /* its thread's CPU time in them */
+static double window_cpu[MAX_WINDOWS];  /* the writer's CPU in runs [k * WINDOW, (k + 1) * WINDOW) */
+static long stored_n;            /* runs the writer has stored */
+/* The planted runs' ids (to count their flags apart at the end). */
+static char (*planted_ids)[RUN_ID_LEN];
+static size_t planted_n, planted_cap;
 static struct batch batches[2];  /* one being filled while the writer stores the other */
 
 static double now_s(void);
@@ -84,6 +115,22 @@ static unsigned long long rnd(void)
 static double unit(void)
 {
 	return (double)(rnd() >> 11) / 9007199254740992.0;
+}
+
+/* A standard normal draw (Box-Muller). */
+static double gauss(void)
+{
+	double u = unit(), v = unit();
+
+	return sqrt(-2.0 * log(u > 0 ? u : 1e-300)) * cos(2.0 * M_PI * v);
+}
+
+static double cpu_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
 /* Cumulative Zipf weights 1/(k+1)^s over n items. */
@@ -218,7 +265,7 @@ static int tune_run(struct dbconn *w, struct db_job *j)
 static int batch_run(struct dbconn *w, struct db_job *j)
 {
 	struct batch *b = (struct batch *)j;
-	double t0 = now_s();
+	double t0 = now_s(), c0 = cpu_s(), c1;
 	size_t i;
 	int rc = DB_OK;
 
@@ -229,7 +276,12 @@ static int batch_run(struct dbconn *w, struct db_job *j)
 		if (rc == DB_OK && b->items[i].dispute)
 			rc = add_dispute(w, b->items[i].n.id);
 	}
+	c1 = cpu_s();
 	writer_s += now_s() - t0;
+	writer_cpu += c1 - c0;
+	if (stored_n / WINDOW < MAX_WINDOWS)
+		window_cpu[stored_n / WINDOW] += c1 - c0;
+	stored_n += (long)b->n;
 	return rc;
 }
 
@@ -251,6 +303,15 @@ static void batch_done(struct db_job *j)
 	for (i = 0; i < b->n; i++) {
 		if (list && !b->items[i].n.duplicate)
 			fprintf(list, "%s\n", b->items[i].n.id);
+		if (b->items[i].planted && !b->items[i].n.duplicate) {
+			if (planted_n == planted_cap) {
+				planted_cap = planted_cap ? 2 * planted_cap : 1024;
+				planted_ids = realloc(planted_ids, planted_cap * sizeof *planted_ids);
+				if (!planted_ids)
+					abort();
+			}
+			memcpy(planted_ids[planted_n++], b->items[i].n.id, RUN_ID_LEN);
+		}
 		item_free(&b->items[i]);
 	}
 	pthread_mutex_lock(&mu);
@@ -262,8 +323,11 @@ static void batch_done(struct db_job *j)
 }
 
 struct world {
-	double *model_c, *accel_c, *machine_c;
+	double *model_c, *accel_c, *machine_c, *hot_key_c;
 	double model_speed[MODELS], accel_speed[ACCELS];
+	double machine_off[MACHINES], hot_key_off[HOT_KEYS];  /* each machine's own speed factor */
+	double hot;                                            /* share of runs in the hot cluster */
+	int old_data;                                          /* the runs as before: no offsets */
 	unsigned short machine_accel[MACHINES];
 	char machine_fp[MACHINES][17];
 	unsigned char keys[KEYS][crypto_sign_SECRETKEYBYTES];
@@ -278,6 +342,7 @@ static void world_init(struct world *wd)
 	wd->model_c = zipf(MODELS, 1.1);
 	wd->accel_c = zipf(ACCELS, 1.2);
 	wd->machine_c = zipf(MACHINES, 0.6);
+	wd->hot_key_c = zipf(HOT_KEYS, 0.8);
 	for (i = 0; i < MODELS; i++) {
 		snprintf(wd->model_name[i], sizeof wd->model_name[i], "Bench Model %04zu Instruct", i);
 		wd->model_speed[i] = 20.0 + 180.0 * unit();
@@ -289,7 +354,10 @@ static void world_init(struct world *wd)
 	for (i = 0; i < MACHINES; i++) {
 		wd->machine_accel[i] = (unsigned short)pick(wd->accel_c, ACCELS);
 		snprintf(wd->machine_fp[i], sizeof wd->machine_fp[i], "%016llx", rnd());
+		wd->machine_off[i] = exp(0.04 * gauss());
 	}
+	for (i = 0; i < HOT_KEYS; i++)
+		wd->hot_key_off[i] = exp(0.04 * gauss());
 	for (i = 0; i < KEYS; i++)
 		crypto_sign_keypair(pk, wd->keys[i]);
 }
@@ -298,25 +366,38 @@ static void world_init(struct world *wd)
 static int item_make(struct world *wd, struct item *it)
 {
 	size_t m = pick(wd->model_c, MODELS), mach = pick(wd->machine_c, MACHINES);
-	size_t a = wd->machine_accel[mach];
+	size_t a = wd->machine_accel[mach], key = mach % KEYS;
 	struct sample_opts o = { 0 };
 	struct err je;
 	struct err ve;
 	json_t *p;
 	char *text;
-	double d = wd->model_speed[m] * wd->accel_speed[a] * (1.0 + 0.03 * (unit() + unit() + unit() - 1.5));
+	double off = wd->machine_off[mach], d;
 
-	if (rnd() % 500 == 0)
+	it->hot = unit() < wd->hot;
+	if (it->hot) {
+		size_t hk = pick(wd->hot_key_c, HOT_KEYS);
+		m = 0;
+		a = 0;
+		key = hk * (KEYS / HOT_KEYS);
+		off = wd->hot_key_off[hk];
+	}
+	if (wd->old_data)
+		d = wd->model_speed[m] * wd->accel_speed[a] * (1.0 + 0.03 * (unit() + unit() + unit() - 1.5));
+	else
+		d = wd->model_speed[m] * wd->accel_speed[a] * off * (1.0 + 0.02 * gauss());
+	it->planted = rnd() % 500 == 0;
+	if (it->planted)
 		d *= 4.0;
 	o.model = wd->model_name[m];
 	o.accelerator = wd->accel_name[a];
-	o.backend = backends[(mach + rnd() % 8 / 7) % 4];
-	o.fingerprint = wd->machine_fp[mach];
+	o.backend = it->hot ? backends[0] : backends[(mach + rnd() % 8 / 7) % 4];
+	o.fingerprint = it->hot ? "b0b0b0b0b0b0b0b0" : wd->machine_fp[mach];
 	o.decode_tok_s = round(d * 10.0) / 10.0 + 0.1;
 	p = sample_payload(&o);
 	text = json_dumps(p, JSON_COMPACT);
 	json_decref(p);
-	it->compact = text ? jws_sign_eddsa(wd->keys[mach % KEYS], (unsigned char *)text, strlen(text)) : NULL;
+	it->compact = text ? jws_sign_eddsa(wd->keys[key], (unsigned char *)text, strlen(text)) : NULL;
 	free(text);
 	if (!it->compact || jws_parse_verify(it->compact, strlen(it->compact), &it->jws, &je) != JWS_OK)
 		return -1;
@@ -344,6 +425,54 @@ static double now_s(void)
 	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
+/* Prints the share of honest and of planted runs flagged, over all counted
+ * runs and in the hot cluster; 0 or -1. */
+static int flag_report(const char *path)
+{
+	static const char *const sql[] = {
+		"SELECT count(*), total(outlier) FROM runs WHERE status = 'ok' "
+		"AND id NOT IN (SELECT id FROM temp.planted)",
+		"SELECT count(*), total(outlier) FROM runs WHERE status = 'ok' "
+		"AND id IN (SELECT id FROM temp.planted)",
+		"SELECT count(*), total(outlier) FROM runs WHERE status = 'ok' "
+		"AND fingerprint_hash = 'b0b0b0b0b0b0b0b0' AND id NOT IN (SELECT id FROM temp.planted)",
+		"SELECT count(*), total(outlier) FROM runs WHERE status = 'ok' "
+		"AND fingerprint_hash = 'b0b0b0b0b0b0b0b0' AND id IN (SELECT id FROM temp.planted)",
+	};
+	static const char *const what[] = { "honest runs", "planted runs", "hot cluster's honest runs",
+					    "hot cluster's planted runs" };
+	sqlite3 *h = NULL;
+	sqlite3_stmt *st = NULL;
+	size_t i;
+	int rc = sqlite3_open(path, &h);
+
+	if (rc == SQLITE_OK)
+		rc = sqlite3_exec(h, "CREATE TEMP TABLE planted(id TEXT PRIMARY KEY)", NULL, NULL, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_prepare_v2(h, "INSERT OR IGNORE INTO temp.planted VALUES (?)", -1, &st, NULL);
+	for (i = 0; rc == SQLITE_OK && i < planted_n; i++) {
+		sqlite3_bind_text(st, 1, planted_ids[i], -1, SQLITE_STATIC);
+		rc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : SQLITE_ERROR;
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	for (i = 0; rc == SQLITE_OK && i < sizeof sql / sizeof *sql; i++) {
+		rc = sqlite3_prepare_v2(h, sql[i], -1, &st, NULL);
+		if (rc == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW) {
+			long long n = sqlite3_column_int64(st, 0);
+			double f = sqlite3_column_double(st, 1);
+			printf("flagged: %.0f of %lld %s (%.2f%%)\n", f, n, what[i], n ? 100.0 * f / (double)n : 0.0);
+		}
+		sqlite3_finalize(st);
+		st = NULL;
+	}
+	if (rc != SQLITE_OK)
+		fprintf(stderr, "fill: flag report: %s\n", h ? sqlite3_errmsg(h) : sqlite3_errstr(rc));
+	sqlite3_close(h);
+	return rc == SQLITE_OK ? 0 : -1;
+}
+
 int main(int argc, char **argv)
 {
 	static struct world wd;
@@ -355,19 +484,24 @@ int main(int argc, char **argv)
 	double t0, t1;
 	int c, cur = 0;
 
+	wd.hot = 0.1;
 	while ((c = getopt_long(argc, argv, "", (struct option[]){
 			{ "db", required_argument, NULL, 'd' }, { "migrations", required_argument, NULL, 'm' },
 			{ "runs", required_argument, NULL, 'n' }, { "seed", required_argument, NULL, 's' },
-			{ "list", required_argument, NULL, 'l' }, { 0, 0, 0, 0 } }, NULL)) != -1) {
+			{ "list", required_argument, NULL, 'l' }, { "hot", required_argument, NULL, 'h' },
+			{ "old-data", no_argument, NULL, 'o' }, { 0, 0, 0, 0 } }, NULL)) != -1) {
 		if (c == 'd') path = optarg;
 		else if (c == 'm') migrations = optarg;
 		else if (c == 'n') runs = atol(optarg);
 		else if (c == 's') rng = strtoull(optarg, NULL, 10) | 1;
 		else if (c == 'l') list_path = optarg;
+		else if (c == 'h') wd.hot = atof(optarg);
+		else if (c == 'o') wd.old_data = 1;
 		else return 2;
 	}
-	if (!path || !migrations || runs <= 0) {
-		fprintf(stderr, "usage: fill --db FILE --migrations DIR --runs N [--seed S] [--list FILE]\n");
+	if (!path || !migrations || runs <= 0 || wd.hot < 0 || wd.hot > 1) {
+		fprintf(stderr, "usage: fill --db FILE --migrations DIR --runs N [--seed S] [--list FILE] "
+			"[--hot SHARE] [--old-data]\n");
 		return 2;
 	}
 	if (sodium_init() < 0)
@@ -431,6 +565,15 @@ int main(int argc, char **argv)
 		fclose(list);
 	t1 = now_s();
 	printf("filled %ld runs in %.1f s (%.0f runs/s)\n", done, t1 - t0, (double)done / (t1 - t0));
-	printf("writer jobs took %.1f s (%.0f runs/s), commits not counted\n", writer_s, (double)done / writer_s);
+	printf("writer jobs took %.1f s (%.0f runs/s), commits not counted; writer CPU %.0f us/run\n",
+	       writer_s, (double)done / writer_s, 1e6 * writer_cpu / (double)done);
+	for (k = 0; k < MAX_WINDOWS && k * WINDOW < stored_n; k++) {
+		long end = (k + 1) * WINDOW;
+		if (end == 10000 || end == 100000 || end == 1000000 || end >= stored_n)
+			printf("writer CPU in runs %ld-%ld: %.0f us/run\n", k * WINDOW, end < stored_n ? end : stored_n,
+			       1e6 * window_cpu[k] / (double)((end < stored_n ? end : stored_n) - k * WINDOW));
+	}
+	if (!failed && flag_report(path) < 0)
+		return 1;
 	return failed ? 1 : 0;
 }

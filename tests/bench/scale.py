@@ -65,7 +65,8 @@ import zlib
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, HERE)
-from bench import Children, Failure, Signer, free_port, synthetic_payloads, tail, to_ms  # noqa: E402
+from bench import (Children, Failure, Signer, fetch, free_port, start_nginx,  # noqa: E402
+                   synthetic_payloads, tail, to_ms)
 
 import http.client  # noqa: E402
 
@@ -469,6 +470,100 @@ def export_step(children, a, db, ids, tmp):
     return figures
 
 
+# ---- the pages ---------------------------------------------------------------
+
+GOAL_P99_MS = 10.0
+
+# The pages measured, in order: (name, path).  In a path, {model} and {hw}
+# are the hottest model's and accelerator's slugs; {run} stands for a run
+# id drawn at random from every stored id by the Lua script (so the
+# response cache stays cold).  Add a page by adding a line.
+PAGES = [
+    ("/", "/"),
+    ("/?sort=best", "/?sort=best"),
+    ("/?backend=mlx", "/?backend=mlx"),
+    ("/?hw=<hottest>", "/?hw={hw}"),
+    ("/?hw=rtx-4090", "/?hw=rtx-4090"),
+    ("/index.json", "/index.json"),
+    ("/index.json?sort=best", "/index.json?sort=best"),
+    ("/m/<hottest>", "/m/{model}"),
+    ("/m/<hottest>?sort=best", "/m/{model}?sort=best"),
+    ("/m/<hottest>.json", "/m/{model}.json"),
+    ("/hw/<hottest>", "/hw/{hw}"),
+    ("/hw/<hottest>?sort=best", "/hw/{hw}?sort=best"),
+    ("/hw/<hottest>.json", "/hw/{hw}.json"),
+    ("/models", "/models"),
+    ("/models?sort=best", "/models?sort=best"),
+    ("/models.json", "/models.json"),
+    ("/hardware", "/hardware"),
+    ("/hardware?sort=best", "/hardware?sort=best"),
+    ("/hardware.json", "/hardware.json"),
+    ("/cheatsheet", "/cheatsheet"),
+    ("/cheatsheet.json", "/cheatsheet.json"),
+    ("/fit?hw=rtx-4090&model=llama-3-1-8b", "/fit?hw=rtx-4090&model=llama-3-1-8b"),
+    ("/fit.json?hw={hw}", "/fit.json?hw={hw}"),
+    ("/r/<random id>", "/r/{run}"),
+    ("/badge/<random id>.svg", "/badge/{run}.svg"),
+    ("/outliers", "/outliers"),
+    ("/disputes", "/disputes"),
+]
+
+
+def page_paths(path, hot_m, hot_h, ids):
+    """The URL paths wrk asks for one PAGES entry."""
+    path = path.replace("{model}", hot_m).replace("{hw}", hot_h)
+    return [path.replace("{run}", i) for i in ids] if "{run}" in path else [path]
+
+
+def pages_step(children, a, p, port, ids, hot_m, hot_h, tmp):
+    """wrk on each page of PAGES (a.pages: only those whose name contains
+    one of them), each against its reference: nginx serving the very bytes
+    the daemon sent for that page (for random paths, one of them) as a
+    static file, measured right after it.  Returns (rows, memory before,
+    memory after)."""
+    chosen = [(n, page_paths(path, hot_m, hot_h, ids)) for n, path in PAGES
+              if not a.pages or any(x in n for x in a.pages.split(","))]
+    files, refs = {}, {}
+    for k, (name, paths) in enumerate(chosen):
+        status, headers, body = fetch(port, paths[0])
+        if status != 200:
+            raise Failure("%s answered %d" % (paths[0], status))
+        refs[name] = "/ref/%d" % k
+        files[refs[name]] = (headers, body)
+    nginx_port, nginx = start_nginx(children, tmp, files, "auto", "off")
+    rows = []
+    mem0 = memory(p.pid)
+    for seed, (name, paths) in enumerate(chosen, 1):
+        f = os.path.join(tmp, "paths-%d.txt" % seed)
+        with open(f, "w") as o:
+            o.write("\n".join(paths) + "\n")
+        rps, p50, p99 = wrk(port, f, seed, a.duration, a.connections, tmp)
+        rf = os.path.join(tmp, "ref-%d.txt" % seed)
+        with open(rf, "w") as o:
+            o.write(refs[name] + "\n")
+        nrps, np50, np99 = wrk(nginx_port, rf, seed, a.ref_duration, a.connections, tmp)
+        rows.append((name, p50, p99, rps, np50, np99, nrps, len(files[refs[name]][1])))
+        print("%-40s p50 %7.2f ms  p99 %7.2f ms  %8.0f req/s | nginx p99 %5.2f ms %8.0f req/s | "
+              "p99 %.2fx goal" % (name, p50, p99, rps, np99, nrps, p99 / GOAL_P99_MS), flush=True)
+    mem = memory(p.pid)
+    children.stop(nginx)
+    return rows, mem0, mem
+
+
+def report_pages(rows, a):
+    """The pages' table for README.md: the daemon's p50 and p99 at
+    a.connections, nginx's serving the same bytes (the reference), the
+    ratios, and p99 against the goal."""
+    print("| page | bytes | p50 | p99 | req/s | nginx p99 | nginx req/s | p99 / nginx | req/s / nginx "
+          "| p99 / 10 ms |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for name, p50, p99, rps, np50, np99, nrps, size in rows:
+        print("| `%s` | %d | %.2f ms | %.2f ms | %.0f | %.2f ms | %.0f | %.2f | %.2f | %.2f%s |"
+              % (name, size, p50, p99, rps, np99, nrps, p99 / max(np99, 0.001), rps / nrps,
+                 p99 / GOAL_P99_MS, "" if p99 < GOAL_P99_MS else " (missed)"))
+    print()
+
+
 # ---- the run -----------------------------------------------------------------
 
 def migrate_step(children, a, db, tmp):
@@ -510,6 +605,9 @@ def main():
                     "the daemon's pending migrations are the backfill)")
     ap.add_argument("--duration", type=int, default=10, help="seconds of wrk per page (10)")
     ap.add_argument("--connections", type=int, default=8)
+    ap.add_argument("--ref-duration", type=int, default=3,
+                    help="seconds of wrk per page on the reference, nginx (3)")
+    ap.add_argument("--pages", help="only the pages whose name contains one of these (comma-separated)")
     ap.add_argument("--skip-migration", action="store_true", help="skip the backfill measurement")
     ap.add_argument("--skip-pages", action="store_true", help="skip the pages (wrk) and their memory")
     ap.add_argument("--skip-export", action="store_true", help="skip the /export measurement")
@@ -541,31 +639,12 @@ def main():
         ids = run_ids(db, ids_file)
         rows, mem, mem0 = [], None, None
         if not a.skip_pages:
-            lists = {"/": ["/"], "/m/<hottest>": ["/m/" + hot_m], "/hw/<hottest>": ["/hw/" + hot_h],
-                     "/r/<random id>": ["/r/" + i for i in ids],
-                     "/badge/<random id>.svg": ["/badge/%s.svg" % i for i in ids],
-                     "/outliers": ["/outliers"], "/disputes": ["/disputes"]}
-            for name, paths in lists.items():
-                if get(port, paths[0]) != 200:
-                    raise Failure("%s answered other than 200" % paths[0])
-            mem0 = memory(p.pid)
-            for seed, (name, paths) in enumerate(lists.items(), 1):
-                f = os.path.join(tmp, "paths-%d.txt" % seed)
-                with open(f, "w") as o:
-                    o.write("\n".join(paths) + "\n")
-                rps, p50, p99 = wrk(port, f, seed, a.duration, a.connections, tmp)
-                rows.append((name, p50, p99, rps))
-                print("%-24s p50 %7.2f ms  p99 %7.2f ms  %9.0f req/s" % (name, p50, p99, rps), flush=True)
-            mem = memory(p.pid)
+            rows, mem0, mem = pages_step(children, a, p, port, ids, hot_m, hot_h, tmp)
         children.stop(p)
         exports = [] if a.skip_export else export_step(children, a, db, ids, tmp)
         print()
         if rows:
-            print("| page | p50 | p99 | req/s |")
-            print("|---|---|---|---|")
-            for name, p50, p99, rps in rows:
-                print("| `%s` | %.2f ms | %.2f ms | %.0f |" % (name, p50, p99, rps))
-            print()
+            report_pages(rows, a)
         print("runs: %d; database %.0f bytes per run%s" % (
             n, size / n, "; fill %.0f s (%.0f runs/s)" % (fill_s, n / fill_s) if fill_s else ""))
         if migrate_s is not None:

@@ -124,7 +124,7 @@ def fill(children, a, tmp):
     if not os.path.exists(bodies):
         os.makedirs(os.path.dirname(os.path.abspath(bodies)), exist_ok=True)
         t0 = time.time()
-        payloads = synthetic_payloads(a.runs, seed=5)
+        payloads = synthetic_payloads(a.runs, seed=5, keys=512)
         for i, p in enumerate(payloads):
             p["workloads"]["chat-short"]["decode_tok_s"] += i * 1e-7     # every body distinct
         signed_bodies(payloads, bodies)
