@@ -41,7 +41,8 @@
 	"WHERE c.suite_version = ?1 AND c.t_runs > 0" where " AND (" col ", c.key_id) " cmp " (?4, ?5) " \
 	"ORDER BY " col dir ", c.key_id" dir " LIMIT 1 OFFSET ?6"
 /* The scopes: every combination, one hardware's, one backend's (decode
- * only: the other orders skip other backends in the suite's index), one
+ * and best, combos_med_be and combos_best_be of migrations 0020 and 0026:
+ * the other orders skip other backends in the suite's index), one
  * weights file's (filters skipped inside its few rows), one model's on one
  * hardware (/hw/<slug>?model=&sort=: the hardware's index, skipping the
  * other models' rows; a page view, not an upload, pays for them). */
@@ -64,7 +65,8 @@ const char *const combos_sql[] = {
 #define ROW(s) sql_list[s][0], sql_list[s][1], sql_list[s][3], sql_list[s][4], sql_up[s][0], \
 	sql_up[s][1], sql_up[s][3], sql_up[s][4]
 	ROW(SORT_DECODE), sql_list[SORT_DECODE][2], sql_up[SORT_DECODE][2],
-	ROW(SORT_PREFILL), ROW(SORT_TTFT), ROW(SORT_DATE), ROW(SORT_BEST), NULL
+	ROW(SORT_PREFILL), ROW(SORT_TTFT), ROW(SORT_DATE), ROW(SORT_BEST),
+	sql_list[SORT_BEST][2], sql_up[SORT_BEST][2], NULL
 #undef ROW
 };
 
@@ -77,7 +79,7 @@ static int scope_of(const struct combos_q *q, enum browse_sort sort)
 		return 4;
 	if (q->hw)
 		return 1;
-	return q->backend && sort == SORT_DECODE ? 2 : 0;
+	return q->backend && (sort == SORT_DECODE || sort == SORT_BEST) ? 2 : 0;
 }
 
 static void bind_q(const struct browse *b, const struct combos_q *q, sqlite3_stmt *st)
