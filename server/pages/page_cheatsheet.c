@@ -42,9 +42,12 @@ static const char sql_hws[] =
 	"WHERE i.suite_version = ?1 ORDER BY i.runs DESC, i.hw_slug DESC LIMIT ?2";
 /* A cell: the model's combinations on the hardware (each weights file and
  * backend, with its typical figures): its digests (digest_counts, a few),
- * then a primary-key seek in combos each. */
+ * then a primary-key seek in combos each.  CROSS JOIN keeps that order:
+ * left to itself the planner walked all of the model's combinations on
+ * every hardware (combos_digest_date) and kept this one's, 240 rows for
+ * the hottest model at 1,000,000 runs, 122 us a cell against 9 us. */
 static const char sql_cell[] =
-	"SELECT " TYPICAL_COLS("c") ", r.model_quant FROM digest_counts d JOIN combos c "
+	"SELECT " TYPICAL_COLS("c") ", r.model_quant FROM digest_counts d CROSS JOIN combos c "
 	"ON c.suite_version = d.suite_version AND c.model_slug = d.model_slug "
 	"AND c.model_digest = d.model_digest AND c.hw_slug = ?3 "
 	"JOIN runs r ON r.id = c.best_id "
