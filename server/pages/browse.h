@@ -79,14 +79,20 @@ struct browse {
  * not answer. */
 int browse_begin(struct browse *b, struct req *r);
 
-/* For a list page whose HTML follows from its path, its query and the
- * database alone (a PAGE_LISTED kind): 1 when r was answered from the
- * response cache (*ret set; kept there by an earlier page_serve() and no
- * write of any kind since), else 0. */
+/* For a list page or its JSON twin whose answer follows from its path, its
+ * query and the database alone (a PAGE_LISTED kind): 1 when r was answered
+ * from the response cache (*ret set; kept there by an earlier page_serve()
+ * and no write of any kind since), else 0 (always for a CSV twin). */
 int browse_cached(struct req *r, enum MHD_Result *ret);
+/* 1 when b's ?hw= names hardware with runs in b's suite, or there is no
+ * ?hw= (any slug-shaped value is valid there, so pages for hardware
+ * without runs are not kept: what is kept stays bounded by what exists);
+ * 0 when not or when the database does not say.  Inside b's snapshot. */
+int browse_hw_listed(struct browse *b);
 /* The cache key of r's page: "L" and 32 hex digits of the SHA-256 of its
  * path and query arguments in the order sent; 0, or -1 when the page is not
- * to be kept (a query with more than ?sort= and ?suite=) or out of memory. */
+ * to be kept (a query with more than ?sort=, ?suite=, ?backend= and ?hw=,
+ * once each) or out of memory. */
 int browse_list_key(struct req *r, char key[CACHE_ID_MAX + 1]);
 
 /* Sets b's failure (status and a printf-style sentence); returns -1. */

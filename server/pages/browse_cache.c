@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "app.h"
+#include "store/db.h"
 #include "http/cache.h"
 #include "util/buf.h"
 #include "util/sha256.h"
@@ -14,21 +15,23 @@
 /* The key's input, and whether the query keeps the page out of the cache. */
 struct keyin {
 	struct buf in;
-	int sort, suite, other;
+	int sort, suite, hw, backend, other;
 };
 
 /* Adds one query argument to the key's input: key and value each ended by
- * a NUL (no argument can hold one).  Only ?sort= and ?suite=, once each
- * and not empty, may stand in the query of a kept page: each takes a
- * value from a short list (anything else is a 400 or a 404, which are not
- * kept), so the pages kept are bounded by the models and hardware that
- * exist.  Filters, cursors and arguments the page ignores would let a
- * client fill the cache with copies (?x=1, ?x=2, ...), so such pages are
- * built each time. */
+ * a NUL (no argument can hold one).  Only ?sort=, ?suite=, ?backend= and
+ * ?hw=, once each and not empty, may stand in the query of a kept page:
+ * each takes a value from a short list (anything else is a 400 or a 404,
+ * which are not kept; a ?hw= naming hardware without runs is not kept
+ * either, browse_hw_listed()), so the pages kept are bounded by the models,
+ * hardware and backends that exist.  Cursors, other filters and arguments
+ * the page ignores would let a client fill the cache with copies (?x=1,
+ * ?x=2, ...), so such pages are built each time. */
 static void key_arg(void *ctx, const char *k, const char *v)
 {
 	struct keyin *ki = ctx;
-	int *seen = !strcmp(k, "sort") ? &ki->sort : !strcmp(k, "suite") ? &ki->suite : NULL;
+	int *seen = !strcmp(k, "sort") ? &ki->sort : !strcmp(k, "suite") ? &ki->suite
+		  : !strcmp(k, "hw") ? &ki->hw : !strcmp(k, "backend") ? &ki->backend : NULL;
 
 	if (!seen || (*seen)++ || !v || !*v)
 		ki->other = 1;
@@ -58,6 +61,25 @@ int browse_cached(struct req *r, enum MHD_Result *ret)
 {
 	char key[CACHE_ID_MAX + 1];
 
-	return r->html && browse_list_key(r, key) == 0 &&
+	return r->format != HTTP_FMT_CSV && browse_list_key(r, key) == 0 &&
 	       cache_serve(r->app->cache, r, key, REP_LIST_HTML, ret);
+}
+
+static const char sql_hw_listed[] =
+	"SELECT 1 FROM hw_index WHERE suite_version = ?1 AND hw_slug = ?2 AND runs > 0";
+
+int browse_hw_listed(struct browse *b)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (!b->hw)
+		return 1;
+	if (!(st = db_stmt(b->c, sql_hw_listed)))
+		return 0;
+	db_bind_text(st, 1, b->suite);
+	db_bind_text(st, 2, b->hw);
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	return rc == SQLITE_ROW;
 }

@@ -63,7 +63,7 @@ struct page_csv {
 
 /* Flags of a kind. */
 enum page_kind_flags {
-	PAGE_LISTED = 1,  /* its HTML follows from path, query and database
+	PAGE_LISTED = 1,  /* its HTML and JSON follow from path, query and database
 	                   * alone: kept in the list cache until the next write
 	                   * (browse_cached, browse_keep) */
 };

@@ -138,10 +138,11 @@ enum MHD_Result page_error(struct req *r, const struct err *e)
 
 json_t *page_view_browsed(struct page_view *v, struct browse *b, json_t *m)
 {
+	/* The page and its JSON twin are kept, not the CSV (built each time). */
+	v->keep_list = m && (v->kind->flags & PAGE_LISTED) && !b->csv && browse_hw_listed(b);
 	browse_end(b);
 	if (!m && b->err.status)
 		v->err = b->err;
-	v->keep_list = (v->kind->flags & PAGE_LISTED) && b->html && !b->csv;
 	v->gen = b->gen;
 	return m;
 }
@@ -154,12 +155,19 @@ static enum MHD_Result send_json(struct page_view *v, json_t *m)
 	enum MHD_Result ret;
 	char *s;
 
-	if (!v->keep_id)
+	char key[CACHE_ID_MAX + 1];
+	int listed = v->keep_list && browse_list_key(v->r, key) == 0;
+
+	if (!v->keep_id && !listed)
 		return http_send_json(v->r, 200, m, &o);
 	if (!(s = jsonw_dumps(m, JSONW_ASCII)))
 		return http_fail(v->r, 503, NULL, MSG_NOMEM, NULL);
-	ret = cache_send_tagged(v->r->app->cache, v->r, v->keep_id, v->rep, v->gen, v->tag, 200,
-				CT_JSON, s, strlen(s), CC_PAGE);
+	if (listed)   /* a list's twin: stale after any write, like its page */
+		ret = cache_send_tagged(v->r->app->cache, v->r, key, REP_LIST_HTML, v->gen, 0, 200,
+					CT_JSON, s, strlen(s), CC_PAGE);
+	else
+		ret = cache_send_tagged(v->r->app->cache, v->r, v->keep_id, v->rep, v->gen, v->tag, 200,
+					CT_JSON, s, strlen(s), CC_PAGE);
 	free(s);
 	return ret;
 }
