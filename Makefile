@@ -1,5 +1,5 @@
 # llm-speed server.  `make run` serves, `make check` runs every test.
-# Sources are globbed: a new server/<layer>/*.c or tests/check_*.c needs no edit here.
+# Sources are globbed: a new server/<layer>/*.c or tests/<layer>/check_*.c needs no edit here.
 
 CC      ?= cc
 PKGS    := libmicrohttpd jansson libsodium sqlite3 zlib
@@ -18,7 +18,7 @@ BIN      ?= llm-speedd
 
 SRC      := $(wildcard server/*.c server/*/*.c)
 LIB_SRC  := $(filter-out server/main.c,$(SRC))
-TEST_SRC := $(wildcard tests/check_*.c)
+TEST_SRC := $(wildcard tests/*/check_*.c)
 TEST_HDR := $(wildcard tests/*.h)
 
 OBJ      := $(SRC:%.c=$(BUILD)/%.o)

@@ -1,5 +1,5 @@
 """check_chart.py: what every chart of server/render/chart.c must be, for
-tests/check_chart.c.  Run as: python3 check_chart.py <chart.svg> <asserts.py>.
+tests/render/check_chart.c.  Run as: python3 check_chart.py <chart.svg> <asserts.py>.
 
 The SVG is read with a real XML parser (ElementTree); the checks below hold
 for every chart, then the test's own assertions (asserts.py, one statement

@@ -10,7 +10,7 @@
  * own median (exact for decode; read from its buckets for prefill and
  * TTFT) and place it in a bucket again before the median and quartiles
  * over keys are read: each is within 0.6% of the same quantile computed
- * exactly from the runs (QUANTILE_PRECISION; tests/check_typical.c checks
+ * exactly from the runs (QUANTILE_PRECISION; tests/store/check_typical.c checks
  * it against a recomputation from scratch). */
 #ifndef LLMS_QUANTILE_H
 #define LLMS_QUANTILE_H

@@ -1,6 +1,6 @@
 /* db_int.h: what the files of the database handle share (db.c, db_conn.c,
  * db_status.c, db_writer.c, db_sync.c, db_ckpt.c); nothing outside store/db*.c but
- * tests/check_db.c and tests/check_tlog.c (the sync thread's test hook)
+ * tests/store/check_db.c and tests/util/check_tlog.c (the sync thread's test hook)
  * includes it.  The contract is db.h. */
 #ifndef LLMS_DB_INT_H
 #define LLMS_DB_INT_H

@@ -4,7 +4,7 @@ b6200 in one combination make one change of about +20% on /changes.json,
 /changes and /changes.atom (valid against RFC 4287's schema, checked with
 xmllint); two versions at the same speed make none; filters by backend and
 hardware; the version chart of the model on its hardware (versions_series)
-the figures against an exact recomputation are tests/check_versions.c's."""
+the figures against an exact recomputation are tests/store/check_versions.c's."""
 import statistics
 
 import pytest

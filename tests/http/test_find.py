@@ -466,7 +466,7 @@ def test_rank_histograms_stay_exact_through_changes(srv):
     # The run counts of /models and /hardware are the triggers' too.  (Their
     # best and typical figures, and the board's, are kept by the writer
     # since migration 0020, not by triggers, so a write from outside does
-    # not move them; tests/check_typical.c compares those with a recount.)
+    # not move them; tests/store/check_typical.c compares those with a recount.)
     want = db.execute("SELECT suite_version, model_slug, count(*) FROM runs "
                       "WHERE status = 'ok' GROUP BY 1, 2 ORDER BY 1, 2").fetchall()
     assert db.execute("SELECT suite_version, model_slug, runs FROM model_index "

@@ -53,15 +53,34 @@ def exception_lines():
     return lines
 
 
+def layer_of(src):
+    """The tests/ folder of a source's unit test: its server/ folder's name,
+    "daemon" for server/*.c itself."""
+    d = os.path.basename(os.path.dirname(src))
+    return "daemon" if d == "server" else d
+
+
 def has_check_file(src):
-    return os.path.exists(os.path.join(TESTS, "check_%s.c" % os.path.basename(src)[:-2]))
+    return os.path.exists(os.path.join(TESTS, layer_of(src), "check_%s.c" % os.path.basename(src)[:-2]))
+
+
+def test_unit_tests_sit_in_their_sources_layer():
+    """tests/<layer>/check_<file>.c mirrors server/<layer>/<file>.c (or its
+    header, for a subsystem tested through it); none at the top of tests/."""
+    top = glob.glob(os.path.join(TESTS, "check_*.c"))
+    assert not top, "unit tests belong in tests/<layer>/: %s" % top
+    for t in glob.glob(os.path.join(TESTS, "*", "check_*.c")):
+        layer, name = os.path.basename(os.path.dirname(t)), os.path.basename(t)[len("check_"):-2]
+        d = os.path.join(ROOT, "server") if layer == "daemon" else os.path.join(ROOT, "server", layer)
+        assert os.path.exists(os.path.join(d, name + ".c")) or os.path.exists(os.path.join(d, name + ".h")), \
+            "%s names no server/%s/%s.c or .h" % (t, layer, name)
 
 
 def test_every_source_has_a_check_file_or_an_exceptions_line():
     srcs = sources(".c")
     lines = exception_lines()
     missing = [s for s in srcs if not has_check_file(s) and s not in lines]
-    assert not missing, "no tests/check_<file>.c and no line in tests/exceptions.txt: %s" % missing
+    assert not missing, "no tests/<layer>/check_<file>.c and no line in tests/exceptions.txt: %s" % missing
     gone = [s for s in lines if s not in srcs]
     assert not gone, "tests/exceptions.txt names sources that do not exist: %s" % gone
     both = [s for s in lines if has_check_file(s)]

@@ -290,7 +290,7 @@ def test_created_at_nine_minutes_ahead_is_accepted(rserver):
 
 def test_concurrent_uploads_all_commit(server):
     """64 uploads at once (they share commits in the writer; the group
-    counts are asserted in tests/check_db.c): every one is 201 with its own
+    counts are asserted in tests/store/check_db.c): every one is 201 with its own
     id and is readable right after."""
     tokens = [sign(make_payload())[0] for _ in range(64)]
     with concurrent.futures.ThreadPoolExecutor(max_workers=64) as ex:

@@ -1,4 +1,4 @@
-/* check_walbuf.c: the writer's VFS (server/store/db_walbuf.c), which holds
+/* check_db_walbuf.c: the writer's VFS (server/store/db_walbuf.c), which holds
  * WAL writes back until a sync, read, resize or a write elsewhere: other
  * connections see every commit whole, the writer reads back frames it
  * spilled, a write that fails fails its transaction, the database stays
@@ -20,7 +20,7 @@ static struct tmpdb T;
 
 static void setup(void)
 {
-	tmpdb_begin(&T, "check_walbuf");
+	tmpdb_begin(&T, "check_db_walbuf");
 }
 
 static void teardown(void)

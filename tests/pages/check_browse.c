@@ -343,7 +343,7 @@ static int memory_diff(sqlite3 *h)
 /* hw_best (migration 0007) against a recount, and the memory classes'
  * summaries: the number of rows wrong in any.  (board_best, board_sort
  * and digest_sort went in 0020: the lists read combos, which the writer
- * keeps; tests/check_outlier.c checks it against a recount.) */
+ * keeps; tests/store/check_outlier.c checks it against a recount.) */
 static int lists_diff(sqlite3 *h)
 {
 	return diff_of(h,
@@ -356,7 +356,7 @@ static int lists_diff(sqlite3 *h)
 
 /* model_index and hw_index (migrations 0012, 0015) against a recount:
  * each model's and hardware's runs that count (their leaders and best
- * runs are the writer's, checked by tests/check_outlier.c's exact
+ * runs are the writer's, checked by tests/store/check_outlier.c's exact
  * recomputation since migration 0020). */
 static int find_index_diff(sqlite3 *h)
 {
