@@ -231,6 +231,7 @@ def test_lists_and_search_link_to_the_page(server):
 
 def test_page_is_kept_until_the_next_write(server):
     upload(server, 100.0)
+    server.wait_refreshed()      # the version chart, filled after the commit
     first = server.get(PAGE).text
     assert server.get(PAGE).text == first
     upload(server, 102.0)
