@@ -189,9 +189,9 @@ static void meta(struct buf *b, const char *attr, const char *key, const char *v
 	buf_puts(b, "\">\n");
 }
 
-/* Appends origin and path, each segment of path percent-encoded
- * (html_url_arg), so the address is one whatever bytes the path holds. */
-static void address(struct buf *b, const char *origin, const char *path)
+/* See page.h: each segment percent-encoded, so the address is one
+ * whatever bytes the path holds. */
+void page_meta_address(struct buf *b, const char *origin, const char *path)
 {
 	const char *p = path && *path == '/' ? path : "/", *slash;
 	struct buf seg = BUF_INIT;
@@ -287,7 +287,7 @@ int page_meta_add(struct req *r, const char *name, json_t *m, unsigned status)
 		buf_puts(&b, "<meta name=\"robots\" content=\"noindex\">\n");
 		goto done;
 	}
-	address(&url, origin, r->path);
+	page_meta_address(&url, origin, r->path);
 	if (buf_error(&url))
 		goto done;
 	buf_puts(&b, "<link rel=\"canonical\" href=\"");
