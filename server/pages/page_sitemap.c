@@ -98,16 +98,18 @@ static sqlite3_stmt *stmt(struct smap *s, const char *sql, int suite)
 static long long one_int(struct smap *s, const char *sql, int suite)
 {
 	sqlite3_stmt *st = stmt(s, sql, suite);
+	long long v = 0;
 	int rc;
 
 	if (!st)
 		return 0;
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
-		return sqlite3_column_int64(st, 0);
-	if (rc != SQLITE_DONE)
+		v = sqlite3_column_int64(st, 0);
+	else if (rc != SQLITE_DONE)
 		s->failed = 1;
-	return 0;
+	sqlite3_reset(st);
+	return v;
 }
 
 /* Appends <loc> of origin and the path made of a kind's path with its
@@ -171,6 +173,7 @@ static void write_runs(struct smap *s, const char *pattern, long long lo, long l
 		       (const char *)sqlite3_column_text(st, 1));
 	if (rc != SQLITE_DONE)
 		s->failed = 1;
+	sqlite3_reset(st);
 }
 
 /* The things of a model, hardware or pair statement, count from first. */
@@ -190,6 +193,7 @@ static void write_slugs(struct smap *s, const char *sql, const char *pattern,
 		       (const char *)sqlite3_column_text(st, 2));
 	if (rc != SQLITE_DONE)
 		s->failed = 1;
+	sqlite3_reset(st);
 }
 
 /* The listing statement of a SITEMAP_EACH kind's things, by its arg
@@ -252,6 +256,7 @@ static int runs_lastmod(struct smap *s, long long lo, long long hi, char lastmod
 		snprintf(lastmod, TIMEFMT_LEN, "%s", (const char *)sqlite3_column_text(st, 0));
 	else if (rc != SQLITE_DONE)
 		s->failed = 1;
+	sqlite3_reset(st);
 	return rc == SQLITE_ROW;
 }
 
@@ -342,17 +347,29 @@ static void reference_lastmod(struct smap *s)
 	if (st && sqlite3_step(st) == SQLITE_ROW && (t = (const char *)sqlite3_column_text(st, 0)) &&
 	    time_parse_rfc3339_utc(t, &newest) == 0 && newest > (long long)s->b.r->app->started)
 		snprintf(s->ref_lastmod, sizeof s->ref_lastmod, "%s", t);
+	if (st)
+		sqlite3_reset(st);  /* a statement left on a row would hold this snapshot */
+}
+
+/* Counts one query argument. */
+static void count_arg(void *ctx, const char *k, const char *v)
+{
+	(*(int *)ctx)++;
 }
 
 /* GET /sitemap.xml and /sitemap-<n>.xml (r->arg: n, 1 or more).  404 for a
- * file the index does not name; 503 when the database does not answer. */
+ * file the index does not name; 503 when the database does not answer.
+ * Kept as key until the next write, unless the request has a query
+ * (?suite= lists another suite; nothing links to one), which is built
+ * each time so that it cannot stand in for the plain file. */
 static enum MHD_Result sitemap_send(struct req *r, long long n, const char *key)
 {
 	struct smap s = { .out = BUF_INIT };
 	enum MHD_Result ret;
-	int found;
+	int found, args = 0;
 
-	if (cache_serve(r->app->cache, r, key, REP_LIST_HTML, &ret))
+	http_query_each(r, count_arg, &args);
+	if (!args && cache_serve(r->app->cache, r, key, REP_LIST_HTML, &ret))
 		return ret;
 	s.per = r->app->cfg.sitemap_page_urls ? r->app->cfg.sitemap_page_urls : SITEMAP_PAGE_URLS;
 	http_origin(r, s.origin, sizeof s.origin);
@@ -370,9 +387,9 @@ static enum MHD_Result sitemap_send(struct req *r, long long n, const char *key)
 		ret = http_fail(r, 404, "not_found", "No such sitemap file: /sitemap.xml names every one.", NULL);
 	else if (buf_error(&s.out))
 		ret = http_send_nomem(r);
-	else
-		ret = cache_send(r->app->cache, r, key, REP_LIST_HTML, s.b.gen, 200, CT_XML,
-				 s.out.buf, s.out.len, CC_PAGE);
+	else    /* with a query: under a key no request is served from */
+		ret = cache_send(r->app->cache, r, args ? "Squery" : key, REP_LIST_HTML,
+				 args ? 0 : s.b.gen, 200, CT_XML, s.out.buf, s.out.len, CC_PAGE);
 	buf_release(&s.out);
 	return ret;
 }

@@ -125,5 +125,14 @@ def test_a_hostile_name_is_escaped(make_server, tmp_path):
         assert re.fullmatch(r"https://speed\.example\.org/[A-Za-z0-9._~%/-]*", loc), loc
 
 
+def test_a_query_does_not_stand_in_for_the_plain_file(site, tmp_path):
+    plain = site.get("/sitemap.xml").text
+    other = site.get("/sitemap.xml?suite=suite-v0")
+    assert other.status_code == 404      # a suite with no runs
+    assert site.get("/sitemap.xml").text == plain
+    assert site.get("/sitemap.xml?x=1").status_code in (200, 400)
+    assert site.get("/sitemap.xml").text == plain
+
+
 def test_robots_names_the_sitemap(site):
     assert "Sitemap: %s/sitemap.xml" % BASE in site.get("/robots.txt").text.splitlines()
