@@ -42,6 +42,7 @@ struct config {
 	const char *security_contact; /* security.txt's Contact URI; NULL: /privacy#reporting */
 	int demo;                     /* fill an empty database with demo runs */
 	int quiet;                    /* no request log */
+	unsigned sitemap_page_urls;   /* --sitemap-page-urls, tests only; 0: SITEMAP_PAGE_URLS */
 	const char *test_clock;       /* --test-clock FILE, tests only (util/timefmt.h); NULL: the real clock */
 };
 

@@ -260,7 +260,7 @@ int parse_options(int argc, char **argv, struct config *c, int command)
 	enum { O_LISTEN = 256, O_DB, O_ASSETS, O_BASE, O_THREADS, O_MAXC, O_MAXIP,
 	       O_TIMEOUT, O_URATE, O_DRATE, O_TRUST, O_DEMO, O_QUIET, O_HELP,
 	       O_REQTIMEOUT, O_HEADER, O_BUSY, O_DBGROUP, O_SRATE, O_RRATE, O_TESTCLOCK,
-	       O_ACCESSLOG, O_METRICSALLOW, O_SECCONTACT };
+	       O_ACCESSLOG, O_METRICSALLOW, O_SECCONTACT, O_SITEMAPURLS };
 	static const struct option opts[] = {
 		{ "listen", required_argument, NULL, O_LISTEN },
 		{ "db", required_argument, NULL, O_DB },
@@ -288,6 +288,9 @@ int parse_options(int argc, char **argv, struct config *c, int command)
 		/* Tests only, so not in usage and with no environment variable:
 		 * the clock read from a file (time_test_clock in util/timefmt.h). */
 		{ "test-clock", required_argument, NULL, O_TESTCLOCK },
+		/* Tests only: URLs per sitemap file (pages/page_sitemap.c), so
+		 * the index form is reached without 50,000 runs. */
+		{ "sitemap-page-urls", required_argument, NULL, O_SITEMAPURLS },
 		{ NULL, 0, NULL, 0 },
 	};
 	int o;
@@ -318,12 +321,17 @@ int parse_options(int argc, char **argv, struct config *c, int command)
 		case O_DEMO: c->demo = 1; break;
 		case O_QUIET: c->quiet = 1; break;
 		case O_TESTCLOCK: c->test_clock = optarg; break;
+		case O_SITEMAPURLS: c->sitemap_page_urls = flag_uint("sitemap-page-urls", optarg); break;
 		case O_HELP: fputs(usage, stdout); exit(0);
 		default: fputs(usage, stderr); return -1;
 		}
 	}
 	if (!c->threads || c->threads > 256) {
 		fprintf(stderr, "llm-speedd: --threads must be between 1 and 256\n");
+		return -1;
+	}
+	if (c->sitemap_page_urls > 50000) {
+		fprintf(stderr, "llm-speedd: --sitemap-page-urls must be at most 50000 (sitemaps.org)\n");
 		return -1;
 	}
 	if (check_limits(c) < 0 || check_ops(c) < 0)

@@ -58,6 +58,8 @@ static const struct route fixed[] = {
 	{ HTTP_GET,  "/static/*",                    page_static_file,  0, 0, HTTP_FMT_NONE, -1 },
 	{ HTTP_GET,  "/favicon.ico",                 page_favicon,      0, 0, HTTP_FMT_NONE, -1 },
 	{ HTTP_GET,  "/robots.txt",                  page_robots,       0, 0, HTTP_FMT_NONE, -1 },
+	{ HTTP_GET,  "/sitemap.xml",                 page_sitemap,      0, 0, HTTP_FMT_NONE, -1 },
+	{ HTTP_GET,  "/sitemap-*.xml",               page_sitemap_file, 0, 0, HTTP_FMT_NONE, -1 },
 	{ HTTP_GET,  "/.well-known/security.txt",    page_security_txt, 0, 0, HTTP_FMT_NONE, -1 },
 	{ HTTP_GET,  "/metrics",                     page_metrics,      ROUTE_HTML, 0, HTTP_FMT_NONE, -1 },
 };

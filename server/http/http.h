@@ -110,6 +110,7 @@ struct http_opts {
 #define CT_JS   "text/javascript; charset=utf-8"
 #define CT_TEXT "text/plain; charset=utf-8"
 #define CT_ATOM "application/atom+xml"
+#define CT_XML  "application/xml"
 #define CT_NDJSON "application/x-ndjson"
 #define CT_OCTETS "application/octet-stream"
 /* Prometheus's text exposition format, version 0.0.4. */

@@ -19,6 +19,10 @@ enum MHD_Result page_favicon(struct req *r);      /* /favicon.ico, from static/ 
 enum MHD_Result page_robots(struct req *r);       /* /robots.txt */
 enum MHD_Result page_security_txt(struct req *r); /* /.well-known/security.txt */
 
+/* page_sitemap.c */
+enum MHD_Result page_sitemap(struct req *r);      /* /sitemap.xml: a urlset, or an index */
+enum MHD_Result page_sitemap_file(struct req *r); /* /sitemap-<n>.xml: one file of the index */
+
 /* page_metrics.c */
 enum MHD_Result page_metrics(struct req *r);      /* /metrics: loopback and --metrics-allow only */
 /* Loads every file of dir (static/) into memory once, at start. */
@@ -124,6 +128,9 @@ void page_meta_free(void);
  * /card/hw/<slug>.png), and the JSON-LD of the glossary (FAQPage) and
  * /api (a Dataset of /export); for another status, noindex.  0, or -1
  * out of memory. */
+/* page_meta.c: appends origin and path, each segment of path
+ * percent-encoded (html_url_arg): a page's absolute address. */
+void page_meta_address(struct buf *b, const char *origin, const char *path);
 int page_meta_add(struct req *r, const char *name, json_t *m, unsigned status);
 
 /* page_describe.c */

@@ -163,6 +163,50 @@ static void describe_subject(struct buf *d, const json_t *m, int is_model)
 	buf_puts(d, ".");
 }
 
+/* /m/<model>/hw/<hw>: how many weights files and backends were measured
+ * there, and the fastest with its typical and best figures. */
+static void describe_model_hw(struct buf *d, const json_t *m)
+{
+	const json_t *w, *row, *top = NULL;
+	const char *suite = str(m, "suite_version"), *q;
+	size_t i, j, n = 0;
+
+	json_array_foreach(json_object_get(m, "weights"), i, w)
+		json_array_foreach(json_object_get(w, "rows"), j, row) {
+			n++;
+			if (isfinite(num(row, "median_decode_tok_s")) &&
+			    (!top || num(row, "median_decode_tok_s") > num(top, "median_decode_tok_s")))
+				top = row;
+		}
+	buf_printf(d, "%s on %s: typical decode speeds of each weights file and backend, measured by signed runs%s%s. ",
+		   str2(m, "model", "name") ? str2(m, "model", "name") : "?",
+		   str2(m, "hardware", "name") ? str2(m, "hardware", "name") : "?",
+		   suite ? " of " : "", suite ? suite : "");
+	if (!top) {
+		buf_puts(d, "No runs counted yet.");
+		return;
+	}
+	if (n > 1) {
+		numfmt_count(d, (long long)n, "combination", "combinations");
+		buf_puts(d, "; fastest: ");
+	} else
+		buf_puts(d, "Typical: ");
+	q = str(top, "quantization");
+	buf_printf(d, "%s%s%s%s", q ? q : "", q && str(top, "backend") ? " " : "",
+		   str(top, "backend") ? "with " : "", str(top, "backend") ? str(top, "backend") : "");
+	buf_puts(d, ", ");
+	typical(d, top);
+	if (isfinite(num(top, "best_decode_tok_s"))) {
+		buf_puts(d, ", best ");
+		fig(d, num(top, "best_decode_tok_s"), "tok/s");
+	}
+	if (isfinite(num(top, "median_prefill_tok_s"))) {
+		buf_puts(d, ", prefill ");
+		fig(d, num(top, "median_prefill_tok_s"), "tok/s");
+	}
+	buf_puts(d, ".");
+}
+
 static void describe_model(struct buf *d, const json_t *m) { describe_subject(d, m, 1); }
 static void describe_hw(struct buf *d, const json_t *m) { describe_subject(d, m, 0); }
 
@@ -288,6 +332,7 @@ static const struct builder builders[] = {
 	{ "run", describe_run },
 	{ "model", describe_model },
 	{ "hw", describe_hw },
+	{ "model_hw", describe_model_hw },
 	{ "home", describe_home },
 	{ "catalog", describe_catalog },
 	{ "cheatsheet", describe_cheatsheet },

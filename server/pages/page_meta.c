@@ -1,7 +1,7 @@
 /* page_meta.c: what a page says about itself in its <head> to search
  * engines and link previews: its description (page_describe.c), its
  * canonical address under --base-url, OpenGraph and Twitter card tags
- * with its preview card on run, model and hardware pages, and schema.org
+ * with its preview card on run, model, hardware and model-on-hardware pages, and schema.org
  * JSON-LD where the page carries one (the glossary's common questions as a
  * FAQPage, the export as a Dataset on /api).  Every attribute value goes
  * through html_attr, every JSON-LD block through jsonw with JSONW_SCRIPT. */
@@ -172,13 +172,15 @@ void page_meta_free(void)
 /* ---- the head block ----------------------------------------------------- */
 
 /* The pages with a link preview: the card the page's view model names by
- * its member key, under prefix. */
+ * its member key (or key's member sub), under prefix: a model on one
+ * hardware shows its model's card. */
 static const struct {
-	const char *name, *prefix, *key;
+	const char *name, *prefix, *key, *sub;
 } cards[] = {
-	{ "run", "/card/", "id" },
-	{ "model", "/card/m/", "slug" },
-	{ "hw", "/card/hw/", "slug" },
+	{ "run", "/card/", "id", NULL },
+	{ "model", "/card/m/", "slug", NULL },
+	{ "hw", "/card/hw/", "slug", NULL },
+	{ "model_hw", "/card/m/", "model", "slug" },
 };
 
 /* Appends <meta name|property="key" content="value">, value escaped. */
@@ -189,9 +191,9 @@ static void meta(struct buf *b, const char *attr, const char *key, const char *v
 	buf_puts(b, "\">\n");
 }
 
-/* Appends origin and path, each segment of path percent-encoded
- * (html_url_arg), so the address is one whatever bytes the path holds. */
-static void address(struct buf *b, const char *origin, const char *path)
+/* See page.h: each segment percent-encoded, so the address is one
+ * whatever bytes the path holds. */
+void page_meta_address(struct buf *b, const char *origin, const char *path)
 {
 	const char *p = path && *path == '/' ? path : "/", *slash;
 	struct buf seg = BUF_INIT;
@@ -287,14 +289,15 @@ int page_meta_add(struct req *r, const char *name, json_t *m, unsigned status)
 		buf_puts(&b, "<meta name=\"robots\" content=\"noindex\">\n");
 		goto done;
 	}
-	address(&url, origin, r->path);
+	page_meta_address(&url, origin, r->path);
 	if (buf_error(&url))
 		goto done;
 	buf_puts(&b, "<link rel=\"canonical\" href=\"");
 	html_attr(&b, url.buf);
 	buf_puts(&b, "\">\n");
 	for (i = 0; i < sizeof cards / sizeof cards[0]; i++) {
-		const char *key = json_string_value(json_object_get(m, cards[i].key));
+		const json_t *k = json_object_get(m, cards[i].key);
+		const char *key = json_string_value(cards[i].sub ? json_object_get(k, cards[i].sub) : k);
 
 		if (strcmp(name, cards[i].name) || !key)
 			continue;

@@ -414,6 +414,19 @@ def test_feeds_match_spec(server):
         check(server.get(path), "GET", template)
 
 
+def test_sitemap_matches_spec(make_server):
+    s = make_server(["--sitemap-page-urls", "3"])
+    upload_ok(s)
+    check(s.get("/sitemap.xml"), "GET", "/sitemap.xml")
+    for n in ("1", "2", "999", "0"):
+        check(s.get("/sitemap-%s.xml" % n), "GET", "/sitemap-{n}.xml")
+    one = make_server()
+    r = one.get("/sitemap.xml")
+    check(r, "GET", "/sitemap.xml")
+    check(one.get("/sitemap.xml", headers={"If-None-Match": r.headers["ETag"]}), "GET", "/sitemap.xml")
+    check(one.get("/sitemap-1.xml"), "GET", "/sitemap-{n}.xml")
+
+
 def test_account_pages_match_spec(server):
     token = server.account("dave")
     upload_ok(server, headers={"Authorization": "Bearer " + token})

@@ -1,8 +1,9 @@
 """What pages say about themselves to search engines and link previews:
 <meta name="description"> written from each page's own figures, the
 canonical link under --base-url (query variants name the plain page),
-OpenGraph and Twitter card tags on run, model and hardware pages with
-their PNG cards (/card/<id>.png, /card/m/<slug>.png, /card/hw/<slug>.png),
+OpenGraph and Twitter card tags on run, model, hardware and
+model-on-hardware pages with their PNG cards (/card/<id>.png,
+/card/m/<slug>.png, /card/hw/<slug>.png; a pair shows its model's),
 and the schema.org JSON-LD of the glossary (FAQPage) and /api (Dataset).
 
 The head is read with html.parser (so an attribute value that broke out of
@@ -139,6 +140,47 @@ def test_model_and_hw_pages_describe_their_fastest_and_have_cards(site, tmp_path
         assert r.status_code == 404 and r.json()["error"]["code"] == "not_found", bad
 
 
+def test_model_on_hardware_page_describes_its_figures_and_has_a_card(site, tmp_path):
+    path = "/m/qwen3-8b/hw/rtx-4090"
+    r = site.get(path)
+    assert r.status_code == 200
+    h = head_of(r.text)
+    d = h.meta["description"]
+    assert d.startswith("Qwen3-8B on NVIDIA GeForce RTX 4090: typical decode speeds"), d
+    assert ("Typical: Q4_K_M with llama.cpp, median 131.2 tok/s decode over 3 submitters, "
+            "best 135.5 tok/s, prefill 204.0 tok/s.") in d, d
+    assert h.links["canonical"] == BASE + path
+    assert h.meta["og:url"] == BASE + path
+    assert h.meta["og:title"] == "Qwen3-8B on NVIDIA GeForce RTX 4090"
+    assert h.meta["og:description"] == d
+    assert h.meta["og:image"] == BASE + "/card/m/qwen3-8b.png"
+    assert h.meta["twitter:card"] == "summary_large_image"
+    assert (h.meta["og:image:width"], h.meta["og:image:height"]) == ("1200", "630")
+    ok, report = validate_html(r.text, tmp_path)
+    assert ok, report
+    # Its description is its own, not its model's or its machine's.
+    for other in ("/m/qwen3-8b", "/hw/rtx-4090", "/m/qwen3-8b/hw/m3-ultra"):
+        assert head_of(site.get(other).text).meta["description"] != d, other
+    png = site.get("/card/m/qwen3-8b.png")
+    assert png.status_code == 200 and png.headers["Content-Type"] == "image/png"
+    # A pair with no runs is a 404 page: no card, not indexed.
+    r = site.get("/m/qwen3-8b/hw/no-such-hw")
+    h = head_of(r.text)
+    assert r.status_code == 404 and h.meta.get("robots") == "noindex" and "og:image" not in h.meta
+
+
+def test_hostile_names_stay_inside_the_pair_page_attributes(make_server):
+    s = make_server(["--base-url", BASE])
+    rid, _ = upload(s, model__name=HOSTILE)
+    slug = s.get("/r/%s.json" % rid).json()["model"]["slug"]
+    r = s.get("/m/%s/hw/m3-ultra" % slug)
+    assert r.status_code == 200, r.text[:300]
+    h = head_of(r.text)
+    assert HOSTILE in h.meta["description"] and HOSTILE in h.meta["og:description"]
+    assert h.meta["og:image"] == BASE + "/card/m/%s.png" % slug
+    assert "<script>alert" not in r.text.split("</head>")[0]
+
+
 def test_a_page_card_follows_the_next_upload(site):
     before = site.get("/card/hw/rtx-4090.svg").text
     png = site.get("/card/hw/rtx-4090.png")
@@ -165,7 +207,7 @@ def test_every_page_has_a_description_of_its_own(site):
     for path in ("/", "/models", "/hardware", "/cheatsheet", "/fit", "/fit?model=qwen3-5-9b&hw=rtx-4090",
                  "/explain/quantization", "/glossary", "/methodology", "/privacy", "/api", "/log",
                  "/outliers", "/disputes", "/search", "/compare?r=%s,%s" % tuple(site.ids[:2]),
-                 "/r/" + site.ids[0], "/m/qwen3-8b", "/hw/rtx-4090"):
+                 "/r/" + site.ids[0], "/m/qwen3-8b", "/hw/rtx-4090", "/m/qwen3-8b/hw/rtx-4090"):
         r = site.get(path)
         assert r.status_code == 200, path
         h = head_of(r.text)

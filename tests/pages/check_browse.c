@@ -161,6 +161,39 @@ START_TEST(feeds_read_an_index_in_order)
 }
 END_TEST
 
+/* The sitemap (page_sitemap.c) never walks the runs: each statement that
+ * reads them seeks, by rowid range or a partial index of a model's or a
+ * hardware's newest (or the newest run: runs_recent from its top for one
+ * row), so a file of runs costs its own rows at any size. */
+START_TEST(sitemap_seeks_the_runs)
+{
+	struct dbconn *c = db_reader(db);
+	sqlite3_stmt *st;
+	size_t k;
+
+	ck_assert_ptr_nonnull(c);
+	for (k = 0; page_sitemap_sql[k]; k++) {
+		char *q = sqlite3_mprintf("EXPLAIN QUERY PLAN %s", page_sitemap_sql[k]);
+		int n = 0;
+
+		ck_assert_int_eq(sqlite3_prepare_v2(c->h, q, -1, &st, NULL), SQLITE_OK);
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			const char *d = (const char *)sqlite3_column_text(st, 3);
+
+			n++;
+			/* an index walked from its newest end for one row is a seek */
+			ck_assert_msg(strncmp(d, "SCAN runs", 9) != 0 ||
+				      (strstr(d, "USING") && strlen(page_sitemap_sql[k]) > 7 &&
+				       !strcmp(page_sitemap_sql[k] + strlen(page_sitemap_sql[k]) - 7, "LIMIT 1")),
+				      "walks the runs in %s: %s", page_sitemap_sql[k], d);
+		}
+		sqlite3_finalize(st);
+		sqlite3_free(q);
+		ck_assert_msg(n > 0, "no plan for %s", page_sitemap_sql[k]);
+	}
+}
+END_TEST
+
 /* Every order of /outliers and /disputes (page_lists.c, migration 0018)
  * starts at its cursor: the first table read is a seek in a partial index
  * of the list's own rows with a range on the sort key, never a walk from
@@ -602,6 +635,7 @@ static Suite *suite_browse(void)
 	tcase_add_test(t, every_query_uses_an_index);
 	tcase_add_test(t, cheatsheet_cells_seek_their_combination);
 	tcase_add_test(t, feeds_read_an_index_in_order);
+	tcase_add_test(t, sitemap_seeks_the_runs);
 	tcase_add_test(t, memory_classes_match_the_migration);
 	tcase_add_test(t, lists_seek_their_cursor);
 	tcase_add_test(t, ruled_disputes_seek_their_cursor);

@@ -1,0 +1,138 @@
+"""/sitemap.xml and /sitemap-<n>.xml (the Sitemaps protocol 0.9): made
+from the page kinds' table, every file valid against sitemaps.org's XSDs
+(tests/vectors/sitemap.xsd, siteindex.xsd; `xmllint --noout --schema`),
+addresses absolute under --base-url, lastmod from the runs; above the page
+size (the hidden --sitemap-page-urls, 50,000 by default) an index of
+paged files, and a 404 past the last one.
+"""
+import os
+import re
+import subprocess
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from conftest import ROOT, make_payload, sign
+
+BASE = "https://speed.example.org"
+NS = "{http://www.sitemaps.org/schemas/sitemap/0.9}"
+VECTORS = os.path.join(ROOT, "tests", "vectors")
+HOSTILE = "Evil\"><script>alert(1)</script>&'model"
+
+
+def upload(server, **over):
+    token, _ = sign(make_payload(**over))
+    r = server.upload(token)
+    assert r.status_code == 201, r.text
+    return r.json()["id"]
+
+
+def valid(server, path, tmp_path, schema):
+    """The file at path, checked against schema (sitemap.xsd or
+    siteindex.xsd); its (loc, lastmod) pairs."""
+    r = server.get(path)
+    assert r.status_code == 200, (path, r.text[:300])
+    assert r.headers["Content-Type"].startswith("application/xml")
+    f = tmp_path / ("got-%s" % path.strip("/").replace("/", "_"))
+    f.write_bytes(r.content)
+    p = subprocess.run(["xmllint", "--noout", "--schema", os.path.join(VECTORS, schema), str(f)],
+                       capture_output=True, text=True)
+    assert p.returncode == 0, (path, p.stderr)
+    root = ET.fromstring(r.content)
+    item = "url" if schema == "sitemap.xsd" else "sitemap"
+    return [(e.find(NS + "loc").text, getattr(e.find(NS + "lastmod"), "text", None))
+            for e in root.findall(NS + item)]
+
+
+@pytest.fixture
+def site(make_server):
+    s = make_server(["--base-url", BASE + "/"], clock=True)
+    s.run_a = upload(s, model__name="Qwen3-8B", hardware__accelerator_summary="NVIDIA GeForce RTX 4090",
+                     hardware__gpu_name="NVIDIA GeForce RTX 4090")
+    s.clock.advance(5)
+    s.run_b = upload(s)
+    return s
+
+
+def test_one_file_lists_every_kind_with_lastmod(site, tmp_path):
+    urls = dict(valid(site, "/sitemap.xml", tmp_path, "sitemap.xsd"))
+    for path in ("/r/" + site.run_a, "/r/" + site.run_b, "/m/qwen3-8b", "/hw/rtx-4090",
+                 "/m/qwen3-8b/hw/rtx-4090", "/m/qwen3-coder-30b-a3b-instruct/hw/m3-ultra",
+                 "/glossary", "/", "/methodology", "/models", "/hardware"):
+        assert BASE + path in urls, path
+    # Pages that only repeat others, or a person's own, are not listed.
+    for loc in urls:
+        assert "?" not in loc and not re.search(r"\.(json|csv|jws)$", loc) and "/u/" not in loc, loc
+    assert len(urls) == len(set(urls))
+    for loc, lastmod in urls.items():
+        assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", lastmod or ""), (loc, lastmod)
+    run_a = site.get("/r/%s.json" % site.run_a).json()
+    assert urls[BASE + "/r/" + site.run_a] == run_a["received_at"]
+    # A model's and a pair's: their newest run; the reference pages: the newest of all.
+    newest = site.get("/r/%s.json" % site.run_b).json()["received_at"]
+    assert urls[BASE + "/m/qwen3-8b"] == run_a["received_at"] < newest
+    assert urls[BASE + "/m/qwen3-8b/hw/rtx-4090"] == run_a["received_at"]
+    assert urls[BASE + "/glossary"] == newest
+    assert site.get("/sitemap-1.xml").status_code == 404   # one file: no index
+
+
+def test_lastmod_moves_after_an_upload(site, tmp_path):
+    before = dict(valid(site, "/sitemap.xml", tmp_path, "sitemap.xsd"))
+    again = site.get("/sitemap.xml")
+    assert site.get("/sitemap.xml", headers={"If-None-Match": again.headers["ETag"]}).status_code == 304
+    site.clock.advance(60)
+    rid = upload(site, model__name="Qwen3-8B", hardware__accelerator_summary="NVIDIA GeForce RTX 4090",
+                 hardware__gpu_name="NVIDIA GeForce RTX 4090")
+    after = dict(valid(site, "/sitemap.xml", tmp_path, "sitemap.xsd"))
+    assert BASE + "/r/" + rid in after and BASE + "/r/" + rid not in before
+    for path in ("/m/qwen3-8b", "/hw/rtx-4090", "/m/qwen3-8b/hw/rtx-4090", "/glossary"):
+        assert after[BASE + path] > before[BASE + path], path
+    assert after[BASE + "/hw/m3-ultra"] == before[BASE + "/hw/m3-ultra"]
+
+
+def test_index_of_paged_files_above_the_page_size(make_server, tmp_path):
+    s = make_server(["--base-url", BASE, "--sitemap-page-urls", "4"])
+    ids = [upload(s, model__name="Model-%d" % i) for i in range(6)]
+    index = valid(s, "/sitemap.xml", tmp_path, "siteindex.xsd")
+    assert len(index) >= 5
+    seen = []
+    for n, (loc, lastmod) in enumerate(index, 1):
+        assert loc == "%s/sitemap-%d.xml" % (BASE, n)
+        assert lastmod
+        urls = valid(s, "/sitemap-%d.xml" % n, tmp_path, "sitemap.xsd")
+        assert 1 <= len(urls) <= 4, (n, urls)
+        seen += [u for u, _ in urls]
+    assert len(seen) == len(set(seen))
+    for path in ["/r/" + i for i in ids] + ["/m/model-%d" % i for i in range(6)] + \
+            ["/m/model-0/hw/m3-ultra", "/hw/m3-ultra", "/glossary", "/"]:
+        assert BASE + path in seen, path
+    for past in ("/sitemap-%d.xml" % (len(index) + 1), "/sitemap-0.xml", "/sitemap-01.xml",
+                 "/sitemap-x.xml", "/sitemap-99999999999999999999.xml"):
+        r = s.get(past)
+        assert r.status_code == 404 and r.json()["error"]["code"] == "not_found", past
+
+
+def test_a_hostile_name_is_escaped(make_server, tmp_path):
+    s = make_server(["--base-url", BASE])
+    rid = upload(s, model__name=HOSTILE, hardware__accelerator_summary="RTX \u202e4090 <&>")
+    r = s.get("/sitemap.xml")
+    assert "<script" not in r.text and "\u202e" not in r.text
+    urls = dict(valid(s, "/sitemap.xml", tmp_path, "sitemap.xsd"))
+    assert BASE + "/r/" + rid in urls
+    slug = s.get("/r/%s.json" % rid).json()["model"]["slug"]
+    assert BASE + "/m/" + slug in urls
+    for loc in urls:
+        assert re.fullmatch(r"https://speed\.example\.org/[A-Za-z0-9._~%/-]*", loc), loc
+
+
+def test_a_query_does_not_stand_in_for_the_plain_file(site, tmp_path):
+    plain = site.get("/sitemap.xml").text
+    other = site.get("/sitemap.xml?suite=suite-v0")
+    assert other.status_code == 404      # a suite with no runs
+    assert site.get("/sitemap.xml").text == plain
+    assert site.get("/sitemap.xml?x=1").status_code in (200, 400)
+    assert site.get("/sitemap.xml").text == plain
+
+
+def test_robots_names_the_sitemap(site):
+    assert "Sitemap: %s/sitemap.xml" % BASE in site.get("/robots.txt").text.splitlines()
