@@ -29,7 +29,8 @@ before(async () => {
 	const home = await (await fetch(server.url + '/index.json')).json();
 	const top = home.board.rows[0];
 	pages = [['home', '/'], ['run', `/r/${top.best_run}`], ['model', `/m/${top.model.slug}`],
-		['hardware', `/hw/${top.hardware.slug}`], ['cheatsheet', '/cheatsheet'], ['fit', '/fit']];
+		['hardware', `/hw/${top.hardware.slug}`], ['cheatsheet', '/cheatsheet'], ['fit', '/fit'],
+		['model-on-hardware', `/m/${top.model.slug}/hw/${top.hardware.slug}`]];
 });
 
 after(async () => {
