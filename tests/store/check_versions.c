@@ -26,7 +26,7 @@ static const char sql_put[] =
 	"x'00', randomblob(32), ?6)";
 
 struct vrun {
-	char id[16], key[8], ver[24];
+	char id[16], key[16], ver[24];
 	const char *digest;
 	double x;
 	int outlier;
@@ -109,7 +109,7 @@ START_TEST(test_figures_match_an_exact_recount)
 
 			for (k = 0; k < 23; k++) {
 				int nx = 0;
-				char key[8];
+				char key[16];
 
 				snprintf(key, sizeof key, "k%d", k);
 				for (j = 0; j < n; j++)
