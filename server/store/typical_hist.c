@@ -17,35 +17,39 @@
 #define K_WHERE "cid = ?1 AND key_thumbprint = ?2 AND metric = ?3"
 /* (No RETURNING: SQLite buffers its rows in a temporary table, which
  * costs more here than reading the row first.) */
-static const char *const sql_get[2] = {
-	"SELECT n, sum FROM key_hist WHERE " K_WHERE " AND bucket = ?4",
-	"SELECT n, sum FROM combo_hist WHERE hid = ?1",
-};
-static const char *const sql_new[2] = {
-	"INSERT INTO key_hist VALUES (?1, ?2, ?3, ?4, 1, ?5)",
-	"INSERT INTO combo_hist VALUES (?1, 1, ?2)",
-};
+static const char sql_get_key[] =
+	"SELECT n, sum FROM key_hist WHERE " K_WHERE " AND bucket = ?4";
+static const char sql_get_combo[] =
+	"SELECT n, sum FROM combo_hist WHERE hid = ?1";
+static const char *const sql_get[2] = { sql_get_key, sql_get_combo };
+static const char sql_new_key[] =
+	"INSERT INTO key_hist VALUES (?1, ?2, ?3, ?4, 1, ?5)";
+static const char sql_new_combo[] =
+	"INSERT INTO combo_hist VALUES (?1, 1, ?2)";
+static const char *const sql_new[2] = { sql_new_key, sql_new_combo };
 /* A bucket's new count (key_hist ?6, combo_hist ?4) and sum (?5, ?2). */
-static const char *const sql_put[2] = {
-	"UPDATE key_hist SET n = ?6, sum = ?5 WHERE " K_WHERE " AND bucket = ?4",
-	"UPDATE combo_hist SET n = ?4, sum = ?2 WHERE hid = ?1",
-};
-static const char *const sql_drop[2] = {
-	"DELETE FROM key_hist WHERE " K_WHERE " AND bucket = ?4",
-	"DELETE FROM combo_hist WHERE hid = ?1",
-};
-static const char *const sql_above[2] = {
-	"SELECT bucket, n, sum FROM key_hist WHERE " K_WHERE " AND bucket > ?4 ORDER BY bucket LIMIT 1",
-	"SELECT hid, n, sum FROM combo_hist WHERE hid > ?1 AND hid <= ?3 ORDER BY hid LIMIT 1",
-};
-static const char *const sql_below[2] = {
-	"SELECT bucket, n, sum FROM key_hist WHERE " K_WHERE " AND bucket < ?4 ORDER BY bucket DESC LIMIT 1",
-	"SELECT hid, n, sum FROM combo_hist WHERE hid < ?1 AND hid >= ?3 ORDER BY hid DESC LIMIT 1",
-};
+static const char sql_put_key[] =
+	"UPDATE key_hist SET n = ?6, sum = ?5 WHERE " K_WHERE " AND bucket = ?4";
+static const char sql_put_combo[] =
+	"UPDATE combo_hist SET n = ?4, sum = ?2 WHERE hid = ?1";
+static const char *const sql_put[2] = { sql_put_key, sql_put_combo };
+static const char sql_drop_key[] =
+	"DELETE FROM key_hist WHERE " K_WHERE " AND bucket = ?4";
+static const char sql_drop_combo[] =
+	"DELETE FROM combo_hist WHERE hid = ?1";
+static const char *const sql_drop[2] = { sql_drop_key, sql_drop_combo };
+static const char sql_above_key[] =
+	"SELECT bucket, n, sum FROM key_hist WHERE " K_WHERE " AND bucket > ?4 ORDER BY bucket LIMIT 1";
+static const char sql_above_combo[] =
+	"SELECT hid, n, sum FROM combo_hist WHERE hid > ?1 AND hid <= ?3 ORDER BY hid LIMIT 1";
+static const char *const sql_above[2] = { sql_above_key, sql_above_combo };
+static const char sql_below_key[] =
+	"SELECT bucket, n, sum FROM key_hist WHERE " K_WHERE " AND bucket < ?4 ORDER BY bucket DESC LIMIT 1";
+static const char sql_below_combo[] =
+	"SELECT hid, n, sum FROM combo_hist WHERE hid < ?1 AND hid >= ?3 ORDER BY hid DESC LIMIT 1";
+static const char *const sql_below[2] = { sql_below_key, sql_below_combo };
 
-const char *const typical_hist_sql[] = { sql_get[0], sql_get[1], sql_new[0], sql_new[1],
-	sql_put[0], sql_put[1], sql_drop[0], sql_drop[1], sql_above[0], sql_above[1],
-	sql_below[0], sql_below[1], NULL };
+const char *const typical_hist_sql[] = { sql_get_key, sql_get_combo, sql_new_key, sql_new_combo, sql_put_key, sql_put_combo, sql_drop_key, sql_drop_combo, sql_above_key, sql_above_combo, sql_below_key, sql_below_combo, NULL };
 
 long long typical_hist_id(long long cid, int metric, int b)
 {
