@@ -13,7 +13,8 @@
 
 /* A match through a '*' must capture a non-empty segment that fits argn,
  * without '/' unless the pattern ends in "**" (the rest of the path); a
- * literal match leaves arg alone. */
+ * pattern of several stars (/m/<*>/hw/<*>) captures nothing and leaves arg
+ * empty; a literal match leaves arg alone. */
 static void check_capture(const char *arg, size_t argn, const char *pattern)
 {
 	const char *star = strchr(pattern, '*');
@@ -21,6 +22,10 @@ static void check_capture(const char *arg, size_t argn, const char *pattern)
 
 	if (!star)
 		return;
+	if (star[1] != '*' && strchr(star + 1, '*')) {
+		assert(arg[0] == '\0');
+		return;
+	}
 	n = strnlen(arg, argn);
 	assert(n > 0 && n < argn);
 	assert(!strcmp(star, "**") || !memchr(arg, '/', n));
