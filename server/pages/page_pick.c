@@ -131,10 +131,13 @@ static enum MHD_Result answer_form(struct req *r, const struct field *m, const s
 		"pick", "model", m->typed, "hw", h->typed,
 		"model_error", m->error[0] ? m->error : NULL, "hw_error", h->error[0] ? h->error : NULL,
 		"failed", 1);
+	enum MHD_Result ret;
 
 	if (!v)
 		return http_fail(r, 503, "unavailable", MSG_NOMEM, NULL);
-	return page_render(r, "pick", v, bad ? 400 : 404);
+	ret = page_render(r, "pick", v, bad ? 400 : 404);
+	json_decref(v);
+	return ret;
 }
 
 int page_pick(struct req *r, enum MHD_Result *ret)
