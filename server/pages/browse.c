@@ -347,6 +347,13 @@ json_t *browse_fig(double v)
 	return s;
 }
 
+json_t *browse_fig_of(const json_t *o, const char *k)
+{
+	const json_t *v = json_object_get(o, k);
+
+	return json_is_number(v) ? browse_fig(json_number_value(v)) : json_string("");
+}
+
 /* Column i as browse_fig, or "" for NULL. */
 static json_t *col_fig(sqlite3_stmt *st, int i)
 {

@@ -198,6 +198,15 @@ int browse_sorted_ids(struct browse *b, sqlite3_stmt *st, enum browse_sort sort,
 /* The most rows browse_sorted_page() lists. */
 #define BROWSE_SORTED_MAX 50
 
+/* A keyset page's list object {<key>: items, count, next, first, paged},
+ * with "prev" when b came from a cursor: more says a next page exists
+ * (after cursor cur), back whether the page before starts after pcur
+ * (else it is page one); links by link(ctx, cursor) as below.  Takes
+ * items; returns a new object, or NULL with a 503 set in b. */
+json_t *browse_pager_list(struct browse *b, const char *key, json_t *items, int more, const char *cur,
+			  int back, const char *pcur, json_t *(*link)(void *ctx, const char *cursor),
+			  void *ctx);
+
 /* One page of a sorted list (/, /m/<slug>, /hw/<slug> with ?sort=), as
  * browse_list()'s object {runs, count, next, first, paged}, with "prev"
  * when this page came from a cursor: st is the list's statement as
@@ -277,6 +286,9 @@ json_t *browse_suites(const struct browse *b, const char *prefix, const char *se
 /* v as numfmt_fig writes a figure ("7,314", "53.0"), as a new JSON
  * string for a page's view; NULL when out of memory. */
 json_t *browse_fig(double v);
+/* o's number under k as browse_fig, or "" when it has none (a figure not
+ * known); a new JSON string, NULL when out of memory. */
+json_t *browse_fig_of(const json_t *o, const char *k);
 
 /* A page title from a name people chose: cut (with an ellipsis) so that
  * the escaped title stays under the 70 characters browsers show and the

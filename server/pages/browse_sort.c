@@ -164,11 +164,30 @@ int browse_up_cursor(const struct browse *b, sqlite3_stmt *up, int limit, char *
 	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
 }
 
+json_t *browse_pager_list(struct browse *b, const char *key, json_t *items, int more, const char *cur,
+			  int back, const char *pcur, json_t *(*link)(void *ctx, const char *cursor),
+			  void *ctx)
+{
+	json_t *list = json_pack("{s:o, s:i, s:o, s:o, s:b}", key, items,
+		"count", (int)json_array_size(items),
+		"next", more ? link(ctx, cur) : json_null(),
+		"first", b->has_after ? link(ctx, NULL) : json_null(),
+		"paged", more || b->has_after);
+
+	if (list && b->has_after && json_object_set_new(list, "prev", link(ctx, back ? pcur : NULL)) < 0) {
+		json_decref(list);
+		list = NULL;
+	}
+	if (!list)
+		browse_error(b, 503, MSG_NOMEM);
+	return list;
+}
+
 json_t *browse_sorted_page(struct browse *b, sqlite3_stmt *st, sqlite3_stmt *up, enum browse_sort sort,
 			   int limit, json_t *(*link)(void *ctx, const char *cursor), void *ctx)
 {
 	char ids[BROWSE_SORTED_MAX][16], cur[80], pcur[80];
-	json_t *runs = json_array(), *list;
+	json_t *runs = json_array();
 	double last = 0;
 	int n, more, i, back = 0;
 
@@ -183,18 +202,7 @@ json_t *browse_sorted_page(struct browse *b, sqlite3_stmt *st, sqlite3_stmt *up,
 		goto fail;
 	if (more)
 		browse_cursor(cur, sizeof cur, last, ids[n - 1]);
-	list = json_pack("{s:o, s:i, s:o, s:o, s:b}", "runs", runs,
-		"count", (int)json_array_size(runs),
-		"next", more ? link(ctx, cur) : json_null(),
-		"first", b->has_after ? link(ctx, NULL) : json_null(),
-		"paged", more || b->has_after);
-	if (list && b->has_after && json_object_set_new(list, "prev", link(ctx, back ? pcur : NULL)) < 0) {
-		json_decref(list);
-		list = NULL;
-	}
-	if (!list)
-		browse_error(b, 503, MSG_NOMEM);
-	return list;
+	return browse_pager_list(b, "runs", runs, more, cur, back, pcur, link, ctx);
 fail:
 	json_decref(runs);
 	browse_error(b, 503, MSG_DB_DOWN);

@@ -97,14 +97,6 @@ static const char *col(sqlite3_stmt *st, int i)
 	return (const char *)sqlite3_column_text(st, i);
 }
 
-/* A figure as the page prints it, "" when unknown. */
-static json_t *fig_text(const json_t *row, const char *k)
-{
-	const json_t *v = json_object_get(row, k);
-
-	return json_is_number(v) ? browse_fig(json_number_value(v)) : json_string("");
-}
-
 /* "1 run", "1,234 runs". */
 static json_t *count_text(long long n, const char *one, const char *many)
 {
@@ -173,9 +165,9 @@ json_t *combos_item(const struct browse *b, sqlite3_stmt *st, int i)
 	json_object_del(o, "first_at");
 	if (b->html)
 		json_object_set_new(o, "text", json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o*}",
-			"median", fig_text(o, "median_decode_tok_s"), "p25", fig_text(o, "p25_decode_tok_s"),
-			"p75", fig_text(o, "p75_decode_tok_s"), "best", fig_text(o, "best_decode_tok_s"),
-			"prefill", fig_text(o, "median_prefill_tok_s"), "ttft", fig_text(o, "median_ttft_ms"),
+			"median", browse_fig_of(o, "median_decode_tok_s"), "p25", browse_fig_of(o, "p25_decode_tok_s"),
+			"p75", browse_fig_of(o, "p75_decode_tok_s"), "best", browse_fig_of(o, "best_decode_tok_s"),
+			"prefill", browse_fig_of(o, "median_prefill_tok_s"), "ttft", browse_fig_of(o, "median_ttft_ms"),
 			"keys", count_text(json_integer_value(json_object_get(o, "keys")), "signing key", "signing keys"),
 			"runs", count_text(json_integer_value(json_object_get(o, "runs")), "run", "runs"),
 			"flagged", json_integer_value(json_object_get(o, "flagged_runs")) > 0
@@ -190,7 +182,7 @@ json_t *combos_page(struct browse *b, const struct combos_q *q, enum browse_sort
 	int s = scope_of(q, sort), n = 0, more = 0, rc, back = 0;
 	sqlite3_stmt *st = db_stmt(b->c, sql_list[sort][s]);
 	sqlite3_stmt *up = b->has_after ? db_stmt(b->c, sql_up[sort][s]) : NULL;
-	json_t *rows = json_array(), *list;
+	json_t *rows = json_array();
 	char cur[80], pcur[80], last_id[16] = "";
 	double last = 0;
 
@@ -223,17 +215,7 @@ json_t *combos_page(struct browse *b, const struct combos_q *q, enum browse_sort
 	}
 	if (more)
 		browse_cursor(cur, sizeof cur, last, last_id);
-	list = json_pack("{s:o, s:i, s:o, s:o, s:b}", "rows", rows, "count", n,
-		"next", more ? link(ctx, cur) : json_null(),
-		"first", b->has_after ? link(ctx, NULL) : json_null(),
-		"paged", more || b->has_after);
-	if (list && b->has_after && json_object_set_new(list, "prev", link(ctx, back ? pcur : NULL)) < 0) {
-		json_decref(list);
-		list = NULL;
-	}
-	if (!list)
-		browse_error(b, 503, MSG_NOMEM);
-	return list;
+	return browse_pager_list(b, "rows", rows, more, cur, back, pcur, link, ctx);
 fail:
 	json_decref(rows);
 	browse_error(b, 503, MSG_DB_DOWN);

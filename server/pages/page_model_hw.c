@@ -190,14 +190,6 @@ static json_t *ceiling_of(struct mhw *p, const char *quant, const char *format, 
 	return o ? o : json_null();
 }
 
-/* A figure of o for the page ("" when unknown). */
-static json_t *fig_text(const json_t *o, const char *k)
-{
-	const json_t *v = json_object_get(o, k);
-
-	return json_is_number(v) ? browse_fig(json_number_value(v)) : json_string("");
-}
-
 /* "1 run", "1,234 runs", as a new JSON string. */
 static json_t *count_text(long long n, const char *one, const char *many)
 {
@@ -251,9 +243,9 @@ static void finish_row(struct mhw *p, json_t *o)
 	if (!p->b.html)
 		return;
 	json_object_set_new(o, "text", json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o*}",
-		"median", fig_text(o, "median_decode_tok_s"), "p25", fig_text(o, "p25_decode_tok_s"),
-		"p75", fig_text(o, "p75_decode_tok_s"), "best", fig_text(o, "best_decode_tok_s"),
-		"prefill", fig_text(o, "median_prefill_tok_s"), "ttft", fig_text(o, "median_ttft_ms"),
+		"median", browse_fig_of(o, "median_decode_tok_s"), "p25", browse_fig_of(o, "p25_decode_tok_s"),
+		"p75", browse_fig_of(o, "p75_decode_tok_s"), "best", browse_fig_of(o, "best_decode_tok_s"),
+		"prefill", browse_fig_of(o, "median_prefill_tok_s"), "ttft", browse_fig_of(o, "median_ttft_ms"),
 		"keys", count_text(json_integer_value(json_object_get(o, "keys")), "submitter", "submitters"),
 		"runs", count_text(json_integer_value(json_object_get(o, "runs")), "run", "runs"),
 		"flagged", json_integer_value(json_object_get(o, "flagged_runs")) > 0
