@@ -7,12 +7,16 @@
 #include <limits.h>
 #include <sodium.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "domain/ceiling.h"
+#include "domain/resolve.h"
 #include "ingest/account.h"
 #include "pages/page.h"
 #include "store/db.h"
 #include "store/db_backup.h"
+#include "store/identity.h"
 #include "store/outlier.h"
 #include "store/tlog_store.h"
 
@@ -36,12 +40,18 @@ static int db_perm_of(const struct config *c, struct db_perm *p)
 }
 
 /* After the migrations, on the writer before it starts: the cluster sums
- * migrated without them, then the log entries of rows stored before the
- * log.  A db_status, with the reason in err. */
+ * migrated without them, the runs' names resolved again when the
+ * reference data changed (and then their ceiling verdicts), then the log
+ * entries of rows stored before the log.  A db_status, with the reason in
+ * err. */
 static int after_migrate(struct dbconn *w, struct err *err)
 {
-	int rc = outlier_backfill(w, err);
+	int moved = 0, rc = outlier_backfill(w, err);
 
+	if (rc == DB_OK)
+		rc = identity_refresh(w, &moved, err);
+	if (rc == DB_OK && moved)
+		rc = outlier_backfill_ceilings(w, err);
 	return rc == DB_OK ? tlog_store_backfill(w, err) : rc;
 }
 
@@ -140,5 +150,60 @@ int backup_main(const struct config *c, int argc, char **argv)
 	printf("%s: %lld runs, %lld log entries; %s.checkpoint covers %llu of them, %s.logkey\n",
 	       argv[0], (long long)res.runs, (long long)res.log_entries, argv[0],
 	       (unsigned long long)res.checkpoint_entries, argv[0]);
+	return 0;
+}
+
+/* One input line's resolution as a JSON line on stdout. */
+static void resolve_line(const struct ceiling_ref *ref, const char *line)
+{
+	json_t *in = json_loads(line, 0, NULL), *out;
+	struct resolve_names n;
+	const struct ceiling_model *m;
+	const struct ceiling_hw *h;
+	char *s;
+
+	if (!in || resolve_payload(ref, in, &n) < 0) {
+		puts("null");
+		json_decref(in);
+		return;
+	}
+	m = ceiling_model(ref, n.model_slug);
+	h = ceiling_hw(ref, n.hw_slug);
+	out = json_pack("{s:o, s:s, s:s, s:o, s:o, s:o, s:s, s:s, s:o}",
+		"model_ref", m ? json_string(m->id) : json_null(), "model_slug", n.model_slug,
+		"model_name", n.model_name,
+		"quantization", n.quant[0] ? json_string(n.quant) : json_null(),
+		"format", n.format[0] ? json_string(n.format) : json_null(),
+		"hardware_ref", h ? json_string(h->slug) : json_null(), "hw_slug", n.hw_slug,
+		"hardware_name", n.accelerator,
+		"bin", h && n.bin > 0 ? json_string(h->bins[n.bin - 1].name) : json_null());
+	s = out ? json_dumps(out, JSON_COMPACT) : NULL;
+	puts(s ? s : "null");
+	free(s);
+	json_decref(out);
+	json_decref(in);
+}
+
+int resolve_main(const struct config *c, int argc, char **argv)
+{
+	struct err err = ERR_INIT;
+	struct ceiling_ref *ref;
+	char dir[PATH_MAX], *line = NULL;
+	size_t cap = 0;
+
+	(void)argv;
+	if (argc != 0) {
+		fputs("usage: llm-speedd resolve [--assets DIR] < payloads.jsonl\n", stderr);
+		return 2;
+	}
+	snprintf(dir, sizeof dir, "%s/static/reference", c->assets);
+	if (!(ref = ceiling_load(dir, &err))) {
+		fprintf(stderr, "llm-speedd: %s\n", err.message);
+		return 1;
+	}
+	while (getline(&line, &cap, stdin) > 0)
+		resolve_line(ref, line);
+	free(line);
+	ceiling_free(ref);
 	return 0;
 }

@@ -18,4 +18,12 @@ int snapshot_main(const struct config *c, int argc, char **argv);
  * log's key and checkpoint beside it (store/db_backup.h); the exit status. */
 int backup_main(const struct config *c, int argc, char **argv);
 
+/* `llm-speedd resolve [--assets DIR]`: each line of standard input a JSON
+ * payload (or its model, hardware and backend members), each line of
+ * output what the resolver makes of it (domain/resolve.h): the reference
+ * ids or null, the page slugs, the names pages show, the canonical
+ * quantization, the weights family and the bin.  For operators checking
+ * where uploads land, and for the corpus tests.  The exit status. */
+int resolve_main(const struct config *c, int argc, char **argv);
+
 #endif

@@ -163,7 +163,7 @@ static int load_assets(struct app *app)
 	if (!app->ref)   /* pages then show no ceiling; /fit answers 503 */
 		fprintf(stderr, "llm-speedd: no reference data: %s\n", te.message);
 	/* The writer flags runs far above their ceiling against the same data. */
-	outlier_set_reference(app->ref);
+	db_set_reference(app->ref);
 	return 0;
 }
 
@@ -405,6 +405,13 @@ int main(int argc, char **argv)
 		if (rest < 0)
 			return 2;
 		return backup_main(&app.cfg, argc - first - rest, argv + first + rest);
+	}
+	if (first < argc && !strcmp(argv[first], "resolve")) {
+		int rest = parse_options(argc - first, argv + first, &app.cfg, 1);
+
+		if (rest < 0)
+			return 2;
+		return resolve_main(&app.cfg, argc - first - rest, argv + first + rest);
 	}
 	if (first < argc && !strcmp(argv[first], "snapshot")) {
 		int rest = parse_options(argc - first, argv + first, &app.cfg, 1);

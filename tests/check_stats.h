@@ -33,7 +33,7 @@ static inline void stats_setup(void)
 	log_set_quiet(1);
 	snprintf(dir, sizeof dir, "%s/static/reference", repo_root());
 	ck_assert_ptr_nonnull(ref = ceiling_load(dir, &err));
-	outlier_set_reference(ref);
+	db_set_reference(ref);
 	db = tmpdb_open(&T, NULL);
 }
 
@@ -41,7 +41,7 @@ static inline void stats_teardown(void)
 {
 	db_close(db);
 	db = NULL;
-	outlier_set_reference(NULL);
+	db_set_reference(NULL);
 	ceiling_free(ref);
 	tmpdb_end(&T);
 }
@@ -325,7 +325,7 @@ static inline struct xpop xpop_of(const struct mrun *m, int n, const struct plac
 
 static inline int ceiling_flagged(const struct mrun *r)
 {
-	return outlier_above_ceiling(r->p->model, r->p->quant, NULL, r->p->hw, r->x);
+	return outlier_above_ceiling(r->p->model, r->p->quant, r->p->hw, 0, r->x);
 }
 
 /* Checks every stored flag and verdict against the rule computed here;

@@ -18,18 +18,31 @@
 #include <string.h>
 #include <strings.h>
 
-#define MAX_ENTRIES 64
+#include "domain/resolve.h"
+
+/* Most entries a list may hold: a bound on what one file can make the
+ * daemon allocate, far above the data's own size. */
+#define MAX_ENTRIES 4096
+
+/* A backend and the vendors whose hardware it runs on. */
+struct ceiling_backend {
+	const char *name;
+	const json_t *vendors;
+};
 
 struct ceiling_ref {
-	json_t *hw_root, *model_root, *format_root;
-	struct ceiling_family family[MAX_ENTRIES];
-	struct ceiling_hw hw[MAX_ENTRIES];
-	struct ceiling_model model[MAX_ENTRIES];
-	json_t *slugs[MAX_ENTRIES];
-	struct ceiling_bits format[MAX_ENTRIES];
-	json_t *aliases[MAX_ENTRIES];
-	struct ceiling_bits kv[MAX_ENTRIES];
-	size_t nhw, nmodel, nformat, nkv, nfamily;
+	json_t *hw_root, *model_root, *format_root, *names_root;
+	struct ceiling_family *family;
+	struct ceiling_hw *hw;
+	struct ceiling_model *model;
+	struct ceiling_bits *format;
+	const json_t **aliases;            /* of each format */
+	struct ceiling_bits *kv;
+	struct ceiling_backend *backend;
+	const struct ceiling_bits *lightest;
+	const json_t *generic, *label_bits;
+	size_t nhw, nmodel, nformat, nkv, nfamily, nbackend;
+	struct resolve_index *index;
 };
 
 /* Member k of o as a number, or NaN. */
@@ -50,6 +63,14 @@ static const char *str(const json_t *o, const char *k)
 	return json_string_value(json_object_get(o, k));
 }
 
+/* Member k of o when it is an array, else NULL. */
+static const json_t *arr(const json_t *o, const char *k)
+{
+	const json_t *v = json_object_get(o, k);
+
+	return json_is_array(v) ? v : NULL;
+}
+
 /* Reads dir/name into *root and returns its member key (an object), or
  * NULL with err set. */
 static json_t *load_file(const char *dir, const char *name, const char *key,
@@ -65,13 +86,45 @@ static json_t *load_file(const char *dir, const char *name, const char *key,
 		err_internal(err, "%s: %s (line %d)", path, je.text, je.line);
 		return NULL;
 	}
-	o = json_object_get(*root, key);
+	o = key ? json_object_get(*root, key) : *root;
 	if (!json_is_object(o) || json_object_size(o) > MAX_ENTRIES) {
 		err_internal(err, "%s: \"%s\" must be an object of at most %d entries",
-			 path, key, MAX_ENTRIES);
+			 path, key ? key : "(root)", MAX_ENTRIES);
 		return NULL;
 	}
 	return o;
+}
+
+/* calloc of n elements of size sz, at least one; NULL with err set. */
+static void *alloc_n(size_t n, size_t sz, struct err *err)
+{
+	void *p = calloc(n ? n : 1, sz);
+
+	if (!p)
+		err_nomem(err);
+	return p;
+}
+
+/* The bins of hardware entry v into h (none when it has none). */
+static int load_bins(struct ceiling_hw *h, const json_t *v, struct err *err)
+{
+	const json_t *bins = arr(v, "bins"), *b;
+	size_t i;
+
+	if (!bins || !json_array_size(bins))
+		return 0;
+	if (!(h->bins = alloc_n(json_array_size(bins), sizeof *h->bins, err)))
+		return -1;
+	json_array_foreach(bins, i, b) {
+		struct ceiling_bin *x = &h->bins[h->nbins];
+
+		*x = (struct ceiling_bin){ str(b, "name"), str(b, "source"), int_of(b, "gpu_cores"),
+			int_of(b, "cpu_cores"), arr(b, "memory_options_gb"), num(b, "peak_gb_s") };
+		if (!x->name || !(x->peak_gb_s > 0))
+			return err_internal(err, "hardware.json: a bin of %s lacks name or peak_gb_s", h->slug);
+		h->nbins++;
+	}
+	return 0;
 }
 
 static int load_hw(struct ceiling_ref *ref, json_t *o, struct err *err)
@@ -79,17 +132,40 @@ static int load_hw(struct ceiling_ref *ref, json_t *o, struct err *err)
 	const char *k;
 	json_t *v;
 
+	if (!(ref->hw = alloc_n(json_object_size(o), sizeof *ref->hw, err)))
+		return -1;
 	json_object_foreach(o, k, v) {
 		struct ceiling_hw *h = &ref->hw[ref->nhw];
+		double match = num(v, "memory_match_gb");
 
 		*h = (struct ceiling_hw){ k, str(v, "name"), str(v, "source"),
-			num(v, "memory_gb"), num(v, "peak_gb_s"), num(v, "sustained_fraction") };
-		if (!h->name || !(h->memory_gb > 0) || !(h->peak_gb_s > 0) ||
-		    !(h->sustained > 0 && h->sustained <= 1)) {
-			err_internal(err, "hardware.json: entry %s lacks name, memory_gb, peak_gb_s or sustained_fraction", k);
-			return -1;
-		}
+			num(v, "memory_gb"), num(v, "peak_gb_s"), num(v, "sustained_fraction"),
+			str(v, "vendor"), str(v, "family"), str(v, "form"), match > 0 ? match : 0,
+			arr(v, "memory_options_gb"), arr(v, "aliases"), NULL, 0 };
 		ref->nhw++;
+		if (!h->name || !(h->memory_gb > 0) || !(h->peak_gb_s > 0) ||
+		    !(h->sustained > 0 && h->sustained <= 1))
+			return err_internal(err, "hardware.json: entry %s lacks name, memory_gb, peak_gb_s or sustained_fraction", k);
+		if (load_bins(h, v, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* hardware.json's "backends": each backend and the vendors it runs on. */
+static int load_backends(struct ceiling_ref *ref, struct err *err)
+{
+	const json_t *o = json_object_get(ref->hw_root, "backends"), *v;
+	const char *k;
+
+	if (!json_is_object(o))
+		return 0;
+	if (!(ref->backend = alloc_n(json_object_size(o), sizeof *ref->backend, err)))
+		return -1;
+	json_object_foreach((json_t *)o, k, v) {
+		if (!arr(v, "vendors"))
+			return err_internal(err, "hardware.json: backend %s lacks its vendors", k);
+		ref->backend[ref->nbackend++] = (struct ceiling_backend){ k, arr(v, "vendors") };
 	}
 	return 0;
 }
@@ -99,42 +175,53 @@ static int load_models(struct ceiling_ref *ref, json_t *o, struct err *err)
 	const char *k;
 	json_t *v, *a;
 
+	if (!(ref->model = alloc_n(json_object_size(o), sizeof *ref->model, err)))
+		return -1;
 	json_object_foreach(o, k, v) {
 		struct ceiling_model *m = &ref->model[ref->nmodel];
+		const char *native = str(v, "native_format");
 
 		a = json_object_get(v, "attention");
 		*m = (struct ceiling_model){ k, str(v, "name"), str(a, "pattern"), str(v, "source"),
 			num(v, "total_params"), num(v, "active_params"),
 			int_of(v, "layers"), int_of(v, "kv_heads"), int_of(v, "head_dim"),
 			int_of(a, "full_layers"), int_of(a, "sliding_layers"), int_of(a, "window"),
-			int_of(a, "fixed_state_layers"), 0 };
+			int_of(a, "fixed_state_layers"), 0,
+			str(v, "family"), str(v, "version"), str(v, "size"), str(v, "variant"),
+			NULL, 0, 0, arr(v, "aliases"), arr(v, "llama_bench") };
 		m->fixed_bytes = m->fixed_layers ? num(a, "fixed_state_bytes") : 0;
-		ref->slugs[ref->nmodel] = json_object_get(v, "slugs");
-		if (!m->name || !m->pattern || !(m->total_params > 0) || !(m->active_params > 0) ||
-		    m->kv_heads <= 0 || m->head_dim <= 0 || !(m->fixed_bytes >= 0) ||
-		    !json_is_array(ref->slugs[ref->nmodel])) {
-			err_internal(err, "models.json: entry %s is incomplete", k);
-			return -1;
+		if (native) {
+			m->native = ceiling_format(ref, native);
+			m->native_share = num(v, "native_share");
+			m->native_share_total = num(v, "native_share_total");
+			if (!(m->native_share_total >= 0))
+				m->native_share_total = m->native_share;
 		}
 		ref->nmodel++;
+		if (!m->name || !m->pattern || !(m->total_params > 0) || !(m->active_params > 0) ||
+		    m->kv_heads <= 0 || m->head_dim <= 0 || !(m->fixed_bytes >= 0) || !m->aliases ||
+		    (native && (!m->native || !(m->native_share >= 0 && m->native_share <= 1))))
+			return err_internal(err, "models.json: entry %s is incomplete", k);
 	}
 	return 0;
 }
 
-static int load_bits(struct ceiling_bits *out, json_t **aliases, size_t *n, json_t *o,
+static int load_bits(struct ceiling_bits **out, const json_t ***aliases, size_t *n, json_t *o,
 		     const char *what, struct err *err)
 {
 	const char *k;
 	json_t *v;
 
+	if (!(*out = alloc_n(json_object_size(o), sizeof **out, err)) ||
+	    (aliases && !(*aliases = alloc_n(json_object_size(o), sizeof **aliases, err))))
+		return -1;
 	json_object_foreach(o, k, v) {
-		out[*n] = (struct ceiling_bits){ k, str(v, "name"), str(v, "source"), num(v, "bits") };
+		(*out)[*n] = (struct ceiling_bits){ k, str(v, "name"), str(v, "source"), num(v, "bits"),
+			str(v, "family") };
 		if (aliases)
-			aliases[*n] = json_object_get(v, "aliases");
-		if (!out[*n].name || !(out[*n].bits > 0)) {
-			err_internal(err, "formats.json: %s entry %s lacks name or bits", what, k);
-			return -1;
-		}
+			(*aliases)[*n] = arr(v, "aliases");
+		if (!(*out)[*n].name || !((*out)[*n].bits > 0))
+			return err_internal(err, "formats.json: %s entry %s lacks name or bits", what, k);
 		(*n)++;
 	}
 	return 0;
@@ -148,6 +235,8 @@ static int load_families(struct ceiling_ref *ref, json_t *o, struct err *err)
 	json_t *v, *id;
 	size_t i;
 
+	if (!(ref->family = alloc_n(json_object_size(o), sizeof *ref->family, err)))
+		return -1;
 	json_object_foreach(o, k, v) {
 		struct ceiling_family *f = &ref->family[ref->nfamily];
 		json_t *ids = json_object_get(v, "formats");
@@ -156,53 +245,63 @@ static int load_families(struct ceiling_ref *ref, json_t *o, struct err *err)
 		json_array_foreach(ids, i, id) {
 			const struct ceiling_bits *b = ceiling_format(ref, json_string_value(id));
 
-			if (!b) {
-				err_internal(err, "formats.json: family %s names the unknown format %s",
+			if (!b)
+				return err_internal(err, "formats.json: family %s names the unknown format %s",
 					 k, json_is_string(id) ? json_string_value(id) : "(not a string)");
-				return -1;
-			}
 			if (!f->lightest || b->bits < f->lightest->bits)
 				f->lightest = b;
 			if (!f->heaviest || b->bits > f->heaviest->bits)
 				f->heaviest = b;
 		}
-		if (!f->name || !f->lightest) {
-			err_internal(err, "formats.json: family %s lacks a name or formats", k);
-			return -1;
-		}
+		if (!f->name || !f->lightest)
+			return err_internal(err, "formats.json: family %s lacks a name or formats", k);
 		ref->nfamily++;
 	}
+	return 0;
+}
+
+/* The formats, KV types, families and width-only labels of formats.json. */
+static int load_formats(struct ceiling_ref *ref, json_t *formats, struct err *err)
+{
+	json_t *kv = json_object_get(ref->format_root, "kv_types");
+	json_t *fam = json_object_get(ref->format_root, "families");
+	size_t i;
+
+	if (!json_is_object(kv) || json_object_size(kv) > MAX_ENTRIES)
+		return err_internal(err, "formats.json: \"kv_types\" must be an object");
+	if (fam && (!json_is_object(fam) || json_object_size(fam) > MAX_ENTRIES))
+		return err_internal(err, "formats.json: \"families\" must be an object");
+	if (load_bits(&ref->format, &ref->aliases, &ref->nformat, formats, "format", err) < 0 ||
+	    load_bits(&ref->kv, NULL, &ref->nkv, kv, "kv_types", err) < 0 ||
+	    (fam && load_families(ref, fam, err) < 0))
+		return -1;
+	for (i = 0; i < ref->nformat; i++)
+		if (!ref->lightest || ref->format[i].bits < ref->lightest->bits)
+			ref->lightest = &ref->format[i];
+	ref->generic = json_object_get(ref->format_root, "generic");
+	ref->label_bits = json_object_get(ref->format_root, "label_bits");
 	return 0;
 }
 
 struct ceiling_ref *ceiling_load(const char *dir, struct err *err)
 {
 	struct ceiling_ref *ref = calloc(1, sizeof *ref);
-	json_t *hw, *models, *formats, *kv, *fam;
+	json_t *hw, *models, *formats;
 
 	if (!ref) {
-		err_internal(err, "out of memory");
+		err_nomem(err);
 		return NULL;
 	}
+	/* Formats before models: models name their native format. */
 	if (!(hw = load_file(dir, "hardware.json", "hardware", &ref->hw_root, err)) ||
+	    !(formats = load_file(dir, "formats.json", "formats", &ref->format_root, err)) ||
 	    !(models = load_file(dir, "models.json", "models", &ref->model_root, err)) ||
-	    !(formats = load_file(dir, "formats.json", "formats", &ref->format_root, err)))
+	    !load_file(dir, "names.json", NULL, &ref->names_root, err))
 		goto fail;
-	kv = json_object_get(ref->format_root, "kv_types");
-	if (!json_is_object(kv) || json_object_size(kv) > MAX_ENTRIES) {
-		err_internal(err, "formats.json: \"kv_types\" must be an object");
+	if (load_formats(ref, formats, err) < 0 || load_hw(ref, hw, err) < 0 ||
+	    load_backends(ref, err) < 0 || load_models(ref, models, err) < 0)
 		goto fail;
-	}
-	if (load_hw(ref, hw, err) < 0 || load_models(ref, models, err) < 0 ||
-	    load_bits(ref->format, ref->aliases, &ref->nformat, formats, "format", err) < 0 ||
-	    load_bits(ref->kv, NULL, &ref->nkv, kv, "kv_types", err) < 0)
-		goto fail;
-	fam = json_object_get(ref->format_root, "families");
-	if (fam && (!json_is_object(fam) || json_object_size(fam) > MAX_ENTRIES)) {
-		err_internal(err, "formats.json: \"families\" must be an object");
-		goto fail;
-	}
-	if (fam && load_families(ref, fam, err) < 0)
+	if (!(ref->index = resolve_index_new(ref, err)))
 		goto fail;
 	return ref;
 fail:
@@ -212,12 +311,12 @@ fail:
 
 void ceiling_fingerprint(const struct ceiling_ref *ref, unsigned char out[32])
 {
-	json_t *roots[3] = { ref->hw_root, ref->model_root, ref->format_root };
+	json_t *roots[4] = { ref->hw_root, ref->model_root, ref->format_root, ref->names_root };
 	struct buf b = BUF_INIT;
 	char *s;
 	int i;
 
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < 4; i++) {
 		s = json_dumps(roots[i], JSON_COMPACT | JSON_SORT_KEYS);
 		buf_puts(&b, s ? s : "?");
 		buf_putc(&b, '\n');
@@ -229,11 +328,24 @@ void ceiling_fingerprint(const struct ceiling_ref *ref, unsigned char out[32])
 
 void ceiling_free(struct ceiling_ref *ref)
 {
+	size_t i;
+
 	if (!ref)
 		return;
+	resolve_index_free(ref->index);
+	for (i = 0; ref->hw && i < ref->nhw; i++)
+		free(ref->hw[i].bins);
+	free(ref->hw);
+	free(ref->model);
+	free(ref->format);
+	free(ref->aliases);
+	free(ref->kv);
+	free(ref->family);
+	free(ref->backend);
 	json_decref(ref->hw_root);
 	json_decref(ref->model_root);
 	json_decref(ref->format_root);
+	json_decref(ref->names_root);
 	free(ref);
 }
 
@@ -259,14 +371,9 @@ const struct ceiling_model *ceiling_model(const struct ceiling_ref *ref, const c
 
 const struct ceiling_model *ceiling_model_by_slug(const struct ceiling_ref *ref, const char *slug)
 {
-	size_t i, j;
-	json_t *s;
+	const struct ceiling_model *m = ceiling_model(ref, slug);
 
-	for (i = 0; ref && slug && i < ref->nmodel; i++)
-		json_array_foreach(ref->slugs[i], j, s)
-			if (json_is_string(s) && !strcmp(json_string_value(s), slug))
-				return &ref->model[i];
-	return NULL;
+	return m ? m : resolve_model_name(ref, slug);
 }
 
 const struct ceiling_bits *ceiling_format(const struct ceiling_ref *ref, const char *name)
@@ -304,6 +411,61 @@ const struct ceiling_bits *ceiling_kv(const struct ceiling_ref *ref, const char 
 	return NULL;
 }
 
+const struct ceiling_bits *ceiling_lightest(const struct ceiling_ref *ref)
+{
+	return ref ? ref->lightest : NULL;
+}
+
+const struct ceiling_bits *ceiling_generic(const struct ceiling_ref *ref, const char *label,
+					   const char *fam)
+{
+	const json_t *by_fam = ref && label && fam ? json_object_get(ref->generic, label) : NULL;
+
+	return by_fam ? ceiling_format(ref, str(by_fam, fam)) : NULL;
+}
+
+int ceiling_label_bits(const struct ceiling_ref *ref, const char *fam)
+{
+	return ref && fam && json_object_get(ref->label_bits, fam) != NULL;
+}
+
+int ceiling_backend_runs(const struct ceiling_ref *ref, const char *backend,
+			 const struct ceiling_hw *hw)
+{
+	size_t i, j;
+	const json_t *v;
+
+	for (i = 0; ref && backend && hw && hw->vendor && i < ref->nbackend; i++) {
+		if (strcmp(ref->backend[i].name, backend))
+			continue;
+		json_array_foreach(ref->backend[i].vendors, j, v)
+			if (json_is_string(v) && !strcmp(json_string_value(v), hw->vendor))
+				return 1;
+		return 0;
+	}
+	return -1;
+}
+
+const json_t *ceiling_format_aliases(const struct ceiling_ref *ref, size_t i)
+{
+	return ref && i < ref->nformat ? ref->aliases[i] : NULL;
+}
+
+const json_t *ceiling_generic_labels(const struct ceiling_ref *ref)
+{
+	return ref ? ref->generic : NULL;
+}
+
+const json_t *ceiling_names(const struct ceiling_ref *ref)
+{
+	return ref ? ref->names_root : NULL;
+}
+
+const struct resolve_index *ceiling_index(const struct ceiling_ref *ref)
+{
+	return ref ? ref->index : NULL;
+}
+
 const struct ceiling_hw *ceiling_hw_at(const struct ceiling_ref *ref, size_t i)
 {
 	return ref && i < ref->nhw ? &ref->hw[i] : NULL;
@@ -324,9 +486,14 @@ const struct ceiling_bits *ceiling_kv_at(const struct ceiling_ref *ref, size_t i
 	return ref && i < ref->nkv ? &ref->kv[i] : NULL;
 }
 
-json_t *ceiling_model_slugs(const struct ceiling_ref *ref, const struct ceiling_model *m)
+double ceiling_model_bits(const struct ceiling_model *m, const struct ceiling_bits *f,
+			  int whole_file)
 {
-	return ref->slugs[m - ref->model];
+	double share = whole_file ? m->native_share_total : m->native_share;
+
+	if (!m->native || !f || f == m->native)
+		return f ? f->bits : NAN;
+	return share * m->native->bits + (1 - share) * f->bits;
 }
 
 /* ---- arithmetic ---- */

@@ -171,6 +171,7 @@ static int item_prepare(struct item *it, json_t *payload, const char *fixed_id)
 		log_error("demo run does not validate: %s", ve.message);
 		goto out;
 	}
+	validate_resolve(db_reference(), it->payload, &it->n.f);
 	it->n.payload = it->jws.payload;
 	it->n.payload_len = it->jws.payload_len;
 	it->n.jws = it->compact;

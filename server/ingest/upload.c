@@ -144,6 +144,7 @@ static unsigned check(struct req *r, struct upload *u, enum MHD_Result *ret)
 		*ret = http_reply_err(r, &e);
 		return e.status;
 	}
+	validate_resolve(r->app->ref, u->payload, &u->n.f);
 	return 0;
 }
 

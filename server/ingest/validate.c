@@ -3,6 +3,7 @@
  * rules of single fields are in validate_rules.c, the strict parsing of the
  * bytes in validate_bytes.c. */
 #include "ingest/validate_int.h"
+#include "domain/resolve.h"
 #include "util/slug.h"
 #include "util/utf8.h"
 
@@ -519,6 +520,21 @@ static void fill_fields(const json_t *p, const struct vctx *c, struct run_fields
 		       sizeof out->model_lookalike);
 	validate_lookalike_slug(out->accelerator, slug_hw, out->hw_slug, out->hw_lookalike,
 		       sizeof out->hw_lookalike);
+}
+
+void validate_resolve(const struct ceiling_ref *ref, const json_t *payload,
+		      struct run_fields *out)
+{
+	struct resolve_names *n = &out->res;
+
+	if (resolve_payload(ref, payload, n) < 0)
+		return;                 /* validation refused such names already */
+	snprintf(out->model_slug, sizeof out->model_slug, "%s", n->model_slug);
+	snprintf(out->hw_slug, sizeof out->hw_slug, "%s", n->hw_slug);
+	out->model_name = n->model_name;
+	out->accelerator = n->accelerator;
+	out->model_quant = n->quant[0] ? n->quant : NULL;
+	out->model_format = n->format[0] ? n->format : NULL;
 }
 
 /* Empties *e: status 0, no code, field and message "". */

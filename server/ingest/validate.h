@@ -13,6 +13,8 @@
 #define LLMS_VALIDATE_H
 
 #include <stddef.h>
+
+#include "domain/ceiling.h"
 #include <jansson.h>
 
 #include "store/run_fields.h"
@@ -72,5 +74,16 @@ int validate_payload_bytes(const unsigned char *p, size_t n, long long now_unix,
  * or -1 with *err filled (err may be NULL). */
 int validate_payload(const json_t *payload, long long now_unix,
 		     struct run_fields *out, struct err *err);
+
+/* Resolves the valid payload's names against the reference data ref (NULL:
+ * nothing resolves; domain/resolve.h) into out, filled by validation: the
+ * page slugs become the reference ids where the names resolve, and
+ * model_name, accelerator, model_quant and model_format then point at the
+ * name pages show, the canonical quantization (the label as sent when the
+ * data does not know it) and the weights family (the payload's, or the
+ * one the name or backend tells).  The uploaded strings stay in the
+ * payload. */
+void validate_resolve(const struct ceiling_ref *ref, const json_t *payload,
+		      struct run_fields *out);
 
 #endif

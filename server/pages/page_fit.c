@@ -258,24 +258,20 @@ static int add_rows(struct req *r, struct dbconn *c, const char *hw, const char 
 	return 0;
 }
 
-/* The measured combinations of the model's site slugs on hardware hw,
- * highest median first within each slug; sets *failed when the database
- * did not answer. */
+/* The measured combinations of the model (every spelling uploads used
+ * is one page slug, its reference id: domain/resolve.h) on hardware hw,
+ * highest median first; sets *failed when the database did not answer. */
 static json_t *measured_runs(struct req *r, const struct fit_in *in, int *failed)
 {
-	json_t *rows = json_array(), *slugs = ceiling_model_slugs(r->app->ref, in->m), *s;
+	json_t *rows = json_array();
 	struct dbconn *c;
-	size_t i;
 
 	*failed = 0;
 	if (!in->hw_slug)
 		return rows;
 	c = db_reader(r->app->db);
-	json_array_foreach(slugs, i, s)
-		if (!c || add_rows(r, c, in->hw_slug, json_string_value(s), rows) < 0) {
-			*failed = 1;
-			break;
-		}
+	if (!c || add_rows(r, c, in->hw_slug, in->m->id, rows) < 0)
+		*failed = 1;
 	return rows;
 }
 

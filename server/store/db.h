@@ -39,6 +39,15 @@ enum db_status {
 	DB_NOTFOUND = -6,
 };
 
+struct ceiling_ref;
+
+/* The reference data (domain/ceiling.h, domain/resolve.h) the store
+ * judges ceilings and resolves names with; NULL: none, so no run is
+ * flagged for its ceiling and no name resolves.  Set once at start-up,
+ * before db_open; read-only afterwards. */
+void db_set_reference(const struct ceiling_ref *ref);
+const struct ceiling_ref *db_reference(void);
+
 /* Run by db_open on the writer connection after the migrations and before
  * the writer thread starts: the repairs the layers that own the tables
  * need (main.c sets it to the outlier and log backfills).  NULL: none.  Returns a

@@ -11,6 +11,18 @@
 #include "util/b64u.h"
 #include "util/log.h"
 
+static const struct ceiling_ref *reference;
+
+void db_set_reference(const struct ceiling_ref *ref)
+{
+	reference = ref;
+}
+
+const struct ceiling_ref *db_reference(void)
+{
+	return reference;
+}
+
 /* Runs SQL without results on c, logging a failure. */
 int db_exec(struct dbconn *c, const char *sql)
 {

@@ -46,25 +46,13 @@ const char *const outlier_sql[] = {
 	sql_rowid_of, sql_band_c, sql_band_w, sql_split, sql_epoch, NULL
 };
 
-static const struct ceiling_ref *reference;
-
-void outlier_set_reference(const struct ceiling_ref *ref)
+int outlier_above_ceiling(const char *model_slug, const char *quant, const char *hw_slug,
+			  int bin, double x)
 {
-	reference = ref;
-}
+	const struct ceiling_ref *ref = db_reference();
 
-const struct ceiling_ref *outlier_reference(void)
-{
-	return reference;
-}
-
-int outlier_above_ceiling(const char *model_slug, const char *quant, const char *format,
-			  const char *hw_slug, double x)
-{
-	struct ceiling_range c;
-
-	return reference && ceiling_range_of_run(reference, model_slug, quant, format, hw_slug,
-						 CEILING_CHAT_SHORT_CONTEXT, &c) == 0 && ceiling_flags(&c, x);
+	return ref && x > ceiling_flag_bound(ref, model_slug, quant, hw_slug, bin,
+					     CEILING_CHAT_SHORT_CONTEXT);
 }
 
 /* ---- shared helpers ---- */
@@ -470,7 +458,7 @@ int outlier_run_added(struct dbconn *w, const struct outlier_run *in, json_t *id
 		return DB_NOTFOUND;
 	if ((rc = outlier_key_count(w, in->key, 1, other_tag)) != DB_OK)
 		return rc;
-	bits = outlier_above_ceiling(in->k.model, in->quant, in->format, in->k.hw, in->x) ? FLAG_CEILING : 0;
+	bits = outlier_above_ceiling(in->k.model, in->quant, in->k.hw, in->bin, in->x) ? FLAG_CEILING : 0;
 	return move(w, &r, 1, 0, 0, bits, ids);
 }
 

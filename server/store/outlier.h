@@ -63,11 +63,9 @@ struct outlier_run {
 	const char *key;                  /* the signing key's thumbprint */
 	double x, prefill, ttft;          /* chat-short; prefill, ttft NAN when unknown */
 	const char *quant, *format;       /* for the ceiling (NULL: unknown) */
+	int bin;                          /* the hardware's bin (runs.hw_bin), 0: unknown */
 };
 
-/* The reference data the ceiling flag is judged against (NULL: none, so
- * no run is flagged for its ceiling).  Set once before db_open. */
-void outlier_set_reference(const struct ceiling_ref *ref);
 
 /* All of the following run on the writer connection w inside the caller's
  * transaction, and return 0 or a negative db_status.  When ids is an
@@ -92,6 +90,10 @@ int outlier_run_status_changed(struct dbconn *w, const char *id, json_t *ids);
  * the writer thread starts.  err gets a message. */
 int outlier_backfill(struct dbconn *w, struct err *err);
 
+/* Judges every counted run against its ceiling again (as outlier_backfill
+ * does when the reference data changed), after the runs' names moved. */
+int outlier_backfill_ceilings(struct dbconn *w, struct err *err);
+
 /* Rebuilds every cluster, combination, flag and typical figure from the
  * runs, as outlier_backfill does after migration 0020 (tests, repairs). */
 int outlier_rebuild_all(struct dbconn *w);
@@ -100,11 +102,12 @@ int outlier_rebuild_all(struct dbconn *w);
  * same test as the stored verdicts, x < mean - 3 sd or x > mean + 3 sd. */
 int outlier_is_flagged(double x, double mean, double sd);
 
-/* 1 when a run of this model, weights and hardware at decode x is above
- * its ceiling by more than the margin (0 when the reference data cannot
- * tell). */
-int outlier_above_ceiling(const char *model_slug, const char *quant, const char *format,
-			  const char *hw_slug, double x);
+/* 1 when a run of this model, weights and hardware (bin: runs.hw_bin) at
+ * decode x is above ceiling_flag_bound() (domain/ceiling.h): more than
+ * 1.5 times its peak-bandwidth ceiling, or the most generous one the data
+ * allows when the format is unknown; 0 when the data cannot tell. */
+int outlier_above_ceiling(const char *model_slug, const char *quant, const char *hw_slug,
+			  int bin, double x);
 
 /* Every statement the writer's flag and typical code runs per change, one
  * array per file, NULL-ended: for the test that plans each on an index. */

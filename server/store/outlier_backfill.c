@@ -58,7 +58,7 @@ static const char sql_ceil_scan[] =
 	"SELECT rowid, model_slug, hw_slug, decode_tok_s, flag_bits FROM runs "
 	"INDEXED BY runs_ok_model_hw_be WHERE status = 'ok'";
 static const char sql_ceil_run[] =
-	"SELECT model_quant, model_format, outlier, suite_version, model_digest, hw_class, "
+	"SELECT model_quant, hw_bin, outlier, suite_version, model_digest, hw_class, "
 	"backend_name FROM runs WHERE rowid = ?";
 static const char sql_ceil_set[] = "UPDATE runs SET flag_bits = ?2, outlier = ?3 WHERE rowid = ?1";
 static const char sql_ceil_bits[] = "UPDATE runs SET flag_bits = ?2 WHERE rowid = ?1";
@@ -267,6 +267,7 @@ static int ceiling_verdicts(struct dbconn *w, const char *hex, int quiet)
 	sqlite3_stmt *st = db_stmt(w, sql_ceil_scan), *q;
 	struct { long long rowid; int bits; } *v = NULL, *grown;
 	size_t n = 0, cap = 0, i;
+	const char *heaviest = db_reference() && ceiling_format(db_reference(), "f32") ? "f32" : "fp16";
 	int rc;
 
 	if (!st)
@@ -274,15 +275,15 @@ static int ceiling_verdicts(struct dbconn *w, const char *hex, int quiet)
 	if ((rc = exec(w, "SAVEPOINT fill")) != DB_OK)
 		return rc;
 	/* Candidates: a ceiling bit now, or a decode above the margin of the
-	 * lowest ceiling the model could have there (FP16 weights; tested
-	 * exactly below). */
+	 * lowest ceiling the model could have there (the heaviest weights;
+	 * tested exactly below). */
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int bits = sqlite3_column_int(st, 4);
 		double x = sqlite3_column_double(st, 3);
 
 		if (!(bits & FLAG_CEILING) &&
-		    !outlier_above_ceiling((const char *)sqlite3_column_text(st, 1), "fp16", NULL,
-					   (const char *)sqlite3_column_text(st, 2), x))
+		    !outlier_above_ceiling((const char *)sqlite3_column_text(st, 1), heaviest,
+					   (const char *)sqlite3_column_text(st, 2), 0, x))
 			continue;
 		if (n == cap) {
 			cap = cap ? 2 * cap : 64;
@@ -317,7 +318,7 @@ static int ceiling_verdicts(struct dbconn *w, const char *hex, int quiet)
 		flag = sqlite3_column_int(q, 2);
 		now = (bits & ~FLAG_CEILING) |
 		      (outlier_above_ceiling(r.model, (const char *)sqlite3_column_text(q, 0),
-					     (const char *)sqlite3_column_text(q, 1), r.hw, r.x) ? FLAG_CEILING : 0);
+					     r.hw, sqlite3_column_int(q, 1), r.x) ? FLAG_CEILING : 0);
 		sqlite3_reset(q);
 		rc = DB_OK;
 		if (now == bits)
@@ -377,9 +378,9 @@ static int fill(struct dbconn *w, int quiet)
 		return rc;
 	if (state_is(w, "tops", "pending") == 1 && (rc = tops_step(w)) != DB_OK)
 		return rc;
-	if (!outlier_reference())
+	if (!db_reference())
 		return DB_OK;
-	ceiling_fingerprint(outlier_reference(), fp);
+	ceiling_fingerprint(db_reference(), fp);
 	for (i = 0; i < 32; i++)
 		snprintf(hex + 2 * i, 3, "%02x", fp[i]);
 	if (state_is(w, "ceiling_ref", hex) == 1)
@@ -396,6 +397,18 @@ int outlier_backfill(struct dbconn *w, struct err *err)
 		return DB_OK;          /* before migration 0020 (tests of older schemas) */
 	if ((rc = fill(w, 0)) != DB_OK)
 		err_internal(err, "cannot fill the outlier and typical figures: %s",
+			 sqlite3_errmsg(w->h));
+	return rc;
+}
+
+int outlier_backfill_ceilings(struct dbconn *w, struct err *err)
+{
+	int rc = state_set(w, "ceiling_ref", "");
+
+	if (rc == DB_OK)
+		rc = fill(w, 0);
+	if (rc != DB_OK)
+		err_internal(err, "cannot judge the runs against their ceilings: %s",
 			 sqlite3_errmsg(w->h));
 	return rc;
 }

@@ -76,8 +76,6 @@ sqlite3_stmt *outlier_combo_keyed(struct dbconn *w, const char *sql, const struc
 /* ---- outlier.c ---- */
 /* Reads the run with this rowid (or, rowid 0, this id); DB_NOTFOUND. */
 int outlier_frun_load(struct dbconn *w, long long rowid, const char *id, struct frun *r);
-/* The reference data set by outlier_set_reference (NULL: none). */
-const struct ceiling_ref *outlier_reference(void);
 /* The flag a run's verdicts give: the ceiling's, else the cluster's when
  * the cluster has OUTLIER_MIN_KEYS keys, else the combination's. */
 int outlier_flag_of_bits(int bits, int cluster_decides);

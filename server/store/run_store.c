@@ -21,8 +21,12 @@ static const char sql_insert[] =
 	"model_quant, model_format, accelerator, hw_slug, fingerprint_hash, hw_class, "
 	"backend_name, backend_version, decode_tok_s, prefill_tok_s, ttft_ms, "
 	"created_at, received_at, key_thumbprint, alg, account_id, payload, jws, "
-	"jws_sha256, demo, payload_sha256, mem_gb, log_index) "
-	"VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+	"jws_sha256, demo, payload_sha256, mem_gb, log_index, hw_bin) "
+	"VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+/* An uploaded name's own slug that is not its page's (issue 32): the page
+ * slug it redirects to.  The first run to bring it decides. */
+static const char sql_alias[] =
+	"INSERT OR IGNORE INTO slug_aliases(kind, slug, target) VALUES (?1, ?2, ?3)";
 
 static const char id_alphabet[] = "abcdefghijklmnopqrstuvwxyz0123456789_-";
 
@@ -128,6 +132,10 @@ static void bind_run(sqlite3_stmt *st, const struct run_new *n,
 	else
 		sqlite3_bind_null(st, 27);
 	sqlite3_bind_int64(st, 28, log_index);
+	if (f->res.bin > 0)
+		sqlite3_bind_int(st, 29, f->res.bin);
+	else
+		sqlite3_bind_null(st, 29);
 }
 
 /* Inserts the row under a fresh id, retrying on the (unlikely) id clash,
@@ -176,6 +184,31 @@ static int insert_logged(struct dbconn *w, struct run_new *n, const char *hw_cla
 	return index == (uint64_t)at ? DB_OK : DB_ERR;
 }
 
+void run_store_hw_class(const char *fingerprint, const char *hw_slug, char *out, size_t n)
+{
+	if (fingerprint)
+		snprintf(out, n, "%s:%s", fingerprint, hw_slug);
+	else
+		snprintf(out, n, "slug:%s", hw_slug);
+}
+
+int run_store_alias(struct dbconn *w, const char *kind, const char *slug, const char *target)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (!slug || !*slug || !strcmp(slug, target))
+		return DB_OK;
+	if (!(st = db_stmt(w, sql_alias)))
+		return DB_ERR;
+	db_bind_text(st, 1, kind);
+	db_bind_text(st, 2, slug);
+	db_bind_text(st, 3, target);
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? DB_OK : db_status_of(rc);
+}
+
 unsigned run_store_combo_tag(const char *suite, const char *digest, const char *hw_slug,
 			     const char *backend)
 {
@@ -211,11 +244,12 @@ int run_store_run(struct dbconn *w, struct db_job *j)
 	}
 	if ((rc = names_lookalike(w, &n->f, &n->clash)) != DB_OK || n->clash.field)
 		return rc;       /* a look-alike name: refused, nothing written */
-	if (n->f.fingerprint_hash)
-		snprintf(hw_class, sizeof hw_class, "%s", n->f.fingerprint_hash);
-	else
-		snprintf(hw_class, sizeof hw_class, "slug:%s", n->f.hw_slug);
+	run_store_hw_class(n->f.fingerprint_hash, n->f.hw_slug, hw_class, sizeof hw_class);
 	rc = insert_logged(w, n, hw_class, received);
+	if (rc == DB_OK)
+		rc = run_store_alias(w, "model", n->f.res.name_slug, n->f.model_slug);
+	if (rc == DB_OK)
+		rc = run_store_alias(w, "hw", n->f.res.accel_slug, n->f.hw_slug);
 	if (rc != DB_OK)
 		return rc;
 	if (!n->affected)
@@ -227,6 +261,7 @@ int run_store_run(struct dbconn *w, struct db_job *j)
 		       n->f.backend_name },
 		.key = n->thumbprint, .x = n->f.decode_tok_s, .prefill = n->f.prefill_tok_s,
 		.ttft = n->f.ttft_ms, .quant = n->f.model_quant, .format = n->f.model_format,
+		.bin = n->f.res.bin,
 	};
 	n->cluster_tag = outlier_cluster_tag(o.c.suite, o.c.digest, o.c.hw_class, o.c.backend);
 	n->combo_tag = run_store_combo_tag(o.c.suite, o.c.digest, n->f.hw_slug, o.c.backend);

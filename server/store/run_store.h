@@ -67,6 +67,18 @@ void run_new_memory(struct run_new *n, const json_t *payload);
 unsigned run_store_combo_tag(const char *suite, const char *digest, const char *hw_slug,
 			     const char *backend);
 
+/* The hardware class a run's fingerprint cluster is keyed by (contract
+ * section 4): its fingerprint hash together with its page's hardware slug
+ * ("3f9a0c11d2e4b5a6:rtx-4090"), or "slug:" and the slug without a
+ * fingerprint.  Runs that reuse a fingerprint under another hardware name
+ * never judge it. */
+void run_store_hw_class(const char *fingerprint, const char *hw_slug, char *out, size_t n);
+
+/* Records that pages of kind ("model", "hw") named by slug now live under
+ * target (an uploaded name's own slug, resolved to a reference id), unless
+ * slug is empty or target itself.  Returns a db_status. */
+int run_store_alias(struct dbconn *w, const char *kind, const char *slug, const char *target);
+
 /* The db_job run function (exported for tests). */
 int run_store_run(struct dbconn *w, struct db_job *j);
 

@@ -200,8 +200,11 @@ START_TEST(hardware_keys_are_site_slugs)
 	ck_assert(!ceiling_model_by_slug(ref, "no-such-model"));
 	ck_assert(!ceiling_format(ref, "q9_z"));
 	ck_assert(ceiling_model_by_slug(ref, "gpt-oss-20b") == ceiling_model(ref, "gpt-oss-20b"));
-	ck_assert(ceiling_format(ref, "4bit") == ceiling_format(ref, "mlx-4bit"));
-	ck_assert(ceiling_format(ref, "MXFP4-Q4") == ceiling_format(ref, "mxfp4"));
+	/* A width alone names no format; in a family it does (resolve.h). */
+	ck_assert(!ceiling_format(ref, "4bit"));
+	ck_assert(ceiling_generic(ref, "4bit", "mlx") == ceiling_format(ref, "mlx-4bit"));
+	ck_assert(ceiling_generic(ref, "4bit", "awq") == ceiling_format(ref, "AWQ-4bit"));
+	ck_assert(ceiling_format(ref, "MXFP4") == ceiling_format(ref, "mxfp4"));
 }
 END_TEST
 
@@ -228,7 +231,7 @@ START_TEST(range_when_quantization_is_unknown)
 	ck_assert_double_eq(c.low.step.tok_s, q8.high.step.tok_s);
 	ck_assert_double_eq(c.high.step.tok_s, q4.high.step.tok_s);
 	/* A label the data does not know falls back to the format too. */
-	ck_assert_int_eq(ceiling_range_of_run(ref, "llama-3-1-8b-instruct", "IQ2_XXS", "gguf",
+	ck_assert_int_eq(ceiling_range_of_run(ref, "llama-3-1-8b-instruct", "Q9_ZZ", "gguf",
 					      "rtx-4090", CEILING_CHAT_SHORT_CONTEXT, &c), 0);
 	ck_assert_ptr_nonnull(c.family);
 	ck_assert_int_eq(ceiling_range_of_run(ref, "llama-3-1-8b-instruct", NULL, NULL,
@@ -237,15 +240,29 @@ START_TEST(range_when_quantization_is_unknown)
 					      "rtx-4090", CEILING_CHAT_SHORT_CONTEXT, &c), -1);
 	ck_assert_int_eq(ceiling_range_of_run(ref, "llama-3-1-8b-instruct", "q4_k_m", "gguf",
 					      "no-such-gpu", CEILING_CHAT_SHORT_CONTEXT, &c), -1);
-	/* 2,000 tok/s is a dozen ceilings: flagged; 400 is above the ceiling
-	 * but within the room left for speculative decoding. */
-	ck_assert(ceiling_flags(&q4, 2000));
-	ck_assert(ceiling_above(&q4, 400) && !ceiling_flags(&q4, 400));
+	/* The physical line is the peak bandwidth's ceiling: a run between
+	 * the sustained ceiling and it is not above; above it is; only past
+	 * 1.5 times it is a run flagged, and without a format the bound is the
+	 * lightest format's, higher still. */
+	ck_assert_double_gt(q4.high.peak_tok_s, q4.high.step.tok_s * 1.2);
+	ck_assert(!ceiling_above(&q4, q4.high.step.tok_s * 1.1));
+	ck_assert(ceiling_above(&q4, q4.high.peak_tok_s * 1.01));
 	ck_assert(!ceiling_above(&q4, 100));
-	ck_assert(!ceiling_flags(&q4, CEILING_FLAG_FACTOR * q4.high.step.tok_s));
-	ck_assert_ptr_nonnull(j = ceiling_range_json(&q8, 200));
+	ck_assert_double_eq_tol(ceiling_flag_bound(ref, "llama-3-1-8b", "Q4_K_M", "rtx-4090", 0,
+						   CEILING_CHAT_SHORT_CONTEXT),
+				CEILING_FLAG_FACTOR * q4.high.peak_tok_s, 1e-9);
+	ck_assert_double_gt(ceiling_flag_bound(ref, "llama-3-1-8b", NULL, "rtx-4090", 0,
+					       CEILING_CHAT_SHORT_CONTEXT),
+			    2.5 * CEILING_FLAG_FACTOR * q4.high.peak_tok_s);
+	ck_assert(isinf(ceiling_flag_bound(ref, "no-such-model", "Q4_K_M", "rtx-4090", 0, 384)));
+	/* A range of formats never accuses a run. */
+	ck_assert_int_eq(ceiling_range_of_run(ref, "llama-3-1-8b", NULL, "gguf", "rtx-4090",
+					      CEILING_CHAT_SHORT_CONTEXT, &c), 0);
+	ck_assert(!ceiling_above(&c, 10000));
+	ck_assert_ptr_nonnull(j = ceiling_range_json(&q8, q8.high.peak_tok_s * 1.05));
 	ck_assert(json_is_null(json_object_get(j, "range")));
 	ck_assert(json_is_true(json_object_get(j, "above")));
+	ck_assert_double_eq(json_number_value(json_object_get(j, "peak_tok_s")), q8.high.peak_tok_s);
 	json_decref(j);
 	ceiling_range_of_run(ref, "llama-3-1-8b-instruct", NULL, "gguf", "rtx-4090",
 			     CEILING_CHAT_SHORT_CONTEXT, &c);

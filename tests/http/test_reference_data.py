@@ -18,7 +18,7 @@ def load(name):
         return json.load(f)
 
 
-@pytest.mark.parametrize("name", ["hardware.json", "models.json", "formats.json"])
+@pytest.mark.parametrize("name", ["hardware.json", "models.json", "formats.json", "names.json"])
 def test_file_matches_the_schema(name):
     jsonschema.Draft202012Validator.check_schema(SCHEMA)
     errors = list(jsonschema.Draft202012Validator(SCHEMA).iter_errors(load(name)))
@@ -31,18 +31,36 @@ def test_schema_refuses_a_figure_without_source():
     assert list(jsonschema.Draft202012Validator(SCHEMA).iter_errors(hw))
 
 
-def test_layers_add_up_and_slugs_are_unique():
+def test_layers_add_up_and_aliases_are_unique():
     seen = set()
     for mid, m in load("models.json")["models"].items():
         a = m["attention"]
         total = a["full_layers"] + a.get("sliding_layers", 0) + a.get("fixed_state_layers", 0)
         assert total == m["layers"], mid
         assert m["active_params"] <= m["total_params"], mid
-        assert not seen & set(m["slugs"]), mid
-        seen |= set(m["slugs"])
+        aliases = {x.lower() for x in m["aliases"]}
+        assert not seen & aliases, (mid, seen & aliases)
+        seen |= aliases
+
+
+def test_generic_labels_are_no_format_aliases():
+    f = load("formats.json")
+    aliases = {a for v in f["formats"].values() for a in v.get("aliases", [])}
+    assert not aliases & set(f["generic"]), aliases & set(f["generic"])
+    for label, by_family in f["generic"].items():
+        for fam, fid in by_family.items():
+            assert fid in f["formats"], (label, fam, fid)
+
+
+def test_backends_name_known_vendors_and_every_entry_a_vendor():
+    hw = load("hardware.json")
+    vendors = {h["vendor"] for h in hw["hardware"].values()}
+    assert vendors <= {"nvidia", "amd", "intel", "apple"}
+    assert "apple" in hw["backends"]["mlx"]["vendors"]
+    assert set(hw["backends"]["llama.cpp"]["vendors"]) == {"nvidia", "amd", "intel", "apple"}
 
 
 def test_explainer_formats_are_there():
     bits = {k: v["bits"] for k, v in load("formats.json")["formats"].items()}
     assert bits == {**bits, "fp16": 16, "q8_0": 8.5, "q6_k": 6.56, "q5_k_m": 5.67,
-                    "q4_k_m": 4.85, "mlx-4bit": 4.5, "q3_k_m": 3.91}
+                    "q4_k_m": 4.85, "mlx-4bit": 4.5, "q3_k_m": 3.91, "q4_0": 4.5}

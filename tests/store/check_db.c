@@ -813,7 +813,7 @@ START_TEST(duplicate_jws_returns_the_first_id)
 	ck_assert_int_eq(scalar("SELECT count(*) FROM runs WHERE id = ? AND fingerprint_hash IS NULL "
 				"AND hw_class = 'slug:m3-ultra' AND account_id IS NULL", c.n.id), 1);
 	ck_assert_int_eq(scalar("SELECT count(*) FROM runs WHERE id = ? AND "
-				"hw_class = '3f9a0c11d2e4b5a6' AND jws = CAST('aaaa.bbbb.cccc' AS BLOB)", a.n.id), 1);
+				"hw_class = '3f9a0c11d2e4b5a6:m3-ultra' AND jws = CAST('aaaa.bbbb.cccc' AS BLOB)", a.n.id), 1);
 	sample_run_free(&a);
 	sample_run_free(&b);
 	sample_run_free(&c);
