@@ -3,6 +3,7 @@
 #include "commands.h"
 
 #include <errno.h>
+#include <math.h>
 #include <grp.h>
 #include <limits.h>
 #include <sodium.h>
@@ -153,6 +154,26 @@ int backup_main(const struct config *c, int argc, char **argv)
 	return 0;
 }
 
+/* The ceiling the resolved names give at chat-short's context: {peak_tok_s
+ * (the physical line, the top of a range), ceiling_tok_s (the typical
+ * line), low_tok_s, range (1 when a range), flag_tok_s (above it a run is
+ * flagged)}, or null when the model or hardware is unknown. */
+static json_t *resolve_ceiling(const struct ceiling_ref *ref, const struct resolve_names *n)
+{
+	struct ceiling_range c;
+	double flag = ceiling_flag_bound(ref, n->model_slug, n->quant[0] ? n->quant : NULL,
+					 n->hw_slug, n->bin, CEILING_CHAT_SHORT_CONTEXT);
+
+	if (ceiling_range_of_run_bin(ref, n->model_slug, n->quant[0] ? n->quant : NULL,
+				     n->format[0] ? n->format : NULL, n->hw_slug, n->bin,
+				     CEILING_CHAT_SHORT_CONTEXT, &c) < 0)
+		return isinf(flag) ? json_null() : json_pack("{s:n, s:n, s:n, s:b, s:f}", "peak_tok_s",
+			"ceiling_tok_s", "low_tok_s", "range", 1, "flag_tok_s", flag);
+	return json_pack("{s:f, s:f, s:f, s:b, s:f}", "peak_tok_s", c.high.peak_tok_s,
+		"ceiling_tok_s", c.high.step.tok_s, "low_tok_s", c.low.peak_tok_s,
+		"range", c.family || c.over_bins, "flag_tok_s", flag);
+}
+
 /* One input line's resolution as a JSON line on stdout. */
 static void resolve_line(const struct ceiling_ref *ref, const char *line)
 {
@@ -177,6 +198,8 @@ static void resolve_line(const struct ceiling_ref *ref, const char *line)
 		"hardware_ref", h ? json_string(h->slug) : json_null(), "hw_slug", n.hw_slug,
 		"hardware_name", n.accelerator,
 		"bin", h && n.bin > 0 ? json_string(h->bins[n.bin - 1].name) : json_null());
+	if (out)
+		json_object_set_new(out, "ceiling", resolve_ceiling(ref, &n));
 	s = out ? json_dumps(out, JSON_COMPACT) : NULL;
 	puts(s ? s : "null");
 	free(s);

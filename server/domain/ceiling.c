@@ -119,7 +119,8 @@ static int load_bins(struct ceiling_hw *h, const json_t *v, struct err *err)
 		struct ceiling_bin *x = &h->bins[h->nbins];
 
 		*x = (struct ceiling_bin){ str(b, "name"), str(b, "source"), int_of(b, "gpu_cores"),
-			int_of(b, "cpu_cores"), arr(b, "memory_options_gb"), num(b, "peak_gb_s") };
+			int_of(b, "cpu_cores"), 0, arr(b, "memory_options_gb"), num(b, "peak_gb_s") };
+		x->memory_gb = num(b, "memory_gb") > 0 ? num(b, "memory_gb") : 0;
 		if (!x->name || !(x->peak_gb_s > 0))
 			return err_internal(err, "hardware.json: a bin of %s lacks name or peak_gb_s", h->slug);
 		h->nbins++;
@@ -141,7 +142,8 @@ static int load_hw(struct ceiling_ref *ref, json_t *o, struct err *err)
 		*h = (struct ceiling_hw){ k, str(v, "name"), str(v, "source"),
 			num(v, "memory_gb"), num(v, "peak_gb_s"), num(v, "sustained_fraction"),
 			str(v, "vendor"), str(v, "family"), str(v, "form"), match > 0 ? match : 0,
-			arr(v, "memory_options_gb"), arr(v, "aliases"), NULL, 0 };
+			arr(v, "memory_options_gb"), arr(v, "aliases"), NULL, 0,
+			json_is_true(json_object_get(v, "cpu")) };
 		ref->nhw++;
 		if (!h->name || !(h->memory_gb > 0) || !(h->peak_gb_s > 0) ||
 		    !(h->sustained > 0 && h->sustained <= 1))

@@ -25,6 +25,7 @@
 struct ceiling_bin {
 	const char *name, *source;
 	int gpu_cores, cpu_cores;          /* 0: not given */
+	double memory_gb;                  /* the bin's own memory (a capacity variant), 0: the part's */
 	const json_t *memory_options;      /* array of GB figures it is sold with, or NULL */
 	double peak_gb_s;
 };
@@ -39,6 +40,7 @@ struct ceiling_hw {
 	const json_t *aliases;             /* array of strings as tools print them, or NULL */
 	struct ceiling_bin *bins;          /* nbins of them, or NULL */
 	size_t nbins;
+	int cpu;                           /* 1: a processor (its memory is the machine's RAM) */
 };
 
 /* A weight format or a KV cache type: bits stored per value, scales included. */

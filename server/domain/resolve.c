@@ -436,6 +436,24 @@ static const char *model_base(const struct resolve_index *ix, const char *name,
 	return p;
 }
 
+/* An alias that lacks its model's size (IX_MODEL's sval). */
+static const char WEAK[] = "weak";
+
+/* 1 when name, after its organisation or path, is written as Ollama
+ * writes its tags: no capital letter, no space. */
+static int tag_shaped(const char *name)
+{
+	const char *s, *p = name;
+
+	for (s = name; *s; s++)
+		if (*s == '/' || *s == '\\')
+			p = s + 1;
+	for (s = p; *s; s++)
+		if ((*s >= 'A' && *s <= 'Z') || *s == ' ')
+			return 0;
+	return 1;
+}
+
 /* 1 when a model name has the shape of llama-bench's model_type: an
  * architecture in lower case, a space, a size in capital B ("8B",
  * "30B.A3B", "1.5B") and the file type ("llama 8B Q4_K - Medium"). */
@@ -510,12 +528,20 @@ static void model_scan(const struct resolve_index *ix, const char *name, struct 
 
 /* ---- hardware strings ---- */
 
+#define HW_PARTS 4
+
+/* A hardware string cut into the name and the notes in its brackets. */
+struct hparts {
+	char main[TOK_BYTES];                /* outside brackets, before a note tail */
+	char note[HW_PARTS][TOK_BYTES];      /* each bracket's text */
+	int nnotes;
+};
+
 /* What a hardware string's scan found besides its key. */
 struct hscan {
 	char key[TOK_BYTES];     /* "" when nothing is left */
 	char bare[TOK_BYTES];    /* the key without a memory size, or "" */
 	double mem_gb;           /* a size the name states ("12GB"), or 0 */
-	int gpu_cores;           /* "30-core GPU" anywhere, or 0 */
 };
 
 /* 1 when s at i starts a note marker ("w/", "with") as a whole word. */
@@ -537,42 +563,84 @@ static int note_at(const json_t *markers, const char *s, size_t i)
 	return 0;
 }
 
-/* Copies the name part of a device listing into out (size TOK_BYTES):
- * after the last '=' or ':', before the first '|' or ',', without notes
- * in brackets, the symbols (R) and (TM) stand for, or a note tail. */
-static void hw_name_part(const struct resolve_index *ix, const char *s, char *out)
+/* Where the name of a device listing starts: after the last '=' or ':'
+ * outside brackets ("Device 0: ...", "ggml_vulkan: 0 = ..."), before the
+ * first '|' or ',' outside them; *end gets where it ends. */
+static const char *listing_name(const char *s, const char **end)
 {
-	const json_t *markers = path2(ceiling_names(ix->ref), "hardware", "notes", "markers");
-	char tmp[TOK_BYTES];
 	const char *p = s, *q;
-	size_t n = 0, i, w = 0;
 	int depth = 0;
 
-	for (q = s; *q && *q != '|' && *q != ','; q++)
-		if ((*q == '=' || *q == ':') && q[1])
+	for (q = s; *q && !(depth == 0 && (*q == '|' || *q == ',')); q++) {
+		if (*q == '(' || *q == '[')
+			depth++;
+		else if ((*q == ')' || *q == ']') && depth > 0)
+			depth--;
+		else if (!depth && (*q == '=' || *q == ':') && q[1])
 			p = q + 1;
-	n = (size_t)(q - p) < sizeof tmp - 1 ? (size_t)(q - p) : sizeof tmp - 1;
-	memcpy(tmp, p, n);
-	tmp[n] = '\0';
-	for (i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)tmp[i];
+	}
+	*end = q;
+	return p;
+}
+
+/* Cuts s into its name and its bracketed notes (non-ASCII bytes, such as
+ * the symbols (R) and (TM) stand for, become spaces; a note tail "w/ ..."
+ * and a list after " / " end the name). */
+static void hw_parts(const struct resolve_index *ix, const char *s, struct hparts *h)
+{
+	const json_t *markers = path2(ceiling_names(ix->ref), "hardware", "notes", "markers");
+	const char *end, *p = listing_name(s, &end);
+	size_t w = 0, nw = 0;
+	int depth = 0, cut = 0;
+
+	memset(h, 0, sizeof *h);
+	for (; p < end; p++) {
+		unsigned char c = (unsigned char)*p;
 
 		if (c == '(' || c == '[') {
-			depth++;
+			if (depth++ == 0 && h->nnotes < HW_PARTS)
+				nw = 0, h->nnotes++;
 			continue;
 		}
 		if ((c == ')' || c == ']') && depth > 0) {
 			depth--;
-			out[w++] = ' ';
+			if (!cut && w + 1 < TOK_BYTES)
+				h->main[w++] = ' ';
 			continue;
 		}
-		if (depth)
+		if (c >= 0x80)
+			c = ' ';
+		if (depth) {
+			if (h->nnotes && nw + 1 < TOK_BYTES)
+				h->note[h->nnotes - 1][nw++] = (char)c;
 			continue;
-		if (note_at(markers, tmp, i))
-			break;
-		out[w++] = c >= 0x80 ? ' ' : (char)c;    /* (R), (TM) as symbols */
+		}
+		if (!cut && (note_at(markers, s, (size_t)(p - s)) ||
+			     (c == '/' && p > s && p[-1] == ' ' && p[1] == ' ')))
+			cut = 1;
+		if (!cut && w + 1 < TOK_BYTES)
+			h->main[w++] = (char)c;
 	}
-	out[w] = '\0';
+}
+
+/* Appends to h's name the words of its notes that say which form of a part
+ * it is ("RTX4090 (Laptop)"): names.json hardware.forms. */
+static void hw_with_forms(const struct resolve_index *ix, struct hparts *h)
+{
+	const json_t *forms = path2(ceiling_names(ix->ref), "hardware", "forms", "tokens");
+	struct toks k;
+	size_t i, w;
+	int j, t;
+	json_t *v;
+
+	for (j = 0; j < h->nnotes; j++) {
+		tokenize(h->note[j], strlen(h->note[j]), &k);
+		for (t = 0; t < k.n; t++)
+			json_array_foreach((json_t *)forms, i, v)
+				if (json_is_string(v) && tok_is(&k, t, json_string_value(v)) &&
+				    (w = strlen(h->main)) + k.len[t] + 2 < sizeof h->main)
+					snprintf(h->main + w, sizeof h->main - w, " %.*s", k.len[t], k.t[t]);
+	}
 }
 
 /* The GPU cores a string names ("30-core GPU", "(40-core GPU)"), or 0. */
@@ -590,48 +658,82 @@ static int gpu_cores_of(const char *s)
 	return 0;
 }
 
-/* Scans a hardware string: its key and what it says besides. */
+/* Appends token t (length n) to key, letters parted from digits both ways
+ * ("rtx4090" and "RTX 4090" are one key; "6900xt" is "6900 XT"). */
+static void key_add(char *key, size_t size, const char *t, size_t n, int split)
+{
+	size_t w = strlen(key), j;
+
+	for (j = 0; j < n && w + 3 < size; j++) {
+		unsigned char c = (unsigned char)t[j];
+
+		if (w > 0 && (j == 0 || (split && is_digit(c) != is_digit((unsigned char)t[j - 1]))))
+			key[w++] = '-';
+		key[w++] = (char)c;
+	}
+	key[w] = '\0';
+}
+
+/* The token the data says means the same as token i ("mobile" for
+ * "laptop"), or token i itself. */
+static void tok_same(const struct resolve_index *ix, const struct toks *k, int i,
+		     const char **t, size_t *n)
+{
+	const json_t *same = path2(ceiling_names(ix->ref), "hardware", "same", "tokens");
+	char key[TOK_BYTES];
+	const char *to;
+
+	*t = k->t[i];
+	*n = k->len[i];
+	if (join(k, i, 1, key, sizeof key) == 0 && (to = json_string_value(json_object_get(same, key)))) {
+		*t = to;
+		*n = strlen(to);
+	}
+}
+
+/* Scans one part of a hardware string (form words of the notes already
+ * appended): its key and a stated memory size. */
+static void hw_scan_part(const struct resolve_index *ix, const char *s, struct hscan *h)
+{
+	struct toks k;
+	const char *t;
+	size_t n;
+	int i, mem = -1, pass;
+
+	memset(h, 0, sizeof *h);
+	tokenize(s, strlen(s), &k);
+	for (i = 0; i < k.n; i++) {
+		if (tok_has(ix, &k, i, IX_HWVENDOR) || tok_has(ix, &k, i, IX_HWDROP))
+			k.used[i] = 1;
+		else if ((tok_is(&k, i, "core") || tok_is(&k, i, "cores")) && i > 0 && tok_digits(&k, i - 1))
+			k.used[i] = k.used[i - 1] = 1;             /* "16-Core", "24 cores" */
+		else if (tok_digits_then(&k, i, "gb") && mem < 0)
+			mem = i;
+	}
+	/* Pass 0 makes the key, pass 1 the key without the memory size. */
+	for (pass = 0; pass < 2 && (pass == 0 || mem >= 0); pass++)
+		for (i = 0; i < k.n; i++) {
+			if (k.used[i] || (pass && i == mem))
+				continue;
+			tok_same(ix, &k, i, &t, &n);
+			key_add(pass ? h->bare : h->key, sizeof h->key, t, n, i != mem);
+		}
+	if (mem >= 0)
+		h->mem_gb = atof(k.t[mem]);
+}
+
+/* Scans a whole hardware string as an alias is read: its name, with the
+ * form words of its notes ("(Laptop)"). */
 static void hw_scan(const struct resolve_index *ix, const char *s, struct hscan *h)
 {
-	char part[TOK_BYTES];
-	struct toks k;
-	int i, mem = -1;
+	struct hparts p;
 
 	memset(h, 0, sizeof *h);
 	if (!s)
 		return;
-	h->gpu_cores = gpu_cores_of(s);
-	hw_name_part(ix, s, part);
-	tokenize(part, strlen(part), &k);
-	for (i = 0; i < k.n; i++) {
-		if (tok_has(ix, &k, i, IX_HWVENDOR) || tok_has(ix, &k, i, IX_HWDROP))
-			k.used[i] = 1;
-		else if (tok_is(&k, i, "core") && i > 0 && tok_digits(&k, i - 1))
-			k.used[i] = k.used[i - 1] = 1;             /* "16-Core" */
-		else if (tok_digits_then(&k, i, "gb") && mem < 0)
-			mem = i;
-	}
-	for (i = 0; i < k.n; i++)
-		if (!k.used[i]) {
-			size_t w = strlen(h->key);
-
-			if (w + k.len[i] + 2 >= sizeof h->key)
-				break;
-			snprintf(h->key + w, sizeof h->key - w, "%s%.*s", w ? "-" : "", k.len[i], k.t[i]);
-		}
-	if (mem >= 0) {
-		h->mem_gb = atof(k.t[mem]);
-		k.used[mem] = 1;
-		for (i = 0; i < k.n; i++)
-			if (!k.used[i]) {
-				size_t w = strlen(h->bare);
-
-				if (w + k.len[i] + 2 >= sizeof h->bare)
-					break;
-				snprintf(h->bare + w, sizeof h->bare - w, "%s%.*s", w ? "-" : "",
-					 k.len[i], k.t[i]);
-			}
-	}
+	hw_parts(ix, s, &p);
+	hw_with_forms(ix, &p);
+	hw_scan_part(ix, p.main, h);
 }
 
 /* Of the entries [lo, hi) (memory variants sharing a name), the one whose
@@ -652,19 +754,15 @@ static const struct ceiling_hw *by_memory(const struct resolve_index *ix, size_t
 	return best;
 }
 
-/* The hardware of a scanned string, its memory told by mem_gb when the
- * name does not: NULL when unknown or ambiguous. */
-static const struct ceiling_hw *hw_lookup(const struct resolve_index *ix, const struct hscan *h,
-					  double mem_gb)
+/* The hardware of key (memory mem_gb when the name states none): NULL
+ * when unknown or ambiguous. */
+static const struct ceiling_hw *key_lookup(const struct resolve_index *ix, const char *key,
+					   double mem_gb)
 {
 	size_t lo, hi, i;
 	int same = 1;
 
-	find(ix, IX_HW, h->key, &lo, &hi);
-	if (lo == hi && h->bare[0]) {
-		find(ix, IX_HW, h->bare, &lo, &hi);
-		mem_gb = h->mem_gb;
-	}
+	find(ix, IX_HW, key, &lo, &hi);
 	if (lo == hi)
 		return NULL;
 	for (i = lo + 1; i < hi; i++)
@@ -673,6 +771,73 @@ static const struct ceiling_hw *hw_lookup(const struct resolve_index *ix, const 
 	if (same)
 		return ceiling_hw_at(ix->ref, (size_t)ix->e[lo].idx);
 	return by_memory(ix, lo, hi, mem_gb);
+}
+
+/* The hardware of a scanned part: its key, else its key without the
+ * memory size (the size then tells variants apart), else, for a name that
+ * starts with a model number ("3090 24GB", "7900 XTX"), the series the
+ * data's prefixes give it when exactly one does. */
+static const struct ceiling_hw *hw_lookup(const struct resolve_index *ix, const struct hscan *h,
+					  double mem_gb)
+{
+	const json_t *series = path2(ceiling_names(ix->ref), "hardware", "series", "tokens");
+	const struct ceiling_hw *hw = NULL, *x;
+	const char *base;
+	char key[2 * TOK_BYTES];
+	size_t i;
+	json_t *v;
+
+	if (!h->key[0])
+		return NULL;
+	if ((hw = key_lookup(ix, h->key, mem_gb)))
+		return hw;
+	if (h->bare[0] && (hw = key_lookup(ix, h->bare, h->mem_gb)))
+		return hw;
+	base = h->bare[0] ? h->bare : h->key;
+	if (!is_digit((unsigned char)base[0]))
+		return NULL;
+	json_array_foreach((json_t *)series, i, v) {
+		snprintf(key, sizeof key, "%s-%s", json_string_value(v), base);
+		if ((x = key_lookup(ix, key, h->bare[0] ? h->mem_gb : mem_gb))) {
+			if (hw && hw != x)
+				return NULL;
+			hw = x;
+		}
+	}
+	return hw;
+}
+
+/* 1 when hw is a processor (its name what a CPU listing prints), so that
+ * a GPU named beside it is the accelerator. */
+static int is_cpu(const struct ceiling_hw *hw)
+{
+	return hw && hw->cpu;
+}
+
+/* The hardware one string names: its name, else a note's ("MTL0 (Apple
+ * M1 Max)", "Intel 265K Custom PC (Nvidia RTX 4090)"); a GPU in a note
+ * wins over a processor named outside it. */
+static const struct ceiling_hw *hw_of_string(const struct resolve_index *ix, const char *s,
+					     double mem_gb, struct hscan *main_scan)
+{
+	const struct ceiling_hw *hw, *n;
+	struct hparts p;
+	struct hscan h;
+	int i;
+
+	memset(main_scan, 0, sizeof *main_scan);
+	if (!s)
+		return NULL;
+	hw_parts(ix, s, &p);
+	hw_with_forms(ix, &p);
+	hw_scan_part(ix, p.main, main_scan);
+	hw = hw_lookup(ix, main_scan, mem_gb);
+	for (i = 0; i < p.nnotes && (!hw || is_cpu(hw)); i++) {
+		hw_scan_part(ix, p.note[i], &h);
+		if ((n = hw_lookup(ix, &h, mem_gb)) && (!hw || !is_cpu(n)))
+			hw = n;
+	}
+	return hw;
 }
 
 /* 1 when key a's tokens are a proper prefix of key b's: b names a part
@@ -685,13 +850,6 @@ static int key_refines(const char *a, const char *b)
 	return n > 0 && !strncmp(a, b, n) && b[n] == '-';
 }
 
-/* A reported memory in GB as a VRAM size: the payload's vram_gb, which
- * tools report in GiB or a little under the size on the box. */
-static double vram_of(const struct resolve_in *in)
-{
-	return in->vram_gb > 0 ? in->vram_gb : 0;
-}
-
 /* The hardware in names, refined by gpu_name; NULL when the accelerator
  * name resolves to nothing. */
 static const struct ceiling_hw *hw_resolve(const struct resolve_index *ix,
@@ -699,15 +857,17 @@ static const struct ceiling_hw *hw_resolve(const struct resolve_index *ix,
 {
 	struct hscan a, g;
 	const struct ceiling_hw *ha, *hg;
+	double vram = in->vram_gb > 0 ? in->vram_gb : 0;
 
-	hw_scan(ix, in->accel, &a);
-	hw_scan(ix, in->gpu_name, &g);
-	*gpu_cores = in->gpu_cores > 0 ? in->gpu_cores :
-		     a.gpu_cores ? a.gpu_cores : g.gpu_cores ? g.gpu_cores : gpu_cores_of(in->cpu_model);
+	*gpu_cores = in->gpu_cores > 0 ? in->gpu_cores : gpu_cores_of(in->accel);
+	if (!*gpu_cores)
+		*gpu_cores = gpu_cores_of(in->gpu_name);
+	if (!*gpu_cores)
+		*gpu_cores = gpu_cores_of(in->cpu_model);
+	ha = hw_of_string(ix, in->accel, vram, &a);
 	if (!a.key[0])
 		return NULL;
-	ha = hw_lookup(ix, &a, vram_of(in));
-	hg = g.key[0] ? hw_lookup(ix, &g, vram_of(in)) : NULL;
+	hg = in->gpu_name ? hw_of_string(ix, in->gpu_name, vram, &g) : NULL;
 	if (!hg || hg == ha)
 		return ha;
 	/* The GPU's name refines the summary's (a laptop part, a memory
@@ -732,9 +892,11 @@ static int mem_in(const json_t *a, double gb)
 }
 
 /* 1 + the index of hw's bin that the GPU cores, the CPU cores or the
- * memory (in that order) tell, or 0 when they do not tell one. */
+ * memory (in that order: VRAM for a card, else RAM) tell, or 0 when they
+ * do not tell one. */
 static int bin_of(const struct ceiling_hw *hw, const struct resolve_in *in, int gpu_cores)
 {
+	double mem = in->vram_gb > 0 ? in->vram_gb : in->ram_gb;
 	size_t i;
 	int hit = 0, n = 0;
 
@@ -747,8 +909,9 @@ static int bin_of(const struct ceiling_hw *hw, const struct resolve_in *in, int 
 	if (n == 1)
 		return hit;
 	n = 0;
-	for (i = 0; in->ram_gb > 0 && i < hw->nbins; i++)
-		if (mem_in(hw->bins[i].memory_options, in->ram_gb))
+	for (i = 0; mem > 0 && i < hw->nbins; i++)
+		if (mem_in(hw->bins[i].memory_options, mem) ||
+		    (hw->bins[i].memory_gb > 0 && fabs(hw->bins[i].memory_gb - mem) < 1.5))
 			hit = (int)i + 1, n++;
 	return n == 1 ? hit : 0;
 }
@@ -766,12 +929,15 @@ static int add_entries(struct resolve_index *ix, const struct ceiling_ref *ref)
 	json_t *v;
 
 	for (i = 0; (m = ceiling_model_at(ref, i)); i++) {
+		char id_key[TOK_BYTES];
+
 		model_scan(ix, m->id, &ms);
+		snprintf(id_key, sizeof id_key, "%s", ms.key);
 		if (add(ix, IX_MODEL, ms.key, (int)i, NULL) < 0)
 			return -1;
 		json_array_foreach((json_t *)m->aliases, j, v) {
 			model_scan(ix, json_string_value(v), &ms);
-			if (add(ix, IX_MODEL, ms.key, (int)i, NULL) < 0)
+			if (add(ix, IX_MODEL, ms.key, (int)i, key_refines(ms.key, id_key) ? WEAK : NULL) < 0)
 				return -1;
 		}
 		json_array_foreach((json_t *)m->llama_bench, j, v) {
@@ -876,8 +1042,20 @@ const struct ceiling_model *resolve_model_name(const struct ceiling_ref *ref, co
 		return NULL;
 	/* llama-bench's descriptions name an architecture, which several
 	 * models share ("llama 13B" is Mistral Small as well as LLaMA 13B):
-	 * they are looked up among its descriptions only. */
-	e = bench_shaped(name) ? find_one(ix, IX_BENCH, m.key) : find_one(ix, IX_MODEL, m.key);
+	 * they are looked up among its descriptions only.  An alias without
+	 * the size (Ollama's default tag "llama3.1") reads only a name written
+	 * as Ollama writes it, in lower case without spaces: "Meta-Llama-3.1"
+	 * says no size. */
+	if (bench_shaped(name))
+		e = find_one(ix, IX_BENCH, m.key);
+	else if ((e = find_one(ix, IX_MODEL, m.key)) && !tag_shaped(name)) {
+		size_t lo, hi, i;
+
+		find(ix, IX_MODEL, m.key, &lo, &hi);
+		for (e = NULL, i = lo; i < hi && !e; i++)
+			if (ix->e[i].sval != WEAK)
+				e = &ix->e[i];
+	}
 	return e ? ceiling_model_at(ref, (size_t)e->idx) : NULL;
 }
 
@@ -888,8 +1066,7 @@ const struct ceiling_hw *resolve_hw_name(const struct ceiling_ref *ref, const ch
 
 	if (!ix || !name)
 		return NULL;
-	hw_scan(ix, name, &h);
-	return h.key[0] ? hw_lookup(ix, &h, 0) : NULL;
+	return hw_of_string(ix, name, 0, &h);
 }
 
 /* The family a weights format field names ("GGUF", "mlx"), as a format

@@ -79,10 +79,18 @@ int export_snapshot(struct db *db, const char *dir, char *name, size_t namelen,
 		    char *err, size_t errlen);
 
 /* page_search.c */
-/* For /m/<name> and /hw/<name> (what: PAGE_ARG_MODEL or PAGE_ARG_HW)
- * when r->arg is not a slug: when the slug of that name is known, queues a
- * 301 to its page into *ret and returns 1; else 0 (the page answers its 404). */
+/* For /m/<name>, /hw/<name> and /m/<name>/hw/<name> (what: PAGE_ARG_MODEL,
+ * PAGE_ARG_HW or PAGE_ARG_MODEL_HW) and their twins and feeds (by
+ * r->format): when a name is not its page's slug but stands for a page (an
+ * uploaded name's slug whose runs resolved to a reference id, any spelling
+ * the resolver knows, a name typed in another case), queues a 301 to that
+ * page, with the query kept, into *ret and returns 1; else 0 (the page
+ * answers, or its 404). */
 int page_search_canonical(struct req *r, enum page_arg what, enum MHD_Result *ret);
+/* page_model_hw.c: the two slugs of a model-on-hardware path (its .json
+ * twin's too) into model and hw (SLUG_MAX + 1 each, not checked for
+ * shape); 0, or -1 when the path is not of that form or a part is too long. */
+int page_model_hw_slugs(const char *path, char *model, char *hw);
 
 /* page_changes.c */
 enum MHD_Result page_changes_atom(struct req *r);  /* /changes.atom */

@@ -14,6 +14,7 @@
 #include "app.h"
 #include "util/buf.h"
 #include "domain/ceiling.h"
+#include "domain/resolve.h"
 #include "store/db.h"
 #include "util/slug.h"
 #include "ingest/validate.h"
@@ -126,11 +127,15 @@ static int parse_choices(struct req *r, struct fit_in *in, struct err *e)
 	const struct ceiling_ref *ref = r->app->ref;
 	char list[400];
 
+	/* Any spelling the resolver knows names a reference entry:
+	 * hw=NVIDIA GeForce RTX 4090, model=llama3.1:8b. */
 	in->hw_slug = arg_or(r, "hw", NULL);
-	if (in->hw_slug && !slug_valid(in->hw_slug))
-		return refuse(e, "hw", "The hw= argument must be a hardware slug such as m3-ultra (lowercase letters and digits joined by single hyphens), or empty to type memory and bandwidth.", NULL);
-	in->hw = ceiling_hw(ref, in->hw_slug);
-	if (!(in->m = ceiling_model(ref, arg_or(r, "model", FIT_MODEL)))) {
+	if (in->hw_slug && !(in->hw = ceiling_hw(ref, in->hw_slug)) &&
+	    (in->hw = resolve_hw_name(ref, in->hw_slug)))
+		in->hw_slug = in->hw->slug;
+	if (in->hw_slug && !in->hw && !slug_valid(in->hw_slug))
+		return refuse(e, "hw", "The hw= argument must be a hardware slug such as m3-ultra or a hardware name the reference data knows, or empty to type memory and bandwidth.", NULL);
+	if (!(in->m = ceiling_model_by_slug(ref, arg_or(r, "model", FIT_MODEL)))) {
 		id_list(ref, L_MODEL, list, sizeof list);
 		return refuse(e, "model", "The model= argument must be one of: ", list);
 	}

@@ -93,24 +93,33 @@ static int shown_name(struct mhw *p, const char *sql, const char *slug, json_t *
 /* Takes the two slugs of the path ("/m/<model>/hw/<hw>", ".json" after
  * it for the twin; the router matched that shape and captures nothing)
  * into p; 0, or -1 with a 404 naming the part that is not a slug. */
-static int take_slugs(struct mhw *p, const char *path)
+int page_model_hw_slugs(const char *path, char *model, char *hw)
 {
 	const char *m = path + 3, *slash = strchr(m, '/'), *h;
 	size_t mn, hn;
 
 	if (strncmp(path, "/m/", 3) || !slash || strncmp(slash, "/hw/", 4))
-		return browse_error(&p->b, 404, "Model-on-hardware pages are named /m/<model slug>/hw/<hardware slug>, like /m/llama-3-1-8b-instruct/hw/rtx-4090.");
+		return -1;
 	mn = (size_t)(slash - m);
 	h = slash + 4;
 	hn = strlen(h);
-	if (!p->b.html && hn > 5 && !strcmp(h + hn - 5, ".json"))
+	if (hn > 5 && !strcmp(h + hn - 5, ".json"))
 		hn -= 5;
 	if (mn > SLUG_MAX || hn > SLUG_MAX)
+		return -1;
+	memcpy(model, m, mn);
+	model[mn] = '\0';
+	memcpy(hw, h, hn);
+	hw[hn] = '\0';
+	return 0;
+}
+
+static int take_slugs(struct mhw *p, const char *path)
+{
+	if (strncmp(path, "/m/", 3) || !strchr(path + 3, '/') || !strstr(path + 3, "/hw/"))
+		return browse_error(&p->b, 404, "Model-on-hardware pages are named /m/<model slug>/hw/<hardware slug>, like /m/llama-3-1-8b/hw/rtx-4090.");
+	if (page_model_hw_slugs(path, p->model, p->hw) < 0)
 		return browse_error(&p->b, 404, "A model or hardware slug is at most %d characters; this address holds a longer one.", SLUG_MAX);
-	memcpy(p->model, m, mn);
-	p->model[mn] = '\0';
-	memcpy(p->hw, h, hn);
-	p->hw[hn] = '\0';
 	if (!slug_valid(p->model))
 		return browse_error(&p->b, 404, "The model part of the address must be a model slug: lowercase letters and digits joined by single hyphens, like /m/llama-3-1-8b-instruct/hw/rtx-4090.");
 	if (!slug_valid(p->hw))
@@ -476,7 +485,11 @@ fail:
 json_t *page_model_hw_view(struct page_view *v)
 {
 	struct mhw p = { 0 };
-	json_t *m = mhw_model(&p, v->r);
+	json_t *m;
+
+	if ((v->answered = page_search_canonical(v->r, PAGE_ARG_MODEL_HW, &v->ret)))
+		return NULL;
+	m = mhw_model(&p, v->r);
 
 	m = page_view_browsed(v, &p.b, m);
 	if (m && !p.nrows)

@@ -13,6 +13,7 @@
 
 #include "app.h"
 #include "domain/ceiling.h"
+#include "domain/resolve.h"
 #include "render/html.h"
 #include "store/db.h"
 #include "util/buf.h"
@@ -54,14 +55,22 @@ static int known(struct req *r, int hw, const char *slug)
 	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
 }
 
-/* typed (trimmed, not empty) as a model (hw 0) or hardware: its slug
- * into slug when it is one that is known, else the slug of it read as a
- * name when that is known.  1 with it, 0 when neither is, -1 on error. */
+/* typed (trimmed, not empty) as a model (hw 0) or hardware: the
+ * reference id the resolver reads it as (any spelling an upload might
+ * use: "Meta-Llama-3.1-8B-Instruct", "llama3.1:8b", "4090"), else its
+ * slug when it is one that is known, else the slug of it read as a name
+ * when that is known.  1 with it, 0 when none is, -1 on error. */
 static int resolve(struct req *r, int hw, const char *typed, char slug[SLUG_MAX + 1])
 {
+	const struct ceiling_model *m = hw ? NULL : resolve_model_name(r->app->ref, typed);
+	const struct ceiling_hw *h = hw ? resolve_hw_name(r->app->ref, typed) : NULL;
 	size_t n = strlen(typed);
 	int k;
 
+	if (m || h) {
+		snprintf(slug, SLUG_MAX + 1, "%s", m ? m->id : h->slug);
+		return 1;
+	}
 	if (slug_valid(typed) && (k = known(r, hw, typed)) != 0) {
 		memcpy(slug, typed, n + 1);   /* a valid slug fits */
 		return k;

@@ -27,6 +27,8 @@
 #include "store/run_store.h"
 #include "store/wanted.h"
 #include "domain/ceiling.h"
+#include "domain/resolve.h"
+#include "render/html.h"
 #include "util/buf.h"
 #include "util/slug.h"
 
@@ -67,6 +69,7 @@ static const char sql_digest[] =
 static const char sql_known[] =
 	"SELECT 1 FROM search_names WHERE kind = ?1 AND slug = ?2";
 static const char sql_run_known[] = "SELECT 1 FROM runs WHERE id = ?1";
+static const char sql_alias[] = "SELECT target FROM slug_aliases WHERE kind = ?1 AND slug = ?2";
 /* The counted runs of a model on a hardware (its combinations' rows). */
 static const char sql_combo_runs[] =
 	"SELECT coalesce(sum(runs), 0) FROM combos WHERE suite_version = ?1 AND model_slug = ?2 "
@@ -74,7 +77,7 @@ static const char sql_combo_runs[] =
 
 const char *const page_search_sql[] = {
 	sql_prefix, sql_fts, sql_model_count, sql_hw_count, sql_be_count, sql_runs, sql_digest,
-	sql_known, sql_run_known, NULL
+	sql_known, sql_run_known, sql_alias, NULL
 };
 
 /* One name found, with what ranks it. */
@@ -632,22 +635,119 @@ json_t *page_search_view(struct page_view *v)
 	return page_view_browsed(v, &s.b, m);
 }
 
+/* The page slug typed names on /m/ (model) or /hw/ into out (size n): the
+ * page an uploaded name's slug moved to (slug_aliases: such a slug is no
+ * page of its own); else the slug itself when a page has it; else the
+ * reference the resolver reads the name as, or the slug of its spelling
+ * when a page has that.  1 when out is another
+ * page's slug, 0 when typed is its own or names none, -1 when the
+ * database did not answer. */
+static int page_slug(struct req *r, struct dbconn *c, int model, const char *typed,
+		     char *out, size_t n)
+{
+	const char *kind = model ? "model" : "hw";   /* search_names.kind */
+	const struct ceiling_model *m;
+	const struct ceiling_hw *h;
+	sqlite3_stmt *st;
+	char slug[SLUG_MAX + 1];
+	int k, rc;
+
+	if (slug_valid(typed) && (st = db_stmt(c, sql_alias))) {
+		db_bind_text(st, 1, kind);
+		db_bind_text(st, 2, typed);
+		rc = sqlite3_step(st);
+		if (rc == SQLITE_ROW)
+			snprintf(out, n, "%s", (const char *)sqlite3_column_text(st, 0));
+		sqlite3_reset(st);
+		if (rc == SQLITE_ROW)
+			return strcmp(out, typed) != 0;
+		if (rc != SQLITE_DONE)
+			return -1;
+	}
+	if (slug_valid(typed) && (k = known(c, kind, typed)) != 0)
+		return k < 0 ? -1 : 0;
+	if (model && (m = resolve_model_name(r->app->ref, typed))) {
+		snprintf(out, n, "%s", m->id);
+		return strcmp(out, typed) != 0;
+	}
+	if (!model && (h = resolve_hw_name(r->app->ref, typed))) {
+		snprintf(out, n, "%s", h->slug);
+		return strcmp(out, typed) != 0;
+	}
+	if ((model ? slug_model(typed, slug, sizeof slug) : slug_hw(typed, slug, sizeof slug)) < 0 ||
+	    !strcmp(slug, typed) || (k = known(c, kind, slug)) == 0)
+		return 0;
+	if (k < 0)
+		return -1;
+	snprintf(out, n, "%s", slug);
+	return 1;
+}
+
+/* The twin's or feed's extension path ends in (".json", ".csv", ".atom"),
+ * or "". */
+static const char *path_ext(const char *path)
+{
+	static const char *const exts[] = { ".json", ".csv", ".atom" };
+	size_t n = path ? strlen(path) : 0, i;
+
+	for (i = 0; i < 3; i++)
+		if (n > strlen(exts[i]) && !strcmp(path + n - strlen(exts[i]), exts[i]))
+			return exts[i];
+	return "";
+}
+
+/* Appends r's query string, re-encoded, to b ("?a=1&b=2"; nothing when
+ * there is none). */
+struct query_out {
+	struct buf *b;
+	int n;
+};
+
+static void query_one(void *ctx, const char *key, const char *value)
+{
+	struct query_out *q = ctx;
+
+	buf_putc(q->b, q->n++ ? '&' : '?');
+	html_url_arg(q->b, key);
+	if (value) {
+		buf_putc(q->b, '=');
+		html_url_arg(q->b, value);
+	}
+}
+
 int page_search_canonical(struct req *r, enum page_arg what, enum MHD_Result *ret)
 {
 	struct http_opts o = { .cache_control = CC_PAGE };
-	const char *typed = r->arg;
-	char slug[SLUG_MAX + 1], to[SLUG_MAX + 16];
-	struct dbconn *c;
-	int model = what == PAGE_ARG_MODEL;
-	const char *kind = model ? "model" : "hw";   /* search_names.kind */
+	char model[SLUG_MAX + 1], hw[SLUG_MAX + 1], tm[SLUG_MAX + 1], th[SLUG_MAX + 1];
+	const char *ext = path_ext(r->path);
+	struct buf to = BUF_INIT;
+	struct query_out q = { &to, 0 };
+	struct dbconn *c = db_reader(r->app->db);
+	int km = 0, kh = 0;
 
-	if (slug_valid(typed) || !(c = db_reader(r->app->db)))
+	if (!c)
 		return 0;
-	if ((model ? slug_model(typed, slug, sizeof slug) : slug_hw(typed, slug, sizeof slug)) < 0 ||
-	    known(c, kind, slug) != 1)
+	if (what == PAGE_ARG_MODEL_HW) {
+		if (page_model_hw_slugs(r->path, tm, th) < 0)
+			return 0;
+		km = page_slug(r, c, 1, tm, model, sizeof model);
+		kh = page_slug(r, c, 0, th, hw, sizeof hw);
+		if (km <= 0 && kh <= 0)
+			return 0;
+		buf_printf(&to, "/m/%s/hw/%s%s", km > 0 ? model : tm, kh > 0 ? hw : th, ext);
+	} else {
+		km = page_slug(r, c, what == PAGE_ARG_MODEL, r->arg, model, sizeof model);
+		if (km <= 0)
+			return 0;
+		buf_printf(&to, "/%s/%s%s", what == PAGE_ARG_MODEL ? "m" : "hw", model, ext);
+	}
+	http_query_each(r, query_one, &q);
+	if (buf_error(&to)) {
+		buf_release(&to);
 		return 0;
-	snprintf(to, sizeof to, "/%s/%s%s", model ? "m" : "hw", slug, r->html ? "" : ".json");
-	o.location = to;
-	*ret = http_send(r, 301, CT_TEXT, to, strlen(to), &o);
+	}
+	o.location = to.buf;
+	*ret = http_send(r, 301, CT_TEXT, to.buf, to.len, &o);
+	buf_release(&to);
 	return 1;
 }

@@ -26,7 +26,8 @@ static const char sql_run[] =
 	"r.status, r.payload, c.n AS cluster_n, c.mean AS cluster_mean, "
 	"c.stddev AS cluster_stddev, c.keys AS cluster_keys, c.new_keys AS cluster_new_keys, "
 	"r.log_index, w.withdrawn_at, w.reason AS withdrawn_reason, r.flag_bits, "
-	"o.runs AS combo_runs, o.keys AS combo_keys, o.mean AS combo_mean, o.stddev AS combo_stddev "
+	"o.runs AS combo_runs, o.keys AS combo_keys, o.mean AS combo_mean, o.stddev AS combo_stddev, "
+	"r.hw_bin "
 	"FROM runs r LEFT JOIN accounts a ON a.id = r.account_id "
 	"LEFT JOIN run_withdrawals w ON w.run_id = r.id "
 	"LEFT JOIN clusters c ON c.suite_version = r.suite_version "
@@ -103,12 +104,13 @@ static json_t *ceiling_json(struct req *r, const json_t *m, const json_t *payloa
 	double ctx = json_is_number(p) && json_is_number(o)
 		? json_number_value(p) + json_number_value(o) : CEILING_CHAT_SHORT_CONTEXT;
 	const json_t *model = json_object_get(m, "model");
+	const json_t *hw = json_object_get(m, "hardware");
 	struct ceiling_range c;
 	json_t *v;
 
-	if (ceiling_range_of_run(r->app->ref, s_of(model, "slug"), s_of(model, "quantization"),
-				 s_of(model, "format"), s_of(json_object_get(m, "hardware"), "slug"),
-				 ctx, &c) < 0)
+	if (ceiling_range_of_run_bin(r->app->ref, s_of(model, "slug"), s_of(model, "quantization"),
+				     s_of(model, "format"), s_of(hw, "slug"),
+				     (int)json_integer_value(json_object_get(hw, "bin_index")), ctx, &c) < 0)
 		return json_null();
 	v = ceiling_range_json(&c, json_number_value(json_object_get(m, "decode_tok_s")));
 	return v ? v : json_null();
@@ -149,6 +151,55 @@ static json_t *withdrawal_json(const json_t *row)
 			 "reason", json_object_get(row, "withdrawn_reason"));
 }
 
+/* The model block: the name as uploaded (the payload's), the page's slug
+ * and shown name, the reference id it resolved to (null: none), the
+ * digest, the canonical quantization (contract section 9) beside the label
+ * as uploaded when that is spelt otherwise (null when the same or none),
+ * and the weights format. */
+static json_t *model_json(struct req *r, const json_t *row, const json_t *payload)
+{
+	const json_t *pm = json_object_get(payload, "model");
+	const char *slug = s_of(row, "model_slug");
+	const json_t *name = json_object_get(pm, "name");
+	const char *sent = json_string_value(json_object_get(pm, "quantization"));
+	const char *canon = s_of(row, "model_quant");
+
+	return json_pack("{s:O, s:O, s:O, s:o, s:O, s:O, s:o, s:O}",
+		"name", json_is_string(name) ? name : json_object_get(row, "model_name"),
+		"shown_name", json_object_get(row, "model_name"),
+		"slug", json_object_get(row, "model_slug"),
+		"ref", ceiling_model(r->app->ref, slug) ? json_string(slug) : json_null(),
+		"digest", json_object_get(row, "model_digest"),
+		"quantization", json_object_get(row, "model_quant"),
+		"quantization_uploaded", sent && (!canon || strcmp(sent, canon)) ?
+			json_string(sent) : json_null(),
+		"format", json_object_get(row, "model_format"));
+}
+
+/* The hardware block: the payload's hardware members as uploaded, with the
+ * page's slug and shown name, the reference id it resolved to (null:
+ * none) and its bin (the reference's name of it, null when none or
+ * unknown; bin_index for the ceiling). */
+static json_t *hardware_json(struct req *r, const json_t *row, const json_t *payload)
+{
+	json_t *hw = json_deep_copy(json_object_get(payload, "hardware"));
+	const char *slug = s_of(row, "hw_slug");
+	const struct ceiling_hw *ref = ceiling_hw(r->app->ref, slug);
+	json_int_t bin = json_integer_value(json_object_get(row, "hw_bin"));
+
+	if (!json_is_object(hw)) {
+		json_decref(hw);
+		hw = json_object();
+	}
+	json_object_set_new(hw, "slug", json_string(slug));
+	json_object_set(hw, "name", json_object_get(row, "accelerator"));
+	json_object_set_new(hw, "ref", ref ? json_string(slug) : json_null());
+	json_object_set_new(hw, "bin", ref && bin > 0 && (size_t)bin <= ref->nbins ?
+			    json_string(ref->bins[bin - 1].name) : json_null());
+	json_object_set_new(hw, "bin_index", json_integer(ref && (size_t)bin <= ref->nbins ? bin : 0));
+	return hw;
+}
+
 /* Turns the database row into the view model; NULL when the dispute
  * thread could not be read (a page without it must not be cached). */
 static json_t *model_of(struct req *r, json_t *row)
@@ -163,12 +214,7 @@ static json_t *model_of(struct req *r, json_t *row)
 		payload = payload_from_jws(r, id);
 	if (!payload)
 		payload = json_object();
-	hw = json_deep_copy(json_object_get(payload, "hardware"));
-	if (!json_is_object(hw)) {
-		json_decref(hw);
-		hw = json_object();
-	}
-	json_object_set_new(hw, "slug", json_string(s_of(row, "hw_slug")));
+	hw = hardware_json(r, row, payload);
 	http_origin(r, origin, sizeof origin);
 	snprintf(url, sizeof url, "%s/r/%s", origin, id);
 	m = json_pack("{s:s, s:s, s:s+, s:s+++, s:s, s:s, s:s, s:O}",
@@ -179,12 +225,7 @@ static json_t *model_of(struct req *r, json_t *row)
 		"created_at", s_of(row, "created_at"),
 		"received_at", s_of(row, "received_at"),
 		"decode_tok_s", json_object_get(row, "decode_tok_s"));
-	json_object_set_new(m, "model", json_pack("{s:O, s:O, s:O, s:O, s:O}",
-		"name", json_object_get(row, "model_name"),
-		"slug", json_object_get(row, "model_slug"),
-		"digest", json_object_get(row, "model_digest"),
-		"quantization", json_object_get(row, "model_quant"),
-		"format", json_object_get(row, "model_format")));
+	json_object_set_new(m, "model", model_json(r, row, payload));
 	json_object_set_new(m, "hardware", hw);
 	json_object_set_new(m, "backend", json_pack("{s:O, s:O}",
 		"name", json_object_get(row, "backend_name"),

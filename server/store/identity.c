@@ -35,6 +35,18 @@ static const char sql_status[] = "UPDATE runs SET status = ?2 WHERE rowid = ?1";
 static const char sql_rewrite[] =
 	"UPDATE runs SET model_name = ?2, model_slug = ?3, model_quant = ?4, model_format = ?5, "
 	"accelerator = ?6, hw_slug = ?7, hw_bin = ?8, hw_class = ?9 WHERE rowid = ?1";
+/* An alias slug is never a page of its own: once the runs under an
+ * uploaded name's slug moved to their reference's page, that slug leaves
+ * search (its FTS entry first: search_fts is external content), and a
+ * slug that is a page again stops redirecting. */
+static const char sql_unlist[] =
+	"INSERT INTO search_fts(search_fts, rowid, squash, name) "
+	"SELECT 'delete', s.id, s.squash, s.name FROM search_names s JOIN slug_aliases a "
+	"ON a.kind = s.kind AND a.slug = s.slug; "
+	"DELETE FROM search_names WHERE kind IN ('model', 'hw') AND EXISTS (SELECT 1 FROM "
+	"slug_aliases a WHERE a.kind = search_names.kind AND a.slug = search_names.slug);";
+static const char sql_unalias[] =
+	"DELETE FROM slug_aliases WHERE kind = ?1 AND slug = ?2";
 /* A slug that moved keeps a search entry for its new page. */
 static const char sql_search[] =
 	"INSERT OR IGNORE INTO search_names(kind, slug, name, squash) "
@@ -189,6 +201,14 @@ static int names_of(struct dbconn *w, const struct want *x)
 		rc = sqlite3_step(st) == SQLITE_DONE ? DB_OK : DB_ERR;
 		sqlite3_reset(st);
 	}
+	for (i = 0; i < 2 && rc == DB_OK; i++) {
+		if (!(st = db_stmt(w, sql_unalias)))
+			return DB_ERR;
+		db_bind_text(st, 1, kind[i]);
+		db_bind_text(st, 2, slug[i]);
+		rc = sqlite3_step(st) == SQLITE_DONE ? DB_OK : DB_ERR;
+		sqlite3_reset(st);
+	}
 	if (rc == DB_OK)
 		rc = run_store_alias(w, "model", x->n.name_slug, x->n.model_slug);
 	if (rc == DB_OK)
@@ -277,12 +297,19 @@ int identity_refresh(struct dbconn *w, int *moved, struct err *err)
 	if ((at_sign = strchr(state, '@')) && (size_t)(at_sign - state) == 64 &&
 	    !strncmp(state, hex, 64))
 		at = atoll(at_sign + 1);
+	/* A pass from the start makes the aliases anew: the first run of the
+	 * pass to bring an uploaded slug names its page, as on upload. */
+	else if (sqlite3_exec(w->h, "DELETE FROM slug_aliases", NULL, NULL, NULL) != SQLITE_OK)
+		rc = DB_ERR;
 	while (rc == DB_OK && n == BATCH) {
 		rc = batch(w, &at, hex, &n, &total);
 		read += n;
 		if (rc == DB_OK && read % (BATCH * 200) == 0 && read)
 			log_info("resolving names: %zu runs read, %zu moved", read, total);
 	}
+	if (rc == DB_OK && total &&
+	    sqlite3_exec(w->h, sql_unlist, NULL, NULL, NULL) != SQLITE_OK)
+		rc = DB_ERR;
 	if (rc != DB_OK)
 		goto fail;
 	if (total)
