@@ -488,6 +488,27 @@ const struct ceiling_bits *ceiling_kv_at(const struct ceiling_ref *ref, size_t i
 	return ref && i < ref->nkv ? &ref->kv[i] : NULL;
 }
 
+/* The i-th string of formats.json's explainer list name. */
+static const char *explainer_at(const struct ceiling_ref *ref, const char *name, size_t i)
+{
+	return ref ? json_string_value(json_array_get(json_object_get(json_object_get(
+		ref->format_root, "explainer"), name), i)) : NULL;
+}
+
+const struct ceiling_bits *ceiling_explainer_format(const struct ceiling_ref *ref, size_t i)
+{
+	const char *id = explainer_at(ref, "formats", i);
+
+	return id ? ceiling_format(ref, id) : NULL;
+}
+
+const struct ceiling_model *ceiling_explainer_model(const struct ceiling_ref *ref, size_t i)
+{
+	const char *id = explainer_at(ref, "models", i);
+
+	return id ? ceiling_model(ref, id) : NULL;
+}
+
 double ceiling_model_bits(const struct ceiling_model *m, const struct ceiling_bits *f,
 			  int whole_file)
 {

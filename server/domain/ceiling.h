@@ -117,9 +117,10 @@ int ceiling_label_bits(const struct ceiling_ref *ref, const char *fam);
  * data does not say (unknown backend, or hw NULL). */
 int ceiling_backend_runs(const struct ceiling_ref *ref, const char *backend,
 			 const struct ceiling_hw *hw);
-/* The aliases of the i-th format (an array, borrowed), and formats.json's
- * "generic" object (width-only labels by family), borrowed; NULL when none. */
+/* The aliases of the i-th format (an array, borrowed); NULL when none. */
 const json_t *ceiling_format_aliases(const struct ceiling_ref *ref, size_t i);
+/* formats.json's "generic" object (width-only labels by family), borrowed;
+ * NULL when none. */
 const json_t *ceiling_generic_labels(const struct ceiling_ref *ref);
 /* names.json's root object (the resolver's token lists), borrowed. */
 const json_t *ceiling_names(const struct ceiling_ref *ref);
@@ -134,6 +135,10 @@ const struct ceiling_hw *ceiling_hw_at(const struct ceiling_ref *ref, size_t i);
 const struct ceiling_model *ceiling_model_at(const struct ceiling_ref *ref, size_t i);
 const struct ceiling_bits *ceiling_format_at(const struct ceiling_ref *ref, size_t i);
 const struct ceiling_bits *ceiling_kv_at(const struct ceiling_ref *ref, size_t i);
+/* The i-th weight format and model of the explainer's tables
+ * (formats.json "explainer"), NULL past the end. */
+const struct ceiling_bits *ceiling_explainer_format(const struct ceiling_ref *ref, size_t i);
+const struct ceiling_model *ceiling_explainer_model(const struct ceiling_ref *ref, size_t i);
 /* Effective bits a weight of model m read from a file labelled f: f's
  * bits, except for the share of the weights that keep the model's own
  * format whatever the label says (gpt-oss keeps MXFP4 experts). */

@@ -252,5 +252,7 @@ json_t *ceiling_range_json(const struct ceiling_range *c, double measured)
 	json_object_set_new(o, "peak_tok_s", json_real(c->high.peak_tok_s));
 	json_object_set_new(o, "flag_factor", json_real(CEILING_FLAG_FACTOR));
 	json_object_set_new(json_object_get(o, "text"), "ceiling", range_text(c));
+	json_object_set_new(json_object_get(o, "text"), "low_tok_s", ceiling_fmt3_json(c->low.step.tok_s));
+	json_object_set_new(json_object_get(o, "text"), "high_tok_s", ceiling_fmt3_json(c->high.step.tok_s));
 	return o;
 }

@@ -918,6 +918,34 @@ static int bin_of(const struct ceiling_hw *hw, const struct resolve_in *in, int 
 
 /* ---- building the index ---- */
 
+/* 1 when the key s starts with a size: "8b", "270m", or "1-5b" (1.5B:
+ * one digit after the point; "3-24b" is a version 3 and a size 24B). */
+static int size_first(const char *s)
+{
+	size_t d = strspn(s, "0123456789");
+
+	if (!d)
+		return 0;
+	if ((s[d] == 'b' || s[d] == 'm') && (s[d + 1] == '\0' || s[d + 1] == '-'))
+		return 1;
+	return s[d] == '-' && is_digit((unsigned char)s[d + 1]) &&
+	       (s[d + 2] == 'b' || s[d + 2] == 'm') && (s[d + 3] == '\0' || s[d + 3] == '-');
+}
+
+/* 1 when key names a family of several sizes without saying which: the
+ * ids of two models or more are key followed by a size ("llama-3-1" of
+ * Llama 3.1 8B, 70B and 405B; not "llama-4-scout", one model, nor
+ * "mistral-small-3", whose 3.1 and 3.2 are versions, not sizes). */
+static int sizeless(char (*ids)[TOK_BYTES], size_t nids, const char *key)
+{
+	size_t i, n = strlen(key);
+	int k = 0;
+
+	for (i = 0; k < 2 && i < nids; i++)
+		k += key_refines(key, ids[i]) && size_first(ids[i] + n + 1);
+	return k >= 2;
+}
+
 /* Every alias of every model and hardware entry, and their ids. */
 static int add_entries(struct resolve_index *ix, const struct ceiling_ref *ref)
 {
@@ -928,24 +956,32 @@ static int add_entries(struct resolve_index *ix, const struct ceiling_ref *ref)
 	size_t i, j;
 	json_t *v;
 
-	for (i = 0; (m = ceiling_model_at(ref, i)); i++) {
-		char id_key[TOK_BYTES];
+	char (*ids)[TOK_BYTES];
+	size_t nids = 0;
 
-		model_scan(ix, m->id, &ms);
-		snprintf(id_key, sizeof id_key, "%s", ms.key);
-		if (add(ix, IX_MODEL, ms.key, (int)i, NULL) < 0)
-			return -1;
+	while (ceiling_model_at(ref, nids))
+		nids++;
+	if (!(ids = calloc(nids ? nids : 1, sizeof *ids)))
+		return -1;
+	for (i = 0; i < nids; i++) {
+		model_scan(ix, ceiling_model_at(ref, i)->id, &ms);
+		snprintf(ids[i], sizeof ids[i], "%s", ms.key);
+	}
+	for (i = 0; (m = ceiling_model_at(ref, i)); i++) {
+		if (add(ix, IX_MODEL, ids[i], (int)i, NULL) < 0)
+			goto nomem;
 		json_array_foreach((json_t *)m->aliases, j, v) {
 			model_scan(ix, json_string_value(v), &ms);
-			if (add(ix, IX_MODEL, ms.key, (int)i, key_refines(ms.key, id_key) ? WEAK : NULL) < 0)
-				return -1;
+			if (add(ix, IX_MODEL, ms.key, (int)i, sizeless(ids, nids, ms.key) ? WEAK : NULL) < 0)
+				goto nomem;
 		}
 		json_array_foreach((json_t *)m->llama_bench, j, v) {
 			model_scan(ix, json_string_value(v), &ms);
 			if (add(ix, IX_BENCH, ms.key, (int)i, NULL) < 0)
-				return -1;
+				goto nomem;
 		}
 	}
+	free(ids);
 	for (i = 0; (h = ceiling_hw_at(ref, i)); i++) {
 		hw_scan(ix, h->slug, &hs);
 		if (add(ix, IX_HW, hs.key, (int)i, NULL) < 0)
@@ -960,6 +996,9 @@ static int add_entries(struct resolve_index *ix, const struct ceiling_ref *ref)
 		}
 	}
 	return 0;
+nomem:
+	free(ids);
+	return -1;
 }
 
 /* Sorts the entries, so find() sees them all. */
@@ -1221,29 +1260,38 @@ int resolve_run(const struct ceiling_ref *ref, const struct resolve_in *in, stru
 	return 0;
 }
 
-/* name without an organisation and a trailing quantization: the shortest
- * prefix ending at a separator whose model slug is the whole name's. */
+/* name without the quantization and format tokens the slug rules drop
+ * ("Foo-7B-Instruct-Q4_K_M AWQ" shows as "Foo-7B-Instruct"): the shortest
+ * prefix ending at a separator whose model slug is the whole name's, when
+ * what it leaves out holds a letter or digit. */
 static void shown_model(const char *name, struct buf *out)
 {
-	char want[SLUG_MAX + 1], got[SLUG_MAX + 1], pre[512];
+	char want[SLUG_MAX + 1], got[SLUG_MAX + 1], pre[512], whole[512];
 	const char *p = name, *s;
 	size_t n, i;
 
-	for (s = name; *s; s++)
-		if (*s == '/' || *s == '\\')
-			p = s + 1;
 	n = strlen(p);
-	if (slug_model(p, want, sizeof want) != 0 || n >= sizeof pre) {
+	if (n >= sizeof pre) {
+		buf_puts(out, p);
+		return;
+	}
+	/* The slugs are compared with the organisation kept ('/' as any other
+	 * separator), so that only a tail can be left out. */
+	for (i = 0; i <= n; i++)
+		whole[i] = p[i] == '/' || p[i] == '\\' ? ' ' : p[i];
+	if (slug_model(whole, want, sizeof want) != 0) {
 		buf_puts(out, p);
 		return;
 	}
 	for (i = 1; i < n; i++) {
 		if (is_alnum((unsigned char)p[i]) || !is_alnum((unsigned char)p[i - 1]))
 			continue;
-		memcpy(pre, p, i);
+		memcpy(pre, whole, i);
 		pre[i] = '\0';
 		if (slug_model(pre, got, sizeof got) == 0 && !strcmp(got, want)) {
-			buf_add(out, p, i);
+			for (s = p + i; *s && !is_alnum((unsigned char)*s); s++)
+				;
+			buf_add(out, p, *s ? i : n);
 			return;
 		}
 	}

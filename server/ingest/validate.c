@@ -4,6 +4,7 @@
  * bytes in validate_bytes.c. */
 #include "ingest/validate_int.h"
 #include "domain/resolve.h"
+#include "util/confusable.h"
 #include "util/slug.h"
 #include "util/utf8.h"
 
@@ -522,6 +523,32 @@ static void fill_fields(const json_t *p, const struct vctx *c, struct run_fields
 		       sizeof out->hw_lookalike);
 }
 
+/* The page the name reads as (its look-alike letters as the ASCII ones,
+ * invisible characters left out), through the resolver as the upload
+ * itself is read, into out (size n), when that is not its own page own;
+ * else "".  The store refuses a name whose reading is another page. */
+static void lookalike_page(const struct ceiling_ref *ref, int model, const char *name,
+			   const char *own, char *out, size_t n)
+{
+	const struct ceiling_model *m;
+	const struct ceiling_hw *h;
+	struct buf b = BUF_INIT;
+
+	out[0] = '\0';
+	confusable_latin(name, &b);
+	if (!buf_error(&b) && b.buf[0]) {
+		if (model && (m = resolve_model_name(ref, b.buf)))
+			snprintf(out, n, "%s", m->id);
+		else if (!model && (h = resolve_hw_name(ref, b.buf)))
+			snprintf(out, n, "%s", h->slug);
+		else if ((model ? slug_model(b.buf, out, n) : resolve_hw_slug(b.buf, out, n)) != 0)
+			out[0] = '\0';
+	}
+	if (!strcmp(out, own))
+		out[0] = '\0';
+	buf_release(&b);
+}
+
 void validate_resolve(const struct ceiling_ref *ref, const json_t *payload,
 		      struct run_fields *out)
 {
@@ -531,6 +558,10 @@ void validate_resolve(const struct ceiling_ref *ref, const json_t *payload,
 		return;                 /* validation refused such names already */
 	snprintf(out->model_slug, sizeof out->model_slug, "%s", n->model_slug);
 	snprintf(out->hw_slug, sizeof out->hw_slug, "%s", n->hw_slug);
+	lookalike_page(ref, 1, out->model_name, out->model_slug, out->model_lookalike,
+		       sizeof out->model_lookalike);
+	lookalike_page(ref, 0, out->accelerator, out->hw_slug, out->hw_lookalike,
+		       sizeof out->hw_lookalike);
 	out->model_name = n->model_name;
 	out->accelerator = n->accelerator;
 	out->model_quant = n->quant[0] ? n->quant : NULL;

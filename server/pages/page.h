@@ -97,11 +97,14 @@ enum MHD_Result page_changes_atom(struct req *r);  /* /changes.atom */
 /* page_wanted.c: appends the command that would measure the model shown as
  * model_name on hw_slug: "llm-speed bench --models <name> --backends
  * <list>", the list the backends measured on that hardware (most runs
- * first, at most 5), else llama.cpp; the name quoted for a shell when it
- * needs it.  0, or -1 when the database or memory failed. */
+ * first, at most 5), else llama.cpp; the name the reference model of
+ * model_slug is published as (its first alias) when there is one, quoted
+ * for a shell when it needs it.  0, or -1 when the database or memory
+ * failed. */
 struct dbconn;
-int page_wanted_command(struct dbconn *c, const char *model_name, const char *hw_slug,
-			struct buf *out);
+struct ceiling_ref;
+int page_wanted_command(struct dbconn *c, const struct ceiling_ref *ref, const char *model_slug,
+			const char *model_name, const char *hw_slug, struct buf *out);
 
 /* page_fit.c */
 /* Query argument name as a number in [lo, hi] (a whole one when whole)

@@ -25,7 +25,7 @@ static json_t *format_rows(const struct ceiling_ref *ref, const struct ceiling_m
 	json_t *rows = json_array();
 	size_t i;
 
-	for (i = 0; (f = ceiling_format_at(ref, i)); i++) {
+	for (i = 0; (f = ceiling_explainer_format(ref, i)); i++) {
 		ceiling_step(m, f->bits, kv_bits, context, 1, bw, &s);
 		json_array_append_new(rows, json_pack("{s:s, s:f, s:o, s:f, s:o, s:f, s:o, s:f, s:o}",
 			"format", f->name, "bits", f->bits, "bits_text", ceiling_fmt3_json(f->bits),
@@ -75,7 +75,7 @@ static json_t *crossover_rows(const struct ceiling_ref *ref, const char *sel)
 	json_t *rows = json_array();
 	size_t i;
 
-	for (i = 0; (m = ceiling_model_at(ref, i)); i++) {
+	for (i = 0; (m = ceiling_explainer_model(ref, i)); i++) {
 		double file = ceiling_crossover(m, wb, kb, 0) / CEILING_K;
 		double read = ceiling_crossover(m, wb, kb, 1) / CEILING_K;
 

@@ -147,7 +147,8 @@ int mhw_add_beyond(struct mhw *p)
 	/* Nothing measured: the visit asks for it (/wanted), and the command
 	 * that would measure it. */
 	wanted_note(p->b.r->client, p->b.suite, p->model, p->hw);
-	if (page_wanted_command(p->b.c, json_string_value(json_object_get(json_object_get(p->m, "model"), "name")),
+	if (page_wanted_command(p->b.c, p->b.r->app->ref, p->model,
+				json_string_value(json_object_get(json_object_get(p->m, "model"), "name")),
 				p->hw, &cmd) < 0)
 		rc = browse_error(&p->b, 503, MSG_DB_DOWN);
 	else

@@ -463,10 +463,27 @@ static int known(struct dbconn *c, const char *kind, const char *slug)
 	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
 }
 
+/* The page slug a typed name stands for (model: 1) into slug: the
+ * reference the resolver reads it as, else the slug of its spelling.
+ * 0, or -1 when it gives no slug. */
+static int name_slug(const struct ceiling_ref *ref, int model, const char *typed,
+		     char slug[SLUG_MAX + 1])
+{
+	const struct ceiling_model *m = model ? resolve_model_name(ref, typed) : NULL;
+	const struct ceiling_hw *h = model ? NULL : resolve_hw_name(ref, typed);
+
+	if (m || h) {
+		snprintf(slug, SLUG_MAX + 1, "%s", m ? m->id : h->slug);
+		return 0;
+	}
+	return model ? slug_model(typed, slug, SLUG_MAX + 1) : slug_hw(typed, slug, SLUG_MAX + 1);
+}
+
 /* The canonical page q names exactly (a run id, or a model or hardware
- * name in any case or spacing whose slug is known) into out; 1 when
- * there is one, 0 when not, -1 on error. */
-static int canonical(struct dbconn *c, const char *q, char *out, size_t n)
+ * name in any spelling the resolver knows, any case or spacing, whose
+ * slug is known) into out; 1 when there is one, 0 when not, -1 on error. */
+static int canonical(const struct ceiling_ref *ref, struct dbconn *c, const char *q,
+		     char *out, size_t n)
 {
 	char slug[SLUG_MAX + 1];
 	int k;
@@ -475,11 +492,11 @@ static int canonical(struct dbconn *c, const char *q, char *out, size_t n)
 		snprintf(out, n, "/r/%s", q);
 		return k;
 	}
-	if (slug_model(q, slug, sizeof slug) == 0 && (k = known(c, "model", slug)) != 0) {
+	if (name_slug(ref, 1, q, slug) == 0 && (k = known(c, "model", slug)) != 0) {
 		snprintf(out, n, "/m/%s", slug);
 		return k;
 	}
-	if (slug_hw(q, slug, sizeof slug) == 0 && (k = known(c, "hw", slug)) != 0) {
+	if (name_slug(ref, 0, q, slug) == 0 && (k = known(c, "hw", slug)) != 0) {
 		snprintf(out, n, "/hw/%s", slug);
 		return k;
 	}
@@ -503,7 +520,7 @@ static int combination(struct search *s, json_t *m)
 	if (!on || on == s->q || (size_t)(on - s->q) > Q_MAX)
 		return 0;
 	snprintf(left, sizeof left, "%.*s", (int)(on - s->q), s->q);
-	if (slug_model(left, model, sizeof model) < 0 || slug_hw(on + 4, hw, sizeof hw) < 0)
+	if (name_slug(ref, 1, left, model) < 0 || name_slug(ref, 0, on + 4, hw) < 0)
 		return 0;
 	if ((km = known(s->b.c, "model", model)) < 0 || (kh = known(s->b.c, "hw", hw)) < 0)
 		return -1;
@@ -579,7 +596,7 @@ static json_t *search_model(struct search *s, struct req *r, char *redirect, siz
 	}
 	/* "<model> on <hardware>" is answered by that page (page_pick.c). */
 	if (s->b.html && s->q[0] && (k = page_pick_pair(r, s->q, redirect, rn)) == 0)
-		k = canonical(s->b.c, s->q, redirect, rn);
+		k = canonical(r->app->ref, s->b.c, s->q, redirect, rn);
 	if (s->b.html && s->q[0] && k != 0) {
 		if (k < 0) {
 			redirect[0] = '\0';

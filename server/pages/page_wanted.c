@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "app.h"
+#include "domain/ceiling.h"
 #include "ingest/validate.h"
 #include "store/predict_read.h"
 #include "store/wanted.h"
@@ -25,15 +26,35 @@ static const char sql_hw_backends[] =
 
 const char *const page_wanted_sql[] = { sql_hw_backends, NULL };
 
-int page_wanted_command(struct dbconn *c, const char *model_name, const char *hw_slug,
-			struct buf *out)
+/* The name a reference model is published under, as the CLI takes it: its
+ * first alias written as a repository names it (a capital letter, no
+ * space: "Qwen3-Coder-30B-A3B-Instruct"), else shown. */
+static const char *published_name(const struct ceiling_model *m, const char *shown)
+{
+	const char *a;
+	size_t i;
+	json_t *v;
+
+	json_array_foreach((json_t *)m->aliases, i, v) {
+		a = json_string_value(v);
+		if (a && !strchr(a, ' ') && !strchr(a, ':') && strpbrk(a, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"))
+			return a;
+	}
+	return shown;
+}
+
+int page_wanted_command(struct dbconn *c, const struct ceiling_ref *ref, const char *model_slug,
+			const char *model_name, const char *hw_slug, struct buf *out)
 {
 	sqlite3_stmt *st = db_stmt(c, sql_hw_backends);
+	const struct ceiling_model *m = ceiling_model(ref, model_slug);
+	const char *q;
 	int rc, n = 0;
 
 	if (!st)
 		return -1;
-	const char *q;
+	if (m)
+		model_name = published_name(m, model_name);
 
 	buf_puts(out, "llm-speed bench --models ");
 	if (strpbrk(model_name, " \t'\"$`\\;&|<>()*?[]{}!#~")) {   /* quoted for a shell */
@@ -72,7 +93,8 @@ static json_t *wanted_model(struct req *r, struct err *e)
 		struct predict_result p;
 		struct buf cmd = BUF_INIT, href = BUF_INIT;
 
-		if (page_wanted_command(c, json_string_value(json_object_get(row, "model_name")), hw, &cmd) < 0 ||
+		if (page_wanted_command(c, r->app->ref, model, json_string_value(json_object_get(row, "model_name")),
+					hw, &cmd) < 0 ||
 		    predict_for_combo(c, VALIDATE_SUITE, model, hw, NULL, &p) < 0 ||
 		    predict_json_fields(row, &p) < 0) {
 			buf_release(&cmd);

@@ -153,7 +153,8 @@ static json_t *withdrawal_json(const json_t *row)
 
 /* The model block: the name as uploaded (the payload's), the page's slug
  * and shown name, the reference id it resolved to (null: none), the
- * digest, the canonical quantization (contract section 9) beside the label
+ * digest (read_as: the shown name when the name resolved and is spelt
+ * otherwise, else null), the canonical quantization (contract section 9) beside the label
  * as uploaded when that is spelt otherwise (null when the same or none),
  * and the weights format. */
 static json_t *model_json(struct req *r, const json_t *row, const json_t *payload)
@@ -164,8 +165,12 @@ static json_t *model_json(struct req *r, const json_t *row, const json_t *payloa
 	const char *sent = json_string_value(json_object_get(pm, "quantization"));
 	const char *canon = s_of(row, "model_quant");
 
-	return json_pack("{s:O, s:O, s:O, s:o, s:O, s:O, s:o, s:O}",
-		"name", json_is_string(name) ? name : json_object_get(row, "model_name"),
+	const char *sent_name = json_is_string(name) ? json_string_value(name) : s_of(row, "model_name");
+
+	return json_pack("{s:s, s:o, s:O, s:O, s:o, s:O, s:O, s:o, s:O, s:O}",
+		"name", sent_name,
+		"read_as", ceiling_model(r->app->ref, slug) && strcmp(sent_name, s_of(row, "model_name")) ?
+			json_string(s_of(row, "model_name")) : json_null(),
 		"shown_name", json_object_get(row, "model_name"),
 		"slug", json_object_get(row, "model_slug"),
 		"ref", ceiling_model(r->app->ref, slug) ? json_string(slug) : json_null(),
@@ -173,7 +178,8 @@ static json_t *model_json(struct req *r, const json_t *row, const json_t *payloa
 		"quantization", json_object_get(row, "model_quant"),
 		"quantization_uploaded", sent && (!canon || strcmp(sent, canon)) ?
 			json_string(sent) : json_null(),
-		"format", json_object_get(row, "model_format"));
+		"format", json_object_get(row, "model_format"),
+		"format_uploaded", json_object_get(pm, "format") ? json_object_get(pm, "format") : json_null());
 }
 
 /* The hardware block: the payload's hardware members as uploaded, with the
@@ -197,6 +203,12 @@ static json_t *hardware_json(struct req *r, const json_t *row, const json_t *pay
 	json_object_set_new(hw, "bin", ref && bin > 0 && (size_t)bin <= ref->nbins ?
 			    json_string(ref->bins[bin - 1].name) : json_null());
 	json_object_set_new(hw, "bin_index", json_integer(ref && (size_t)bin <= ref->nbins ? bin : 0));
+	/* How the site read it, when that says more than the upload did: the
+	 * bin's name, else the reference's name when it is spelt otherwise. */
+	json_object_set_new(hw, "read_as", !ref ? json_null() :
+		bin > 0 && (size_t)bin <= ref->nbins ? json_string(ref->bins[bin - 1].name) :
+		strcmp(ref->name, s_of(hw, "accelerator_summary") ? s_of(hw, "accelerator_summary") : "") ?
+		json_string(ref->name) : json_null());
 	return hw;
 }
 

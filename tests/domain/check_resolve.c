@@ -182,7 +182,10 @@ START_TEST(shown_names)
 	ck_assert_str_eq(b.buf, ref ? ceiling_model(ref, "llama-3-1-8b")->name : "");
 	buf_reset(&b);
 	resolve_shown_name(ref, "model", "foo-7b-instruct", "org/Foo-7B-Instruct-Q4_K_M AWQ", &b);
-	ck_assert_str_eq(b.buf, "Foo-7B-Instruct");
+	ck_assert_str_eq(b.buf, "org/Foo-7B-Instruct");
+	buf_reset(&b);
+	resolve_shown_name(ref, "model", "x", "Foo 'x'", &b);
+	ck_assert_str_eq(b.buf, "Foo 'x'");
 	buf_reset(&b);
 	resolve_shown_name(ref, "hw", "custom-box", "Custom Box (overclocked) w/ Radeon 780M", &b);
 	ck_assert_str_eq(b.buf, "Custom Box");

@@ -11,10 +11,10 @@ from conftest import make_payload, sign, validate_html
 HISTORICAL = {
     "r_y2_5y8oo97d": ("stable-code-instruct-3b", "m3-ultra", 192.5, None, None),
     "r_pqjsvd-cub4": ("stable-code-instruct-3b", "m3-pro", 19.4, None, None),
-    "r_fpsca03u2o_": ("qwen3-coder-30b-a3b-instruct", "m3-ultra", 112.2, 204.0, 539.3),
+    "r_fpsca03u2o_": ("qwen3-coder-30b-a3b", "m3-ultra", 112.2, 204.0, 539.3),
     "r_3ijun8ltjnb": ("gpt-oss-20b", "m3-ultra", 152.7, 239.9, 692.1),
     "r_l_v1-zq_qaz": ("deepseek-coder-v2-lite-instruct", "m3-ultra", 168.3, 291.5, 449.5),
-    "r_721b4bls_oq": ("qwen2-5-coder-32b-instruct", "m3-ultra", 34.5, 144.1, 909.4),
+    "r_721b4bls_oq": ("qwen2-5-coder-32b", "m3-ultra", 34.5, 144.1, 909.4),
 }
 
 

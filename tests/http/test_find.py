@@ -65,7 +65,7 @@ def test_search_forgives_case_punctuation_and_partial_words(srv, tmp_path):
         assert any("Coder" in n for n in found), (q, found)
     # Words in any order, each must be there.
     found = names(search(srv, "instruct llama"))
-    assert found == ["meta-llama/Llama-3.1-8B-Instruct"], found
+    assert found == ["Llama 3.1 8B Instruct"], found      # the reference's name (issue 32)
     # Hardware by part of its name, backends by theirs.
     res = search(srv, "4090")
     assert [(h["kind"], h["slug"], h["href"]) for h in res["results"]] == [
@@ -78,7 +78,7 @@ def test_search_forgives_case_punctuation_and_partial_words(srv, tmp_path):
     page = srv.get("/search", params={"q": "coder"})
     assert page.status_code == 200
     doc = lxml.html.fromstring(page.text)
-    assert "/m/qwen2-5-coder-32b-instruct" in doc.xpath("//main//table//a/@href")
+    assert "/m/qwen2-5-coder-32b" in doc.xpath("//main//table//a/@href")
     assert doc.xpath("//header//form[@action='/search']//input[@name='q']")
     ok, report = validate_html(page.text, tmp_path)
     assert ok, report
@@ -158,9 +158,11 @@ def test_search_finds_run_ids_and_digests_by_prefix(srv):
 def test_names_typed_another_way_redirect_to_their_page(srv):
     upload(srv, payload("Qwen/Qwen2.5-7B-Instruct-4bit", accel="NVIDIA GeForce RTX 4090"))
     cases = [
-        ("/m/Qwen2.5-7B-Instruct", "/m/qwen2-5-7b-instruct"),
-        ("/m/QWEN2.5 7B INSTRUCT", "/m/qwen2-5-7b-instruct"),
-        ("/m/Qwen2.5-7B-Instruct.json", "/m/qwen2-5-7b-instruct.json"),
+        ("/m/Qwen2.5-7B-Instruct", "/m/qwen2-5-7b"),
+        ("/m/QWEN2.5 7B INSTRUCT", "/m/qwen2-5-7b"),
+        ("/m/Qwen2.5-7B-Instruct.json", "/m/qwen2-5-7b.json"),
+        ("/m/qwen2-5-7b-instruct", "/m/qwen2-5-7b"),            # the uploads' own slug
+        ("/m/qwen2.5:7b", "/m/qwen2-5-7b"),                      # as Ollama names it
         ("/hw/NVIDIA GeForce RTX 4090", "/hw/rtx-4090"),
         ("/hw/RTX 4090", "/hw/rtx-4090"),
         ("/hw/RTX_4090.json", "/hw/rtx-4090.json"),
@@ -173,12 +175,12 @@ def test_names_typed_another_way_redirect_to_their_page(srv):
     # Unknown names stay 404, valid slugs are served as before.
     assert srv.get("/m/No Such Model", allow_redirects=False).status_code == 404
     assert srv.get("/hw/RTX 9999.json", allow_redirects=False).status_code == 404
-    assert srv.get("/m/qwen2-5-7b-instruct", allow_redirects=False).status_code == 200
+    assert srv.get("/m/qwen2-5-7b", allow_redirects=False).status_code == 200
     # The search box: an exact name goes to its page, in any case, by a
     # 303 that no browser keeps (a search is not a moved page: a 301 would
     # be cached and outlive a new name that the same words find).
     r = srv.get("/search", params={"q": "qwen2.5 7b instruct"}, allow_redirects=False)
-    assert r.status_code == 303 and r.headers["Location"] == "/m/qwen2-5-7b-instruct"
+    assert r.status_code == 303 and r.headers["Location"] == "/m/qwen2-5-7b"
     assert r.headers["Cache-Control"] == "no-store"
     r = srv.get("/search", params={"q": "rtx 4090"}, allow_redirects=False)
     assert r.status_code == 303 and r.headers["Location"] == "/hw/rtx-4090"
@@ -495,7 +497,7 @@ def test_cheatsheet_matrix_with_backends_side_by_side(srv, tmp_path):
     assert [(e["backend"], e["best_decode_tok_s"], e["best_run"], e["keys"]) for e in m3["entries"]] == [
         ("mlx", 110.0, ids[1], 2), ("llama.cpp", 90.0, ids[0], 1)]
     assert 100.0 <= m3["entries"][0]["median_decode_tok_s"] <= 110.0
-    assert m3["entries"][0]["quantization"] == make_payload()["model"]["quantization"]
+    assert m3["entries"][0]["quantization"] == "MLX-4bit"       # "4bit" of an MLX file
     assert m["rows"][1]["cells"][0]["entries"] == []
     mlx = srv.get("/cheatsheet.json", params={"backend": "mlx"}).json()
     assert [e["backend"] for r in mlx["rows"] for c in r["cells"] for e in c["entries"]] == ["mlx"]
@@ -507,8 +509,8 @@ def test_cheatsheet_matrix_with_backends_side_by_side(srv, tmp_path):
     got = recs[0]
     assert [got[k] for k in ("model", "model_slug", "hardware", "hw_slug", "backend", "best_decode_tok_s",
                              "runs", "keys", "quantization", "run_id")] == \
-        ["Sheet", "sheet", "M3 Ultra", "m3-ultra", "mlx", "110", "2", "2",
-         make_payload()["model"]["quantization"], ids[1]]
+        ["Sheet", "sheet", "Apple M3 Ultra", "m3-ultra", "mlx", "110", "2", "2",
+         "MLX-4bit", ids[1]]
     # A name a spreadsheet would run as a formula is kept as text.
     assert any(r["model"] == "'=Evil" for r in recs)
     page = srv.get("/cheatsheet")
@@ -517,7 +519,7 @@ def test_cheatsheet_matrix_with_backends_side_by_side(srv, tmp_path):
     assert "/r/" + ids[1] in doc.xpath("//table[contains(@class, 'cheatsheet')]//a/@href")
     # The fastest backend of a cell with several is marked in words and
     # markup (bold, "fastest"), not by colour; a cell of one is not.
-    m3_cell = doc.xpath("//table[contains(@class, 'cheatsheet')]//tbody/tr[1]/td[@data-label='M3 Ultra']")[0]
+    m3_cell = doc.xpath("//table[contains(@class, 'cheatsheet')]//tbody/tr[1]/td[@data-label='Apple M3 Ultra']")[0]
     fastest = m3_cell.xpath(".//span[contains(@class, 'fastest')]")
     assert len(fastest) == 1 and fastest[0].xpath("strong/a")[0].text_content().startswith("mlx ")
     assert fastest[0].xpath("span[@class='tag']")[0].text == "fastest"

@@ -71,10 +71,10 @@ def test_every_json_twin_and_export_line_is_shortest(server):
         r = server.upload(token)
         assert r.status_code == 201, r.text
         ids.append((r.json()["id"], token))
-    paths = ["/index.json", "/m/qwen3-coder-30b-a3b-instruct.json", "/hw/m3-ultra.json",
+    paths = ["/index.json", "/m/qwen3-coder-30b-a3b.json", "/hw/m3-ultra.json",
              "/models.json", "/hardware.json", "/cheatsheet.json", "/search.json?q=qwen",
              "/compare.json?r=%s,%s" % (ids[0][0], ids[1][0]), "/badge/%s.json" % ids[0][0],
-             "/m/qwen3-coder-30b-a3b-instruct/hw/m3-ultra.json", "/outliers.json",
+             "/m/qwen3-coder-30b-a3b/hw/m3-ultra.json", "/outliers.json",
              "/disputes.json", "/fit.json"]
     checked = 0
     for p in paths:

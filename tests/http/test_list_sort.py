@@ -262,7 +262,7 @@ def test_run_lists_headers_sort_the_board_model_and_hardware_pages(server):
     assert '<a class="sort" href="/?sort=best">Best run</a>' in board
     assert 'class="sort"' not in recent and "Decode tok/s <a class=\"gl\"" in recent
     assert server.get("/").text.split("Most recent runs")[0].count('aria-sort="descending"') == 1
-    for path in ("/m/qwen3-coder-30b-a3b-instruct", "/hw/m3-ultra"):
+    for path in ("/m/qwen3-coder-30b-a3b", "/hw/m3-ultra"):
         page = server.get(path + "?sort=prefill").text
         assert page.count('aria-sort="descending"') == 1, path
         assert re.search(r'aria-sort="descending"><a class="sort" href="%s\?[^"]*sort=prefill">Median prefill tok/s</a>' % re.escape(path), page), path

@@ -14,7 +14,7 @@ import pytest
 from conftest import digest_for, make_payload, new_key, sign, validate_html
 
 MODEL = "Qwen3-Coder-30B-A3B-Instruct"
-SLUG = "qwen3-coder-30b-a3b-instruct"
+SLUG = "qwen3-coder-30b-a3b"
 PAGE = "/m/%s/hw/m3-ultra" % SLUG
 FIGURES = ("median_decode_tok_s", "p25_decode_tok_s", "p75_decode_tok_s", "best_decode_tok_s",
            "best_run", "runs", "keys", "median_prefill_tok_s", "median_ttft_ms", "backend")
@@ -101,7 +101,7 @@ def test_backends_ranked_by_median_one_submitter_and_digests_apart(server, tmp_p
     upload(server, 90.0, backend="llama.cpp")   # one key, faster
     upload(server, 40.0, quant="8bit")          # another weights file
     page = server.get(PAGE + ".json").json()
-    assert [w["quantization"] for w in page["weights"]] == ["4bit", "8bit"]
+    assert [w["quantization"] for w in page["weights"]] == ["MLX-4bit", "MLX-8bit"]
     first = page["weights"][0]["rows"]
     assert [x["backend"] for x in first] == ["llama.cpp", "mlx"]
     assert first[0]["one_submitter"] is True and first[0]["keys"] == 1
@@ -131,7 +131,7 @@ def test_empty_combination_answers_200_with_what_is_known_and_the_command(server
     assert page["command"] == "llm-speed bench --models %s --backends llama.cpp" % MODEL
     assert [h["slug"] for h in page["instead"]["other_hardware"]] == ["m3-ultra"]
     assert page["instead"]["other_hardware"][0]["href"] == "/m/%s/hw/m3-ultra.json" % SLUG
-    assert [m["slug"] for m in page["instead"]["other_models"]] == ["llama-3-1-8b-instruct"]
+    assert [m["slug"] for m in page["instead"]["other_models"]] == ["llama-3-1-8b"]
     # The ceiling is known even with nothing measured.
     assert page["weights"][0]["ceiling"]["ceiling_tok_s"] > 0
     html = server.get("/m/%s/hw/rtx-4090" % SLUG)
@@ -288,7 +288,7 @@ def test_empty_page_predicts_labelled_apart_and_is_wanted(server, tmp_path):
 
     def wanted():
         rows = server.get("/wanted.json").json()["rows"]
-        return [r for r in rows if (r["model_slug"], r["hw_slug"]) == ("qwen2-5-7b-instruct", "rtx-4090")] or None
+        return [r for r in rows if (r["model_slug"], r["hw_slug"]) == ("qwen2-5-7b", "rtx-4090")] or None
     (w,) = wait_for(wanted, what="the visit on /wanted")
     assert w["asks"] == 1       # once per address and day, however many visits
 

@@ -11,16 +11,20 @@ XML.  A protected header is bounded like the payload; a withdrawal's
 reason must have something visible in it."""
 import base64
 import json
+import os
 import sqlite3
 
 import lxml.html
 import pytest
 
-from conftest import assert_xml, digest_for, make_payload, new_key, sign
+from conftest import ROOT, assert_xml, digest_for, make_payload, new_key, sign
 
-MODEL = "Qwen3-Coder-30B-A3B-Instruct"
-SLUG = "qwen3-coder-30b-a3b-instruct"
-GPU = "NVIDIA GeForce RTX 4090"
+# Names the reference data does not know: their pages are named by votes.
+# (A name that resolves shows its reference's name: test_resolved_names_...)
+MODEL = "Acme-Coder-30B-A3B-Instruct"
+SLUG = "acme-coder-30b-a3b-instruct"
+GPU = "Acme Tensor NPU 4090"
+GPU_SLUG = "acme-tensor-npu-4090"
 ATTACK_NAMES = [
     "FAKE WEIGHTS - download at evil.example/" + MODEL,
     MODEL + " \u2014 \u041f\u041e\u0414\u0414\u0415\u041b\u041a\u0410",   # ... — ПОДДЕЛКА
@@ -83,13 +87,13 @@ def test_one_upload_does_not_rename_a_model_or_hardware_page(server):
     h1, title = page_names(server, "/m/" + SLUG)
     assert h1 == MODEL and title.startswith(MODEL), (h1, title)
     assert server.get("/m/%s.json" % SLUG).json()["model"]["name"] == MODEL
-    h1, title = page_names(server, "/hw/rtx-4090")
+    h1, title = page_names(server, "/hw/" + GPU_SLUG)
     assert h1 == GPU and title.startswith(GPU), (h1, title)
-    assert server.get("/hw/rtx-4090.json").json()["hardware"]["name"] == GPU
+    assert server.get("/hw/%s.json" % GPU_SLUG).json()["hardware"]["name"] == GPU
 
     # Search and the index pages show the same names as the pages.
-    assert search_name(server, "qwen3 coder", "model", SLUG) == MODEL
-    assert search_name(server, "rtx 4090", "hw", "rtx-4090") == GPU
+    assert search_name(server, "acme coder", "model", SLUG) == MODEL
+    assert search_name(server, "npu 4090", "hw", GPU_SLUG) == GPU
     models = server.get("/models.json").json()
     assert [m["name"] for m in models["rows"] if m["slug"] == SLUG] == [MODEL]
 
@@ -97,10 +101,10 @@ def test_one_upload_does_not_rename_a_model_or_hardware_page(server):
     # hardware bars and every feed entry name them the same way.
     home = server.get("/").text
     assert "evil.example" not in home and "\u041f\u041e\u0414" not in home
-    for path in ("/m/" + SLUG, "/hw/rtx-4090"):
+    for path in ("/m/" + SLUG, "/hw/" + GPU_SLUG):
         text = server.get(path).text
         assert "evil.example" not in text and "\u0423\u0421\u0422" not in text, path
-    for path in ("/feed.atom", "/m/%s.atom" % SLUG, "/hw/rtx-4090.atom"):
+    for path in ("/feed.atom", "/m/%s.atom" % SLUG, "/hw/%s.atom" % GPU_SLUG):
         r = server.get(path)
         assert "evil.example" not in r.text and "\u0423\u0421\u0422" not in r.text, path
         assert_xml(r.content)
@@ -113,8 +117,8 @@ def test_one_upload_does_not_rename_a_model_or_hardware_page(server):
 
 
 def test_the_name_most_keys_use_wins_ties_to_the_earliest(server):
-    first = "Qwen3-Coder-30B-A3B-Instruct"
-    later = "Qwen/Qwen3-Coder-30B-A3B-Instruct"
+    first = MODEL
+    later = "AcmeLabs/" + MODEL
     upload(server, payload(model=first))
     one = new_key()
     for i in range(3):                      # one key, many runs: one voice
@@ -124,29 +128,29 @@ def test_the_name_most_keys_use_wins_ties_to_the_earliest(server):
     assert server.get("/m/%s.json" % SLUG).json()["model"]["name"] == later
     h1, _ = page_names(server, "/m/" + SLUG)
     assert h1 == later
-    assert search_name(server, "qwen3 coder", "model", SLUG) == later
+    assert search_name(server, "acme coder", "model", SLUG) == later
 
 
 def test_look_alike_names_are_refused_and_name_the_original(server):
     upload(server, payload())
-    spoof = "Qwen3-C\u043eder-30B-A3B-Instruct"             # Cyrillic о
+    spoof = "Acme-C\u043eder-30B-A3B-Instruct"             # Cyrillic о
     msg = refused(server, payload(model=spoof), 422, "confusable_name", "model.name")
     assert MODEL in msg, msg
     # A word wholly of look-alike letters, and an invisible character.
-    msg = refused(server, payload(model="Qwen3-Coder-30B-\u04103\u0412-Instruct"),   # А3В
+    msg = refused(server, payload(model="Acme-Coder-30B-\u04103\u0412-Instruct"),   # А3В
                   422, "confusable_name", "model.name")
     assert MODEL in msg and "/m/" + SLUG in msg, msg
-    msg = refused(server, payload(model="Qwen3-Co\u200bder-30B-A3B-Instruct"),
+    msg = refused(server, payload(model="Acme-Co\u200bder-30B-A3B-Instruct"),
                   422, "confusable_name", "model.name")
     assert MODEL in msg, msg
-    msg = refused(server, payload(accel="NVIDIA GeForce RTX 4\u041e90"),    # Cyrillic О
+    msg = refused(server, payload(accel="Acme Tensor NPU 4\u041e90"),    # Cyrillic О
                   422, "confusable_name", "hardware.accelerator_summary")
     assert GPU in msg, msg
     # Nothing was stored: no look-alike model or hardware exists.
     slugs = [m["slug"] for m in server.get("/models.json").json()["rows"]]
     assert slugs == [SLUG], slugs
-    assert [h["slug"] for h in server.get("/hardware.json").json()["rows"]] == ["rtx-4090"]
-    r = server.get("/search.json", params={"q": "qwen3"})
+    assert [h["slug"] for h in server.get("/hardware.json").json()["rows"]] == [GPU_SLUG]
+    r = server.get("/search.json", params={"q": "acme"})
     assert [h["slug"] for h in r.json()["results"] if h["kind"] == "model"] == [SLUG]
 
 
@@ -279,3 +283,25 @@ def test_names_survive_a_restart_and_the_migration_backfill(server):
     # "Qwen/..." has keys[2] and keys[0]: 2 keys.
     assert shown == "Qwen/" + MODEL
     assert server.get("/m/%s.json" % SLUG).json()["model"]["name"] == shown
+
+
+def test_resolved_names_show_the_reference_name_whatever_they_were_sent_as(server):
+    """A name that resolves (issue 32) shows its reference's display name
+    on its pages, search and lists, whoever sends what: a swarm's
+    "FAKE WEIGHTS - .../Qwen3-Coder-30B-A3B-Instruct" and "RTX 4090 —
+    УСТАРЕЛО" land on the same pages and cannot rename them."""
+    ref = json.load(open(os.path.join(ROOT, "static", "reference", "models.json")))["models"]
+    name = ref["qwen3-coder-30b-a3b"]["name"]
+    evil = new_key()
+    for n in ["FAKE WEIGHTS - download at evil.example/Qwen3-Coder-30B-A3B-Instruct",
+              "Qwen3-Coder-30B-A3B-Instruct \u2014 \u041f\u041e\u0414\u0414\u0415\u041b\u041a\u0410"]:
+        upload(server, payload(model=n, accel="NVIDIA GeForce RTX 4090 \u2014 \u0423\u0421\u0422",
+                               digest=digest_for("q")), evil)
+    upload(server, payload(model="Qwen3-Coder-30B-A3B-Instruct", accel="NVIDIA GeForce RTX 4090",
+                           digest=digest_for("q")))
+    h1, title = page_names(server, "/m/qwen3-coder-30b-a3b")
+    assert h1 == name and title.startswith(name), (h1, title)
+    h1, _ = page_names(server, "/hw/rtx-4090")
+    assert h1 == "NVIDIA GeForce RTX 4090"
+    assert search_name(server, "qwen3 coder", "model", "qwen3-coder-30b-a3b") == name
+    assert "FAKE" not in server.get("/feed.atom").text

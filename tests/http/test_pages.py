@@ -340,10 +340,14 @@ def test_model_page_sorts_across_backends_and_hardware(server, seen):
         payload("Qwen2.5-7B-Instruct", "M3 Ultra", "llama.cpp", 70.0),
         payload("Other", "M3 Ultra", "mlx", 500.0),
     ])
-    text = page(server, "/m/qwen2-5-7b-instruct", seen)
+    # The uploads' name resolves to the reference model: its page, under
+    # its reference id and name; the name's own slug redirects there.
+    r = server.get("/m/qwen2-5-7b-instruct", allow_redirects=False)
+    assert r.status_code == 301 and r.headers["Location"] == "/m/qwen2-5-7b"
+    text = page(server, "/m/qwen2-5-7b", seen)
     got = only_table(text)
     assert [r["id"] for r in got] == [ids[2], ids[0], ids[3], ids[1]]
-    assert "<h1>Qwen2.5-7B-Instruct</h1>" in text
+    assert "<h1>Qwen2.5 7B Instruct</h1>" in text
     # The chart: best per hardware, drawn by the server, labelled.
     svg = lxml.html.fromstring(text).xpath("//figure//svg")[0]
     assert svg.get("role") == "img" and "per hardware" in svg.get("aria-label")
@@ -404,26 +408,27 @@ def test_model_page_pages_45_runs_in_3_pages(server, seen):
 def test_model_page_keeps_digests_apart(server, seen):
     a, b = "sha256:" + "a" * 64, "sha256:" + "b" * 40
     ids = upload_all(server, [
-        payload("Llama-3.3-70B-Instruct", decode=10.0, digest=a, quant="4bit", fmt="mlx"),
-        payload("Llama-3.3-70B-Instruct", decode=11.0, digest=a, quant="4bit", fmt="mlx"),
-        payload("Llama-3.3-70B-Instruct", decode=12.0, digest=a, quant="4bit", fmt="mlx"),
-        payload("Llama-3.3-70B-Instruct-Q4_K_M-GGUF", decode=30.0, digest=b, quant="Q4_K_M", fmt="gguf"),
+        payload("Acme-70B-Instruct", decode=10.0, digest=a, quant="4bit", fmt="mlx"),
+        payload("Acme-70B-Instruct", decode=11.0, digest=a, quant="4bit", fmt="mlx"),
+        payload("Acme-70B-Instruct", decode=12.0, digest=a, quant="4bit", fmt="mlx"),
+        payload("Acme-70B-Instruct-Q4_K_M-GGUF", decode=30.0, digest=b, quant="Q4_K_M", fmt="gguf"),
     ])
-    m = server.get("/m/llama-3-3-70b-instruct.json").json()
+    m = server.get("/m/acme-70b-instruct.json").json()
     assert m["digest"]["digest"] == a and m["digest"]["runs"] == 3
+    # "4bit" in an MLX file is MLX-4bit, as the site spells it.
     assert [(d["digest"], d["runs"], d["quantization"], d["format"], d["selected"]) for d in m["digests"]] == \
-        [(a, 3, "4bit", "mlx", True), (b, 1, "Q4_K_M", "gguf", False)]
+        [(a, 3, "MLX-4bit", "mlx", True), (b, 1, "Q4_K_M", "gguf", False)]
     assert [r["id"] for r in m["list"]["runs"]] == [ids[2], ids[1], ids[0]]
     # The bar is the median of the three keys (it was the best run, 12.0).
     assert [bar["decode_tok_s"] for bar in m["chart"]["bars"]] == [11.0]
-    text = page(server, "/m/llama-3-3-70b-instruct", seen)
+    text = page(server, "/m/acme-70b-instruct", seen)
     assert ids[3] not in [r["id"] for r in only_table(text)]
     assert "Q4_K_M" in text and "30.0 tok/s</text>" not in text   # not in the bar chart
-    text = page(server, "/m/llama-3-3-70b-instruct?digest=" + b, seen)
+    text = page(server, "/m/acme-70b-instruct?digest=" + b, seen)
     assert [r["id"] for r in only_table(text)] == [ids[3]]
     assert "30.0 tok/s</text>" in text and "11.0 tok/s</text>" not in text
-    page(server, "/m/llama-3-3-70b-instruct?digest=sha256:" + "c" * 64, seen, 404)
-    page(server, "/m/llama-3-3-70b-instruct?digest=md5:abc", seen, 400)
+    page(server, "/m/acme-70b-instruct?digest=sha256:" + "c" * 64, seen, 404)
+    page(server, "/m/acme-70b-instruct?digest=md5:abc", seen, 400)
 
 
 def digest_rows(server, slug):
@@ -444,19 +449,19 @@ def rule(server, rid, resolution):
 
 def test_digest_counts_follow_uploads_and_rulings(server, seen):
     a, b = "sha256:" + "a" * 64, "sha256:" + "b" * 64
-    slug = "llama-3-3-70b-instruct"
-    ids = upload_all(server, [payload("Llama-3.3-70B-Instruct", decode=d, digest=a) for d in (10.0, 20.0, 30.0)] +
-                     [payload("Llama-3.3-70B-Instruct", decode=d, digest=b, quant="Q4_K_M", fmt="gguf")
+    slug = "acme-70b-instruct"
+    ids = upload_all(server, [payload("Acme-70B-Instruct", decode=d, digest=a) for d in (10.0, 20.0, 30.0)] +
+                     [payload("Acme-70B-Instruct", decode=d, digest=b, quant="Q4_K_M", fmt="gguf")
                       for d in (15.0, 25.0)])
-    assert digest_rows(server, slug) == ([(a, 3, 30.0, "4bit", "mlx"), (b, 2, 25.0, "Q4_K_M", "gguf")], a)
+    assert digest_rows(server, slug) == ([(a, 3, 30.0, "MLX-4bit", "mlx"), (b, 2, 25.0, "Q4_K_M", "gguf")], a)
     # A new fastest run: its digest gains a run, and shows its quantization.
-    p = payload("Llama-3.3-70B-Instruct", decode=40.0, digest=b, quant="Q5_K_M", fmt="gguf")
+    p = payload("Acme-70B-Instruct", decode=40.0, digest=b, quant="Q5_K_M", fmt="gguf")
     token, _ = sign(p)
     fast = server.upload(token).json()["id"]
     # The same bytes again are the same run, not another one.
     again = server.upload(token)
     assert again.status_code == 200 and again.json()["id"] == fast
-    assert digest_rows(server, slug) == ([(b, 3, 40.0, "Q5_K_M", "gguf"), (a, 3, 30.0, "4bit", "mlx")], b)
+    assert digest_rows(server, slug) == ([(b, 3, 40.0, "Q5_K_M", "gguf"), (a, 3, 30.0, "MLX-4bit", "mlx")], b)
     text = page(server, "/m/" + slug, seen)
     items = [li.text_content() for li in lxml.html.fromstring(text).xpath("//h2[.='Weights files']/following-sibling::ul[1]/li")]
     # Each file's typical figure (the median of its keys) and best run.
@@ -464,18 +469,18 @@ def test_digest_counts_follow_uploads_and_rulings(server, seen):
     assert "3 runs, typical 20.0 tok/s, best 30.0 tok/s" in items[1]
     # A moderator upholds a dispute on it: one run fewer, the next best.
     rule(server, fast, "upheld")
-    assert digest_rows(server, slug) == ([(a, 3, 30.0, "4bit", "mlx"), (b, 2, 25.0, "Q4_K_M", "gguf")], a)
+    assert digest_rows(server, slug) == ([(a, 3, 30.0, "MLX-4bit", "mlx"), (b, 2, 25.0, "Q4_K_M", "gguf")], a)
     # Dismissing brings it back; dismissing a run that counts changes nothing.
     rule(server, fast, "dismissed")
     rule(server, ids[0], "dismissed")
-    assert digest_rows(server, slug) == ([(b, 3, 40.0, "Q5_K_M", "gguf"), (a, 3, 30.0, "4bit", "mlx")], b)
+    assert digest_rows(server, slug) == ([(b, 3, 40.0, "Q5_K_M", "gguf"), (a, 3, 30.0, "MLX-4bit", "mlx")], b)
     # Every run of a digest upheld: it leaves the list, and its link is a 404.
     for rid in (fast, ids[3], ids[4]):
         rule(server, rid, "upheld")
-    assert digest_rows(server, slug) == ([(a, 3, 30.0, "4bit", "mlx")], a)
+    assert digest_rows(server, slug) == ([(a, 3, 30.0, "MLX-4bit", "mlx")], a)
     assert server.get("/m/%s.json?digest=%s" % (slug, b)).status_code == 404
     rule(server, ids[2], "upheld")
-    assert digest_rows(server, slug) == ([(a, 2, 20.0, "4bit", "mlx")], a)
+    assert digest_rows(server, slug) == ([(a, 2, 20.0, "MLX-4bit", "mlx")], a)
 
 
 # ---- a hardware class ----
@@ -495,7 +500,7 @@ def test_hw_page_groups_by_model(server, seen):
     assert "7 signing keys, 7 runs" in got[0]["text"]
     assert ids[10] not in text       # the M3 Pro run
     j = server.get("/hw/m3-ultra.json").json()
-    assert j["hardware"] == {"slug": "m3-ultra", "name": "M3 Ultra"}
+    assert j["hardware"] == {"slug": "m3-ultra", "name": "Apple M3 Ultra"}   # the reference's name
     rows_ = j["combos"]["rows"]
     assert [r["model"]["slug"] for r in rows_] == ["fast-model", "slow-model"]
     assert [(r["runs"], r["keys"], r["best_decode_tok_s"]) for r in rows_] == [(7, 7, 206.0), (3, 3, 22.0)]
@@ -666,6 +671,7 @@ def test_names_with_markup_are_escaped(server, seen):
     for path in ("/", "/m/" + model_slug, "/hw/" + hw_slug, "/hw/%s?model=%s" % (hw_slug, model_slug)):
         text = page(server, path, seen)
         assert "<script>" not in text and "<b onmouseover" not in text, path
+        assert html.escape(run["model"]["shown_name"], quote=True).replace("&#x27;", "&#39;") in text, path
         assert "&lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;Q&quot; &#39;x&#39;" in text, path
     text = page(server, "/m/" + model_slug, seen)
     assert "&lt;b onmouseover=x&gt;GPU&lt;/b&gt; 9000" in text     # the chart label

@@ -3,6 +3,8 @@ charts as inline SVG, the provenance (digest, hardware, backend, key,
 account), the outlier check, the badge embeds, escaping, caching headers
 and the 404 page; every page passes html-validate."""
 import copy
+import json
+import os
 import html
 import re
 import statistics
@@ -11,12 +13,14 @@ import xml.etree.ElementTree as ET
 import lxml.html
 import pytest
 
-from conftest import (MODERATOR_TOKEN, digest_for, make_payload, new_key, sign,
+from conftest import (MODERATOR_TOKEN, ROOT, digest_for, make_payload, new_key, sign,
                       upload_payload, validate_html)
 
 SVG_NS = "{http://www.w3.org/2000/svg}"
 HOSTILE_MODEL = "<script>alert(1)</script>Qwen"
 HOSTILE_HW = "<img src=x onerror=alert(2)> & \"Ultra\""
+
+REF_MODELS = json.load(open(os.path.join(ROOT, "static", "reference", "models.json")))["models"]
 
 
 def upload_ok(server, payload=None, key=None, headers=None):
@@ -176,8 +180,11 @@ def test_provenance_signature_and_account(server, tmp_path):
     r, doc = page(server, rid, tmp_path)
     setup = facts(section(doc, "setup"))
     assert setup == {
-        "Model": "Qwen3-Coder-30B-A3B-Instruct", "Digest": payload["model"]["digest"],
-        "Quantization": "4bit", "Format": "mlx", "Hardware": "M3 Ultra",
+        # as uploaded, with how the site read it (issue 32)
+        "Model": "Qwen3-Coder-30B-A3B-Instruct (read as %s)" % REF_MODELS["qwen3-coder-30b-a3b"]["name"],
+        "Digest": payload["model"]["digest"],
+        "Quantization": "MLX-4bit (uploaded as 4bit)", "Format": "mlx",
+        "Hardware": "M3 Ultra (read as Apple M3 Ultra (80-core GPU))",
         "CPU": "Apple M3 Ultra, 32 cores", "RAM": "512 GB", "GPU": "Apple M3 Ultra, 512 GB memory",
         "Operating system": "macOS 15", "Fingerprint hash": "3f9a0c11d2e4b5a6",
         "Backend": "mlx 0.31.3", "Client": "llm-speed 1.4.0", "Suite": "suite-v1",
@@ -252,7 +259,8 @@ def test_minimal_strict_anon_run(server, tmp_path):
     assert setup["Fingerprint hash"].startswith("none (no fingerprint was sent")
     assert text_of(section(doc, "chat").xpath(".//h2")[0]) == "Chat: W1"
     assert setup["Account"] == "not attributed to an account"
-    assert setup["Quantization"] == "not given" and setup["Format"] == "not given"
+    assert setup["Quantization"] == "not given"
+    assert setup["Format"] == "mlx (not given: read from the name or the backend)"
     assert "GPU" not in setup and "Operating system" not in setup
 
 
@@ -337,7 +345,7 @@ def test_flagged_outlier_shows_its_cluster(server, tmp_path):
     assert sec["Status"].startswith("\u2691 flagged")
     link = [a for a in section(doc, "outlier").xpath(".//a") if "other runs" in text_of(a)][0]
     p = make_payload()
-    assert link.get("href") == "/m/qwen3-coder-30b-a3b-instruct?digest=%s&hw=m3-ultra&backend=mlx" % (
+    assert link.get("href") == "/m/qwen3-coder-30b-a3b?digest=%s&hw=m3-ultra&backend=mlx" % (
         p["model"]["digest"].replace(":", "%3A"))
 
     # Its neighbours are not flagged, and say how far below the mean they sit.

@@ -9,7 +9,7 @@ import time
 
 from conftest import csv_table, digest_for, make_payload, new_key, sign, validate_html
 
-QWEN = "qwen3-coder-30b-a3b-instruct"
+QWEN = "qwen3-coder-30b-a3b"
 ALTERNATE = re.compile(r'<link rel="alternate" type="([^"]+)" href="([^"]*)" title="[^"]*">')
 RUN_ROW = r'data-label="Run"><a href="/r/(r_[a-z0-9_-]{11})"'
 COMBO_ROW = r'data-label="Best run"><a href="/r/(r_[a-z0-9_-]{11})"'
@@ -108,7 +108,7 @@ def test_board_model_hw_account_and_index_twins_keep_the_query(server):
     assert links["application/atom+xml"] == "/m/%s.atom" % QWEN
 
     hw, _ = check_twins(server, "/hw/m3-ultra?model=%s" % QWEN, RUN_ROW, list_ids("list"), "id",
-                        unfiltered="/hw/m3-ultra?model=llama-4-scout")
+                        unfiltered="/hw/m3-ultra?model=llama-4-scout-17b-16e")
     assert hw[:2] == [q100, q95]
 
     # A page past the first: the twin of page 2 is page 2.
@@ -120,7 +120,7 @@ def test_board_model_hw_account_and_index_twins_keep_the_query(server):
     assert links["application/atom+xml"] == "/u/alice.atom"
 
     best = r'<td class="num"><a href="/r/(r_[a-z0-9_-]{11})">'
-    models, _ = check_twins(server, "/models?sort=name&cursor=llama-4-scout", best,
+    models, _ = check_twins(server, "/models?sort=name&cursor=llama-4-scout-17b-16e", best,
                             lambda j: [r["best_id"] for r in j["rows"]], "best_id",
                             unfiltered="/models?sort=name")
     assert len(models) == 1

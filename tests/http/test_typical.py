@@ -15,7 +15,7 @@ import pytest
 from conftest import digest_for, make_payload, new_key, sign, validate_html
 
 MODEL = "Qwen3-Coder-30B-A3B-Instruct"
-SLUG = "qwen3-coder-30b-a3b-instruct"
+SLUG = "qwen3-coder-30b-a3b"
 FIGURES = ("median_decode_tok_s", "p25_decode_tok_s", "p75_decode_tok_s", "best_decode_tok_s",
            "best_run", "runs", "keys", "median_prefill_tok_s", "median_ttft_ms", "backend")
 

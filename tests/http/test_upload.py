@@ -250,17 +250,25 @@ def test_fingerprint_null_is_strict_anon_too(rserver):
     assert db_row(rserver, body["id"])["fingerprint_hash"] is None
 
 
-@pytest.mark.parametrize("name,slug", [
-    ("Qwen2.5-7B-Instruct", "qwen2-5-7b-instruct"),
-    ("Qwen2.5-Coder-32B-Instruct-4bit", "qwen2-5-coder-32b-instruct"),
-    ("meta-llama/Llama-4-Scout", "llama-4-scout"),
+@pytest.mark.parametrize("name,slug,page", [
+    # The contract's slug of the name (section 2); a name the reference
+    # data knows is shown on its reference's page, and its own slug
+    # redirects there (section 9).
+    ("Qwen2.5-7B-Instruct", "qwen2-5-7b-instruct", "qwen2-5-7b"),
+    ("Qwen2.5-Coder-32B-Instruct-4bit", "qwen2-5-coder-32b-instruct", "qwen2-5-coder-32b"),
+    ("meta-llama/Llama-4-Scout", "llama-4-scout", "llama-4-scout-17b-16e"),
+    ("Acme/Unknown-Model-7B-Instruct-4bit", "unknown-model-7b-instruct", None),
 ])
-def test_model_slug_examples(rserver, name, slug):
+def test_model_slug_examples(rserver, name, slug, page):
     p = make_payload(model__name=name)
     body = upload_ok(rserver, p)
     run = rserver.get("/r/%s.json" % body["id"]).json()
-    assert run["model"]["slug"] == slug
+    assert run["model"]["slug"] == (page or slug)
+    assert run["model"]["ref"] == page
     assert run["model"]["name"] == name
+    if page:
+        r = rserver.get("/m/" + slug, allow_redirects=False)
+        assert r.status_code == 301 and r.headers["Location"] == "/m/" + page
 
 
 @pytest.mark.parametrize("accel,slug", [

@@ -42,12 +42,12 @@ def test_robots_keeps_crawlers_off_variants_and_names_the_sitemap(make_server):
     assert "Sitemap: https://llm-speed.example/sitemap.xml\n" in r.text
     rules = robots_rules(r.text)
     rid = server.upload(sign(make_payload())[0]).json()["id"]
-    for path in ("/", "/r/%s" % rid, "/m/qwen3-coder-30b-a3b-instruct", "/hw/m3-ultra",
-                 "/m/qwen3-coder-30b-a3b-instruct/hw/m3-ultra", "/models", "/hardware",
+    for path in ("/", "/r/%s" % rid, "/m/qwen3-coder-30b-a3b", "/hw/m3-ultra",
+                 "/m/qwen3-coder-30b-a3b/hw/m3-ultra", "/models", "/hardware",
                  "/cheatsheet", "/glossary", "/methodology", "/privacy", "/fit", "/api",
                  "/badge/%s.svg" % rid, "/feed.atom", "/static/site.css"):
         assert allowed(rules, path), path
-    for path in ("/?sort=prefill", "/m/qwen3-coder-30b-a3b-instruct?sort=ttft",
+    for path in ("/?sort=prefill", "/m/qwen3-coder-30b-a3b?sort=ttft",
                  "/hw/m3-ultra?after=abc", "/?backend=mlx", "/search?q=qwen",
                  "/compare?r=r_a,r_b", "/r/%s.json" % rid, "/r/%s.jws" % rid, "/index.csv",
                  "/m/x.json?suite=suite-v1", "/export", "/log/tile/0/000", "/api/v1/runs",
