@@ -43,7 +43,40 @@ struct ceiling_ref {
 	const json_t *generic, *label_bits;
 	size_t nhw, nmodel, nformat, nkv, nfamily, nbackend;
 	struct resolve_index *index;
+	/* The entries by id, for lookups in log time (sorted at load). */
+	const struct ceiling_hw **hw_by_id;
+	const struct ceiling_model **model_by_id;
 };
+
+static void *alloc_n(size_t n, size_t sz, struct err *err);
+
+static int hw_cmp(const void *a, const void *b)
+{
+	return strcmp((*(const struct ceiling_hw *const *)a)->slug, (*(const struct ceiling_hw *const *)b)->slug);
+}
+
+static int model_cmp(const void *a, const void *b)
+{
+	return strcmp((*(const struct ceiling_model *const *)a)->id,
+		      (*(const struct ceiling_model *const *)b)->id);
+}
+
+/* Sorts the hardware and models by id for ceiling_hw() and ceiling_model(). */
+static int sort_ids(struct ceiling_ref *ref, struct err *err)
+{
+	size_t i;
+
+	if (!(ref->hw_by_id = alloc_n(ref->nhw, sizeof *ref->hw_by_id, err)) ||
+	    !(ref->model_by_id = alloc_n(ref->nmodel, sizeof *ref->model_by_id, err)))
+		return -1;
+	for (i = 0; i < ref->nhw; i++)
+		ref->hw_by_id[i] = &ref->hw[i];
+	for (i = 0; i < ref->nmodel; i++)
+		ref->model_by_id[i] = &ref->model[i];
+	qsort(ref->hw_by_id, ref->nhw, sizeof *ref->hw_by_id, hw_cmp);
+	qsort(ref->model_by_id, ref->nmodel, sizeof *ref->model_by_id, model_cmp);
+	return 0;
+}
 
 /* Member k of o as a number, or NaN. */
 static double num(const json_t *o, const char *k)
@@ -303,7 +336,7 @@ struct ceiling_ref *ceiling_load(const char *dir, struct err *err)
 	if (load_formats(ref, formats, err) < 0 || load_hw(ref, hw, err) < 0 ||
 	    load_backends(ref, err) < 0 || load_models(ref, models, err) < 0)
 		goto fail;
-	if (!(ref->index = resolve_index_new(ref, err)))
+	if (sort_ids(ref, err) < 0 || !(ref->index = resolve_index_new(ref, err)))
 		goto fail;
 	return ref;
 fail:
@@ -337,6 +370,8 @@ void ceiling_free(struct ceiling_ref *ref)
 	resolve_index_free(ref->index);
 	for (i = 0; ref->hw && i < ref->nhw; i++)
 		free(ref->hw[i].bins);
+	free(ref->hw_by_id);
+	free(ref->model_by_id);
 	free(ref->hw);
 	free(ref->model);
 	free(ref->format);
@@ -353,22 +388,24 @@ void ceiling_free(struct ceiling_ref *ref)
 
 const struct ceiling_hw *ceiling_hw(const struct ceiling_ref *ref, const char *slug)
 {
-	size_t i;
+	struct ceiling_hw probe = { .slug = slug };
+	const struct ceiling_hw *p = &probe, **hit;
 
-	for (i = 0; ref && slug && i < ref->nhw; i++)
-		if (!strcmp(ref->hw[i].slug, slug))
-			return &ref->hw[i];
-	return NULL;
+	if (!ref || !slug || !ref->hw_by_id)
+		return NULL;
+	hit = bsearch(&p, ref->hw_by_id, ref->nhw, sizeof *ref->hw_by_id, hw_cmp);
+	return hit ? *hit : NULL;
 }
 
 const struct ceiling_model *ceiling_model(const struct ceiling_ref *ref, const char *id)
 {
-	size_t i;
+	struct ceiling_model probe = { .id = id };
+	const struct ceiling_model *p = &probe, **hit;
 
-	for (i = 0; ref && id && i < ref->nmodel; i++)
-		if (!strcmp(ref->model[i].id, id))
-			return &ref->model[i];
-	return NULL;
+	if (!ref || !id || !ref->model_by_id)
+		return NULL;
+	hit = bsearch(&p, ref->model_by_id, ref->nmodel, sizeof *ref->model_by_id, model_cmp);
+	return hit ? *hit : NULL;
 }
 
 const struct ceiling_model *ceiling_model_by_slug(const struct ceiling_ref *ref, const char *slug)
@@ -382,7 +419,12 @@ const struct ceiling_bits *ceiling_format(const struct ceiling_ref *ref, const c
 {
 	size_t i, j;
 	json_t *s;
+	int at;
 
+	/* Once loaded, by the resolver's index of the formats' ids, names
+	 * and aliases (the same strings, compared as slugs). */
+	if (ref && ref->index && name)
+		return (at = resolve_format_at(ref->index, name)) >= 0 ? &ref->format[at] : NULL;
 	for (i = 0; ref && name && i < ref->nformat; i++) {
 		if (!strcasecmp(ref->format[i].id, name) || !strcasecmp(ref->format[i].name, name))
 			return &ref->format[i];

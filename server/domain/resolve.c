@@ -22,8 +22,8 @@ enum ix_kind {
 	IX_MDROP,       /* names.json model.drop */
 	IX_MVENDOR,     /* names.json model.vendors */
 	IX_ORG,         /* names.json model.orgs */
-	IX_HWVENDOR,    /* names.json hardware.vendors */
-	IX_HWDROP,      /* names.json hardware.drop */
+	IX_HWDROP,      /* names.json hardware.vendors and hardware.drop */
+	IX_FMTHEAD,     /* the first token of every IX_FORMAT, IX_GENERIC, IX_FAMTOK key */
 };
 
 struct ix_entry {
@@ -39,8 +39,24 @@ struct resolve_index {
 	struct ix_entry *e;
 	size_t n, cap;
 	size_t sorted;       /* e[0 .. sorted) is in order: what find() searches */
+	int fmt_tokens;      /* the most tokens a format key has */
 	struct buf arena;    /* the keys, each NUL-terminated */
+	/* Once sealed: each distinct (kind, key) at a slot of an open-
+	 * addressing table, holding 1 + the index of its first entry (0:
+	 * empty); nslots is a power of two. */
+	size_t *slot;
+	size_t nslots;
 };
+
+/* FNV-1a of kind and key. */
+static size_t hash_of(enum ix_kind kind, const char *key)
+{
+	size_t h = 1469598103934665603u ^ (size_t)kind;
+
+	for (; *key; key++)
+		h = (h ^ (unsigned char)*key) * 1099511628211u;
+	return h;
+}
 
 /* ---- tokens ---- */
 
@@ -163,7 +179,23 @@ static int entry_cmp(const void *a, const void *b)
 static void find(const struct resolve_index *ix, enum ix_kind kind, const char *key,
 		 size_t *lo, size_t *hi)
 {
-	size_t a = 0, b = ix ? ix->sorted : 0, m;
+	size_t a = 0, b = ix ? ix->sorted : 0, m, s;
+
+	if (ix && ix->slot) {
+		for (s = hash_of(kind, key) & (ix->nslots - 1); ix->slot[s]; s = (s + 1) & (ix->nslots - 1)) {
+			a = ix->slot[s] - 1;
+			if (!entry_cmp_in(ix->arena.buf, &ix->e[a], kind, key))
+				break;
+		}
+		if (!ix->slot[s]) {
+			*lo = *hi = 0;
+			return;
+		}
+		for (*lo = a; a < ix->sorted && !entry_cmp_in(ix->arena.buf, &ix->e[a], kind, key); a++)
+			;
+		*hi = a;
+		return;
+	}
 
 	while (a < b) {
 		m = a + (b - a) / 2;
@@ -245,6 +277,26 @@ static int add_slug(struct resolve_index *ix, enum ix_kind kind, const char *s, 
 	return add(ix, kind, key, idx, sval);
 }
 
+/* Adds s's key under kind, as add_slug, and its first token as the head
+ * of a format key (take_format tries only tokens that start one). */
+static int add_format_key(struct resolve_index *ix, enum ix_kind kind, const char *s, int idx,
+			  const char *sval)
+{
+	struct toks k;
+	char key[TOK_BYTES];
+
+	if (!s)
+		return 0;
+	tokenize(s, strlen(s), &k);
+	if (!k.n || join(&k, 0, k.n, key, sizeof key) < 0)
+		return 0;
+	if (k.n > ix->fmt_tokens)
+		ix->fmt_tokens = k.n;
+	if (add(ix, kind, key, idx, sval) < 0 || join(&k, 0, 1, key, sizeof key) < 0)
+		return -1;
+	return add(ix, IX_FMTHEAD, key, -1, NULL);
+}
+
 /* Every string of array a (a names.json token list, say) under kind. */
 static int add_list(struct resolve_index *ix, enum ix_kind kind, const json_t *a)
 {
@@ -272,11 +324,11 @@ static int add_names(struct resolve_index *ix, const json_t *names)
 	if (add_list(ix, IX_MDROP, path2(names, "model", "drop", "tokens")) < 0 ||
 	    add_list(ix, IX_MVENDOR, path2(names, "model", "vendors", "tokens")) < 0 ||
 	    add_list(ix, IX_ORG, path2(names, "model", "orgs", "tokens")) < 0 ||
-	    add_list(ix, IX_HWVENDOR, path2(names, "hardware", "vendors", "tokens")) < 0 ||
+	    add_list(ix, IX_HWDROP, path2(names, "hardware", "vendors", "tokens")) < 0 ||
 	    add_list(ix, IX_HWDROP, path2(names, "hardware", "drop", "tokens")) < 0)
 		return -1;
 	json_object_foreach((json_t *)fam, k, v)
-		if (add_slug(ix, IX_FAMTOK, k, -1, json_string_value(v)) < 0)
+		if (add_format_key(ix, IX_FAMTOK, k, -1, json_string_value(v)) < 0)
 			return -1;
 	return 0;
 }
@@ -290,16 +342,16 @@ static int add_formats(struct resolve_index *ix, const struct ceiling_ref *ref)
 	const char *k;
 
 	for (i = 0; (f = ceiling_format_at(ref, i)); i++) {
-		if (add_slug(ix, IX_FORMAT, f->id, (int)i, NULL) < 0 ||
-		    add_slug(ix, IX_FORMAT, f->name, (int)i, NULL) < 0)
+		if (add_format_key(ix, IX_FORMAT, f->id, (int)i, NULL) < 0 ||
+		    add_format_key(ix, IX_FORMAT, f->name, (int)i, NULL) < 0)
 			return -1;
 		a = (json_t *)ceiling_format_aliases(ref, i);
 		json_array_foreach(a, j, v)
-			if (add_slug(ix, IX_FORMAT, json_string_value(v), (int)i, NULL) < 0)
+			if (add_format_key(ix, IX_FORMAT, json_string_value(v), (int)i, NULL) < 0)
 				return -1;
 	}
 	json_object_foreach((json_t *)ceiling_generic_labels(ref), k, v)
-		if (add_slug(ix, IX_GENERIC, k, -1, k) < 0)
+		if (add_format_key(ix, IX_GENERIC, k, -1, k) < 0)
 			return -1;
 	return 0;
 }
@@ -323,7 +375,9 @@ static int take_format(const struct resolve_index *ix, struct toks *k, int i, st
 	const struct ix_entry *e;
 	int len, j;
 
-	for (len = k->n - i < 6 ? k->n - i : 6; len > 0; len--) {
+	if (!tok_has(ix, k, i, IX_FMTHEAD))
+		return 0;
+	for (len = k->n - i < ix->fmt_tokens ? k->n - i : ix->fmt_tokens; len > 0; len--) {
 		for (j = i; j < i + len; j++)
 			if (k->used[j])
 				break;
@@ -703,7 +757,7 @@ static void hw_scan_part(const struct resolve_index *ix, const char *s, struct h
 	memset(h, 0, sizeof *h);
 	tokenize(s, strlen(s), &k);
 	for (i = 0; i < k.n; i++) {
-		if (tok_has(ix, &k, i, IX_HWVENDOR) || tok_has(ix, &k, i, IX_HWDROP))
+		if (tok_has(ix, &k, i, IX_HWDROP))
 			k.used[i] = 1;
 		else if ((tok_is(&k, i, "core") || tok_is(&k, i, "cores")) && i > 0 && tok_digits(&k, i - 1))
 			k.used[i] = k.used[i - 1] = 1;             /* "16-Core", "24 cores" */
@@ -916,6 +970,18 @@ static int bin_of(const struct ceiling_hw *hw, const struct resolve_in *in, int 
 	return n == 1 ? hit : 0;
 }
 
+int resolve_format_at(const struct resolve_index *ix, const char *name)
+{
+	const struct ix_entry *e;
+	char key[TOK_BYTES];
+	struct toks k;
+
+	tokenize(name, strlen(name), &k);
+	if (!k.n || join(&k, 0, k.n, key, sizeof key) < 0)
+		return -1;
+	return (e = find_one(ix, IX_FORMAT, key)) ? e->idx : -1;
+}
+
 /* ---- building the index ---- */
 
 /* 1 when the key s starts with a size: "8b", "270m", or "1-5b" (1.5B:
@@ -1001,13 +1067,32 @@ nomem:
 	return -1;
 }
 
-/* Sorts the entries, so find() sees them all. */
-static void seal(struct resolve_index *ix)
+/* Sorts the entries, so find() sees them all; with table, also fills the
+ * hash table of the distinct keys.  0, or -1 when out of memory. */
+static int seal(struct resolve_index *ix, int table)
 {
+	size_t i, s;
+
 	sort_arena = ix->arena.buf;
 	qsort(ix->e, ix->n, sizeof *ix->e, entry_cmp);
 	sort_arena = NULL;
 	ix->sorted = ix->n;
+	if (!table)
+		return 0;
+	for (ix->nslots = 64; ix->nslots < 2 * ix->n; ix->nslots *= 2)
+		;
+	if (!(ix->slot = calloc(ix->nslots, sizeof *ix->slot)))
+		return -1;
+	for (i = 0; i < ix->n; i++) {
+		if (i > 0 && !entry_cmp_in(ix->arena.buf, &ix->e[i], ix->e[i - 1].kind,
+					   ix->arena.buf + ix->e[i - 1].key))
+			continue;           /* not the first of its key */
+		for (s = hash_of(ix->e[i].kind, ix->arena.buf + ix->e[i].key) & (ix->nslots - 1);
+		     ix->slot[s]; s = (s + 1) & (ix->nslots - 1))
+			;
+		ix->slot[s] = i + 1;
+	}
+	return 0;
 }
 
 struct resolve_index *resolve_index_new(const struct ceiling_ref *ref, struct err *err)
@@ -1024,10 +1109,9 @@ struct resolve_index *resolve_index_new(const struct ceiling_ref *ref, struct er
 	 * with them. */
 	if (add_names(ix, ceiling_names(ref)) < 0 || add_formats(ix, ref) < 0)
 		goto fail;
-	seal(ix);
-	if (add_entries(ix, ref) < 0)
+	seal(ix, 0);
+	if (add_entries(ix, ref) < 0 || seal(ix, 1) < 0)
 		goto fail;
-	seal(ix);
 	return ix;
 fail:
 	resolve_index_free(ix);
@@ -1040,6 +1124,7 @@ void resolve_index_free(struct resolve_index *ix)
 	if (!ix)
 		return;
 	free(ix->e);
+	free(ix->slot);
 	buf_release(&ix->arena);
 	free(ix);
 }
@@ -1068,16 +1153,13 @@ void resolve_in_of_payload(const json_t *p, struct resolve_in *in)
 		(int)nget(p, "hardware", "cpu_cores"), (int)nget(p, "hardware", "gpu_cores") };
 }
 
-const struct ceiling_model *resolve_model_name(const struct ceiling_ref *ref, const char *name)
+/* The model of name, whose scan is m. */
+static const struct ceiling_model *model_of_scan(const struct resolve_index *ix, const char *name,
+						 const struct mscan *m)
 {
-	const struct resolve_index *ix = ceiling_index(ref);
 	const struct ix_entry *e;
-	struct mscan m;
 
-	if (!ix || !name)
-		return NULL;
-	model_scan(ix, name, &m);
-	if (!m.key[0])
+	if (!name || !m->key[0])
 		return NULL;
 	/* llama-bench's descriptions name an architecture, which several
 	 * models share ("llama 13B" is Mistral Small as well as LLaMA 13B):
@@ -1086,16 +1168,27 @@ const struct ceiling_model *resolve_model_name(const struct ceiling_ref *ref, co
 	 * as Ollama writes it, in lower case without spaces: "Meta-Llama-3.1"
 	 * says no size. */
 	if (bench_shaped(name))
-		e = find_one(ix, IX_BENCH, m.key);
-	else if ((e = find_one(ix, IX_MODEL, m.key)) && !tag_shaped(name)) {
+		e = find_one(ix, IX_BENCH, m->key);
+	else if ((e = find_one(ix, IX_MODEL, m->key)) && !tag_shaped(name)) {
 		size_t lo, hi, i;
 
-		find(ix, IX_MODEL, m.key, &lo, &hi);
+		find(ix, IX_MODEL, m->key, &lo, &hi);
 		for (e = NULL, i = lo; i < hi && !e; i++)
 			if (ix->e[i].sval != WEAK)
 				e = &ix->e[i];
 	}
-	return e ? ceiling_model_at(ref, (size_t)e->idx) : NULL;
+	return e ? ceiling_model_at(ix->ref, (size_t)e->idx) : NULL;
+}
+
+const struct ceiling_model *resolve_model_name(const struct ceiling_ref *ref, const char *name)
+{
+	const struct resolve_index *ix = ceiling_index(ref);
+	struct mscan m;
+
+	if (!ix || !name)
+		return NULL;
+	model_scan(ix, name, &m);
+	return model_of_scan(ix, name, &m);
 }
 
 const struct ceiling_hw *resolve_hw_name(const struct ceiling_ref *ref, const char *name)
@@ -1158,20 +1251,18 @@ static int quant_known(const struct ceiling_ref *ref, int fmt, double bpw, const
 	return -1;
 }
 
-int resolve_quant(const struct ceiling_ref *ref, const char *quant, const char *format,
-		  const char *name, const char *backend, struct resolve_quant *q)
+/* resolve_quant with the model name's scan fn done. */
+static int quant_of_scan(const struct resolve_index *ix, const char *quant, const char *format,
+			 const struct mscan *name_scan, const char *backend, struct resolve_quant *q)
 {
-	const struct resolve_index *ix = ceiling_index(ref);
-	struct mscan fq, fn;
+	const struct ceiling_ref *ref = ix->ref;
+	struct mscan fq, fn = *name_scan;
 	const char *generic, *fam;
 	const struct ceiling_bits *g;
 
 	memset(q, 0, sizeof *q);
 	q->bits = NAN;
-	if (!ix)
-		return -1;
 	model_scan(ix, quant && *quant ? quant : NULL, &fq);
-	model_scan(ix, name, &fn);
 	fam = family_of_field(ix, format);
 	if (!fam)
 		fam = fq.family ? fq.family : fn.family;
@@ -1193,6 +1284,21 @@ int resolve_quant(const struct ceiling_ref *ref, const char *quant, const char *
 		return 0;
 	}
 	return -1;
+}
+
+int resolve_quant(const struct ceiling_ref *ref, const char *quant, const char *format,
+		  const char *name, const char *backend, struct resolve_quant *q)
+{
+	const struct resolve_index *ix = ceiling_index(ref);
+	struct mscan fn;
+
+	if (!ix) {
+		memset(q, 0, sizeof *q);
+		q->bits = NAN;
+		return -1;
+	}
+	model_scan(ix, name, &fn);
+	return quant_of_scan(ix, quant, format, &fn, backend, q);
 }
 
 int resolve_hw_slug(const char *accel, char *out, size_t n)
@@ -1239,11 +1345,14 @@ int resolve_run(const struct ceiling_ref *ref, const struct resolve_in *in, stru
 	memset(out, 0, sizeof *out);
 	out->q.bits = NAN;
 	if (ix) {
-		out->model = resolve_model_name(ref, in->model_name);
+		struct mscan m;
+
+		model_scan(ix, in->model_name, &m);
+		out->model = model_of_scan(ix, in->model_name, &m);
 		out->hw = hw_resolve(ix, in, &cores);
 		if (out->hw && out->hw->nbins)
 			out->bin = bin_of(out->hw, in, cores);
-		resolve_quant(ref, in->quant, in->format, in->model_name, in->backend, &out->q);
+		quant_of_scan(ix, in->quant, in->format, &m, in->backend, &out->q);
 	}
 	if (out->model)
 		snprintf(out->model_slug, sizeof out->model_slug, "%s", out->model->id);

@@ -49,6 +49,9 @@ struct resolve_index;
  * err set when out of memory. */
 struct resolve_index *resolve_index_new(const struct ceiling_ref *ref, struct err *err);
 void resolve_index_free(struct resolve_index *ix);
+/* The index of the format whose id, canonical name or alias name is (as
+ * a slug: "Q4_K_M" and "q4-k-m" alike), or -1 (ceiling_format's lookup). */
+int resolve_format_at(const struct resolve_index *ix, const char *name);
 
 /* What an upload says, borrowed from its payload. */
 struct resolve_in {

@@ -21,7 +21,7 @@ static const char *const quant_words[] = {
 
 /* Tokens that may follow a ggml quant type: q4-k-m, q8-0, iq4-xs, iq2-xxs. */
 static const char *const kquant_tails[] = {
-	"0", "1", "k", "s", "m", "l", "xs", "xxs", "xl", "nl", NULL
+	"0", "1", "k", "s", "m", "l", "xs", "xxs", "xl", "nl", "small", "medium", "large", NULL
 };
 
 static int is_alnum(unsigned char ch)

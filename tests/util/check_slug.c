@@ -21,6 +21,8 @@ static const struct slug_case model_cases[] = {
 	{ "gpt-oss-20b-MXFP4-Q4", "gpt-oss-20b" },
 	{ "gpt-oss-120b-MXFP4", "gpt-oss-120b" },
 	{ "Llama-3.3-70B-Instruct-Q4_K_M.gguf", "llama-3-3-70b-instruct" },
+	{ "llama 8B Q4_K - Medium", "llama-8b" },          /* llama-bench's model_type */
+	{ "Mistral-Small", "mistral-small" },              /* a tail word, no quant type */
 	{ "Meta-Llama-3.1-8B-Instruct-Q8_0.gguf", "meta-llama-3-1-8b-instruct" },
 	{ "Qwen3-30B-A3B-UD-Q4_K_XL.gguf", "qwen3-30b-a3b" },
 	{ "Mistral-7B-Instruct-v0.3.IQ4_XS.gguf", "mistral-7b-instruct-v0-3" },
