@@ -984,31 +984,17 @@ int resolve_format_at(const struct resolve_index *ix, const char *name)
 
 /* ---- building the index ---- */
 
-/* 1 when the key s starts with a size: "8b", "270m", or "1-5b" (1.5B:
- * one digit after the point; "3-24b" is a version 3 and a size 24B). */
-static int size_first(const char *s)
-{
-	size_t d = strspn(s, "0123456789");
-
-	if (!d)
-		return 0;
-	if ((s[d] == 'b' || s[d] == 'm') && (s[d + 1] == '\0' || s[d + 1] == '-'))
-		return 1;
-	return s[d] == '-' && is_digit((unsigned char)s[d + 1]) &&
-	       (s[d + 2] == 'b' || s[d + 2] == 'm') && (s[d + 3] == '\0' || s[d + 3] == '-');
-}
-
-/* 1 when key names a family of several sizes without saying which: the
- * ids of two models or more are key followed by a size ("llama-3-1" of
- * Llama 3.1 8B, 70B and 405B; not "llama-4-scout", one model, nor
- * "mistral-small-3", whose 3.1 and 3.2 are versions, not sizes). */
+/* 1 when key names a family of several sizes or versions without saying
+ * which: the ids of two models or more are key followed by a size or a
+ * version number ("llama-3-1" of Llama 3.1 8B, 70B and 405B; "phi" of
+ * Phi-2, Phi-3 and Phi-4; not "llama-4-scout", one model). */
 static int sizeless(char (*ids)[TOK_BYTES], size_t nids, const char *key)
 {
 	size_t i, n = strlen(key);
 	int k = 0;
 
 	for (i = 0; k < 2 && i < nids; i++)
-		k += key_refines(key, ids[i]) && size_first(ids[i] + n + 1);
+		k += key_refines(key, ids[i]) && is_digit((unsigned char)ids[i][n + 1]);
 	return k >= 2;
 }
 

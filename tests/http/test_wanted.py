@@ -17,13 +17,13 @@ def test_a_visit_without_runs_is_wanted_once_per_address(server):
     (row,) = wait_for(lambda: rows(server), what="the wanted row")
     assert row["model_slug"] == "qwen2-5-7b" and row["hw_slug"] == "m3-ultra"
     assert row["asks"] == 1          # three visits from one address
-    assert row["command"] == "llm-speed bench --models qwen2-5-7b --backends llama.cpp"
+    assert row["command"] == "llm-speed bench --models Qwen2.5-7B --backends llama.cpp"
     assert row["href"] == "/m/qwen2-5-7b/hw/m3-ultra"
     for k in ("predicted_decode_tok_s", "predicted_low", "predicted_high", "predicted_from"):
         assert k in row
     assert row["predicted_decode_tok_s"] is None
     page = server.get("/wanted").text
-    assert "llm-speed bench --models qwen2-5-7b --backends llama.cpp" in page
+    assert "llm-speed bench --models Qwen2.5-7B --backends llama.cpp" in page
     # Another address counts again.
     other = client_from("127.0.0.2")
     assert other.get(server.url + "/fit?model=qwen2-5-7b&hw=m3-ultra").status_code == 200
