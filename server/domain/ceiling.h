@@ -190,6 +190,29 @@ void ceiling_fmt3(struct buf *b, double v);
 /* v with three significant digits as a new JSON string. */
 json_t *ceiling_fmt3_json(double v);
 
+/* ---- fit (ceiling_run.c) ---- */
+
+/* The overhead in memory beside the weights and the cache when nothing
+ * else says (runtime buffers, the activations of one step): /fit's default. */
+#define CEILING_FIT_OVERHEAD_GB 1.0
+
+/* Whether a model fits a machine's memory: what one sequence of context
+ * tokens needs (the weights file, its native share in the model's own
+ * format; an FP16 cache; the fixed state; the overhead) and what the
+ * machine has (its bin's memory when known, else its largest). */
+struct ceiling_fit {
+	double need_gb, have_gb;
+	int fits;
+};
+/* 0 with out filled; -1 when m, f or hw is NULL. */
+int ceiling_fit(const struct ceiling_ref *ref, const struct ceiling_model *m,
+		const struct ceiling_bits *f, const struct ceiling_hw *hw, int bin, double context,
+		double overhead_gb, struct ceiling_fit *out);
+/* out as JSON: {fits, need_gb, have_gb, format, context_tokens, text:
+ * {need_gb, have_gb, sentence: "needs 42.8 GB with Q4_K_M weights and a
+ * 384-token context; this machine has 24 GB"}}, a new reference. */
+json_t *ceiling_fit_json(const struct ceiling_fit *out, const struct ceiling_bits *f, double context);
+
 /* ---- a measured run beside its ceiling (ceiling_run.c) ---- */
 
 /* The decode context of a chat-short run when its payload does not say:

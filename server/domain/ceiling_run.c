@@ -256,3 +256,40 @@ json_t *ceiling_range_json(const struct ceiling_range *c, double measured)
 	json_object_set_new(json_object_get(o, "text"), "high_tok_s", ceiling_fmt3_json(c->high.step.tok_s));
 	return o;
 }
+
+int ceiling_fit(const struct ceiling_ref *ref, const struct ceiling_model *m,
+		const struct ceiling_bits *f, const struct ceiling_hw *hw, int bin, double context,
+		double overhead_gb, struct ceiling_fit *out)
+{
+	const struct ceiling_bits *kv = ceiling_kv(ref, "f16");
+	const struct ceiling_bin *b = bin > 0 && hw && (size_t)bin <= hw->nbins ? &hw->bins[bin - 1] : NULL;
+	double need;
+
+	memset(out, 0, sizeof *out);
+	if (!m || !f || !hw || !kv)
+		return -1;
+	need = ceiling_weight_bytes(m, ceiling_model_bits(m, f, 1)) + ceiling_kv_bytes(m, kv->bits, context) +
+	       ceiling_state_bytes(m) + overhead_gb * CEILING_GB;
+	out->need_gb = need / CEILING_GB;
+	out->have_gb = b && b->memory_gb > 0 ? b->memory_gb : hw->memory_gb;
+	out->fits = out->need_gb <= out->have_gb;
+	return 0;
+}
+
+json_t *ceiling_fit_json(const struct ceiling_fit *fit, const struct ceiling_bits *f, double context)
+{
+	struct buf b = BUF_INIT;
+	json_t *o;
+
+	buf_puts(&b, "needs ");
+	ceiling_fmt3(&b, fit->need_gb);
+	buf_printf(&b, " GB with %s weights and a %.0f-token context; this machine has ", f->name, context);
+	ceiling_fmt3(&b, fit->have_gb);
+	buf_puts(&b, " GB");
+	o = json_pack("{s:b, s:f, s:f, s:s, s:I, s:{s:o, s:o, s:s}}", "fits", fit->fits,
+		"need_gb", fit->need_gb, "have_gb", fit->have_gb, "format", f->name,
+		"context_tokens", (json_int_t)context, "text", "need_gb", ceiling_fmt3_json(fit->need_gb),
+		"have_gb", ceiling_fmt3_json(fit->have_gb), "sentence", buf_error(&b) ? "" : b.buf);
+	buf_release(&b);
+	return o;
+}

@@ -201,7 +201,11 @@ static json_t *result_json(const struct fit_in *in)
 	double bw = in->peak_gb_s * in->sustained * CEILING_GB, total;
 	json_t *o, *t;
 
-	ceiling_step(in->m, in->f->bits, in->kv->bits, in->context, in->batch, bw, &s);
+	/* What one step reads, at the bits a weight it reads; the file, at the
+	 * bits of all its weights (gpt-oss keeps MXFP4 experts whatever the
+	 * label says). */
+	ceiling_step(in->m, ceiling_model_bits(in->m, in->f, 0), in->kv->bits, in->context, in->batch, bw, &s);
+	s.weights = ceiling_weight_bytes(in->m, ceiling_model_bits(in->m, in->f, 1));
 	total = s.weights + s.kv + s.state + in->overhead_gb * CEILING_GB;
 	o = json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f}",
 		"weights_gb", s.weights / CEILING_GB, "kv_cache_gb", s.kv / CEILING_GB,
@@ -213,6 +217,9 @@ static json_t *result_json(const struct fit_in *in)
 		"overhead_gb", ceiling_fmt3_json(in->overhead_gb), "total_gb", gb(total),
 		"read_per_step_gb", gb(s.read), "read_weights_gb", gb(s.read_weights));
 	json_object_set_new(o, "fits", in->memory_gb > 0 ? json_boolean(total <= in->memory_gb * CEILING_GB) : json_null());
+	/* The ceiling is a speed it runs at only where it fits (or nothing
+	 * says it does not). */
+	json_object_set_new(o, "runs_here", json_boolean(!(in->memory_gb > 0) || total <= in->memory_gb * CEILING_GB));
 	json_object_set_new(o, "memory_known", json_boolean(in->memory_gb > 0));
 	json_object_set_new(o, "headroom_gb", in->memory_gb > 0 ? json_real(in->memory_gb - total / CEILING_GB) : json_null());
 	json_object_set_new(o, "bandwidth_known", json_boolean(bw > 0));
@@ -315,6 +322,9 @@ static json_t *prediction(struct req *r, const struct fit_in *in, json_t *m, int
 	if (!in->hw_slug || json_array_size(json_object_get(m, "runs")) > 0)
 		return json_null();
 	wanted_note(r->client, VALIDATE_SUITE, in->m->id, in->hw_slug);
+	/* Where it does not fit, no speed is predicted as if it ran. */
+	if (json_is_false(json_object_get(res, "runs_here")))
+		return json_null();
 	if (!(c = db_reader(r->app->db)) ||
 	    predict_for_ceiling(c, VALIDATE_SUITE, in->m->id, in->hw_slug, NULL, ceiling,
 				json_string_value(json_object_get(m, "hardware_name")), &p) < 0 ||

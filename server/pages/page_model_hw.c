@@ -278,18 +278,39 @@ static void finish_row(struct mhw *p, json_t *o)
 	buf_release(&svg);
 }
 
-/* A new weights block for digest with its ceiling on the hardware. */
+/* Whether weights (quant, format) of the model fit the machine with the
+ * chat-short context: ceiling_fit_json(), or null when the reference data
+ * cannot tell.  A quantization the data does not know is read as the
+ * lightest of its family's usual files (GGUF: Q4_K_M), so "does not fit"
+ * holds for every usual file of it. */
+static json_t *fit_of(struct mhw *p, const char *quant, const char *format)
+{
+	const struct ceiling_ref *ref = p->b.r->app->ref;
+	const struct ceiling_bits *f = ceiling_format(ref, quant);
+	const struct ceiling_family *fam = ceiling_family(ref, format ? format : "gguf");
+	struct ceiling_fit fit;
+
+	if (!f && fam)
+		f = fam->lightest;
+	if (!f || ceiling_fit(ref, ceiling_model_by_slug(ref, p->model), f, ceiling_hw(ref, p->hw), 0,
+			      CEILING_CHAT_SHORT_CONTEXT, CEILING_FIT_OVERHEAD_GB, &fit) < 0)
+		return json_null();
+	return ceiling_fit_json(&fit, f, CEILING_CHAT_SHORT_CONTEXT);
+}
+
+/* A new weights block for digest with its ceiling on the hardware, and
+ * whether it fits there. */
 static json_t *weights_block(struct mhw *p, const char *digest, const char *quant, const char *format)
 {
 	struct ceiling_range c;
 	char shrt[20];
 
 	snprintf(shrt, sizeof shrt, "%.12s", digest && strlen(digest) > 7 ? digest + 7 : "");
-	return json_pack("{s:s?, s:s, s:s?, s:s?, s:o, s:o, s:[]}", "digest", digest,
+	return json_pack("{s:s?, s:s, s:s?, s:s?, s:o, s:o, s:o, s:[]}", "digest", digest,
 		"digest_short", shrt, "quantization", quant, "format", format,
 		"href", digest ? browse_link(&p->b, "/m/", p->model, "digest", digest, "hw", p->hw, NULL)
 			       : json_null(),
-		"ceiling", ceiling_of(p, quant, format, 0, &c), "rows");
+		"ceiling", ceiling_of(p, quant, format, 0, &c), "fit", fit_of(p, quant, format), "rows");
 }
 
 /* The weights block of digest in ws, appended when new. */
@@ -324,8 +345,15 @@ static int load_rows(struct mhw *p)
 		return db_fail(p);
 	}
 	json_array_foreach(rows, i, row) {
+		json_t *w;
+
 		finish_row(p, row);
-		json_array_append(json_object_get(weights_of(p, ws, row), "rows"), row);
+		w = weights_of(p, ws, row);
+		/* Measured where its weights could not fit: the runtime kept
+		 * part of them elsewhere.  Shown as measured, with the note. */
+		json_object_set_new(row, "offloaded",
+				    json_boolean(json_is_false(json_object_get(json_object_get(w, "fit"), "fits"))));
+		json_array_append(json_object_get(w, "rows"), row);
 	}
 	p->nrows = json_array_size(rows);
 	json_decref(rows);
@@ -448,6 +476,20 @@ json_t *browse_mhw_link(const struct browse *b, const char *model, const char *h
 	return l;
 }
 
+/* "fits" and "fit" (contract section 9): whether the model fits the
+ * machine with the usual lightest weights and the chat-short context,
+ * said before any figure; null when the reference data cannot tell. */
+static int add_fit(struct mhw *p)
+{
+	json_t *fit = fit_of(p, NULL, "gguf");
+
+	p->fits = json_is_object(fit) ? json_is_true(json_object_get(fit, "fits")) : -1;
+	json_object_set_new(p->m, "fits", p->fits < 0 ? json_null() : json_boolean(p->fits));
+	json_object_set_new(p->m, "fit", fit);
+	json_object_set_new(p->m, "does_not_fit", json_boolean(p->fits == 0));
+	return 0;
+}
+
 /* The view model, or NULL with p->b's failure set. */
 static json_t *mhw_model(struct mhw *p, struct req *r)
 {
@@ -457,7 +499,7 @@ static json_t *mhw_model(struct mhw *p, struct req *r)
 	if (browse_begin(&p->b, r) < 0 || take_slugs(p, r->path) < 0)
 		return NULL;
 	p->m = json_pack("{s:s}", "suite_version", p->b.suite);
-	if (!p->m || load_names(p) < 0 || load_rows(p) < 0 ||
+	if (!p->m || load_names(p) < 0 || add_fit(p) < 0 || load_rows(p) < 0 ||
 	    (!p->nrows && load_instead(p) < 0) || mhw_add_beyond(p) < 0)
 		goto fail;
 	mn = json_string_value(json_object_get(json_object_get(p->m, "model"), "name"));

@@ -18,6 +18,9 @@ struct mhw {
 	char hw[SLUG_MAX + 1];      /* the hardware's slug */
 	int measured_model;         /* the suite counts a run of the model */
 	size_t nrows;               /* combinations with a typical figure */
+	int fits;                   /* 1, 0: the model fits the machine with the
+				     * usual lightest weights (ceiling_fit), -1:
+				     * the reference data cannot tell */
 	json_t *m;                  /* the view model */
 };
 

@@ -60,7 +60,8 @@ static int add_predicted(struct mhw *p)
 	const char *const *be;
 	json_t *list = json_array();
 
-	for (be = validate_backends; *be; be++) {
+	/* Nothing is predicted as a speed it runs at where it does not fit. */
+	for (be = validate_backends; p->fits != 0 && *be; be++) {
 		struct predict_result r;
 		json_t *row;
 

@@ -16,7 +16,7 @@ const MAX_WIDTH = 340;   // BADGE_MAX_WIDTH: "about 330"
 // Names a badge must shorten, and the words it must keep.
 const RUNS = [
 	{ model: 'Qwen/Qwen3-Coder-30B-A3B-Instruct', hardware: 'Apple M3 Ultra', keep: ['M3 Ultra'] },
-	{ model: 'Qwen/Qwen3-8B', hardware: 'AMD Ryzen AI Max+ 395 (Radeon 8060S)', keep: ['Ryzen AI Max+ 395', 'Qwen3-8B'] },
+	{ model: 'Qwen/Qwen3-8B', hardware: 'AMD Ryzen AI Max+ 395 (Radeon 8060S)', keep: ['Ryzen AI Max+ 395', 'Qwen3 8B'], shown: 'Qwen3 8B' },
 	{ model: 'meta-llama/Meta-Llama-3.1-405B-Instruct-with-a-long-tail', hardware: 'AMD Ryzen AI Max+ 395 (Radeon 8060S)', keep: ['Max+ 395', 'Meta-Llama'] },
 	{ model: 'deepseek-ai/DeepSeek-Coder-V2-Lite-Instruct', hardware: 'NVIDIA GeForce RTX 4090 Laptop GPU', keep: ['RTX 4090'] },
 	{ model: 'stabilityai/stable-code-instruct-3b', hardware: 'NVIDIA GeForce RTX 5090', keep: ['stable-code-3b', 'RTX 5090'], decode: 2345.6 },
@@ -92,8 +92,11 @@ describe('badge', () => {
 				if (!part.endsWith('\u2026') || !run.model) continue;
 				const kept = part.slice(0, -1);
 				assert.ok(!/[-_ \/]$/.test(kept), `${part}: cut after a separator`);
-				assert.ok((run.model.includes(kept + '-') || run.model.includes(kept + ' ') ||
-					run.model.includes(kept + '_') || run.hardware.includes(kept + ' ') || run.hardware.includes(kept + '-')),
+				// A name the reference data knows is shown by the reference's
+				// name (shown), else as uploaded.
+				const name = run.shown || run.model;
+				assert.ok((name.includes(kept + '-') || name.includes(kept + ' ') ||
+					name.includes(kept + '_') || run.hardware.includes(kept + ' ') || run.hardware.includes(kept + '-')),
 					`${part}: not cut at a word boundary`);
 			}
 		}
