@@ -217,7 +217,7 @@ static enum MHD_Result slug_feed(struct req *r, const char *sql, const char *pre
 	struct feed f = { NULL, self, page, title, run_entry, 7 };
 
 	if (!slug_valid(r->arg))
-		return http_fail(r, 404, "not_found", "Feeds are named by slug: lowercase letters and digits joined by single hyphens, like /m/qwen2-5-7b-instruct.atom.", NULL);
+		return http_fail(r, 404, "not_found", "Feeds are named by slug: lowercase letters and digits joined by single hyphens, like /m/qwen2-5-7b.atom.", NULL);
 	if (!(f.st = stmt(r, sql)))
 		return http_fail(r, 503, "unavailable", MSG_DB_DOWN, NULL);
 	snprintf(self, sizeof self, "%s%s.atom", prefix, r->arg);
@@ -229,11 +229,19 @@ static enum MHD_Result slug_feed(struct req *r, const char *sql, const char *pre
 
 enum MHD_Result page_feed_model(struct req *r)
 {
+	enum MHD_Result ret;
+
+	if (page_search_canonical(r, PAGE_ARG_MODEL, &ret))
+		return ret;      /* another spelling of a page: moved there */
 	return slug_feed(r, sql_model, "/m/", "model");
 }
 
 enum MHD_Result page_feed_hw(struct req *r)
 {
+	enum MHD_Result ret;
+
+	if (page_search_canonical(r, PAGE_ARG_HW, &ret))
+		return ret;
 	return slug_feed(r, sql_hw, "/hw/", "hardware");
 }
 

@@ -55,6 +55,10 @@ def test_the_pickers_example_finds_the_runs_uploaded_under_real_names(server):
         assert r.status_code == 301 and r.headers["Location"] == "/m/llama-3-1-8b", typed
     r = server.get("/m/meta-llama-3-1-8b-instruct.json?sort=best", allow_redirects=False)
     assert r.status_code == 301 and r.headers["Location"] == "/m/llama-3-1-8b.json?sort=best"
+    r = server.get("/m/meta-llama-3-1-8b-instruct.atom", allow_redirects=False)
+    assert r.status_code == 301 and r.headers["Location"] == "/m/llama-3-1-8b.atom"
+    r = server.get("/hw/" + quote("NVIDIA GeForce RTX 4090") + ".atom", allow_redirects=False)
+    assert r.status_code == 301 and r.headers["Location"] == "/hw/rtx-4090.atom"
     r = server.get("/m/%s/hw/%s" % (quote("llama3.1:8b"), quote("NVIDIA GeForce RTX 4090")),
                    allow_redirects=False)
     assert r.status_code == 301 and r.headers["Location"] == "/m/llama-3-1-8b/hw/rtx-4090"
