@@ -262,6 +262,14 @@ static int add(struct resolve_index *ix, enum ix_kind kind, const char *key, int
 	return buf_error(&ix->arena);
 }
 
+/* The tokens of the first len bytes of s into k, and all of them joined
+ * into key: how many (0 when none, or they do not fit). */
+static int key_of(const char *s, size_t len, struct toks *k, char key[TOK_BYTES])
+{
+	tokenize(s ? s : "", s ? len : 0, k);
+	return k->n && join(k, 0, k->n, key, TOK_BYTES) == 0 ? k->n : 0;
+}
+
 /* Adds the slugged tokens of s, joined, under kind. */
 static int add_slug(struct resolve_index *ix, enum ix_kind kind, const char *s, int idx,
 		    const char *sval)
@@ -269,12 +277,7 @@ static int add_slug(struct resolve_index *ix, enum ix_kind kind, const char *s, 
 	struct toks k;
 	char key[TOK_BYTES];
 
-	if (!s)
-		return 0;
-	tokenize(s, strlen(s), &k);
-	if (!k.n || join(&k, 0, k.n, key, sizeof key) < 0)
-		return 0;
-	return add(ix, kind, key, idx, sval);
+	return key_of(s, s ? strlen(s) : 0, &k, key) ? add(ix, kind, key, idx, sval) : 0;
 }
 
 /* Adds s's key under kind, as add_slug, and its first token as the head
@@ -285,10 +288,7 @@ static int add_format_key(struct resolve_index *ix, enum ix_kind kind, const cha
 	struct toks k;
 	char key[TOK_BYTES];
 
-	if (!s)
-		return 0;
-	tokenize(s, strlen(s), &k);
-	if (!k.n || join(&k, 0, k.n, key, sizeof key) < 0)
+	if (!key_of(s, s ? strlen(s) : 0, &k, key))
 		return 0;
 	if (k.n > ix->fmt_tokens)
 		ix->fmt_tokens = k.n;
@@ -482,11 +482,9 @@ static const char *model_base(const struct resolve_index *ix, const char *name,
 			p = s + 1;
 	*org = name;
 	*org_len = (size_t)(p - name);
-	if ((u = strchr(p, '_')) && u > p && u[1]) {
-		tokenize(p, (size_t)(u - p), &k);
-		if (k.n && join(&k, 0, k.n, key, sizeof key) == 0 && has(ix, IX_ORG, key))
-			p = u + 1;
-	}
+	if ((u = strchr(p, '_')) && u > p && u[1] && key_of(p, (size_t)(u - p), &k, key) &&
+	    has(ix, IX_ORG, key))
+		p = u + 1;
 	return p;
 }
 
@@ -976,8 +974,7 @@ int resolve_format_at(const struct resolve_index *ix, const char *name)
 	char key[TOK_BYTES];
 	struct toks k;
 
-	tokenize(name, strlen(name), &k);
-	if (!k.n || join(&k, 0, k.n, key, sizeof key) < 0)
+	if (!key_of(name, strlen(name), &k, key))
 		return -1;
 	return (e = find_one(ix, IX_FORMAT, key)) ? e->idx : -1;
 }
@@ -1196,10 +1193,7 @@ static const char *family_of_field(const struct resolve_index *ix, const char *f
 	struct toks k;
 	char key[TOK_BYTES];
 
-	if (!format)
-		return NULL;
-	tokenize(format, strlen(format), &k);
-	if (k.n == 1 && join(&k, 0, 1, key, sizeof key) == 0) {
+	if (key_of(format, format ? strlen(format) : 0, &k, key) == 1) {
 		if ((e = find_one(ix, IX_FAMTOK, key)))
 			return e->sval;
 		if ((f = ceiling_family(ix->ref, key)))

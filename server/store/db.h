@@ -96,6 +96,9 @@ const char *db_status_message(int status);
 
 /* Binds a text value, or NULL when s is NULL. */
 int db_bind_text(sqlite3_stmt *st, int i, const char *s);
+/* Steps the statement st (NULL: DB_ERR) once and resets it: DB_OK when it
+ * ran to its end, else its db_status.  For writes that return no row. */
+int db_step_done(sqlite3_stmt *st);
 
 /* The current row as a new JSON object keyed by column name: integers,
  * reals, text and NULL map to their JSON kinds; blobs are skipped. */

@@ -23,6 +23,17 @@ const struct ceiling_ref *db_reference(void)
 	return reference;
 }
 
+int db_step_done(sqlite3_stmt *st)
+{
+	int rc;
+
+	if (!st)
+		return DB_ERR;
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? DB_OK : db_status_of(rc);
+}
+
 /* Runs SQL without results on c, logging a failure. */
 int db_exec(struct dbconn *c, const char *sql)
 {

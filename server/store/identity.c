@@ -72,15 +72,12 @@ static int state_get(struct dbconn *w, const char *name, char *out, size_t n)
 static int state_put(struct dbconn *w, const char *name, const char *value)
 {
 	sqlite3_stmt *st = db_stmt(w, sql_put);
-	int rc;
 
-	if (!st)
-		return DB_ERR;
-	db_bind_text(st, 1, name);
-	db_bind_text(st, 2, value);
-	rc = sqlite3_step(st);
-	sqlite3_reset(st);
-	return rc == SQLITE_DONE ? DB_OK : db_status_of(rc);
+	if (st) {
+		db_bind_text(st, 1, name);
+		db_bind_text(st, 2, value);
+	}
+	return db_step_done(st);
 }
 
 /* Column i of st as a string, "" for NULL. */
@@ -138,15 +135,12 @@ static int want_of(sqlite3_stmt *st, struct want *x)
 static int set_status(struct dbconn *w, long long rowid, const char *status)
 {
 	sqlite3_stmt *st = db_stmt(w, sql_status);
-	int rc;
 
-	if (!st)
-		return DB_ERR;
-	sqlite3_bind_int64(st, 1, rowid);
-	db_bind_text(st, 2, status);
-	rc = sqlite3_step(st);
-	sqlite3_reset(st);
-	return rc == SQLITE_DONE ? DB_OK : db_status_of(rc);
+	if (st) {
+		sqlite3_bind_int64(st, 1, rowid);
+		db_bind_text(st, 2, status);
+	}
+	return db_step_done(st);
 }
 
 /* Binds text s, or NULL when it is empty. */
@@ -162,7 +156,6 @@ static void bind_or_null(sqlite3_stmt *st, int i, const char *s)
 static int rewrite(struct dbconn *w, const struct want *x)
 {
 	sqlite3_stmt *st = db_stmt(w, sql_rewrite);
-	int rc;
 
 	if (!st)
 		return DB_ERR;
@@ -178,9 +171,7 @@ static int rewrite(struct dbconn *w, const struct want *x)
 	else
 		sqlite3_bind_null(st, 8);
 	db_bind_text(st, 9, x->hw_class);
-	rc = sqlite3_step(st);
-	sqlite3_reset(st);
-	return rc == SQLITE_DONE ? DB_OK : db_status_of(rc);
+	return db_step_done(st);
 }
 
 /* Registers a page slug's search entry and an uploaded slug's alias. */
@@ -193,21 +184,17 @@ static int names_of(struct dbconn *w, const struct want *x)
 	int i, rc = DB_OK;
 
 	for (i = 0; i < 2 && rc == DB_OK; i++) {
-		if (!(st = db_stmt(w, sql_search)))
-			return DB_ERR;
-		db_bind_text(st, 1, kind[i]);
-		db_bind_text(st, 2, slug[i]);
-		db_bind_text(st, 3, name[i]);
-		rc = sqlite3_step(st) == SQLITE_DONE ? DB_OK : DB_ERR;
-		sqlite3_reset(st);
-	}
-	for (i = 0; i < 2 && rc == DB_OK; i++) {
-		if (!(st = db_stmt(w, sql_unalias)))
-			return DB_ERR;
-		db_bind_text(st, 1, kind[i]);
-		db_bind_text(st, 2, slug[i]);
-		rc = sqlite3_step(st) == SQLITE_DONE ? DB_OK : DB_ERR;
-		sqlite3_reset(st);
+		if ((st = db_stmt(w, sql_search))) {
+			db_bind_text(st, 1, kind[i]);
+			db_bind_text(st, 2, slug[i]);
+			db_bind_text(st, 3, name[i]);
+		}
+		if ((rc = db_step_done(st)) == DB_OK && (st = db_stmt(w, sql_unalias))) {
+			db_bind_text(st, 1, kind[i]);
+			db_bind_text(st, 2, slug[i]);
+		}
+		if (rc == DB_OK)
+			rc = db_step_done(st);
 	}
 	if (rc == DB_OK)
 		rc = run_store_alias(w, "model", x->n.name_slug, x->n.model_slug);

@@ -195,18 +195,15 @@ void run_store_hw_class(const char *fingerprint, const char *hw_slug, char *out,
 int run_store_alias(struct dbconn *w, const char *kind, const char *slug, const char *target)
 {
 	sqlite3_stmt *st;
-	int rc;
 
 	if (!slug || !*slug || !strcmp(slug, target))
 		return DB_OK;
-	if (!(st = db_stmt(w, sql_alias)))
-		return DB_ERR;
-	db_bind_text(st, 1, kind);
-	db_bind_text(st, 2, slug);
-	db_bind_text(st, 3, target);
-	rc = sqlite3_step(st);
-	sqlite3_reset(st);
-	return rc == SQLITE_DONE ? DB_OK : db_status_of(rc);
+	if ((st = db_stmt(w, sql_alias))) {
+		db_bind_text(st, 1, kind);
+		db_bind_text(st, 2, slug);
+		db_bind_text(st, 3, target);
+	}
+	return db_step_done(st);
 }
 
 unsigned run_store_combo_tag(const char *suite, const char *digest, const char *hw_slug,
