@@ -159,7 +159,11 @@ def test_fit_page_works_without_javascript(server, tmp_path):
     # No script but the search box's type-ahead, which the form does not need.
     assert not doc.xpath("//script[not(@src = '/static/typeahead.js') or node()]")
     text = doc.text_content()
-    assert "Does not fit" in text and "13.5 tok/s" in text
+    # A model that does not fit has no speed here: the verdict, no ceiling.
+    assert "Does not fit" in text and "13.5 tok/s" not in text
+    doc = page_ok(server, tmp_path, "/fit", hw="m2", memory_gb="16")
+    text = doc.text_content()
+    assert "Does not fit" not in text and "13.5 tok/s" in text
     assert doc.xpath("//a[@href='/r/%s']" % rid)
     check(server.get("/fit"), "GET", "/fit")
 
