@@ -16,6 +16,7 @@ struct tlog_signer;
 struct raster;
 struct access_log;
 struct refresh;
+struct netkey;
 
 struct config {
 	const char *listen;           /* host:port, default 127.0.0.1:8080 */
@@ -44,6 +45,9 @@ struct config {
 	int quiet;                    /* no request log */
 	unsigned sitemap_page_urls;   /* --sitemap-page-urls, tests only; 0: SITEMAP_PAGE_URLS */
 	const char *test_clock;       /* --test-clock FILE, tests only (util/timefmt.h); NULL: the real clock */
+	unsigned keys_per_network;    /* keys a network counts in a scope (store/netcap.h); 0: no cap */
+	unsigned new_keys_per_network;/* new keys a network may bring a day; 0 (or --upload-rate 0): no limit */
+	int serving;                  /* the server itself opens the database (not a command) */
 };
 
 struct app {
@@ -62,6 +66,7 @@ struct app {
 	struct raster *raster;        /* SVG to PNG for link-preview cards; off without rsvg-convert */
 	struct access_log *access_log;/* NULL without --access-log */
 	struct refresh *refresh;      /* the figures kept after writes (store/refresh.h) */
+	struct netkey *netkey;        /* the secret networks are hashed under (store/netkey.h) */
 	double started;               /* when serving began, seconds since the epoch */
 };
 

@@ -18,6 +18,7 @@
 #include "store/db.h"
 #include "store/db_backup.h"
 #include "store/identity.h"
+#include "store/netcap.h"
 #include "store/outlier.h"
 #include "store/tlog_store.h"
 
@@ -45,6 +46,10 @@ static int db_perm_of(const struct config *c, struct db_perm *p)
  * reference data changed (and then their ceiling verdicts), then the log
  * entries of rows stored before the log.  A db_status, with the reason in
  * err. */
+/* Set by open_db: only the server applies a changed --keys-per-network to
+ * the stored runs (a command run with other settings must not). */
+static int judge_caps;
+
 static int after_migrate(struct dbconn *w, struct err *err)
 {
 	int moved = 0, rc = outlier_backfill(w, err);
@@ -53,6 +58,8 @@ static int after_migrate(struct dbconn *w, struct err *err)
 		rc = identity_refresh(w, &moved, err);
 	if (rc == DB_OK && moved)
 		rc = outlier_backfill_ceilings(w, err);
+	if (rc == DB_OK && judge_caps)
+		rc = netcap_refresh(w, err);
 	return rc == DB_OK ? tlog_store_backfill(w, err) : rc;
 }
 
@@ -67,6 +74,8 @@ struct db *open_db(const struct config *c)
 	if (db_perm_of(c, &perm) < 0)
 		return NULL;
 	snprintf(mig, sizeof mig, "%s/migrations", c->assets);
+	netcap_configure(c->keys_per_network, c->upload_rate ? c->new_keys_per_network : 0);
+	judge_caps = c->serving;
 	db_after_migrate = after_migrate;
 	if (db_open_perm(c->db_path, mig, perm, &db, &err) != DB_OK) {
 		fprintf(stderr, "llm-speedd: %s\n", err.message);

@@ -35,6 +35,7 @@
 #include "render/raster.h"
 #include "render/tmpl.h"
 #include "store/tlog_signer.h"
+#include "store/netkey.h"
 #include "store/refresh.h"
 #include "store/predict_read.h"
 #include "ingest/validate.h"
@@ -220,6 +221,20 @@ static int open_tlog(struct app *app)
 	return 0;
 }
 
+/* Loads (or makes) the secret networks are hashed under, beside the
+ * database. */
+static int open_netkey(struct app *app)
+{
+	struct err err = ERR_INIT;
+
+	if (!(app->netkey = malloc(sizeof *app->netkey)) ||
+	    netkey_load(app->cfg.db_path, app->netkey, &err) < 0) {
+		fprintf(stderr, "llm-speedd: %s\n", app->netkey ? err.message : "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
 /* What operators watch: the metrics' labels, the start time, the access log. */
 static int open_ops(struct app *app)
 {
@@ -246,6 +261,9 @@ static void app_free(struct app *app)
 	refresh_stop(app->refresh);
 	predict_read_free();
 	tlog_signer_close(app->tlog);
+	if (app->netkey)
+		sodium_memzero(app->netkey, sizeof *app->netkey);
+	free(app->netkey);
 	db_close(app->db);
 	tmpl_set_free(app->tmpl);
 	cache_free(app->cache);
@@ -268,7 +286,10 @@ static int serve(struct app *app)
 	struct addrinfo *ai;
 	sigset_t set;
 
+	app->cfg.serving = 1;
 	if (http_init() < 0 || load_assets(app) < 0 || !(app->db = open_db(&app->cfg)))
+		return 1;
+	if (open_netkey(app) < 0)
 		return 1;
 	app->cache = cache_new(20000);
 	app->upload_rl = ratelimit_new(app->cfg.upload_rate, app->cfg.upload_rate ? app->cfg.upload_rate : 1);

@@ -1,6 +1,7 @@
 /* options.c: the daemon's settings, from flags and environment variables,
  * with their defaults and the limits they must keep. */
 #include "options.h"
+#include "store/netcap.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -21,7 +22,7 @@ const char usage[] =
 "       llm-speedd kinds | routes              print the page kinds (JSON) or the routes\n"
 "       llm-speedd snapshot DIR [--db FILE]    write a gzipped export and SHA256SUMS to DIR\n"
 "       llm-speedd backup --db FILE OUT       an online copy of the database as OUT, with\n"
-"                                             OUT.logkey and OUT.checkpoint beside it\n"
+"                                             OUT.logkey, OUT.checkpoint, OUT.netkey beside it\n"
 "       (options may come before or after account add|revoke NAME)\n"
 "\n"
 "options (each also read from the environment variable shown):\n"
@@ -72,6 +73,15 @@ const char usage[] =
 "                         minute, whatever the other limits; then 429\n"
 "  --search-rate N        LLMSPEED_SEARCH_RATE     searches per minute per address,\n"
 "                                                  default 120 (0: unlimited)\n"
+"  --keys-per-network N   LLMSPEED_KEYS_PER_NETWORK keys one network (IPv4 /24, IPv6\n"
+"                                                  /48) counts for a model digest on a\n"
+"                                                  machine with a backend, the first seen,\n"
+"                                                  default 3 (0: no cap, and no minimum\n"
+"                                                  count of networks anywhere)\n"
+"  --new-keys-per-network N LLMSPEED_NEW_KEYS_PER_NETWORK signing keys never seen before\n"
+"                                                  one network may bring in a UTC day,\n"
+"                                                  default 20 (0, or --upload-rate 0:\n"
+"                                                  unlimited); more: 429\n"
 "  --db-busy-timeout MS   LLMSPEED_DB_BUSY_TIMEOUT how long a write waits for a database\n"
 "                                                  locked by another process before the\n"
 "                                                  upload gets 503, default 5000\n"
@@ -196,6 +206,8 @@ void defaults(struct config *c)
 	c->metrics_allow = env_str("LLMSPEED_METRICS_ALLOW", NULL);
 	c->security_contact = env_str("LLMSPEED_SECURITY_CONTACT", NULL);
 	c->quiet = env_uint("LLMSPEED_QUIET", 0);
+	c->keys_per_network = env_uint("LLMSPEED_KEYS_PER_NETWORK", NETCAP_KEYS_DEFAULT);
+	c->new_keys_per_network = env_uint("LLMSPEED_NEW_KEYS_PER_NETWORK", NETCAP_NEW_KEYS_DEFAULT);
 }
 
 /* Refuses limits libmicrohttpd would misread: 0 connections means
@@ -260,7 +272,7 @@ int parse_options(int argc, char **argv, struct config *c, int command)
 	enum { O_LISTEN = 256, O_DB, O_ASSETS, O_BASE, O_THREADS, O_MAXC, O_MAXIP,
 	       O_TIMEOUT, O_URATE, O_DRATE, O_TRUST, O_DEMO, O_QUIET, O_HELP,
 	       O_REQTIMEOUT, O_HEADER, O_BUSY, O_DBGROUP, O_SRATE, O_RRATE, O_TESTCLOCK,
-	       O_ACCESSLOG, O_METRICSALLOW, O_SECCONTACT, O_SITEMAPURLS };
+	       O_ACCESSLOG, O_METRICSALLOW, O_SECCONTACT, O_SITEMAPURLS, O_KEYSNET, O_NEWKEYSNET };
 	static const struct option opts[] = {
 		{ "listen", required_argument, NULL, O_LISTEN },
 		{ "db", required_argument, NULL, O_DB },
@@ -282,6 +294,8 @@ int parse_options(int argc, char **argv, struct config *c, int command)
 		{ "access-log", required_argument, NULL, O_ACCESSLOG },
 		{ "metrics-allow", required_argument, NULL, O_METRICSALLOW },
 		{ "security-contact", required_argument, NULL, O_SECCONTACT },
+		{ "keys-per-network", required_argument, NULL, O_KEYSNET },
+		{ "new-keys-per-network", required_argument, NULL, O_NEWKEYSNET },
 		{ "demo", no_argument, NULL, O_DEMO },
 		{ "quiet", no_argument, NULL, O_QUIET },
 		{ "help", no_argument, NULL, O_HELP },
@@ -318,6 +332,8 @@ int parse_options(int argc, char **argv, struct config *c, int command)
 		case O_ACCESSLOG: c->access_log = optarg; break;
 		case O_METRICSALLOW: c->metrics_allow = optarg; break;
 		case O_SECCONTACT: c->security_contact = optarg; break;
+		case O_KEYSNET: c->keys_per_network = flag_uint("keys-per-network", optarg); break;
+		case O_NEWKEYSNET: c->new_keys_per_network = flag_uint("new-keys-per-network", optarg); break;
 		case O_DEMO: c->demo = 1; break;
 		case O_QUIET: c->quiet = 1; break;
 		case O_TESTCLOCK: c->test_clock = optarg; break;

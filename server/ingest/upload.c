@@ -11,6 +11,8 @@
 #include "app.h"
 #include "http/cache.h"
 #include "store/db.h"
+#include "store/netcap.h"
+#include "store/netkey.h"
 #include "http/defer.h"
 #include "ingest/jws.h"
 #include "http/ratelimit.h"
@@ -22,6 +24,7 @@
  * ends (the connection is suspended while the writer works). */
 struct upload {
 	struct run_new n;
+	char net[NETKEY_HEX];           /* the uploader's network (store/netkey.h) */
 	struct jws jws;
 	json_t *payload;
 	struct req *r;
@@ -106,6 +109,15 @@ static enum MHD_Result finish(struct req *r)
 
 	if (u->n.j.rc != DB_OK)
 		return http_fail(r, 503, NULL, db_status_message(u->n.j.rc), NULL);
+	if (u->n.new_key_refused) {
+		char msg[300];
+
+		snprintf(msg, sizeof msg, "This network has brought %u new signing keys today, its "
+			 "daily allowance; upload with a key this server has seen before, or wait for "
+			 "the time in Retry-After (the next UTC day).", netcap_new_keys());
+		r->retry_after = u->n.retry_after;
+		return http_fail(r, 429, "rate_limited", msg, NULL);
+	}
 	if (u->n.clash.field) {
 		struct err e = ERR_INIT;
 		char addr[80];
@@ -119,8 +131,8 @@ static enum MHD_Result finish(struct req *r)
 	http_origin(r, origin, sizeof origin);
 	snprintf(url, sizeof url, "%s/r/%s", origin, u->n.id);
 	snprintf(badge, sizeof badge, "%s/badge/%s.svg", origin, u->n.id);
-	body = json_pack("{s:s, s:s, s:s, s:b}", "id", u->n.id, "url", url,
-			 "badge_url", badge, "outlier", u->n.outlier);
+	body = json_pack("{s:s, s:s, s:s, s:b, s:b}", "id", u->n.id, "url", url,
+			 "badge_url", badge, "outlier", u->n.outlier, "counted", !u->n.capped);
 	o.location = url;
 	ret = http_send_json(r, u->n.duplicate ? 200 : 201, body, &o);
 	json_decref(body);
@@ -216,6 +228,9 @@ enum MHD_Result upload_handle(struct req *r)
 	u->n.jws_len = r->body.len;
 	u->n.thumbprint = u->jws.thumbprint;
 	u->n.alg = u->jws.alg == JWS_ALG_ES256 ? "ES256" : "EdDSA";
+	if (r->app->netkey)
+		netkey_of(r->app->netkey, r->client, u->net);
+	u->n.net = u->net;
 	run_new_memory(&u->n, u->payload);
 	run_new_init(&u->n);
 	return defer_submit(r, &u->n.j, upload_done, u, upload_free);

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "store/netkey.h"
 #include "store/tlog_signer.h"
 #include "store/tlog_store.h"
 #include "util/fileio.h"
@@ -185,13 +186,16 @@ int db_backup(const char *src, const char *out, unsigned busy_ms, struct db_back
 	      struct err *err)
 {
 	char src_key[PATHN], src_ckpt[PATHN], out_key[PATHN], out_ckpt[PATHN], path[PATHN];
-	struct buf key = BUF_INIT, ckpt = BUF_INIT;
+	char src_net[PATHN], out_net[PATHN];
+	struct buf key = BUF_INIT, ckpt = BUF_INIT, net = BUF_INIT;
 	struct stat st;
 	int rc = -1, r;
 
 	memset(res, 0, sizeof *res);
 	tlog_signer_files(src, src_key, src_ckpt, PATHN);
 	tlog_signer_files(out, out_key, out_ckpt, PATHN);
+	netkey_file(src, src_net, PATHN);
+	netkey_file(out, out_net, PATHN);
 	if (stat(src, &st) < 0) {
 		err_internal(err, "there is no database at %s", src);
 		return -1;
@@ -212,9 +216,15 @@ int db_backup(const char *src, const char *out, unsigned busy_ms, struct db_back
 			 "server on it once, or restore the key there first", src_key);
 		goto out;
 	}
+	/* The network key, when the server made one: without it the copy
+	 * would count every network anew. */
+	if ((r = slurp(src_net, &net, 64, err)) < 0)
+		goto out;
 	if (take(src, path, busy_ms, &ckpt, res, err) < 0)
 		goto out;
 	if (fileio_write_private(out_key, key.buf, key.len, err) < 0)
+		goto out;
+	if (r == 0 && fileio_write_private(out_net, net.buf, net.len, err) < 0)
 		goto out;
 	if (ckpt.len ? fileio_write_private(out_ckpt, ckpt.buf, ckpt.len, err) < 0
 		     : (unlink(out_ckpt) < 0 && errno != ENOENT))
@@ -229,7 +239,9 @@ out:
 	if (rc < 0)
 		unlink(path);
 	sodium_memzero(key.buf, key.len);
+	sodium_memzero(net.buf, net.len);
 	buf_release(&key);
+	buf_release(&net);
 	buf_release(&ckpt);
 	return rc;
 }

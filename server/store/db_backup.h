@@ -20,7 +20,8 @@ struct db_backup_result {
  * holds every write acknowledged before the backup began and extends
  * that checkpoint, which is checked.  The copy is written to
  * "<out>.tmp" (mode 0600), synced and renamed to out last, after
- * "<out>.logkey" (the log's key) and "<out>.checkpoint" (that checkpoint),
+ * "<out>.logkey" (the log's key), "<out>.checkpoint" (that checkpoint) and
+ * "<out>.netkey" (the secret networks are hashed under, store/netkey.h),
  * so a daemon started with --db out alone serves and verifies.  Refuses an
  * out that is src or has a -wal file.  0, or -1 with the reason in err and
  * out left as it was. */

@@ -19,7 +19,7 @@
 
 static const char sql_keys_of[] = "SELECT keys FROM clusters WHERE " WHERE_KEY;
 #define FRUN_COLS "rowid, id, suite_version, model_slug, model_digest, hw_slug, backend_name, " \
-	"hw_class, key_thumbprint, decode_tok_s, prefill_tok_s, ttft_ms, received_at"
+	"hw_class, key_thumbprint, decode_tok_s, prefill_tok_s, ttft_ms, received_at, net"
 /* Every column before the JWS, so a read stays on the row's first page. */
 static const char sql_frun_rowid[] = "SELECT " FRUN_COLS " FROM runs WHERE rowid = ?";
 /* With the columns after it (a status change, once). */
@@ -31,10 +31,10 @@ static const char sql_rowid_of[] = "SELECT rowid FROM runs WHERE id = ?";
 /* A population's runs between two bounds: its cluster's, its combination's. */
 static const char sql_band_c[] =
 	"SELECT rowid, decode_tok_s, flag_bits, outlier, hw_class FROM runs WHERE " WHERE_KEY
-	" AND status = 'ok' AND decode_tok_s >= ?5 AND decode_tok_s <= ?6";
+	" AND status = 'ok' AND flag_bits < 4 AND decode_tok_s >= ?5 AND decode_tok_s <= ?6";
 static const char sql_band_w[] =
 	"SELECT rowid, decode_tok_s, flag_bits, outlier, hw_class FROM runs WHERE " WHERE_COMBO
-	" AND status = 'ok' AND decode_tok_s >= ?6 AND decode_tok_s <= ?7";
+	" AND status = 'ok' AND flag_bits < 4 AND decode_tok_s >= ?6 AND decode_tok_s <= ?7";
 /* A cluster's runs whose two verdicts differ. */
 static const char sql_split[] =
 	"SELECT rowid, decode_tok_s, flag_bits, outlier, hw_class FROM runs WHERE " WHERE_KEY
@@ -59,7 +59,7 @@ int outlier_above_ceiling(const char *model_slug, const char *quant, const char 
 
 int outlier_flag_of_bits(int bits, int cluster_decides)
 {
-	return (bits & FLAG_CEILING) || (bits & (cluster_decides ? FLAG_CLUSTER : FLAG_COMBO)) ? 1 : 0;
+	return (bits & (FLAG_CEILING | FLAG_COMBO)) || (cluster_decides && (bits & FLAG_CLUSTER)) ? 1 : 0;
 }
 
 static void copy(char *dst, size_t n, sqlite3_stmt *st, int i)
@@ -91,6 +91,7 @@ static void frun_read(struct frun *r, sqlite3_stmt *st)
 	r->prefill = real_or_nan(st, 10);
 	r->ttft = real_or_nan(st, 11);
 	copy(r->received, sizeof r->received, st, 12);
+	copy(r->net, sizeof r->net, st, 13);
 }
 
 int outlier_frun_load(struct dbconn *w, long long rowid, const char *id, struct frun *r)
@@ -134,12 +135,13 @@ struct bounds {
 	double lo, hi;
 };
 
-static struct bounds bounds_of(const struct fig *f)
+/* The bounds a population's row holds (its mean and spread after sigma
+ * clipping). */
+static struct bounds bounds_of(double mean, double sd)
 {
 	struct bounds b;
-	double mean, sd;
 
-	outlier_moments(f, &mean, &sd, &b.lo, &b.hi);
+	outlier_bounds(mean, sd, &b.lo, &b.hi);
 	return b;
 }
 
@@ -285,7 +287,7 @@ static int band_cluster(struct dbconn *w, const struct cluster_key *c, struct bo
 }
 
 /* Combination k's bounds moved: the combination verdict of each run
- * between them, flagged by it where its own cluster does not decide. */
+ * between them (it flags a run whatever its cluster says). */
 static int band_combo(struct dbconn *w, const struct combo_key *k, struct bounds old,
 		      struct bounds now, json_t *ids, struct tbatch *tb)
 {
@@ -342,10 +344,49 @@ static long long epoch_of(struct dbconn *w, const char *t)
 	return v;
 }
 
+/* Writes run rowid's verdicts and flag where they differ from what its
+ * row holds, appending its id to ids when the flag changed. */
+static int write_row(struct dbconn *w, const struct frun *r, int stored, int flag, int now,
+		     int nflag, json_t *ids)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (now == stored && nflag == flag)
+		return DB_OK;
+	if (!(st = db_stmt(w, nflag != flag ? sql_set_flag : sql_set_bits)))
+		return DB_ERR;
+	sqlite3_bind_int64(st, 1, r->rowid);
+	sqlite3_bind_int(st, 2, now);
+	if (nflag != flag)
+		sqlite3_bind_int(st, 3, nflag);
+	rc = outlier_step_all(st, NULL, NULL);
+	if (rc == DB_OK && nflag != flag && json_is_array(ids))
+		json_array_append_new(ids, json_string(r->id));
+	return rc;
+}
+
+/* The new bounds of r's cluster and combination after its key moved:
+ * sigma clipping over their rows' sums (the key's combination row is
+ * still in kr, unwritten). */
+static int clip_both(struct dbconn *w, const struct frun *r, const struct cluster_key *c,
+		     const struct combo_key *k, struct cluster_row *cl, const struct ckey_row *kr,
+		     struct combo_row *cr)
+{
+	struct clip_pop pc = { .c = c };
+	struct clip_pop pw = { .k = k, .cid = cr->cid, .key = r->key, .has = kr->all.n > 0,
+			       .val = kr->all.val };
+	int rc = outlier_clip(w, &pc, &cl->f, &cl->mean, &cl->sd);
+
+	return rc == DB_OK ? outlier_clip(w, &pw, &cr->f, &cr->mean, &cr->sd) : rc;
+}
+
 /* Run r (counted now: sign 1, inserted or back from a ruling; or not any
  * more: −1) moves in its cluster, its combination and its typical figures;
  * then every verdict the moved bounds change.  stored: r's verdicts as its
- * row holds them, flag its flag; ceiling: its ceiling bit, judged anew. */
+ * row holds them, flag its flag; ceiling: its ceiling bit, judged anew.  A
+ * run above its ceiling takes no part in any population (its row is
+ * outside their indexes, flag_bits >= 4): only its row changes. */
 static int move(struct dbconn *w, const struct frun *r, int sign, int stored, int flag,
 		int ceiling, json_t *ids)
 {
@@ -358,28 +399,33 @@ static int move(struct dbconn *w, const struct frun *r, int sign, int stored, in
 	struct tbatch tb;
 	int rc, dec0, dec1, now = 0, nflag = 0;
 
+	if (ceiling & FLAG_CEILING)
+		return write_row(w, r, stored, flag, ceiling, sign > 0, ids);
 	if ((rc = outlier_combo_row_load(w, &k, &cr)) != DB_OK ||
 	    (!cr.exists && (rc = outlier_combo_row_open(w, &k, r->id, epoch_of(w, r->received), &cr)) != DB_OK) ||
 	    (rc = outlier_ckey_row_load(w, cr.cid, r->key, &kr)) != DB_OK || (rc = outlier_cluster_row_load(w, &c, &cl)) != DB_OK)
 		return rc;
 	old = cr;
+	if (!kr.net[0])
+		snprintf(kr.net, sizeof kr.net, "%s", r->net);
 	/* A leaving run that was not flagged leaves the typical figures. */
 	if (sign < 0 && !flag && (rc = typical_move(w, r, -1, &kr, &cr)) != DB_OK)
 		return rc;
-	cb0 = bounds_of(&cl.f);
+	cb0 = bounds_of(cl.mean, cl.sd);
 	dec0 = cl.f.n >= OUTLIER_MIN_KEYS;
-	wb0 = bounds_of(&cr.f);
+	wb0 = bounds_of(cr.mean, cr.sd);
 	if ((rc = outlier_cluster_key_move(w, &c, r->key, r->x, r->id, sign, &cl)) != DB_OK ||
-	    (rc = outlier_combo_key_move(w, &k, r->key, r->x, r->id, sign, &kr, &cr)) != DB_OK)
+	    (rc = outlier_combo_key_move(w, &k, r->key, r->x, r->id, sign, &kr, &cr)) != DB_OK ||
+	    (rc = clip_both(w, r, &c, &k, &cl, &kr, &cr)) != DB_OK)
 		return rc;
-	cb1 = bounds_of(&cl.f);
+	cb1 = bounds_of(cl.mean, cl.sd);
 	dec1 = cl.f.n >= OUTLIER_MIN_KEYS;
-	wb1 = bounds_of(&cr.f);
+	wb1 = bounds_of(cr.mean, cr.sd);
 	/* An entering run's verdicts, against the new bounds; it joins the
 	 * typical figures only when they leave it unflagged, so a flagged one
 	 * never passes through them. */
 	if (sign > 0) {
-		now = ceiling | (outside(r->x, cb1) ? FLAG_CLUSTER : 0) | (outside(r->x, wb1) ? FLAG_COMBO : 0);
+		now = (outside(r->x, cb1) ? FLAG_CLUSTER : 0) | (outside(r->x, wb1) ? FLAG_COMBO : 0);
 		nflag = outlier_flag_of_bits(now, dec1);
 		if (!nflag && (rc = typical_move(w, r, 1, &kr, &cr)) != DB_OK)
 			return rc;
@@ -390,27 +436,12 @@ static int move(struct dbconn *w, const struct frun *r, int sign, int stored, in
 		return rc;
 	/* The run's row: its verdicts (entering), or none (leaving: it is no
 	 * longer counted, so not flagged). */
-	if (sign < 0) {
-		now = ceiling;
-		nflag = 0;
-	}
-	if (now != stored || nflag != flag) {
-		sqlite3_stmt *st = db_stmt(w, nflag != flag ? sql_set_flag : sql_set_bits);
-
-		if (!st)
-			return DB_ERR;
-		sqlite3_bind_int64(st, 1, r->rowid);
-		sqlite3_bind_int(st, 2, now);
-		if (nflag != flag)
-			sqlite3_bind_int(st, 3, nflag);
-		rc = outlier_step_all(st, NULL, NULL);
-		if (rc == DB_OK && nflag != flag && json_is_array(ids))
-			json_array_append_new(ids, json_string(r->id));
-	}
+	if ((rc = write_row(w, r, stored, flag, now, nflag, ids)) != DB_OK)
+		return rc;
 	/* Everyone else whose verdict the moved bounds change, their
 	 * combinations' rows written once at the end. */
 	tb.n = 0;
-	if (rc == DB_OK && (cb0.lo != cb1.lo || cb0.hi != cb1.hi))
+	if (cb0.lo != cb1.lo || cb0.hi != cb1.hi)
 		rc = band_cluster(w, &c, cb0, cb1, dec1, ids, &tb);
 	if (rc == DB_OK && (wb0.lo != wb1.lo || wb0.hi != wb1.hi))
 		rc = band_combo(w, &k, wb0, wb1, ids, &tb);
@@ -449,6 +480,7 @@ int outlier_run_added(struct dbconn *w, const struct outlier_run *in, json_t *id
 	snprintf(r.hw_class, sizeof r.hw_class, "%s", in->c.hw_class);
 	snprintf(r.key, sizeof r.key, "%s", in->key);
 	snprintf(r.received, sizeof r.received, "%s", in->received_at ? in->received_at : "");
+	snprintf(r.net, sizeof r.net, "%s", in->net ? in->net : "");
 	r.x = in->x;
 	r.prefill = in->prefill;
 	r.ttft = in->ttft;
@@ -474,9 +506,9 @@ int outlier_run_status_changed(struct dbconn *w, const char *id, json_t *ids)
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
 		frun_read(&r, st);
-		bits = sqlite3_column_int(st, 13);
-		flag = sqlite3_column_int(st, 14);
-		counted = sqlite3_column_text(st, 15) && !strcmp((const char *)sqlite3_column_text(st, 15), "ok");
+		bits = sqlite3_column_int(st, 14);
+		flag = sqlite3_column_int(st, 15);
+		counted = sqlite3_column_text(st, 16) && !strcmp((const char *)sqlite3_column_text(st, 16), "ok");
 	}
 	sqlite3_reset(st);
 	if (rc == SQLITE_DONE)

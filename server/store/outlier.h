@@ -5,16 +5,19 @@
  * class, backend); its combination is (suite, model slug, model digest,
  * hardware slug, backend).  In each, every signing key counts once, as the
  * exact median chat-short decode of its counted runs there (status 'ok';
- * flagged runs count).  A run is flagged when its own decode is more than
- * 3 population standard deviations from the mean of those key values: of
- * its cluster's when the cluster has OUTLIER_MIN_KEYS keys or more, else of
- * its combination's.  It is flagged whatever their size when its decode is
- * more than CEILING_FLAG_FACTOR times its bandwidth ceiling
- * (domain/ceiling.h).  A run is "checked" when it is flagged or when the
- * population that judges it has OUTLIER_MIN_KEYS keys: below that a key
- * whose runs agree cannot be flagged (Samuelson's inequality: no value
- * lies more than sqrt(n - 1) standard deviations from the mean of n), so
- * an unflagged run there is no finding.
+ * flagged runs count, but a run above its ceiling never does).  A run is
+ * flagged when its own decode is more than 3 population standard
+ * deviations from the mean of those key values, after sigma clipping
+ * (outlier_clip.c: keys whose every run lies outside leave, and the rule
+ * is applied again, at most OUTLIER_CLIP_ROUNDS times): of its
+ * combination's always, and of its cluster's too when the cluster has
+ * OUTLIER_MIN_KEYS keys or more; either flags it.  It is flagged whatever
+ * their size when its decode is more than CEILING_FLAG_FACTOR times its
+ * bandwidth ceiling (domain/ceiling.h).  A run is "checked" when it is
+ * flagged or when a population that judges it has OUTLIER_MIN_KEYS keys:
+ * below that a key whose runs agree cannot be flagged (Samuelson's
+ * inequality: no value lies more than sqrt(n - 1) standard deviations from
+ * the mean of n), so an unflagged run there is no finding.
  *
  * Cost.  Each change of a cluster or combination costs a few index seeks
  * (a key's median is a pointer that one run moves by one step at most),
@@ -31,6 +34,13 @@ struct ceiling_ref;
 
 /* Below this many keys a population cannot flag a key whose runs agree. */
 #define OUTLIER_MIN_KEYS 11
+/* A combination is confirmed (contract section 9) when this many keys
+ * count in its figures, from this many networks (any networks when the
+ * network cap is lifted, store/netcap.h). */
+#define OUTLIER_CONFIRM_KEYS 3
+#define OUTLIER_CONFIRM_NETS 2
+/* Sigma clipping stops after this many rounds (contract section 4). */
+#define OUTLIER_CLIP_ROUNDS 10
 
 /* The cluster a run belongs to. */
 struct cluster_key {
@@ -64,6 +74,7 @@ struct outlier_run {
 	double x, prefill, ttft;          /* chat-short; prefill, ttft NAN when unknown */
 	const char *quant, *format;       /* for the ceiling (NULL: unknown) */
 	int bin;                          /* the hardware's bin (runs.hw_bin), 0: unknown */
+	const char *net;                  /* its network (store/netkey.h); NULL or "": none */
 };
 
 
@@ -112,6 +123,7 @@ int outlier_above_ceiling(const char *model_slug, const char *quant, const char 
 /* Every statement the writer's flag and typical code runs per change, one
  * array per file, NULL-ended: for the test that plans each on an index. */
 extern const char *const outlier_sql[], *const outlier_median_sql[], *const outlier_pop_sql[],
-	*const outlier_keys_sql[], *const typical_hist_sql[], *const typical_tops_sql[];
+	*const outlier_keys_sql[], *const typical_hist_sql[], *const typical_tops_sql[],
+	*const outlier_clip_sql[];
 
 #endif

@@ -39,20 +39,19 @@ static const char sql_v_clusters[] =
 	"WHERE stddev > 0";
 static const char sql_v_cluster_set[] =
 	"UPDATE runs SET flag_bits = flag_bits | 1 WHERE rowid IN (SELECT rowid FROM runs WHERE "
-	WHERE_KEY " AND status = 'ok' AND (decode_tok_s < ?5 OR decode_tok_s > ?6))";
+	WHERE_KEY " AND status = 'ok' AND flag_bits < 4 AND (decode_tok_s < ?5 OR decode_tok_s > ?6))";
 static const char sql_v_combos[] =
 	"SELECT suite_version, model_slug, model_digest, hw_slug, backend_name, mean, stddev "
 	"FROM combos WHERE stddev > 0";
 static const char sql_v_combo_set[] =
 	"UPDATE runs SET flag_bits = flag_bits | 2 WHERE rowid IN (SELECT rowid FROM runs WHERE "
-	WHERE_COMBO " AND status = 'ok' AND (decode_tok_s < ?6 OR decode_tok_s > ?7))";
+	WHERE_COMBO " AND status = 'ok' AND flag_bits < 4 AND (decode_tok_s < ?6 OR decode_tok_s > ?7))";
 static const char sql_v_flags[] =
 	"UPDATE runs SET outlier = 1 WHERE rowid IN (SELECT r.rowid FROM runs r "
 	"INDEXED BY runs_cluster_decode JOIN clusters c ON c.suite_version = r.suite_version "
 	"AND c.model_digest = r.model_digest AND c.hw_class = r.hw_class "
 	"AND c.backend_name = r.backend_name WHERE r.status = 'ok' AND r.flag_bits <> 0 "
-	"AND ((r.flag_bits & 4) OR (c.keys >= 11 AND (r.flag_bits & 1)) "
-	"OR (c.keys < 11 AND (r.flag_bits & 2))))";
+	"AND ((r.flag_bits & 6) OR (c.keys >= 11 AND (r.flag_bits & 1))))";
 /* The ceiling verdicts: every counted run whose ceiling bit may differ. */
 static const char sql_ceil_scan[] =
 	"SELECT rowid, model_slug, hw_slug, decode_tok_s, flag_bits FROM runs "
@@ -60,9 +59,8 @@ static const char sql_ceil_scan[] =
 static const char sql_ceil_run[] =
 	"SELECT model_quant, hw_bin, outlier, suite_version, model_digest, hw_class, "
 	"backend_name FROM runs WHERE rowid = ?";
-static const char sql_ceil_set[] = "UPDATE runs SET flag_bits = ?2, outlier = ?3 WHERE rowid = ?1";
+static const char sql_ceil_status[] = "UPDATE runs SET status = ?2 WHERE rowid = ?1";
 static const char sql_ceil_bits[] = "UPDATE runs SET flag_bits = ?2 WHERE rowid = ?1";
-static const char sql_keys_of[] = "SELECT keys FROM clusters WHERE " WHERE_KEY;
 /* outlier_rebuild_all: everything back to "not filled". */
 static const char sql_reset[] =
 	"DELETE FROM combo_hist; DELETE FROM key_hist; DELETE FROM combo_keys; DELETE FROM combos; "
@@ -260,6 +258,18 @@ static int all_verdicts(struct dbconn *w)
 	return rc;
 }
 
+/* Sets run rowid's status. */
+static int ceil_status(struct dbconn *w, long long rowid, const char *status)
+{
+	sqlite3_stmt *st = db_stmt(w, sql_ceil_status);
+
+	if (!st)
+		return DB_ERR;
+	sqlite3_bind_int64(st, 1, rowid);
+	db_bind_text(st, 2, status);
+	return outlier_step_all(st, NULL, NULL);
+}
+
 /* The ceiling verdict of every counted run against the reference data as
  * loaded now; flags move as they would on upload.  One transaction. */
 static int ceiling_verdicts(struct dbconn *w, const char *hex, int quiet)
@@ -302,9 +312,7 @@ static int ceiling_verdicts(struct dbconn *w, const char *hex, int quiet)
 		log_info("judging %zu runs against their bandwidth ceiling anew", n);
 	for (i = 0; rc == DB_OK && i < n; i++) {
 		struct frun r;
-		struct cluster_key c;
-		long long keys = 0;
-		int bits, flag, now, decides;
+		int now;
 
 		if ((rc = outlier_frun_load(w, v[i].rowid, NULL, &r)) != DB_OK || !(q = db_stmt(w, sql_ceil_run)))
 			break;
@@ -314,34 +322,26 @@ static int ceiling_verdicts(struct dbconn *w, const char *hex, int quiet)
 			rc = DB_ERR;
 			break;
 		}
-		bits = v[i].bits;
-		flag = sqlite3_column_int(q, 2);
-		now = (bits & ~FLAG_CEILING) |
-		      (outlier_above_ceiling(r.model, (const char *)sqlite3_column_text(q, 0),
-					     r.hw, sqlite3_column_int(q, 1), r.x) ? FLAG_CEILING : 0);
+		now = outlier_above_ceiling(r.model, (const char *)sqlite3_column_text(q, 0),
+					    r.hw, sqlite3_column_int(q, 1), r.x) ? FLAG_CEILING : 0;
 		sqlite3_reset(q);
 		rc = DB_OK;
-		if (now == bits)
+		if (now == (v[i].bits & FLAG_CEILING))
 			continue;
-		c = outlier_frun_cluster(&r);
-		if (!(q = outlier_keyed(w, sql_keys_of, &c)) || (rc = outlier_step_all(q, NULL, &keys)) != DB_OK)
+		/* A run above its ceiling takes no part in any population: it
+		 * leaves them all by the path a ruling takes, and comes back
+		 * with its new verdict. */
+		if ((rc = ceil_status(w, v[i].rowid, "upheld")) != DB_OK ||
+		    (rc = outlier_run_status_changed(w, r.id, NULL)) != DB_OK)
 			break;
-		decides = keys >= OUTLIER_MIN_KEYS;
-		if (outlier_flag_of_bits(now, decides) == flag) {
-			if (!(q = db_stmt(w, sql_ceil_bits)))
-				break;
-			sqlite3_bind_int64(q, 1, v[i].rowid);
-			sqlite3_bind_int(q, 2, now);
-			rc = outlier_step_all(q, NULL, NULL);
-			continue;
-		}
-		if (!(q = db_stmt(w, sql_ceil_set)))
+		if (!(q = db_stmt(w, sql_ceil_bits)))
 			break;
 		sqlite3_bind_int64(q, 1, v[i].rowid);
 		sqlite3_bind_int(q, 2, now);
-		sqlite3_bind_int(q, 3, !flag);
-		if ((rc = outlier_step_all(q, NULL, NULL)) == DB_OK)
-			rc = typical_move(w, &r, flag ? 1 : -1, NULL, NULL);
+		if ((rc = outlier_step_all(q, NULL, NULL)) != DB_OK ||
+		    (rc = ceil_status(w, v[i].rowid, "ok")) != DB_OK)
+			break;
+		rc = outlier_run_status_changed(w, r.id, NULL);
 	}
 	free(v);
 	if (rc == DB_OK)

@@ -42,6 +42,7 @@ struct frun {
 	double x, prefill, ttft;       /* prefill, ttft: NAN when unknown */
 	int bits, outlier;
 	char received[40];
+	char net[40];                  /* its network (store/netkey.h), "" when none */
 };
 /* Its cluster and combination, pointing into r (outlier_stmt.c). */
 struct cluster_key outlier_frun_cluster(const struct frun *r);
@@ -79,6 +80,25 @@ int outlier_frun_load(struct dbconn *w, long long rowid, const char *id, struct 
 /* The flag a run's verdicts give: the ceiling's, else the cluster's when
  * the cluster has OUTLIER_MIN_KEYS keys, else the combination's. */
 int outlier_flag_of_bits(int bits, int cluster_decides);
+
+/* ---- outlier_clip.c: sigma clipping ---- */
+/* A population: a cluster (c), or a combination (k and its row cid);
+ * key, when set, is the one key whose row in combo_keys the caller holds
+ * unwritten, with its value as it is now (has 0: it has none now). */
+struct clip_pop {
+	const struct cluster_key *c;
+	const struct combo_key *k;
+	long long cid;
+	const char *key;
+	int has;
+	double val;
+};
+/* The mean and spread of population p after sigma clipping, from all, the
+ * exact sums over every key value (contract section 4). */
+int outlier_clip(struct dbconn *w, const struct clip_pop *p, const struct fig *all, double *mean,
+		 double *sd);
+/* The bounds outside which a run is flagged (infinite when sd is 0). */
+void outlier_bounds(double mean, double sd, double *lo, double *hi);
 
 /* ---- outlier_median.c: the exact median of one key's runs, a pointer
  * into an index that every change moves by one step at most ---- */
@@ -119,6 +139,8 @@ struct cluster_row {
 	int exists;
 	long long runs, new_keys;
 	struct fig f;                  /* f.n: keys */
+	double mean, sd;               /* after sigma clipping: as stored, until
+					* outlier_clip() sets them anew */
 };
 /* key's run (x, id) entered (sign 1) or left (−1) cluster k: its row in
  * cluster_keys (count, median) and the cluster's key count, new keys and
@@ -147,6 +169,7 @@ struct combo_row {
 	long long first_at;
 	long long runs;
 	struct fig f;                  /* f.n: keys */
+	double mean, sd;               /* after sigma clipping, as for a cluster */
 	long long t_runs, t_keys, pre_keys, ttft_keys;
 	double med, p25, p75, med_prefill, med_ttft, best_decode;
 	char best_id[16];
@@ -164,6 +187,7 @@ struct ckey_row {
 	long long pre_runs, ttft_runs;
 	struct hptr pre, ttft;
 	double pre_val, ttft_val;
+	char net[40];                  /* the key's network there ("" none: its own) */
 };
 /* Reads combination k's row (row->exists 0 and cid 0 when it has none). */
 int outlier_combo_row_load(struct dbconn *w, const struct combo_key *k, struct combo_row *row);

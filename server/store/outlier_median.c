@@ -13,11 +13,11 @@
 /* The neighbours of (?x, ?id) in one key's runs: the greatest below
  * (pred) and the least above (succ). */
 #define C_SET "SELECT decode_tok_s, id FROM runs WHERE " WHERE_KEY " AND key_thumbprint = ?5 " \
-	"AND status = 'ok' AND (decode_tok_s, id) "
+	"AND status = 'ok' AND flag_bits < 4 AND (decode_tok_s, id) "
 static const char sql_c_pred[] = C_SET "< (?6, ?7) ORDER BY decode_tok_s DESC, id DESC LIMIT 1";
 static const char sql_c_succ[] = C_SET "> (?6, ?7) ORDER BY decode_tok_s, id LIMIT 1";
 #define W_SET(flag) "SELECT decode_tok_s, id FROM runs WHERE " WHERE_COMBO \
-	" AND key_thumbprint = ?6 AND outlier = " flag " AND status = 'ok' AND (decode_tok_s, id) "
+	" AND key_thumbprint = ?6 AND outlier = " flag " AND status = 'ok' AND flag_bits < 4 AND (decode_tok_s, id) "
 static const char sql_w0_pred[] = W_SET("0") "< (?7, ?8) ORDER BY decode_tok_s DESC, id DESC LIMIT 1";
 static const char sql_w0_succ[] = W_SET("0") "> (?7, ?8) ORDER BY decode_tok_s, id LIMIT 1";
 static const char sql_w1_pred[] = W_SET("1") "< (?7, ?8) ORDER BY decode_tok_s DESC, id DESC LIMIT 1";

@@ -8,10 +8,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "store/netcap.h"
 #include "util/log.h"
 
 static const char sql_cl_get[] =
-	"SELECT n, sum_q, sum_qq, keys, new_keys FROM clusters WHERE " WHERE_KEY;
+	"SELECT n, sum_q, sum_qq, keys, new_keys, mean, stddev FROM clusters WHERE " WHERE_KEY;
 static const char sql_cl_put[] =
 	"INSERT INTO clusters(suite_version, model_digest, hw_class, backend_name, n, mean, "
 	"stddev, sum_q, sum_qq, keys, new_keys) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) "
@@ -23,7 +24,8 @@ static const char sql_cl_drop[] = "DELETE FROM clusters WHERE " WHERE_KEY;
 #define COMBO_COLS "key_id, first_at, runs, keys, sum_q, sum_qq, t_runs, t_keys, med, p25, p75, " \
 	"pre_keys, med_prefill, ttft_keys, med_ttft, best_decode, best_id, " \
 	"q1_b, q1_below, q1_n, q1_sum, q2_b, q2_below, q2_n, q2_sum, q3_b, q3_below, q3_n, q3_sum, " \
-	"pre_b, pre_below, pre_n, pre_sum, ttft_b, ttft_below, ttft_n, ttft_sum, sort_prefill, sort_ttft"
+	"pre_b, pre_below, pre_n, pre_sum, ttft_b, ttft_below, ttft_n, ttft_sum, sort_prefill, sort_ttft, " \
+	"mean, stddev"
 static const char sql_co_get[] = "SELECT cid, " COMBO_COLS " FROM combos WHERE " WHERE_COMBO;
 /* A new combination's empty row (its figures come with the store). */
 static const char sql_co_new[] =
@@ -39,33 +41,43 @@ static const char sql_co_set[] =
 	"q1_b = ?14, q1_below = ?15, q1_n = ?16, q1_sum = ?17, q2_b = ?18, q2_below = ?19, q2_n = ?20, "
 	"q2_sum = ?21, q3_b = ?22, q3_below = ?23, q3_n = ?24, q3_sum = ?25, pre_b = ?26, "
 	"pre_below = ?27, pre_n = ?28, pre_sum = ?29, ttft_b = ?30, ttft_below = ?31, ttft_n = ?32, "
-	"ttft_sum = ?33, mean = ?34, stddev = ?35 WHERE cid = ?1";
+	"ttft_sum = ?33, mean = ?34, stddev = ?35, confirmed = ?36 WHERE cid = ?1";
+/* Two networks among the keys that count in a combination's figures (a
+ * key without one is its own): with the cap, at most a few rows a
+ * network, so the scan stops within a few rows. */
+static const char sql_co_nets[] =
+	"SELECT EXISTS (SELECT 1 FROM combo_keys a WHERE a.cid = ?1 AND a.t_runs > 0 AND "
+	"coalesce(a.net, a.key_thumbprint) <> (SELECT coalesce(b.net, b.key_thumbprint) "
+	"FROM combo_keys b WHERE b.cid = ?1 AND b.t_runs > 0 LIMIT 1))";
+_Static_assert(OUTLIER_CONFIRM_NETS == 2, "sql_co_nets asks for a second network");
 static const char sql_co_med[] = "UPDATE combos SET med = ?2 WHERE cid = ?1";
 static const char sql_co_pre[] = "UPDATE combos SET sort_prefill = ?2 WHERE cid = ?1";
 static const char sql_co_ttft[] = "UPDATE combos SET sort_ttft = ?2 WHERE cid = ?1";
 static const char sql_co_best[] = "UPDATE combos SET best_decode = ?2, best_id = ?3 WHERE cid = ?1";
 static const char sql_co_drop[] = "DELETE FROM combos WHERE cid = ?1";
 
+
 #define CKEY_COLS "runs, mid_x, mid_id, val, t_runs, t_x, t_id, t_val, " \
 	"pre_runs, pre_b, pre_below, pre_n, pre_sum, pre_val, ttft_runs, ttft_b, ttft_below, ttft_n, " \
-	"ttft_sum, ttft_val"
+	"ttft_sum, ttft_val, net"
 static const char sql_ck_get[] =
 	"SELECT " CKEY_COLS " FROM combo_keys WHERE cid = ?1 AND key_thumbprint = ?2";
 static const char sql_ck_put[] =
 	"INSERT INTO combo_keys(cid, key_thumbprint, " CKEY_COLS ") VALUES (?1, ?2, ?7, ?8, ?9, "
-	"?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26) "
+	"?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27) "
 	"ON CONFLICT DO UPDATE SET runs = excluded.runs, mid_x = excluded.mid_x, "
 	"mid_id = excluded.mid_id, val = excluded.val, t_runs = excluded.t_runs, t_x = excluded.t_x, "
 	"t_id = excluded.t_id, t_val = excluded.t_val, pre_runs = excluded.pre_runs, "
 	"pre_b = excluded.pre_b, pre_below = excluded.pre_below, pre_n = excluded.pre_n, "
 	"pre_sum = excluded.pre_sum, pre_val = excluded.pre_val, ttft_runs = excluded.ttft_runs, "
 	"ttft_b = excluded.ttft_b, ttft_below = excluded.ttft_below, ttft_n = excluded.ttft_n, "
-	"ttft_sum = excluded.ttft_sum, ttft_val = excluded.ttft_val";
+	"ttft_sum = excluded.ttft_sum, ttft_val = excluded.ttft_val, net = coalesce(net, excluded.net)";
 static const char sql_ck_drop[] = "DELETE FROM combo_keys WHERE cid = ?1 AND key_thumbprint = ?2";
 
 const char *const outlier_pop_sql[] = {
 	sql_cl_get, sql_cl_put, sql_cl_drop, sql_co_get, sql_co_new, sql_co_set, sql_co_med,
-	sql_co_pre, sql_co_ttft, sql_co_best, sql_co_drop, sql_ck_get, sql_ck_put, sql_ck_drop, NULL
+	sql_co_pre, sql_co_ttft, sql_co_best, sql_co_drop, sql_ck_get, sql_ck_put, sql_ck_drop,
+	sql_co_nets, NULL
 };
 
 /* ---- clusters ---- */
@@ -83,6 +95,8 @@ int outlier_cluster_row_load(struct dbconn *w, const struct cluster_key *k, stru
 		row->exists = 1;
 		row->runs = sqlite3_column_int64(st, 0);
 		row->new_keys = sqlite3_column_int64(st, 4);
+		row->mean = sqlite3_column_double(st, 5);
+		row->sd = sqlite3_column_double(st, 6);
 		if (outlier_fig_of_blobs(&row->f, sqlite3_column_int64(st, 3),
 				 sqlite3_column_blob(st, 1), sqlite3_column_bytes(st, 1),
 				 sqlite3_column_blob(st, 2), sqlite3_column_bytes(st, 2)) < 0) {
@@ -98,17 +112,15 @@ int outlier_cluster_row_load(struct dbconn *w, const struct cluster_key *k, stru
 int outlier_cluster_row_store(struct dbconn *w, const struct cluster_key *k, const struct cluster_row *row)
 {
 	unsigned char sb[16], qb[32];
-	double mean, sd, lo, hi;
 	sqlite3_stmt *st = outlier_keyed(w, row->runs > 0 ? sql_cl_put : sql_cl_drop, k);
 
 	if (!st)
 		return DB_ERR;
 	if (row->runs > 0) {
-		outlier_moments(&row->f, &mean, &sd, &lo, &hi);
 		outlier_fig_blobs(&row->f, sb, qb);
 		sqlite3_bind_int64(st, 5, row->runs);
-		sqlite3_bind_double(st, 6, mean);
-		sqlite3_bind_double(st, 7, sd);
+		sqlite3_bind_double(st, 6, row->mean);
+		sqlite3_bind_double(st, 7, row->sd);
 		sqlite3_bind_blob(st, 8, sb, sizeof sb, SQLITE_TRANSIENT);
 		sqlite3_bind_blob(st, 9, qb, sizeof qb, SQLITE_TRANSIENT);
 		sqlite3_bind_int64(st, 10, row->f.n);
@@ -216,6 +228,8 @@ int outlier_combo_row_load(struct dbconn *w, const struct combo_key *k, struct c
 		row->stored[1] = col_real(st, 38);
 		row->stored[2] = col_real(st, 39);
 		row->stored[3] = col_real(st, 16);
+		row->mean = sqlite3_column_double(st, 40);
+		row->sd = sqlite3_column_double(st, 41);
 		snprintf(row->stored_best_id, sizeof row->stored_best_id, "%s", row->best_id);
 	}
 	sqlite3_reset(st);
@@ -257,6 +271,30 @@ static int set_figure(struct dbconn *w, const char *sql, long long cid, double v
 	return outlier_step_all(st, NULL, NULL);
 }
 
+/* Whether row is confirmed (contract section 9): OUTLIER_CONFIRM_KEYS keys
+ * count in its figures, from OUTLIER_CONFIRM_NETS networks unless the
+ * network cap is lifted. */
+static int confirmed_of(struct dbconn *w, const struct combo_row *row, int *confirmed)
+{
+	sqlite3_stmt *st;
+	long long nets = 0;
+	int rc;
+
+	*confirmed = 0;
+	if (row->t_keys < OUTLIER_CONFIRM_KEYS)
+		return DB_OK;
+	if (!netcap_keys()) {
+		*confirmed = 1;
+		return DB_OK;
+	}
+	if (!(st = db_stmt(w, sql_co_nets)))
+		return DB_ERR;
+	sqlite3_bind_int64(st, 1, row->cid);
+	rc = outlier_step_all(st, NULL, &nets);
+	*confirmed = nets > 0;      /* a second network: OUTLIER_CONFIRM_NETS */
+	return rc;
+}
+
 /* Whether two stored figures differ (NAN is NULL). */
 static int moved(double a, double b)
 {
@@ -267,10 +305,10 @@ int outlier_combo_row_store(struct dbconn *w, const struct combo_key *k, struct 
 {
 	static const char *const sets[3] = { sql_co_med, sql_co_pre, sql_co_ttft };
 	unsigned char sb[16], qb[32];
-	double mean, sd, lo, hi, v[4];
+	double v[4];
 	const char *best;
 	sqlite3_stmt *st;
-	int i, rc;
+	int i, rc, confirmed;
 
 	(void)k;
 	if (!row->exists)
@@ -281,9 +319,10 @@ int outlier_combo_row_store(struct dbconn *w, const struct combo_key *k, struct 
 		sqlite3_bind_int64(st, 1, row->cid);
 		return outlier_step_all(st, NULL, NULL);
 	}
+	if ((rc = confirmed_of(w, row, &confirmed)) != DB_OK)
+		return rc;
 	if (!(st = db_stmt(w, sql_co_set)))
 		return DB_ERR;
-	outlier_moments(&row->f, &mean, &sd, &lo, &hi);
 	outlier_fig_blobs(&row->f, sb, qb);
 	sqlite3_bind_int64(st, 1, row->cid);
 	sqlite3_bind_int64(st, 2, row->runs);
@@ -302,8 +341,9 @@ int outlier_combo_row_store(struct dbconn *w, const struct combo_key *k, struct 
 		hptr_bind(&row->q[i], row->t_keys > 0, st, 14 + 4 * i);
 	hptr_bind(&row->pre, row->pre_keys > 0, st, 26);
 	hptr_bind(&row->ttft, row->ttft_keys > 0, st, 30);
-	sqlite3_bind_double(st, 34, mean);
-	sqlite3_bind_double(st, 35, sd);
+	sqlite3_bind_double(st, 34, row->mean);
+	sqlite3_bind_double(st, 35, row->sd);
+	sqlite3_bind_int(st, 36, confirmed);
 	if ((rc = outlier_step_all(st, NULL, NULL)) != DB_OK)
 		return rc;
 	sort_figures(row, v);
@@ -344,6 +384,8 @@ int outlier_ckey_row_load(struct dbconn *w, long long cid, const char *key, stru
 		row->ttft_runs = sqlite3_column_int64(st, 14);
 		hptr_read(&row->ttft, st, 15);
 		row->ttft_val = col_real(st, 19);
+		if (sqlite3_column_text(st, 20))
+			snprintf(row->net, sizeof row->net, "%s", (const char *)sqlite3_column_text(st, 20));
 	}
 	sqlite3_reset(st);
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? DB_OK : db_status_of(rc);
@@ -369,6 +411,7 @@ int outlier_ckey_row_store(struct dbconn *w, long long cid, const char *key, con
 	sqlite3_bind_int64(st, 21, row->ttft_runs);
 	hptr_bind(&row->ttft, row->ttft_runs > 1, st, 22);
 	bind_real(st, 26, row->ttft_runs > 0 ? row->ttft_val : NAN);
+	db_bind_text(st, 27, row->net[0] ? row->net : NULL);
 	return outlier_step_all(st, NULL, NULL);
 }
 

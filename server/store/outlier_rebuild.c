@@ -14,7 +14,7 @@
 static const char sql_c_clear[] = "DELETE FROM cluster_keys WHERE " WHERE_KEY;
 static const char sql_c_runs[] =
 	"SELECT key_thumbprint, decode_tok_s, id FROM runs INDEXED BY runs_cluster_key WHERE " WHERE_KEY
-	" AND status = 'ok' ORDER BY key_thumbprint, decode_tok_s, id";
+	" AND status = 'ok' AND flag_bits < 4 ORDER BY key_thumbprint, decode_tok_s, id";
 static const char sql_c_key[] =
 	"INSERT INTO cluster_keys(suite_version, model_digest, hw_class, backend_name, key_thumbprint, "
 	"runs, mid_x, mid_id, val) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)";
@@ -25,10 +25,12 @@ static const char sql_w_cid[] = "SELECT cid FROM combos WHERE " WHERE_COMBO;
 static const char sql_w_clear[] = "DELETE FROM combo_keys WHERE cid = ?1";
 static const char sql_w_runs[] =
 	"SELECT key_thumbprint, decode_tok_s, id FROM runs INDEXED BY runs_combo_key WHERE " WHERE_COMBO
-	" AND status = 'ok' ORDER BY key_thumbprint";
+	" AND status = 'ok' AND flag_bits < 4 ORDER BY key_thumbprint";
 static const char sql_w_key[] =
-	"INSERT INTO combo_keys(cid, key_thumbprint, runs, mid_x, mid_id, val) "
-	"VALUES (?1, ?6, ?7, ?8, ?9, ?10)";
+	"INSERT INTO combo_keys(cid, key_thumbprint, runs, mid_x, mid_id, val, net) "
+	"VALUES (?1, ?6, ?7, ?8, ?9, ?10, (SELECT net FROM net_keys WHERE suite_version = ?2 "
+	"AND model_digest = ?3 AND hw_slug = ?4 AND backend_name = ?5 AND key_thumbprint = ?6))";
+/* (?2..?5: the combination's suite, digest, hardware and backend.) */
 static const char sql_w_row[] =
 	"UPDATE combos SET runs = ?2, keys = ?3, sum_q = ?4, sum_qq = ?5, mean = ?6, stddev = ?7, "
 	"filled = 1, t_runs = 0, t_keys = 0, med = NULL, p25 = NULL, p75 = NULL, pre_keys = 0, "
@@ -41,7 +43,7 @@ static const char sql_t_clear_c[] = "DELETE FROM combo_hist WHERE hid BETWEEN ?1
 static const char sql_t_keys[] = "SELECT key_thumbprint FROM combo_keys WHERE cid = ?1";
 static const char sql_t_runs[] =
 	"SELECT decode_tok_s, id, prefill_tok_s, ttft_ms FROM runs INDEXED BY runs_combo_key WHERE "
-	WHERE_COMBO " AND key_thumbprint = ?6 AND outlier = 0 AND status = 'ok' "
+	WHERE_COMBO " AND key_thumbprint = ?6 AND outlier = 0 AND status = 'ok' AND flag_bits < 4 "
 	"ORDER BY decode_tok_s, id";
 static const char sql_t_hist[] = "INSERT INTO key_hist VALUES (?1, ?6, ?7, ?8, ?9, ?10)";
 static const char sql_t_hist_c[] = "INSERT INTO combo_hist VALUES (?1, ?9, ?10)";
@@ -162,6 +164,8 @@ int outlier_cluster_rebuild(struct dbconn *w, const struct cluster_key *k)
 		return st ? rc : DB_ERR;
 	if (!(st = outlier_keyed(w, sql_c_new, k)) || (rc = outlier_step_all(st, NULL, &row.new_keys)) != DB_OK)
 		return st ? rc : DB_ERR;
+	if ((rc = outlier_clip(w, &(struct clip_pop){ .c = k }, &row.f, &row.mean, &row.sd)) != DB_OK)
+		return rc;
 	return outlier_cluster_row_store(w, k, &row);
 }
 
@@ -171,12 +175,16 @@ static int emit_combo_key(struct dbconn *w, const void *k, const char *key, stru
 			  void *arg)
 {
 	struct combo_row *row = arg;
+	const struct combo_key *ck = k;
 	sqlite3_stmt *st = db_stmt(w, sql_w_key);
 
-	(void)k;
 	if (!st)
 		return DB_ERR;
 	sqlite3_bind_int64(st, 1, row->cid);
+	db_bind_text(st, 2, ck->suite);
+	db_bind_text(st, 3, ck->digest);
+	db_bind_text(st, 4, ck->hw);
+	db_bind_text(st, 5, ck->backend);
 	db_bind_text(st, 6, key);
 	sqlite3_bind_int64(st, 7, m->n);
 	outlier_mptr_bind(m, st, 8);
@@ -208,7 +216,7 @@ static int by_cid(struct dbconn *w, const char *sql, long long cid)
 int outlier_combo_rebuild(struct dbconn *w, const struct combo_key *k)
 {
 	unsigned char sb[16], qb[32];
-	double mean, sd, lo, hi;
+	double mean, sd;
 	struct combo_row row;
 	sqlite3_stmt *st;
 	int rc;
@@ -223,7 +231,8 @@ int outlier_combo_rebuild(struct dbconn *w, const struct combo_key *k)
 		return st ? rc : DB_ERR;
 	if (!row.runs)
 		return by_cid(w, sql_w_drop, row.cid);
-	outlier_moments(&row.f, &mean, &sd, &lo, &hi);
+	if ((rc = outlier_clip(w, &(struct clip_pop){ .k = k, .cid = row.cid }, &row.f, &mean, &sd)) != DB_OK)
+		return rc;
 	outlier_fig_blobs(&row.f, sb, qb);
 	if (!(st = db_stmt(w, sql_w_row)))
 		return DB_ERR;

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "store/netcap.h"
 #include "store/outlier.h"
 #include "util/sha256.h"
 #include "util/timefmt.h"
@@ -14,15 +15,15 @@
 /* The same bytes, or the same payload signed by the same key (an ES256
  * signature's (r, n - s) twin, or any re-signature): the oldest such run. */
 static const char sql_by_sha[] =
-	"SELECT id, outlier FROM runs WHERE jws_sha256 = ?1 "
+	"SELECT id, outlier, capped FROM runs WHERE jws_sha256 = ?1 "
 	"OR (key_thumbprint = ?2 AND payload_sha256 = ?3) ORDER BY rowid LIMIT 1";
 static const char sql_insert[] =
 	"INSERT INTO runs(id, suite_version, model_name, model_slug, model_digest, "
 	"model_quant, model_format, accelerator, hw_slug, fingerprint_hash, hw_class, "
 	"backend_name, backend_version, decode_tok_s, prefill_tok_s, ttft_ms, "
 	"created_at, received_at, key_thumbprint, alg, account_id, payload, jws, "
-	"jws_sha256, demo, payload_sha256, mem_gb, log_index, hw_bin) "
-	"VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+	"jws_sha256, demo, payload_sha256, mem_gb, log_index, hw_bin, net, capped, status) "
+	"VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
 /* An uploaded name's own slug that is not its page's (issue 32): the page
  * slug it redirects to.  The first run to bring it decides. */
 static const char sql_alias[] =
@@ -85,6 +86,7 @@ static int find_duplicate(struct dbconn *w, struct run_new *n)
 	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0)) {
 		snprintf(n->id, sizeof n->id, "%s", (const char *)sqlite3_column_text(st, 0));
 		n->outlier = sqlite3_column_int(st, 1);
+		n->capped = sqlite3_column_int(st, 2);
 		found = 1;
 	}
 	sqlite3_reset(st);
@@ -136,6 +138,9 @@ static void bind_run(sqlite3_stmt *st, const struct run_new *n,
 		sqlite3_bind_int(st, 29, f->res.bin);
 	else
 		sqlite3_bind_null(st, 29);
+	db_bind_text(st, 30, n->net && *n->net ? n->net : NULL);
+	sqlite3_bind_int(st, 31, n->capped);
+	db_bind_text(st, 32, n->capped ? "upheld" : "ok");
 }
 
 /* Inserts the row under a fresh id, retrying on the (unlikely) id clash,
@@ -228,6 +233,18 @@ static int flagged_now(const struct run_new *n)
 	return 0;
 }
 
+/* Whether the run's key counts in its scope under its network's cap
+ * (store/netcap.h): n->capped 1 when not. */
+static int admit(struct dbconn *w, struct run_new *n)
+{
+	struct netcap_scope s = { n->f.suite_version, n->f.model_digest, n->f.hw_slug,
+				  n->f.backend_name };
+	int counted, rc = netcap_admit(w, &s, n->thumbprint, n->net, &counted);
+
+	n->capped = rc == DB_OK && !counted;
+	return rc;
+}
+
 int run_store_run(struct dbconn *w, struct db_job *j)
 {
 	struct run_new *n = (struct run_new *)j;
@@ -241,14 +258,19 @@ int run_store_run(struct dbconn *w, struct db_job *j)
 	}
 	if ((rc = names_lookalike(w, &n->f, &n->clash)) != DB_OK || n->clash.field)
 		return rc;       /* a look-alike name: refused, nothing written */
+	if ((rc = netcap_new_key(w, n->thumbprint, n->net, &n->new_key_refused,
+				 &n->retry_after)) != DB_OK || n->new_key_refused)
+		return rc;       /* too many new keys from its network today */
+	if ((rc = admit(w, n)) != DB_OK)
+		return rc;
 	run_store_hw_class(n->f.fingerprint_hash, n->f.hw_slug, hw_class, sizeof hw_class);
 	rc = insert_logged(w, n, hw_class, received);
 	if (rc == DB_OK)
 		rc = run_store_alias(w, "model", n->f.res.name_slug, n->f.model_slug);
 	if (rc == DB_OK)
 		rc = run_store_alias(w, "hw", n->f.res.accel_slug, n->f.hw_slug);
-	if (rc != DB_OK)
-		return rc;
+	if (rc != DB_OK || n->capped)
+		return rc;       /* a capped run takes part in no figure */
 	if (!n->affected)
 		n->affected = json_array();
 	o = (struct outlier_run){
@@ -258,7 +280,7 @@ int run_store_run(struct dbconn *w, struct db_job *j)
 		       n->f.backend_name },
 		.key = n->thumbprint, .x = n->f.decode_tok_s, .prefill = n->f.prefill_tok_s,
 		.ttft = n->f.ttft_ms, .quant = n->f.model_quant, .format = n->f.model_format,
-		.bin = n->f.res.bin,
+		.bin = n->f.res.bin, .net = n->net,
 	};
 	n->cluster_tag = outlier_cluster_tag(o.c.suite, o.c.digest, o.c.hw_class, o.c.backend);
 	n->combo_tag = run_store_combo_tag(o.c.suite, o.c.digest, n->f.hw_slug, o.c.backend);

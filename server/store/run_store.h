@@ -33,6 +33,8 @@ struct run_new {
 	double mem_gb;                 /* the memory the run reported, in GB
 					* (run_new_memory); 0: none */
 	const char *fixed_id;          /* demo only: store under this id */
+	const char *net;               /* the uploader's network (store/netkey.h), "" or
+					* NULL: none known */
 	/* out */
 	char id[RUN_ID_LEN];
 	int duplicate;                 /* 1: the same bytes, or the same payload
@@ -40,6 +42,11 @@ struct run_new {
 	struct names_clash clash;      /* field set: refused, nothing stored, as its
 					* name reads as another slug's (names.h) */
 	int outlier;                   /* the run's flag after the cluster update */
+	int capped;                    /* 1: stored, but its key is beyond its network's
+					* cap in the run's scope (store/netcap.h) */
+	int new_key_refused;           /* 1: refused, nothing stored: its network brought
+					* its allowance of new keys today */
+	unsigned retry_after;          /* with it: seconds until the next UTC day */
 	json_t *affected;              /* ids whose outlier flag changed (array, owned) */
 	unsigned cluster_tag;          /* outlier_cluster_tag() of the run's cluster */
 	unsigned other_tag;            /* and of the cluster whose new keys changed, or 0 */

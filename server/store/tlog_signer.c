@@ -53,44 +53,12 @@ void tlog_origin_of(const char *base_url, char *out, size_t n)
 	snprintf(out, n, "%.*s", (int)len, p);
 }
 
-/* Reads exactly n bytes of the file at path into p; 0, 1 when it does not
- * exist, -1 with err on any other failure.  A file readable by others is
- * brought to 0600. */
-static int read_secret(const char *path, void *p, size_t n, size_t *got, struct err *err)
-{
-	struct stat sb;
-	ssize_t r;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0 && errno == ENOENT)
-		return 1;
-	if (fd < 0 || fstat(fd, &sb) < 0) {
-		err_internal(err, "cannot read %s: %s", path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	if ((sb.st_mode & 077) && fchmod(fd, 0600) < 0) {
-		err_internal(err, "cannot narrow %s to mode 0600: %s", path, strerror(errno));
-		close(fd);
-		return -1;
-	}
-	r = read(fd, p, n);
-	close(fd);
-	if (r < 0) {
-		err_internal(err, "cannot read %s: %s", path, strerror(errno));
-		return -1;
-	}
-	*got = (size_t)r;
-	return 0;
-}
-
 /* Loads the key's seed, or creates one on first start. */
 static int load_key(struct tlog_signer *s, struct err *err)
 {
 	unsigned char seed[crypto_sign_SEEDBYTES + 1];
 	size_t got = 0;
-	int rc = read_secret(s->key_path, seed, sizeof seed, &got, err);
+	int rc = fileio_read_private(s->key_path, seed, sizeof seed, &got, err);
 
 	if (rc < 0)
 		return -1;
@@ -116,7 +84,7 @@ static int load_checkpoint(struct tlog_signer *s, struct err *err)
 	char text[4096], origin[256];
 	struct stat sb;
 	size_t got = 0, body;
-	int rc = read_secret(s->ckpt_path, text, sizeof text - 1, &got, err);
+	int rc = fileio_read_private(s->ckpt_path, text, sizeof text - 1, &got, err);
 
 	if (rc != 0)
 		return rc < 0 ? -1 : 0;

@@ -43,3 +43,35 @@ int fileio_write_private(const char *path, const void *p, size_t n, struct err *
 	fileio_sync_dir(path);
 	return 0;
 }
+
+/* Reads exactly n bytes of the file at path into p; 0, 1 when it does not
+ * exist, -1 with err on any other failure.  A file readable by others is
+ * brought to 0600. */
+int fileio_read_private(const char *path, void *p, size_t n, size_t *got, struct err *err)
+{
+	struct stat sb;
+	ssize_t r;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0 && errno == ENOENT)
+		return 1;
+	if (fd < 0 || fstat(fd, &sb) < 0) {
+		err_internal(err, "cannot read %s: %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	if ((sb.st_mode & 077) && fchmod(fd, 0600) < 0) {
+		err_internal(err, "cannot narrow %s to mode 0600: %s", path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	r = read(fd, p, n);
+	close(fd);
+	if (r < 0) {
+		err_internal(err, "cannot read %s: %s", path, strerror(errno));
+		return -1;
+	}
+	*got = (size_t)r;
+	return 0;
+}

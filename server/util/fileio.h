@@ -15,4 +15,9 @@ void fileio_sync_dir(const char *path);
  * 0, or -1 with the reason in err (the temporary file is removed). */
 int fileio_write_private(const char *path, const void *p, size_t n, struct err *err);
 
+/* Reads up to n bytes of the file at path into p (*got: how many): 0; 1
+ * when it does not exist; -1 with err on any other failure.  A file that
+ * others may read is brought to mode 0600 first. */
+int fileio_read_private(const char *path, void *p, size_t n, size_t *got, struct err *err);
+
 #endif

@@ -174,41 +174,41 @@ START_TEST(test_far_above_the_ceiling_is_flagged_alone)
 }
 END_TEST
 
-/* A cluster reaching 11 keys takes the decision from the combination, and
- * gives it back when it falls below: exactly the runs whose two verdicts
- * differ change flag. */
+/* The combination judges every run; a cluster reaching 11 keys judges its
+ * runs too, and stops when it falls below: exactly the runs only it flags
+ * change flag. */
 START_TEST(test_eleventh_key_moves_the_decision)
 {
 	struct mrun m[64];
 	char id[16], key[16];
 	int n = 0, i;
 
-	/* The combination: thirty tight keys on machines of their own. */
+	/* The combination: thirty keys spread 80 to 120 on machines of their own. */
 	for (i = 0; i < 30; i++) {
 		snprintf(id, sizeof id, "r_wide%07u", (unsigned)i % 10000000u);
 		snprintf(key, sizeof key, "w%d", i);
-		m[n] = mk(id, key, own_machine(i % 30), 100 + 0.1 * (i % 5));
+		m[n] = mk(id, key, own_machine(i % 30), 80 + 40.0 * i / 29);
 		store_run(&m[n++]);
 	}
-	/* One shared machine: ten keys spread 96 to 104, one of them at 104.5. */
+	/* One shared machine: nine tight keys near 100, one at 103. */
 	for (i = 0; i < 10; i++) {
 		snprintf(id, sizeof id, "r_shar%07u", (unsigned)i % 10000000u);
 		snprintf(key, sizeof key, "s%d", i);
-		m[n] = mk(id, key, &mlx_b, i == 9 ? 104.5 : 96 + 8.0 * i / 8);
+		m[n] = mk(id, key, &mlx_b, i == 9 ? 103 : 100 + 0.01 * i);
 		store_run(&m[n++]);
 	}
 	ck_assert_int_eq(check_exact(m, n), 0);
-	/* Below 11 keys the tight combination judges it: flagged. */
-	ck_assert_int_eq(flag_of("r_shar0000009"), 1);
+	/* Ten keys: the cluster cannot judge, the wide combination passes it. */
+	ck_assert_int_eq(flag_of("r_shar0000009"), 0);
 	m[n] = mk("r_shar0000010", "s10", &mlx_b, 100);
 	store_run(&m[n++]);
 	ck_assert_int_eq(check_exact(m, n), 0);
-	/* Eleven keys of its own spread: the cluster judges, and clears it. */
-	ck_assert_int_eq(flag_of("r_shar0000009"), 0);
+	/* Eleven keys: the cluster judges too, and flags it. */
+	ck_assert_int_eq(flag_of("r_shar0000009"), 1);
 	set_status("r_shar0000010", "upheld");
 	m[n - 1].ok = 0;
 	ck_assert_int_eq(check_exact(m, n), 0);
-	ck_assert_int_eq(flag_of("r_shar0000009"), 1);
+	ck_assert_int_eq(flag_of("r_shar0000009"), 0);
 }
 END_TEST
 
@@ -547,12 +547,76 @@ START_TEST(test_migration_brings_existing_databases_to_the_key_rule)
 	snprintf(cmd, sizeof cmd, "%s/migrations", repo_root());
 	ck_assert_msg(db_open(T.path, cmd, &db, &err) == DB_OK, "%s", err.message);
 	ck_assert_int_eq(check_exact(m, n), 0);
-	ck_assert_int_eq(flag_of("r_victim00000"), 0);
+	/* Its own cluster of two keys cannot judge it, but its combination
+	 * (17 keys near 100) does: both populations check every run now. */
+	ck_assert_int_eq(flag_of("r_victim00000"), 1);
 	ck_assert_int_eq(flag_of("r_alone000000"), 1);
 	ck_assert_int_eq(flag_of("r_ceiling0000"), 1);
 	/* And the uploads after it carry on from there. */
 	m[n] = mk("r_after000000", "after", own_machine(32), 99);
 	store_run(&m[n++]);
+	ck_assert_int_eq(check_exact(m, n), 0);
+}
+END_TEST
+
+/* Sigma clipping (issue 37, C2): one key at 1e12 tok/s, flagged, leaves
+ * its combination's population, so the 800 tok/s run among twelve keys
+ * near 100 is flagged too; without clipping the spread (about 1e11) would
+ * pass everything.  The model "m" has no ceiling: clipping alone does it. */
+START_TEST(test_one_extreme_key_cannot_mask_a_flag)
+{
+	struct mrun m[16];
+	char id[16], key[16];
+	int n = 0, i;
+
+	for (i = 0; i < 12; i++) {
+		snprintf(id, sizeof id, "r_hon%08u", (unsigned)i);
+		snprintf(key, sizeof key, "h%d", i);
+		m[n] = mk(id, key, own_machine(i), 97 + 0.5 * i);
+		store_run(&m[n++]);
+	}
+	m[n] = mk("r_huge0000000", "huge", own_machine(12), 1e12);
+	ck_assert(store_run(&m[n++]));
+	m[n] = mk("r_odd00000000", "odd", own_machine(13), 800);
+	ck_assert(store_run(&m[n++]));
+	ck_assert_int_eq(check_exact(m, n), 0);
+	for (i = 0; i < 12; i++)
+		ck_assert_int_eq(flag_of(m[i].id), 0);
+	/* The huge key leaving (a ruling) changes nothing for the 800. */
+	set_status("r_huge0000000", "upheld");
+	m[12].ok = 0;
+	ck_assert_int_eq(check_exact(m, n), 0);
+	ck_assert_int_eq(flag_of("r_odd00000000"), 1);
+}
+END_TEST
+
+/* A run above its ceiling takes no part in any population: its 2,000
+ * tok/s leaves the combination's key count and spread as they were, so a
+ * 150 tok/s run among tight keys near 100 (below 1.5x its ceiling) is
+ * still flagged by them. */
+START_TEST(test_a_run_above_its_ceiling_never_enters_a_population)
+{
+	struct mrun m[16];
+	char id[16], key[16];
+	const char *args[1];
+	sqlite3 *h;
+	int n = 0, i;
+
+	for (i = 0; i < 12; i++) {
+		snprintf(id, sizeof id, "r_tight%06u", (unsigned)i);
+		snprintf(key, sizeof key, "t%d", i);
+		m[n] = mk(id, key, &llama, 99 + 0.2 * i);
+		store_run(&m[n++]);
+	}
+	m[n] = mk("r_ceil0000000", "c", &llama, 2000);
+	ck_assert(store_run(&m[n++]));
+	h = raw();
+	args[0] = llama.digest;
+	ck_assert_int_eq((int)q1(h, "SELECT keys FROM combos WHERE model_digest = ?1", args, 1, NULL, 0), 12);
+	ck_assert_int_eq((int)q1(h, "SELECT runs FROM combos WHERE model_digest = ?1", args, 1, NULL, 0), 12);
+	sqlite3_close(h);
+	m[n] = mk("r_high0000000", "hi", &llama, 150);
+	ck_assert(store_run(&m[n++]));
 	ck_assert_int_eq(check_exact(m, n), 0);
 }
 END_TEST
@@ -577,6 +641,8 @@ static Suite *suite_outlier(void)
 	tcase_add_loop_test(t, test_typical_figures_within_precision_over_random_clusters, 0, 4);
 	tcase_add_test(t, test_start_up_count_reads_only_waiting_clusters);
 	tcase_add_test(t, test_migration_brings_existing_databases_to_the_key_rule);
+	tcase_add_test(t, test_one_extreme_key_cannot_mask_a_flag);
+	tcase_add_test(t, test_a_run_above_its_ceiling_never_enters_a_population);
 	tcase_add_loop_test(t, test_incremental_matches_exact_recomputation, 0, 3);
 	suite_add_tcase(s, t);
 	return s;

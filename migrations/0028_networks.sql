@@ -1,0 +1,79 @@
+-- 0028_networks.sql: many keys from one network are one voice, and one
+-- extreme key cannot mask a flag (issue 37; contract section 4).
+--
+-- Networks.  Each run keeps the network it was uploaded from as a keyed
+-- hash (store/netkey.c: HMAC-SHA-256 under the secret in "<db>.netkey" of
+-- its IPv4 /24 or IPv6 /48), never the address; runs stored before this
+-- have none and count each as its own network.  In each scope (suite,
+-- model digest, hardware slug, backend) a network counts the first
+-- --keys-per-network keys seen from it (net_keys, in the order seen); a
+-- run of any other key there is stored with status 'upheld' and
+-- capped = 1, so it stays on its own page and in its key's history but
+-- takes part in no count, figure, flag or name (store/netcap.c).
+ALTER TABLE runs ADD COLUMN net TEXT;
+ALTER TABLE runs ADD COLUMN capped INTEGER NOT NULL DEFAULT 0;
+
+-- A key in a scope: the network it was first seen from there, in which
+-- order (seq), and whether it was within the cap when last judged.
+CREATE TABLE net_keys (
+	suite_version  TEXT NOT NULL,
+	model_digest   TEXT NOT NULL,
+	hw_slug        TEXT NOT NULL,
+	backend_name   TEXT NOT NULL,
+	key_thumbprint TEXT NOT NULL,
+	net            TEXT NOT NULL,
+	seq            INTEGER NOT NULL,
+	counted        INTEGER NOT NULL,
+	PRIMARY KEY (suite_version, model_digest, hw_slug, backend_name, key_thumbprint)
+) WITHOUT ROWID;
+-- A network's keys in a scope, first seen first.
+CREATE INDEX net_keys_net ON net_keys(suite_version, model_digest, hw_slug, backend_name, net, seq);
+
+-- New keys per network and UTC day, for the daily allowance.
+CREATE TABLE net_days (
+	net      TEXT NOT NULL,
+	day      TEXT NOT NULL,
+	new_keys INTEGER NOT NULL,
+	PRIMARY KEY (net, day)
+) WITHOUT ROWID;
+
+-- A key's network in a combination (its first run's there), so that
+-- "confirmed" can count networks (store/outlier_pop.c).
+ALTER TABLE combo_keys ADD COLUMN net TEXT;
+
+-- Confirmed (contract section 9): 3 counted keys from 2 networks.
+ALTER TABLE combos ADD COLUMN confirmed INTEGER NOT NULL DEFAULT 0;
+
+-- Sigma clipping (store/outlier_clip.c) seeks the keys beyond each bound.
+CREATE INDEX cluster_keys_val ON cluster_keys(suite_version, model_digest, hw_class, backend_name, val);
+CREATE INDEX combo_keys_val ON combo_keys(cid, val);
+
+-- A run above its ceiling never enters a population: the indexes that
+-- hold the populations' runs leave it out (flag_bits 4 is that verdict).
+DROP INDEX runs_cluster_key;
+CREATE INDEX runs_cluster_key ON runs(suite_version, model_digest, hw_class, backend_name,
+	key_thumbprint, decode_tok_s, id, status) WHERE status = 'ok' AND flag_bits < 4;
+DROP INDEX runs_combo_key;
+CREATE INDEX runs_combo_key ON runs(suite_version, model_slug, model_digest, hw_slug, backend_name,
+	key_thumbprint, outlier, decode_tok_s, id, status) WHERE status = 'ok' AND flag_bits < 4;
+
+-- Every population, verdict and typical figure again under the new rules
+-- (outlier_backfill.c, at the next start, with progress on stderr).
+DELETE FROM combo_hist;
+DELETE FROM key_hist;
+DELETE FROM combo_keys;
+UPDATE combos SET filled = 0;
+UPDATE clusters SET sum_q = NULL, sum_qq = NULL;
+INSERT OR REPLACE INTO stats_state VALUES ('flags', 'pending'), ('tops', 'pending');
+
+-- A capped run stays out whatever a ruling says: only the cap's own pass
+-- (store/netcap.c), which clears capped in the same update, lets it in.
+CREATE TRIGGER runs_capped_stay_out BEFORE UPDATE OF status ON runs
+WHEN NEW.status = 'ok' AND NEW.capped = 1
+BEGIN
+	SELECT RAISE(IGNORE);
+END;
+
+-- The cap the runs were judged under; a start with another judges every
+-- key again (store/netcap.c, netcap_refresh).
+INSERT OR REPLACE INTO stats_state VALUES ('net_cap', '3');
