@@ -214,8 +214,37 @@ static void sort_versions(const char *backend, struct changes_version *v, size_t
 	}
 }
 
+/* 1 when v[i] (v sorted) sorts between two other versions and a newer
+ * one was seen before it. */
+static int late_between(const char *backend, const struct changes_version *v, size_t n, size_t i)
+{
+	size_t j;
+	int older = 0, newer_first = 0;
+
+	for (j = 0; j < n; j++) {
+		int c = version_cmp(backend, v[j].version, v[i].version);
+
+		if (c < 0)
+			older = 1;
+		else if (c > 0 && v[j].first_seen < v[i].first_seen)
+			newer_first = 1;
+	}
+	return older && newer_first;
+}
+
+/* 1 when v[i] has the keys and networks a side needs (twice them when it
+ * came late between two others). */
+static int testable(const char *backend, const struct changes_version *v, size_t n, size_t i,
+		    int min_nets)
+{
+	int times = late_between(backend, v, n, i) ? 2 : 1;
+
+	return version_parsable(backend, v[i].version) && v[i].n >= times * CHANGES_MIN_KEYS &&
+	       v[i].nets >= times * min_nets;
+}
+
 long changes_find(const char *backend, struct changes_version *v, size_t n,
-		  struct changes_pair *out, size_t cap)
+		  struct changes_pair *out, size_t cap, int min_nets)
 {
 	size_t i, prev = 0;
 	long found = 0;
@@ -223,7 +252,7 @@ long changes_find(const char *backend, struct changes_version *v, size_t n,
 
 	sort_versions(backend, v, n);
 	for (i = 0; i < n; i++) {
-		if (v[i].n < CHANGES_MIN_KEYS || !version_parsable(backend, v[i].version))
+		if (!testable(backend, v, n, i, min_nets))
 			continue;
 		if (have_prev && (size_t)found < cap &&
 		    version_cmp(backend, v[prev].version, v[i].version) != 0) {

@@ -26,6 +26,9 @@
 #include <stddef.h>
 
 #define CHANGES_MIN_KEYS 5
+/* ...from at least this many networks (issue 37), unless the caller lifts
+ * the network minimums (the network cap lifted, store/netcap.h). */
+#define CHANGES_MIN_NETS 3
 #define CHANGES_ALPHA 0.01
 #define CHANGES_EXACT_MAX 40    /* keys on both sides together */
 
@@ -52,6 +55,8 @@ struct changes_version {
 	const char *version;     /* as stored; group equal version_key()s first */
 	const double *values;    /* one per signing key */
 	int n;
+	int nets;                /* networks among those keys */
+	long long first_seen;    /* its first counted run, seconds since the epoch */
 };
 
 /* One tested pair of consecutive versions: indexes into the sorted array. */
@@ -62,13 +67,16 @@ struct changes_pair {
 
 /* Sorts v[0..n) by version (version_cmp of backend; the caller's array is
  * reordered), then tests each pair of consecutive testable versions:
- * versions that are parsable and have at least CHANGES_MIN_KEYS keys,
- * thinner or unparsable ones skipped over (b6100 with 8 keys, b6150 with 2,
- * b6200 with 9: b6100 is tested against b6200).  Two entries of the same
+ * versions that are parsable and have at least CHANGES_MIN_KEYS keys from
+ * min_nets networks (0: no minimum), thinner or unparsable ones skipped
+ * over (b6100 with 8 keys, b6150 with 2, b6200 with 9: b6100 is tested
+ * against b6200).  A version that sorts between two others but was first
+ * seen after a newer one (an invented build slipped in between) is tested
+ * only with twice those keys and networks.  Two entries of the same
  * version are not tested against each other.  Writes at most cap pairs to
  * out in version order, each with t.changed saying whether it is a change;
  * returns how many were written (n - 1 at most), or -1 when memory ran out. */
 long changes_find(const char *backend, struct changes_version *v, size_t n,
-		  struct changes_pair *out, size_t cap);
+		  struct changes_pair *out, size_t cap, int min_nets);
 
 #endif

@@ -565,6 +565,7 @@ static int add_view(json_t *m)
 		json_decref(v);
 		return -1;
 	}
+	json_object_set_new(v, "capped", json_boolean(st && !strcmp(st, "capped")));
 	json_object_set_new(v, "dispute", dispute_view(m));
 	json_object_set_new(v, "backend_term", term_of(s_of(json_object_get(m, "backend"), "name")));
 	json_object_set_new(v, "alg_term", term_of(s_of(json_object_get(m, "signing"), "alg")));

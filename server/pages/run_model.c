@@ -12,6 +12,7 @@
 #include "disputes/dispute.h"
 #include "domain/ceiling.h"
 #include "store/db.h"
+#include "store/netcap.h"
 #include "store/outlier.h"
 #include "store/run_store.h"
 #include "util/b64u.h"
@@ -27,7 +28,7 @@ static const char sql_run[] =
 	"c.stddev AS cluster_stddev, c.keys AS cluster_keys, c.new_keys AS cluster_new_keys, "
 	"r.log_index, w.withdrawn_at, w.reason AS withdrawn_reason, r.flag_bits, "
 	"o.runs AS combo_runs, o.keys AS combo_keys, o.mean AS combo_mean, o.stddev AS combo_stddev, "
-	"r.hw_bin "
+	"r.hw_bin, r.capped "
 	"FROM runs r LEFT JOIN accounts a ON a.id = r.account_id "
 	"LEFT JOIN run_withdrawals w ON w.run_id = r.id "
 	"LEFT JOIN clusters c ON c.suite_version = r.suite_version "
@@ -45,12 +46,45 @@ static const char *s_of(const json_t *o, const char *k)
 
 /* The outlier block (contract sections 4 and 8): the flag and why
  * ("cluster", or "above_ceiling"), whether any population could check the
- * run, which one judges it (its fingerprint cluster when that has
- * OUTLIER_MIN_KEYS keys, else its combination), both populations' figures
- * (over one value per signing key, with how many keys are new) and this
- * run's distance from the judging one's mean in its standard deviations
- * (null without spread).  A run counted nowhere (withdrawn, upheld) is
- * neither flagged nor checked. */
+ * run, which one flagged it (its combination, which judges every run, or
+ * its fingerprint cluster, which judges too once it has OUTLIER_MIN_KEYS
+ * keys), both populations' figures (after sigma clipping, over one value
+ * per signing key, with how many keys are new) and this run's distance
+ * from the deciding one's mean in its standard deviations (null without
+ * spread).  A run counted nowhere (withdrawn, upheld, capped) is neither
+ * flagged nor checked. */
+/* The run's status, "counted" and "not_counted": why it counts nowhere,
+ * in words (contract sections 4 and 5). */
+static void counted_json(json_t *m, const json_t *row)
+{
+	const char *status = s_of(row, "status");
+	int capped = json_integer_value(json_object_get(row, "capped")) != 0;
+	char text[400];
+	const char *why = NULL;
+
+	if (json_is_object(json_object_get(m, "withdrawal"))) {
+		status = "withdrawn";
+		why = "withdrawn";
+		snprintf(text, sizeof text, "Its submitter withdrew it, so it counts in no figure.");
+	} else if (capped) {
+		status = "capped";
+		why = "network_cap";
+		snprintf(text, sizeof text, "Its signing key did not count: when it arrived, %u other keys "
+			 "from the same network (an IPv4 /24 or IPv6 /48) had already sent runs of this "
+			 "weights file on this hardware with this backend, and a network counts only the "
+			 "first %u keys it brings. The run is stored and signed as ever; it is left out of "
+			 "every figure, flag and name.", netcap_keys(), netcap_keys());
+	} else if (status && !strcmp(status, "upheld")) {
+		why = "upheld";
+		snprintf(text, sizeof text, "A moderator upheld a dispute against it, so it counts in "
+			 "no figure.");
+	}
+	json_object_set_new(m, "status", json_string(status ? status : "ok"));
+	json_object_set_new(m, "counted", json_boolean(!why));
+	json_object_set_new(m, "not_counted", why ? json_pack("{s:s, s:s}", "why", why, "reason", text)
+					     : json_null());
+}
+
 static json_t *outlier_json(const json_t *row)
 {
 	double x = json_number_value(json_object_get(row, "decode_tok_s"));
@@ -59,7 +93,10 @@ static json_t *outlier_json(const json_t *row)
 	long long wkeys = json_integer_value(json_object_get(row, "combo_keys"));
 	long long bits = json_integer_value(json_object_get(row, "flag_bits"));
 	int flagged = json_integer_value(json_object_get(row, "outlier")) != 0;
-	int by_cluster = json_is_integer(n) && ckeys >= OUTLIER_MIN_KEYS;
+	int cluster_judges = json_is_integer(n) && ckeys >= OUTLIER_MIN_KEYS;
+	/* The cluster decides when it judges and flags the run, or judges
+	 * with more keys than the combination has. */
+	int by_cluster = cluster_judges && (((bits & 3) == 1) || (!(bits & 2) && ckeys > wkeys));
 	int counted = s_of(row, "status") && !strcmp(s_of(row, "status"), "ok");
 	double mean = json_number_value(json_object_get(row, by_cluster ? "cluster_mean" : "combo_mean"));
 	double sd = json_number_value(json_object_get(row, by_cluster ? "cluster_stddev" : "combo_stddev"));
@@ -67,7 +104,7 @@ static json_t *outlier_json(const json_t *row)
 	json_t *o;
 
 	o = json_pack("{s:b, s:b, s:s?, s:s, s:i, s:i}", "flagged", flagged,
-		"checked", counted && (flagged || judging >= OUTLIER_MIN_KEYS),
+		"checked", counted && (flagged || wkeys >= OUTLIER_MIN_KEYS || cluster_judges),
 		"reason", !flagged ? NULL : bits & 4 ? "above_ceiling" : "cluster",
 		"decided_by", by_cluster ? "cluster" : "combination",
 		"needs_keys", OUTLIER_MIN_KEYS, "judging_keys", (int)judging);
@@ -248,10 +285,7 @@ static json_t *model_of(struct req *r, json_t *row)
 	json_object_set(m, "account", json_object_get(row, "account"));
 	json_object_set_new(m, "demo", json_boolean(json_integer_value(json_object_get(row, "demo"))));
 	json_object_set_new(m, "withdrawal", withdrawal_json(row));
-	if (json_is_object(json_object_get(m, "withdrawal")))
-		json_object_set_new(m, "status", json_string("withdrawn"));
-	else
-		json_object_set(m, "status", json_object_get(row, "status"));
+	counted_json(m, row);
 	json_object_set_new(m, "outlier", outlier_json(row));
 	/* The run's entry in the transparency log (null: a row the log lacks). */
 	if (json_is_integer(json_object_get(row, "log_index")))

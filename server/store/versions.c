@@ -11,6 +11,7 @@
 #include "domain/changes.h"
 #include "domain/quantile.h"
 #include "domain/version.h"
+#include "store/netcap.h"
 #include "util/buf.h"
 #include "util/jsonw.h"
 #include "util/timefmt.h"
@@ -29,17 +30,20 @@ static const char sql_raw_put[] =
 static const char sql_raws[] =
 	"SELECT backend_version FROM version_raw WHERE " WHERE_C " AND version_key = ?6";
 static const char sql_runs[] =
-	"SELECT key_thumbprint, decode_tok_s FROM runs INDEXED BY runs_version_key WHERE " WHERE_C
+	"SELECT key_thumbprint, decode_tok_s, coalesce(net, 'key:' || key_thumbprint), "
+	"unixepoch(received_at) FROM runs INDEXED BY runs_version_key WHERE " WHERE_C
 	" AND backend_version = ?6 AND status = 'ok' AND outlier = 0";
 static const char sql_put[] =
 	"INSERT INTO combo_versions(" COMBO_COLS ", version_key, version, runs, keys, med, p25, p75, "
-	"key_values, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14) "
+	"key_values, updated_at, nets, first_seen) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
+	"?11, ?12, ?13, ?14, ?15, ?16) "
 	"ON CONFLICT DO UPDATE SET version = excluded.version, runs = excluded.runs, "
 	"keys = excluded.keys, med = excluded.med, p25 = excluded.p25, p75 = excluded.p75, "
-	"key_values = excluded.key_values, updated_at = excluded.updated_at";
+	"key_values = excluded.key_values, updated_at = excluded.updated_at, nets = excluded.nets, "
+	"first_seen = excluded.first_seen";
 static const char sql_drop[] = "DELETE FROM combo_versions WHERE " WHERE_C " AND version_key = ?6";
 static const char sql_versions[] =
-	"SELECT version_key, version, key_values FROM combo_versions WHERE " WHERE_C
+	"SELECT version_key, version, key_values, nets, first_seen FROM combo_versions WHERE " WHERE_C
 	" ORDER BY version_key";
 static const char sql_quant[] =
 	"SELECT r.model_quant FROM combos c JOIN runs r ON r.id = c.best_id WHERE c.suite_version = ?1 "
@@ -61,10 +65,11 @@ struct combo {
 	char suite[64], model[129], digest[80], hw[129], backend[40];
 };
 
-/* One run of a version: its key (owned) and decode. */
+/* One run of a version: its key and network (owned), decode and time. */
 struct krun {
-	char *key;
+	char *key, *net;
 	double x;
+	long long t;
 };
 
 static void copy_col(char *dst, size_t n, sqlite3_stmt *st, int i)
@@ -96,6 +101,11 @@ static int krun_cmp(const void *a, const void *b)
 	int c = strcmp(p->key, q->key);
 
 	return c ? c : (p->x > q->x) - (p->x < q->x);
+}
+
+static int str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
 static int dbl_cmp(const void *a, const void *b)
@@ -146,10 +156,14 @@ static int gather_raw(struct dbconn *w, const struct combo *k, const char *raw,
 			*v = nv;
 			*cap = nc;
 		}
-		if (!((*v)[*n].key = strdup(key ? key : ""))) {
+		(*v)[*n].net = strdup(sqlite3_column_text(st, 2) ? (const char *)sqlite3_column_text(st, 2) : "");
+		if (!((*v)[*n].key = strdup(key ? key : "")) || !(*v)[*n].net) {
+			free((*v)[*n].key);
+			free((*v)[*n].net);
 			rc = SQLITE_NOMEM;
 			break;
 		}
+		(*v)[*n].t = sqlite3_column_int64(st, 3);
 		(*v)[(*n)++].x = sqlite3_column_double(st, 1);
 	}
 	sqlite3_reset(st);
@@ -187,8 +201,10 @@ static int recompute(struct dbconn *w, const struct combo *k, const char *vkey, 
 {
 	sqlite3_stmt *st = db_stmt(w, sql_raws);
 	struct krun *v = NULL;
-	size_t n = 0, cap = 0, i, j, nk = 0;
+	size_t n = 0, cap = 0, i, j, nk = 0, nets = 0;
 	double *kv = NULL;
+	const char **knet = NULL;
+	long long first = 0;
 	struct buf b = BUF_INIT;
 	char **raws = NULL;
 	size_t nraw = 0;
@@ -225,14 +241,19 @@ static int recompute(struct dbconn *w, const struct combo *k, const char *vkey, 
 		goto out;
 	}
 	qsort(v, n, sizeof *v, krun_cmp);
-	if (!(kv = malloc(n * sizeof *kv)))
+	if (!(kv = malloc(n * sizeof *kv)) || !(knet = malloc(n * sizeof *knet)))
 		goto fail;
-	for (i = 0; i < n; i = j) {        /* each key's exact median */
+	for (i = 0; i < n; i = j) {        /* each key's exact median, and network */
 		for (j = i; j < n && !strcmp(v[j].key, v[i].key); j++)
-			;
+			if (!first || v[j].t < first)
+				first = v[j].t;
+		knet[nk] = v[i].net;
 		kv[nk++] = (j - i) % 2 ? v[i + (j - i) / 2].x
 				       : (v[i + (j - i) / 2 - 1].x + v[i + (j - i) / 2].x) / 2;
 	}
+	qsort(knet, nk, sizeof *knet, str_cmp);
+	for (i = 0; i < nk; i++)
+		nets += !i || strcmp(knet[i], knet[i - 1]);
 	qsort(kv, nk, sizeof *kv, dbl_cmp);
 	if ((rc = key_values_text(kv, nk, &b)) != DB_OK || !(st = db_stmt(w, sql_put)))
 		goto fail;
@@ -246,13 +267,18 @@ static int recompute(struct dbconn *w, const struct combo *k, const char *vkey, 
 	sqlite3_bind_double(st, 12, quant(kv, nk, 0.75));
 	db_bind_text(st, 13, b.buf);
 	sqlite3_bind_int64(st, 14, time_now());
+	sqlite3_bind_int64(st, 15, (sqlite3_int64)nets);
+	sqlite3_bind_int64(st, 16, first);
 	rc = exec_st(st);
 	goto out;
 fail:
 	rc = DB_ERR;
 out:
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		free(v[i].key);
+		free(v[i].net);
+	}
+	free(knet);
 	for (i = 0; i < nraw; i++)
 		free(raws[i]);
 	free(raws);
@@ -325,6 +351,8 @@ static int load_versions(struct dbconn *w, const struct combo *k, struct vset *s
 		s->v[s->n].version = strdup((const char *)sqlite3_column_text(st, 1));
 		s->v[s->n].values = parse_values((const char *)sqlite3_column_text(st, 2), &cnt);
 		s->v[s->n].n = cnt;
+		s->v[s->n].nets = sqlite3_column_int(st, 3);
+		s->v[s->n].first_seen = sqlite3_column_int64(st, 4);
 		s->n++;
 		if (!s->vkey[s->n - 1] || !s->v[s->n - 1].version || !s->v[s->n - 1].values) {
 			rc = SQLITE_NOMEM;
@@ -357,7 +385,8 @@ static int retest(struct dbconn *w, const struct combo *k)
 	if ((rc = load_versions(w, k, &s)) != DB_OK)
 		goto out;
 	if (s.n > 1 && (!(pairs = malloc(s.n * sizeof *pairs)) ||
-			(np = changes_find(k->backend, s.v, s.n, pairs, s.n)) < 0)) {
+			(np = changes_find(k->backend, s.v, s.n, pairs, s.n,
+					     netcap_keys() ? CHANGES_MIN_NETS : 0)) < 0)) {
 		rc = DB_ERR;
 		goto out;
 	}

@@ -266,7 +266,7 @@ START_TEST(find_consecutive_pairs)
 		{ "b6150", few, 2 }, { "b6300-abc", near121, 8 },
 	};
 	struct changes_pair out[5];
-	long n = changes_find("llama.cpp", v, 5, out, 5);
+	long n = changes_find("llama.cpp", v, 5, out, 5, 0);
 
 	ck_assert_int_eq(n, 2);
 	ck_assert_str_eq(v[0].version, "unknown");
@@ -280,7 +280,7 @@ START_TEST(find_consecutive_pairs)
 	ck_assert_str_eq(v[out[1].to].version, "b6300-abc");
 	ck_assert(!out[1].t.changed);
 	/* room for one: the first pair only */
-	ck_assert_int_eq(changes_find("llama.cpp", v, 5, out, 1), 1);
+	ck_assert_int_eq(changes_find("llama.cpp", v, 5, out, 1, 0), 1);
 	ck_assert_str_eq(v[out[0].to].version, "b6200");
 }
 END_TEST
@@ -291,11 +291,44 @@ START_TEST(find_skips_same_version_and_empty)
 	struct changes_version w[] = { { "0.7.0", near120, 8 }, { "v0.7.0rc1", near100, 8 } };
 	struct changes_pair out[2];
 
-	ck_assert_int_eq(changes_find("llama.cpp", v, 2, out, 2), 0);
-	ck_assert_int_eq(changes_find("llama.cpp", v, 0, out, 2), 0);
-	ck_assert_int_eq(changes_find("vllm", w, 2, out, 2), 1);
+	ck_assert_int_eq(changes_find("llama.cpp", v, 2, out, 2, 0), 0);
+	ck_assert_int_eq(changes_find("llama.cpp", v, 0, out, 2, 0), 0);
+	ck_assert_int_eq(changes_find("vllm", w, 2, out, 2, 0), 1);
 	ck_assert_str_eq(w[out[0].from].version, "v0.7.0rc1");
 	ck_assert(out[0].t.changed && out[0].t.change_pct == 20);
+}
+END_TEST
+
+/* Issue 37, H8: five keys from two networks cannot put a change on
+ * /changes when three are needed; and an invented build slipped in
+ * between two real ones after the newer was seen needs twice the keys and
+ * networks, so five keys on it neither invent a change nor hide the real
+ * one between its neighbours. */
+START_TEST(find_needs_networks_and_late_versions_twice)
+{
+	static const double near70[] = { 68.1, 69.0, 69.6, 70.2, 70.8, 71.5, 72.3, 73.0 };
+	static const double five100[] = { 98.0, 99.0, 100.0, 101.0, 102.0 };
+	struct changes_version v[] = {
+		{ "b6100", near100, 8, 8, 1000 }, { "b6200", near70, 8, 2, 2000 },
+	};
+	struct changes_version w[] = {
+		{ "b6100", near100, 8, 8, 1000 }, { "b6300", near70, 8, 8, 2000 },
+		{ "b6200", five100, 5, 5, 3000 },
+	};
+	struct changes_pair out[3];
+
+	ck_assert_int_eq(changes_find("llama.cpp", v, 2, out, 2, CHANGES_MIN_NETS), 0);
+	v[1].nets = 3;
+	ck_assert_int_eq(changes_find("llama.cpp", v, 2, out, 2, CHANGES_MIN_NETS), 1);
+	ck_assert(out[0].t.changed);
+	/* b6200 came after b6300: skipped, so b6100 -> b6300 (-30%) stands. */
+	ck_assert_int_eq(changes_find("llama.cpp", w, 3, out, 3, CHANGES_MIN_NETS), 1);
+	ck_assert_str_eq(w[out[0].from].version, "b6100");
+	ck_assert_str_eq(w[out[0].to].version, "b6300");
+	ck_assert(out[0].t.changed && out[0].t.change_pct < -25);
+	/* Seen first, in order, it is an ordinary version. */
+	w[0].first_seen = 1000, w[1].first_seen = 3000, w[2].first_seen = 2000;
+	ck_assert_int_eq(changes_find("llama.cpp", w, 3, out, 3, CHANGES_MIN_NETS), 2);
 }
 END_TEST
 
@@ -316,6 +349,7 @@ static Suite *suite_changes(void)
 	tcase_add_test(tc, bad_input);
 	tcase_add_test(tc, find_consecutive_pairs);
 	tcase_add_test(tc, find_skips_same_version_and_empty);
+	tcase_add_test(tc, find_needs_networks_and_late_versions_twice);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -123,7 +123,7 @@ class Server:
         self.url = "http://127.0.0.1:%d" % self.port
         args = [BIN, "--listen", "127.0.0.1:%d" % self.port, "--db", self.db,
                 "--assets", ROOT, "--upload-rate", "0", "--dispute-rate", "0",
-                "--max-per-ip", "512"] + self.extra_args
+                "--max-per-ip", "512", "--keys-per-network", "0"] + self.extra_args
         self.log = open(self.log_path, "ab")
         self.proc = subprocess.Popen(args, stdout=self.log, stderr=self.log, env=self.env)
 
