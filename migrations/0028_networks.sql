@@ -87,3 +87,16 @@ ALTER TABLE combo_versions ADD COLUMN first_seen INTEGER NOT NULL DEFAULT 0;
 INSERT OR IGNORE INTO version_dirty(suite_version, model_slug, model_digest, hw_slug, backend_name,
 	backend_version)
 SELECT suite_version, model_slug, model_digest, hw_slug, backend_name, backend_version FROM version_raw;
+
+-- A best run that can stand (issue 35): runs.marks holds what keeps a
+-- counted, unflagged run from being a combination's best without taking
+-- it out of the figures: 1 above its peak-bandwidth ceiling (below the
+-- 1.5x that flags it), 2 under an open dispute.  combos.disputed counts
+-- the runs in a combination's typical figures under an open dispute, so
+-- a row can say "disputed" beside its figure.  The best runs and the
+-- counts are made anew by the fill above; the ceiling marks by the
+-- ceiling pass at the next start.
+ALTER TABLE runs ADD COLUMN marks INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE combos ADD COLUMN disputed INTEGER NOT NULL DEFAULT 0;
+UPDATE runs SET marks = marks | 2 WHERE id IN (SELECT run_id FROM dispute_threads WHERE state = 'open');
+INSERT OR REPLACE INTO stats_state VALUES ('ceiling_ref', '');

@@ -13,6 +13,7 @@
 #include "http/defer.h"
 #include "store/outlier.h"
 #include "store/tlog_store.h"
+#include "store/typical.h"
 #include "util/timefmt.h"
 
 static const char sql_run_cluster[] =
@@ -102,6 +103,8 @@ static int rule_run(struct dbconn *w, struct db_job *j)
 		db_bind_text(st, 4, rj->resolved_at);
 		rc = dispute_step(st);
 	}
+	if (rc == DB_OK)
+		rc = typical_marks_set(w, rj->run_id, 0, TYPICAL_MARK_DISPUTED);
 	if (rc == DB_OK)
 		rc = rule_status(w, rj, run);
 	if (rc == DB_OK)

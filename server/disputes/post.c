@@ -15,6 +15,7 @@
 #include "ingest/jws.h"
 #include "http/defer.h"
 #include "store/tlog_store.h"
+#include "store/typical.h"
 #include "util/timefmt.h"
 
 #define MSG_POSTS_LIMITED "Too many dispute posts from this address; wait for the time in Retry-After (a minute at most) and post again."
@@ -38,6 +39,7 @@ struct post_job {
 	char run_id[sizeof ((struct req *)0)->arg];
 	char *author, *body;
 	int by_submitter;
+	int opened;                   /* 1: this post opened the thread */
 	int has_sig;              /* signed: sig_sha is the payload's SHA-256 */
 	unsigned char sig_sha[32];
 	unsigned char jws_sha[32];  /* signed: SHA-256 of the exact JWS bytes */
@@ -112,6 +114,11 @@ static int post_run(struct dbconn *w, struct db_job *j)
 	db_bind_text(st, 2, p->created_at);
 	if ((rc = dispute_step(st)) != DB_OK)
 		return rc == DB_CONFLICT ? DB_NOTFOUND : rc;   /* the run is gone */
+	/* A thread opened now: the run is under open dispute, never a best
+	 * run, and its rows say "disputed" (store/typical.h). */
+	if ((p->opened = sqlite3_changes(w->h) > 0) &&
+	    (rc = typical_marks_set(w, p->run_id, TYPICAL_MARK_DISPUTED, 0)) != DB_OK)
+		return rc;
 	if (!(st = db_stmt(w, sql_add_post)))
 		return DB_ERR;
 	db_bind_text(st, 1, p->run_id);
@@ -142,7 +149,9 @@ static void job_done(struct db_job *j)
 {
 	struct post_job *p = container_of(j, struct post_job, j);
 
-	if (p->j.rc == DB_OK)
+	if (p->j.rc == DB_OK && p->opened)
+		cache_clear(p->r->app->cache);     /* every list, card and badge naming it */
+	else if (p->j.rc == DB_OK)
 		cache_invalidate(p->r->app->cache, p->run_id);
 	defer_wake(p->r);
 }

@@ -19,7 +19,7 @@
 
 static const char sql_keys_of[] = "SELECT keys FROM clusters WHERE " WHERE_KEY;
 #define FRUN_COLS "rowid, id, suite_version, model_slug, model_digest, hw_slug, backend_name, " \
-	"hw_class, key_thumbprint, decode_tok_s, prefill_tok_s, ttft_ms, received_at, net"
+	"hw_class, key_thumbprint, decode_tok_s, prefill_tok_s, ttft_ms, received_at, net, marks"
 /* Every column before the JWS, so a read stays on the row's first page. */
 static const char sql_frun_rowid[] = "SELECT " FRUN_COLS " FROM runs WHERE rowid = ?";
 /* With the columns after it (a status change, once). */
@@ -28,6 +28,7 @@ static const char sql_frun_id[] =
 static const char sql_set_bits[] = "UPDATE runs SET flag_bits = ?2 WHERE rowid = ?1";
 static const char sql_set_flag[] = "UPDATE runs SET flag_bits = ?2, outlier = ?3 WHERE rowid = ?1";
 static const char sql_rowid_of[] = "SELECT rowid FROM runs WHERE id = ?";
+static const char sql_set_marks[] = "UPDATE runs SET marks = ?2 WHERE rowid = ?1";
 /* A population's runs between two bounds: its cluster's, its combination's. */
 static const char sql_band_c[] =
 	"SELECT rowid, decode_tok_s, flag_bits, outlier, hw_class FROM runs WHERE " WHERE_KEY
@@ -43,7 +44,7 @@ static const char sql_epoch[] = "SELECT unixepoch(?)";
 
 const char *const outlier_sql[] = {
 	sql_keys_of, sql_frun_rowid, sql_frun_id, sql_set_bits, sql_set_flag,
-	sql_rowid_of, sql_band_c, sql_band_w, sql_split, sql_epoch, NULL
+	sql_rowid_of, sql_band_c, sql_band_w, sql_split, sql_epoch, sql_set_marks, NULL
 };
 
 int outlier_above_ceiling(const char *model_slug, const char *quant, const char *hw_slug,
@@ -53,6 +54,15 @@ int outlier_above_ceiling(const char *model_slug, const char *quant, const char 
 
 	return ref && x > ceiling_flag_bound(ref, model_slug, quant, hw_slug, bin,
 					     CEILING_CHAT_SHORT_CONTEXT);
+}
+
+int outlier_above_peak(const char *model_slug, const char *quant, const char *hw_slug, int bin,
+		       double x)
+{
+	const struct ceiling_ref *ref = db_reference();
+
+	return ref && x > ceiling_flag_bound(ref, model_slug, quant, hw_slug, bin,
+					     CEILING_CHAT_SHORT_CONTEXT) / CEILING_FLAG_FACTOR;
 }
 
 /* ---- shared helpers ---- */
@@ -92,6 +102,7 @@ static void frun_read(struct frun *r, sqlite3_stmt *st)
 	r->ttft = real_or_nan(st, 11);
 	copy(r->received, sizeof r->received, st, 12);
 	copy(r->net, sizeof r->net, st, 13);
+	r->marks = sqlite3_column_int(st, 14);
 }
 
 int outlier_frun_load(struct dbconn *w, long long rowid, const char *id, struct frun *r)
@@ -491,6 +502,18 @@ int outlier_run_added(struct dbconn *w, const struct outlier_run *in, json_t *id
 	if ((rc = outlier_key_count(w, in->key, 1, other_tag)) != DB_OK)
 		return rc;
 	bits = outlier_above_ceiling(in->k.model, in->quant, in->k.hw, in->bin, in->x) ? FLAG_CEILING : 0;
+	/* Above its peak ceiling, below the flag: marked, never a best run. */
+	if (!bits && outlier_above_peak(in->k.model, in->quant, in->k.hw, in->bin, in->x)) {
+		sqlite3_stmt *st = db_stmt(w, sql_set_marks);
+
+		if (!st)
+			return DB_ERR;
+		sqlite3_bind_int64(st, 1, r.rowid);
+		sqlite3_bind_int(st, 2, MARK_ABOVE_PEAK);
+		if ((rc = outlier_step_all(st, NULL, NULL)) != DB_OK)
+			return rc;
+		r.marks = MARK_ABOVE_PEAK;
+	}
 	return move(w, &r, 1, 0, 0, bits, ids);
 }
 
@@ -506,9 +529,9 @@ int outlier_run_status_changed(struct dbconn *w, const char *id, json_t *ids)
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
 		frun_read(&r, st);
-		bits = sqlite3_column_int(st, 14);
-		flag = sqlite3_column_int(st, 15);
-		counted = sqlite3_column_text(st, 16) && !strcmp((const char *)sqlite3_column_text(st, 16), "ok");
+		bits = sqlite3_column_int(st, 15);
+		flag = sqlite3_column_int(st, 16);
+		counted = sqlite3_column_text(st, 17) && !strcmp((const char *)sqlite3_column_text(st, 17), "ok");
 	}
 	sqlite3_reset(st);
 	if (rc == SQLITE_DONE)

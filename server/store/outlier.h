@@ -120,6 +120,12 @@ int outlier_is_flagged(double x, double mean, double sd);
 int outlier_above_ceiling(const char *model_slug, const char *quant, const char *hw_slug,
 			  int bin, double x);
 
+/* 1 when such a run is above its peak-bandwidth ceiling (the bound above
+ * divided by CEILING_FLAG_FACTOR): "above the bandwidth ceiling", marked,
+ * never a best run (store/typical.h), though not flagged below the bound. */
+int outlier_above_peak(const char *model_slug, const char *quant, const char *hw_slug, int bin,
+		       double x);
+
 /* Every statement the writer's flag and typical code runs per change, one
  * array per file, NULL-ended: for the test that plans each on an index. */
 extern const char *const outlier_sql[], *const outlier_median_sql[], *const outlier_pop_sql[],

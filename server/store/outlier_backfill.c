@@ -54,7 +54,7 @@ static const char sql_v_flags[] =
 	"AND ((r.flag_bits & 6) OR (c.keys >= 11 AND (r.flag_bits & 1))))";
 /* The ceiling verdicts: every counted run whose ceiling bit may differ. */
 static const char sql_ceil_scan[] =
-	"SELECT rowid, model_slug, hw_slug, decode_tok_s, flag_bits FROM runs "
+	"SELECT rowid, model_slug, hw_slug, decode_tok_s, flag_bits, marks FROM runs "
 	"INDEXED BY runs_ok_model_hw_be WHERE status = 'ok'";
 static const char sql_ceil_run[] =
 	"SELECT model_quant, hw_bin, outlier, suite_version, model_digest, hw_class, "
@@ -275,7 +275,7 @@ static int ceil_status(struct dbconn *w, long long rowid, const char *status)
 static int ceiling_verdicts(struct dbconn *w, const char *hex, int quiet)
 {
 	sqlite3_stmt *st = db_stmt(w, sql_ceil_scan), *q;
-	struct { long long rowid; int bits; } *v = NULL, *grown;
+	struct { long long rowid; int bits, marks; } *v = NULL, *grown;
 	size_t n = 0, cap = 0, i;
 	const char *heaviest = db_reference() && ceiling_format(db_reference(), "f32") ? "f32" : "fp16";
 	int rc;
@@ -284,16 +284,16 @@ static int ceiling_verdicts(struct dbconn *w, const char *hex, int quiet)
 		return DB_ERR;
 	if ((rc = exec(w, "SAVEPOINT fill")) != DB_OK)
 		return rc;
-	/* Candidates: a ceiling bit now, or a decode above the margin of the
-	 * lowest ceiling the model could have there (the heaviest weights;
+	/* Candidates: a ceiling bit or mark now, or a decode above the lowest
+	 * peak ceiling the model could have there (the heaviest weights;
 	 * tested exactly below). */
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int bits = sqlite3_column_int(st, 4);
+		int bits = sqlite3_column_int(st, 4), marks = sqlite3_column_int(st, 5);
 		double x = sqlite3_column_double(st, 3);
 
-		if (!(bits & FLAG_CEILING) &&
-		    !outlier_above_ceiling((const char *)sqlite3_column_text(st, 1), heaviest,
-					   (const char *)sqlite3_column_text(st, 2), 0, x))
+		if (!(bits & FLAG_CEILING) && !(marks & MARK_ABOVE_PEAK) &&
+		    !outlier_above_peak((const char *)sqlite3_column_text(st, 1), heaviest,
+					(const char *)sqlite3_column_text(st, 2), 0, x))
 			continue;
 		if (n == cap) {
 			cap = cap ? 2 * cap : 64;
@@ -304,6 +304,7 @@ static int ceiling_verdicts(struct dbconn *w, const char *hex, int quiet)
 			v = grown;
 		}
 		v[n].rowid = sqlite3_column_int64(st, 0);
+		v[n].marks = marks;
 		v[n++].bits = bits;
 	}
 	sqlite3_reset(st);
@@ -312,7 +313,7 @@ static int ceiling_verdicts(struct dbconn *w, const char *hex, int quiet)
 		log_info("judging %zu runs against their bandwidth ceiling anew", n);
 	for (i = 0; rc == DB_OK && i < n; i++) {
 		struct frun r;
-		int now;
+		int now, peak;
 
 		if ((rc = outlier_frun_load(w, v[i].rowid, NULL, &r)) != DB_OK || !(q = db_stmt(w, sql_ceil_run)))
 			break;
@@ -324,8 +325,13 @@ static int ceiling_verdicts(struct dbconn *w, const char *hex, int quiet)
 		}
 		now = outlier_above_ceiling(r.model, (const char *)sqlite3_column_text(q, 0),
 					    r.hw, sqlite3_column_int(q, 1), r.x) ? FLAG_CEILING : 0;
+		peak = outlier_above_peak(r.model, (const char *)sqlite3_column_text(q, 0),
+					  r.hw, sqlite3_column_int(q, 1), r.x) ? MARK_ABOVE_PEAK : 0;
 		sqlite3_reset(q);
 		rc = DB_OK;
+		if (peak != (v[i].marks & MARK_ABOVE_PEAK) &&
+		    (rc = typical_marks_set(w, r.id, peak, MARK_ABOVE_PEAK & ~peak)) != DB_OK)
+			break;
 		if (now == (v[i].bits & FLAG_CEILING))
 			continue;
 		/* A run above its ceiling takes no part in any population: it

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "store/outlier.h"
+#include "store/typical.h"
 
 typedef unsigned __int128 u128;
 
@@ -30,6 +31,10 @@ struct fig {
 #define FLAG_COMBO   2     /* outside the bounds of its combination */
 #define FLAG_CEILING 4     /* above its ceiling by more than the margin */
 
+/* The bits of runs.marks (store/typical.h). */
+#define MARK_ABOVE_PEAK TYPICAL_MARK_ABOVE_PEAK
+#define MARK_DISPUTED   TYPICAL_MARK_DISPUTED
+
 #define WHERE_KEY "suite_version = ?1 AND model_digest = ?2 AND hw_class = ?3 AND backend_name = ?4"
 #define WHERE_COMBO "suite_version = ?1 AND model_slug = ?2 AND model_digest = ?3 " \
 	"AND hw_slug = ?4 AND backend_name = ?5"
@@ -43,6 +48,7 @@ struct frun {
 	int bits, outlier;
 	char received[40];
 	char net[40];                  /* its network (store/netkey.h), "" when none */
+	int marks;                     /* runs.marks: MARK_ABOVE_PEAK, MARK_DISPUTED */
 };
 /* Its cluster and combination, pointing into r (outlier_stmt.c). */
 struct cluster_key outlier_frun_cluster(const struct frun *r);
@@ -170,6 +176,7 @@ struct combo_row {
 	long long runs;
 	struct fig f;                  /* f.n: keys */
 	double mean, sd;               /* after sigma clipping, as for a cluster */
+	long long disputed;            /* runs of the typical figures under open dispute */
 	long long t_runs, t_keys, pre_keys, ttft_keys;
 	double med, p25, p75, med_prefill, med_ttft, best_decode;
 	char best_id[16];

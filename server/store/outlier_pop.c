@@ -25,7 +25,7 @@ static const char sql_cl_drop[] = "DELETE FROM clusters WHERE " WHERE_KEY;
 	"pre_keys, med_prefill, ttft_keys, med_ttft, best_decode, best_id, " \
 	"q1_b, q1_below, q1_n, q1_sum, q2_b, q2_below, q2_n, q2_sum, q3_b, q3_below, q3_n, q3_sum, " \
 	"pre_b, pre_below, pre_n, pre_sum, ttft_b, ttft_below, ttft_n, ttft_sum, sort_prefill, sort_ttft, " \
-	"mean, stddev"
+	"mean, stddev, disputed"
 static const char sql_co_get[] = "SELECT cid, " COMBO_COLS " FROM combos WHERE " WHERE_COMBO;
 /* A new combination's empty row (its figures come with the store). */
 static const char sql_co_new[] =
@@ -41,7 +41,7 @@ static const char sql_co_set[] =
 	"q1_b = ?14, q1_below = ?15, q1_n = ?16, q1_sum = ?17, q2_b = ?18, q2_below = ?19, q2_n = ?20, "
 	"q2_sum = ?21, q3_b = ?22, q3_below = ?23, q3_n = ?24, q3_sum = ?25, pre_b = ?26, "
 	"pre_below = ?27, pre_n = ?28, pre_sum = ?29, ttft_b = ?30, ttft_below = ?31, ttft_n = ?32, "
-	"ttft_sum = ?33, mean = ?34, stddev = ?35, confirmed = ?36 WHERE cid = ?1";
+	"ttft_sum = ?33, mean = ?34, stddev = ?35, confirmed = ?36, disputed = ?37 WHERE cid = ?1";
 /* Two networks among the keys that count in a combination's figures (a
  * key without one is its own): with the cap, at most a few rows a
  * network, so the scan stops within a few rows. */
@@ -230,6 +230,7 @@ int outlier_combo_row_load(struct dbconn *w, const struct combo_key *k, struct c
 		row->stored[3] = col_real(st, 16);
 		row->mean = sqlite3_column_double(st, 40);
 		row->sd = sqlite3_column_double(st, 41);
+		row->disputed = sqlite3_column_int64(st, 42);
 		snprintf(row->stored_best_id, sizeof row->stored_best_id, "%s", row->best_id);
 	}
 	sqlite3_reset(st);
@@ -344,6 +345,7 @@ int outlier_combo_row_store(struct dbconn *w, const struct combo_key *k, struct 
 	sqlite3_bind_double(st, 34, row->mean);
 	sqlite3_bind_double(st, 35, row->sd);
 	sqlite3_bind_int(st, 36, confirmed);
+	sqlite3_bind_int64(st, 37, row->disputed);
 	if ((rc = outlier_step_all(st, NULL, NULL)) != DB_OK)
 		return rc;
 	sort_figures(row, v);

@@ -49,7 +49,11 @@ static const char sql_t_hist[] = "INSERT INTO key_hist VALUES (?1, ?6, ?7, ?8, ?
 static const char sql_t_hist_c[] = "INSERT INTO combo_hist VALUES (?1, ?9, ?10)";
 static const char sql_t_best[] =
 	"SELECT decode_tok_s, id FROM runs WHERE " WHERE_COMBO " AND status = 'ok' AND outlier = 0 "
-	"ORDER BY decode_tok_s DESC, id DESC LIMIT 1";
+	"AND marks = 0 ORDER BY decode_tok_s DESC, id DESC LIMIT 1";
+/* The runs of its typical figures under an open dispute (typical.h). */
+static const char sql_t_disputed[] =
+	"SELECT count(*) FROM runs WHERE " WHERE_COMBO " AND status = 'ok' AND outlier = 0 "
+	"AND (marks & 2) <> 0";
 
 /* A growing list of (x, id). */
 struct pts {
@@ -414,6 +418,10 @@ int outlier_typical_rebuild(struct dbconn *w, const struct combo_key *k)
 	} else if (rc == DB_OK) {
 		rc = DB_ERR;
 	}
+	if (rc == DB_OK && (st = outlier_combo_keyed(w, sql_t_disputed, k)))
+		rc = outlier_step_all(st, NULL, &cr.disputed);
+	else if (rc == DB_OK)
+		rc = DB_ERR;
 	if (rc == DB_OK)
 		rc = outlier_combo_row_store(w, k, &cr);
 	if (rc == DB_OK && cr.runs > 0)

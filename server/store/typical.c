@@ -20,7 +20,13 @@ static const double middle[1] = { 0.5 };
 /* The best unflagged run of a combination below (?6, ?7). */
 static const char sql_next_best[] =
 	"SELECT decode_tok_s, id FROM runs WHERE " WHERE_COMBO " AND status = 'ok' AND outlier = 0 "
-	"AND (decode_tok_s, id) < (?6, ?7) ORDER BY decode_tok_s DESC, id DESC LIMIT 1";
+	"AND marks = 0 AND (decode_tok_s, id) < (?6, ?7) ORDER BY decode_tok_s DESC, id DESC LIMIT 1";
+/* The best unflagged, unmarked run of a combination. */
+static const char sql_top_best[] =
+	"SELECT decode_tok_s, id FROM runs WHERE " WHERE_COMBO " AND status = 'ok' AND outlier = 0 "
+	"AND marks = 0 ORDER BY decode_tok_s DESC, id DESC LIMIT 1";
+static const char sql_marks_of[] = "SELECT marks, status, outlier FROM runs WHERE id = ?1";
+static const char sql_marks_put[] = "UPDATE runs SET marks = ?2 WHERE id = ?1";
 
 /* ---- one key's values ---- */
 
@@ -103,15 +109,34 @@ static int combo_value(struct dbconn *w, long long cid, int m, const struct hptr
 	return keys > 0 ? typical_hist_value(w, &h, p, keys, q, v) : DB_OK;
 }
 
-/* The best run after r joined (sign 1) or left. */
+/* Reads the first row of st (decode, id) as cr's best, or none. */
+static int best_of(sqlite3_stmt *st, struct combo_row *cr)
+{
+	int rc;
+
+	cr->best_decode = NAN;
+	cr->best_id[0] = '\0';
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		cr->best_decode = sqlite3_column_double(st, 0);
+		snprintf(cr->best_id, sizeof cr->best_id, "%s", (const char *)sqlite3_column_text(st, 1));
+	}
+	sqlite3_reset(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? DB_OK : db_status_of(rc);
+}
+
+/* The best run after r joined (sign 1) or left: the fastest counted,
+ * unflagged run that no mark keeps out (above its peak ceiling, under an
+ * open dispute: issue 35). */
 static int best_move(struct dbconn *w, const struct combo_key *k, const struct frun *r, int sign,
 		     struct combo_row *cr)
 {
 	sqlite3_stmt *st;
-	int rc;
 
 	if (sign > 0) {
-		if (cr->t_runs == 0 || r->x > cr->best_decode ||
+		if (r->marks)
+			return DB_OK;
+		if (!cr->best_id[0] || isnan(cr->best_decode) || r->x > cr->best_decode ||
 		    (r->x == cr->best_decode && strcmp(r->id, cr->best_id) > 0)) {
 			cr->best_decode = r->x;
 			snprintf(cr->best_id, sizeof cr->best_id, "%s", r->id);
@@ -126,15 +151,7 @@ static int best_move(struct dbconn *w, const struct combo_key *k, const struct f
 		return DB_ERR;
 	sqlite3_bind_double(st, 6, r->x);
 	db_bind_text(st, 7, r->id);
-	cr->best_decode = NAN;
-	cr->best_id[0] = '\0';
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		cr->best_decode = sqlite3_column_double(st, 0);
-		snprintf(cr->best_id, sizeof cr->best_id, "%s", (const char *)sqlite3_column_text(st, 1));
-	}
-	sqlite3_reset(st);
-	return rc == SQLITE_ROW || rc == SQLITE_DONE ? DB_OK : db_status_of(rc);
+	return best_of(st, cr);
 }
 
 /* Moves everything one run changes in its key's row kr and its
@@ -156,6 +173,8 @@ static int move(struct dbconn *w, const struct combo_key *k, const struct frun *
 	if (rc == DB_OK)
 		rc = best_move(w, k, r, sign, cr);
 	cr->t_runs += sign;
+	if (r->marks & MARK_DISPUTED)
+		cr->disputed += sign;
 	if (rc == DB_OK)
 		rc = combo_metric(w, cr->cid, 0, had_d, old_d, kr->clean.n > 0, kr->clean.val,
 				  &cr->t_keys, cr->q, 3, &moved_d);
@@ -252,4 +271,56 @@ int typical_move_batched(struct dbconn *w, const struct frun *r, int sign, struc
 	    (rc = move(w, &e->k, r, sign, &kr, &e->cr)) != DB_OK)
 		return rc;
 	return outlier_ckey_row_store(w, e->cr.cid, r->key, &kr);
+}
+
+int typical_marks_set(struct dbconn *w, const char *id, int set, int clear)
+{
+	sqlite3_stmt *st = db_stmt(w, sql_marks_of);
+	struct combo_row cr, old;
+	struct combo_key k;
+	struct frun r;
+	int rc, was, now, in;
+
+	if (!st)
+		return DB_ERR;
+	db_bind_text(st, 1, id);
+	if ((rc = sqlite3_step(st)) != SQLITE_ROW) {
+		sqlite3_reset(st);
+		return rc == SQLITE_DONE ? DB_NOTFOUND : db_status_of(rc);
+	}
+	was = sqlite3_column_int(st, 0);
+	in = sqlite3_column_text(st, 1) && !strcmp((const char *)sqlite3_column_text(st, 1), "ok") &&
+	     !sqlite3_column_int(st, 2);
+	sqlite3_reset(st);
+	now = (was | set) & ~clear;
+	if (now == was)
+		return DB_OK;
+	if (!(st = db_stmt(w, sql_marks_put)))
+		return DB_ERR;
+	db_bind_text(st, 1, id);
+	sqlite3_bind_int(st, 2, now);
+	if ((rc = outlier_step_all(st, NULL, NULL)) != DB_OK || !in)
+		return rc;
+	if ((rc = outlier_frun_load(w, 0, id, &r)) != DB_OK)
+		return rc;
+	k = outlier_frun_combo(&r);
+	if ((rc = outlier_combo_row_load(w, &k, &cr)) != DB_OK || !cr.exists)
+		return rc;
+	old = cr;
+	if ((was ^ now) & MARK_DISPUTED)
+		cr.disputed += now & MARK_DISPUTED ? 1 : -1;
+	if (now && !strcmp(cr.best_id, id)) {
+		/* The best is marked now: the fastest unmarked one takes it. */
+		if (!(st = outlier_combo_keyed(w, sql_top_best, &k)))
+			return DB_ERR;
+		if ((rc = best_of(st, &cr)) != DB_OK)
+			return rc;
+	} else if (!now && (!cr.best_id[0] || r.x > cr.best_decode ||
+			    (r.x == cr.best_decode && strcmp(id, cr.best_id) > 0))) {
+		cr.best_decode = r.x;
+		snprintf(cr.best_id, sizeof cr.best_id, "%s", id);
+	}
+	if ((rc = outlier_combo_row_store(w, &k, &cr)) != DB_OK)
+		return rc;
+	return typical_tops(w, &k, &old, &cr);
 }

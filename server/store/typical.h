@@ -42,6 +42,17 @@ json_t *typical_row(sqlite3_stmt *st, int i);
 int typical_model_hw(struct dbconn *c, const char *suite, const char *model, const char *hw,
 		     json_t **out);
 
+/* The bits of runs.marks (migration 0028): a counted, unflagged run so
+ * marked stays in the figures but is never a combination's best run. */
+#define TYPICAL_MARK_ABOVE_PEAK 1  /* above its peak-bandwidth ceiling (issue 33) */
+#define TYPICAL_MARK_DISPUTED   2  /* under an open dispute */
+
+/* Writer: sets the bits set and clears the bits clear of run id's marks;
+ * when the run is in its combination's typical figures, the best run
+ * (the fastest unmarked one), the count of disputed runs and the model's
+ * and hardware's leaders follow.  A db_status (DB_NOTFOUND: no such run). */
+int typical_marks_set(struct dbconn *w, const char *id, int set, int clear);
+
 /* The statements of typical_read.c, for the plan checks of the tests. */
 extern const char *const typical_read_sql[];
 

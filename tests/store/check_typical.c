@@ -217,6 +217,56 @@ START_TEST(test_every_writer_statement_uses_an_index)
 }
 END_TEST
 
+/* Issue 35: the best run is the fastest counted, unflagged run that is
+ * not above its peak-bandwidth ceiling (about 205 tok/s for Llama 3.1 8B
+ * Q4_K_M on an RTX 4090) and not under an open dispute; a mark changing
+ * moves the best at once. */
+static int mark(struct dbconn *w, void *arg)
+{
+	const char **a = arg;
+
+	return typical_marks_set(w, a[0], a[1] ? TYPICAL_MARK_DISPUTED : 0,
+				 a[1] ? 0 : TYPICAL_MARK_DISPUTED);
+}
+
+static void best_is(const char *want)
+{
+	sqlite3 *h = raw();
+	const char *args[1] = { q4.digest };
+	char got[32] = "";
+
+	q1(h, "SELECT best_id FROM combos WHERE model_digest = ?1", args, 1, got, sizeof got);
+	sqlite3_close(h);
+	ck_assert_str_eq(got, want);
+}
+
+START_TEST(test_the_best_run_can_stand)
+{
+	struct mrun m[16];
+	char id[16], key[16];
+	const char *a[2];
+	int i;
+
+	for (i = 0; i < 14; i++) {
+		snprintf(id, sizeof id, "r_sprd%07u", (unsigned)i);
+		snprintf(key, sizeof key, "key%d", i);
+		m[i] = mk(id, key, &q4, 60 + 10 * i);
+		store_run(&m[i]);
+	}
+	m[14] = mk("r_abovepeak00", "peak", &q4, 230);
+	ck_assert(!store_run(&m[14]));          /* not flagged: below 1.5x */
+	check_exact(m, 15);
+	best_is("r_sprd0000013");               /* 190, not the 230 */
+	a[0] = "r_sprd0000013";
+	a[1] = "open";
+	ck_assert_int_eq(in_writer(mark, a), DB_OK);
+	best_is("r_sprd0000012");
+	a[1] = NULL;
+	ck_assert_int_eq(in_writer(mark, a), DB_OK);
+	best_is("r_sprd0000013");
+}
+END_TEST
+
 static Suite *suite_typical(void)
 {
 	Suite *s = suite_create("typical");
@@ -229,6 +279,7 @@ static Suite *suite_typical(void)
 	tcase_add_test(t, test_one_key_weighs_once);
 	tcase_add_test(t, test_model_on_hardware_keeps_digests_apart);
 	tcase_add_test(t, test_every_writer_statement_uses_an_index);
+	tcase_add_test(t, test_the_best_run_can_stand);
 	suite_add_tcase(s, t);
 	return s;
 }
