@@ -23,6 +23,7 @@
 #include "ingest/demo.h"
 #include "disputes/dispute.h"
 #include "http/access_log.h"
+#include "http/answer.h"
 #include "http/framing.h"
 #include "http/guard.h"
 #include "util/log.h"
@@ -268,7 +269,7 @@ static int serve(struct app *app)
 	struct addrinfo *ai;
 	sigset_t set;
 
-	if (http_init() < 0 || load_assets(app) < 0 || !(app->db = open_db(&app->cfg)))
+	if (answer_init() < 0 || load_assets(app) < 0 || !(app->db = open_db(&app->cfg)))
 		return 1;
 	app->cache = cache_new(20000);
 	app->upload_rl = ratelimit_new(app->cfg.upload_rate, app->cfg.upload_rate ? app->cfg.upload_rate : 1);

@@ -1,8 +1,8 @@
-/* http.c: responses, status codes, caching and security headers. */
+/* http.c: a request's headers, query and origin, and a response's
+ * headers: status codes, caching and security headers (answer.c queues). */
 #include "http/http.h"
 
 #include <arpa/inet.h>
-#include <pthread.h>
 #include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -94,46 +94,35 @@ const char *http_ctype_of_name(const char *name)
 	return CT_OCTETS;
 }
 
-enum MHD_Result http_send_prebuilt(struct req *r, unsigned status,
-				   struct MHD_Response *resp, size_t bytes)
+struct http_kept *http_kept_build(unsigned status, const char *ctype, const void *body,
+				  size_t len, const char *cache_control, const char *etag)
 {
-	r->sent_bytes = bytes;
-	return MHD_queue_response(r->conn, status, resp);
+	struct http_kept *k = calloc(1, sizeof *k);
+
+	if (!k || !(k->resp = http_build(ctype, body, len, cache_control, etag))) {
+		free(k);
+		return NULL;
+	}
+	k->status = status;
+	k->bytes = len;
+	snprintf(k->etag, sizeof k->etag, "%s", etag ? etag : "");
+	snprintf(k->cc, sizeof k->cc, "%s", cache_control ? cache_control : "");
+	atomic_init(&k->refs, 1);
+	return k;
 }
 
-/* The one out-of-memory answer, built once (http_init) so that queueing
- * it allocates no response of its own. */
-#define NOMEM_BODY "{\"error\":{\"code\":\"unavailable\",\"message\":\"" MSG_NOMEM "\"}}"
-#define STR_(x) #x
-#define STR(x) STR_(x)
-static struct MHD_Response *nomem_resp;
-static pthread_once_t nomem_once = PTHREAD_ONCE_INIT;
-
-static void nomem_build(void)
+struct http_kept *http_kept_ref(struct http_kept *k)
 {
-	nomem_resp = http_build(CT_JSON, NOMEM_BODY, sizeof NOMEM_BODY - 1, CC_NONE, NULL);
-	if (nomem_resp)
-		MHD_add_response_header(nomem_resp, "Retry-After", STR(HTTP_RETRY_UNAVAILABLE));
+	atomic_fetch_add(&k->refs, 1);
+	return k;
 }
 
-int http_init(void)
+void http_kept_unref(struct http_kept *k)
 {
-	pthread_once(&nomem_once, nomem_build);
-	return nomem_resp ? 0 : -1;
-}
-
-enum MHD_Result http_send_nomem_conn(struct MHD_Connection *conn)
-{
-	if (http_init() < 0)
-		return MHD_NO;
-	return MHD_queue_response(conn, 503, nomem_resp);
-}
-
-enum MHD_Result http_send_nomem(struct req *r)
-{
-	r->err_code = "unavailable";
-	r->sent_bytes = sizeof NOMEM_BODY - 1;
-	return http_send_nomem_conn(r->conn);
+	if (!k || atomic_fetch_sub(&k->refs, 1) != 1)
+		return;
+	MHD_destroy_response(k->resp);
+	free(k);
 }
 
 /* Compares one entity tag from If-None-Match with ours, ignoring a weak
@@ -177,141 +166,6 @@ int http_etag_matches(struct req *r, const char *etag)
 			return 1;
 	}
 	return 0;
-}
-
-enum MHD_Result http_not_modified(struct req *r, const char *etag,
-				  const char *cache_control)
-{
-	struct MHD_Response *resp;
-	enum MHD_Result ret;
-
-	resp = MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
-	if (!resp)
-		return http_send_nomem(r);
-	MHD_add_response_header(resp, "ETag", etag);
-	if (cache_control)
-		MHD_add_response_header(resp, "Cache-Control", cache_control);
-	ret = MHD_queue_response(r->conn, MHD_HTTP_NOT_MODIFIED, resp);
-	MHD_destroy_response(resp);
-	return ret;
-}
-
-/* The headers an error status carries, unless o already names them:
- * Allow for 405, Retry-After for 429 and 503. */
-static void error_opts(struct req *r, unsigned status, struct http_opts *o)
-{
-	if (status == 405 && !o->allow)
-		o->allow = r->allow;
-	if ((status == 429 || status == 503) && !o->retry_after)
-		o->retry_after = r->retry_after ? r->retry_after
-					: (status == 429 ? 60 : HTTP_RETRY_UNAVAILABLE);
-}
-
-enum MHD_Result http_send(struct req *r, unsigned status, const char *ctype,
-			  const void *body, size_t len, const struct http_opts *o)
-{
-	struct http_opts all = { 0 };
-	struct MHD_Response *resp;
-	enum MHD_Result ret;
-	char etag[40], num[24];
-	const char *cc;
-
-	if (o)
-		all = *o;
-	error_opts(r, status, &all);
-	o = &all;
-	cc = o->cache_control ? o->cache_control : CC_NONE;
-	if (o->etag && status == 200) {
-		http_etag_of(body, len, etag);
-		if (http_etag_matches(r, etag))
-			return http_not_modified(r, etag, cc);
-	}
-	resp = http_build(ctype, body, len, cc, o->etag && status == 200 ? etag : NULL);
-	if (!resp)
-		return http_send_nomem(r);
-	if (o->location)
-		MHD_add_response_header(resp, "Location", o->location);
-	if (o->allow)
-		MHD_add_response_header(resp, "Allow", o->allow);
-	if (o->retry_after) {
-		snprintf(num, sizeof num, "%u", o->retry_after);
-		MHD_add_response_header(resp, "Retry-After", num);
-	}
-	if (r->close)
-		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
-	ret = MHD_queue_response(r->conn, status, resp);
-	MHD_destroy_response(resp);
-	r->sent_bytes = len;
-	return ret;
-}
-
-enum MHD_Result http_send_json(struct req *r, unsigned status, const json_t *v,
-			       const struct http_opts *o)
-{
-	enum MHD_Result ret;
-	char *s;
-
-	s = jsonw_dumps(v, JSONW_ASCII);
-	if (!s)
-		return http_send_nomem(r);
-	ret = http_send(r, status, CT_JSON, s, strlen(s), o);
-	free(s);
-	return ret;
-}
-
-/* A message from a parser starts lower-case; a sentence does not, unless
- * it starts with the field's exact name.  Returns the message to send
- * (m when it was capitalised into it). */
-static const char *sentence(const struct err *e, char *m, size_t n)
-{
-	const char *s = e->message;
-
-	if (!(s[0] >= 'a' && s[0] <= 'z') ||
-	    (e->field[0] && !strncmp(s, e->field, strlen(e->field))))
-		return s;
-	snprintf(m, n, "%s", s);
-	m[0] = (char)(m[0] - 'a' + 'A');
-	return m;
-}
-
-enum MHD_Result http_reply_err_json(struct req *r, const struct err *e)
-{
-	char m[sizeof e->message];
-	enum MHD_Result ret;
-	json_t *body;
-
-	if (err_is_nomem(e))
-		return http_send_nomem(r);
-	r->err_code = err_code(e);
-	body = json_pack("{s:{s:s, s:s}}", "error", "code", err_code(e),
-			 "message", sentence(e, m, sizeof m));
-	if (body && e->field[0])
-		json_object_set_new(json_object_get(body, "error"), "field",
-				    json_string(e->field));
-	if (!body)
-		return http_send_nomem(r);
-	ret = http_send_json(r, e->status, body, NULL);
-	json_decref(body);
-	return ret;
-}
-
-enum MHD_Result http_reply_err(struct req *r, const struct err *e)
-{
-	if (err_is_nomem(e))
-		return http_send_nomem(r);
-	r->err_code = err_code(e);
-	if (r->html && r->error_page)
-		return r->error_page(r, e);
-	return http_reply_err_json(r, e);
-}
-
-enum MHD_Result http_fail(struct req *r, unsigned status, const char *code,
-			  const char *message, const char *field)
-{
-	struct err e;
-
-	err_set(&e, status, code, field, "%s", message);
-	return http_reply_err(r, &e);
 }
 
 const char *http_header(struct req *r, const char *name)

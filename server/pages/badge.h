@@ -11,11 +11,12 @@
  * badge and CC_BADGE_MISSING for an unknown or malformed id; 503 (JSON
  * error) when the database does not answer.  Served from the render cache:
  * a hit reads no SQL and renders nothing. */
-enum MHD_Result badge_svg(struct req *r);
+struct answer;
+int badge_svg(struct req *r, struct answer *a);
 
 /* The shields.io endpoint-badge JSON for the same run (application/json):
  * {"schemaVersion": 1, "label", "message", "color", "cacheSeconds"}, with
  * "isError": true on the 404.  Statuses and caching as badge_svg(). */
-enum MHD_Result badge_json(struct req *r);
+int badge_json(struct req *r, struct answer *a);
 
 #endif

@@ -79,11 +79,6 @@ struct browse {
  * not answer. */
 int browse_begin(struct browse *b, struct req *r);
 
-/* For a list page or its JSON twin whose answer follows from its path, its
- * query and the database alone (a PAGE_LISTED kind): 1 when r was answered
- * from the response cache (*ret set; kept there by an earlier page_serve()
- * and no write of any kind since), else 0 (always for a CSV twin). */
-int browse_cached(struct req *r, enum MHD_Result *ret);
 /* 1 when b's ?hw= names hardware with runs in b's suite, or there is no
  * ?hw= (any slug-shaped value is valid there, so pages for hardware
  * without runs are not kept: what is kept stays bounded by what exists);

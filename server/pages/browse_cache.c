@@ -1,6 +1,6 @@
-/* browse_cache.c: list pages kept in the response cache by their path and
- * query until the next write (browse_cached(), browse_list_key();
- * page_serve() keeps them). */
+/* browse_cache.c: the key list pages are kept under in the response cache
+ * until the next write (browse_list_key(); page_serve() keeps them), and
+ * which hardware filters may be kept (browse_hw_listed()). */
 #include "pages/browse.h"
 
 #include <sodium.h>
@@ -55,14 +55,6 @@ int browse_list_key(struct req *r, char key[CACHE_ID_MAX + 1])
 	key[0] = 'L';
 	sodium_bin2hex(key + 1, CACHE_ID_MAX, d, 16);
 	return 0;
-}
-
-int browse_cached(struct req *r, enum MHD_Result *ret)
-{
-	char key[CACHE_ID_MAX + 1];
-
-	return r->format != HTTP_FMT_CSV && browse_list_key(r, key) == 0 &&
-	       cache_serve(r->app->cache, r, key, REP_LIST_HTML, ret);
 }
 
 static const char sql_hw_listed[] =

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "app.h"
+#include "http/answer.h"
 #include "http/cache.h"
 #include "render/card_svg.h"
 #include "render/raster.h"
@@ -93,35 +94,37 @@ static unsigned draw(struct req *r, struct buf *svg)
 	return ret;
 }
 
-/* The answer for draw()'s status. */
-static enum MHD_Result fail(struct req *r, unsigned status, const struct buf *svg)
+/* The refusal for draw()'s status: 404, or 503 (the database, or memory). */
+static int fail(unsigned status, const struct buf *svg, struct answer *a)
 {
 	if (status == 404)
-		return http_fail(r, 404, "not_found", MSG_NO_RUN, NULL);
-	return http_fail(r, 503, "unavailable", buf_error(svg) ? MSG_NOMEM : MSG_DB_DOWN, NULL);
+		return err_set(&a->err, 404, "not_found", NULL, "%s", MSG_NO_RUN);
+	return buf_error(svg) ? err_nomem(&a->err) : err_unavailable(&a->err, MSG_DB_DOWN);
 }
 
 /* See card.h. */
-enum MHD_Result card_run_svg(struct req *r)
+int card_run_svg(struct req *r, struct answer *a)
 {
+	struct http_opts o = { .cache_control = CC_BADGE };
 	struct cache *c = r->app->cache;
 	struct buf svg = BUF_INIT;
-	enum MHD_Result ret;
+	struct http_kept *k;
 	unsigned status;
 	uint64_t gen;
+	int rc;
 
 	if (!run_id_valid(r->arg))
-		return http_fail(r, 404, "not_found", MSG_NO_RUN, NULL);
+		return err_set(&a->err, 404, "not_found", NULL, "%s", MSG_NO_RUN);
 	gen = cache_gen(c);
-	if (cache_serve(c, r, r->arg, REP_CARD_SVG, &ret))
-		return ret;
-	if ((status = draw(r, &svg)))
-		ret = fail(r, status, &svg);
-	else
-		ret = cache_send(c, r, r->arg, REP_CARD_SVG, gen, 200, CT_SVG, svg.buf,
-				 svg.len, CC_BADGE);
-	buf_release(&svg);
-	return ret;
+	if ((k = cache_get(c, r->arg, REP_CARD_SVG)))
+		return answer_kept(a, k);
+	if ((status = draw(r, &svg))) {
+		rc = fail(status, &svg, a);
+		buf_release(&svg);
+		return rc;
+	}
+	answer_keep(a, c, r->arg, REP_CARD_SVG, gen, 0);
+	return answer_buf(a, 200, CT_SVG, &svg, &o);
 }
 
 /* Frees a card_job (r->job_free): the SVG, the PNG and the job. */
@@ -143,8 +146,8 @@ static void job_queued(struct raster_job *rj)
 	MHD_suspend_connection(j->r->conn);
 }
 
-/* raster_job.done, on a pool thread: wakes the request, whose handler is
- * called again and finds the job in r->job. */
+/* raster_job.done, on a pool thread: wakes the request, which r->resume
+ * (finish) answers. */
 static void job_done(struct raster_job *rj)
 {
 	struct card_job *j = container_of(rj, struct card_job, rj);
@@ -152,28 +155,24 @@ static void job_done(struct raster_job *rj)
 	MHD_resume_connection(j->r->conn);
 }
 
-/* The second call, once the PNG is drawn (or not): 200 kept in the cache
- * unless the run changed meanwhile, or the 503 the job's status means. */
-static enum MHD_Result finish(struct req *r)
+/* The answer once the PNG is drawn (or not), r->resume: 200 kept in the
+ * cache unless the run changed meanwhile, or the 503 the job's status
+ * means. */
+static int finish(struct req *r, struct answer *a)
 {
 	struct card_job *j = r->job;
-	struct MHD_Response *resp;
-	enum MHD_Result ret;
+	struct http_kept *k;
 
 	if (j->rj.status != RASTER_OK) {
 		if (j->rj.status == RASTER_FAILED)
 			log_error("card %s: %s %s", r->arg, RASTER_PROGRAM, j->rj.why);
 		r->retry_after = j->rj.status == RASTER_BUSY ? RETRY_BUSY : RETRY_FAILED;
-		return http_fail(r, 503, "unavailable", j->rj.status == RASTER_BUSY ?
-				 MSG_RASTER_BUSY : MSG_RASTER_FAILED, NULL);
+		return err_unavailable(&a->err, j->rj.status == RASTER_BUSY ? MSG_RASTER_BUSY : MSG_RASTER_FAILED);
 	}
-	resp = http_build(CT_PNG, j->rj.png.buf, j->rj.png.len, CC_BADGE, j->etag);
-	if (!resp)
-		return http_send_nomem(r);
-	ret = http_send_prebuilt(r, 200, resp, j->rj.png.len);
-	cache_put(r->app->cache, j->key, REP_CARD_PNG, j->gen, 200, resp, j->etag,
-		  CC_BADGE, j->rj.png.len);
-	return ret;
+	if (!(k = http_kept_build(200, CT_PNG, j->rj.png.buf, j->rj.png.len, CC_BADGE, j->etag)))
+		return err_nomem(&a->err);
+	cache_put(r->app->cache, j->key, REP_CARD_PNG, j->gen, 0, http_kept_ref(k));
+	return answer_kept(a, k);
 }
 
 /* The PNG's ETag: of the rasterizer's version and the SVG, so that the
@@ -190,31 +189,35 @@ static void png_etag(struct raster *rs, const struct buf *svg, char out[40])
 	buf_release(&b);
 }
 
-/* Rasterizes the SVG in j->svg for r (j is r's from here on: freed with
- * it, or here): 503 without a rasterizer, 304 when If-None-Match holds
- * the PNG's tag; with key NULL, the PNG kept under a key of that tag
- * (a page's card: the same drawing is the same PNG, whatever was written
- * since), else under key. */
-static enum MHD_Result png_start(struct req *r, struct card_job *j, const char *key)
+/* Rasterizes the SVG in j->svg for r into a (j is r's from here on:
+ * freed with it, or here): 503 without a rasterizer, 304 when
+ * If-None-Match holds the PNG's tag; with key NULL, the PNG kept under a
+ * key of that tag (a page's card: the same drawing is the same PNG,
+ * whatever was written since), else under key.  The request is suspended
+ * while it is drawn (finish answers). */
+static int png_start(struct req *r, struct card_job *j, const char *key, struct answer *a)
 {
-	enum MHD_Result ret;
+	struct http_kept *k;
+	int rc;
 
 	if (!raster_version(r->app->raster)) {   /* after the read: an unknown run is 404 */
 		r->retry_after = RETRY_OFF;
-		ret = http_fail(r, 503, "unavailable", MSG_NO_RASTER, NULL);
+		rc = err_unavailable(&a->err, MSG_NO_RASTER);
 		goto out;
 	}
 	png_etag(r->app->raster, &j->svg, j->etag);
 	if (http_etag_matches(r, j->etag)) {
-		ret = http_not_modified(r, j->etag, CC_BADGE);
+		rc = answer_not_modified(a, j->etag, CC_BADGE);
 		goto out;
 	}
 	if (key)
 		snprintf(j->key, sizeof j->key, "%s", key);
 	else {
 		snprintf(j->key, sizeof j->key, "P%.32s", j->etag + 1);
-		if (cache_serve(r->app->cache, r, j->key, REP_CARD_PNG, &ret))
+		if ((k = cache_get(r->app->cache, j->key, REP_CARD_PNG))) {
+			rc = answer_kept(a, k);
 			goto out;
+		}
 	}
 	j->r = r;
 	j->rj.svg = j->svg.buf;
@@ -223,17 +226,19 @@ static enum MHD_Result png_start(struct req *r, struct card_job *j, const char *
 	j->rj.done = job_done;
 	r->job = j;                /* the request frees it when it ends */
 	r->job_free = job_free;
+	r->resume = finish;
 	if (raster_submit(r->app->raster, &j->rj) < 0) {
 		r->job = NULL;
 		r->job_free = NULL;
+		r->resume = NULL;
 		r->retry_after = RETRY_BUSY;
-		ret = http_fail(r, 503, "unavailable", MSG_RASTER_BUSY, NULL);
+		rc = err_unavailable(&a->err, MSG_RASTER_BUSY);
 		goto out;
 	}
-	return MHD_YES;
+	return answer_later(a);
 out:
 	job_free(j);
-	return ret;
+	return rc;
 }
 
 /* A new job, its buffers empty, or NULL out of memory. */
@@ -250,43 +255,40 @@ static struct card_job *job_new(uint64_t gen)
 }
 
 /* See card.h. */
-enum MHD_Result card_run_png(struct req *r)
+int card_run_png(struct req *r, struct answer *a)
 {
 	struct cache *c = r->app->cache;
 	struct card_job *j;
-	enum MHD_Result ret;
+	struct http_kept *k;
 	unsigned status;
 	uint64_t gen;
+	int rc;
 
-	if (r->job)
-		return finish(r);
 	if (!run_id_valid(r->arg))
-		return http_fail(r, 404, "not_found", MSG_NO_RUN, NULL);
+		return err_set(&a->err, 404, "not_found", NULL, "%s", MSG_NO_RUN);
 	gen = cache_gen(c);
-	if (cache_serve(c, r, r->arg, REP_CARD_PNG, &ret))
-		return ret;
+	if ((k = cache_get(c, r->arg, REP_CARD_PNG)))
+		return answer_kept(a, k);
 	if (!(j = job_new(gen)))
-		return http_fail(r, 503, "unavailable", MSG_NOMEM, NULL);
+		return err_nomem(&a->err);
 	if ((status = draw(r, &j->svg))) {
-		ret = fail(r, status, &j->svg);
+		rc = fail(status, &j->svg, a);
 		job_free(j);
-		return ret;
+		return rc;
 	}
-	return png_start(r, j, r->arg);
+	return png_start(r, j, r->arg, a);
 }
 
 /* See card.h. */
-enum MHD_Result card_png_of(struct req *r, struct buf *svg, uint64_t gen)
+int card_png_of(struct req *r, struct buf *svg, uint64_t gen, struct answer *a)
 {
 	struct card_job *j;
 
-	if (r->job)
-		return finish(r);
 	if (!(j = job_new(gen))) {
 		buf_release(svg);
-		return http_fail(r, 503, "unavailable", MSG_NOMEM, NULL);
+		return err_nomem(&a->err);
 	}
 	j->svg = *svg;
 	buf_init(svg);
-	return png_start(r, j, NULL);
+	return png_start(r, j, NULL, a);
 }

@@ -7,6 +7,8 @@
 
 #include "http/http.h"
 
+struct answer;
+
 /* The 503 when the server has no rasterizer. */
 #define MSG_NO_RASTER "This server cannot draw link-preview cards: rsvg-convert " \
 	"(Debian package librsvg2-bin) is not installed. The run's page and badge still work."
@@ -25,13 +27,13 @@
  * failed (5 s, logged), or the database does not answer.  Kept in the
  * response cache like the badge, and dropped with it when the run
  * changes. */
-enum MHD_Result card_run_png(struct req *r);
+int card_run_png(struct req *r, struct answer *a);
 
 /* The card's SVG (image/svg+xml), the one the PNG is drawn from: 200 with
  * CC_BADGE and an ETag of its bytes (304 on If-None-Match), 404 (JSON
  * error) for an unknown or malformed id, 503 when the database does not
  * answer.  Cached like the PNG. */
-enum MHD_Result card_run_svg(struct req *r);
+int card_run_svg(struct req *r, struct answer *a);
 
 /* The cards of model and hardware pages (card_page.c), the og:image of
  * /m/<slug> and /hw/<slug>: the name, its counted runs and machines (or
@@ -43,17 +45,16 @@ enum MHD_Result card_run_svg(struct req *r);
  * drawing and one that does is never served stale; the SVG is drawn on
  * each request (one read of a few rows).  404 (JSON error) for a slug no
  * run names or a malformed one; 503 when the database does not answer. */
-enum MHD_Result card_model_png(struct req *r);    /* /card/m/<slug>.png */
-enum MHD_Result card_model_svg(struct req *r);    /* /card/m/<slug>.svg */
-enum MHD_Result card_hw_png(struct req *r);       /* /card/hw/<slug>.png */
-enum MHD_Result card_hw_svg(struct req *r);       /* /card/hw/<slug>.svg */
+int card_model_png(struct req *r, struct answer *a);    /* /card/m/<slug>.png */
+int card_model_svg(struct req *r, struct answer *a);    /* /card/m/<slug>.svg */
+int card_hw_png(struct req *r, struct answer *a);       /* /card/hw/<slug>.png */
+int card_hw_svg(struct req *r, struct answer *a);       /* /card/hw/<slug>.svg */
 
-/* Rasterizes svg (taken: emptied here) and answers r with the PNG, or
- * 304 / 503 as card_run_png; kept in the cache under a key of the PNG's
- * tag, if no write happened since gen.  On the call that resumes a
- * suspended request (r->job set) it answers with the drawn PNG and
- * ignores svg (NULL is fine). */
+/* Rasterizes svg (taken: emptied here) and answers r with the PNG into a,
+ * or 304 / 503 as card_run_png; kept in the cache under a key of the
+ * PNG's tag, if no write happened since gen.  The request is suspended
+ * while it is drawn, and answered when it resumes (r->resume). */
 struct buf;
-enum MHD_Result card_png_of(struct req *r, struct buf *svg, uint64_t gen);
+int card_png_of(struct req *r, struct buf *svg, uint64_t gen, struct answer *a);
 
 #endif

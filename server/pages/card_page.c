@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "app.h"
+#include "http/answer.h"
 #include "pages/browse.h"
 #include "render/card_svg.h"
 #include "store/db.h"
@@ -129,64 +130,60 @@ out:
 }
 
 /* Draws k's card for r into svg within a browse request (its suite, its
- * snapshot); 0, or the answer already queued into *ret. */
+ * snapshot), its cache generation into *gen; 0, or -1 with the refusal in
+ * a: 404 for a slug no run names, 503 (the database, or memory). */
 static int drawn(struct req *r, const struct kind *k, struct buf *svg, uint64_t *gen,
-		 enum MHD_Result *ret)
+		 struct answer *a)
 {
 	struct browse b;
 	unsigned status;
 
-	if (!slug_valid(r->arg)) {
-		*ret = http_fail(r, 404, "not_found", k->none, NULL);
-		return -1;
-	}
+	if (!slug_valid(r->arg))
+		return err_set(&a->err, 404, "not_found", NULL, "%s", k->none);
 	if (browse_begin(&b, r) < 0) {
 		browse_end(&b);
-		*ret = http_reply_err(r, &b.err);
+		a->err = b.err;
 		return -1;
 	}
 	*gen = b.gen;
 	status = draw(&b, k, svg);
 	browse_end(&b);
 	if (status == 404)
-		*ret = http_fail(r, 404, "not_found", k->none, NULL);
-	else if (status)
-		*ret = http_fail(r, 503, "unavailable", buf_error(svg) ? MSG_NOMEM : MSG_DB_DOWN, NULL);
-	return status ? -1 : 0;
+		return err_set(&a->err, 404, "not_found", NULL, "%s", k->none);
+	if (status)
+		return buf_error(svg) ? err_nomem(&a->err) : err_unavailable(&a->err, MSG_DB_DOWN);
+	return 0;
 }
 
 /* The SVG of k's card: 200, not kept (one read of a few rows). */
-static enum MHD_Result send_svg(struct req *r, const struct kind *k)
+static int svg_answer(struct req *r, const struct kind *k, struct answer *a)
 {
 	struct http_opts o = { .cache_control = CC_BADGE, .etag = 1 };
 	struct buf svg = BUF_INIT;
-	enum MHD_Result ret;
 	uint64_t gen;
 
-	if (drawn(r, k, &svg, &gen, &ret) == 0)
-		ret = http_send(r, 200, CT_SVG, svg.buf, svg.len, &o);
-	buf_release(&svg);
-	return ret;
+	if (drawn(r, k, &svg, &gen, a) < 0) {
+		buf_release(&svg);
+		return -1;
+	}
+	return answer_buf(a, 200, CT_SVG, &svg, &o);
 }
 
 /* The PNG of k's card, kept in the cache by what it shows. */
-static enum MHD_Result send_png(struct req *r, const struct kind *k)
+static int png_answer(struct req *r, const struct kind *k, struct answer *a)
 {
 	struct buf svg = BUF_INIT;
-	enum MHD_Result ret;
 	uint64_t gen;
 
-	if (r->job)
-		return card_png_of(r, NULL, 0);
-	if (drawn(r, k, &svg, &gen, &ret) < 0) {
+	if (drawn(r, k, &svg, &gen, a) < 0) {
 		buf_release(&svg);
-		return ret;
+		return -1;
 	}
-	return card_png_of(r, &svg, gen);
+	return card_png_of(r, &svg, gen, a);
 }
 
 /* See card.h. */
-enum MHD_Result card_model_png(struct req *r) { return send_png(r, &model_kind); }
-enum MHD_Result card_model_svg(struct req *r) { return send_svg(r, &model_kind); }
-enum MHD_Result card_hw_png(struct req *r) { return send_png(r, &hw_kind); }
-enum MHD_Result card_hw_svg(struct req *r) { return send_svg(r, &hw_kind); }
+int card_model_png(struct req *r, struct answer *a) { return png_answer(r, &model_kind, a); }
+int card_model_svg(struct req *r, struct answer *a) { return svg_answer(r, &model_kind, a); }
+int card_hw_png(struct req *r, struct answer *a) { return png_answer(r, &hw_kind, a); }
+int card_hw_svg(struct req *r, struct answer *a) { return svg_answer(r, &hw_kind, a); }

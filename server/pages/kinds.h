@@ -61,18 +61,25 @@ struct page_csv {
 	size_t ncols;
 };
 
-/* Flags of a kind. */
+/* Flags of a kind: where page_serve keeps its answers in the response
+ * cache (and looks for them before the builder runs). */
 enum page_kind_flags {
 	PAGE_LISTED = 1,  /* its HTML and JSON follow from path, query and database
-	                   * alone: kept in the list cache until the next write
-	                   * (browse_cached, browse_keep) */
+	                   * alone: kept by path and query until the next write
+	                   * (browse_list_key) */
+	PAGE_KEPT_RUN = 2, /* kept under the run id of its path (REP_RUN_HTML,
+	                   * REP_RUN_JSON) until the run changes, unless ?after=
+	                   * asks for a later page of its dispute thread */
 };
 
 struct page_view;
-/* A kind's view-model builder: the view model of v->r in v->format, a new
- * reference; NULL with v->err set when the request is refused (or out of
- * memory, v->err left empty: 503), or with v->answered set when the
- * builder queued the answer itself (from the response cache, a redirect). */
+/* A kind's view-model builder: it returns one of three things, and
+ * page_serve alone answers with it:
+ *   the view model of v->r in v->format, a new reference (a page of
+ *   another template when it sets v->tmpl, with v->status);
+ *   NULL with v->err set: the request is refused (v->err left empty: out
+ *   of memory);
+ *   NULL with v->redirect.status set: a redirect to v->redirect.to. */
 typedef json_t *(*page_build_fn)(struct page_view *v);
 
 struct page_kind_def {
@@ -100,18 +107,33 @@ struct page_view {
 	const struct page_kind_def *kind;
 	enum http_format format;   /* r->format: HTML, JSON or CSV */
 	struct err err;            /* why the builder returned NULL */
-	int answered;              /* the builder queued the answer (ret) */
-	enum MHD_Result ret;
-	int keep_list;             /* keep the HTML in the list cache (browse_keep) */
-	const char *keep_id;       /* else keep the answer as (keep_id, rep) ... */
+	struct {
+		unsigned status;       /* 301 or 303; 0: none */
+		const char *cache_control;
+		struct buf to;         /* the site-relative target */
+	} redirect;                /* where the builder sends the client instead */
+	const char *tmpl;          /* the model is a page of this template, not
+	                            * the kind's (no twins, no nav entry) ... */
+	unsigned status;           /* ... answered with this status */
+	int keep;                  /* keep the answer in the cache as (key, rep)
+	                            * (page_serve sets it by the kind's flags; a
+	                            * builder may clear it) ... */
+	char key[CACHE_ID_MAX + 1];
 	enum cache_rep rep;
 	unsigned tag;              /* ... tagged with a cluster (0: none) */
 	uint64_t gen;              /* the cache's generation before the reads */
 };
 
+/* Sets v's redirect: status (301 or 303) to the site-relative path to
+ * with cache_control.  Returns NULL, no new reference: the builder's
+ * return. */
+json_t *page_view_redirect(struct page_view *v, unsigned status, const char *cache_control,
+			   const char *to);
+
 /* Ends a builder's browse state b: its read snapshot; its failure (when m
- * is NULL) and whether to keep the page go into v.  Returns m, the new
- * reference the builder made (or NULL). */
+ * is NULL) and whether to keep the page (not a CSV twin's, nor one of
+ * hardware without runs: browse_hw_listed) go into v.  Returns m, the
+ * new reference the builder made (or NULL). */
 json_t *page_view_browsed(struct page_view *v, struct browse *b, json_t *m);
 
 /* Checks the table at start-up: every kind has a name, a path, a template
@@ -167,10 +189,12 @@ json_t *page_changes_view(struct page_view *v);
 /* page_wanted.c: /wanted, .json; a new reference */
 json_t *page_wanted_view(struct page_view *v);
 
-/* twins.c: answers with v's kind's table in the view model m as CSV (the
+/* twins.c: answers a with v's kind's table in the view model m as CSV (the
  * first of its csv_tables the model holds; each row that names a run or a
- * page gains "url", its absolute address), with an ETag. */
-enum MHD_Result twins_send_csv(struct page_view *v, json_t *m);
+ * page gains "url", its absolute address), with an ETag.  0, or -1 out of
+ * memory. */
+struct answer;
+int twins_csv(struct page_view *v, json_t *m, struct answer *a);
 /* twins.c: adds "alternates" [{type, href, title}] to the view model m of
  * a kind with a CSV twin, for <link rel="alternate">: its JSON and CSV
  * twins (with the request's query: the same rows) and its Atom feed. */

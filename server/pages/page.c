@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "app.h"
+#include "disputes/dispute.h"
 #include "pages/browse.h"
 #include "pages/kinds.h"
 #include "util/jsonw.h"
@@ -41,61 +42,25 @@ static int render(struct req *r, const char *name, json_t *model, unsigned statu
 	return 0;
 }
 
-static enum MHD_Result render_failed(struct req *r)
+/* The answer when a template does not render: 500, plain text. */
+static int render_failed(struct answer *a)
 {
 	static const char msg[] = "The page could not be rendered.\n";
-	return http_send(r, 500, CT_TEXT, msg, sizeof msg - 1, NULL);
+	return answer_static(a, 500, CT_TEXT, msg, sizeof msg - 1, NULL);
 }
 
-enum MHD_Result page_render(struct req *r, const char *name, json_t *model,
-			    unsigned status)
+int page_render(struct req *r, const char *name, json_t *model, unsigned status,
+		struct answer *a)
 {
 	struct http_opts o = { .cache_control = status == 200 ? CC_PAGE : CC_NONE,
 			       .etag = 1 };
 	struct buf b = BUF_INIT;
-	enum MHD_Result ret;
 
-	if (render(r, name, model, status, &b) < 0)
-		ret = render_failed(r);
-	else
-		ret = http_send(r, status, CT_HTML, b.buf, b.len, &o);
-	buf_release(&b);
-	return ret;
-}
-
-enum MHD_Result page_render_cached(struct req *r, const char *name, json_t *model,
-				   enum cache_rep rep, uint64_t gen)
-{
-	return page_render_cached_tag(r, name, model, rep, gen, 0);
-}
-
-/* Renders name for r and answers with it, keeping it in the cache as
- * (id, rep) with the cluster tag tag (0: none). */
-static enum MHD_Result render_keep(struct req *r, const char *name, json_t *model,
-				   const char *id, enum cache_rep rep, uint64_t gen, unsigned tag)
-{
-	struct buf b = BUF_INIT;
-	enum MHD_Result ret;
-
-	if (render(r, name, model, 200, &b) < 0)
-		ret = render_failed(r);
-	else
-		ret = cache_send_tagged(r->app->cache, r, id, rep, gen, tag, 200, CT_HTML,
-					b.buf, b.len, CC_PAGE);
-	buf_release(&b);
-	return ret;
-}
-
-enum MHD_Result page_render_cached_tag(struct req *r, const char *name, json_t *model,
-				       enum cache_rep rep, uint64_t gen, unsigned tag)
-{
-	return render_keep(r, name, model, r->arg, rep, gen, tag);
-}
-
-enum MHD_Result page_render_kept(struct req *r, const char *name, json_t *model,
-				 const char *id, enum cache_rep rep, uint64_t gen)
-{
-	return render_keep(r, name, model, id, rep, gen, 0);
+	if (render(r, name, model, status, &b) < 0) {
+		buf_release(&b);
+		return render_failed(a);
+	}
+	return answer_buf(a, status, CT_HTML, &b, &o);
 }
 
 /* The request path as a JSON string: libmicrohttpd hands it over
@@ -122,24 +87,23 @@ static json_t *path_json(const char *path)
 	return v ? v : json_string("/");
 }
 
-enum MHD_Result page_error(struct req *r, const struct err *e)
+void page_error(struct req *r, const struct err *e, struct answer *a)
 {
 	json_t *m = json_pack("{s:s, s:i, s:s, s:o}", "title", "Not found",
 			      "status", (int)e->status, "message", e->message,
 			      "path", path_json(r->path));
-	enum MHD_Result ret;
 
 	if (e->status != 404)
 		json_object_set_new(m, "title", json_string(e->status >= 500 ? "Server trouble" : "Request refused"));
-	ret = page_render(r, "error", m, e->status);
+	if (page_render(r, "error", m, e->status, a) < 0)
+		err_nomem(&a->err);
 	json_decref(m);
-	return ret;
 }
 
 json_t *page_view_browsed(struct page_view *v, struct browse *b, json_t *m)
 {
 	/* The page and its JSON twin are kept, not the CSV (built each time). */
-	v->keep_list = m && (v->kind->flags & PAGE_LISTED) && !b->csv && browse_hw_listed(b);
+	v->keep = m && (v->kind->flags & PAGE_LISTED) && !b->csv && browse_hw_listed(b) && v->key[0];
 	browse_end(b);
 	if (!m && b->err.status)
 		v->err = b->err;
@@ -147,73 +111,108 @@ json_t *page_view_browsed(struct page_view *v, struct browse *b, json_t *m)
 	return m;
 }
 
-/* The view model m as JSON: kept in the response cache as (keep_id, rep)
- * when the builder said so, else with an ETag. */
-static enum MHD_Result send_json(struct page_view *v, json_t *m)
+json_t *page_view_redirect(struct page_view *v, unsigned status, const char *cache_control,
+			   const char *to)
+{
+	v->redirect.status = status;
+	v->redirect.cache_control = cache_control;
+	buf_reset(&v->redirect.to);
+	buf_puts(&v->redirect.to, to);
+	return NULL;
+}
+
+/* Where v's answer is kept in the response cache, by its kind's flags
+ * (once per request): a listed page by its path and query
+ * (browse_list_key; never a CSV twin, built each time), a run's page
+ * under its id unless ?after= asks for a later page of its thread.  1
+ * with v->key and v->rep set (the builder still says whether its answer
+ * is kept, v->keep), else 0 with v->key empty. */
+static int keep_key(struct page_view *v)
+{
+	struct req *r = v->r;
+
+	if ((v->kind->flags & PAGE_LISTED) && v->format != HTTP_FMT_CSV &&
+	    browse_list_key(r, v->key) == 0) {
+		v->rep = REP_LIST_HTML;
+		return 1;
+	}
+	v->key[0] = '\0';
+	if ((v->kind->flags & PAGE_KEPT_RUN) && strlen(r->arg) < sizeof v->key && !dispute_after(r)) {
+		memcpy(v->key, r->arg, strlen(r->arg) + 1);
+		v->rep = v->format == HTTP_FMT_HTML ? REP_RUN_HTML : REP_RUN_JSON;
+		return 1;
+	}
+	return 0;
+}
+
+/* The view model m as JSON, kept in the response cache when v says so,
+ * else with an ETag. */
+static int json_answer(struct page_view *v, json_t *m, struct answer *a)
 {
 	struct http_opts o = { .cache_control = CC_PAGE, .etag = 1 };
-	enum MHD_Result ret;
-	char *s;
 
-	char key[CACHE_ID_MAX + 1];
-	int listed = v->keep_list && browse_list_key(v->r, key) == 0;
-
-	if (!v->keep_id && !listed)
-		return http_send_json(v->r, 200, m, &o);
-	if (!(s = jsonw_dumps(m, JSONW_ASCII)))
-		return http_fail(v->r, 503, NULL, MSG_NOMEM, NULL);
-	if (listed)   /* a list's twin: stale after any write, like its page */
-		ret = cache_send_tagged(v->r->app->cache, v->r, key, REP_LIST_HTML, v->gen, 0, 200,
-					CT_JSON, s, strlen(s), CC_PAGE);
-	else
-		ret = cache_send_tagged(v->r->app->cache, v->r, v->keep_id, v->rep, v->gen, v->tag, 200,
-					CT_JSON, s, strlen(s), CC_PAGE);
-	free(s);
-	return ret;
+	if (v->keep)
+		answer_keep(a, v->r->app->cache, v->key, v->rep, v->gen, v->tag);
+	return answer_json(a, 200, m, &o);
 }
 
 /* The view model m as the kind's page, with its twins and feed as
- * alternates and its nav entry marked; kept in the list cache or as
- * (keep_id, rep) when the builder said so. */
-static enum MHD_Result send_html(struct page_view *v, json_t *m)
+ * alternates and its nav entry marked; kept in the response cache when v
+ * says so.  A page of another template (v->tmpl) is that page alone. */
+static int html_answer(struct page_view *v, json_t *m, struct answer *a)
 {
-	const char *tmpl = v->kind->tmpl;
-	char key[CACHE_ID_MAX + 1];
+	struct http_opts o = { .cache_control = CC_PAGE, .etag = 1 };
+	struct buf b = BUF_INIT;
 
+	if (v->tmpl)
+		return page_render(v->r, v->tmpl, m, v->status, a);
 	twins_add_alternates(v, m);
 	if (v->kind->nav && !json_object_get(m, "nav"))
 		json_object_set_new(m, "nav", json_pack("{s:b}", v->kind->nav, 1));
-	if (v->keep_list && browse_list_key(v->r, key) == 0)
-		return render_keep(v->r, tmpl, m, key, REP_LIST_HTML, v->gen, 0);
-	if (v->keep_id)
-		return render_keep(v->r, tmpl, m, v->keep_id, v->rep, v->gen, v->tag);
-	return page_render(v->r, tmpl, m, 200);
+	if (!v->keep)
+		return page_render(v->r, v->kind->tmpl, m, 200, a);
+	if (render(v->r, v->kind->tmpl, m, 200, &b) < 0) {
+		buf_release(&b);
+		return render_failed(a);
+	}
+	answer_keep(a, v->r->app->cache, v->key, v->rep, v->gen, v->tag);
+	return answer_buf(a, 200, CT_HTML, &b, &o);
 }
 
-enum MHD_Result page_serve(struct req *r)
+/* What the builder said instead of a view model: its redirect (the
+ * target as the body), or its refusal. */
+static int refusal_answer(struct page_view *v, struct answer *a)
+{
+	struct http_opts o = { .cache_control = v->redirect.cache_control };
+
+	if (!v->redirect.status) {
+		a->err = v->err;
+		return -1;
+	}
+	o.location = v->redirect.to.buf;
+	return answer_body(a, v->redirect.status, CT_TEXT, v->redirect.to.buf, v->redirect.to.len, &o);
+}
+
+int page_serve(struct req *r, struct answer *a)
 {
 	struct page_view v = { .r = r, .kind = &page_kinds[r->kind], .format = r->format,
-			       .err = ERR_INIT };
-	enum MHD_Result ret;
+			       .err = ERR_INIT, .redirect.to = BUF_INIT, .status = 200 };
+	struct http_kept *k;
 	json_t *m;
+	int rc;
 
-	if ((v.kind->flags & PAGE_LISTED) && browse_cached(r, &ret))
-		return ret;
+	if (keep_key(&v) && (k = cache_get(r->app->cache, v.key, v.rep)))
+		return answer_kept(a, k);
 	v.gen = cache_gen(r->app->cache);
-	m = v.kind->build(&v);
-	if (!m && v.answered)
-		return v.ret;
-	if (!m) {
-		if (!v.err.status)
-			err_unavailable(&v.err, MSG_NOMEM);
-		return http_reply_err(r, &v.err);
-	}
-	if (v.format == HTTP_FMT_CSV)
-		ret = twins_send_csv(&v, m);
+	if (!(m = v.kind->build(&v)))
+		rc = refusal_answer(&v, a);
+	else if (v.format == HTTP_FMT_CSV)
+		rc = twins_csv(&v, m, a);
 	else if (v.format == HTTP_FMT_JSON)
-		ret = send_json(&v, m);
+		rc = json_answer(&v, m, a);
 	else
-		ret = send_html(&v, m);
+		rc = html_answer(&v, m, a);
 	json_decref(m);
-	return ret;
+	buf_release(&v.redirect.to);
+	return rc;
 }

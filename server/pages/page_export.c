@@ -229,25 +229,24 @@ static int wants_gzip(struct req *r)
 	return !q || strtod(q + 2, NULL) > 0;
 }
 
-enum MHD_Result page_export(struct req *r)
+int page_export(struct req *r, struct answer *a)
 {
 	struct MHD_Response *resp;
 	struct export *e;
-	enum MHD_Result ret;
 	char key[80];
 
 	pthread_once(&export_rl_once, export_rl_init);
 	http_client_key(r, key, sizeof key);
 	if (export_rl && (r->retry_after = ratelimit_take(export_rl, key)) > 0)
-		return http_fail(r, 429, "rate_limited", "Exports are limited to 2 a minute per client; wait for the time in Retry-After, or mirror a snapshot.", NULL);
+		return err_set(&a->err, 429, "rate_limited", NULL, "%s", "Exports are limited to 2 a minute per client; wait for the time in Retry-After, or mirror a snapshot.");
 	if (atomic_fetch_add(&exports_running, 1) >= EXPORT_AT_ONCE) {
 		atomic_fetch_sub(&exports_running, 1);
 		r->retry_after = 30;
-		return http_fail(r, 503, "unavailable", "The server is busy with other exports; try again in a minute.", NULL);
+		return err_unavailable(&a->err, "The server is busy with other exports; try again in a minute.");
 	}
 	if (!(e = calloc(1, sizeof *e))) {
 		atomic_fetch_sub(&exports_running, 1);
-		return http_fail(r, 503, "unavailable", MSG_NOMEM, NULL);
+		return err_nomem(&a->err);
 	}
 	buf_init(&e->out);
 	e->db = r->app->db;
@@ -255,16 +254,14 @@ enum MHD_Result page_export(struct req *r)
 	if (e->gzip && deflateInit2(&e->z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
 		e->gzip = 0;
 		export_done(e);
-		return http_fail(r, 503, "unavailable", MSG_NOMEM, NULL);
+		return err_nomem(&a->err);
 	}
 	resp = http_build_stream(CT_NDJSON, export_read, e, export_done, 32 * 1024, CC_NONE, 1, e->gzip);
 	if (!resp) {
 		export_done(e);
-		return http_send_nomem(r);
+		return err_nomem(&a->err);
 	}
-	ret = MHD_queue_response(r->conn, 200, resp);
-	MHD_destroy_response(resp);
-	return ret;
+	return answer_built(a, 200, resp);
 }
 
 /* ---- snapshots for mirrors ---- */

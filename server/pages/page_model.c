@@ -500,7 +500,7 @@ json_t *page_model_view(struct page_view *v)
 {
 	struct mpage p = { 0 };
 
-	if ((v->answered = page_search_canonical(v->r, PAGE_ARG_MODEL, &v->ret)))
+	if (page_search_canonical(v, PAGE_ARG_MODEL))
 		return NULL;
 	if (!model_model(&p, v->r))
 		return page_view_browsed(v, &p.b, NULL);

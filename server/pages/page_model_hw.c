@@ -480,6 +480,6 @@ json_t *page_model_hw_view(struct page_view *v)
 
 	m = page_view_browsed(v, &p.b, m);
 	if (m && !p.nrows)
-		v->keep_list = 0;
+		v->keep = 0;
 	return m;
 }

@@ -32,10 +32,10 @@ static const char *s_of(const json_t *o, const char *k)
 	return json_string_value(json_object_get(o, k));
 }
 
-/* Answers 404 for an unknown run id. */
-static enum MHD_Result not_found(struct req *r)
+/* Refuses an unknown run id: 404. */
+static int not_found(struct answer *a)
 {
-	return http_fail(r, 404, "not_found", MSG_NO_RUN, NULL);
+	return err_set(&a->err, 404, "not_found", NULL, "%s", MSG_NO_RUN);
 }
 
 /* The cache tag of the population whose figures the page m shows: its
@@ -55,29 +55,28 @@ static unsigned tag_of(const json_t *m)
 				 s_of(json_object_get(m, "backend"), "name"));
 }
 
-enum MHD_Result page_run_jws(struct req *r)
+int page_run_jws(struct req *r, struct answer *a)
 {
 	struct http_opts o = { .cache_control = CC_IMMUTABLE, .etag = 1 };
-	enum MHD_Result ret;
 	struct dbconn *c;
 	sqlite3_stmt *st;
 	int rc;
 
 	if (!run_id_valid(r->arg))
-		return not_found(r);
+		return not_found(a);
 	if (!(c = db_reader(r->app->db)) || !(st = db_stmt(c, sql_jws)))
-		return http_fail(r, 503, NULL, MSG_DB_DOWN, NULL);
+		return err_unavailable(&a->err, MSG_DB_DOWN);
 	db_bind_text(st, 1, r->arg);
 	rc = sqlite3_step(st);
-	if (rc != SQLITE_ROW) {
-		sqlite3_reset(st);
-		return rc == SQLITE_DONE ? not_found(r)
-			: http_fail(r, 503, NULL, MSG_DB_DOWN, NULL);
-	}
-	ret = http_send(r, 200, CT_JOSE, sqlite3_column_blob(st, 0),
-			(size_t)sqlite3_column_bytes(st, 0), &o);
+	if (rc == SQLITE_ROW)
+		rc = answer_body(a, 200, CT_JOSE, sqlite3_column_blob(st, 0),
+				 (size_t)sqlite3_column_bytes(st, 0), &o);
+	else if (rc == SQLITE_DONE)
+		rc = not_found(a);
+	else
+		rc = err_unavailable(&a->err, MSG_DB_DOWN);
 	sqlite3_reset(st);
-	return ret;
+	return rc;
 }
 
 /* ---- the HTML view ------------------------------------------------------
@@ -591,12 +590,10 @@ json_t *page_run_view(struct page_view *v)
 {
 	struct req *r = v->r;
 	enum cache_rep rep = v->format == HTTP_FMT_HTML ? REP_RUN_HTML : REP_RUN_JSON;
-	int keep = !dispute_after(r);
+	int keep = v->key[0] != '\0';    /* page_serve keeps it unless ?after= */
 	unsigned status;
 	json_t *m;
 
-	if (keep && (v->answered = cache_serve(r->app->cache, r, r->arg, rep, &v->ret)))
-		return NULL;
 	if (!(m = page_run_model(r, r->arg, &status))) {
 		if (status == 404)
 			err_set(&v->err, 404, "not_found", NULL, MSG_NO_RUN);
@@ -614,8 +611,7 @@ json_t *page_run_view(struct page_view *v)
 		return NULL;
 	}
 	if (keep) {
-		v->keep_id = r->arg;
-		v->rep = rep;
+		v->keep = 1;
 		v->tag = tag_of(m);
 	}
 	return m;

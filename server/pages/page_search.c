@@ -617,24 +617,20 @@ static json_t *search_model(struct search *s, struct req *r, char *redirect, siz
 json_t *page_search_view(struct page_view *v)
 {
 	struct search s = { 0 };
-	struct http_opts o = { .cache_control = CC_NONE };
 	char to[2 * SLUG_MAX + 16] = "";
 	json_t *m = search_model(&s, v->r, to, sizeof to);
 
 	free(s.h);
 	if (!m && to[0]) {
 		browse_end(&s.b);
-		o.location = to;
-		v->answered = 1;
-		v->ret = http_send(v->r, 303, CT_TEXT, to, strlen(to), &o);
-		return NULL;
+		return page_view_redirect(v, 303, CC_NONE, to);
 	}
 	return page_view_browsed(v, &s.b, m);
 }
 
-int page_search_canonical(struct req *r, enum page_arg what, enum MHD_Result *ret)
+int page_search_canonical(struct page_view *v, enum page_arg what)
 {
-	struct http_opts o = { .cache_control = CC_PAGE };
+	struct req *r = v->r;
 	const char *typed = r->arg;
 	char slug[SLUG_MAX + 1], to[SLUG_MAX + 16];
 	struct dbconn *c;
@@ -647,7 +643,6 @@ int page_search_canonical(struct req *r, enum page_arg what, enum MHD_Result *re
 	    known(c, kind, slug) != 1)
 		return 0;
 	snprintf(to, sizeof to, "/%s/%s%s", model ? "m" : "hw", slug, r->html ? "" : ".json");
-	o.location = to;
-	*ret = http_send(r, 301, CT_TEXT, to, strlen(to), &o);
+	page_view_redirect(v, 301, CC_PAGE, to);
 	return 1;
 }

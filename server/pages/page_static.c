@@ -14,9 +14,9 @@
 #include "store/predict_read.h"
 #include "util/numfmt.h"
 
-enum MHD_Result page_healthz(struct req *r)
+int page_healthz(struct req *r, struct answer *a)
 {
-	return http_send(r, 200, CT_TEXT, "ok\n", 3, NULL);
+	return answer_static(a, 200, CT_TEXT, "ok\n", 3, NULL);
 }
 
 /* The leave-one-model-out backtest as /methodology shows it, recomputed
@@ -70,9 +70,7 @@ json_t *page_reference_view(struct page_view *v)
 
 struct static_file {
 	char name[64];
-	struct MHD_Response *resp;
-	char etag[40];
-	size_t bytes;
+	struct http_kept *kept;   /* built once, held until exit */
 };
 
 static struct static_file statics[32];
@@ -83,7 +81,7 @@ static int load_static(const char *dir, const char *name)
 {
 	struct static_file *s = &statics[nstatics];
 	struct buf path = BUF_INIT, body = BUF_INIT;
-	char chunk[8192];
+	char chunk[8192], etag[40];
 	size_t n;
 	FILE *f;
 	int rc = -1;
@@ -98,10 +96,9 @@ static int load_static(const char *dir, const char *name)
 	if (buf_error(&body))
 		goto out;
 	snprintf(s->name, sizeof s->name, "%s", name);
-	http_etag_of(body.buf, body.len, s->etag);
-	s->resp = http_build(http_ctype_of_name(name), body.buf, body.len, CC_STATIC, s->etag);
-	s->bytes = body.len;
-	if (s->resp) {
+	http_etag_of(body.buf, body.len, etag);
+	s->kept = http_kept_build(200, http_ctype_of_name(name), body.buf, body.len, CC_STATIC, etag);
+	if (s->kept) {
 		nstatics++;
 		rc = 0;
 	}
@@ -132,25 +129,21 @@ int page_static_init(const char *dir)
 void page_static_free(void)
 {
 	while (nstatics)
-		MHD_destroy_response(statics[--nstatics].resp);
+		http_kept_unref(statics[--nstatics].kept);
 }
 
-enum MHD_Result page_static_file(struct req *r)
+int page_static_file(struct req *r, struct answer *a)
 {
 	size_t i;
 
-	for (i = 0; i < nstatics; i++) {
-		if (strcmp(statics[i].name, r->arg))
-			continue;
-		if (http_etag_matches(r, statics[i].etag))
-			return http_not_modified(r, statics[i].etag, CC_STATIC);
-		return http_send_prebuilt(r, 200, statics[i].resp, statics[i].bytes);
-	}
-	return http_fail(r, 404, "not_found", "There is no such static file.", NULL);
+	for (i = 0; i < nstatics; i++)
+		if (!strcmp(statics[i].name, r->arg))
+			return answer_kept(a, http_kept_ref(statics[i].kept));
+	return err_set(&a->err, 404, "not_found", NULL, "%s", "There is no such static file.");
 }
 
-enum MHD_Result page_favicon(struct req *r)
+int page_favicon(struct req *r, struct answer *a)
 {
 	snprintf(r->arg, sizeof r->arg, "favicon.ico");
-	return page_static_file(r);
+	return page_static_file(r, a);
 }

@@ -127,25 +127,23 @@ static int add_urls(struct req *r, const struct page_csv *t, json_t *rows)
 	return rc;
 }
 
-enum MHD_Result twins_send_csv(struct page_view *v, json_t *m)
+int twins_csv(struct page_view *v, json_t *m, struct answer *a)
 {
 	struct http_opts o = { .cache_control = CC_PAGE, .etag = 1 };
 	const struct page_csv *t = &v->kind->csv_tables[0];
 	struct buf out = BUF_INIT;
 	json_t *rows = table_rows(t, m);
-	enum MHD_Result ret;
+	int rc = -1;
 
 	if (!rows && v->kind->csv_tables[1].cols && (rows = table_rows(&v->kind->csv_tables[1], m)))
 		t = &v->kind->csv_tables[1];
 	if (!rows)
 		rows = json_array();
-	if (!rows || add_urls(v->r, t, rows) || csv_table(&out, rows, t->cols, t->ncols))
-		ret = http_fail(v->r, 503, "unavailable", MSG_NOMEM, NULL);
-	else
-		ret = http_send(v->r, 200, CT_CSV, out.buf, out.len, &o);
+	if (rows && !add_urls(v->r, t, rows) && !csv_table(&out, rows, t->cols, t->ncols))
+		rc = answer_buf(a, 200, CT_CSV, &out, &o);
 	buf_release(&out);
 	json_decref(rows);
-	return ret;
+	return rc;
 }
 
 /* Where query arguments are carried: out from start on is "?k=v&k=v". */

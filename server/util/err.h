@@ -1,11 +1,11 @@
 /* err.h: the one error carrier.  Whatever refuses a request (a parser, the
  * JWS verifier, a store call, a handler) fills a struct err; the HTTP layer
- * turns it into the answer (http_reply_err in http/http.h: an HTML page on
- * routes for people, the contract's JSON error body elsewhere).
+ * turns it into the answer (the responder of http/answer.c: an HTML page on
+ * routes for people, the contract's JSON error body elsewhere).  A handler
+ * fills its answer's:
  *
- *   struct err e = ERR_INIT;
- *   if (check(x, &e) < 0)
- *           return http_reply_err(r, &e);
+ *   if (check(x, &a->err) < 0)
+ *           return -1;
  *
  * Messages are one sentence a person can act on.  The sentences every layer
  * repeats are named below. */

@@ -12,7 +12,8 @@ function entered while it is answered: on the thread that answers it
 that store it.  Prints, per request, the distinct source files and
 server/ folders (a layer each; server/ itself, the router's, counts as
 one), then the files.  For issue 34's closing note: a GET of /m/<slug>
-through page_serve (built, and kept), an upload through upload_handle.
+through page_serve (built, and kept), an upload through upload_handle (on
+main; the upload row run by defer_serve since issue 34).
 """
 import argparse
 import collections
