@@ -103,7 +103,8 @@ int account_main(const struct config *c, int argc, char **argv)
 /* `llm-speedd snapshot DIR`: one export snapshot for mirrors. */
 int snapshot_main(const struct config *c, int argc, char **argv)
 {
-	char name[128], err[600];
+	struct err err = ERR_INIT;
+	char name[128];
 	struct db *db;
 	int rc;
 
@@ -113,11 +114,11 @@ int snapshot_main(const struct config *c, int argc, char **argv)
 	}
 	if (!(db = open_db(c)))
 		return 1;
-	rc = export_snapshot(db, argv[0], name, sizeof name, err, sizeof err);
+	rc = export_snapshot(db, argv[0], name, sizeof name, &err);
 	if (rc == 0)
 		printf("%s/%s\n", argv[0], name);
 	else
-		fprintf(stderr, "llm-speedd: %s\n", err);
+		fprintf(stderr, "llm-speedd: %s\n", err.message);
 	db_close(db);
 	return rc == 0 ? 0 : 1;
 }

@@ -152,7 +152,7 @@ static int load_assets(struct app *app)
 		return -1;
 	}
 	snprintf(dir, sizeof dir, "%s/schema/openapi.json", app->cfg.assets);
-	if (page_api_init(dir, te.message, sizeof te.message) < 0) {
+	if (page_api_init(dir, &te) < 0) {
 		fprintf(stderr, "llm-speedd: %s\n", te.message);
 		return -1;
 	}

@@ -12,6 +12,7 @@
 #include "http/cache.h"
 #include "http/ratelimit.h"
 #include "http/defer.h"
+#include "http/store_err.h"
 #include "store/outlier.h"
 #include "store/tlog_store.h"
 #include "util/timefmt.h"
@@ -134,7 +135,7 @@ static int rule_finish(struct req *r, void *state, struct answer *a)
 	if (rj->j.rc == DB_NOTFOUND)
 		return err_set(&a->err, 404, "not_found", NULL, "%s", MSG_NO_RUN);
 	if (rj->j.rc != DB_OK)
-		return err_unavailable(&a->err, db_status_message(rj->j.rc));
+		return http_db_err(&a->err, rj->j.rc);
 	body = json_pack("{s:s, s:s, s:s, s:s?, s:s, s:s}", "run_id", rj->run_id,
 			 "state", rj->state, "resolution", rj->state, "note", rj->note,
 			 "resolved_at", rj->resolved_at,

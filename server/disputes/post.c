@@ -15,6 +15,7 @@
 #include "http/form.h"
 #include "ingest/jws.h"
 #include "http/defer.h"
+#include "http/store_err.h"
 #include "store/tlog_store.h"
 #include "util/timefmt.h"
 
@@ -172,7 +173,7 @@ static int post_finish(struct req *r, void *state, struct answer *a)
 	if (p->j.rc == DB_NOTFOUND)
 		return err_set(&a->err, 404, "not_found", NULL, "%s", MSG_NO_RUN);
 	if (p->j.rc != DB_OK)
-		return err_unavailable(&a->err, db_status_message(p->j.rc));
+		return http_db_err(&a->err, p->j.rc);
 	if (p->replay_of)
 		return err_set(&a->err, 409, "replayed_post", NULL,
 			       "This signed post was received before (post %lld) and is not posted again; "

@@ -15,6 +15,7 @@
 #include "http/defer.h"
 #include "ingest/jws.h"
 #include "http/ratelimit.h"
+#include "http/store_err.h"
 #include "store/run_store.h"
 #include "ingest/validate.h"
 #include "util/timefmt.h"
@@ -84,7 +85,7 @@ static int attribute(struct req *r, long long *account, struct err *e)
 		return err_set(e, 401, "invalid_token", NULL, "%s",
 			       "The bearer token is unknown or revoked; check it, or upload without an Authorization header.");
 	if (rc != DB_OK) {
-		err_set(e, 503, NULL, NULL, "%s", db_status_message(rc));
+		http_db_err(e, rc);
 		return -2;
 	}
 	if (anon && !strcmp(anon, "1"))
@@ -104,15 +105,14 @@ static int upload_finish(struct req *r, void *state, struct answer *a)
 	int rc;
 
 	if (u->n.j.rc != DB_OK)
-		return err_set(&a->err, 503, NULL, NULL, "%s", db_status_message(u->n.j.rc));
+		return http_db_err(&a->err, u->n.j.rc);
 	if (u->n.clash.field) {
 		char addr[80];
 
 		/* A refusal like the others, found by the writer. */
 		http_client_key(r, addr, sizeof addr);
 		ratelimit_take(r->app->refusal_rl, addr);
-		names_clash_err(&u->n.clash, &a->err);
-		return -1;
+		return http_clash_err(&a->err, &u->n.clash);
 	}
 	http_origin(r, origin, sizeof origin);
 	snprintf(url, sizeof url, "%s/r/%s", origin, u->n.id);

@@ -185,11 +185,7 @@ static int vfail(struct vctx *c, int status, const char *code, const char *field
 static int vfail(struct vctx *c, int status, const char *code, const char *field,
 		 const char *fmt, va_list ap)
 {
-	c->e->status = status;
-	c->e->code = code;
-	snprintf(c->e->field, sizeof c->e->field, "%s", field);
-	vsnprintf(c->e->message, sizeof c->e->message, fmt, ap);
-	return -1;
+	return err_vset(c->e, (unsigned)status, code, field, fmt, ap);
 }
 
 /* Reports an error with the given status and code; returns -1. */

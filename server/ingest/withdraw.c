@@ -12,6 +12,7 @@
 #include "ingest/jws.h"
 #include "ingest/validate.h"
 #include "http/defer.h"
+#include "http/store_err.h"
 #include "store/outlier.h"
 #include "store/run_store.h"
 #include "store/tlog_store.h"
@@ -111,7 +112,7 @@ static int withdraw_finish(struct req *r, void *state, struct answer *a)
 		return err_set(&a->err, 409, "already_withdrawn", NULL, "%s",
 			       "This run is withdrawn already; a withdrawal cannot be sent twice.");
 	if (wd->j.rc != DB_OK)
-		return err_unavailable(&a->err, db_status_message(wd->j.rc));
+		return http_db_err(&a->err, wd->j.rc);
 	http_origin(r, origin, sizeof origin);
 	snprintf(url, sizeof url, "%s/r/%s", origin, wd->run_id);
 	body = json_pack("{s:s, s:s, s:s, s:s, s:s}", "run_id", wd->run_id,

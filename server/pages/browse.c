@@ -47,10 +47,8 @@ int browse_error(struct browse *b, unsigned status, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(b->err.message, sizeof b->err.message, fmt, ap);
+	err_vset(&b->err, status, status == 400 ? "invalid_query" : NULL, NULL, fmt, ap);
 	va_end(ap);
-	b->err.status = status;
-	b->err.code = status == 400 ? "invalid_query" : NULL;
 	return -1;
 }
 

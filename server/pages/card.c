@@ -165,7 +165,7 @@ static int finish(struct req *r, struct answer *a)
 
 	if (j->rj.status != RASTER_OK) {
 		if (j->rj.status == RASTER_FAILED)
-			log_error("card %s: %s %s", r->arg, RASTER_PROGRAM, j->rj.why);
+			log_error("card %s: %s %s", r->arg, RASTER_PROGRAM, j->rj.err.message);
 		r->retry_after = j->rj.status == RASTER_BUSY ? RETRY_BUSY : RETRY_FAILED;
 		return err_unavailable(&a->err, j->rj.status == RASTER_BUSY ? MSG_RASTER_BUSY : MSG_RASTER_FAILED);
 	}

@@ -33,15 +33,15 @@ void page_static_free(void);
 
 /* Builds the /api page's model from the OpenAPI description at path, once
  * at start; -1 with the reason in err. */
-int page_api_init(const char *path, char *err, size_t errlen);
+int page_api_init(const char *path, struct err *err);
 void page_api_free(void);
 
 /* page_run.c */
 int page_run_jws(struct req *r, struct answer *a);      /* /r/<id>.jws */
 /* run_model.c: builds the run's view model (the JSON of /r/<id>.json), a new
- * reference; NULL with *status 404 when there is no such run, 503 when the
+ * reference; NULL with e a 404 when there is no such run, a 503 when the
  * database failed. */
-json_t *page_run_model(struct req *r, const char *id, unsigned *status);
+json_t *page_run_model(struct req *r, const char *id, struct err *e);
 
 /* rank.c */
 /* Adds "rank" to the run view model m: {cluster, digest: {runs, others,
@@ -79,7 +79,7 @@ int page_export(struct req *r, struct answer *a);       /* /export: NDJSON, stre
  * mirrors.  0, or -1 with the reason in err; nothing half-written stays. */
 struct db;
 int export_snapshot(struct db *db, const char *dir, char *name, size_t namelen,
-		    char *err, size_t errlen);
+		    struct err *err);
 
 /* page_search.c */
 /* For /m/<name> and /hw/<name> (what: PAGE_ARG_MODEL or PAGE_ARG_HW)

@@ -316,7 +316,7 @@ static int name_cmp(const void *a, const void *b)
 
 /* Rewrites dir/SHA256SUMS (sha256sum -c format) over every snapshot in
  * dir, oldest first, through a temporary file renamed into place. */
-static int snapshot_manifest(const char *dir, char *err, size_t errlen)
+static int snapshot_manifest(const char *dir, struct err *err)
 {
 	char *names[4096], path[4096], tmp[4096], hex[65];
 	struct dirent *de;
@@ -326,7 +326,7 @@ static int snapshot_manifest(const char *dir, char *err, size_t errlen)
 	int rc = -1;
 
 	if (!d)
-		return snprintf(err, errlen, "cannot read %s: %s", dir, strerror(errno)), -1;
+		return err_internal(err, "cannot read %s: %s", dir, strerror(errno));
 	while ((de = readdir(d)) && n < sizeof names / sizeof names[0]) {
 		len = strlen(de->d_name);
 		if (!strncmp(de->d_name, SNAP_PREFIX, strlen(SNAP_PREFIX)) &&
@@ -338,26 +338,26 @@ static int snapshot_manifest(const char *dir, char *err, size_t errlen)
 	qsort(names, n, sizeof *names, name_cmp);
 	snprintf(tmp, sizeof tmp, "%s/.SHA256SUMS.tmp", dir);
 	if (!(f = fopen(tmp, "w"))) {
-		snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
+		err_internal(err, "cannot write %s: %s", tmp, strerror(errno));
 		goto out;
 	}
 	for (i = 0; i < n; i++) {
 		snprintf(path, sizeof path, "%s/%s", dir, names[i]);
 		if (file_sha256(path, hex) < 0) {
-			snprintf(err, errlen, "cannot read %s", path);
+			err_internal(err, "cannot read %s", path);
 			goto out;
 		}
 		fprintf(f, "%s  %s\n", hex, names[i]);
 	}
 	if (fflush(f) || fsync(fileno(f)) || fclose(f)) {
 		f = NULL;
-		snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
+		err_internal(err, "cannot write %s: %s", tmp, strerror(errno));
 		goto out;
 	}
 	f = NULL;
 	snprintf(path, sizeof path, "%s/SHA256SUMS", dir);
 	if (rename(tmp, path) < 0) {
-		snprintf(err, errlen, "cannot rename %s: %s", tmp, strerror(errno));
+		err_internal(err, "cannot rename %s: %s", tmp, strerror(errno));
 		goto out;
 	}
 	rc = 0;
@@ -372,7 +372,7 @@ out:
 }
 
 int export_snapshot(struct db *db, const char *dir, char *name, size_t namelen,
-		    char *err, size_t errlen)
+		    struct err *err)
 {
 	char stamp[TIMEFMT_LEN], tmp[4096], path[4096];
 	FILE *f;
@@ -389,7 +389,7 @@ int export_snapshot(struct db *db, const char *dir, char *name, size_t namelen,
 	snprintf(tmp, sizeof tmp, "%s/.%s.tmp", dir, name);
 	snprintf(path, sizeof path, "%s/%s", dir, name);
 	if (!(f = fopen(tmp, "wx")))
-		return snprintf(err, errlen, "cannot create %s: %s", tmp, strerror(errno)), -1;
+		return err_internal(err, "cannot create %s: %s", tmp, strerror(errno));
 	errno = 0;
 	rc = snapshot_write(db, f);
 	if (fflush(f) || fsync(fileno(f)))
@@ -398,8 +398,8 @@ int export_snapshot(struct db *db, const char *dir, char *name, size_t namelen,
 		rc = -1;
 	if (rc < 0 || rename(tmp, path) < 0) {
 		unlink(tmp);
-		return snprintf(err, errlen, "cannot write %s: %s", path,
-				errno ? strerror(errno) : "the database failed"), -1;
+		return err_internal(err, "cannot write %s: %s", path,
+				    errno ? strerror(errno) : "the database failed");
 	}
-	return snapshot_manifest(dir, err, errlen);
+	return snapshot_manifest(dir, err);
 }

@@ -591,16 +591,10 @@ json_t *page_run_view(struct page_view *v)
 	struct req *r = v->r;
 	enum cache_rep rep = v->format == HTTP_FMT_HTML ? REP_RUN_HTML : REP_RUN_JSON;
 	int keep = v->key[0] != '\0';    /* page_serve keeps it unless ?after= */
-	unsigned status;
 	json_t *m;
 
-	if (!(m = page_run_model(r, r->arg, &status))) {
-		if (status == 404)
-			err_set(&v->err, 404, "not_found", NULL, MSG_NO_RUN);
-		else
-			err_unavailable(&v->err, MSG_DB_DOWN);
+	if (!(m = page_run_model(r, r->arg, &v->err)))
 		return NULL;
-	}
 	/* A run not yet in a signed checkpoint is answered without its
 	 * proof, and that answer is not kept here (its Cache-Control is every
 	 * run JSON's, so proxies see one policy for the route). */

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "app.h"
+#include "http/store_err.h"
 #include "pages/browse.h"
 #include "render/html.h"
 #include "store/db.h"
@@ -383,7 +384,7 @@ static int sitemap_answer(struct req *r, long long n, const char *key, struct an
 	found = write_sitemap(&s, n);
 	browse_end(&s.b);
 	if (s.failed)
-		rc = err_unavailable(&a->err, db_status_message(DB_ERR));
+		rc = http_db_err(&a->err, DB_ERR);
 	else if (!found)
 		rc = err_set(&a->err, 404, "not_found", NULL, "%s", "No such sitemap file: /sitemap.xml names every one.");
 	else {  /* with a query: under a key no request is served from */

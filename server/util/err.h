@@ -12,6 +12,8 @@
 #ifndef LLMS_ERR_H
 #define LLMS_ERR_H
 
+#include <stdarg.h>
+
 struct err {
 	unsigned status;     /* HTTP status; 0 while nothing went wrong */
 	const char *code;    /* the contract's error code ("schema_violation");
@@ -35,6 +37,12 @@ struct err {
  * -1, so a refusal is one line: return err_set(e, 404, ...). */
 int err_set(struct err *e, unsigned status, const char *code, const char *field,
 	    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/* err_set with the sentence's arguments as a va_list: the one formatter
+ * behind every error, for a module's own error function (a parser's,
+ * that adds the line or the field it was at).  Returns -1. */
+int err_vset(struct err *e, unsigned status, const char *code, const char *field,
+	     const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
 
 /* err_set(e, 503, "unavailable", NULL, message): the server cannot answer
  * now (MSG_DB_DOWN, MSG_NOMEM); returns -1. */
