@@ -24,6 +24,7 @@
 #include "ingest/upload.h"
 #include "ingest/withdraw.h"
 #include "util/metrics.h"
+#include "util/nelem.h"
 
 #define KB 1024
 
@@ -67,9 +68,9 @@ static const struct route fixed[] = {
 	{ HTTP_GET,  "/metrics",                     page_metrics,      ROUTE_HTML, 0, HTTP_FMT_NONE, -1, NULL },
 };
 
-#define NFIXED (sizeof fixed / sizeof fixed[0])
+#define NFIXED NELEM(fixed)
 /* Every route: the fixed ones, then a page kind's JSON, CSV and page. */
-#define NROUTES_MAX (NFIXED + 3 * PAGE_KIND__MAX)
+#define NROUTES_MAX (NFIXED + 3 * PAGE_KINDS_MAX)
 static struct route routes[NROUTES_MAX];
 static size_t nroutes;
 static pthread_once_t routes_once = PTHREAD_ONCE_INIT;
@@ -115,7 +116,7 @@ static int check_routes(void)
 			return err_set(&routes_err, 500, NULL, NULL, "route %s is taken by %s before it",
 				       routes[i].pattern, rt ? rt->pattern : "nothing");
 	}
-	for (k = 0; k < PAGE_KIND__MAX; k++) {
+	for (k = 0; k < page_kinds_n; k++) {
 		const char *feed = page_kinds[k].feed;
 
 		rt = feed ? match(HTTP_GET, router_sample_path(feed, path, sizeof path), arg, sizeof arg) : NULL;
@@ -138,7 +139,7 @@ static void build_routes(void)
 	nroutes = NFIXED;
 	if (page_kinds_check(NULL, &routes_err) < 0)
 		return;
-	for (i = 0; i < PAGE_KIND__MAX; i++) {
+	for (i = 0; i < page_kinds_n; i++) {
 		k = &page_kinds[i];
 		if (k->json)
 			add_kind_row(k->json, 0, HTTP_FMT_JSON, i);

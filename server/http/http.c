@@ -11,6 +11,7 @@
 
 #include "app.h"
 #include "util/jsonw.h"
+#include "util/nelem.h"
 
 /* Content-Security-Policy for everything we serve: no script, styles
  * only from our own stylesheet, no framing.  A page (text/html) may also
@@ -88,7 +89,7 @@ const char *http_ctype_of_name(const char *name)
 	const char *dot = strrchr(name, '.');
 	size_t i;
 
-	for (i = 0; dot && i < sizeof types / sizeof types[0]; i++)
+	for (i = 0; dot && i < NELEM(types); i++)
 		if (!strcmp(dot, types[i].ext))
 			return types[i].ctype;
 	return CT_OCTETS;

@@ -3,6 +3,7 @@
 #include "ingest/validate.h"
 #include "util/b64u.h"
 #include "util/buf.h"
+#include "util/nelem.h"
 
 #include <mbedtls/bignum.h>
 #include <mbedtls/ecdsa.h>
@@ -59,7 +60,7 @@ static const struct jws_answer *jws_http(int status)
 	};
 	size_t i;
 
-	for (i = 1; i < sizeof map / sizeof map[0]; i++)
+	for (i = 1; i < NELEM(map); i++)
 		if (map[i].st == status)
 			return &map[i];
 	return &map[0];
@@ -257,7 +258,7 @@ static int check_alg(json_t *h, const struct alg_info **ai, struct err *err)
 
 	if (!name)
 		return fail(err, JWS_MALFORMED, "the protected header has no \"alg\" string; set it to \"EdDSA\" (or \"ES256\")");
-	for (i = 0; i < sizeof algs / sizeof algs[0]; i++) {
+	for (i = 0; i < NELEM(algs); i++) {
 		if (strcmp(name, algs[i].name) == 0) {
 			*ai = &algs[i];
 			return 0;

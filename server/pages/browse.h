@@ -61,6 +61,7 @@ struct browse {
 	const char *backend;       /* ?backend=, a known backend, or NULL */
 	const char *digest;        /* ?digest=, sha256:<hex>, or NULL */
 	const char *model;         /* ?model=, a valid slug, or NULL */
+	int sort_given;            /* ?sort= named an order (browse_take_order) */
 	int has_after;             /* ?after= was given */
 	double after_decode;       /* the cursor; +inf and "~" without one */
 	char after_id[16];
@@ -144,9 +145,10 @@ struct browse_orders {
 	int n;
 };
 
-/* The sort= argument of b's request among s: 0 (the first order) when
- * absent or empty, -1 with a 400 prepared in b that names sort= and every
- * allowed value when it names none of them. */
+/* The sort= argument of b's request among s, the one place ?sort= is
+ * read (once a request): 0 (the first order) when absent or empty, -1
+ * with a 400 prepared in b that names sort= and every allowed value when
+ * it names none of them; b->sort_given says whether it named one. */
 int browse_take_order(struct browse *b, const struct browse_orders *s);
 
 /* Adds the sort of the view model m, order cur of s: "sort" (its key),

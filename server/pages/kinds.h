@@ -1,16 +1,15 @@
-/* kinds.h: every page kind of the site as data.  One enum names the kinds,
- * one const table (kinds.c, page_kinds[]) says for each: its name, its
- * address, its template and nav key, its JSON and CSV twins (with the CSV's
+/* kinds.h: every page kind of the site as data.  One const table (kinds.c,
+ * page_kinds[]) says for each: its name, its address, its template, whether
+ * the header's nav links it, its JSON and CSV twins (with the CSV's
  * columns), its Atom feed, whether a sitemap lists it, and the function
- * that builds its view model.  The router makes each kind's routes from the
- * table at start-up (router_init); one handler (page_serve, page.c) answers
- * all of them: it calls the builder and renders what it returns as HTML
- * (the template), JSON or CSV (twins.c), by the route's form.
- *
- * To add a page kind: a PAGE_X here (before PAGE_KIND__MAX), its row in
- * kinds.c, one page_X.c with its builder (declared below) and one
- * templates/X.html.  A kind without a row, or a row without a builder,
- * path or template, stops the daemon at start-up (page_kinds_check). */
+ * that builds its view model.  A kind is one row there, KIND(x, ...): its
+ * name x is spelled once, and its builder (page_x_view, in pages/page_x.c)
+ * and template (templates/x.html) are named after it.  The router makes
+ * each kind's routes from the table at start-up (router_init); one handler
+ * (page_serve, page.c) answers all of them: it calls the builder and
+ * renders what it returns as HTML (the template), JSON or CSV (twins.c),
+ * by the route's form.  A row that does not hold together (see
+ * page_kinds_check) stops the daemon at start-up. */
 #ifndef LLMS_KINDS_H
 #define LLMS_KINDS_H
 
@@ -25,13 +24,9 @@
 struct browse;
 struct tmpl_set;
 
-enum page_kind {
-	PAGE_HOME, PAGE_RUN, PAGE_MODEL_HW, PAGE_MODEL, PAGE_HW, PAGE_MODELS, PAGE_HARDWARE,
-	PAGE_SEARCH, PAGE_COMPARE, PAGE_CHEATSHEET, PAGE_OUTLIERS, PAGE_DISPUTES,
-	PAGE_FIT, PAGE_GLOSSARY, PAGE_METHODOLOGY, PAGE_PRIVACY, PAGE_EXPLAIN,
-	PAGE_API, PAGE_LOG, PAGE_ACCOUNT, PAGE_CHANGES, PAGE_WANTED,
-	PAGE_KIND__MAX
-};
+/* The most kinds the table may hold (kinds.c checks it as it compiles):
+ * the router's and the sitemap's fixed arrays are sized by it. */
+#define PAGE_KINDS_MAX 48
 
 /* What the '*' of a kind's path names, when it has one. */
 enum page_arg { PAGE_ARG_NONE, PAGE_ARG_RUN, PAGE_ARG_MODEL, PAGE_ARG_HW, PAGE_ARG_ACCOUNT,
@@ -70,6 +65,8 @@ enum page_kind_flags {
 	PAGE_KEPT_RUN = 2, /* kept under the run id of its path (REP_RUN_HTML,
 	                   * REP_RUN_JSON) until the run changes, unless ?after=
 	                   * asks for a later page of its dispute thread */
+	PAGE_NAV = 4,     /* the header's nav links it: {{#nav.<name>}} in
+	                   * templates/_header.html marks it on its page */
 };
 
 struct page_view;
@@ -83,10 +80,10 @@ struct page_view;
 typedef json_t *(*page_build_fn)(struct page_view *v);
 
 struct page_kind_def {
-	const char *name;          /* "models": its name in kinds.json */
+	const char *name;          /* "models": its name in kinds.json, its nav key */
+	const char *tmpl;          /* templates/<tmpl>.html: the name's */
+	page_build_fn build;       /* page_<name>_view */
 	const char *path;          /* "/models", or "/m/<*>": a star is one segment */
-	const char *tmpl;          /* templates/<tmpl>.html */
-	const char *nav;           /* the header's nav key ({{#nav.X}}); NULL: none */
 	const char *json;          /* its JSON twin's path, or NULL */
 	const char *csv;           /* its CSV twin's path, or NULL */
 	struct page_csv csv_tables[2]; /* the CSV's table: the first whose rows
@@ -95,11 +92,15 @@ struct page_kind_def {
 	enum page_arg arg;         /* what the path's '*' names */
 	enum page_sitemap sitemap;
 	unsigned flags;            /* enum page_kind_flags */
-	page_build_fn build;
 };
 
-/* Every kind, indexed by enum page_kind. */
-extern const struct page_kind_def page_kinds[PAGE_KIND__MAX];
+/* Every kind, in the table's order (a route's kind is an index here), and
+ * how many there are. */
+extern const struct page_kind_def page_kinds[];
+extern const int page_kinds_n;
+
+/* The kind called name, or NULL. */
+const struct page_kind_def *page_kind_named(const char *name);
 
 /* One request to a page kind, as its builder sees it and fills it. */
 struct page_view {
@@ -136,58 +137,25 @@ json_t *page_view_redirect(struct page_view *v, unsigned status, const char *cac
  * new reference the builder made (or NULL). */
 json_t *page_view_browsed(struct page_view *v, struct browse *b, json_t *m);
 
-/* Checks the table at start-up: every kind has a name, a path, a template
- * that tmpl holds and a builder; twins' paths are the page's path with
- * ".json" or ".csv"; a CSV twin has a table.  0, or -1 with e saying
+/* Checks the table at start-up: every kind has a name, a path and a
+ * template that tmpl holds; twins' paths are the page's path with ".json"
+ * or ".csv"; a CSV twin has a table; a kind the sitemap lists once has a
+ * fixed path (no '*'); a kind in the nav has its link in the header
+ * (templates/_header.html marks {{#nav.<name>}}).  0, or -1 with e saying
  * which kind is wrong (tmpl NULL: the templates are not checked). */
 int page_kinds_check(const struct tmpl_set *tmpl, struct err *e);
+/* What page_kinds_check finds wrong with one row k (the rest of a
+ * sentence, "has no name, ..."), or NULL when it holds together. */
+const char *page_kind_problem(const struct page_kind_def *k, const struct tmpl_set *tmpl);
 
 /* The table as JSON for tests and tools (`llm-speedd kinds`): an array of
- * {name, path, template, nav, json, csv, csv_columns, feed, arg, sitemap},
- * a new reference. */
+ * {name, path, template, nav (the name when the nav links it, else null),
+ * json, csv, csv_columns, feed, arg, sitemap}, a new reference. */
 json_t *page_kinds_json(void);
 
-/* The builders, one per page file, each a page_build_fn. */
-/* page_home.c: / and /index.json, .csv; a new reference */
-json_t *page_home_view(struct page_view *v);
-/* page_run.c: /r/<id>, .json; a new reference */
-json_t *page_run_view(struct page_view *v);
-/* page_model.c: /m/<slug>, .json, .csv; a new reference */
-json_t *page_model_view(struct page_view *v);
-/* page_model_hw.c: /m/<model>/hw/<hw>, .json; a new reference */
-json_t *page_model_hw_view(struct page_view *v);
-/* page_hw.c: /hw/<slug>, .json, .csv; a new reference */
-json_t *page_hw_view(struct page_view *v);
-/* page_catalog.c: /models, .json, .csv; a new reference */
-json_t *page_models_view(struct page_view *v);
-/* page_catalog.c: /hardware, .json, .csv; a new reference */
-json_t *page_hardware_view(struct page_view *v);
-/* page_search.c: /search, .json, .csv; a new reference */
-json_t *page_search_view(struct page_view *v);
-/* page_compare.c: /compare, .json, .csv; a new reference */
-json_t *page_compare_view(struct page_view *v);
-/* page_cheatsheet.c: /cheatsheet, .json, .csv; a new reference */
-json_t *page_cheatsheet_view(struct page_view *v);
-/* page_lists.c: /outliers, .json, .csv; a new reference */
-json_t *page_outliers_view(struct page_view *v);
-/* page_lists.c: /disputes, .json, .csv; a new reference */
-json_t *page_disputes_view(struct page_view *v);
-/* page_fit.c: /fit, .json; a new reference */
-json_t *page_fit_view(struct page_view *v);
-/* page_static.c: /glossary, /methodology, /privacy; a new reference */
-json_t *page_reference_view(struct page_view *v);
-/* page_explain.c: /explain/quantization; a new reference */
-json_t *page_explain_view(struct page_view *v);
-/* page_api.c: /api; a new reference */
-json_t *page_api_view(struct page_view *v);
-/* page_log.c: /log; a new reference */
-json_t *page_log_view(struct page_view *v);
-/* page_account.c: /u/<name>, .json, .csv; a new reference */
-json_t *page_account_view(struct page_view *v);
-/* page_changes.c: /changes, .json; a new reference */
-json_t *page_changes_view(struct page_view *v);
-/* page_wanted.c: /wanted, .json; a new reference */
-json_t *page_wanted_view(struct page_view *v);
+/* The builders, each a page_build_fn named after its kind,
+ * page_<name>_view in pages/page_<name>.c (or the file of the kinds it
+ * shares a subject with), are declared by the table's rows (kinds.c). */
 
 /* twins.c: answers a with v's kind's table in the view model m as CSV (the
  * first of its csv_tables the model holds; each row that names a run or a

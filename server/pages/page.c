@@ -167,8 +167,8 @@ static int html_answer(struct page_view *v, json_t *m, struct answer *a)
 	if (v->tmpl)
 		return page_render(v->r, v->tmpl, m, v->status, a);
 	twins_add_alternates(v, m);
-	if (v->kind->nav && !json_object_get(m, "nav"))
-		json_object_set_new(m, "nav", json_pack("{s:b}", v->kind->nav, 1));
+	if ((v->kind->flags & PAGE_NAV) && !json_object_get(m, "nav"))
+		json_object_set_new(m, "nav", json_pack("{s:b}", v->kind->name, 1));
 	if (!v->keep)
 		return page_render(v->r, v->kind->tmpl, m, 200, a);
 	if (render(v->r, v->kind->tmpl, m, 200, &b) < 0) {

@@ -20,6 +20,7 @@
 #include "store/db.h"
 #include "util/buf.h"
 #include "util/jsonw.h"
+#include "util/nelem.h"
 
 /* Rows per read transaction, and the most raw bytes one chunk gathers
  * (a JWS is at most 64 KiB): memory stays bounded by about
@@ -327,7 +328,7 @@ static int snapshot_manifest(const char *dir, struct err *err)
 
 	if (!d)
 		return err_internal(err, "cannot read %s: %s", dir, strerror(errno));
-	while ((de = readdir(d)) && n < sizeof names / sizeof names[0]) {
+	while ((de = readdir(d)) && n < NELEM(names)) {
 		len = strlen(de->d_name);
 		if (!strncmp(de->d_name, SNAP_PREFIX, strlen(SNAP_PREFIX)) &&
 		    len > strlen(SNAP_SUFFIX) && !strcmp(de->d_name + len - strlen(SNAP_SUFFIX), SNAP_SUFFIX) &&

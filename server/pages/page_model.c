@@ -414,7 +414,6 @@ static json_t *model_model(struct mpage *p, struct req *r)
 {
 	json_t *pred;
 	json_t *note;
-	const char *sv;
 	int sort;
 
 	if (browse_begin(&p->b, r) < 0)
@@ -427,7 +426,7 @@ static json_t *model_model(struct mpage *p, struct req *r)
 	if ((sort = browse_take_order(&p->b, &browse_board_orders)) < 0)
 		return NULL;
 	p->sort = (enum browse_sort)sort;
-	p->sort_given = (sv = http_query(r, "sort")) && *sv;
+	p->sort_given = p->b.sort_given;
 	p->m = json_pack("{s:s, s:s, s:s, s:b}", "suite_version", p->b.suite, "slug", p->slug,
 			 "sort", browse_sort_key(p->sort), "sorted_groups", p->sort_given);
 	if (!p->m || load_name(p) < 0 || model_load_digests(p) < 0 || load_digest_parts(p) < 0)

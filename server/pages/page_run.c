@@ -23,6 +23,7 @@
 #include "render/html.h"
 #include "store/run_store.h"
 #include "util/jsonw.h"
+#include "util/nelem.h"
 
 static const char sql_jws[] = "SELECT jws FROM runs WHERE id = ?";
 
@@ -240,7 +241,7 @@ static json_t *chat_view(const json_t *w)
 		return json_null();
 	}
 	rows = json_array();
-	for (i = 0; i < sizeof chat_measures / sizeof chat_measures[0]; i++) {
+	for (i = 0; i < NELEM(chat_measures); i++) {
 		json_t *row = chat_row(&chat_measures[i], wl, n);
 		if (row)
 			json_array_append_new(rows, row);
@@ -295,7 +296,7 @@ static json_t *decay_view(const json_t *w)
 	if (!json_is_array(pts))
 		return json_null();
 	return json_pack("{s:o*, s:o}", "panels", panels_json(pts, c, "context_tokens", yk, names, titles, 2),
-			 "rows", fmt_rows(pts, cols, sizeof cols / sizeof cols[0]));
+			 "rows", fmt_rows(pts, cols, NELEM(cols)));
 }
 
 /* W4: aggregate and per-stream tok/s against batch size, one panel each,
@@ -321,7 +322,7 @@ static json_t *concurrency_view(const json_t *w)
 		return json_null();
 	return json_pack("{s:o*, s:o, s:b}", "panels",
 			 panels_json(pts, c, "batch_size", yk, names, titles[serial], 2),
-			 "rows", fmt_rows(pts, cols, sizeof cols / sizeof cols[0]),
+			 "rows", fmt_rows(pts, cols, NELEM(cols)),
 			 "serial", serial);
 }
 
@@ -342,7 +343,7 @@ static json_t *agent_view(const json_t *w)
 	if (!json_is_array(turns))
 		return json_null();
 	v = json_pack("{s:o*, s:o, s:o}", "svg", chart_json(turns, c, "turn", yk, names),
-		      "rows", fmt_rows(turns, cols, sizeof cols / sizeof cols[0]),
+		      "rows", fmt_rows(turns, cols, NELEM(cols)),
 		      "wall_ms", fmt_member(w, "wall_ms", F_NUM));
 	if (json_is_number(json_object_get(w, "prefix_cache_hit_rate")))
 		json_object_set_new(v, "cache_hit", fmt_member(w, "prefix_cache_hit_rate", F_PCT));

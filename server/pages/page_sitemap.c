@@ -151,7 +151,7 @@ static void write_ones(struct smap *s, long long first, long long count)
 	long long i = 0;
 	int k;
 
-	for (k = 0; k < PAGE_KIND__MAX && count > 0; k++) {
+	for (k = 0; k < page_kinds_n && count > 0; k++) {
 		if (page_kinds[k].sitemap != SITEMAP_ONE || i++ < first)
 			continue;
 		url_el(s, page_kinds[k].path, NULL, NULL, s->ref_lastmod);
@@ -209,7 +209,7 @@ static const char *each_sql(int kind, const char **count_sql)
 	}
 }
 
-/* Fills segs (room for PAGE_KIND__MAX + 1); returns how many, and the
+/* Fills segs (room for PAGE_KINDS_MAX + 1); returns how many, and the
  * addresses in all into *total (runs: every stored one, an upper bound). */
 static int segments(struct smap *s, struct seg *segs, long long *total)
 {
@@ -218,7 +218,7 @@ static int segments(struct smap *s, struct seg *segs, long long *total)
 
 	segs[0] = (struct seg){ -1, 0, 0 };
 	*total = 0;
-	for (k = 0; k < PAGE_KIND__MAX; k++) {
+	for (k = 0; k < page_kinds_n; k++) {
 		if (page_kinds[k].sitemap == SITEMAP_ONE)
 			segs[0].n++;
 		if (page_kinds[k].sitemap != SITEMAP_EACH)
@@ -306,7 +306,7 @@ static void write_file(struct smap *s, const struct seg *seg, long long j)
  * when there is no such file. */
 static int write_sitemap(struct smap *s, long long n)
 {
-	struct seg segs[PAGE_KIND__MAX + 1];
+	struct seg segs[PAGE_KINDS_MAX + 1];
 	long long total, file = 0, j;
 	int nsegs = segments(s, segs, &total), i;
 	char lastmod[TIMEFMT_LEN];

@@ -13,6 +13,7 @@
 #include "render/tmpl.h"
 #include "store/predict_read.h"
 #include "util/numfmt.h"
+#include "util/nelem.h"
 
 int page_healthz(struct req *r, struct answer *a)
 {
@@ -47,23 +48,34 @@ static json_t *backtest_json(void)
 	return o;
 }
 
-/* /glossary, /methodology, /privacy: a title and the security contact
- * (privacy's #reporting names it). */
-json_t *page_reference_view(struct page_view *v)
+/* A reference page's view model: its title and the security contact
+ * (privacy's #reporting names it); a new reference. */
+static json_t *reference_view(struct page_view *v, const char *title)
 {
-	static const char *const titles[PAGE_KIND__MAX] = {
-		[PAGE_GLOSSARY] = "Glossary",
-		[PAGE_METHODOLOGY] = "Methodology",
-		[PAGE_PRIVACY] = "Privacy",
-	};
-	const char *title = titles[v->kind - page_kinds];
-	json_t *m;
+	return json_pack("{s:s, s:s?}", "title", title,
+			 "security_contact", v->r->app->cfg.security_contact);
+}
 
-	m = json_pack("{s:s, s:s?}", "title", title ? title : "llm-speed",
-		      "security_contact", v->r->app->cfg.security_contact);
-	if (m && v->kind == &page_kinds[PAGE_METHODOLOGY])
+/* /glossary; a new reference. */
+json_t *page_glossary_view(struct page_view *v)
+{
+	return reference_view(v, "Glossary");
+}
+
+/* /methodology, with the backtest of the predictions; a new reference. */
+json_t *page_methodology_view(struct page_view *v)
+{
+	json_t *m = reference_view(v, "Methodology");
+
+	if (m)
 		json_object_set_new(m, "backtest", backtest_json());
 	return m;
+}
+
+/* /privacy; a new reference. */
+json_t *page_privacy_view(struct page_view *v)
+{
+	return reference_view(v, "Privacy");
 }
 
 /* ---- static files, loaded once at start ---- */
@@ -115,7 +127,7 @@ int page_static_init(const char *dir)
 
 	if (!d)
 		return -1;
-	while ((de = readdir(d)) && nstatics < sizeof statics / sizeof statics[0]) {
+	while ((de = readdir(d)) && nstatics < NELEM(statics)) {
 		if (de->d_name[0] == '.' || de->d_type == DT_DIR ||
 		    strlen(de->d_name) >= sizeof statics[0].name)
 			continue;   /* static/reference/ is data the server reads */

@@ -48,6 +48,32 @@ struct tmpl {
 	size_t n, cap;
 };
 
+/* 1 when the segments "a\0b\0c" (nseg of them) spell the dotted name. */
+static int name_is(const char *seg, int nseg, const char *dotted)
+{
+	size_t n;
+
+	while (nseg-- > 0) {
+		n = strlen(seg);
+		if (strncmp(seg, dotted, n) || (dotted[n] != (nseg ? '.' : '\0')))
+			return 0;
+		dotted += n + (nseg ? 1 : 0);
+		seg += n + 1;
+	}
+	return 1;
+}
+
+int tmpl_has_section(const struct tmpl *t, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++)
+		if (t->nodes[i].op == OP_SECTION && t->nodes[i].nseg > 0 &&
+		    name_is(t->nodes[i].name, t->nodes[i].nseg, name))
+			return 1;
+	return 0;
+}
+
 /* ---- compiling -------------------------------------------------------- */
 
 struct open_section {

@@ -11,7 +11,8 @@
 - no file under server/X includes a header of a folder above X in the
   README's "Who may call whom" diagram;
 - at least 95% of the names the objects export carry their file's, their
-  file's first word's or their folder's prefix (nm over build/server).
+  file's first word's or their folder's prefix (nm over build/server);
+- each page kind's name is spelled once in server/pages/kinds.c.
 
 The few files named PENDING are other work in progress that fixes them;
 each list must only shrink."""
@@ -20,7 +21,9 @@ import os
 import re
 import subprocess
 
-from conftest import ROOT
+import json
+
+from conftest import BIN, ROOT
 
 SERVER = os.path.join(ROOT, "server")
 TESTS = os.path.join(ROOT, "tests")
@@ -229,3 +232,16 @@ def test_exported_names_carry_their_file_s_prefix():
     for o, n in off:
         print("  %s: %s" % (o, n))
     assert share >= 95.0, "only %.1f%% of exported names carry a prefix: %s" % (share, off)
+
+
+def test_a_page_kind_is_named_once():
+    """Each page kind (`llm-speedd kinds`) is one row of server/pages/kinds.c,
+    KIND(name, ...), its name spelled there once, outside comments and
+    strings: its builder (page_<name>_view), template, enum and nav key are
+    made from it, not written again."""
+    kinds = json.loads(subprocess.run([BIN, "kinds"], capture_output=True, text=True, check=True).stdout)
+    code = re.sub(r'"(?:[^"\\\n]|\\.)*"|/\*.*?\*/', " ", read("server/pages/kinds.c"), flags=re.S)
+    for k in kinds:
+        found = re.findall(r"\b%s\b" % re.escape(k["name"]), code)
+        assert len(found) == 1, "page kind %s is spelled %d times in kinds.c" % (k["name"], len(found))
+        assert re.search(r"\bKIND\(%s," % re.escape(k["name"]), code), "no KIND(%s, ...) row" % k["name"]
