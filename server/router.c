@@ -443,6 +443,7 @@ static void req_begin(struct req *r, struct MHD_Connection *conn, const char *ur
 	snprintf(r->verb, sizeof r->verb, "%s", method);
 	snprintf(r->version, sizeof r->version, "%s", version);
 	r->path = url;
+	http_take_query(r);
 	r->method = method_of(method);
 	r->route = router_match(r->method, url, r->arg, sizeof r->arg);
 	/* What the responder needs, as data: no route is a page for people. */

@@ -12,6 +12,7 @@
 #include "app.h"
 #include "util/jsonw.h"
 #include "util/nelem.h"
+#include "util/nelem.h"
 
 /* Content-Security-Policy for everything we serve: no script, styles
  * only from our own stylesheet, no framing.  A page (text/html) may also
@@ -171,35 +172,54 @@ int http_etag_matches(struct req *r, const char *etag)
 
 const char *http_header(struct req *r, const char *name)
 {
-	return MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, name);
+	return r->conn ? MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, name) : NULL;
+}
+
+/* Keeps one query argument of the connection in r->query. */
+static enum MHD_Result take_one(void *cls, enum MHD_ValueKind kind, const char *key,
+				const char *value)
+{
+	struct req *r = cls;
+
+	(void)kind;
+	if (r->nquery == (int)NELEM(r->query))
+		return MHD_NO;     /* more than framing lets through: not reached */
+	r->query[r->nquery++] = (struct http_pair){ key, value };
+	return MHD_YES;
+}
+
+void http_take_query(struct req *r)
+{
+	r->nquery = 0;
+	MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, take_one, r);
+}
+
+/* 1 when a and b are the same but for the case of ASCII letters. */
+static int ascii_caseeq(const char *a, const char *b)
+{
+	for (; *a && *b; a++, b++)
+		if (*a != *b && ((*a | 0x20) != (*b | 0x20) || (*a | 0x20) < 'a' || (*a | 0x20) > 'z'))
+			return 0;
+	return *a == *b;
 }
 
 const char *http_query(struct req *r, const char *name)
 {
-	return MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, name);
-}
+	int i;
 
-struct query_each {
-	void (*fn)(void *ctx, const char *key, const char *value);
-	void *ctx;
-};
-
-static enum MHD_Result query_one(void *cls, enum MHD_ValueKind kind, const char *key,
-				 const char *value)
-{
-	struct query_each *q = cls;
-
-	(void)kind;
-	q->fn(q->ctx, key, value);
-	return MHD_YES;
+	for (i = 0; i < r->nquery; i++)
+		if (r->query[i].key && ascii_caseeq(r->query[i].key, name))
+			return r->query[i].value;
+	return NULL;
 }
 
 void http_query_each(struct req *r, void (*fn)(void *ctx, const char *key, const char *value),
 		     void *ctx)
 {
-	struct query_each q = { fn, ctx };
+	int i;
 
-	MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, query_one, &q);
+	for (i = 0; i < r->nquery; i++)
+		fn(ctx, r->query[i].key, r->query[i].value);
 }
 
 void http_origin(struct req *r, char *out, size_t n)

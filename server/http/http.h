@@ -34,6 +34,11 @@ enum http_method { HTTP_GET, HTTP_HEAD, HTTP_POST, HTTP_OTHER };
  * twin.  HTTP_FMT_NONE: a route that is no page kind's. */
 enum http_format { HTTP_FMT_NONE, HTTP_FMT_HTML, HTTP_FMT_JSON, HTTP_FMT_CSV };
 
+/* A query argument as sent, decoded; value NULL for a key without "=". */
+struct http_pair {
+	const char *key, *value;
+};
+
 /* Per-request state, created on the first access-handler call and freed when
  * libmicrohttpd reports the request complete.  Handlers own nothing in it. */
 struct req {
@@ -51,6 +56,10 @@ struct req {
 	enum http_method method;
 	const char *path;             /* owned by libmicrohttpd */
 	char arg[160];                /* the path segment the route's '*' matched */
+	struct http_pair query[FRAMING_MAX_ARGS]; /* the query's arguments in the
+	                               * order sent (http_take_query; a unit
+	                               * test's own): all a request may hold */
+	int nquery;
 	struct buf body;              /* request body, at most route->max_body */
 	int body_too_large;
 	int calls;                    /* access-handler calls so far */
@@ -175,9 +184,16 @@ int http_etag_matches(struct req *r, const char *etag);
 /* Writes a strong ETag ("\"" + 32 hex + "\"") for body into out[40]. */
 void http_etag_of(const void *body, size_t len, char out[40]);
 
-/* Request header, or NULL. */
+/* Request header, or NULL (always for a request without a connection: a
+ * unit test's). */
 const char *http_header(struct req *r, const char *name);
-/* Query-string argument, or NULL. */
+/* Copies the pointers to the request's query arguments (libmicrohttpd's,
+ * which live as long as the request) into r->query, in the order sent;
+ * the router's first call does it once.  The rest of the request reads
+ * its query from there, so a request made in a test reads the same way. */
+void http_take_query(struct req *r);
+/* The first query-string argument named name (ASCII case ignored, as
+ * libmicrohttpd compares them), or NULL. */
 const char *http_query(struct req *r, const char *name);
 /* Calls fn(ctx, key, value) for every query-string argument, decoded, in
  * the order sent (a key sent twice is passed twice; value is NULL for a
