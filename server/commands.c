@@ -66,7 +66,7 @@ struct db *open_db(const struct config *c)
 }
 
 /* `llm-speedd account add|revoke NAME`. */
-int account_main(const struct config *c, int argc, char **argv)
+int commands_account(const struct config *c, int argc, char **argv)
 {
 	char token[ACCOUNT_TOKEN_LEN];
 	struct db *db;
@@ -101,7 +101,7 @@ int account_main(const struct config *c, int argc, char **argv)
 }
 
 /* `llm-speedd snapshot DIR`: one export snapshot for mirrors. */
-int snapshot_main(const struct config *c, int argc, char **argv)
+int commands_snapshot(const struct config *c, int argc, char **argv)
 {
 	struct err err = ERR_INIT;
 	char name[128];
@@ -125,7 +125,7 @@ int snapshot_main(const struct config *c, int argc, char **argv)
 
 
 /* `llm-speedd backup --db FILE OUT`: an online copy beside its log files. */
-int backup_main(const struct config *c, int argc, char **argv)
+int commands_backup(const struct config *c, int argc, char **argv)
 {
 	struct db_backup_result res;
 	struct err err = ERR_INIT;

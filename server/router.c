@@ -11,8 +11,6 @@
 #include <time.h>
 
 #include "app.h"
-#include "pages/badge.h"
-#include "pages/card.h"
 #include "disputes/dispute.h"
 #include "http/access_log.h"
 #include "http/answer.h"
@@ -49,14 +47,14 @@ static const struct route fixed[] = {
 	{ HTTP_GET,  "/disputes.atom",               page_feed_disputes, 0, 0, HTTP_FMT_NONE, -1, NULL },
 	{ HTTP_GET,  "/u/*.atom",                    page_feed_account, 0, 0, HTTP_FMT_NONE, -1, NULL },
 	{ HTTP_GET,  "/changes.atom",                page_changes_atom, 0, 0, HTTP_FMT_NONE, -1, NULL },
-	{ HTTP_GET,  "/badge/*.svg",                 badge_svg,         0, 0, HTTP_FMT_NONE, -1, NULL },
-	{ HTTP_GET,  "/badge/*.json",                badge_json,        0, 0, HTTP_FMT_NONE, -1, NULL },
-	{ HTTP_GET,  "/card/m/*.png",                card_model_png,    0, 0, HTTP_FMT_NONE, -1, NULL },
-	{ HTTP_GET,  "/card/m/*.svg",                card_model_svg,    0, 0, HTTP_FMT_NONE, -1, NULL },
-	{ HTTP_GET,  "/card/hw/*.png",               card_hw_png,       0, 0, HTTP_FMT_NONE, -1, NULL },
-	{ HTTP_GET,  "/card/hw/*.svg",               card_hw_svg,       0, 0, HTTP_FMT_NONE, -1, NULL },
-	{ HTTP_GET,  "/card/*.png",                  card_run_png,      0, 0, HTTP_FMT_NONE, -1, NULL },
-	{ HTTP_GET,  "/card/*.svg",                  card_run_svg,      0, 0, HTTP_FMT_NONE, -1, NULL },
+	{ HTTP_GET,  "/badge/*.svg",                 page_badge_svg,         0, 0, HTTP_FMT_NONE, -1, NULL },
+	{ HTTP_GET,  "/badge/*.json",                page_badge_json,        0, 0, HTTP_FMT_NONE, -1, NULL },
+	{ HTTP_GET,  "/card/m/*.png",                page_card_model_png,    0, 0, HTTP_FMT_NONE, -1, NULL },
+	{ HTTP_GET,  "/card/m/*.svg",                page_card_model_svg,    0, 0, HTTP_FMT_NONE, -1, NULL },
+	{ HTTP_GET,  "/card/hw/*.png",               page_card_hw_png,       0, 0, HTTP_FMT_NONE, -1, NULL },
+	{ HTTP_GET,  "/card/hw/*.svg",               page_card_hw_svg,       0, 0, HTTP_FMT_NONE, -1, NULL },
+	{ HTTP_GET,  "/card/*.png",                  page_card_run_png,      0, 0, HTTP_FMT_NONE, -1, NULL },
+	{ HTTP_GET,  "/card/*.svg",                  page_card_run_svg,      0, 0, HTTP_FMT_NONE, -1, NULL },
 	{ HTTP_GET,  "/log/checkpoint",              page_log_checkpoint, 0, 0, HTTP_FMT_NONE, -1, NULL },
 	{ HTTP_GET,  "/log/tile/**",                 page_log_tile,     0, 0, HTTP_FMT_NONE, -1, NULL },
 	{ HTTP_GET,  "/static/*",                    page_static_file,  0, 0, HTTP_FMT_NONE, -1, NULL },

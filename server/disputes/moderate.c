@@ -78,8 +78,8 @@ static int log_ruling(struct dbconn *w, const struct rule_job *rj)
 	const char *fields[4] = { rj->run_id, rj->state, rj->note, rj->resolved_at };
 	unsigned char sha[32];
 
-	tlog_record_sha(sha, "ruling", fields, 4);
-	return tlog_record(w, TLOG_RULING, rj->run_id, sha, NULL);
+	tlog_store_entry_sha(sha, "ruling", fields, 4);
+	return tlog_store_append(w, TLOG_RULING, rj->run_id, sha, NULL);
 }
 
 /* Writer: records the ruling on the thread and applies it to the run. */

@@ -94,9 +94,9 @@ static int log_post(struct dbconn *w, const struct post_job *p)
 		fields[2] = p->author;
 		fields[3] = p->body;
 		fields[4] = p->created_at;
-		tlog_record_sha(sha, "post", fields, 5);
+		tlog_store_entry_sha(sha, "post", fields, 5);
 	}
-	return tlog_record(w, TLOG_POST, ref, sha, NULL);
+	return tlog_store_append(w, TLOG_POST, ref, sha, NULL);
 }
 
 /* Writer: opens the thread if needed, adds the post, bumps the thread; a

@@ -22,7 +22,7 @@ enum cache_rep {
 	REP_BADGE_SVG,
 	REP_BADGE_JSON,
 	REP_LIST_HTML,      /* a list page by path and query: stale after any write */
-	REP_CARD_PNG,       /* a run's link-preview card (pages/card.c) */
+	REP_CARD_PNG,       /* a run's link-preview card (pages/page_card.c) */
 	REP_CARD_SVG,       /* ... and the SVG it is drawn from */
 	REP__MAX
 };

@@ -84,7 +84,7 @@ static int withdraw_run(struct dbconn *w, struct db_job *j)
 	/* The withdrawal's exact JWS bytes become an entry of the public log,
 	 * in this transaction. */
 	if (rc == DB_OK)
-		rc = tlog_record(w, TLOG_WITHDRAWAL, wd->run_id, wd->sha, NULL);
+		rc = tlog_store_append(w, TLOG_WITHDRAWAL, wd->run_id, wd->sha, NULL);
 	return rc;
 }
 

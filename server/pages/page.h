@@ -17,6 +17,76 @@ int page_healthz(struct req *r, struct answer *a);      /* 200 "ok" once serving
 int page_static_file(struct req *r, struct answer *a);  /* /static/<name> */
 int page_favicon(struct req *r, struct answer *a);      /* /favicon.ico, from static/ */
 
+/* page_badge.c: GET /badge/<id>.svg and /badge/<id>.json. */
+/* The run badge as SVG (image/svg+xml): the run's chat-short decode tok/s,
+ * model and hardware; a flag mark on an outlier; "disputed: upheld" in place
+ * of the figure once a dispute was upheld.  200 with CC_BADGE and an ETag
+ * that follows the bytes (304 on If-None-Match); 404 with a "run not found"
+ * badge and CC_BADGE_MISSING for an unknown or malformed id; 503 (JSON
+ * error) when the database does not answer.  Served from the render cache:
+ * a hit reads no SQL and renders nothing. */
+int page_badge_svg(struct req *r, struct answer *a);
+
+/* The shields.io endpoint-badge JSON for the same run (application/json):
+ * {"schemaVersion": 1, "label", "message", "color", "cacheSeconds"}, with
+ * "isError": true on the 404.  Statuses and caching as page_badge_svg(). */
+int page_badge_json(struct req *r, struct answer *a);
+
+/* page_card.c: GET /card/<id>.png and /card/<id>.svg, a run's link-preview
+ * card (the og:image of its page), and the cards of model and hardware
+ * pages. */
+#include <stdint.h>
+
+
+
+/* The 503 when the server has no rasterizer. */
+#define MSG_NO_RASTER "This server cannot draw link-preview cards: rsvg-convert " \
+	"(Debian package librsvg2-bin) is not installed. The run's page and badge still work."
+/* The 503 when every rasterizer stayed busy. */
+#define MSG_RASTER_BUSY "Too many link-preview cards are being drawn at once; try again in a moment."
+/* The 503 when drawing failed (the log says why). */
+#define MSG_RASTER_FAILED "The link-preview card could not be drawn; try again shortly."
+
+/* The run's card as a 1200 × 630 PNG (image/png), drawn from the SVG of
+ * page_card_run_svg() by rsvg-convert (render/raster.c) off the daemon's
+ * threads: the connection is suspended while it is drawn.  200 with
+ * CC_BADGE and an ETag of the SVG and the rasterizer's version, so a
+ * 304 on If-None-Match needs no drawing; 404 (JSON error) for an unknown
+ * or malformed id; 503 with Retry-After when there is no rasterizer
+ * (MSG_NO_RASTER, an hour), every rasterizer is busy (2 s) or drawing
+ * failed (5 s, logged), or the database does not answer.  Kept in the
+ * response cache like the badge, and dropped with it when the run
+ * changes. */
+int page_card_run_png(struct req *r, struct answer *a);
+
+/* The card's SVG (image/svg+xml), the one the PNG is drawn from: 200 with
+ * CC_BADGE and an ETag of its bytes (304 on If-None-Match), 404 (JSON
+ * error) for an unknown or malformed id, 503 when the database does not
+ * answer.  Cached like the PNG. */
+int page_card_run_svg(struct req *r, struct answer *a);
+
+/* The cards of model and hardware pages, the og:image of
+ * /m/<slug> and /hw/<slug>: the name, its counted runs and machines (or
+ * models) in the newest suite, and its five fastest hardware (or models)
+ * by their best combination's median decode over submitters, as bars.
+ * PNG 1200 × 630 as page_card_run_png answers it (suspended while drawn; 503
+ * and Retry-After the same), kept in the response cache under a key of
+ * what it shows, so a write that changes nothing on the card costs no
+ * drawing and one that does is never served stale; the SVG is drawn on
+ * each request (one read of a few rows).  404 (JSON error) for a slug no
+ * run names or a malformed one; 503 when the database does not answer. */
+int page_card_model_png(struct req *r, struct answer *a);    /* /card/m/<slug>.png */
+int page_card_model_svg(struct req *r, struct answer *a);    /* /card/m/<slug>.svg */
+int page_card_hw_png(struct req *r, struct answer *a);       /* /card/hw/<slug>.png */
+int page_card_hw_svg(struct req *r, struct answer *a);       /* /card/hw/<slug>.svg */
+
+/* Rasterizes svg (taken: emptied here) and answers r with the PNG into a,
+ * or 304 / 503 as page_card_run_png; kept in the cache under a key of the
+ * PNG's tag, if no write happened since gen.  The request is suspended
+ * while it is drawn, and answered when it resumes (r->resume). */
+struct buf;
+int page_card_png_of(struct req *r, struct buf *svg, uint64_t gen, struct answer *a);
+
 /* page_wellknown.c */
 int page_robots(struct req *r, struct answer *a);       /* /robots.txt */
 int page_security_txt(struct req *r, struct answer *a); /* /.well-known/security.txt */
@@ -38,7 +108,7 @@ void page_api_free(void);
 
 /* page_run.c */
 int page_run_jws(struct req *r, struct answer *a);      /* /r/<id>.jws */
-/* run_model.c: builds the run's view model (the JSON of /r/<id>.json), a new
+/* page_run_model.c: builds the run's view model (the JSON of /r/<id>.json), a new
  * reference; NULL with e a 404 when there is no such run, a 503 when the
  * database failed. */
 json_t *page_run_model(struct req *r, const char *id, struct err *e);

@@ -1,5 +1,5 @@
 /* page_run.c: the run permalink /r/<id>, its JSON and its exact JWS; the
- * model they share is made in run_model.c, the page's view here. */
+ * model they share is made in page_run_model.c, the page's view here. */
 #include "pages/page.h"
 #include "pages/kinds.h"
 

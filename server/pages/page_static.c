@@ -11,7 +11,7 @@
 #include "util/buf.h"
 #include "util/log.h"
 #include "render/tmpl.h"
-#include "store/predict_read.h"
+#include "store/forecast.h"
 #include "util/numfmt.h"
 #include "util/nelem.h"
 
@@ -21,7 +21,7 @@ int page_healthz(struct req *r, struct answer *a)
 }
 
 /* The leave-one-model-out backtest as /methodology shows it, recomputed
- * by the refresh thread from today's data (store/predict_read.h); before
+ * by the refresh thread from today's data (store/forecast.h); before
  * its first run, as over no data (the page then reads as it will once it
  * ran on an empty database, so its ETag does not move at start-up). */
 static json_t *backtest_json(void)
@@ -31,7 +31,7 @@ static json_t *backtest_json(void)
 	struct buf t = BUF_INIT;
 	json_t *o;
 
-	if (predict_read_backtest(&b, &at, &rows) < 0) {
+	if (forecast_backtest(&b, &at, &rows) < 0) {
 		memset(&b, 0, sizeof b);
 		rows = 0;
 	}

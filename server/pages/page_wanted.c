@@ -10,7 +10,7 @@
 
 #include "app.h"
 #include "ingest/validate.h"
-#include "store/predict_read.h"
+#include "store/forecast.h"
 #include "store/wanted.h"
 #include "util/buf.h"
 
@@ -73,8 +73,8 @@ static json_t *wanted_model(struct req *r, struct err *e)
 		struct buf cmd = BUF_INIT, href = BUF_INIT;
 
 		if (page_wanted_command(c, json_string_value(json_object_get(row, "model_name")), hw, &cmd) < 0 ||
-		    predict_for_combo(c, VALIDATE_SUITE, model, hw, NULL, &p) < 0 ||
-		    predict_json_fields(row, &p) < 0) {
+		    forecast_for_combo(c, VALIDATE_SUITE, model, hw, NULL, &p) < 0 ||
+		    forecast_json_fields(row, &p) < 0) {
 			buf_release(&cmd);
 			json_decref(rows);
 			err_unavailable(e, MSG_DB_DOWN);

@@ -22,7 +22,7 @@
  *   struct raster *rs = raster_new(NULL, NULL);   // finds rsvg-convert
  *   if (!raster_version(rs)) ... cards are off
  *   job->svg = svg.buf; job->len = svg.len;
- *   job->queued = suspend_it; job->done = wake_it;   // see pages/card.c
+ *   job->queued = suspend_it; job->done = wake_it;   // see pages/page_card.c
  *   if (raster_submit(rs, job) < 0) ... busy: 503
  */
 #ifndef LLMS_RASTER_H

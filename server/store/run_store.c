@@ -171,7 +171,7 @@ static int insert_logged(struct dbconn *w, struct run_new *n, const char *hw_cla
 		return DB_ERR;
 	if ((rc = insert(w, n, hw_class, at, received)) != DB_OK)
 		return rc;
-	if ((rc = tlog_record(w, TLOG_RUN, n->id, n->sha, &index)) != DB_OK)
+	if ((rc = tlog_store_append(w, TLOG_RUN, n->id, n->sha, &index)) != DB_OK)
 		return rc;
 	return index == (uint64_t)at ? DB_OK : DB_ERR;
 }

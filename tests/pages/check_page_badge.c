@@ -1,10 +1,10 @@
-/* check_badge.c: a run's badge (server/pages/badge.c) as answers, in
+/* check_page_badge.c: a run's badge (server/pages/page_badge.c) as answers, in
  * process: the SVG and shields JSON of a run, kept for the next request;
  * the "not found" badge of an unknown id, kept briefly, of a malformed
  * one, never kept. */
 #include "check_pages.h"
 
-#include "pages/badge.h"
+#include "pages/page.h"
 
 static struct pages P;
 static char id[RUN_ID_LEN];
@@ -39,7 +39,7 @@ START_TEST(a_runs_badge)
 {
 	struct answer a;
 
-	badge(badge_svg, id, &a);
+	badge(page_badge_svg, id, &a);
 	ck_assert_uint_eq(a.status, 200);
 	ck_assert_str_eq(a.ctype, CT_SVG);
 	ck_assert_str_eq(a.o.cache_control, CC_BADGE);
@@ -49,7 +49,7 @@ START_TEST(a_runs_badge)
 	ck_assert_str_eq(a.keep_id, id);
 	ck_assert_int_eq(a.keep_rep, REP_BADGE_SVG);
 	answer_release(&a);
-	badge(badge_json, id, &a);
+	badge(page_badge_json, id, &a);
 	ck_assert_str_eq(a.ctype, CT_JSON);
 	ck_assert_ptr_nonnull(strstr(a.body.buf, "\"schemaVersion\":1"));
 	ck_assert_ptr_nonnull(strstr(a.body.buf, "61.5"));
@@ -65,13 +65,13 @@ START_TEST(missing_badges)
 {
 	struct answer a;
 
-	badge(badge_json, "r_aaaaaaaaaaa", &a);
+	badge(page_badge_json, "r_aaaaaaaaaaa", &a);
 	ck_assert_uint_eq(a.status, 404);
 	ck_assert_str_eq(a.o.cache_control, CC_BADGE_MISSING);
 	ck_assert_ptr_nonnull(strstr(a.body.buf, "\"isError\":true"));
 	ck_assert_ptr_nonnull(a.keep);
 	answer_release(&a);
-	badge(badge_svg, "not-a-run", &a);
+	badge(page_badge_svg, "not-a-run", &a);
 	ck_assert_uint_eq(a.status, 404);
 	ck_assert_ptr_null(a.keep);
 	answer_release(&a);

@@ -1,4 +1,4 @@
-/* run_model.c: the view model of a run (what /r/<id>.json serves and the
+/* page_run_model.c: the view model of a run (what /r/<id>.json serves and the
  * run page renders): its row, its signed payload, the outlier block, the
  * bandwidth ceiling and the dispute thread. */
 #include "pages/page.h"

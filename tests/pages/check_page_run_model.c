@@ -1,4 +1,4 @@
-/* check_run_model.c: a run's view model (server/pages/run_model.c), the
+/* check_page_run_model.c: a run's view model (server/pages/page_run_model.c), the
  * JSON of /r/<id>.json without its log proof, built in process: what the
  * run's row and signed payload say, who judges it, and the refusals. */
 #include "check_pages.h"
@@ -8,7 +8,7 @@ static char id[RUN_ID_LEN];
 
 static void setup(void)
 {
-	pages_begin(&P, "check_run_model");
+	pages_begin(&P, "check_page_run_model");
 	pages_run(&P, &(struct sample_opts){ .model = "Qwen3-8B", .accelerator = "M3 Ultra",
 		  .backend = "mlx", .backend_version = "0.31.3", .decode_tok_s = 61.5 }, "key-a", id);
 	pages_run(&P, &(struct sample_opts){ .model = "Qwen3-8B", .accelerator = "M3 Ultra",
@@ -66,9 +66,9 @@ START_TEST(unknown_runs_are_404)
 }
 END_TEST
 
-static Suite *suite_run_model(void)
+static Suite *suite_page_run_model(void)
 {
-	Suite *s = suite_create("run_model");
+	Suite *s = suite_create("page_run_model");
 	TCase *tc = tcase_create("core");
 
 	tcase_set_timeout(tc, 60);
@@ -79,4 +79,4 @@ static Suite *suite_run_model(void)
 	return s;
 }
 
-CHECK_MAIN(suite_run_model)
+CHECK_MAIN(suite_page_run_model)

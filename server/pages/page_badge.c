@@ -1,6 +1,6 @@
-/* badge.c: serving run badges from the render cache (drawing is in
- * badge_svg.c).  A cache hit reads no SQL and renders nothing. */
-#include "pages/badge.h"
+/* page_badge.c: serving run badges from the render cache (drawing is in
+ * render/badge_svg.c).  A cache hit reads no SQL and renders nothing. */
+#include "pages/page.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -146,12 +146,12 @@ static int serve(struct req *r, const struct badge_kind *k, struct answer *a)
 	return from_db(r, k, gen, a);
 }
 
-int badge_svg(struct req *r, struct answer *a)
+int page_badge_svg(struct req *r, struct answer *a)
 {
 	return serve(r, &kind_svg, a);
 }
 
-int badge_json(struct req *r, struct answer *a)
+int page_badge_json(struct req *r, struct answer *a)
 {
 	return serve(r, &kind_json, a);
 }
