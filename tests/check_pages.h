@@ -120,8 +120,7 @@ static inline void pages_run(struct pages *p, const struct sample_opts *o, const
 	n.jws_len = strlen(compact);
 	n.thumbprint = j.thumbprint;
 	n.alg = "EdDSA";
-	run_new_memory(&n, payload);
-	run_new_init(&n);
+	n.j.run = run_store_run;
 	ck_assert_int_eq(db_write(p->app.db, &n.j), DB_OK);
 	ck_assert_msg(!n.duplicate && !n.clash.field, "run %d was not stored", p->nruns);
 	p->nruns++;

@@ -1,4 +1,4 @@
-/* answer.h: an answer as data, and the one place it is queued.
+/* answer.h: an answer as data, and the one place it is queued (http.c).
  *
  * A handler fills a struct answer and returns; answer_send() alone turns
  * it into a response.  An answer is one of:

@@ -180,8 +180,7 @@ static int item_prepare(struct item *it, json_t *payload, const char *fixed_id)
 	it->n.alg = "EdDSA";
 	it->n.demo = 1;
 	it->n.fixed_id = fixed_id;
-	run_new_memory(&it->n, it->payload);
-	run_new_init(&it->n);
+	it->n.j.run = run_store_run;
 	rc = 0;
 out:
 	free(text);

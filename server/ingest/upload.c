@@ -178,8 +178,6 @@ static void prepare(struct req *r, struct upload *u)
 	u->n.jws_len = r->body.len;
 	u->n.thumbprint = u->jws.thumbprint;
 	u->n.alg = u->jws.alg == JWS_ALG_ES256 ? "ES256" : "EdDSA";
-	run_new_memory(&u->n, u->payload);
-	run_new_init(&u->n);
 }
 
 /* Checks the upload (the row's check): the address's refusals, the token,

@@ -317,6 +317,20 @@ json_t *browse_link(const struct browse *b, const char *prefix, const char *segm
 	return s;
 }
 
+json_t *browse_mhw_link(const struct browse *b, const char *model, const char *hw)
+{
+	struct buf prefix = BUF_INIT;
+	json_t *l = NULL;
+
+	buf_puts(&prefix, "/m/");
+	html_url_arg(&prefix, model);
+	buf_puts(&prefix, "/hw/");
+	if (!buf_error(&prefix))
+		l = browse_link(b, prefix.buf, hw, NULL);
+	buf_release(&prefix);
+	return l;
+}
+
 /* Column i as a JSON string, or null. */
 static json_t *col_str(sqlite3_stmt *st, int i)
 {

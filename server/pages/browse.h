@@ -80,16 +80,6 @@ struct browse {
  * not answer. */
 int browse_begin(struct browse *b, struct req *r);
 
-/* 1 when b's ?hw= names hardware with runs in b's suite, or there is no
- * ?hw= (any slug-shaped value is valid there, so pages for hardware
- * without runs are not kept: what is kept stays bounded by what exists);
- * 0 when not or when the database does not say.  Inside b's snapshot. */
-int browse_hw_listed(struct browse *b);
-/* The cache key of r's page: "L" and 32 hex digits of the SHA-256 of its
- * path and query arguments in the order sent; 0, or -1 when the page is not
- * to be kept (a query with more than ?sort=, ?suite=, ?backend= and ?hw=,
- * once each) or out of memory. */
-int browse_list_key(struct req *r, char key[CACHE_ID_MAX + 1]);
 
 /* Sets b's failure (status and a printf-style sentence); returns -1. */
 int browse_error(struct browse *b, unsigned status, const char *fmt, ...)
@@ -265,9 +255,9 @@ extern const char *const combos_sql[];
 json_t *browse_link(const struct browse *b, const char *prefix, const char *segment, ...)
 	__attribute__((sentinel));
 
-/* page_model_hw.c: the link to model on hw, /m/<model>/hw/<hw> (".json"
- * when b answers with JSON, ?suite= as browse_link() carries it); a new
- * JSON string, NULL when memory runs out. */
+/* The link to model on hw, /m/<model>/hw/<hw> (".json" when b answers
+ * with JSON, ?suite= as browse_link() carries it); a new JSON string,
+ * NULL when memory runs out. */
 json_t *browse_mhw_link(const struct browse *b, const char *model, const char *hw);
 extern const char *const page_model_hw_sql[];
 extern const char *const page_pick_sql[];     /* page_pick.c */

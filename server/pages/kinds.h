@@ -61,7 +61,7 @@ struct page_csv {
 enum page_kind_flags {
 	PAGE_LISTED = 1,  /* its HTML and JSON follow from path, query and database
 	                   * alone: kept by path and query until the next write
-	                   * (browse_list_key) */
+	                   * (page.c) */
 	PAGE_KEPT_RUN = 2, /* kept under the run id of its path (REP_RUN_HTML,
 	                   * REP_RUN_JSON) until the run changes, unless ?after=
 	                   * asks for a later page of its dispute thread */
@@ -133,7 +133,7 @@ json_t *page_view_redirect(struct page_view *v, unsigned status, const char *cac
 
 /* Ends a builder's browse state b: its read snapshot; its failure (when m
  * is NULL) and whether to keep the page (not a CSV twin's, nor one of
- * hardware without runs: browse_hw_listed) go into v.  Returns m, the
+ * hardware without runs) go into v.  Returns m, the
  * new reference the builder made (or NULL). */
 json_t *page_view_browsed(struct page_view *v, struct browse *b, json_t *m);
 

@@ -1,9 +1,10 @@
 /* page.c: what every page shares: the one handler of the page kinds
  * (page_serve: builder, then HTML, JSON or CSV), the renderer (template +
- * view model -> HTML with ETag, optionally kept in the render cache) and
- * the error page. */
+ * view model -> HTML with ETag, optionally kept in the render cache, and
+ * the keys kept list pages go under) and the error page. */
 #include "pages/page.h"
 
+#include <sodium.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,8 +15,10 @@
 #include "pages/kinds.h"
 #include "util/jsonw.h"
 #include "render/tmpl.h"
+#include "store/db.h"
 #include "util/buf.h"
 #include "util/log.h"
+#include "util/sha256.h"
 #include "util/utf8.h"
 
 /* Renders template name with model (plus the site-wide fields and the
@@ -100,10 +103,84 @@ void page_error(struct req *r, const struct err *e, struct answer *a)
 	json_decref(m);
 }
 
+/* ---- the keys of kept list pages ---- */
+
+/* The key's input, and whether the query keeps the page out of the cache. */
+struct keyin {
+	struct buf in;
+	int sort, suite, hw, backend, other;
+};
+
+/* Adds one query argument to the key's input: key and value each ended by
+ * a NUL (no argument can hold one).  Only ?sort=, ?suite=, ?backend= and
+ * ?hw=, once each and not empty, may stand in the query of a kept page:
+ * each takes a value from a short list (anything else is a 400 or a 404,
+ * which are not kept; a ?hw= naming hardware without runs is not kept
+ * either, browse_hw_listed()), so the pages kept are bounded by the models,
+ * hardware and backends that exist.  Cursors, other filters and arguments
+ * the page ignores would let a client fill the cache with copies (?x=1,
+ * ?x=2, ...), so such pages are built each time. */
+static void key_arg(void *ctx, const char *k, const char *v)
+{
+	struct keyin *ki = ctx;
+	int *seen = !strcmp(k, "sort") ? &ki->sort : !strcmp(k, "suite") ? &ki->suite
+		  : !strcmp(k, "hw") ? &ki->hw : !strcmp(k, "backend") ? &ki->backend : NULL;
+
+	if (!seen || (*seen)++ || !v || !*v)
+		ki->other = 1;
+	buf_add(&ki->in, k, strlen(k) + 1);
+	buf_add(&ki->in, v ? v : "", (v ? strlen(v) : 0) + 1);
+}
+
+/* The cache key of r's page: "L" and 32 hex digits of the SHA-256 of its
+ * path and query arguments in the order sent; 0, or -1 when the page is
+ * not to be kept (a query with more than ?sort=, ?suite=, ?backend= and
+ * ?hw=, once each) or out of memory. */
+static int list_key(struct req *r, char key[CACHE_ID_MAX + 1])
+{
+	struct keyin ki = { .in = BUF_INIT };
+	unsigned char d[32];
+
+	buf_add(&ki.in, r->path, strlen(r->path) + 1);
+	http_query_each(r, key_arg, &ki);
+	if (buf_error(&ki.in) || ki.other) {
+		buf_release(&ki.in);
+		return -1;
+	}
+	sha256_digest(d, ki.in.buf, ki.in.len);
+	buf_release(&ki.in);
+	key[0] = 'L';
+	sodium_bin2hex(key + 1, CACHE_ID_MAX, d, 16);
+	return 0;
+}
+
+static const char sql_hw_listed[] =
+	"SELECT 1 FROM hw_index WHERE suite_version = ?1 AND hw_slug = ?2 AND runs > 0";
+
+/* 1 when b's ?hw= names hardware with runs in b's suite, or there is no
+ * ?hw= (any slug-shaped value is valid there, so pages for hardware
+ * without runs are not kept: what is kept stays bounded by what exists);
+ * 0 when not or when the database does not say.  Inside b's snapshot. */
+static int hw_listed(struct browse *b)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (!b->hw)
+		return 1;
+	if (!(st = db_stmt(b->c, sql_hw_listed)))
+		return 0;
+	db_bind_text(st, 1, b->suite);
+	db_bind_text(st, 2, b->hw);
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	return rc == SQLITE_ROW;
+}
+
 json_t *page_view_browsed(struct page_view *v, struct browse *b, json_t *m)
 {
 	/* The page and its JSON twin are kept, not the CSV (built each time). */
-	v->keep = m && (v->kind->flags & PAGE_LISTED) && !b->csv && browse_hw_listed(b) && v->key[0];
+	v->keep = m && (v->kind->flags & PAGE_LISTED) && !b->csv && hw_listed(b) && v->key[0];
 	browse_end(b);
 	if (!m && b->err.status)
 		v->err = b->err;
@@ -123,7 +200,7 @@ json_t *page_view_redirect(struct page_view *v, unsigned status, const char *cac
 
 /* Where v's answer is kept in the response cache, by its kind's flags
  * (once per request): a listed page by its path and query
- * (browse_list_key; never a CSV twin, built each time), a run's page
+ * (list_key; never a CSV twin, built each time), a run's page
  * under its id unless ?after= asks for a later page of its thread.  1
  * with v->key and v->rep set (the builder still says whether its answer
  * is kept, v->keep), else 0 with v->key empty. */
@@ -132,7 +209,7 @@ static int keep_key(struct page_view *v)
 	struct req *r = v->r;
 
 	if ((v->kind->flags & PAGE_LISTED) && v->format != HTTP_FMT_CSV &&
-	    browse_list_key(r, v->key) == 0) {
+	    list_key(r, v->key) == 0) {
 		v->rep = REP_LIST_HTML;
 		return 1;
 	}

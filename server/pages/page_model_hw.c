@@ -11,7 +11,7 @@
  * Reads the combos rows of migration 0020 (store/typical.h) by their
  * indexes, never the runs: one seek per weights file for the rows, and
  * for an empty page two walks of at most WALK rows.  The HTML is kept by
- * browse_cache.c until the next write, as /m/ and /hw/ are (an empty
+ * page_serve until the next write, as /m/ and /hw/ are (an empty
  * page is not: each visit to it counts for /wanted). */
 #include "pages/page.h"
 
@@ -423,20 +423,6 @@ static void add_answer(struct mhw *p)
 			best = row;
 	}
 	json_object_set_new(p->m, "answer", best ? json_deep_copy(best) : json_null());
-}
-
-json_t *browse_mhw_link(const struct browse *b, const char *model, const char *hw)
-{
-	struct buf prefix = BUF_INIT;
-	json_t *l = NULL;
-
-	buf_puts(&prefix, "/m/");
-	html_url_arg(&prefix, model);
-	buf_puts(&prefix, "/hw/");
-	if (!buf_error(&prefix))
-		l = browse_link(b, prefix.buf, hw, NULL);
-	buf_release(&prefix);
-	return l;
 }
 
 /* The view model, or NULL with p->b's failure set. */

@@ -1,6 +1,6 @@
 /* err.h: the one error carrier.  Whatever refuses a request (a parser, the
  * JWS verifier, a store call, a handler) fills a struct err; the HTTP layer
- * turns it into the answer (the responder of http/answer.c: an HTML page on
+ * turns it into the answer (the responder of http/http.c: an HTML page on
  * routes for people, the contract's JSON error body elsewhere).  A handler
  * fills its answer's:
  *

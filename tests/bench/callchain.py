@@ -90,13 +90,19 @@ def traced(d, binary, on, trace, ask):
 
 def chain(threads, write):
     """The functions of the answering thread (the one in router_access),
-    and with those, for a write, the writer's and sync thread's."""
+    and with those, for a write, the writer's (the thread that ran
+    run_store_run) and the sync thread's (the one in db_sync.c's sync_main).
+    The threads a commit wakes (the log's signer, the refresh thread) are
+    left out: they follow the write, they are not its path."""
     answer, store = set(), set()
     for s in threads.values():
-        mine = {(fn, f) for fn, f in s if f.startswith("server/")}
-        if any(fn == "router_access" for fn, _ in s):
+        # .c files only: a header's inline function (buf_error) is
+        # attributed to the header or to its caller as addr2line finds it.
+        mine = {(fn, f) for fn, f in s if f.startswith("server/") and f.endswith(".c")}
+        fns = {fn for fn, _ in s}
+        if "router_access" in fns:
             answer |= mine
-        elif write and {f for _, f in s} & {"server/store/db_writer.c", "server/store/db_sync.c"}:
+        elif write and fns & {"run_store_run", "sync_main"}:
             store |= mine
     return answer, answer | store
 
@@ -141,11 +147,10 @@ def main():
         ]
         for label, write, ask in cases:
             answer, every = chain(traced(d, binary, on, trace, ask), write)
-            files = report(label, answer)
-            if write:
-                files = report(label + " + store", every)
-            if a.files:
-                print("    " + "\n    ".join(files))
+            for lab, fns in [(label, answer)] + ([(label + " + store", every)] if write else []):
+                files = report(lab, fns)
+                if a.files:
+                    print("    " + "\n    ".join(files))
     finally:
         d.stop()
         shutil.rmtree(tmp, ignore_errors=True)

@@ -1,8 +1,8 @@
-/* check_answer.c: server/http/answer.c, the one place an answer is queued,
- * through a real libmicrohttpd daemon on a loopback port: bodies and
- * their headers, the error responder (JSON, or the error page a route
- * for people hands it), 304s, kept responses, and the one out-of-memory
- * answer however a handler runs out. */
+/* check_answer.c: answers as data (http/answer.h) and the one place they
+ * are queued (server/http/http.c), through a real libmicrohttpd daemon on
+ * a loopback port: bodies and their headers, the error responder (JSON,
+ * or the error page a route for people hands it), 304s, kept responses,
+ * and the one out-of-memory answer however a handler runs out. */
 #include "check_util.h"
 #include "http/answer.h"
 #include "http/http.h"
