@@ -204,6 +204,8 @@ const char *page_kind_problem(const struct page_kind_def *k, const struct tmpl_s
 	if ((k->json && !twin_of(k->path, k->json, ".json")) ||
 	    (k->csv && !twin_of(k->path, k->csv, ".csv")))
 		return "has a twin whose path is not the page's with .json or .csv";
+	if (k->feed && strchr(k->feed, '*') && !twin_of(k->path, k->feed, ".atom"))
+		return "has a feed with a '*' whose path is not the page's with .atom";
 	if (!k->csv != !k->csv_tables[0].cols)
 		return "has a CSV twin without a table, or a table without a CSV twin";
 	if (k->sitemap == SITEMAP_EACH && k->arg == PAGE_ARG_NONE)

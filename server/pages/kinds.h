@@ -164,8 +164,9 @@ json_t *page_kinds_json(void);
 struct answer;
 int twins_csv(struct page_view *v, json_t *m, struct answer *a);
 /* twins.c: adds "alternates" [{type, href, title}] to the view model m of
- * a kind with a CSV twin, for <link rel="alternate">: its JSON and CSV
- * twins (with the request's query: the same rows) and its Atom feed. */
+ * a kind with a twin or a feed, for <link rel="alternate">: its JSON and
+ * CSV twins (with the request's query: the same rows; none on a page kept
+ * under its run id) and its Atom feed. */
 void twins_add_alternates(struct page_view *v, json_t *m);
 
 /* twins.c: /compare's figures as CSV rows, one per figure and run (a

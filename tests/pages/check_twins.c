@@ -93,6 +93,45 @@ START_TEST(alternates_carry_the_query)
 }
 END_TEST
 
+/* Every declared twin or feed is an alternate, a CSV twin or not: /changes
+ * advertises its JSON and its Atom feed, one model on one hardware its
+ * JSON at its own address (both stars of its path filled), a run's page
+ * kept under its id its JSON without the query. */
+START_TEST(every_twin_and_feed_is_an_alternate)
+{
+	struct page_req q;
+	char target[80], want[80];
+	json_t *m = json_object();
+
+	pages_get(&q, &P, "/changes?hw=m3-ultra");
+	twins_add_alternates(&q.v, m);
+	ck_assert_uint_eq(json_array_size(pages_at(m, "alternates")), 2);
+	ck_assert_str_eq(pages_str(m, "alternates.0.href"), "/changes.json?hw=m3-ultra");
+	ck_assert_str_eq(pages_str(m, "alternates.1.type"), CT_ATOM);
+	ck_assert_str_eq(pages_str(m, "alternates.1.href"), "/changes.atom");
+	pages_done(&q, m);
+	m = json_object();
+	pages_get(&q, &P, "/m/qwen3-8b/hw/m3-ultra?suite=suite-v1");
+	twins_add_alternates(&q.v, m);
+	ck_assert_uint_eq(json_array_size(pages_at(m, "alternates")), 1);
+	ck_assert_str_eq(pages_str(m, "alternates.0.href"), "/m/qwen3-8b/hw/m3-ultra.json?suite=suite-v1");
+	pages_done(&q, m);
+	m = json_object();
+	snprintf(target, sizeof target, "/r/%s?posted=3", a_id);
+	pages_get(&q, &P, target);
+	q.v.keep = 1;                     /* kept under its id, as page_run_view says */
+	twins_add_alternates(&q.v, m);
+	snprintf(want, sizeof want, "/r/%s.json", a_id);
+	ck_assert_str_eq(pages_str(m, "alternates.0.href"), want);
+	pages_done(&q, m);
+	m = json_object();
+	pages_get(&q, &P, "/glossary");   /* no twin, no feed: none */
+	twins_add_alternates(&q.v, m);
+	ck_assert_ptr_null(json_object_get(m, "alternates"));
+	pages_done(&q, m);
+}
+END_TEST
+
 static Suite *suite_twins(void)
 {
 	Suite *s = suite_create("twins");
@@ -103,6 +142,7 @@ static Suite *suite_twins(void)
 	tcase_add_test(tc, csv_of_a_page_table);
 	tcase_add_test(tc, compare_rows_per_figure_and_run);
 	tcase_add_test(tc, alternates_carry_the_query);
+	tcase_add_test(tc, every_twin_and_feed_is_an_alternate);
 	suite_add_tcase(s, tc);
 	return s;
 }
