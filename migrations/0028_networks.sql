@@ -78,16 +78,6 @@ END;
 -- key again (store/netcap.c, netcap_refresh).
 INSERT OR REPLACE INTO stats_state VALUES ('net_cap', '3');
 
--- /changes needs its keys a side from CHANGES_MIN_NETS networks, and a
--- version slipped in between two others after the newer one needs twice
--- (domain/changes.h): each version's networks and first run, computed
--- anew for every version by the refresh thread after this migration.
-ALTER TABLE combo_versions ADD COLUMN nets INTEGER NOT NULL DEFAULT 0;
-ALTER TABLE combo_versions ADD COLUMN first_seen INTEGER NOT NULL DEFAULT 0;
-INSERT OR IGNORE INTO version_dirty(suite_version, model_slug, model_digest, hw_slug, backend_name,
-	backend_version)
-SELECT suite_version, model_slug, model_digest, hw_slug, backend_name, backend_version FROM version_raw;
-
 -- A best run that can stand (issue 35): runs.marks holds what keeps a
 -- counted, unflagged run from being a combination's best without taking
 -- it out of the figures: 1 above its peak-bandwidth ceiling (below the

@@ -262,8 +262,8 @@ static const double few[] = { 200, 201 };
 START_TEST(find_consecutive_pairs)
 {
 	struct changes_version v[] = {
-		{ "b6200", near120, 8 }, { "unknown", near100, 8 }, { "b6100", near100, 8 },
-		{ "b6150", few, 2 }, { "b6300-abc", near121, 8 },
+		{ "b6200", near120, 8, 0, 0 }, { "unknown", near100, 8, 0, 0 }, { "b6100", near100, 8, 0, 0 },
+		{ "b6150", few, 2, 0, 0 }, { "b6300-abc", near121, 8, 0, 0 },
 	};
 	struct changes_pair out[5];
 	long n = changes_find("llama.cpp", v, 5, out, 5, 0);
@@ -287,8 +287,8 @@ END_TEST
 
 START_TEST(find_skips_same_version_and_empty)
 {
-	struct changes_version v[] = { { "b6200", near100, 8 }, { "6200 (abc)", near120, 8 } };
-	struct changes_version w[] = { { "0.7.0", near120, 8 }, { "v0.7.0rc1", near100, 8 } };
+	struct changes_version v[] = { { "b6200", near100, 8, 0, 0 }, { "6200 (abc)", near120, 8, 0, 0 } };
+	struct changes_version w[] = { { "0.7.0", near120, 8, 0, 0 }, { "v0.7.0rc1", near100, 8, 0, 0 } };
 	struct changes_pair out[2];
 
 	ck_assert_int_eq(changes_find("llama.cpp", v, 2, out, 2, 0), 0);
@@ -326,8 +326,10 @@ START_TEST(find_needs_networks_and_late_versions_twice)
 	ck_assert_str_eq(w[out[0].from].version, "b6100");
 	ck_assert_str_eq(w[out[0].to].version, "b6300");
 	ck_assert(out[0].t.changed && out[0].t.change_pct < -25);
-	/* Seen first, in order, it is an ordinary version. */
-	w[0].first_seen = 1000, w[1].first_seen = 3000, w[2].first_seen = 2000;
+	/* Seen in order (w is sorted by version now), it is an ordinary one. */
+	ck_assert_str_eq(w[1].version, "b6200");
+	w[1].first_seen = 2000;
+	w[2].first_seen = 3000;
 	ck_assert_int_eq(changes_find("llama.cpp", w, 3, out, 3, CHANGES_MIN_NETS), 2);
 }
 END_TEST

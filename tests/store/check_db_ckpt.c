@@ -171,11 +171,15 @@ START_TEST(writer_waits_for_a_stalled_checkpointer_at_the_limit)
 	struct db_wal_stats ws;
 	struct db *db;
 	pthread_t th;
-	off_t bound = (off_t)(LIMIT + 50) * 4120;
+	off_t bound = (off_t)(LIMIT + 50) * 4120, base;
 	int i, done = 0;
 
 	gate_install();
 	db = tmpdb_open(&T, NULL);
+	/* The migrations' own frames may be past the limit already: the
+	 * writer then waits at once, and the log grows by no more than slack. */
+	if ((base = wal_size() + (off_t)50 * 4120) > bound)
+		bound = base;
 	gate_set(1);
 	pthread_mutex_lock(&db->lock);
 	db->wal_limit = LIMIT;
