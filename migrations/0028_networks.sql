@@ -90,3 +90,40 @@ ALTER TABLE runs ADD COLUMN marks INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE combos ADD COLUMN disputed INTEGER NOT NULL DEFAULT 0;
 UPDATE runs SET marks = marks | 2 WHERE id IN (SELECT run_id FROM dispute_threads WHERE state = 'open');
 INSERT OR REPLACE INTO stats_state VALUES ('ceiling_ref', '');
+
+-- Confirmed rows first (contract section 9): lists rank a combination by
+-- rank_med / rank_best, its median / best less 1e13 unless it is
+-- confirmed (store/typical.h, typical_rank), and /models, /hardware and
+-- the cheatsheet rank each model and hardware by its leader's, in
+-- top_rank / best_rank.  The pages show the figures.  Filled by the fill
+-- above (every combination's typical figures, then every leader).
+ALTER TABLE combos ADD COLUMN rank_med REAL;
+ALTER TABLE combos ADD COLUMN rank_best REAL;
+DROP INDEX combos_med;
+DROP INDEX combos_med_hw;
+DROP INDEX combos_med_be;
+DROP INDEX combos_best;
+DROP INDEX combos_best_hw;
+DROP INDEX combos_best_be;
+DROP INDEX combos_digest_med;
+DROP INDEX combos_digest_best;
+CREATE INDEX combos_med ON combos(suite_version, rank_med DESC, key_id DESC);
+CREATE INDEX combos_med_hw ON combos(suite_version, hw_slug, rank_med DESC, key_id DESC);
+CREATE INDEX combos_med_be ON combos(suite_version, backend_name, rank_med DESC, key_id DESC);
+CREATE INDEX combos_best ON combos(suite_version, rank_best DESC, key_id DESC);
+CREATE INDEX combos_best_hw ON combos(suite_version, hw_slug, rank_best DESC, key_id DESC);
+CREATE INDEX combos_best_be ON combos(suite_version, backend_name, rank_best DESC, key_id DESC);
+CREATE INDEX combos_digest_med ON combos(suite_version, model_slug, model_digest, rank_med DESC, key_id DESC);
+CREATE INDEX combos_digest_best ON combos(suite_version, model_slug, model_digest, rank_best DESC, key_id DESC);
+ALTER TABLE model_index ADD COLUMN top_rank REAL NOT NULL DEFAULT -2e13;
+ALTER TABLE model_index ADD COLUMN best_rank REAL NOT NULL DEFAULT -2e13;
+ALTER TABLE hw_index ADD COLUMN top_rank REAL NOT NULL DEFAULT -2e13;
+ALTER TABLE hw_index ADD COLUMN best_rank REAL NOT NULL DEFAULT -2e13;
+DROP INDEX model_index_med;
+DROP INDEX hw_index_med;
+DROP INDEX model_index_decode;
+DROP INDEX hw_index_decode;
+CREATE INDEX model_index_med ON model_index(suite_version, top_rank DESC, model_slug DESC);
+CREATE INDEX hw_index_med ON hw_index(suite_version, top_rank DESC, hw_slug DESC);
+CREATE INDEX model_index_decode ON model_index(suite_version, best_rank DESC, model_slug DESC);
+CREATE INDEX hw_index_decode ON hw_index(suite_version, best_rank DESC, hw_slug DESC);

@@ -20,11 +20,12 @@
 
 /* The figure each order sorts by (enum browse_sort's order), and its
  * direction: decode is the median; unknown prefill and TTFT sort last. */
-#define C_DECODE "c.med"
+/* The median and the best rank confirmed rows first (store/typical.h). */
+#define C_DECODE "c.rank_med"
 #define C_PREFILL "c.sort_prefill"
 #define C_TTFT "c.sort_ttft"
 #define C_DATE "c.first_at"
-#define C_BEST "c.best_decode"
+#define C_BEST "c.rank_best"
 
 /* Each selects the sort figure, the row's key_id (the cursor), the row
  * (TYPICAL_COLS), its model's and hardware's shown names (store/names.h); ?1 suite, ?2 hardware, ?3

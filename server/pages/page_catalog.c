@@ -25,8 +25,8 @@
  * row brings its leading combination (the highest median) through the
  * combos primary key. */
 #define ORDERED(table, col, key, by, cmp, join, other) \
-	"SELECT i." col ", i.runs, i.best_decode, i.best_id, n.name, i.top_med, " TYPICAL_COLS("c") \
-	", (SELECT o.name FROM search_names o WHERE " other ")" \
+	"SELECT i." col ", i.runs, i.best_decode, i.best_id, n.name, i.top_rank, " TYPICAL_COLS("c") \
+	", (SELECT o.name FROM search_names o WHERE " other "), i.best_rank" \
 	" FROM " table " i JOIN search_names n ON n.kind = '" key "' AND n.slug = i." col " " \
 	"LEFT JOIN combos c ON c.suite_version = i.suite_version AND " join \
 	" WHERE i.suite_version = ?1 AND " cmp " ORDER BY " by " LIMIT ?4"
@@ -37,10 +37,11 @@
 /* The name of the leading combination's other half: its hardware, its model. */
 #define M_JOIN_OTHER "o.kind = 'hw' AND o.slug = c.hw_slug"
 #define H_JOIN_OTHER "o.kind = 'model' AND o.slug = c.model_slug"
-#define BY_MEDIAN(t, c, k, j, o) ORDERED(t, c, k, "i.top_med DESC, i." c " DESC", \
-	"(i.top_med, i." c ") < (?2, ?3)", j, o)
-#define BY_BEST(t, c, k, j, o) ORDERED(t, c, k, "i.best_decode DESC, i." c " DESC", \
-	"(i.best_decode, i." c ") < (?2, ?3)", j, o)
+/* Confirmed leaders first (store/typical.h: top_rank, best_rank). */
+#define BY_MEDIAN(t, c, k, j, o) ORDERED(t, c, k, "i.top_rank DESC, i." c " DESC", \
+	"(i.top_rank, i." c ") < (?2, ?3)", j, o)
+#define BY_BEST(t, c, k, j, o) ORDERED(t, c, k, "i.best_rank DESC, i." c " DESC", \
+	"(i.best_rank, i." c ") < (?2, ?3)", j, o)
 #define BY_RUNS(t, c, k, j, o) ORDERED(t, c, k, "i.runs DESC, i." c " DESC", \
 	"(i.runs, i." c ") < (?2, ?3)", j, o)
 #define BY_NAME(t, c, k, j, o) ORDERED(t, c, k, "i." c, "i." c " > ?3", j, o)
@@ -167,7 +168,8 @@ static void cursor_of(const struct ipage *p, sqlite3_stmt *st, char *out, size_t
 	else if (p->sort == S_RUNS)
 		snprintf(out, n, "%lld:%s", (long long)sqlite3_column_int64(st, 1), slug);
 	else
-		browse_cursor(out, n, sqlite3_column_double(st, p->sort == S_BEST ? 2 : 5), slug);
+		browse_cursor(out, n, sqlite3_column_double(st, p->sort == S_BEST ? 7 + TYPICAL_NCOLS : 5),
+			      slug);
 }
 
 /* One row: the model's (or hardware's) slug, name, runs and best

@@ -33,10 +33,10 @@
 /* Rows: models by their leading combination's median (model_index_med,
  * migration 0020). */
 static const char sql_models[] =
-	"SELECT i.model_slug, i.top_med, n.name FROM model_index i "
+	"SELECT i.model_slug, i.top_rank, n.name FROM model_index i "
 	"JOIN search_names n ON n.kind = 'model' AND n.slug = i.model_slug "
-	"WHERE i.suite_version = ?1 AND (i.top_med, i.model_slug) < (?2, ?3) "
-	"ORDER BY i.top_med DESC, i.model_slug DESC LIMIT ?4";
+	"WHERE i.suite_version = ?1 AND (i.top_rank, i.model_slug) < (?2, ?3) "
+	"ORDER BY i.top_rank DESC, i.model_slug DESC LIMIT ?4";
 static const char sql_hws[] =
 	"SELECT i.hw_slug, n.name FROM hw_index i "
 	"JOIN search_names n ON n.kind = 'hw' AND n.slug = i.hw_slug "

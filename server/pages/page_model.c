@@ -54,7 +54,7 @@ static const char sql_bars[] =
 	"SELECT c.hw_slug, c.backend_name, c.med, c.best_decode, c.best_id, " NAMES_HW("c.hw_slug", "r.accelerator") " FROM combos c "
 	"JOIN runs r ON r.id = c.best_id WHERE c.suite_version = ?1 AND c.model_slug = ?2 "
 	"AND c.model_digest = ?3 AND c.t_runs > 0 AND (?4 IS NULL OR c.backend_name = ?4) "
-	"ORDER BY c.med DESC, c.key_id DESC";
+	"ORDER BY c.rank_med DESC, c.key_id DESC";
 static const char sql_be_next[] =
 	"SELECT min(backend_name) FROM runs WHERE " WHERE_MD " AND backend_name > ?4";
 static const char sql_list[] =

@@ -36,10 +36,10 @@ static const char sql_digest_one[] =
  * the first row of combos_digest_med and of combos_digest_best. */
 static const char sql_top[] =
 	"SELECT med FROM combos WHERE suite_version = ?1 AND model_slug = ?2 AND model_digest = ?3 "
-	"AND t_runs > 0 ORDER BY med DESC, key_id DESC LIMIT 1";
+	"AND t_runs > 0 ORDER BY rank_med DESC, key_id DESC LIMIT 1";
 static const char sql_best[] =
 	"SELECT best_decode, best_id FROM combos WHERE suite_version = ?1 AND model_slug = ?2 "
-	"AND model_digest = ?3 AND t_runs > 0 ORDER BY best_decode DESC, key_id DESC LIMIT 1";
+	"AND model_digest = ?3 AND t_runs > 0 ORDER BY rank_best DESC, key_id DESC LIMIT 1";
 
 const char *const page_model_digests_sql[] = { sql_digests, sql_digest_one, sql_top, sql_best, NULL };
 

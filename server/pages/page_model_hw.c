@@ -53,11 +53,11 @@ static const char sql_model_elsewhere[] =
 	"SELECT c.hw_slug, " NAMES_HW("c.hw_slug", "r.accelerator") ", c.med, c.backend_name "
 	"FROM combos c JOIN runs r ON r.id = c.best_id WHERE c.suite_version = ?1 "
 	"AND c.model_slug = ?2 AND c.model_digest = ?3 AND c.t_runs > 0 "
-	"ORDER BY c.med DESC, c.key_id DESC LIMIT " WALK;
+	"ORDER BY c.rank_med DESC, c.key_id DESC LIMIT " WALK;
 static const char sql_hw_models[] =
 	"SELECT c.model_slug, " NAMES_MODEL("c.model_slug", "r.model_name") ", c.med, c.backend_name "
 	"FROM combos c JOIN runs r ON r.id = c.best_id WHERE c.suite_version = ?1 "
-	"AND c.hw_slug = ?2 AND c.t_runs > 0 ORDER BY c.med DESC, c.key_id DESC LIMIT " WALK;
+	"AND c.hw_slug = ?2 AND c.t_runs > 0 ORDER BY c.rank_med DESC, c.key_id DESC LIMIT " WALK;
 
 const char *const page_model_hw_sql[] = {
 	sql_model, sql_hw, sql_digests, sql_model_elsewhere, sql_hw_models, NULL

@@ -177,6 +177,8 @@ struct combo_row {
 	struct fig f;                  /* f.n: keys */
 	double mean, sd;               /* after sigma clipping, as for a cluster */
 	long long disputed;            /* runs of the typical figures under open dispute */
+	int confirmed;                 /* as stored; outlier_combo_row_store sets it anew */
+	int stored_confirmed;
 	long long t_runs, t_keys, pre_keys, ttft_keys;
 	double med, p25, p75, med_prefill, med_ttft, best_decode;
 	char best_id[16];

@@ -25,7 +25,7 @@ static const char sql_cl_drop[] = "DELETE FROM clusters WHERE " WHERE_KEY;
 	"pre_keys, med_prefill, ttft_keys, med_ttft, best_decode, best_id, " \
 	"q1_b, q1_below, q1_n, q1_sum, q2_b, q2_below, q2_n, q2_sum, q3_b, q3_below, q3_n, q3_sum, " \
 	"pre_b, pre_below, pre_n, pre_sum, ttft_b, ttft_below, ttft_n, ttft_sum, sort_prefill, sort_ttft, " \
-	"mean, stddev, disputed"
+	"mean, stddev, disputed, confirmed"
 static const char sql_co_get[] = "SELECT cid, " COMBO_COLS " FROM combos WHERE " WHERE_COMBO;
 /* A new combination's empty row (its figures come with the store). */
 static const char sql_co_new[] =
@@ -50,10 +50,11 @@ static const char sql_co_nets[] =
 	"coalesce(a.net, a.key_thumbprint) <> (SELECT coalesce(b.net, b.key_thumbprint) "
 	"FROM combo_keys b WHERE b.cid = ?1 AND b.t_runs > 0 LIMIT 1))";
 _Static_assert(OUTLIER_CONFIRM_NETS == 2, "sql_co_nets asks for a second network");
-static const char sql_co_med[] = "UPDATE combos SET med = ?2 WHERE cid = ?1";
+static const char sql_co_med[] = "UPDATE combos SET med = ?2, rank_med = ?3 WHERE cid = ?1";
 static const char sql_co_pre[] = "UPDATE combos SET sort_prefill = ?2 WHERE cid = ?1";
 static const char sql_co_ttft[] = "UPDATE combos SET sort_ttft = ?2 WHERE cid = ?1";
-static const char sql_co_best[] = "UPDATE combos SET best_decode = ?2, best_id = ?3 WHERE cid = ?1";
+static const char sql_co_best[] =
+	"UPDATE combos SET best_decode = ?2, best_id = ?3, rank_best = ?4 WHERE cid = ?1";
 static const char sql_co_drop[] = "DELETE FROM combos WHERE cid = ?1";
 
 
@@ -231,6 +232,7 @@ int outlier_combo_row_load(struct dbconn *w, const struct combo_key *k, struct c
 		row->mean = sqlite3_column_double(st, 40);
 		row->sd = sqlite3_column_double(st, 41);
 		row->disputed = sqlite3_column_int64(st, 42);
+		row->confirmed = row->stored_confirmed = sqlite3_column_int(st, 43);
 		snprintf(row->stored_best_id, sizeof row->stored_best_id, "%s", row->best_id);
 	}
 	sqlite3_reset(st);
@@ -257,9 +259,10 @@ int outlier_combo_row_open(struct dbconn *w, const struct combo_key *k, const ch
 	return DB_OK;
 }
 
-/* Sets one indexed figure of row cid (v NAN: NULL; id: best_id too). */
+/* Sets one indexed figure of row cid (v NAN: NULL): the median with its
+ * rank (typical.h), the best with its run id and rank, or another. */
 static int set_figure(struct dbconn *w, const char *sql, long long cid, double v, const char *id,
-		      int with_id)
+		      int which, int confirmed)
 {
 	sqlite3_stmt *st = db_stmt(w, sql);
 
@@ -267,8 +270,12 @@ static int set_figure(struct dbconn *w, const char *sql, long long cid, double v
 		return DB_ERR;
 	sqlite3_bind_int64(st, 1, cid);
 	bind_real(st, 2, v);
-	if (with_id)
+	if (which == 0)
+		bind_real(st, 3, isnan(v) ? NAN : typical_rank(v, confirmed));
+	if (which == 3) {
 		db_bind_text(st, 3, id && *id ? id : NULL);
+		bind_real(st, 4, isnan(v) ? NAN : typical_rank(v, confirmed));
+	}
 	return outlier_step_all(st, NULL, NULL);
 }
 
@@ -322,6 +329,7 @@ int outlier_combo_row_store(struct dbconn *w, const struct combo_key *k, struct 
 	}
 	if ((rc = confirmed_of(w, row, &confirmed)) != DB_OK)
 		return rc;
+	row->confirmed = confirmed;
 	if (!(st = db_stmt(w, sql_co_set)))
 		return DB_ERR;
 	outlier_fig_blobs(&row->f, sb, qb);
@@ -350,15 +358,17 @@ int outlier_combo_row_store(struct dbconn *w, const struct combo_key *k, struct 
 		return rc;
 	sort_figures(row, v);
 	for (i = 0; i < 3; i++)
-		if (moved(v[i], row->stored[i]) &&
-		    (rc = set_figure(w, sets[i], row->cid, v[i], NULL, 0)) != DB_OK)
+		if ((moved(v[i], row->stored[i]) || (i == 0 && confirmed != row->stored_confirmed)) &&
+		    (rc = set_figure(w, sets[i], row->cid, v[i], NULL, i, confirmed)) != DB_OK)
 			return rc;
 	best = row->t_runs > 0 ? row->best_id : "";
-	if ((moved(v[3], row->stored[3]) || strcmp(best, row->stored_best_id)) &&
-	    (rc = set_figure(w, sql_co_best, row->cid, v[3], best, 1)) != DB_OK)
+	if ((moved(v[3], row->stored[3]) || strcmp(best, row->stored_best_id) ||
+	     confirmed != row->stored_confirmed) &&
+	    (rc = set_figure(w, sql_co_best, row->cid, v[3], best, 3, confirmed)) != DB_OK)
 		return rc;
 	memcpy(row->stored, v, sizeof v);
 	snprintf(row->stored_best_id, sizeof row->stored_best_id, "%s", best);
+	row->stored_confirmed = confirmed;
 	return DB_OK;
 }
 

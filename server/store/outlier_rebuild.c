@@ -35,7 +35,8 @@ static const char sql_w_row[] =
 	"UPDATE combos SET runs = ?2, keys = ?3, sum_q = ?4, sum_qq = ?5, mean = ?6, stddev = ?7, "
 	"filled = 1, t_runs = 0, t_keys = 0, med = NULL, p25 = NULL, p75 = NULL, pre_keys = 0, "
 	"med_prefill = NULL, ttft_keys = 0, med_ttft = NULL, best_decode = NULL, best_id = NULL, "
-	"sort_prefill = 0, sort_ttft = 1e300 WHERE cid = ?1";
+	"sort_prefill = 0, sort_ttft = 1e300, rank_med = NULL, rank_best = NULL, confirmed = 0, "
+	"disputed = 0 WHERE cid = ?1";
 static const char sql_w_drop[] = "DELETE FROM combos WHERE cid = ?1";
 static const char sql_w_done[] = "UPDATE combos SET filled = 2 WHERE cid = ?1";
 static const char sql_t_clear[] = "DELETE FROM key_hist WHERE cid = ?1";

@@ -42,6 +42,18 @@ json_t *typical_row(sqlite3_stmt *st, int i);
 int typical_model_hw(struct dbconn *c, const char *suite, const char *model, const char *hw,
 		     json_t **out);
 
+/* How lists rank a combination's median or best run (contract section 9:
+ * confirmed rows first): the figure itself when the row is confirmed,
+ * else the figure less TYPICAL_UNCONFIRMED_OFFSET, below every confirmed
+ * one (decode is at most 1e12 tok/s).  combos.rank_med and rank_best,
+ * model_index and hw_index's top_rank and best_rank hold it; the pages
+ * show the figure. */
+#define TYPICAL_UNCONFIRMED_OFFSET 1e13
+static inline double typical_rank(double v, int confirmed)
+{
+	return confirmed ? v : v - TYPICAL_UNCONFIRMED_OFFSET;
+}
+
 /* The bits of runs.marks (migration 0028): a counted, unflagged run so
  * marked stays in the figures but is never a combination's best run. */
 #define TYPICAL_MARK_ABOVE_PEAK 1  /* above its peak-bandwidth ceiling (issue 33) */

@@ -62,12 +62,15 @@ json_t *typical_row(sqlite3_stmt *st, int i)
 	return o;
 }
 
-/* Highest median first; ties by key_id, the later first (list order). */
+/* Confirmed rows first, then the highest median; ties by key_id, the
+ * later first (list order, store/typical.h). */
 static int by_median(const void *x, const void *y)
 {
 	const json_t *a = *(json_t *const *)x, *b = *(json_t *const *)y;
-	double ma = json_number_value(json_object_get(a, "median_decode_tok_s"));
-	double mb = json_number_value(json_object_get(b, "median_decode_tok_s"));
+	double ma = typical_rank(json_number_value(json_object_get(a, "median_decode_tok_s")),
+				 json_is_true(json_object_get(a, "confirmed")));
+	double mb = typical_rank(json_number_value(json_object_get(b, "median_decode_tok_s")),
+				 json_is_true(json_object_get(b, "confirmed")));
 
 	if (ma != mb)
 		return ma > mb ? -1 : 1;

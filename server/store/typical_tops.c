@@ -13,40 +13,41 @@
 /* Per model: its digests (few), then each digest's first combination in
  * combos_digest_med / combos_digest_best. */
 static const char sql_m_row[] =
-	"SELECT top_med, top_key, best_decode, best_key FROM model_index "
+	"SELECT top_rank, top_key, best_rank, best_key FROM model_index "
 	"WHERE suite_version = ?1 AND model_slug = ?2";
 static const char sql_m_digests[] =
 	"SELECT model_digest FROM digest_counts WHERE suite_version = ?1 AND model_slug = ?2";
 static const char sql_m_top[] =
-	"SELECT med, key_id, model_digest, hw_slug, backend_name FROM combos "
+	"SELECT rank_med, key_id, model_digest, hw_slug, backend_name, med FROM combos "
 	"WHERE suite_version = ?1 AND model_slug = ?2 AND model_digest = ?3 AND t_runs > 0 "
-	"ORDER BY med DESC, key_id DESC LIMIT 1";
+	"ORDER BY rank_med DESC, key_id DESC LIMIT 1";
 static const char sql_m_best[] =
-	"SELECT best_decode, key_id, best_id FROM combos "
+	"SELECT rank_best, key_id, best_id, best_decode FROM combos "
 	"WHERE suite_version = ?1 AND model_slug = ?2 AND model_digest = ?3 AND t_runs > 0 "
-	"ORDER BY best_decode DESC, key_id DESC LIMIT 1";
+	"AND best_id IS NOT NULL ORDER BY rank_best DESC, key_id DESC LIMIT 1";
 static const char sql_m_set_top[] =
-	"UPDATE model_index SET top_med = ?3, top_key = ?4, top_digest = ?5, top_hw = ?6, "
-	"top_backend = ?7 WHERE suite_version = ?1 AND model_slug = ?2";
+	"UPDATE model_index SET top_rank = ?3, top_key = ?4, top_digest = ?5, top_hw = ?6, "
+	"top_backend = ?7, top_med = ?8 WHERE suite_version = ?1 AND model_slug = ?2";
 static const char sql_m_set_best[] =
-	"UPDATE model_index SET best_decode = ?3, best_key = ?4, best_id = ?5 "
+	"UPDATE model_index SET best_rank = ?3, best_key = ?4, best_id = ?5, best_decode = ?6 "
 	"WHERE suite_version = ?1 AND model_slug = ?2";
 /* Per hardware: one seek in combos_med_hw / combos_best_hw. */
 static const char sql_h_row[] =
-	"SELECT top_med, top_key, best_decode, best_key FROM hw_index "
+	"SELECT top_rank, top_key, best_rank, best_key FROM hw_index "
 	"WHERE suite_version = ?1 AND hw_slug = ?2";
 static const char sql_h_top[] =
-	"SELECT med, key_id, model_slug, model_digest, backend_name FROM combos "
-	"WHERE suite_version = ?1 AND hw_slug = ?2 AND t_runs > 0 ORDER BY med DESC, key_id DESC LIMIT 1";
-static const char sql_h_best[] =
-	"SELECT best_decode, key_id, best_id FROM combos "
+	"SELECT rank_med, key_id, model_slug, model_digest, backend_name, med FROM combos "
 	"WHERE suite_version = ?1 AND hw_slug = ?2 AND t_runs > 0 "
-	"ORDER BY best_decode DESC, key_id DESC LIMIT 1";
+	"ORDER BY rank_med DESC, key_id DESC LIMIT 1";
+static const char sql_h_best[] =
+	"SELECT rank_best, key_id, best_id, best_decode FROM combos "
+	"WHERE suite_version = ?1 AND hw_slug = ?2 AND t_runs > 0 AND best_id IS NOT NULL "
+	"ORDER BY rank_best DESC, key_id DESC LIMIT 1";
 static const char sql_h_set_top[] =
-	"UPDATE hw_index SET top_med = ?3, top_key = ?4, top_model = ?5, top_digest = ?6, "
-	"top_backend = ?7 WHERE suite_version = ?1 AND hw_slug = ?2";
+	"UPDATE hw_index SET top_rank = ?3, top_key = ?4, top_model = ?5, top_digest = ?6, "
+	"top_backend = ?7, top_med = ?8 WHERE suite_version = ?1 AND hw_slug = ?2";
 static const char sql_h_set_best[] =
-	"UPDATE hw_index SET best_decode = ?3, best_key = ?4, best_id = ?5 "
+	"UPDATE hw_index SET best_rank = ?3, best_key = ?4, best_id = ?5, best_decode = ?6 "
 	"WHERE suite_version = ?1 AND hw_slug = ?2";
 static const char sql_all_models[] = "SELECT suite_version, model_slug FROM model_index";
 static const char sql_all_hw[] = "SELECT suite_version, hw_slug FROM hw_index";
@@ -60,7 +61,8 @@ const char *const typical_tops_sql[] = {
  * strings naming it (the combination, or the best run's id in id[0]). */
 struct lead {
 	int has;
-	double v;
+	double v;                      /* as lists rank it (typical_rank) */
+	double shown;                  /* the figure itself */
 	char key[16];
 	char name[3][130];
 };
@@ -115,10 +117,13 @@ static int take(sqlite3_stmt *st, struct lead *l)
 
 	if (rc == SQLITE_ROW && (key = (const char *)sqlite3_column_text(st, 1)) &&
 	    beats(sqlite3_column_double(st, 0), key, l)) {
+		int n = sqlite3_column_count(st);
+
 		l->has = 1;
 		l->v = sqlite3_column_double(st, 0);
+		l->shown = sqlite3_column_double(st, n - 1);   /* the last column */
 		snprintf(l->key, sizeof l->key, "%s", key);
-		for (i = 0; i < 3 && i + 2 < sqlite3_column_count(st); i++)
+		for (i = 0; i < 3 && i + 2 < n - 1; i++)
 			snprintf(l->name[i], sizeof l->name[i], "%s",
 				 sqlite3_column_text(st, i + 2) ? (const char *)sqlite3_column_text(st, i + 2) : "");
 	}
@@ -135,8 +140,9 @@ static int write_lead(struct dbconn *w, const char *sql, const char *suite, cons
 
 	if ((rc = two_text(w, sql, suite, slug, &st)) != DB_OK)
 		return rc;
-	/* -1: no typical figure, which sorts last. */
-	sqlite3_bind_double(st, 3, l->has ? l->v : -1);
+	/* No figure sorts last: below every unconfirmed one; shown as -1. */
+	sqlite3_bind_double(st, 3, l->has ? l->v : -2 * TYPICAL_UNCONFIRMED_OFFSET);
+	sqlite3_bind_double(st, 5 + names, l->has ? l->shown : -1);
 	if (l->has) {
 		db_bind_text(st, 4, l->key);
 		for (i = 0; i < names; i++)
@@ -196,7 +202,7 @@ static int hw_search(struct dbconn *w, const char *suite, const char *hw, struct
  * none): 1 in *write with *out set when it must be written, *search when
  * it must be looked for again. */
 static void follow(const struct lead *cur, const char *key, double old, double now,
-		   struct lead *out, int *write, int *search)
+		   double shown, struct lead *out, int *write, int *search)
 {
 	*write = *search = 0;
 	if (old == now || (isnan(old) && isnan(now)))
@@ -211,14 +217,18 @@ static void follow(const struct lead *cur, const char *key, double old, double n
 	}
 	out->has = 1;
 	out->v = now;
+	out->shown = shown;
 	snprintf(out->key, sizeof out->key, "%s", key);
 }
 
 int typical_tops(struct dbconn *w, const struct combo_key *k, const struct combo_row *old,
 		 const struct combo_row *cr)
 {
-	double om = old->t_runs > 0 ? old->med : NAN, nm = cr->t_runs > 0 ? cr->med : NAN;
-	double ob = old->t_runs > 0 ? old->best_decode : NAN, nb = cr->t_runs > 0 ? cr->best_decode : NAN;
+	/* As lists rank them: confirmed rows first (typical.h). */
+	double om = old->t_runs > 0 ? typical_rank(old->med, old->confirmed) : NAN;
+	double nm = cr->t_runs > 0 ? typical_rank(cr->med, cr->confirmed) : NAN;
+	double ob = old->t_runs > 0 && old->best_id[0] ? typical_rank(old->best_decode, old->confirmed) : NAN;
+	double nb = cr->t_runs > 0 && cr->best_id[0] ? typical_rank(cr->best_decode, cr->confirmed) : NAN;
 	struct lead top, best, t2, b2, st, sb;
 	int rc, exists, wt, ft, wb, fb, same_best;
 
@@ -231,15 +241,16 @@ int typical_tops(struct dbconn *w, const struct combo_key *k, const struct combo
 		return rc;
 	memset(&t2, 0, sizeof t2);
 	memset(&b2, 0, sizeof b2);
-	follow(&top, cr->key_id, om, nm, &t2, &wt, &ft);
+	follow(&top, cr->key_id, om, nm, cr->med, &t2, &wt, &ft);
 	snprintf(t2.name[0], sizeof t2.name[0], "%s", k->digest);
 	snprintf(t2.name[1], sizeof t2.name[1], "%s", k->hw);
 	snprintf(t2.name[2], sizeof t2.name[2], "%s", k->backend);
-	follow(&best, cr->key_id, ob, nb, &b2, &wb, &fb);
+	follow(&best, cr->key_id, ob, nb, cr->best_decode, &b2, &wb, &fb);
 	/* The same best figure from another run of it is a write too. */
 	if (!wb && !fb && best.has && !strcmp(best.key, cr->key_id) && cr->t_runs > 0 &&
 	    strcmp(old->best_id, cr->best_id))
-		wb = 1, b2 = (struct lead){ 1, nb, "", { "" } }, snprintf(b2.key, sizeof b2.key, "%s", cr->key_id);
+		wb = 1, b2 = (struct lead){ 1, nb, cr->best_decode, "", { "" } },
+		snprintf(b2.key, sizeof b2.key, "%s", cr->key_id);
 	snprintf(b2.name[0], sizeof b2.name[0], "%s", cr->best_id);
 	if ((ft || fb) && (rc = model_search(w, k->suite, k->model, &st, &sb)) != DB_OK)
 		return rc;
@@ -250,14 +261,15 @@ int typical_tops(struct dbconn *w, const struct combo_key *k, const struct combo
 	/* The hardware. */
 	if ((rc = read_row(w, sql_h_row, k->suite, k->hw, &exists, &top, &best)) != DB_OK || !exists)
 		return rc;
-	follow(&top, cr->key_id, om, nm, &t2, &wt, &ft);
+	follow(&top, cr->key_id, om, nm, cr->med, &t2, &wt, &ft);
 	snprintf(t2.name[0], sizeof t2.name[0], "%s", k->model);
 	snprintf(t2.name[1], sizeof t2.name[1], "%s", k->digest);
 	snprintf(t2.name[2], sizeof t2.name[2], "%s", k->backend);
-	follow(&best, cr->key_id, ob, nb, &b2, &wb, &fb);
+	follow(&best, cr->key_id, ob, nb, cr->best_decode, &b2, &wb, &fb);
 	if (!wb && !fb && best.has && !strcmp(best.key, cr->key_id) && cr->t_runs > 0 &&
 	    strcmp(old->best_id, cr->best_id))
-		wb = 1, b2 = (struct lead){ 1, nb, "", { "" } }, snprintf(b2.key, sizeof b2.key, "%s", cr->key_id);
+		wb = 1, b2 = (struct lead){ 1, nb, cr->best_decode, "", { "" } },
+		snprintf(b2.key, sizeof b2.key, "%s", cr->key_id);
 	snprintf(b2.name[0], sizeof b2.name[0], "%s", cr->best_id);
 	if ((ft || fb) && (rc = hw_search(w, k->suite, k->hw, &st, &sb)) != DB_OK)
 		return rc;

@@ -27,8 +27,10 @@ static void teardown(void)
 	pages_end(&P);
 }
 
-/* One row per combination, the highest median decode first, with its
- * counts: runs, and keys each counted once. */
+/* One row per combination, confirmed rows (3 keys) first and then the
+ * highest median decode: Qwen3-8B's three keys at 62 before Llama's one
+ * key at 120, awaiting confirmation; with its counts: runs, and keys each
+ * counted once. */
 START_TEST(board_lists_combinations_by_median_decode)
 {
 	struct page_req q;
@@ -37,12 +39,14 @@ START_TEST(board_lists_combinations_by_median_decode)
 	ck_assert_ptr_nonnull(m);
 	ck_assert_str_eq(pages_str(m, "suite_version"), "suite-v1");
 	ck_assert_uint_eq(json_array_size(pages_at(m, "board.rows")), 2);
-	ck_assert_str_eq(pages_str(m, "board.rows.0.model_slug"), "llama-3-1-8b-instruct");
-	ck_assert_str_eq(pages_str(m, "board.rows.1.model_slug"), "qwen3-8b");
-	ck_assert_str_eq(pages_str(m, "board.rows.1.hw_slug"), "m3-ultra");
-	ck_assert_int_eq(json_integer_value(pages_at(m, "board.rows.1.runs")), 3);
-	ck_assert_int_eq(json_integer_value(pages_at(m, "board.rows.1.keys")), 3);
-	ck_assert(json_real_value(pages_at(m, "board.rows.1.median_decode_tok_s")) == 62.0);
+	ck_assert_str_eq(pages_str(m, "board.rows.0.model_slug"), "qwen3-8b");
+	ck_assert_str_eq(pages_str(m, "board.rows.1.model_slug"), "llama-3-1-8b-instruct");
+	ck_assert_str_eq(pages_str(m, "board.rows.0.hw_slug"), "m3-ultra");
+	ck_assert_int_eq(json_integer_value(pages_at(m, "board.rows.0.runs")), 3);
+	ck_assert_int_eq(json_integer_value(pages_at(m, "board.rows.0.keys")), 3);
+	ck_assert(json_is_true(pages_at(m, "board.rows.0.confirmed")));
+	ck_assert(json_is_false(pages_at(m, "board.rows.1.confirmed")));
+	ck_assert(json_real_value(pages_at(m, "board.rows.0.median_decode_tok_s")) == 62.0);
 	ck_assert_str_eq(pages_str(m, "sort"), "decode");
 	ck_assert_int_eq(json_integer_value(pages_at(m, "recent.count")), 4);
 	pages_done(&q, m);
