@@ -241,6 +241,15 @@ json_t *combos_page(struct browse *b, const struct combos_q *q, enum browse_sort
  * null, above_ceiling, and for pages text {median, p25, p75, best,
  * prefill, ttft}.  A new reference; NULL when out of memory. */
 json_t *combos_item(const struct browse *b, sqlite3_stmt *st, int i);
+/* Adds to row o's "text" (a page's, not JSON's) what its figure rests on
+ * (contract section 9, issue 35): "awaiting confirmation: N submitters"
+ * for a row that is not confirmed, "disputed" for one whose figures hold a
+ * run under open dispute. */
+void combos_marks_text(json_t *o);
+/* Marks the first row of rows that is not confirmed with text.await_head
+ * (its list's "Awaiting confirmation" heading goes above it) when the
+ * list ranks confirmed rows first. */
+void combos_await_head(json_t *rows, int confirmed_first);
 /* The names of the hardware of rows that the reference data does not
  * know, once each ("RTX 3060, M1 Max"), for a page's one note; null when
  * every one is known.  A new reference. */

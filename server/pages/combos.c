@@ -164,7 +164,7 @@ json_t *combos_item(const struct browse *b, sqlite3_stmt *st, int i)
 	json_object_set_new(o, "ceiling", c);
 	json_object_set_new(o, "above_ceiling", json_boolean(json_is_true(json_object_get(c, "above"))));
 	json_object_del(o, "first_at");
-	if (b->html)
+	if (b->html) {
 		json_object_set_new(o, "text", json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o*}",
 			"median", browse_fig_of(o, "median_decode_tok_s"), "p25", browse_fig_of(o, "p25_decode_tok_s"),
 			"p75", browse_fig_of(o, "p75_decode_tok_s"), "best", browse_fig_of(o, "best_decode_tok_s"),
@@ -174,7 +174,43 @@ json_t *combos_item(const struct browse *b, sqlite3_stmt *st, int i)
 			"flagged", json_integer_value(json_object_get(o, "flagged_runs")) > 0
 				? count_text(json_integer_value(json_object_get(o, "flagged_runs")),
 					     "outlier left out", "outliers left out") : NULL));
+		combos_marks_text(o);
+	}
 	return o;
+}
+
+void combos_marks_text(json_t *o)
+{
+	json_t *t = json_object_get(o, "text");
+	long long keys = json_integer_value(json_object_get(o, "keys"));
+	char s[80];
+
+	if (!json_is_object(t))
+		return;
+	if (!json_is_true(json_object_get(o, "confirmed"))) {
+		snprintf(s, sizeof s, "awaiting confirmation: %lld %s", keys,
+			 keys == 1 ? "submitter" : "submitters");
+		json_object_set_new(t, "awaiting", json_string(s));
+	}
+	if (json_integer_value(json_object_get(o, "disputed_runs")) > 0)
+		json_object_set_new(t, "disputed", json_string("disputed"));
+}
+
+void combos_await_head(json_t *rows, int confirmed_first)
+{
+	const json_t *row;
+	size_t i;
+
+	if (!confirmed_first)
+		return;
+	json_array_foreach(rows, i, row) {
+		json_t *t = json_object_get(row, "text");
+
+		if (json_is_true(json_object_get(row, "confirmed")) || !json_is_object(t))
+			continue;
+		json_object_set_new(t, "await_head", json_true());
+		return;
+	}
 }
 
 json_t *combos_page(struct browse *b, const struct combos_q *q, enum browse_sort sort, int limit,
@@ -216,6 +252,7 @@ json_t *combos_page(struct browse *b, const struct combos_q *q, enum browse_sort
 	}
 	if (more)
 		browse_cursor(cur, sizeof cur, last, last_id);
+	combos_await_head(rows, sort == SORT_DECODE || sort == SORT_BEST);
 	return browse_pager_list(b, "rows", rows, more, cur, back, pcur, link, ctx);
 fail:
 	json_decref(rows);

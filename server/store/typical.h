@@ -22,14 +22,15 @@
 #define TYPICAL_COLS(c) \
 	c ".model_slug, " c ".model_digest, " c ".hw_slug, " c ".backend_name, " c ".key_id, " \
 	c ".med, " c ".p25, " c ".p75, " c ".best_decode, " c ".best_id, " c ".t_runs, " \
-	c ".t_keys, " c ".med_prefill, " c ".med_ttft, " c ".runs, " c ".first_at, " c ".confirmed"
-#define TYPICAL_NCOLS 17
+	c ".t_keys, " c ".med_prefill, " c ".med_ttft, " c ".runs, " c ".first_at, " c ".confirmed, " \
+	c ".disputed"
+#define TYPICAL_NCOLS 18
 
 /* The combination in st's row from column i on (TYPICAL_COLS) as JSON:
  * {model_slug, digest, hw_slug, backend, key_id, median_decode_tok_s,
  * p25_decode_tok_s, p75_decode_tok_s, best_decode_tok_s, best_run, runs,
  * keys, median_prefill_tok_s, median_ttft_ms, flagged_runs, one_submitter,
- * first_at, confirmed}, figures rounded, unknown ones null.  A new reference; NULL
+ * first_at, confirmed, disputed_runs}, figures rounded, unknown ones null.  A new reference; NULL
  * when out of memory. */
 json_t *typical_row(sqlite3_stmt *st, int i);
 

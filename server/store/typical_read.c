@@ -59,6 +59,7 @@ json_t *typical_row(sqlite3_stmt *st, int i)
 	json_object_set_new(o, "one_submitter", json_boolean(keys == 1));
 	json_object_set_new(o, "first_at", json_integer(sqlite3_column_int64(st, i + 15)));
 	json_object_set_new(o, "confirmed", json_boolean(sqlite3_column_int(st, i + 16)));
+	json_object_set_new(o, "disputed_runs", json_integer(sqlite3_column_int64(st, i + 17)));
 	return o;
 }
 
