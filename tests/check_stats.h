@@ -375,7 +375,15 @@ static inline struct xpop xpop_of(const struct mrun *m, int n, const struct plac
 		}
 		if (!left)
 			break;
-		xmoments(&p, vals, out, p.keys);
+		{
+			/* A round that would leave no spread is not taken. */
+			struct xpop q = p;
+
+			xmoments(&q, vals, out, p.keys);
+			if (!(q.sd > 0))
+				break;
+			p = q;
+		}
 	}
 	free(xs);
 	free(owner);

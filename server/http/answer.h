@@ -56,7 +56,7 @@ struct answer {
 	char keep_id[CACHE_ID_MAX + 1];
 	enum cache_rep keep_rep;
 	uint64_t keep_gen;            /* the cache's generation before the reads */
-	unsigned keep_tag;            /* the cluster it shows (0: none) */
+	struct cache_tags keep_tags;  /* the populations it shows */
 };
 
 #define ANSWER_INIT { .body = BUF_INIT, .loc = BUF_INIT, .err = ERR_INIT }
@@ -75,11 +75,11 @@ int answer_buf(struct answer *a, unsigned status, const char *ctype, struct buf 
 	       const struct http_opts *o);
 /* The JSON value v (not consumed) as the body; -1 out of memory. */
 int answer_json(struct answer *a, unsigned status, const json_t *v, const struct http_opts *o);
-/* The body is also kept in c as (id, rep), tagged with a cluster (0: none),
+/* The body is also kept in c as (id, rep), tagged with the populations it shows,
  * unless the cache moved since gen: answered as it is kept, with an ETag
  * (304 for a 200 whose tag If-None-Match names) and o->cache_control. */
 void answer_keep(struct answer *a, struct cache *c, const char *id, enum cache_rep rep,
-		 uint64_t gen, unsigned tag);
+		 uint64_t gen, struct cache_tags tags);
 /* The kept response k (its reference taken): 304 for a 200 with an ETag
  * that If-None-Match names.  0. */
 int answer_kept(struct answer *a, struct http_kept *k);

@@ -14,8 +14,8 @@
 
 struct rep {
 	struct http_kept *k;    /* NULL: none; its bytes are counted in cache->bytes */
-	unsigned tag;           /* the cluster tag of what it shows, 0: none */
-	unsigned tag_gen;       /* that tag's generation when it was built */
+	struct cache_tags tags; /* the populations it shows */
+	unsigned tag_gen[2];    /* those tags' generations when it was built */
 	unsigned rep_gen;       /* its rep's generation when it was kept */
 	uint64_t gen;           /* the cache's generation it was built at */
 };
@@ -145,6 +145,17 @@ static unsigned slot_of(unsigned tag)
 	return (tag - 1) % NTAGS;
 }
 
+/* 1 when no population p shows has changed since it was kept. */
+static int tags_fresh(struct cache *c, const struct rep *p)
+{
+	int i;
+
+	for (i = 0; i < 2; i++)
+		if (p->tags.t[i] && atomic_load(&c->tag_gen[slot_of(p->tags.t[i])]) != p->tag_gen[i])
+			return 0;
+	return 1;
+}
+
 struct http_kept *cache_get(struct cache *c, const char *id, enum cache_rep rep)
 {
 	struct http_kept *k = NULL;
@@ -154,7 +165,7 @@ struct http_kept *cache_get(struct cache *c, const char *id, enum cache_rep rep)
 	pthread_rwlock_rdlock(&c->lock);
 	e = find(c, id, bucket_of(id));
 	if (e && (p = &e->reps[rep])->k &&
-	    (!p->tag || atomic_load(&c->tag_gen[slot_of(p->tag)]) == p->tag_gen) &&
+	    tags_fresh(c, p) &&
 	    atomic_load(&c->rep_gen[rep]) == p->rep_gen &&
 	    (rep != REP_LIST_HTML || atomic_load(&c->gen) == p->gen))
 		k = http_kept_ref(p->k);
@@ -194,10 +205,11 @@ void cache_bump_rep(struct cache *c, enum cache_rep rep)
 	pthread_rwlock_unlock(&c->lock);
 }
 
-void cache_put(struct cache *c, const char *id, enum cache_rep rep, uint64_t gen, unsigned tag,
-	       struct http_kept *k)
+void cache_put(struct cache *c, const char *id, enum cache_rep rep, uint64_t gen,
+	       struct cache_tags tags, struct http_kept *k)
 {
 	unsigned b = bucket_of(id);
+	int i;
 	struct entry *e;
 	struct rep *p;
 
@@ -227,8 +239,9 @@ void cache_put(struct cache *c, const char *id, enum cache_rep rep, uint64_t gen
 		c->count++;
 	}
 	p = &e->reps[rep];
-	p->tag = tag;
-	p->tag_gen = tag ? atomic_load(&c->tag_gen[slot_of(tag)]) : 0;
+	p->tags = tags;
+	for (i = 0; i < 2; i++)
+		p->tag_gen[i] = tags.t[i] ? atomic_load(&c->tag_gen[slot_of(tags.t[i])]) : 0;
 	p->rep_gen = atomic_load(&c->rep_gen[rep]);
 	p->gen = gen;
 	p->k = k;

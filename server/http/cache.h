@@ -52,17 +52,24 @@ uint64_t cache_gen(struct cache *c);
  * miss for /metrics. */
 struct http_kept *cache_get(struct cache *c, const char *id, enum cache_rep rep);
 
+/* The populations a response shows (each 0: none): a run page shows its
+ * fingerprint cluster and its combination. */
+struct cache_tags {
+	unsigned t[2];
+};
+#define CACHE_NO_TAGS ((struct cache_tags){ { 0, 0 } })
+
 /* Keeps k (the cache takes the caller's reference) as (id, rep), tagged
- * with the cluster it shows (0: none; see below), unless an invalidation
+ * with the populations it shows (see below), unless an invalidation
  * happened since gen or the body alone is over a quarter of the byte
  * bound; then the reference is dropped instead. */
-void cache_put(struct cache *c, const char *id, enum cache_rep rep, uint64_t gen, unsigned tag,
-	       struct http_kept *k);
+void cache_put(struct cache *c, const char *id, enum cache_rep rep, uint64_t gen,
+	       struct cache_tags tags, struct http_kept *k);
 
 /* Cluster generations: a response that shows a cluster's figures (a run
  * page shows its cluster's size, mean and spread) is kept with the tag of
  * that cluster (any number but 0; the store's outlier_cluster_tag), and
- * stops being served once the cluster changes, without visiting every
+ * stops being served once either population changes, without visiting every
  * member.  Tags that share a slot are bumped together, which only costs
  * extra misses.
  *

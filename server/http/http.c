@@ -330,13 +330,13 @@ int answer_json(struct answer *a, unsigned status, const json_t *v, const struct
 }
 
 void answer_keep(struct answer *a, struct cache *c, const char *id, enum cache_rep rep,
-		 uint64_t gen, unsigned tag)
+		 uint64_t gen, struct cache_tags tags)
 {
 	a->keep = c;
 	snprintf(a->keep_id, sizeof a->keep_id, "%s", id);
 	a->keep_rep = rep;
 	a->keep_gen = gen;
-	a->keep_tag = tag;
+	a->keep_tags = tags;
 }
 
 int answer_kept(struct answer *a, struct http_kept *k)
@@ -518,7 +518,7 @@ static enum MHD_Result send_keep(struct req *r, struct answer *a, const void *bo
 		return send_nomem(r);
 	snprintf(k->etag, sizeof k->etag, "%s", etag);   /* kept with its tag, 200 or not */
 	ret = send_kept(r, k);
-	cache_put(a->keep, a->keep_id, a->keep_rep, a->keep_gen, a->keep_tag, k);
+	cache_put(a->keep, a->keep_id, a->keep_rep, a->keep_gen, a->keep_tags, k);
 	return ret;
 }
 

@@ -127,8 +127,8 @@ static int upload_finish(struct req *r, void *state, struct answer *a)
 	http_origin(r, origin, sizeof origin);
 	snprintf(url, sizeof url, "%s/r/%s", origin, u->n.id);
 	snprintf(badge, sizeof badge, "%s/badge/%s.svg", origin, u->n.id);
-	body = json_pack("{s:s, s:s, s:s, s:b, s:b}", "id", u->n.id, "url", url,
-			 "badge_url", badge, "outlier", u->n.outlier, "counted", !u->n.capped);
+	body = json_pack("{s:s, s:s, s:s, s:b}", "id", u->n.id, "url", url,
+			 "badge_url", badge, "outlier", u->n.outlier);
 	o.location = url;
 	rc = body ? answer_json(a, u->n.duplicate ? 200 : 201, body, &o) : -1;
 	json_decref(body);

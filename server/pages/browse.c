@@ -1,5 +1,6 @@
 /* browse.c: suite, query arguments, cursor, run rows and links shared by the browse pages. */
 #include "pages/browse.h"
+#include "store/typical.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -86,7 +87,7 @@ static int parse_after(struct browse *b, const char *s)
 	if (isspace((unsigned char)num[0]))
 		return -1;
 	d = strtod(num, &end);
-	if (*end || !isfinite(d) || d < 0)
+	if (*end || !isfinite(d) || !typical_rank_valid(d))
 		return -1;
 	b->has_after = 1;
 	b->after_decode = d;

@@ -250,6 +250,12 @@ void combos_marks_text(json_t *o);
  * (its list's "Awaiting confirmation" heading goes above it) when the
  * list ranks confirmed rows first. */
 void combos_await_head(json_t *rows, int confirmed_first);
+/* What a row lacks to be confirmed, in words ("fewer than 3 submitters
+ * from 2 networks"; no networks when the network cap is lifted). */
+const char *combos_confirm_text(void);
+/* A combinations list's columns: model and hardware shown or not, and
+ * how many columns that makes (span). */
+json_t *combos_cols(int model, int hw);
 /* The names of the hardware of rows that the reference data does not
  * know, once each ("RTX 3060, M1 Max"), for a page's one note; null when
  * every one is known.  A new reference. */

@@ -14,6 +14,8 @@
 #include "render/html.h"
 #include "store/db.h"
 #include "store/names.h"
+#include "store/netcap.h"
+#include "store/outlier.h"
 #include "store/typical.h"
 #include "util/buf.h"
 #include "util/numfmt.h"
@@ -33,7 +35,7 @@
 #define ROW_COLS ", c.key_id, " TYPICAL_COLS("c") ", " NAMES_MODEL("c.model_slug", "r.model_name") ", " \
 	NAMES_HW("c.hw_slug", "r.accelerator") ", r.model_quant, " \
 	"r.model_format, r.backend_version"
-#define LIST(col, where, cmp, dir) "SELECT " col ROW_COLS " FROM combos c JOIN runs r ON r.id = c.best_id " \
+#define LIST(col, where, cmp, dir) "SELECT " col ROW_COLS " FROM combos c JOIN runs r ON r.id = coalesce(c.best_id, c.key_id) " \
 	"WHERE c.suite_version = ?1 AND c.t_runs > 0" where " AND (" col ", c.key_id) " cmp " (?4, ?5) " \
 	"ORDER BY " col dir ", c.key_id" dir " LIMIT ?6"
 /* Read the other way from the cursor (inclusive) for the Previous link:
@@ -145,6 +147,11 @@ json_t *combos_item(const struct browse *b, sqlite3_stmt *st, int i)
 
 	if (!o)
 		return NULL;
+	/* The current version's figure where /changes reports one; the list
+	 * keeps its place by the blend (weak: a row can sit a place off). */
+	if (typical_since(b->c, b->suite, o) == DB_OK &&
+	    json_is_string(json_object_get(o, "since_version")))
+		median = json_number_value(json_object_get(o, "median_decode_tok_s"));
 	snprintf(shrt, sizeof shrt, "%.12s", digest && strlen(digest) > 7 ? digest + 7 : "");
 	snprintf(href, sizeof href, "/r/%s%s", best ? best : "", b->html ? "" : ".json");
 	json_object_set_new(o, "model", json_pack("{s:s?, s:s?, s:s?, s:s, s:s?, s:s?, s:o*}",
@@ -196,6 +203,23 @@ void combos_marks_text(json_t *o)
 		json_object_set_new(t, "disputed", json_string("disputed"));
 }
 
+const char *combos_confirm_text(void)
+{
+	static char s[80];
+
+	if (netcap_keys())
+		snprintf(s, sizeof s, "fewer than %d submitters from %d networks", OUTLIER_CONFIRM_KEYS,
+			 OUTLIER_CONFIRM_NETS);
+	else
+		snprintf(s, sizeof s, "fewer than %d submitters", OUTLIER_CONFIRM_KEYS);
+	return s;
+}
+
+json_t *combos_cols(int model, int hw)
+{
+	return json_pack("{s:b, s:b, s:i}", "model", model, "hw", hw, "span", 6 + !!model + !!hw);
+}
+
 void combos_await_head(json_t *rows, int confirmed_first)
 {
 	const json_t *row;
@@ -208,7 +232,7 @@ void combos_await_head(json_t *rows, int confirmed_first)
 
 		if (json_is_true(json_object_get(row, "confirmed")) || !json_is_object(t))
 			continue;
-		json_object_set_new(t, "await_head", json_true());
+		json_object_set_new(t, "await_head", json_string(combos_confirm_text()));
 		return;
 	}
 }

@@ -121,7 +121,7 @@ struct page_view {
 	                            * builder may clear it) ... */
 	char key[CACHE_ID_MAX + 1];
 	enum cache_rep rep;
-	unsigned tag;              /* ... tagged with a cluster (0: none) */
+	struct cache_tags tags;    /* ... tagged with the populations it shows */
 	uint64_t gen;              /* the cache's generation before the reads */
 };
 

@@ -229,7 +229,7 @@ static int json_answer(struct page_view *v, json_t *m, struct answer *a)
 	struct http_opts o = { .cache_control = CC_PAGE, .etag = 1 };
 
 	if (v->keep)
-		answer_keep(a, v->r->app->cache, v->key, v->rep, v->gen, v->tag);
+		answer_keep(a, v->r->app->cache, v->key, v->rep, v->gen, v->tags);
 	return answer_json(a, 200, m, &o);
 }
 
@@ -252,7 +252,7 @@ static int html_answer(struct page_view *v, json_t *m, struct answer *a)
 		buf_release(&b);
 		return render_failed(a);
 	}
-	answer_keep(a, v->r->app->cache, v->key, v->rep, v->gen, v->tag);
+	answer_keep(a, v->r->app->cache, v->key, v->rep, v->gen, v->tags);
 	return answer_buf(a, 200, CT_HTML, &b, &o);
 }
 

@@ -11,12 +11,17 @@
 #include "http/cache.h"
 #include "store/db.h"
 #include "store/run_store.h"
+#include "store/typical.h"
 #include "util/jsonw.h"
 
+/* The run, and whether its combination is confirmed (contract section 9). */
 static const char sql_badge[] =
-	"SELECT decode_tok_s, model_name, accelerator, outlier, status, "
-	"EXISTS (SELECT 1 FROM run_withdrawals WHERE run_id = runs.id), demo "
-	"FROM runs WHERE id = ?";
+	"SELECT r.decode_tok_s, r.model_name, r.accelerator, r.outlier, r.status, "
+	"EXISTS (SELECT 1 FROM run_withdrawals WHERE run_id = r.id), r.demo, r.capped, "
+	"r.marks, c.confirmed, r.suite_version, r.model_digest, r.hw_slug, r.backend_name "
+	"FROM runs r LEFT JOIN combos c ON c.suite_version = r.suite_version "
+	"AND c.model_slug = r.model_slug AND c.model_digest = r.model_digest "
+	"AND c.hw_slug = r.hw_slug AND c.backend_name = r.backend_name WHERE r.id = ?";
 
 /* One representation of the badge: its cache slot, type and renderer. */
 struct badge_kind {
@@ -68,7 +73,8 @@ static const struct badge_kind kind_json = { REP_BADGE_JSON, CT_JSON, render_jso
  * entry (a negative one for 404), unless an invalidation happened since
  * gen.  0, or -1 out of memory. */
 static int badge_answer(struct req *r, const struct badge_kind *k,
-			const struct badge_in *in, int cache, uint64_t gen, struct answer *a)
+			const struct badge_in *in, int cache, uint64_t gen, struct cache_tags tags,
+			struct answer *a)
 {
 	unsigned status = in->state == BADGE_NOT_FOUND ? 404 : 200;
 	const char *cc = status == 200 ? CC_BADGE : CC_BADGE_MISSING;
@@ -80,29 +86,37 @@ static int badge_answer(struct req *r, const struct badge_kind *k,
 		return err_nomem(&a->err);
 	}
 	if (cache)
-		answer_keep(a, r->app->cache, r->arg, k->rep, gen, 0);
+		answer_keep(a, r->app->cache, r->arg, k->rep, gen, tags);
 	return answer_buf(a, status, k->ctype, &b, &o);
 }
 
-/* Fills in from the current row of sql_badge.  The strings point into the
- * statement and live until it is reset.  An upheld dispute outranks the
- * outlier flag: the figure is no longer shown at all. */
+/* Fills in from the current row of sql_badge (badge_state_of decides the
+ * state).  The strings point into the statement and live until it is
+ * reset. */
 static void fill(struct badge_in *in, sqlite3_stmt *st)
 {
 	const char *status = (const char *)sqlite3_column_text(st, 4);
+	int capped = sqlite3_column_int(st, 7);
+	int disputed = (sqlite3_column_int(st, 8) & TYPICAL_MARK_DISPUTED) != 0;
+	int confirmed = sqlite3_column_int(st, 9);
 
 	in->decode_tok_s = sqlite3_column_double(st, 0);
 	in->model = (const char *)sqlite3_column_text(st, 1);
 	in->hardware = (const char *)sqlite3_column_text(st, 2);
 	in->demo = sqlite3_column_int(st, 6);
-	if (sqlite3_column_int(st, 5))
-		in->state = BADGE_WITHDRAWN;
-	else if (status && !strcmp(status, "upheld"))
-		in->state = BADGE_UPHELD;
-	else if (sqlite3_column_int(st, 3))
-		in->state = BADGE_OUTLIER;
-	else
-		in->state = BADGE_OK;
+	in->state = badge_state_of(&(struct badge_facts){
+		.withdrawn = sqlite3_column_int(st, 5), .capped = capped,
+		.upheld = status && !strcmp(status, "upheld"), .disputed = disputed,
+		.flagged = sqlite3_column_int(st, 3), .confirmed = confirmed });
+}
+
+/* The cache tags of the row: its combination, whose confirmation the
+ * badge shows. */
+static struct cache_tags tags_of(sqlite3_stmt *st)
+{
+	return (struct cache_tags){ { 0, run_store_combo_tag(
+		(const char *)sqlite3_column_text(st, 10), (const char *)sqlite3_column_text(st, 11),
+		(const char *)sqlite3_column_text(st, 12), (const char *)sqlite3_column_text(st, 13)) } };
 }
 
 /* The cache miss: reads the run, renders k while the row is live into
@@ -121,7 +135,7 @@ static int from_db(struct req *r, const struct badge_kind *k, uint64_t gen, stru
 	if (rc == SQLITE_ROW)
 		fill(&in, st);
 	if (rc == SQLITE_ROW || rc == SQLITE_DONE)
-		rc = badge_answer(r, k, &in, 1, gen, a);
+		rc = badge_answer(r, k, &in, 1, gen, rc == SQLITE_ROW ? tags_of(st) : CACHE_NO_TAGS, a);
 	else
 		rc = err_unavailable(&a->err, MSG_DB_DOWN);
 	sqlite3_reset(st);
@@ -139,7 +153,7 @@ static int serve(struct req *r, const struct badge_kind *k, struct answer *a)
 	uint64_t gen;
 
 	if (!run_id_valid(r->arg))
-		return badge_answer(r, k, &missing, 0, 0, a);
+		return badge_answer(r, k, &missing, 0, 0, CACHE_NO_TAGS, a);
 	gen = cache_gen(c);
 	if ((kept = cache_get(c, r->arg, k->rep)))
 		return answer_kept(a, kept);

@@ -13,6 +13,7 @@
 
 #include "app.h"
 #include "http/answer.h"
+#include "store/typical.h"
 #include "http/cache.h"
 #include "pages/browse.h"
 #include "render/card_svg.h"
@@ -28,7 +29,7 @@
 static const char sql_card[] =
 	"SELECT decode_tok_s, prefill_tok_s, ttft_ms, model_name, accelerator, "
 	"backend_name, backend_version, outlier, status, "
-	"EXISTS (SELECT 1 FROM run_withdrawals WHERE run_id = runs.id), demo "
+	"EXISTS (SELECT 1 FROM run_withdrawals WHERE run_id = runs.id), demo, capped, marks "
 	"FROM runs WHERE id = ?";
 
 #define RETRY_OFF 3600    /* s: no rasterizer until the operator installs one */
@@ -53,8 +54,8 @@ static double col_or_nan(sqlite3_stmt *st, int i)
 }
 
 /* Fills in from the current row of sql_card; the strings live until the
- * statement is reset.  Withdrawn outranks upheld, which outranks the
- * outlier flag, as on the badge. */
+ * statement is reset.  Withdrawn, capped, upheld, an open dispute, the
+ * outlier flag: the first that holds is the mark, as on the badge. */
 static void fill(struct card_run *in, sqlite3_stmt *st)
 {
 	const char *status = (const char *)sqlite3_column_text(st, 8);
@@ -69,8 +70,12 @@ static void fill(struct card_run *in, sqlite3_stmt *st)
 	in->demo = sqlite3_column_int(st, 10);
 	if (sqlite3_column_int(st, 9))
 		in->mark = CARD_MARK_WITHDRAWN;
+	else if (sqlite3_column_int(st, 11))
+		in->mark = CARD_MARK_CAPPED;
 	else if (status && !strcmp(status, "upheld"))
 		in->mark = CARD_MARK_UPHELD;
+	else if (sqlite3_column_int(st, 12) & TYPICAL_MARK_DISPUTED)
+		in->mark = CARD_MARK_DISPUTED;
 	else if (sqlite3_column_int(st, 7))
 		in->mark = CARD_MARK_OUTLIER;
 	else
@@ -130,7 +135,7 @@ int page_card_run_svg(struct req *r, struct answer *a)
 		buf_release(&svg);
 		return rc;
 	}
-	answer_keep(a, c, r->arg, REP_CARD_SVG, gen, 0);
+	answer_keep(a, c, r->arg, REP_CARD_SVG, gen, CACHE_NO_TAGS);
 	return answer_buf(a, 200, CT_SVG, &svg, &o);
 }
 
@@ -178,7 +183,7 @@ static int finish(struct req *r, struct answer *a)
 	}
 	if (!(k = http_kept_build(200, CT_PNG, j->rj.png.buf, j->rj.png.len, CC_BADGE, j->etag)))
 		return err_nomem(&a->err);
-	cache_put(r->app->cache, j->key, REP_CARD_PNG, j->gen, 0, http_kept_ref(k));
+	cache_put(r->app->cache, j->key, REP_CARD_PNG, j->gen, CACHE_NO_TAGS, http_kept_ref(k));
 	return answer_kept(a, k);
 }
 
@@ -322,7 +327,7 @@ _Static_assert(CARD_ROWS_MAX == 5, "CARD_ROWS_MAX_STR is CARD_ROWS_MAX");
 static const struct kind model_kind = {
 	"model", "model", "Fastest hardware",
 	"SELECT " NAMES_HW("hw_slug", "hw_slug") ", max(med) FROM combos "
-	"WHERE suite_version = ?1 AND model_slug = ?2 AND t_runs > 0 AND med IS NOT NULL "
+	"WHERE suite_version = ?1 AND model_slug = ?2 AND t_runs > 0 AND med IS NOT NULL AND confirmed = 1 "
 	"GROUP BY hw_slug ORDER BY 2 DESC, hw_slug LIMIT " CARD_ROWS_MAX_STR,
 	"SELECT coalesce(sum(t_runs), 0), count(DISTINCT hw_slug) FROM combos "
 	"WHERE suite_version = ?1 AND model_slug = ?2 AND t_runs > 0",
@@ -333,7 +338,7 @@ static const struct kind model_kind = {
 static const struct kind hw_kind = {
 	"hardware", "hw", "Fastest models",
 	"SELECT " NAMES_MODEL("model_slug", "model_slug") ", max(med) FROM combos "
-	"WHERE suite_version = ?1 AND hw_slug = ?2 AND t_runs > 0 AND med IS NOT NULL "
+	"WHERE suite_version = ?1 AND hw_slug = ?2 AND t_runs > 0 AND med IS NOT NULL AND confirmed = 1 "
 	"GROUP BY model_slug ORDER BY 2 DESC, model_slug LIMIT " CARD_ROWS_MAX_STR,
 	"SELECT coalesce(sum(t_runs), 0), count(DISTINCT model_slug) FROM combos "
 	"WHERE suite_version = ?1 AND hw_slug = ?2 AND t_runs > 0",

@@ -139,7 +139,7 @@ static int take_cursor(struct ipage *p)
 		memcpy(num, v, (size_t)(colon - v));
 		num[colon - v] = '\0';
 		p->cur_num = strtod(num, &end);
-		if (*end || !isfinite(p->cur_num) || p->cur_num < 0 || end == num)
+		if (*end || !isfinite(p->cur_num) || !typical_rank_valid(p->cur_num) || end == num)
 			goto bad;
 	}
 	if (!slug_valid(slug))

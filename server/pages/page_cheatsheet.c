@@ -51,7 +51,7 @@ static const char sql_cell[] =
 	"SELECT " TYPICAL_COLS("c") ", r.model_quant FROM digest_counts d CROSS JOIN combos c "
 	"ON c.suite_version = d.suite_version AND c.model_slug = d.model_slug "
 	"AND c.model_digest = d.model_digest AND c.hw_slug = ?3 "
-	"JOIN runs r ON r.id = c.best_id "
+	"JOIN runs r ON r.id = coalesce(c.best_id, c.key_id) "
 	"WHERE d.suite_version = ?1 AND d.model_slug = ?2 AND c.t_runs > 0 "
 	"AND (?4 IS NULL OR c.backend_name = ?4)";
 
@@ -152,7 +152,7 @@ static int take_cursor(struct sheet *s)
 	memcpy(num, v, (size_t)(colon - v));
 	num[colon - v] = '\0';
 	s->cur_decode = strtod(num, &end);
-	if (*end || !isfinite(s->cur_decode) || s->cur_decode < 0 || !slug_valid(colon + 1))
+	if (*end || !isfinite(s->cur_decode) || !typical_rank_valid(s->cur_decode) || !slug_valid(colon + 1))
 		goto bad;
 	snprintf(s->cur_slug, sizeof s->cur_slug, "%s", colon + 1);
 	s->has_cursor = 1;

@@ -248,6 +248,6 @@ json_t *page_hw_view(struct page_view *v)
 	/* The hardware column would repeat the heading, and with ?model= the
 	 * model column too. */
 	if (v->format == HTTP_FMT_HTML)
-		json_object_set_new(p.m, "cols", json_pack("{s:b, s:b}", "model", !p.b.model, "hw", 0));
+		json_object_set_new(p.m, "cols", combos_cols(!p.b.model, 0));
 	return page_view_browsed(v, &p.b, p.m);
 }

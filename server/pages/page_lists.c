@@ -59,7 +59,7 @@ static const struct browse_order dispute_orders[] = {
 /* /outliers: flagged runs that count, in one suite, each order read from
  * its partial index (migrations 0007 and 0018), the clusters and threads
  * joined by key. */
-#define OUT_CLUSTER "JOIN clusters c ON c.suite_version = r.suite_version " \
+#define OUT_CLUSTER "LEFT JOIN clusters c ON c.suite_version = r.suite_version " \
 	"AND c.model_digest = r.model_digest AND c.hw_class = r.hw_class " \
 	"AND c.backend_name = r.backend_name "
 #define OUT_WHERE "WHERE r.outlier = 1 AND r.status = 'ok' AND r.suite_version = ?1"
@@ -156,19 +156,20 @@ static json_t *posts_text(const json_t *o, const char *k)
 
 /* Adds the formatted figures of one flagged run for the page: why it is
  * flagged (reason "above_ceiling" or "cluster"), the population that
- * judges it (its cluster with 11 keys, else its combination: judged_by,
+ * decides (outlier_by_cluster: judged_by,
  * judging_mean, judging_stddev, judging_keys, judging_runs) and its sigma
  * there. */
 static void outlier_row(json_t *o)
 {
 	double x = json_number_value(json_object_get(o, "decode_tok_s"));
 	long long ckeys = json_integer_value(json_object_get(o, "cluster_keys"));
-	int by_cluster = ckeys >= OUTLIER_MIN_KEYS || !json_is_number(json_object_get(o, "combo_mean"));
+	int by_cluster = outlier_by_cluster(ckeys, json_integer_value(json_object_get(o, "combo_keys")),
+					    json_integer_value(json_object_get(o, "flag_bits")));
 	double mean = json_number_value(json_object_get(o, by_cluster ? "cluster_mean" : "combo_mean"));
 	double sd = json_number_value(json_object_get(o, by_cluster ? "cluster_stddev" : "combo_stddev"));
 	int ceiling = (json_integer_value(json_object_get(o, "flag_bits")) & 4) != 0;
 	struct buf s = BUF_INIT;
-	char why[160];
+	char why[200], needs[60];
 
 	json_object_set_new(o, "reason", json_string(ceiling ? "above_ceiling" : "cluster"));
 	json_object_set_new(o, "judged_by", json_string(by_cluster ? "cluster" : "combination"));
@@ -176,6 +177,7 @@ static void outlier_row(json_t *o)
 	json_object_set(o, "judging_stddev", json_object_get(o, by_cluster ? "cluster_stddev" : "combo_stddev"));
 	json_object_set(o, "judging_keys", json_object_get(o, by_cluster ? "cluster_keys" : "combo_keys"));
 	json_object_set(o, "judging_runs", json_object_get(o, by_cluster ? "cluster_n" : "combo_runs"));
+	snprintf(needs, sizeof needs, "; needs %d submitters to flag", OUTLIER_MIN_KEYS);
 	if (ceiling)
 		snprintf(why, sizeof why, "far above the bandwidth ceiling");
 	else if (by_cluster)
@@ -183,9 +185,10 @@ static void outlier_row(json_t *o)
 			 (long long)json_integer_value(json_object_get(o, "cluster_n")));
 	else
 		snprintf(why, sizeof why, "the wider combination: %lld keys, %lld runs "
-			 "(its cluster has %lld; needs %d submitters to flag)",
+			 "(its cluster has %lld%s)",
 			 (long long)json_integer_value(json_object_get(o, "combo_keys")),
-			 (long long)json_integer_value(json_object_get(o, "combo_runs")), ckeys, OUTLIER_MIN_KEYS);
+			 (long long)json_integer_value(json_object_get(o, "combo_runs")), ckeys,
+			 ckeys < OUTLIER_MIN_KEYS ? needs : "");
 	json_object_set_new(o, "why", json_string(why));
 
 	json_object_set_new(o, "sigma", sd > 0 ? json_real((x - mean) / sd) : json_null());

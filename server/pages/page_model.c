@@ -52,7 +52,7 @@ static const char sql_hw_name[] =
  * filter ?4.  A few rows: the digest's hardware times its backends. */
 static const char sql_bars[] =
 	"SELECT c.hw_slug, c.backend_name, c.med, c.best_decode, c.best_id, " NAMES_HW("c.hw_slug", "r.accelerator") " FROM combos c "
-	"JOIN runs r ON r.id = c.best_id WHERE c.suite_version = ?1 AND c.model_slug = ?2 "
+	"JOIN runs r ON r.id = coalesce(c.best_id, c.key_id) WHERE c.suite_version = ?1 AND c.model_slug = ?2 "
 	"AND c.model_digest = ?3 AND c.t_runs > 0 AND (?4 IS NULL OR c.backend_name = ?4) "
 	"ORDER BY c.rank_med DESC, c.key_id DESC";
 static const char sql_be_next[] =
@@ -506,7 +506,7 @@ json_t *page_model_view(struct page_view *v)
 	if (v->format == HTTP_FMT_HTML) {
 		add_chart_svg(p.m);
 		/* The table's model column would repeat the heading. */
-		json_object_set_new(p.m, "cols", json_pack("{s:b, s:b}", "model", 0, "hw", 1));
+		json_object_set_new(p.m, "cols", combos_cols(0, 1));
 	}
 	return page_view_browsed(v, &p.b, p.m);
 }

@@ -51,12 +51,12 @@ static const char sql_digests[] =
 #define WALK "60"
 static const char sql_model_elsewhere[] =
 	"SELECT c.hw_slug, " NAMES_HW("c.hw_slug", "r.accelerator") ", c.med, c.backend_name "
-	"FROM combos c JOIN runs r ON r.id = c.best_id WHERE c.suite_version = ?1 "
+	"FROM combos c JOIN runs r ON r.id = coalesce(c.best_id, c.key_id) WHERE c.suite_version = ?1 "
 	"AND c.model_slug = ?2 AND c.model_digest = ?3 AND c.t_runs > 0 "
 	"ORDER BY c.rank_med DESC, c.key_id DESC LIMIT " WALK;
 static const char sql_hw_models[] =
 	"SELECT c.model_slug, " NAMES_MODEL("c.model_slug", "r.model_name") ", c.med, c.backend_name "
-	"FROM combos c JOIN runs r ON r.id = c.best_id WHERE c.suite_version = ?1 "
+	"FROM combos c JOIN runs r ON r.id = coalesce(c.best_id, c.key_id) WHERE c.suite_version = ?1 "
 	"AND c.hw_slug = ?2 AND c.t_runs > 0 ORDER BY c.rank_med DESC, c.key_id DESC LIMIT " WALK;
 
 const char *const page_model_hw_sql[] = {
@@ -260,6 +260,7 @@ static void finish_row(struct mhw *p, json_t *o)
 		"flagged", json_integer_value(json_object_get(o, "flagged_runs")) > 0
 			? count_text(json_integer_value(json_object_get(o, "flagged_runs")),
 				     "outlier left out", "outliers left out") : NULL));
+	combos_marks_text(o);
 	if (json_is_object(ceil) && c.low.m && med > 0) {
 		pct_text(&label, med, &c);
 		json_object_set_new(o, "pct_text", json_string(buf_error(&label) ? "" : label.buf));
@@ -357,6 +358,9 @@ static int load_rows(struct mhw *p)
 	}
 	p->nrows = json_array_size(rows);
 	json_decref(rows);
+	if (p->b.html)
+		json_array_foreach(ws, i, row)
+			combos_await_head(json_object_get(row, "rows"), 1);
 	if (!p->nrows && p->measured_model) {
 		if (!(st = db_stmt(p->b.c, sql_digests))) {
 			json_decref(ws);
@@ -446,20 +450,35 @@ static int load_instead(struct mhw *p)
 	return rc < 0 ? db_fail(p) : 0;
 }
 
-/* The answer at the top: the fastest measured backend, its median, its
- * submitters, its share of the ceiling (HTML). */
+/* A row's place in the ranking: its median, confirmed rows first. */
+static double rank_of(const json_t *row)
+{
+	return typical_rank(json_number_value(json_object_get(row, "median_decode_tok_s")),
+			    json_is_true(json_object_get(row, "confirmed")));
+}
+
+/* The answer at the top: the fastest confirmed backend, its median, its
+ * submitters, its share of the ceiling; with no confirmed row, the
+ * fastest one with "awaiting" (what it lacks), never as "fastest". */
 static void add_answer(struct mhw *p)
 {
 	const json_t *best = NULL, *w, *row;
+	json_t *a;
 	size_t i;
 
 	json_array_foreach(json_object_get(p->m, "weights"), i, w) {
 		row = json_array_get(json_object_get(w, "rows"), 0);
-		if (row && (!best || json_number_value(json_object_get(row, "median_decode_tok_s")) >
-				     json_number_value(json_object_get(best, "median_decode_tok_s"))))
+		if (row && (!best || rank_of(row) > rank_of(best)))
 			best = row;
 	}
-	json_object_set_new(p->m, "answer", best ? json_deep_copy(best) : json_null());
+	if (!best) {
+		json_object_set_new(p->m, "answer", json_null());
+		return;
+	}
+	a = json_deep_copy(best);
+	if (a && !json_is_true(json_object_get(a, "confirmed")))
+		json_object_set_new(a, "awaiting", json_string(combos_confirm_text()));
+	json_object_set_new(p->m, "answer", a ? a : json_null());
 }
 
 /* "fits" and "fit" (contract section 9): whether the model fits the

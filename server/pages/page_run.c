@@ -39,21 +39,20 @@ static int not_found(struct answer *a)
 	return err_set(&a->err, 404, "not_found", NULL, "%s", MSG_NO_RUN);
 }
 
-/* The cache tag of the population whose figures the page m shows: its
- * fingerprint cluster, or its combination when that judges it. */
-static unsigned tag_of(const json_t *m)
+/* The cache tags of the populations the page m shows: its fingerprint
+ * cluster (its size and new keys) and its combination (the figures that
+ * judge it when the cluster does not). */
+static struct cache_tags tags_of(const json_t *m)
 {
 	const json_t *o = json_object_get(m, "outlier");
+	const char *suite = s_of(m, "suite_version");
+	const char *digest = s_of(json_object_get(m, "model"), "digest");
+	const char *backend = s_of(json_object_get(m, "backend"), "name");
 
-	if (s_of(o, "decided_by") && !strcmp(s_of(o, "decided_by"), "combination"))
-		return run_store_combo_tag(s_of(m, "suite_version"),
-					   s_of(json_object_get(m, "model"), "digest"),
-					   s_of(json_object_get(m, "hardware"), "slug"),
-					   s_of(json_object_get(m, "backend"), "name"));
-	return outlier_cluster_tag(s_of(m, "suite_version"),
-				 s_of(json_object_get(m, "model"), "digest"),
-				 s_of(o, "hw_class"),
-				 s_of(json_object_get(m, "backend"), "name"));
+	return (struct cache_tags){ {
+		outlier_cluster_tag(suite, digest, s_of(o, "hw_class"), backend),
+		run_store_combo_tag(suite, digest, s_of(json_object_get(m, "hardware"), "slug"), backend),
+	} };
 }
 
 int page_run_jws(struct req *r, struct answer *a)
@@ -399,8 +398,11 @@ static json_t *outlier_view(const json_t *m)
 	long long keys = json_integer_value(json_object_get(o, "judging_keys"));
 	char needs[120];
 
+	/* A run above its ceiling is in no population: the flag alone. */
 	if (!json_is_object(cl) || !json_is_object(judge))
-		return json_null();
+		return s_of(o, "reason") && !strcmp(s_of(o, "reason"), "above_ceiling")
+			? json_pack("{s:b, s:b, s:o}", "ceiling", 1, "by_ceiling", 1, "factor",
+				    fmt_value(CEILING_FLAG_FACTOR, F_NUM)) : json_null();
 	snprintf(needs, sizeof needs, "needs %d submitters to flag; %lld so far", OUTLIER_MIN_KEYS, keys);
 	return json_pack("{s:o, s:o*, s:b, s:o, s:o, s:o, s:o, s:s, s:b, s:b, s:s?, s:b, s:o*}",
 		"keys_text", keys_text("a cluster", json_integer_value(json_object_get(cl, "n")),
@@ -435,12 +437,14 @@ static json_t *embed_view(const json_t *m)
 	struct buf msg = BUF_INIT, md = BUF_INIT, html = BUF_INIT;
 	json_t *v = NULL;
 
-	if (s_of(m, "status") && !strcmp(s_of(m, "status"), "withdrawn"))
-		in.state = BADGE_WITHDRAWN;
-	else if (s_of(m, "status") && !strcmp(s_of(m, "status"), "upheld"))
-		in.state = BADGE_UPHELD;
-	else if (json_is_true(json_object_get(o, "flagged")))
-		in.state = BADGE_OUTLIER;
+	in.state = badge_state_of(&(struct badge_facts){
+		.withdrawn = s_of(m, "status") && !strcmp(s_of(m, "status"), "withdrawn"),
+		.capped = s_of(m, "status") && !strcmp(s_of(m, "status"), "capped"),
+		.upheld = s_of(m, "status") && !strcmp(s_of(m, "status"), "upheld"),
+		.disputed = s_of(json_object_get(m, "dispute"), "state") &&
+			    !strcmp(s_of(json_object_get(m, "dispute"), "state"), "open"),
+		.flagged = json_is_true(json_object_get(o, "flagged")),
+		.confirmed = json_is_true(json_object_get(json_object_get(m, "place"), "confirmed")) });
 	buf_printf(&md, "[![llm-speed](%s)](%s)", badge, url);
 	buf_puts(&html, "<a href=\"");
 	html_attr(&html, url);
@@ -546,6 +550,50 @@ static json_t *term_of(const char *s)
 
 /* Adds "view", "title" and "title_parts" to the run's model m.  Returns 0, or -1 when
  * memory ran out. */
+/* The run's place in words (the page's first line after the lede):
+ * "vs the 21 submitters who ran this on NVIDIA GeForce RTX 4090 with
+ * llama.cpp: typical 172.7 tok/s; this run +3%" and the share of them it
+ * is faster than; null when nobody counts there. */
+static json_t *place_view(const json_t *m)
+{
+	const json_t *p = json_object_get(m, "place");
+	const json_t *hw = json_object_get(m, "hardware");
+	const char *hwname = s_of(hw, "read_as") ? s_of(hw, "read_as") : s_of(hw, "name");
+	long long keys = json_integer_value(json_object_get(p, "keys"));
+	long long others = json_integer_value(json_object_get(p, "others"));
+	double diff = json_number_value(json_object_get(p, "diff_pct"));
+	double faster = json_number_value(json_object_get(p, "faster_pct"));
+	struct buf b = BUF_INIT, s = BUF_INIT;
+	json_t *v;
+
+	if (!json_is_object(p))
+		return json_null();
+	if (keys == 1)
+		buf_puts(&b, "vs the one submitter");
+	else
+		buf_printf(&b, "vs the %lld submitters", keys);
+	buf_printf(&b, " who ran this on %s with %s", hwname ? hwname : "this hardware",
+		   s_of(json_object_get(m, "backend"), "name"));
+	if (s_of(p, "since_version"))
+		buf_printf(&b, " %s and later", s_of(p, "since_version"));
+	buf_puts(&b, ": typical ");
+	numfmt_fig(&b, json_number_value(json_object_get(p, "median_decode_tok_s")));
+	buf_puts(&b, " tok/s; this run ");
+	if (fabs(diff) < 0.5)
+		buf_puts(&b, "at the typical figure");
+	else
+		buf_printf(&b, "%+.0f%%", diff);
+	if (others > 0)
+		buf_printf(&s, "Faster than %.0f%% of the %lld other %s there, each counted once.",
+			   faster, others, others == 1 ? "submitter" : "submitters");
+	v = buf_error(&b) || buf_error(&s) ? NULL : json_pack("{s:s, s:s?, s:b}", "text", b.buf,
+		"share", others > 0 ? s.buf : NULL,
+		"awaiting", !json_is_true(json_object_get(p, "confirmed")));
+	buf_release(&b);
+	buf_release(&s);
+	return v ? v : json_null();
+}
+
 static int add_view(json_t *m)
 {
 	const json_t *w = json_object_get(json_object_get(m, "payload"), "workloads");
@@ -566,6 +614,7 @@ static int add_view(json_t *m)
 		return -1;
 	}
 	json_object_set_new(v, "capped", json_boolean(st && !strcmp(st, "capped")));
+	json_object_set_new(v, "place", place_view(m));
 	json_object_set_new(v, "dispute", dispute_view(m));
 	json_object_set_new(v, "backend_term", term_of(s_of(json_object_get(m, "backend"), "name")));
 	json_object_set_new(v, "alg_term", term_of(s_of(json_object_get(m, "signing"), "alg")));
@@ -608,7 +657,7 @@ json_t *page_run_view(struct page_view *v)
 	}
 	if (keep) {
 		v->keep = 1;
-		v->tag = tag_of(m);
+		v->tags = tags_of(m);
 	}
 	return m;
 }

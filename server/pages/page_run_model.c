@@ -10,6 +10,7 @@
 
 #include "app.h"
 #include "disputes/dispute.h"
+#include "store/typical.h"
 #include "domain/ceiling.h"
 #include "store/db.h"
 #include "store/netcap.h"
@@ -96,7 +97,7 @@ static json_t *outlier_json(const json_t *row)
 	int cluster_judges = json_is_integer(n) && ckeys >= OUTLIER_MIN_KEYS;
 	/* The cluster decides when it judges and flags the run, or judges
 	 * with more keys than the combination has. */
-	int by_cluster = cluster_judges && (((bits & 3) == 1) || (!(bits & 2) && ckeys > wkeys));
+	int by_cluster = cluster_judges && outlier_by_cluster(ckeys, wkeys, bits);
 	int counted = s_of(row, "status") && !strcmp(s_of(row, "status"), "ok");
 	double mean = json_number_value(json_object_get(row, by_cluster ? "cluster_mean" : "combo_mean"));
 	double sd = json_number_value(json_object_get(row, by_cluster ? "cluster_stddev" : "combo_stddev"));
@@ -249,6 +250,27 @@ static json_t *hardware_json(struct req *r, const json_t *row, const json_t *pay
 	return hw;
 }
 
+/* Where the run stands among the submitters of its combination (same
+ * model, weights file, hardware and backend): typical_place(), or null
+ * when nobody counts there or the read fails (the page shows it without). */
+static json_t *place_json(struct req *r, const json_t *m)
+{
+	const json_t *model = json_object_get(m, "model");
+	int own = json_is_true(json_object_get(m, "counted")) &&
+		  !json_is_true(json_object_get(json_object_get(m, "outlier"), "flagged"));
+	struct dbconn *c = db_reader(r->app->db);
+	json_t *p = NULL;
+
+	if (!c || typical_place(c, s_of(m, "suite_version"), s_of(model, "slug"), s_of(model, "digest"),
+				s_of(json_object_get(m, "hardware"), "slug"),
+				s_of(json_object_get(m, "backend"), "name"),
+				json_number_value(json_object_get(m, "decode_tok_s")), own, &p) != DB_OK) {
+		json_decref(p);
+		return json_null();
+	}
+	return p;
+}
+
 /* Turns the database row into the view model; NULL when the dispute
  * thread could not be read (a page without it must not be cached). */
 static json_t *model_of(struct req *r, json_t *row)
@@ -287,6 +309,7 @@ static json_t *model_of(struct req *r, json_t *row)
 	json_object_set_new(m, "withdrawal", withdrawal_json(row));
 	counted_json(m, row);
 	json_object_set_new(m, "outlier", outlier_json(row));
+	json_object_set_new(m, "place", place_json(r, m));
 	/* The run's entry in the transparency log (null: a row the log lacks). */
 	if (json_is_integer(json_object_get(row, "log_index")))
 		json_object_set_new(m, "log", json_pack("{s:O}", "index",

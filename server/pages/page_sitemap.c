@@ -388,7 +388,7 @@ static int sitemap_answer(struct req *r, long long n, const char *key, struct an
 	else if (!found)
 		rc = err_set(&a->err, 404, "not_found", NULL, "%s", "No such sitemap file: /sitemap.xml names every one.");
 	else {  /* with a query: under a key no request is served from */
-		answer_keep(a, r->app->cache, args ? "Squery" : key, REP_LIST_HTML, args ? 0 : s.b.gen, 0);
+		answer_keep(a, r->app->cache, args ? "Squery" : key, REP_LIST_HTML, args ? 0 : s.b.gen, CACHE_NO_TAGS);
 		rc = answer_buf(a, 200, CT_XML, &s.out, &o);
 	}
 	buf_release(&s.out);

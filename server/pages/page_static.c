@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "app.h"
+#include "store/netcap.h"
+#include "store/outlier.h"
 #include "util/buf.h"
 #include "util/log.h"
 #include "render/tmpl.h"
@@ -67,8 +69,15 @@ json_t *page_methodology_view(struct page_view *v)
 {
 	json_t *m = reference_view(v, "Methodology");
 
-	if (m)
+	if (m) {
 		json_object_set_new(m, "backtest", backtest_json());
+		/* The thresholds of confirmed rows (store/outlier.h), as the
+		 * server applies them: no networks when the cap is lifted. */
+		json_object_set_new(m, "confirm", json_pack("{s:i, s:o, s:i}",
+			"keys", OUTLIER_CONFIRM_KEYS,
+			"nets", netcap_keys() ? json_integer(OUTLIER_CONFIRM_NETS) : json_null(),
+			"network_cap", (int)netcap_keys()));
+	}
 	return m;
 }
 

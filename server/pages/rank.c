@@ -154,14 +154,15 @@ int page_rank_add(struct req *r, json_t *m)
 		free(h);
 		return -1;
 	}
-	snprintf(where, sizeof where, "of this weights file on this hardware class with %s", backend);
+	snprintf(where, sizeof where, "of this weights file on this machine with %s", backend);
 	v = json_pack("{s:o, s:o}", "cluster", scope(&h[0], b, counted, where),
 		      "digest", scope(&h[1], b, counted, "of this weights file on any hardware"));
 	if (v) {
+		/* Only like is ranked with like in words: this machine here,
+		 * the combination's submitters on the page (issue 35). */
 		snprintf(label, sizeof label, "Decode of the runs of this weights file on a log scale: "
-			 "all hardware light, this hardware class and backend dark, this run marked. %s %s",
-			 json_string_value(json_object_get(json_object_get(v, "cluster"), "text")),
-			 json_string_value(json_object_get(json_object_get(v, "digest"), "text")));
+			 "all hardware light, this machine and backend dark, this run marked. %s",
+			 json_string_value(json_object_get(json_object_get(v, "cluster"), "text")));
 		json_object_set_new(v, "svg", strip_svg(&h[1], &h[0], b, label));
 		json_object_set_new(m, "rank", v);
 	}

@@ -438,7 +438,7 @@ int badge_message(const struct badge_in *in, struct buf *out)
 	long r;
 	int ret = -1;
 
-	if (!in || (unsigned)in->state > BADGE_WITHDRAWN)
+	if (!in || (unsigned)in->state >= BADGE__MAX)
 		return -1;
 	if (in->state == BADGE_NOT_FOUND) {
 		buf_puts(out, "run not found");
@@ -448,10 +448,16 @@ int badge_message(const struct badge_in *in, struct buf *out)
 		buf_puts(out, "disputed: upheld");
 	} else if (in->state == BADGE_WITHDRAWN) {
 		buf_puts(out, "withdrawn");
+	} else if (in->state == BADGE_CAPPED) {
+		buf_puts(out, "not counted");
 	} else {
+		if (in->state == BADGE_DISPUTED)
+			buf_puts(out, "disputed: ");
 		if (in->state == BADGE_OUTLIER)
 			buf_puts(out, FLAG " ");
 		put_figure(out, in->decode_tok_s);
+		if (in->state == BADGE_UNCONFIRMED)
+			buf_puts(out, " unconfirmed");
 	}
 	m = clean_name(in->model, &cm, &tight, 1);
 	h = clean_name(in->hardware, &ch, NULL, 0);

@@ -156,12 +156,22 @@ static const struct {
 	[BADGE_UPHELD] = { "#c0392b", "red" },
 	[BADGE_NOT_FOUND] = { "#5f6b75", "lightgrey" },
 	[BADGE_WITHDRAWN] = { "#5f6b75", "lightgrey" },
+	[BADGE_UNCONFIRMED] = { "#5f6b75", "lightgrey" },
+	[BADGE_DISPUTED] = { "#8f5f00", "yellow" },    /* amber, 5.5:1 */
+	[BADGE_CAPPED] = { "#5f6b75", "lightgrey" },
 };
+
+enum badge_state badge_state_of(const struct badge_facts *f)
+{
+	return f->withdrawn ? BADGE_WITHDRAWN : f->capped ? BADGE_CAPPED : f->upheld ? BADGE_UPHELD
+	     : f->disputed ? BADGE_DISPUTED : f->flagged ? BADGE_OUTLIER
+	     : !f->confirmed ? BADGE_UNCONFIRMED : BADGE_OK;
+}
 
 /* See badge_svg.h. */
 const char *badge_color(enum badge_state state)
 {
-	if ((unsigned)state > BADGE_NOT_FOUND)
+	if ((unsigned)state >= BADGE__MAX)
 		return NULL;
 	return state_color[state].name;
 }

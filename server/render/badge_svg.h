@@ -22,8 +22,26 @@ enum badge_state {
 	BADGE_OUTLIER = 1,   /* orange: the same, the figure flagged */
 	BADGE_UPHELD = 2,    /* red: a dispute was upheld; no figure */
 	BADGE_NOT_FOUND = 3, /* grey: "run not found" */
-	BADGE_WITHDRAWN = 4  /* grey: its submitter withdrew it; no figure */
+	BADGE_WITHDRAWN = 4, /* grey: its submitter withdrew it; no figure */
+	BADGE_UNCONFIRMED = 5, /* grey: the figure, its combination not confirmed */
+	BADGE_DISPUTED = 6,  /* amber: the figure, under an open dispute */
+	BADGE_CAPPED = 7,    /* grey: stored beyond its network's cap; no figure */
+	BADGE__MAX
 };
+
+/* What decides a run's badge state. */
+struct badge_facts {
+	int withdrawn, capped, upheld;   /* no figure, in this order */
+	int disputed;                    /* an open dispute: amber */
+	int flagged;                     /* an outlier: orange */
+	int confirmed;                   /* its combination is confirmed: else grey */
+};
+
+/* The state f gives: withdrawn, capped, upheld, disputed, outlier,
+ * unconfirmed, the first that holds; else BADGE_OK (green), which only a
+ * confirmed, undisputed, unflagged run gets.  The badge and the run
+ * page's embed text both take it from here. */
+enum badge_state badge_state_of(const struct badge_facts *f);
 
 struct badge_in {
 	enum badge_state state;
@@ -51,6 +69,9 @@ const char *badge_label(const struct badge_in *in);
  *   UPHELD     "disputed: upheld · Qwen3-Coder-30B-A3B · M3 Ultra"
  *   NOT_FOUND  "run not found"
  *   WITHDRAWN  "withdrawn · Qwen3-Coder-30B-A3B · M3 Ultra"
+ *   UNCONFIRMED "112.2 tok/s unconfirmed · Qwen3-Coder-30B-A3B · M3 Ultra"
+ *   DISPUTED   "disputed: 112.2 tok/s · Qwen3-Coder-30B-A3B · M3 Ultra"
+ *   CAPPED     "not counted · Qwen3-Coder-30B-A3B · M3 Ultra"
  *
  * The figure has two significant digits below 1 ("0.42"), one decimal below
  * 1000 ("112.2") and none from 1000, with thousands commas ("1,235"); a

@@ -77,6 +77,8 @@ static const struct pill marks[CARD_MARK__MAX] = {
 	[CARD_MARK_OUTLIER] = { "\xe2\x9a\x91 outlier", INK_OUTLIER, C_FLAG_LINE },
 	[CARD_MARK_UPHELD] = { "disputed: upheld", INK_UPHELD, C_UPHELD_LINE },
 	[CARD_MARK_WITHDRAWN] = { "withdrawn", INK_WITHDRAWN, C_UPHELD_LINE },
+	[CARD_MARK_DISPUTED] = { "disputed", INK_OUTLIER, C_FLAG_LINE },
+	[CARD_MARK_CAPPED] = { "not counted", INK_WITHDRAWN, C_UPHELD_LINE },
 };
 
 static const struct pill demo_pill = { "demo", INK_DEMO, C_DEMO_LINE };
@@ -90,6 +92,8 @@ static const struct {
 			       "A moderator upheld a dispute about this run." },
 	[CARD_MARK_WITHDRAWN] = { "Its figures no longer count.",
 				  "Its submitter withdrew this run." },
+	[CARD_MARK_CAPPED] = { "Its figures do not count.",
+			       "Its network had already sent as many signing keys as count." },
 };
 
 const char *card_mark_word(enum card_mark m)
@@ -300,7 +304,7 @@ static void run_label(struct buf *label, const struct card_run *in,
 		buf_puts(label, hw);
 		buf_puts(label, PDI);
 	}
-	if (in->mark == CARD_MARK_UPHELD || in->mark == CARD_MARK_WITHDRAWN) {
+	if (no_figures[in->mark].head) {
 		buf_printf(label, ": %s", marks[in->mark].word);
 		return;
 	}
@@ -309,6 +313,8 @@ static void run_label(struct buf *label, const struct card_run *in,
 	buf_puts(label, " tok/s decode (chat-short)");
 	if (in->mark == CARD_MARK_OUTLIER)
 		buf_puts(label, ", outlier");
+	else if (in->mark == CARD_MARK_DISPUTED)
+		buf_puts(label, ", disputed");
 }
 
 /* The backend and its version as one name ("llama.cpp b4567"), cut to

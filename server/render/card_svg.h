@@ -32,6 +32,8 @@ enum card_mark {
 	CARD_MARK_OUTLIER,       /* flagged: the figure is shown, marked */
 	CARD_MARK_UPHELD,        /* a dispute was upheld: no figures */
 	CARD_MARK_WITHDRAWN,     /* its submitter withdrew it: no figures */
+	CARD_MARK_DISPUTED,      /* under an open dispute: the figure, marked */
+	CARD_MARK_CAPPED,        /* beyond its network's cap: no figures */
 	CARD_MARK__MAX
 };
 

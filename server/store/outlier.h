@@ -42,6 +42,16 @@ struct ceiling_ref;
 /* Sigma clipping stops after this many rounds (contract section 4). */
 #define OUTLIER_CLIP_ROUNDS 10
 
+/* 1 when a run's cluster (ckeys keys) rather than its combination (wkeys)
+ * is the population its page and lists show as deciding, given its
+ * verdict bits (runs.flag_bits: 1 outside the cluster's bounds, 2 the
+ * combination's): the cluster judges (11 keys) and flags it alone, or
+ * neither flags it and the cluster has more keys. */
+static inline int outlier_by_cluster(long long ckeys, long long wkeys, long long bits)
+{
+	return ckeys >= OUTLIER_MIN_KEYS && ((bits & 3) == 1 || (!(bits & 2) && ckeys > wkeys));
+}
+
 /* The cluster a run belongs to. */
 struct cluster_key {
 	const char *suite, *digest, *hw_class, *backend;

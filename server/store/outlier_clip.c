@@ -144,7 +144,7 @@ int outlier_clip(struct dbconn *w, const struct clip_pop *p, const struct fig *a
 {
 	struct fig f = *all;
 	static _Thread_local struct gone g;   /* the writer's; too big for its stack frame */
-	double lo, hi;
+	double lo, hi, m2, s2, lo2, hi2;
 	int round, left, rc;
 
 	g.n = 0;
@@ -159,7 +159,16 @@ int outlier_clip(struct dbconn *w, const struct clip_pop *p, const struct fig *a
 			return rc;
 		if (!left)
 			break;
-		outlier_moments(&f, mean, sd, &lo, &hi);
+		/* A round that would leave no spread is not taken: the keys
+		 * that stay agree exactly, and bounds of zero width would flag
+		 * every other value, honest noise included. */
+		outlier_moments(&f, &m2, &s2, &lo2, &hi2);
+		if (!(s2 > 0))
+			break;
+		*mean = m2;
+		*sd = s2;
+		lo = lo2;
+		hi = hi2;
 	}
 	return DB_OK;
 }

@@ -40,6 +40,27 @@ json_t *typical_row(sqlite3_stmt *st, int i);
  * with the "quantization" and "format" its best run names.
  * Reads only that model's combinations on that hardware (one seek per
  * weights file of the model).  *out gets a new array; a db_status. */
+/* The current version's figure of combination row o (typical_row()'s,
+ * contract section 9): when /changes holds a live change between its
+ * backend's versions, sets o's since_version to the newer side of the
+ * newest change, and median_decode_tok_s, p25 and p75 to those over the
+ * key values of that version and every later one (since_keys of them;
+ * blended_decode_tok_s keeps the blend); else since_version is null and the blend stands.  Reads the
+ * combination's changes and versions (a few rows of their unique
+ * indexes).  A db_status. */
+int typical_since(struct dbconn *c, const char *suite, json_t *o);
+
+/* Where a run of decode x stands in its combination (suite, model,
+ * digest, hw, backend): *out gets a new {median_decode_tok_s (the shown
+ * figure, typical_since()'s), since_version, keys, confirmed, diff_pct
+ * (x against that figure, rounded to 0.1), others (the keys besides the
+ * run's own when own_key_counts), faster_pct (the share of those whose
+ * key value is below x, half of those in x's own bucket)}, or null when no
+ * key counts there.  Reads the combination's row, its changes and its
+ * histogram of key values (a few hundred buckets at most).  A db_status. */
+int typical_place(struct dbconn *c, const char *suite, const char *model, const char *digest,
+		  const char *hw, const char *backend, double x, int own_key_counts, json_t **out);
+
 int typical_model_hw(struct dbconn *c, const char *suite, const char *model, const char *hw,
 		     json_t **out);
 
@@ -53,6 +74,14 @@ int typical_model_hw(struct dbconn *c, const char *suite, const char *model, con
 static inline double typical_rank(double v, int confirmed)
 {
 	return confirmed ? v : v - TYPICAL_UNCONFIRMED_OFFSET;
+}
+
+/* 1 when d is a rank typical_rank can give for a figure v >= 0 (a page
+ * cursor carries it): v itself, or v less the offset for any v below
+ * half the offset. */
+static inline int typical_rank_valid(double d)
+{
+	return d >= 0 || (d >= -TYPICAL_UNCONFIRMED_OFFSET && d < -TYPICAL_UNCONFIRMED_OFFSET / 2);
 }
 
 /* The bits of runs.marks (migration 0028): a counted, unflagged run so

@@ -46,7 +46,7 @@ static const char sql_versions[] =
 	"SELECT version_key, version, key_values, nets, first_seen FROM combo_versions WHERE " WHERE_C
 	" ORDER BY version_key";
 static const char sql_quant[] =
-	"SELECT r.model_quant FROM combos c JOIN runs r ON r.id = c.best_id WHERE c.suite_version = ?1 "
+	"SELECT r.model_quant FROM combos c JOIN runs r ON r.id = coalesce(c.best_id, c.key_id) WHERE c.suite_version = ?1 "
 	"AND c.model_slug = ?2 AND c.model_digest = ?3 AND c.hw_slug = ?4 AND c.backend_name = ?5";
 static const char sql_unlive[] = "UPDATE changes SET live = 0 WHERE " WHERE_C;
 static const char sql_change_put[] =

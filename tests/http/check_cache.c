@@ -16,7 +16,7 @@ static struct http_kept *body_of(size_t n)
 
 static void put(struct cache *c, const char *id, enum cache_rep rep, size_t n)
 {
-	cache_put(c, id, rep, cache_gen(c), 0, body_of(n));
+	cache_put(c, id, rep, cache_gen(c), CACHE_NO_TAGS, body_of(n));
 }
 
 /* Ids "r_aaaaaaaaa00".."r_aaaaaaaaa99". */
@@ -76,7 +76,7 @@ START_TEST(test_invalidate_gives_the_bytes_back)
 	/* A put made from a read older than an invalidation is dropped. */
 	gen = cache_gen(c);
 	cache_invalidate(c, id_of(3));
-	cache_put(c, id_of(1), REP_RUN_HTML, gen, 0, body_of(2000));
+	cache_put(c, id_of(1), REP_RUN_HTML, gen, CACHE_NO_TAGS, body_of(2000));
 	ck_assert_uint_eq(cache_bytes(c), 700);
 	cache_free(c);
 }
@@ -98,18 +98,36 @@ START_TEST(test_cluster_tags_and_bumps)
 {
 	struct cache *c = cache_new(1000);
 	unsigned t = 3000000000u;        /* any tag but 0 (outlier_cluster_tag's) */
+	unsigned t2 = 12345u;
+	struct http_kept *k;
 	uint64_t gen;
 
 	/* A page built before the cluster changed is not kept. */
 	gen = cache_gen(c);
 	cache_bump_cluster(c, t);
-	cache_put(c, "r_aaaaaaaaaaa", REP_RUN_HTML, gen, t, body_of(500));
+	cache_put(c, "r_aaaaaaaaaaa", REP_RUN_HTML, gen, ((struct cache_tags){ { t, t2 } }),
+		  body_of(500));
 	ck_assert_uint_eq(cache_bytes(c), 0);
-	/* One built after it is. */
+	/* One built after it is, and served until either population changes. */
 	gen = cache_gen(c);
-	cache_put(c, "r_aaaaaaaaaaa", REP_RUN_HTML, gen, t, body_of(500));
+	cache_put(c, "r_aaaaaaaaaaa", REP_RUN_HTML, gen, ((struct cache_tags){ { t, t2 } }),
+		  body_of(500));
 	ck_assert_uint_eq(cache_bytes(c), 500);
+	k = cache_get(c, "r_aaaaaaaaaaa", REP_RUN_HTML);
+	ck_assert_ptr_nonnull(k);
+	http_kept_unref(k);
 	cache_bump_cluster(c, 0);        /* no tag: nothing happens */
+	ck_assert_ptr_nonnull(k = cache_get(c, "r_aaaaaaaaaaa", REP_RUN_HTML));
+	http_kept_unref(k);
+	cache_bump_cluster(c, t2);       /* the second tag (the combination) */
+	ck_assert_ptr_null(cache_get(c, "r_aaaaaaaaaaa", REP_RUN_HTML));
+	gen = cache_gen(c);
+	cache_put(c, "r_aaaaaaaaaaa", REP_RUN_HTML, gen, ((struct cache_tags){ { t, t2 } }),
+		  body_of(500));
+	ck_assert_ptr_nonnull(k = cache_get(c, "r_aaaaaaaaaaa", REP_RUN_HTML));
+	http_kept_unref(k);
+	cache_bump_cluster(c, t);        /* the first (the cluster) */
+	ck_assert_ptr_null(cache_get(c, "r_aaaaaaaaaaa", REP_RUN_HTML));
 	cache_free(c);
 }
 END_TEST
@@ -123,7 +141,7 @@ START_TEST(test_rep_bumps)
 
 	cache_bump_rep(c, REP_RUN_JSON);
 	ck_assert_uint_gt(cache_gen(c), gen);
-	cache_put(c, "r_aaaaaaaaaaa", REP_RUN_JSON, gen, 0, body_of(300));
+	cache_put(c, "r_aaaaaaaaaaa", REP_RUN_JSON, gen, CACHE_NO_TAGS, body_of(300));
 	ck_assert_uint_eq(cache_bytes(c), 0);
 	put(c, "r_aaaaaaaaaaa", REP_RUN_JSON, 300);
 	ck_assert_uint_eq(cache_bytes(c), 300);
@@ -142,7 +160,7 @@ START_TEST(test_got_responses_outlive_their_entry)
 	struct http_kept *k, *got;
 
 	k = body_of(700);
-	cache_put(c, "r_aaaaaaaaaaa", REP_BADGE_SVG, cache_gen(c), 0, http_kept_ref(k));
+	cache_put(c, "r_aaaaaaaaaaa", REP_BADGE_SVG, cache_gen(c), CACHE_NO_TAGS, http_kept_ref(k));
 	got = cache_get(c, "r_aaaaaaaaaaa", REP_BADGE_SVG);
 	ck_assert_ptr_eq(got, k);
 	ck_assert_int_eq(atomic_load(&k->refs), 3);

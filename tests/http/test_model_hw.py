@@ -103,9 +103,12 @@ def test_backends_ranked_by_median_one_submitter_and_digests_apart(server, tmp_p
     page = server.get(PAGE + ".json").json()
     assert [w["quantization"] for w in page["weights"]] == ["MLX-4bit", "MLX-8bit"]
     first = page["weights"][0]["rows"]
-    assert [x["backend"] for x in first] == ["llama.cpp", "mlx"]
-    assert first[0]["one_submitter"] is True and first[0]["keys"] == 1
-    assert first[1]["median_decode_tok_s"] == 61.0 and first[1]["keys"] == 3
+    # The confirmed row (three keys) first, the faster one-key row after it
+    # (issue 35); the headline is the confirmed one.
+    assert [x["backend"] for x in first] == ["mlx", "llama.cpp"]
+    assert [x["confirmed"] for x in first] == [True, False]
+    assert first[1]["one_submitter"] is True and first[1]["keys"] == 1
+    assert first[0]["median_decode_tok_s"] == 61.0 and first[0]["keys"] == 3
     # Digests are never blended: the 8bit file's row is its own.
     (eight,) = page["weights"][1]["rows"]
     assert eight["median_decode_tok_s"] == 40.0 and eight["digest"] != first[0]["digest"]
@@ -116,7 +119,10 @@ def test_backends_ranked_by_median_one_submitter_and_digests_apart(server, tmp_p
     doc = lxml.html.fromstring(html)
     table = doc.xpath('//table[contains(@class, "mhw")]')[0]
     cells = [td.text_content() for td in table.xpath('.//td[@data-label="Submitters"]')]
-    assert "one submitter" in cells[0] and "3 submitters" in cells[1]
+    assert "3 submitters" in cells[0] and "awaiting confirmation: 1 submitter" in cells[1]
+    heads = table.xpath('.//tr[@class="await-head"]')
+    assert len(heads) == 1 and "Awaiting confirmation" in heads[0].text_content()
+    assert "Fastest here: mlx" in " ".join(doc.xpath('//p[@class="answer-line"]')[0].text_content().split())
 
 
 def test_empty_combination_answers_200_with_what_is_known_and_the_command(server, tmp_path):

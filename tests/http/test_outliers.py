@@ -6,14 +6,18 @@ of the rule over the runs the test itself knows.
 The rule: in a run's fingerprint cluster (suite, model digest, hardware
 class, backend) and in its combination (suite, model, digest, hardware
 slug, backend) each signing key counts once, as the median decode of its
-counted runs there.  A run is flagged when its decode is more than 3
-population standard deviations from the mean of those key values: its
-cluster's when the cluster has 11 keys or more, else its combination's.
-With the population standard deviation one value of n can be at most
-sqrt(n - 1) standard deviations from the mean, so a key whose runs agree
-needs 11 keys around it before it can be flagged; a run judged by fewer is
-"not yet checked".  Independently of both, a run whose decode is more than
-1.5 times its peak-bandwidth ceiling is flagged (reason "above_ceiling")."""
+counted runs there.  The bounds are the mean plus and minus 3 population
+standard deviations of those key values after sigma clipping: a key whose
+value and every counted run lie outside the bounds leaves, and the bounds
+are computed again (at most 10 rounds, and never to no spread at all), so one extreme key cannot widen
+them until nothing is ever flagged.  A run is flagged when its decode is
+outside its combination's bounds, or outside its cluster's when the
+cluster has 11 keys or more.  With the population standard deviation one
+value of n can be at most sqrt(n - 1) standard deviations from the mean,
+so a key whose runs agree needs 11 keys around it before it can be
+flagged; a run judged by fewer is "not yet checked".  Independently of
+both, a run whose decode is more than 1.5 times its peak-bandwidth
+ceiling is flagged (reason "above_ceiling") and is in no population."""
 import math
 import random
 import re
@@ -25,6 +29,7 @@ from conftest import digest_for, make_payload, new_key, sign
 
 SUITE = "suite-v1"
 MIN_KEYS = 11
+CLIP_ROUNDS = 10
 
 
 def population(values):
@@ -32,6 +37,33 @@ def population(values):
     n = len(values)
     mean = sum(values) / n
     return n, mean, math.sqrt(sum((x - mean) ** 2 for x in values) / n)
+
+
+def clipped(per_key):
+    """(keys, mean, sd) of per_key (key -> its runs' decodes) after sigma
+    clipping, keys counting every key."""
+    vals = {k: statistics.median(xs) for k, xs in per_key.items()}
+    out = set()
+
+    def moments():
+        left = [v for k, v in vals.items() if k not in out]
+        return population(left)[1:] if left else (0.0, 0.0)
+
+    mean, sd = moments()
+    for _ in range(CLIP_ROUNDS):
+        if sd <= 0:
+            break
+        lo, hi = mean - 3 * sd, mean + 3 * sd
+        gone = [k for k, v in vals.items() if k not in out and not lo <= v <= hi
+                and all(not lo <= x <= hi for x in per_key[k])]
+        if not gone:
+            break
+        out.update(gone)
+        m2, s2 = moments()
+        if s2 <= 0:
+            break       # a round that would leave no spread is not taken
+        mean, sd = m2, s2
+    return len(vals), mean, sd
 
 
 def outside(x, mean, sd):
@@ -45,6 +77,7 @@ class Clusters:
     def __init__(self, server):
         self.server = server
         self.runs = {}          # id -> (key id, cluster, combination, decode)
+        self.above = {}         # id -> above 1.5 times its peak ceiling
         self.exact = False      # True: the figures are exact in binary, a
                                 # point on the boundary is meant
 
@@ -69,6 +102,8 @@ class Clusters:
         r = self.server.upload(token)
         assert r.status_code == 201, r.text
         body = r.json()
+        peak = (self.server.get("/r/%s.json" % body["id"]).json().get("ceiling") or {}).get("peak_tok_s")
+        self.above[body["id"]] = peak is not None and decode > 1.5 * peak
         # contract section 4: the fingerprint together with the resolved hardware
         hw_class = fingerprint + ":" + hw_slug if fingerprint is not None else "slug:" + hw_slug
         self.runs[body["id"]] = (key.thumbprint(),
@@ -77,25 +112,32 @@ class Clusters:
         return body["id"], body
 
     def pop(self, which, of):
-        """(keys, mean, sd) of population which (1 cluster, 2 combination) of of."""
+        """(keys, mean, sd) of population which (1 cluster, 2 combination) of
+        of, clipped, runs above their ceiling left out."""
         per_key = {}
-        for k, c, w, x in self.runs.values():
-            if (c, w)[which - 1] == of:
+        for rid, (k, c, w, x) in self.runs.items():
+            if (c, w)[which - 1] == of and not self.above[rid]:
                 per_key.setdefault(k, []).append(x)
-        values = [statistics.median(xs) for xs in per_key.values()]
-        return population(values)
+        return clipped(per_key) if per_key else (0, 0.0, 0.0)
 
     def expected(self, run_id):
-        """(flagged, checked, judging keys, mean, sd) by the rule."""
+        """(flagged, checked, judging keys, mean, sd) by the rule; the judge
+        is the population that decides (the cluster when it judges and flags
+        the run, or has more keys and the combination does not flag it)."""
         _, c, w, x = self.runs[run_id]
         ck, cmean, csd = self.pop(1, c)
         wk, wmean, wsd = self.pop(2, w)
-        keys, mean, sd = (ck, cmean, csd) if ck >= MIN_KEYS else (wk, wmean, wsd)
-        if sd > 0 and not self.exact:
-            # Keep clear of the boundary, where rounding could decide.
-            assert abs(abs(x - mean) / sd - 3) > 1e-6, "test data sits on the 3-sigma boundary"
-        flag = outside(x, mean, sd)
-        return flag, flag or keys >= MIN_KEYS, keys, mean, sd
+        for mean, sd in ((cmean, csd), (wmean, wsd)):
+            if sd > 0 and not self.exact:
+                # Keep clear of the boundary, where rounding could decide.
+                assert abs(abs(x - mean) / sd - 3) > 1e-6, "test data sits on the 3-sigma boundary"
+        cflag = ck >= MIN_KEYS and outside(x, cmean, csd)
+        wflag = outside(x, wmean, wsd)
+        flag = self.above[run_id] or cflag or wflag
+        by_cluster = ck >= MIN_KEYS and (cflag and not wflag or not wflag and ck > wk)
+        keys, mean, sd = (ck, cmean, csd) if by_cluster else (wk, wmean, wsd)
+        self.by_cluster = by_cluster
+        return flag, flag or ck >= MIN_KEYS or wk >= MIN_KEYS, keys, mean, sd
 
     def check(self, run_id):
         """Asserts the server's view of run_id matches the computation."""
@@ -105,10 +147,12 @@ class Clusters:
         o = r.json()["outlier"]
         assert o["flagged"] is want, (run_id, o, want, keys, mean, sd)
         assert o["checked"] is checked, (run_id, o)
-        assert o["reason"] == ("cluster" if want else None)
+        assert o["reason"] == (None if not want else "above_ceiling" if self.above[run_id] else "cluster")
         assert o["hw_class"] == self.runs[run_id][1][2]
         assert o["judging_keys"] == keys
-        assert o["decided_by"] == ("cluster" if o["cluster"]["keys"] >= MIN_KEYS else "combination")
+        assert o["decided_by"] == ("cluster" if self.by_cluster else "combination")
+        if self.above[run_id]:
+            return want
         judge = o["cluster"] if o["decided_by"] == "cluster" else o["combination"]
         assert judge["mean"] == pytest.approx(mean, rel=1e-9, abs=1e-9)
         assert judge["stddev"] == pytest.approx(sd, rel=1e-9, abs=1e-9)

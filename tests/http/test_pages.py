@@ -109,15 +109,18 @@ def rows(table):
 
 def combo_rows(table):
     """The combinations of a typical-figure table as dicts: "decode" is the
-    median, "id" and "best" the best run's."""
+    median, "id" and "best" the best run's (None for "–"), "awaiting" true
+    for the rows under the "Awaiting confirmation" heading."""
     out = []
-    for tr in table.xpath(".//tbody/tr"):
+    for tr in table.xpath(".//tbody/tr[not(@class='await-head')]"):
         tds = tr.xpath("./td")
-        best = tr.xpath("./td[@data-label='Best run']//a")[0]
+        best = tr.xpath("./td[@data-label='Best run']//a")
         out.append({
-            "id": best.get("href").rsplit("/", 1)[1],
+            "id": best[0].get("href").rsplit("/", 1)[1] if best else None,
             "decode": float(tds[0].get("data-value")),
-            "best": float(best.text_content().replace(",", "")),
+            "best": float(best[0].text_content().replace(",", "")) if best else None,
+            "awaiting": bool(tr.getprevious() is not None and tr.getprevious().get("class") == "await-head")
+                        or (bool(out) and out[-1]["awaiting"]),
             "links": [a.get("href") for td in tds[1:] for a in td.xpath(".//a")],
             "text": tr.text_content(),
         })
@@ -226,16 +229,19 @@ def test_home_shows_typical_and_best_per_model_hardware_backend(server, seen):
     ])
     text = page(server, "/", seen)
     b = board(text)
-    assert [r["id"] for r in b] == [ids[3], ids[1], ids[2], ids[4]]
-    assert [fig(r["best"]) for r in b] == [fig(v) for v in (200.25, 120.5, 90.0, 50.0)]
-    assert [r["decode"] for r in b] == [200.25, pytest.approx(110.0, rel=0.006), 90.0, 50.0]
+    # The confirmed row (three keys) first (issue 35), then the others by
+    # median.
+    assert [r["id"] for r in b] == [ids[1], ids[3], ids[2], ids[4]]
+    assert [fig(r["best"]) for r in b] == [fig(v) for v in (120.5, 200.25, 90.0, 50.0)]
+    assert [r["decode"] for r in b] == [pytest.approx(110.0, rel=0.006), 200.25, 90.0, 50.0]
     j = server.get("/index.json").json()["board"]["rows"]
-    assert [r["best_decode_tok_s"] for r in j] == [200.25, 120.5, 90.0, 50.0]
-    assert "3 signing keys" in b[1]["text"]
+    assert [r["best_decode_tok_s"] for r in j] == [120.5, 200.25, 90.0, 50.0]
+    assert [r["confirmed"] for r in j] == [True, False, False, False]
+    assert "3 signing keys" in b[0]["text"]
     assert ids[0] not in [r["id"] for r in b]
-    assert "/m/model-a?digest=" in b[0]["links"][0]
-    assert "/hw/rtx-4090" in b[0]["links"]
-    assert "/r/" + ids[3] in b[0]["links"]
+    assert "/m/model-a?digest=" in b[1]["links"][0]
+    assert "/hw/rtx-4090" in b[1]["links"]
+    assert "/r/" + ids[3] in b[1]["links"]
     assert "4 combinations" in text
     # The most recent runs list every upload, the slower duplicate too.
     assert set(r["id"] for r in recent(text)) == set(ids)

@@ -94,7 +94,7 @@ def test_board_model_hw_account_and_index_twins_keep_the_query(server):
     q95 = upload(server, 95.0, headers=auth, prefill=300.0)
     upload(server, 150.0, hw="NVIDIA GeForce RTX 4090", backend="llama.cpp", headers=auth)
     upload(server, 80.0, backend="llama.cpp", headers=auth)
-    upload(server, 90.0, model="Llama-4-Scout", headers=auth)
+    upload(server, 60.0, model="Llama-4-Scout", headers=auth)
 
     board, links = check_twins(server, "/?hw=m3-ultra&backend=mlx", COMBO_ROW, combo_ids("board"), "best_run",
                                unfiltered="/", upto="<h2>Most recent runs</h2>")

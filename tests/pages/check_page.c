@@ -73,7 +73,7 @@ START_TEST(kept_answers_are_served_until_a_write)
 	serve(&q, "/models.json", &a);
 	ck_assert_ptr_nonnull(a.keep);
 	k = http_kept_build(a.status, a.ctype, a.body.buf, a.len, a.o.cache_control, "\"t\"");
-	cache_put(a.keep, a.keep_id, a.keep_rep, a.keep_gen, a.keep_tag, k);
+	cache_put(a.keep, a.keep_id, a.keep_rep, a.keep_gen, a.keep_tags, k);
 	answer_release(&a);
 	serve(&q, "/models.json", &a);
 	ck_assert_ptr_eq(a.kept, k);
