@@ -17,11 +17,12 @@ static const char sql_model_hw[] =
 	"AND c.model_digest = d.model_digest AND c.hw_slug = ?3 JOIN runs r ON r.id = coalesce(c.best_id, c.key_id) "
 	"WHERE d.suite_version = ?1 AND d.model_slug = ?2 AND c.t_runs > 0";
 
-/* The newest live change of one combination, by version order. */
+/* The newest live change of one combination, by version order (SQLite
+ * takes a bare column from the row max() picks); no row when none. */
 static const char sql_since[] =
-	"SELECT to_key, to_version FROM changes WHERE suite_version = ?1 AND model_slug = ?2 "
+	"SELECT max(to_key), to_version FROM changes WHERE suite_version = ?1 AND model_slug = ?2 "
 	"AND model_digest = ?3 AND hw_slug = ?4 AND backend_name = ?5 AND live = 1 "
-	"ORDER BY to_key DESC LIMIT 1";
+	"HAVING count(*) > 0";
 /* The key values of that version and every later one. */
 static const char sql_since_values[] =
 	"SELECT key_values FROM combo_versions WHERE suite_version = ?1 AND model_slug = ?2 "

@@ -44,7 +44,9 @@ START_TEST(page_parts_and_keeping)
 	snprintf(q.v.key, sizeof q.v.key, "%s", id);     /* as page_serve keys it */
 	m = pages_build(&q.v);
 	ck_assert_int_eq(q.v.keep, 1);
-	ck_assert_uint_ne(q.v.tag, 0);
+	ck_assert_uint_ne(q.v.tags.t[0], 0);      /* its cluster */
+	ck_assert_uint_ne(q.v.tags.t[1], 0);      /* its combination */
+	ck_assert_uint_ne(q.v.tags.t[0], q.v.tags.t[1]);
 	pages_done(&q, m);
 }
 END_TEST

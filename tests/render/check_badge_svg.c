@@ -236,7 +236,7 @@ START_TEST(message_rejects_bad_input)
 	struct badge_in in = sample;
 
 	ck_assert_int_eq(badge_message(NULL, &b), -1);
-	in.state = (enum badge_state)7;
+	in.state = BADGE__MAX;
 	ck_assert_int_eq(badge_message(&in, &b), -1);
 	ck_assert_int_eq(badge_render_svg(&in, &b, NULL), -1);
 	ck_assert_int_eq(badge_render_svg(NULL, &b, NULL), -1);
@@ -581,14 +581,18 @@ END_TEST
 
 START_TEST(svg_state_colors)
 {
-	static const char *const hex[] = { "#237a0f", "#b34700", "#c0392b", "#5f6b75" };
-	static const char *const name[] = { "brightgreen", "orange", "red", "lightgrey" };
+	static const char *const hex[] = { "#237a0f", "#b34700", "#c0392b", "#5f6b75", "#5f6b75",
+					   "#5f6b75", "#8f5f00", "#5f6b75" };
+	static const char *const name[] = { "brightgreen", "orange", "red", "lightgrey", "lightgrey",
+					    "lightgrey", "yellow", "lightgrey" };
 	static const char *const text[] = {
-		">112.2 tok/s", ">" FLAG " 112.2 tok/s", ">disputed: upheld ", ">run not found<"
+		">112.2 tok/s", ">" FLAG " 112.2 tok/s", ">disputed: upheld ", ">run not found<",
+		">withdrawn ", ">112.2 tok/s unconfirmed ", ">disputed: 112.2 tok/s ", ">not counted "
 	};
 	enum badge_state st;
 
-	for (st = BADGE_OK; st <= BADGE_NOT_FOUND; st++) {
+	_Static_assert(sizeof hex / sizeof *hex == BADGE__MAX, "a color per state");
+	for (st = BADGE_OK; st < BADGE__MAX; st++) {
 		struct badge_in in = with_state(st);
 		const char *color = NULL;
 		char *svg = render(&in, &color), want[64];
@@ -599,11 +603,33 @@ START_TEST(svg_state_colors)
 		ck_assert_ptr_nonnull(strstr(svg, want));
 		snprintf(want, sizeof want, "fill=\"%s\"/>", hex[st]);
 		ck_assert_ptr_nonnull(strstr(svg, want));
-		ck_assert_msg(strstr(svg, text[st]) != NULL, "state %d", st);
+		ck_assert_msg(strstr(svg, text[st]) != NULL, "state %d: %s", st, svg);
 		ck_assert_ptr_nonnull(strstr(svg, "<rect width=\"65\" height=\"20\" fill=\"#555\"/>"));
 		free(svg);
 	}
-	ck_assert_ptr_null(badge_color((enum badge_state)4));
+	ck_assert_ptr_null(badge_color(BADGE__MAX));
+}
+END_TEST
+
+/* badge_state_of: the first fact that holds decides, green only for a
+ * confirmed, undisputed, unflagged run. */
+START_TEST(state_of_facts)
+{
+	struct badge_facts f = { 0, 0, 0, 0, 0, 1 };
+
+	ck_assert_int_eq(badge_state_of(&f), BADGE_OK);
+	f.confirmed = 0;
+	ck_assert_int_eq(badge_state_of(&f), BADGE_UNCONFIRMED);
+	f.flagged = 1;
+	ck_assert_int_eq(badge_state_of(&f), BADGE_OUTLIER);
+	f.disputed = 1;
+	ck_assert_int_eq(badge_state_of(&f), BADGE_DISPUTED);
+	f.upheld = 1;
+	ck_assert_int_eq(badge_state_of(&f), BADGE_UPHELD);
+	f.capped = 1;
+	ck_assert_int_eq(badge_state_of(&f), BADGE_CAPPED);
+	f.withdrawn = 1;
+	ck_assert_int_eq(badge_state_of(&f), BADGE_WITHDRAWN);
 }
 END_TEST
 
@@ -766,6 +792,7 @@ static Suite *suite_badge_svg(void)
 	tcase_add_test(g, svg_escapes_hostile_names);
 	tcase_add_test(g, svg_accessible_name);
 	tcase_add_test(g, svg_state_colors);
+	tcase_add_test(g, state_of_facts);
 	tcase_add_test(g, svg_parses_as_xml);
 	tcase_set_timeout(g, 30);
 	suite_add_tcase(s, w);
