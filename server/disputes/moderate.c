@@ -19,7 +19,7 @@
 #include "util/timefmt.h"
 
 static const char sql_run_cluster[] =
-	"SELECT suite_version, model_digest, hw_class, backend_name, status "
+	"SELECT suite_version, model_digest, hw_class, backend_name, status, capped "
 	"FROM runs WHERE id = ?";
 static const char sql_rule[] =
 	"INSERT INTO dispute_threads(run_id, state, note, opened_at, resolved_at, last_post_at) "
@@ -34,7 +34,7 @@ struct rule_job {
 	const char *state;        /* "upheld" or "dismissed" (static) */
 	char *note;
 	char resolved_at[32];
-	int withdrawn;            /* the run was withdrawn: it stayed out */
+	const char *stays;        /* why the run stayed out ("withdrawn", "capped"), or NULL */
 };
 
 DEFER_STATE(struct rule_job, j);
@@ -66,7 +66,9 @@ static int rule_status(struct dbconn *w, struct rule_job *rj, sqlite3_stmt *run)
 	if ((rc = dispute_step(st)) != DB_OK)
 		return rc;
 	if (!sqlite3_changes(w->h)) {
-		rj->withdrawn = 1;  /* withdrawn: it stays out (migration 0013) */
+		/* Withdrawn (migration 0013) or beyond its network's cap (0028):
+		 * it stays out whatever the ruling. */
+		rj->stays = sqlite3_column_int(run, 5) ? "capped" : "withdrawn";
 		return DB_OK;
 	}
 	return outlier_run_status_changed(w, rj->run_id, NULL);
@@ -142,7 +144,7 @@ static int rule_finish(struct req *r, void *state, struct answer *a)
 	body = json_pack("{s:s, s:s, s:s, s:s?, s:s, s:s}", "run_id", rj->run_id,
 			 "state", rj->state, "resolution", rj->state, "note", rj->note,
 			 "resolved_at", rj->resolved_at,
-			 "run_status", rj->withdrawn ? "withdrawn"
+			 "run_status", rj->stays ? rj->stays
 				 : strcmp(rj->state, "upheld") ? "ok" : "upheld");
 	rc = body ? answer_json(a, 200, body, NULL) : -1;
 	json_decref(body);
