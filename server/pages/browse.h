@@ -253,6 +253,9 @@ void combos_await_head(json_t *rows, int confirmed_first);
 /* What a row lacks to be confirmed, in words ("fewer than 3 submitters
  * from 2 networks"; no networks when the network cap is lifted). */
 const char *combos_confirm_text(void);
+/* 1 when row may be called fastest or head a page: a confirmed
+ * combination, or a row that carries no "confirmed" (not a combination). */
+int combos_may_lead(const json_t *row);
 /* A combinations list's columns: model and hardware shown or not, and
  * how many columns that makes (span). */
 json_t *combos_cols(int model, int hw);

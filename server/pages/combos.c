@@ -203,6 +203,13 @@ void combos_marks_text(json_t *o)
 		json_object_set_new(t, "disputed", json_string("disputed"));
 }
 
+int combos_may_lead(const json_t *row)
+{
+	const json_t *c = json_object_get(row, "confirmed");
+
+	return !c || json_is_true(c);
+}
+
 const char *combos_confirm_text(void)
 {
 	static char s[80];

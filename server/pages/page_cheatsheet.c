@@ -342,7 +342,8 @@ static double entry_decode(const json_t *e)
 
 /* A copy of cell c for the page: its hardware's name (each phone card's
  * label) and, when it holds two entries or more, "fastest" on the one with
- * the highest figure (the first of equals). */
+ * the highest figure (the first of equals) among those that may lead (a
+ * confirmed combination's). */
 static json_t *page_cell(const json_t *c, const json_t *h)
 {
 	json_t *o = json_deep_copy(c), *e, *best = NULL;
@@ -352,7 +353,7 @@ static json_t *page_cell(const json_t *c, const json_t *h)
 		return NULL;
 	json_object_set(o, "hw_name", json_object_get(h, "name"));
 	json_array_foreach(json_object_get(o, "entries"), i, e)
-		if (!best || entry_decode(e) > entry_decode(best))
+		if (combos_may_lead(e) && (!best || entry_decode(e) > entry_decode(best)))
 			best = e;
 	if (best && json_array_size(json_object_get(o, "entries")) > 1)
 		json_object_set_new(best, "fastest", json_true());

@@ -8,6 +8,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "pages/browse.h"
 #include "util/buf.h"
 #include "util/numfmt.h"
 #include "util/nelem.h"
@@ -59,15 +60,16 @@ static void typical(struct buf *d, const json_t *row)
 	}
 }
 
-/* The row of rows with the highest median decode (the first page's rows
- * may be in another order under ?sort=), or NULL. */
+/* The row of rows with the highest median decode that may lead (a
+ * confirmed one: the first page's rows may be in another order under
+ * ?sort=), or NULL. */
 static const json_t *fastest(const json_t *rows)
 {
 	const json_t *best = NULL, *row;
 	size_t i;
 
 	json_array_foreach(rows, i, row)
-		if (isfinite(num(row, "median_decode_tok_s")) &&
+		if (isfinite(num(row, "median_decode_tok_s")) && combos_may_lead(row) &&
 		    (!best || num(row, "median_decode_tok_s") > num(best, "median_decode_tok_s")))
 			best = row;
 	return best;

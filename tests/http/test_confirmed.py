@@ -72,6 +72,10 @@ def test_one_key_on_a_faster_card_heads_nothing(server, tmp_path):
     assert len(heads) == 1 and "Awaiting confirmation" in heads[0].text_content()
     after = heads[0].getnext().text_content()
     assert "5090" in after and "awaiting confirmation: 1 submitter" in after
+    # The page's description names the confirmed row as fastest.
+    desc = doc.xpath('//meta[@name="description"]/@content')[0]
+    assert "Fastest now:" in desc and "4090" in desc.split("Fastest now:")[1]
+    assert "5090" not in desc.split("Fastest now:")[1]
     # Sorted by best run too, the confirmed row stays first.
     assert [r["hw_slug"] for r in board_rows(server, "/index.json?sort=best")] == ["rtx-4090", "rtx-5090"]
     # /hardware: the RTX 4090 above the RTX 5090.
