@@ -1,0 +1,233 @@
+/* check_predict_real.c: the predictor against real published figures
+ * (tests/vectors/calibration/decode.json, each with its source) and the
+ * real reference data (static/reference/): leaving each model out in turn,
+ * its mean error must be at most 0.8 times the better of the two rules of
+ * thumb on the same points, and its 80% intervals must cover 70-95% of
+ * them; no backend is predicted where it cannot run, and no speed where
+ * the weights do not fit.  LLMSPEED_VERBOSE=1 prints the figures. */
+#include "check_util.h"
+
+#include <jansson.h>
+#include <math.h>
+
+#include "domain/ceiling.h"
+#include "domain/predict.h"
+#include "domain/resolve.h"
+
+static struct ceiling_ref *ref;
+
+static void setup(void)
+{
+	struct err err = ERR_INIT;
+	char dir[1024];
+
+	snprintf(dir, sizeof dir, "%s/static/reference", repo_root());
+	ref = ceiling_load(dir, &err);
+	ck_assert_msg(ref != NULL, "%s", err.message);
+}
+
+static void teardown(void)
+{
+	ceiling_free(ref);
+	ref = NULL;
+}
+
+static const char *str(const json_t *o, const char *k)
+{
+	return json_string_value(json_object_get(o, k));
+}
+
+/* The calibration set's points as evidence rows, resolved as uploads are
+ * and counted as measured by PREDICT_MIN_KEYS keys each (a published
+ * figure stands for a combination many people measured).  Returns the
+ * number of rows (room for max); *points is the set's size. */
+static size_t load_rows(json_t *root, struct predict_combo *rows, size_t max, size_t *points)
+{
+	const json_t *pts = json_object_get(root, "points"), *pt;
+	size_t i, n = 0;
+
+	*points = json_array_size(pts);
+	json_array_foreach(pts, i, pt) {
+		const char *accel = str(pt, "accelerator_summary");
+		int apple = accel && (!strncmp(accel, "Apple", 5) || strstr(accel, "Ryzen AI"));
+		double mem = json_number_value(json_object_get(pt, "memory_gb"));
+		struct resolve_in in = {
+			.model_name = str(pt, "model_name"), .quant = str(pt, "quant"),
+			.format = str(pt, "format"), .backend = str(pt, "backend"),
+			.accel = accel, .cpu_model = accel,
+			.vram_gb = apple ? 0 : mem, .ram_gb = apple ? mem : 0,
+			.gpu_cores = (int)json_integer_value(json_object_get(pt, "gpu_cores")),
+		};
+		struct resolve_out out;
+
+		if (n == max || resolve_run(ref, &in, &out) < 0 || !out.model || !out.hw)
+			continue;
+		if (predict_row(ref, out.model->id, out.q.name, out.hw->slug, in.backend,
+				json_number_value(json_object_get(pt, "decode_tok_s")),
+				PREDICT_MIN_KEYS, 1, &rows[n]) == 0)
+			n++;
+	}
+	return n;
+}
+
+static void print_errors(const char *who, const struct predict_errors *e)
+{
+	printf("  %-22s n=%3d mean %5.1f%%  median %5.1f%%  p90 %5.1f%%  worst %6.1f%%\n", who, e->n,
+	       e->mean, e->median, e->p90, e->worst);
+}
+
+static void print_backtest(const struct predict_backtest *b, size_t points, size_t rows)
+{
+	int step;
+
+	printf("calibration set: %zu points, %zu evidence rows, %d predicted, %d unpredicted\n",
+	       points, rows, b->tested, b->unpredicted);
+	print_errors("site", &b->site);
+	print_errors("0.7 x ceiling", &b->share);
+	print_errors("hardware median", &b->hw_median);
+	printf("  80%% interval covers %.1f%% out of sample; median width %.2fx; %d too uncertain\n",
+	       100 * b->coverage, b->median_width, b->too_wide);
+	for (step = PREDICT_SAME_HW; step < PREDICT_STEPS; step++) {
+		printf(" step %d (%s): %d points, method %s (ratio %.1f%%, time %.1f%%), "
+		       "interval %s%.3f..%.3f\n", step, predict_step_name((enum predict_step)step),
+		       b->by_step[step], predict_method_name(b->calib.method[step]),
+		       b->method_mean[step][PREDICT_RATIO], b->method_mean[step][PREDICT_TIME],
+		       b->calib.pooled[step] ? "pooled " : "", b->calib.lo[step], b->calib.hi[step]);
+		print_errors("site", &b->step_site[step]);
+		print_errors("0.7 x ceiling", &b->step_share[step]);
+		print_errors("hardware median", &b->step_hw_median[step]);
+	}
+}
+
+/* /methodology states these figures in words: they must be today's. */
+static void assert_methodology_says(const struct predict_backtest *b, size_t points)
+{
+	char *page = read_file_in(repo_root(), "templates/methodology.html", NULL);
+	char want[1024];
+
+	ck_assert_ptr_nonnull(page);
+	snprintf(want, sizeof want, "%zu decode figures", points);
+	ck_assert_msg(strstr(page, want), "methodology.html lacks \"%s\"", want);
+	snprintf(want, sizeof want, "mean error of <strong>%.1f%%</strong> (median %.1f%%, 90th "
+		 "percentile %.1f%%, worst %.1f%%) over %d predicted figures, against %.1f%% for "
+		 "0.7 \xc3\x97 the ceiling and %.1f%% for the hardware's median efficiency, with "
+		 "%.1f%% of the figures inside their 80%% interval", b->site.mean, b->site.median,
+		 b->site.p90, b->site.worst, b->tested, b->share.mean, b->hw_median.mean,
+		 100 * b->coverage);
+	ck_assert_msg(strstr(page, want), "methodology.html lacks \"%s\"", want);
+	free(page);
+}
+
+/* The issue's bar, on the same points: mean error at most 0.8x the
+ * better rule's, the 80% interval covering 70-95% out of sample. */
+START_TEST(beats_both_rules_on_published_figures)
+{
+	json_error_t je;
+	char *text = read_vector("calibration/decode.json", NULL);
+	json_t *root = text ? json_loads(text, 0, &je) : NULL;
+	struct predict_combo rows[1024];
+	struct predict_index ix;
+	struct predict_backtest b;
+	size_t points, n;
+	double better;
+
+	ck_assert_ptr_nonnull(root);
+	n = load_rows(root, rows, 1024, &points);
+	ck_assert_uint_ge(points, 280);
+	ck_assert_uint_ge(n, 0.9 * points);
+	ck_assert_int_eq(predict_index_build(rows, n, &ix, &b), 0);
+	if (getenv("LLMSPEED_VERBOSE"))
+		print_backtest(&b, points, n);
+	ck_assert_int_ge(b.tested, (int)(0.85 * n));
+	ck_assert_int_eq(b.site.n, b.tested);
+	ck_assert_int_eq(b.share.n, b.tested);
+	ck_assert_int_eq(b.hw_median.n, b.tested);
+	better = fmin(b.share.mean, b.hw_median.mean);
+	ck_assert_msg(b.site.mean <= 0.8 * better, "site %.1f%%, rules %.1f%% and %.1f%%",
+		      b.site.mean, b.share.mean, b.hw_median.mean);
+	ck_assert_double_ge(b.coverage, 0.70);
+	ck_assert_double_le(b.coverage, 0.95);
+	assert_methodology_says(&b, points);
+	/* The same hardware is the narrowest step and the best one. */
+	ck_assert_double_lt(b.step_site[PREDICT_SAME_HW].mean, b.step_hw_median[PREDICT_SAME_HW].mean);
+	ck_assert_double_lt(b.step_site[PREDICT_SAME_HW].mean, b.step_site[PREDICT_ALL_HW].mean);
+	predict_index_free(&ix);
+	json_decref(root);
+	free(text);
+}
+END_TEST
+
+/* Every hardware the data knows: mlx only on Apple silicon, vLLM and
+ * ExLlamaV2 never there nor on a processor, TensorRT-LLM on NVIDIA alone,
+ * llama.cpp and Ollama everywhere. */
+START_TEST(backends_run_only_where_they_can)
+{
+	const struct ceiling_hw *hw;
+	size_t i;
+
+	for (i = 0; (hw = ceiling_hw_at(ref, i)); i++) {
+		int apple = !strcmp(hw->vendor, "apple"), nvidia = !strcmp(hw->vendor, "nvidia");
+
+		ck_assert_int_eq(ceiling_backend_runs(ref, "mlx", hw), apple);
+		if (apple || hw->cpu) {
+			ck_assert_int_eq(ceiling_backend_runs(ref, "vllm", hw), 0);
+			ck_assert_int_eq(ceiling_backend_runs(ref, "exllamav2", hw), 0);
+		}
+		if (!nvidia)
+			ck_assert_int_eq(ceiling_backend_runs(ref, "tensorrt-llm", hw), 0);
+		ck_assert_int_eq(ceiling_backend_runs(ref, "llama.cpp", hw), 1);
+		ck_assert_int_eq(ceiling_backend_runs(ref, "ollama", hw), 1);
+	}
+	ck_assert_int_eq(ceiling_backend_runs(ref, "vllm", ceiling_hw(ref, "rtx-4090")), 1);
+	ck_assert_int_eq(ceiling_backend_runs(ref, "vllm", ceiling_hw(ref, "gtx-1080-ti")), 0);
+	ck_assert_int_eq(ceiling_backend_runs(ref, "exllamav2", ceiling_hw(ref, "rtx-4090")), 1);
+	ck_assert_int_eq(ceiling_backend_runs(ref, "no-such-backend", ceiling_hw(ref, "rtx-4090")), -1);
+}
+END_TEST
+
+/* What predict_where tells the store: the three cases. */
+START_TEST(where_refuses_what_cannot_be)
+{
+	struct predict_where w;
+
+	ck_assert_int_eq(predict_where(ref, "llama-3-3-70b", "Q4_K_M", "rtx-4090", "llama.cpp", &w), 0);
+	ck_assert_int_eq(w.refusal, PREDICT_NO_FIT);
+	ck_assert_double_gt(w.need_gb, 40);
+	ck_assert_double_eq(w.have_gb, 24);
+	ck_assert_int_eq(predict_where(ref, "llama-3-1-8b", "Q4_K_M", "rtx-4090", "mlx", &w), 0);
+	ck_assert_int_eq(w.refusal, PREDICT_CANNOT_RUN);
+	ck_assert_int_eq(predict_where(ref, "llama-3-1-8b", "Q4_K_M", "m4-max", "vllm", &w), 0);
+	ck_assert_int_eq(w.refusal, PREDICT_CANNOT_RUN);
+	ck_assert_int_eq(predict_where(ref, "llama-3-1-8b", "Q4_K_M", "m4-max", "mlx", &w), 0);
+	ck_assert_int_eq(w.refusal, PREDICT_OK);
+	ck_assert_str_eq(w.kin, "apple");
+	ck_assert_str_eq(predict_class_name(w.cls), "dense-4bit");
+	/* A mixture of experts is its own class; so are 8- and 16-bit weights. */
+	ck_assert_int_eq(predict_where(ref, "qwen3-30b-a3b", "Q4_K_M", "rtx-5090", "llama.cpp", &w), 0);
+	ck_assert_str_eq(predict_class_name(w.cls), "moe-4bit");
+	ck_assert_str_eq(w.kin, "nvidia");
+	ck_assert_int_eq(predict_where(ref, "llama-3-1-8b", "Q8_0", "rtx-4090", NULL, &w), 0);
+	ck_assert_str_eq(predict_class_name(w.cls), "dense-8bit");
+	ck_assert_int_eq(predict_where(ref, "llama-3-1-8b", "F16", "rtx-4090", NULL, &w), 0);
+	ck_assert_str_eq(predict_class_name(w.cls), "dense-16bit");
+	ck_assert_int_eq(predict_where(ref, "llama-3-1-8b", "Q4_K_M", "ryzen-9-7950x", NULL, &w), 0);
+	ck_assert_str_eq(w.kin, "amd-cpu");
+	ck_assert_int_eq(predict_where(ref, "no-such-model", "Q4_K_M", "rtx-4090", NULL, &w), -1);
+}
+END_TEST
+
+static Suite *suite_predict_real(void)
+{
+	Suite *s = suite_create("predict_real");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, beats_both_rules_on_published_figures);
+	tcase_add_test(tc, backends_run_only_where_they_can);
+	tcase_add_test(tc, where_refuses_what_cannot_be);
+	tcase_set_timeout(tc, 60);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+CHECK_MAIN(suite_predict_real)
