@@ -446,19 +446,26 @@ static int load_instead(struct mhw *p)
 	return rc < 0 ? db_fail(p) : 0;
 }
 
-/* The answer at the top: the fastest measured backend, its median, its
- * submitters, its share of the ceiling (HTML). */
-static void add_answer(struct mhw *p)
+const json_t *mhw_fastest(const json_t *m)
 {
 	const json_t *best = NULL, *w, *row;
 	size_t i;
 
-	json_array_foreach(json_object_get(p->m, "weights"), i, w) {
+	json_array_foreach(json_object_get(m, "weights"), i, w) {
 		row = json_array_get(json_object_get(w, "rows"), 0);
 		if (row && (!best || json_number_value(json_object_get(row, "median_decode_tok_s")) >
 				     json_number_value(json_object_get(best, "median_decode_tok_s"))))
 			best = row;
 	}
+	return best;
+}
+
+/* The answer at the top: the fastest measured backend, its median, its
+ * submitters, its share of the ceiling (HTML). */
+static void add_answer(struct mhw *p)
+{
+	const json_t *best = mhw_fastest(p->m);
+
 	json_object_set_new(p->m, "answer", best ? json_deep_copy(best) : json_null());
 }
 
