@@ -77,7 +77,6 @@ static int add_predicted(struct mhw *p)
 			json_decref(list);
 			return -1;
 		}
-		json_object_del(row, "predicted_backend");
 		above_measured(row, &r, mhw_fastest(p->m));
 		if (p->b.html)
 			json_object_set_new(row, "text", predict_text_json(&r));
