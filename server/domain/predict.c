@@ -211,44 +211,39 @@ int predict_index_cells(const struct predict_combo *rows, size_t n, struct predi
 
 /* ---- lookups ---- */
 
+/* A cell's key as bsearch looks for it. */
+struct cell_key {
+	enum predict_step step;
+	const struct predict_combo *c;
+};
+
+static int cell_key_cmp(const void *k, const void *e)
+{
+	const struct cell_key *key = k;
+
+	return cell_cmp(key->step, key->c, ((const struct predict_cell *)e)->key);
+}
+
+static int group_cmp(const void *model, const void *e)
+{
+	return strcmp(model, ((const struct predict_group *)e)->model);
+}
+
 /* The cell of step holding key's combinations, or NULL. */
 static const struct predict_cell *find_cell(const struct predict_level *lv, enum predict_step step,
 					    const struct predict_combo *key)
 {
-	size_t lo = 0, hi = lv->ncells;
+	const struct cell_key k = { step, key };
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		int c = cell_cmp(step, lv->cell[mid].key, key);
-
-		if (c == 0)
-			return &lv->cell[mid];
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
+	return lv->ncells ? bsearch(&k, lv->cell, lv->ncells, sizeof *lv->cell, cell_key_cmp) : NULL;
 }
 
 /* The group of model in c, or NULL. */
 static const struct predict_group *find_group(const struct predict_level *lv,
 					      const struct predict_cell *c, const char *model)
 {
-	size_t lo = c->first, hi = c->first + c->ngroups;
-
-	while (model && lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		int k = strcmp(lv->group[mid].model, model);
-
-		if (k == 0)
-			return &lv->group[mid];
-		if (k < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
+	return model ? bsearch(model, lv->group + c->first, c->ngroups, sizeof *lv->group, group_cmp)
+		     : NULL;
 }
 
 /* The sums of step's cell for q with q->model's combinations taken out,

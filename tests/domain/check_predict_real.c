@@ -5,7 +5,7 @@
  * thumb on the same points, and its 80% intervals must cover 70-95% of
  * them; no backend is predicted where it cannot run, and no speed where
  * the weights do not fit.  LLMSPEED_VERBOSE=1 prints the figures. */
-#include "check_util.h"
+#include "check_ref.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -13,24 +13,6 @@
 #include "domain/ceiling.h"
 #include "domain/predict.h"
 #include "domain/resolve.h"
-
-static struct ceiling_ref *ref;
-
-static void setup(void)
-{
-	struct err err = ERR_INIT;
-	char dir[1024];
-
-	snprintf(dir, sizeof dir, "%s/static/reference", repo_root());
-	ref = ceiling_load(dir, &err);
-	ck_assert_msg(ref != NULL, "%s", err.message);
-}
-
-static void teardown(void)
-{
-	ceiling_free(ref);
-	ref = NULL;
-}
 
 static const char *str(const json_t *o, const char *k)
 {
@@ -221,7 +203,7 @@ static Suite *suite_predict_real(void)
 	Suite *s = suite_create("predict_real");
 	TCase *tc = tcase_create("core");
 
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_checked_fixture(tc, ref_setup, ref_teardown);
 	tcase_add_test(tc, beats_both_rules_on_published_figures);
 	tcase_add_test(tc, backends_run_only_where_they_can);
 	tcase_add_test(tc, where_refuses_what_cannot_be);
