@@ -10,7 +10,7 @@ import random
 
 import lxml.html
 
-from conftest import digest_for, make_payload, new_key, sign, wait_for
+from conftest import digest_for, make_payload, new_key, sign, validate_html, wait_for
 from test_openapi import check
 
 # Dense models that fit a 24 GB card with Q4_K_M weights: (reference id,
@@ -119,6 +119,8 @@ def test_intervals_come_from_the_backtest_and_methodology_shows_it(server, tmp_p
     assert 1 < p["predicted_width"] < 3 and p["too_uncertain"] is False
     assert abs(p["predicted_decode_tok_s"] / c - 0.60) <= 0.15 * 0.60
     html = server.get("/fit?model=%s&hw=rtx-4090" % TARGET).text
+    ok, report = validate_html(html, tmp_path)
+    assert ok, report
     text = lxml.html.fromstring(html).xpath('//div[@id="predicted"]')[0].text_content()
     assert "%s\u00d7 wide" % ("%.3g" % p["predicted_width"]) in text.replace(",", "")
     assert "too uncertain" not in text
@@ -126,7 +128,10 @@ def test_intervals_come_from_the_backtest_and_methodology_shows_it(server, tmp_p
     def tested():
         page = server.get("/methodology").text
         return page if "12 combinations predicted" in page else None
-    page = lxml.html.fromstring(wait_for(tested, what="the backtest of twelve combinations"))
+    html = wait_for(tested, what="the backtest of twelve combinations")
+    ok, report = validate_html(html, tmp_path)
+    assert ok, report
+    page = lxml.html.fromstring(html)
     rows = page.xpath('//section[.//h3[@id="backtest"]]//table//tbody/tr')
     assert [r.xpath("./th")[0].text_content() for r in rows] == [
         "The site's predictions", "0.7 \u00d7 ceiling",
@@ -142,7 +147,7 @@ def test_intervals_come_from_the_backtest_and_methodology_shows_it(server, tmp_p
     assert "the same hardware, 12 predicted with the" in page.text_content()
 
 
-def test_backends_are_predicted_only_where_they_run(server):
+def test_backends_are_predicted_only_where_they_run(server, tmp_path):
     """Evidence for llama.cpp and vLLM on an RTX 4090 and for MLX on an M4
     Max, and runs claiming MLX on the RTX 4090: no MLX prediction on the
     RTX 4090 (nor on any NVIDIA or AMD hardware), no vLLM nor ExLlamaV2 on
@@ -175,6 +180,11 @@ def test_backends_are_predicted_only_where_they_run(server):
     ref = {h["hw"]: h for h in rows}
     assert "rtx-4090" in ref and "m4-max" in ref
     apple = {r["hw"] for r in rows if r["hw"].startswith("m") and r["hw"][1:2].isdigit()}
+    html = server.get("/m/%s" % TARGET).text
+    ok, report = validate_html(html, tmp_path)
+    assert ok, report
+    assert "too uncertain to rely on" in lxml.html.fromstring(html).xpath(
+        '//table[@class="predicted-table"]')[0].text_content()
     for r in rows:
         if r["hw"] in apple:
             assert r["predicted_backend"] not in ("vllm", "exllamav2", "tensorrt-llm"), r
@@ -190,7 +200,7 @@ def test_backends_are_predicted_only_where_they_run(server):
     assert w["predicted_backend"] in ("llama.cpp", "vllm") and w["predicted_models"] == 3
 
 
-def test_no_speed_where_the_model_does_not_fit(server):
+def test_no_speed_where_the_model_does_not_fit(server, tmp_path):
     """Llama 3.3 70B with Q4_K_M weights needs over 40 GB: on an RTX 4090
     there is no predicted speed anywhere, however much evidence there is;
     on hardware where it fits there is."""
@@ -216,7 +226,10 @@ def test_no_speed_where_the_model_does_not_fit(server):
     check(server.get("/wanted.json"), "GET", "/wanted.json")
     assert w["predicted_decode_tok_s"] is None and w["predicted_refusal"] == "does_not_fit"
     assert w["predicted_from"].startswith("does not fit: Llama 3.3 70B")
-    assert "tok/s" not in lxml.html.fromstring(server.get("/wanted").text).xpath(
+    html = server.get("/wanted").text
+    ok, report = validate_html(html, tmp_path)
+    assert ok, report
+    assert "tok/s" not in lxml.html.fromstring(html).xpath(
         '//td[contains(., "does not fit")]')[0].text_content()
 
 
@@ -238,6 +251,8 @@ def test_a_figure_above_the_fastest_measured_backend_says_so(server, tmp_path):
     assert p["above_measured"]["backend"] == "llama.cpp"
     assert p["above_measured"]["median_decode_tok_s"] == round(0.4 * c, 2)
     check(server.get("/m/%s/hw/m4-max.json" % TARGET), "GET", "/m/{slug}/hw/{hw_slug}.json")
-    sec = lxml.html.fromstring(server.get("/m/%s/hw/m4-max" % TARGET).text).xpath(
-        '//section[@class="predicted"]')[0].text_content()
+    html = server.get("/m/%s/hw/m4-max" % TARGET).text
+    ok, report = validate_html(html, tmp_path)
+    assert ok, report
+    sec = lxml.html.fromstring(html).xpath('//section[@class="predicted"]')[0].text_content()
     assert "Above the fastest backend measured here (llama.cpp at" in sec
