@@ -356,6 +356,7 @@ START_TEST(backtest_leaves_the_whole_model_out)
 		predict(&ix, &q, &r);
 		ck_assert_double_eq(r.tok_s, 70);
 	}
+	predict_index_free(&ix);
 	ck_assert_int_eq(predict_index_build(rows, 2, &ix, &b), 0);   /* x alone: nothing */
 	ck_assert_int_eq(b.tested, 0);
 	ck_assert_int_eq(b.unpredicted, 2);
