@@ -73,6 +73,8 @@ const char *predict_kin_words(const char *kin)
 
 /* ---- sums ---- */
 
+/* 1 when r is evidence: named, of a class, from PREDICT_MIN_KEYS keys,
+ * with a median and a ceiling. */
 static int usable(const struct predict_combo *r)
 {
 	return r->model && r->hw && r->backend && r->cls >= 0 && r->cls < PREDICT_CLASSES &&

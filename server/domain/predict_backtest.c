@@ -177,6 +177,8 @@ static double abs_pct(double predicted, double measured)
 
 /* ---- the backtest ---- */
 
+/* 1 when the backtest tests r: named, of a class, from
+ * PREDICT_TEST_MIN_KEYS keys, with a median and a ceiling. */
 static int testable(const struct predict_combo *r)
 {
 	return r->model && r->hw && r->backend && r->cls >= 0 && r->cls < PREDICT_CLASSES &&
@@ -184,6 +186,7 @@ static int testable(const struct predict_combo *r)
 	       r->ceiling > 0 && isfinite(r->ceiling);
 }
 
+/* The query a page would make for r's combination, r's model left out. */
 static struct predict_query query_of(const struct predict_combo *r)
 {
 	return (struct predict_query){ r->model, r->hw, r->kin, r->backend, r->cls, r->ceiling, NULL };
