@@ -87,7 +87,7 @@ enum predict_method {
 #define PREDICT_METHODS 2
 
 /* Why the store gives no figure however rich the evidence (set by the
- * store, store/predict_read.h; predict() leaves PREDICT_OK). */
+ * store, store/forecast.h; predict() leaves PREDICT_OK). */
 enum predict_refusal {
 	PREDICT_OK = 0,
 	PREDICT_CANNOT_RUN,     /* the reference data says the backend does not run there */

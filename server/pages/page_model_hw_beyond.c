@@ -5,7 +5,7 @@
  *
  * A prediction never sits in a measured row or column and is never
  * ranked: "predicted" is its own list, by backend name, each labelled
- * with its basis (store/predict_read.h).  The version series come from
+ * with its basis (store/forecast.h).  The version series come from
  * the per-version figures the writer keeps (store/versions.h). */
 #include "pages/page.h"
 
@@ -16,7 +16,7 @@
 #include "pages/page_model_hw.h"
 #include "domain/ceiling.h"
 #include "render/barchart.h"
-#include "store/predict_read.h"
+#include "store/forecast.h"
 #include "store/versions.h"
 #include "store/wanted.h"
 #include "util/buf.h"
@@ -50,7 +50,7 @@ static void above_measured(json_t *row, const struct predict_result *r, const js
 
 /* "predicted": every known backend without a measured row here that the
  * evidence can predict, by name, each {backend, the prediction's fields
- * (store/predict_read.h), above_measured}; none for a backend that cannot
+ * (store/forecast.h), above_measured}; none for a backend that cannot
  * run here or where the model does not fit.  0, or -1 on a database
  * error. */
 static int add_predicted(struct mhw *p)
@@ -65,21 +65,21 @@ static int add_predicted(struct mhw *p)
 
 		if (measured(p->m, *be))
 			continue;
-		if (predict_for_combo(p->b.c, p->b.suite, p->model, p->hw, *be, &r) < 0) {
+		if (forecast_for_combo(p->b.c, p->b.suite, p->model, p->hw, *be, &r) < 0) {
 			json_decref(list);
 			return -1;
 		}
 		if (r.step == PREDICT_NONE)
 			continue;
 		row = json_pack("{s:s}", "backend", *be);
-		if (!row || predict_json_fields(row, &r) < 0) {
+		if (!row || forecast_json_fields(row, &r) < 0) {
 			json_decref(row);
 			json_decref(list);
 			return -1;
 		}
 		above_measured(row, &r, mhw_fastest(p->m));
 		if (p->b.html)
-			json_object_set_new(row, "text", predict_text_json(&r));
+			json_object_set_new(row, "text", forecast_text_json(&r));
 		json_array_append_new(list, row);
 	}
 	json_object_set_new(p->m, "has_predicted", json_boolean(json_array_size(list) > 0));

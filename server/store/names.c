@@ -58,11 +58,3 @@ int names_lookalike(struct dbconn *c, const struct run_fields *f, struct names_c
 	}
 	return DB_OK;
 }
-
-void names_clash_err(const struct names_clash *clash, struct err *e)
-{
-	err_set(e, 422, "confusable_name", clash->field,
-		"%s looks like the %s \"%s\" (%s%s) but is spelt with look-alike letters or invisible characters; "
-		"send that %s's name, or one that reads differently.",
-		clash->field, clash->what, clash->name, clash->prefix, clash->slug, clash->what);
-}

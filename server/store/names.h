@@ -42,7 +42,4 @@ struct names_clash {
  * when neither does).  Returns DB_OK, or a DB_ status when a read fails. */
 int names_lookalike(struct dbconn *c, const struct run_fields *f, struct names_clash *out);
 
-/* Fills e with the 422 confusable_name answer for the clash. */
-void names_clash_err(const struct names_clash *clash, struct err *e);
-
 #endif

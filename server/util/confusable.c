@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "util/utf8.h"
+#include "util/nelem.h"
 
 /* Look-alikes outside ASCII and Latin-1, each with the letter it imitates. */
 static const struct { uint32_t cp; char to; } lookalike[] = {
@@ -49,7 +50,7 @@ static char fold(uint32_t cp)
 		return (char)(cp - 0xff41 + 'a');
 	if (cp >= 0xc0 && cp <= 0xff)
 		return latin1[cp - 0xc0] == '.' ? 0 : latin1[cp - 0xc0];
-	for (i = 0; i < sizeof lookalike / sizeof lookalike[0]; i++)
+	for (i = 0; i < NELEM(lookalike); i++)
 		if (lookalike[i].cp == cp)
 			return lookalike[i].to;
 	return 0;
@@ -80,7 +81,7 @@ int confusable_reserved(const char *name)
 	size_t i;
 
 	confusable_skeleton(name, &b);
-	for (i = 0; !buf_error(&b) && i < sizeof words / sizeof words[0]; i++)
+	for (i = 0; !buf_error(&b) && i < NELEM(words); i++)
 		if (strstr(b.buf, words[i]))
 			hit = 1;
 	hit |= buf_error(&b);   /* out of memory: refuse rather than guess */
@@ -130,7 +131,7 @@ static char reads_as(uint32_t cp)
 		return (char)(cp - 0xff10 + '0');
 	if (cp >= 0xc0 && cp <= 0xff)
 		return latin1_cased[cp - 0xc0] == '.' ? 0 : latin1_cased[cp - 0xc0];
-	for (i = 0; i < sizeof latin_of / sizeof latin_of[0]; i++)
+	for (i = 0; i < NELEM(latin_of); i++)
 		if (latin_of[i].cp == cp)
 			return latin_of[i].to;
 	return 0;

@@ -1,8 +1,8 @@
-/* predict_read.c: the snapshot of predict.c's evidence, read from the
+/* forecast.c: the snapshot of predict.c's evidence, read from the
  * combinations' typical figures by the refresh thread, indexed and
  * calibrated by its backtest, and the predictions pages ask for
- * (predict_read.h). */
-#include "store/predict_read.h"
+ * (forecast.h). */
+#include "store/forecast.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -25,7 +25,7 @@ static const char sql_quant[] =
 	"SELECT r.model_quant FROM model_index i JOIN runs r ON r.id = i.best_id "
 	"WHERE i.suite_version = ?1 AND i.model_slug = ?2";
 
-const char *const predict_read_sql[] = { sql_evidence, sql_quant, NULL };
+const char *const forecast_sql[] = { sql_evidence, sql_quant, NULL };
 
 /* A snapshot: its rows (their model, hardware and kin strings borrowed
  * from the reference data, their backends from backend[]), their index,
@@ -177,7 +177,7 @@ fail:
 	return rc == SQLITE_NOMEM || !st ? DB_ERR : db_status_of(rc);
 }
 
-int predict_read_refresh(struct dbconn *c, const struct ceiling_ref *ref, const char *suite)
+int forecast_refresh(struct dbconn *c, const struct ceiling_ref *ref, const char *suite)
 {
 	struct snap *s, *old;
 	struct predict_backtest b;
@@ -193,7 +193,7 @@ int predict_read_refresh(struct dbconn *c, const struct ceiling_ref *ref, const 
 	pref = ref;
 	pthread_mutex_unlock(&lock);
 	if ((rc = build(c, ref, suite, &s, &b)) != DB_OK) {
-		predict_read_owe();
+		forecast_owe();
 		return rc;
 	}
 	t1 = mono();
@@ -210,14 +210,14 @@ int predict_read_refresh(struct dbconn *c, const struct ceiling_ref *ref, const 
 	return 1;
 }
 
-void predict_read_owe(void)
+void forecast_owe(void)
 {
 	pthread_mutex_lock(&lock);
 	owed = 1;
 	pthread_mutex_unlock(&lock);
 }
 
-int predict_read_owed(void)
+int forecast_owed(void)
 {
 	int o;
 
@@ -227,7 +227,7 @@ int predict_read_owed(void)
 	return o;
 }
 
-int predict_read_backtest(struct predict_backtest *out, long long *at, long long *rows)
+int forecast_backtest(struct predict_backtest *out, long long *at, long long *rows)
 {
 	int have;
 
@@ -240,7 +240,7 @@ int predict_read_backtest(struct predict_backtest *out, long long *at, long long
 	return have ? 0 : -1;
 }
 
-void predict_read_free(void)
+void forecast_free(void)
 {
 	struct snap *old;
 
@@ -323,7 +323,7 @@ static struct predict_query query_of(const struct predict_where *w, const char *
 				       w->cls, ceiling, name };
 }
 
-int predict_for_ceiling(struct dbconn *c, const char *suite, const char *model_slug,
+int forecast_for_ceiling(struct dbconn *c, const char *suite, const char *model_slug,
 			const char *hw_slug, const char *backend, double ceiling,
 			const char *quant, const char *hw_name, struct predict_result *out)
 {
@@ -366,7 +366,7 @@ static int best_quant(struct dbconn *c, const struct ceiling_ref *ref, const cha
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
 }
 
-int predict_for_combo(struct dbconn *c, const char *suite, const char *model_slug,
+int forecast_for_combo(struct dbconn *c, const char *suite, const char *model_slug,
 		      const char *hw_slug, const char *backend, struct predict_result *out)
 {
 	const struct ceiling_ref *ref = snap_ref();
@@ -376,7 +376,7 @@ int predict_for_combo(struct dbconn *c, const char *suite, const char *model_slu
 	if (ref && best_quant(c, ref, suite, model_slug, quant, sizeof quant) < 0)
 		return -1;
 	if (predict_where(ref, model_slug, quant, hw_slug, backend, &w) < 0 || w.refusal != PREDICT_NO_FIT)
-		return predict_for_ceiling(c, suite, model_slug, hw_slug, backend, w.ceiling, quant,
+		return forecast_for_ceiling(c, suite, model_slug, hw_slug, backend, w.ceiling, quant,
 					   NULL, out);
 	/* Nothing is predicted as a speed it runs at where it does not fit. */
 	memset(out, 0, sizeof *out);
@@ -396,7 +396,7 @@ static json_t *num_or_null(int has, double v)
 	return has ? json_real(v) : json_null();
 }
 
-int predict_json_fields(json_t *row, const struct predict_result *r)
+int forecast_json_fields(json_t *row, const struct predict_result *r)
 {
 	int has = r->step != PREDICT_NONE, band = has && r->has_interval, rc = 0;
 	const char *refusal = predict_refusal_name(r->refusal);
@@ -420,7 +420,7 @@ int predict_json_fields(json_t *row, const struct predict_result *r)
 	return rc ? -1 : 0;
 }
 
-json_t *predict_text_json(const struct predict_result *r)
+json_t *forecast_text_json(const struct predict_result *r)
 {
 	int has = r->step != PREDICT_NONE, band = has && r->has_interval;
 
