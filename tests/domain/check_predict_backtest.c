@@ -1,10 +1,11 @@
-/* check_predict_real.c: the predictor against real published figures
- * (tests/vectors/calibration/decode.json, each with its source) and the
- * real reference data (static/reference/): leaving each model out in turn,
- * its mean error must be at most 0.8 times the better of the two rules of
- * thumb on the same points, and its 80% intervals must cover 70-95% of
- * them; no backend is predicted where it cannot run, and no speed where
- * the weights do not fit.  LLMSPEED_VERBOSE=1 prints the figures. */
+/* check_predict_backtest.c: the leave-one-model-out backtest
+ * (domain/predict_backtest.c) on real published figures
+ * (tests/vectors/calibration/decode.json, each with its source) against
+ * the real reference data (static/reference/): leaving each model out in
+ * turn, the site's mean error must be at most 0.8 times the better of the
+ * two rules of thumb on the same points, and its 80% intervals must cover
+ * 70-95% of them.  The synthetic cases whose truth is known are in
+ * check_predict.c.  LLMSPEED_VERBOSE=1 prints the figures. */
 #include "check_ref.h"
 
 #include <jansson.h>
@@ -139,77 +140,16 @@ START_TEST(beats_both_rules_on_published_figures)
 }
 END_TEST
 
-/* Every hardware the data knows: mlx only on Apple silicon, vLLM and
- * ExLlamaV2 never there nor on a processor, TensorRT-LLM on NVIDIA alone,
- * llama.cpp and Ollama everywhere. */
-START_TEST(backends_run_only_where_they_can)
+static Suite *suite_predict_backtest(void)
 {
-	const struct ceiling_hw *hw;
-	size_t i;
-
-	for (i = 0; (hw = ceiling_hw_at(ref, i)); i++) {
-		int apple = !strcmp(hw->vendor, "apple"), nvidia = !strcmp(hw->vendor, "nvidia");
-
-		ck_assert_int_eq(ceiling_backend_runs(ref, "mlx", hw), apple);
-		if (apple || hw->cpu) {
-			ck_assert_int_eq(ceiling_backend_runs(ref, "vllm", hw), 0);
-			ck_assert_int_eq(ceiling_backend_runs(ref, "exllamav2", hw), 0);
-		}
-		if (!nvidia)
-			ck_assert_int_eq(ceiling_backend_runs(ref, "tensorrt-llm", hw), 0);
-		ck_assert_int_eq(ceiling_backend_runs(ref, "llama.cpp", hw), 1);
-		ck_assert_int_eq(ceiling_backend_runs(ref, "ollama", hw), 1);
-	}
-	ck_assert_int_eq(ceiling_backend_runs(ref, "vllm", ceiling_hw(ref, "rtx-4090")), 1);
-	ck_assert_int_eq(ceiling_backend_runs(ref, "vllm", ceiling_hw(ref, "gtx-1080-ti")), 0);
-	ck_assert_int_eq(ceiling_backend_runs(ref, "exllamav2", ceiling_hw(ref, "rtx-4090")), 1);
-	ck_assert_int_eq(ceiling_backend_runs(ref, "no-such-backend", ceiling_hw(ref, "rtx-4090")), -1);
-}
-END_TEST
-
-/* What predict_where tells the store: the three cases. */
-START_TEST(where_refuses_what_cannot_be)
-{
-	struct predict_where w;
-
-	ck_assert_int_eq(predict_where(ref, "llama-3-3-70b", "Q4_K_M", "rtx-4090", "llama.cpp", &w), 0);
-	ck_assert_int_eq(w.refusal, PREDICT_NO_FIT);
-	ck_assert_double_gt(w.need_gb, 40);
-	ck_assert_double_eq(w.have_gb, 24);
-	ck_assert_int_eq(predict_where(ref, "llama-3-1-8b", "Q4_K_M", "rtx-4090", "mlx", &w), 0);
-	ck_assert_int_eq(w.refusal, PREDICT_CANNOT_RUN);
-	ck_assert_int_eq(predict_where(ref, "llama-3-1-8b", "Q4_K_M", "m4-max", "vllm", &w), 0);
-	ck_assert_int_eq(w.refusal, PREDICT_CANNOT_RUN);
-	ck_assert_int_eq(predict_where(ref, "llama-3-1-8b", "Q4_K_M", "m4-max", "mlx", &w), 0);
-	ck_assert_int_eq(w.refusal, PREDICT_OK);
-	ck_assert_str_eq(w.kin, "apple");
-	ck_assert_str_eq(predict_class_name(w.cls), "dense-4bit");
-	/* A mixture of experts is its own class; so are 8- and 16-bit weights. */
-	ck_assert_int_eq(predict_where(ref, "qwen3-30b-a3b", "Q4_K_M", "rtx-5090", "llama.cpp", &w), 0);
-	ck_assert_str_eq(predict_class_name(w.cls), "moe-4bit");
-	ck_assert_str_eq(w.kin, "nvidia");
-	ck_assert_int_eq(predict_where(ref, "llama-3-1-8b", "Q8_0", "rtx-4090", NULL, &w), 0);
-	ck_assert_str_eq(predict_class_name(w.cls), "dense-8bit");
-	ck_assert_int_eq(predict_where(ref, "llama-3-1-8b", "F16", "rtx-4090", NULL, &w), 0);
-	ck_assert_str_eq(predict_class_name(w.cls), "dense-16bit");
-	ck_assert_int_eq(predict_where(ref, "llama-3-1-8b", "Q4_K_M", "ryzen-9-7950x", NULL, &w), 0);
-	ck_assert_str_eq(w.kin, "amd-cpu");
-	ck_assert_int_eq(predict_where(ref, "no-such-model", "Q4_K_M", "rtx-4090", NULL, &w), -1);
-}
-END_TEST
-
-static Suite *suite_predict_real(void)
-{
-	Suite *s = suite_create("predict_real");
+	Suite *s = suite_create("predict_backtest");
 	TCase *tc = tcase_create("core");
 
 	tcase_add_checked_fixture(tc, ref_setup, ref_teardown);
 	tcase_add_test(tc, beats_both_rules_on_published_figures);
-	tcase_add_test(tc, backends_run_only_where_they_can);
-	tcase_add_test(tc, where_refuses_what_cannot_be);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 	return s;
 }
 
-CHECK_MAIN(suite_predict_real)
+CHECK_MAIN(suite_predict_backtest)
