@@ -21,15 +21,15 @@ static inline const char *repo_root(void)
 	return d ? d : ".";
 }
 
-/* Reads a whole file under the vectors directory; the caller frees. */
-static inline char *read_vector(const char *name, size_t *len)
+/* Reads a whole file dir/name; NULL when it cannot; the caller frees. */
+static inline char *read_file_in(const char *dir, const char *name, size_t *len)
 {
 	char path[1024];
 	FILE *f;
 	char *s = NULL;
 	long n;
 
-	snprintf(path, sizeof path, "%s/%s", vectors_dir(), name);
+	snprintf(path, sizeof path, "%s/%s", dir, name);
 	f = fopen(path, "rb");
 	if (!f)
 		return NULL;
@@ -46,6 +46,12 @@ static inline char *read_vector(const char *name, size_t *len)
 	}
 	fclose(f);
 	return s;
+}
+
+/* Reads a whole file under the vectors directory; the caller frees. */
+static inline char *read_vector(const char *name, size_t *len)
+{
+	return read_file_in(vectors_dir(), name, len);
 }
 
 /* Each tests/check_X.c defines suite_X() and ends with CHECK_MAIN(suite_X). */

@@ -24,10 +24,11 @@
  * daemon allocate, far above the data's own size. */
 #define MAX_ENTRIES 4096
 
-/* A backend and the vendors whose hardware it runs on. */
+/* A backend and where it runs: every family of its vendors, or only the
+ * families it lists. */
 struct ceiling_backend {
 	const char *name;
-	const json_t *vendors;
+	const json_t *vendors, *families;
 };
 
 struct ceiling_ref {
@@ -187,7 +188,8 @@ static int load_hw(struct ceiling_ref *ref, json_t *o, struct err *err)
 	return 0;
 }
 
-/* hardware.json's "backends": each backend and the vendors it runs on. */
+/* hardware.json's "backends": each backend and the vendors or the
+ * hardware families it runs on. */
 static int load_backends(struct ceiling_ref *ref, struct err *err)
 {
 	const json_t *o = json_object_get(ref->hw_root, "backends"), *v;
@@ -198,9 +200,10 @@ static int load_backends(struct ceiling_ref *ref, struct err *err)
 	if (!(ref->backend = alloc_n(json_object_size(o), sizeof *ref->backend, err)))
 		return -1;
 	json_object_foreach((json_t *)o, k, v) {
-		if (!arr(v, "vendors"))
-			return err_internal(err, "hardware.json: backend %s lacks its vendors", k);
-		ref->backend[ref->nbackend++] = (struct ceiling_backend){ k, arr(v, "vendors") };
+		if (!arr(v, "vendors") == !arr(v, "families"))
+			return err_internal(err, "hardware.json: backend %s needs its vendors or its families", k);
+		ref->backend[ref->nbackend++] = (struct ceiling_backend){ k, arr(v, "vendors"),
+									  arr(v, "families") };
 	}
 	return 0;
 }
@@ -473,21 +476,36 @@ int ceiling_label_bits(const struct ceiling_ref *ref, const char *fam)
 	return ref && fam && json_object_get(ref->label_bits, fam) != NULL;
 }
 
+/* 1 when the array a holds the string s. */
+static int holds(const json_t *a, const char *s)
+{
+	size_t i;
+	const json_t *v;
+
+	json_array_foreach(a, i, v)
+		if (json_is_string(v) && s && !strcmp(json_string_value(v), s))
+			return 1;
+	return 0;
+}
+
 int ceiling_backend_runs(const struct ceiling_ref *ref, const char *backend,
 			 const struct ceiling_hw *hw)
 {
-	size_t i, j;
-	const json_t *v;
+	size_t i;
 
-	for (i = 0; ref && backend && hw && hw->vendor && i < ref->nbackend; i++) {
-		if (strcmp(ref->backend[i].name, backend))
+	for (i = 0; ref && backend && hw && i < ref->nbackend; i++) {
+		const struct ceiling_backend *b = &ref->backend[i];
+
+		if (strcmp(b->name, backend))
 			continue;
-		json_array_foreach(ref->backend[i].vendors, j, v)
-			if (json_is_string(v) && !strcmp(json_string_value(v), hw->vendor))
-				return 1;
-		return 0;
+		return b->families ? holds(b->families, hw->family) : holds(b->vendors, hw->vendor);
 	}
 	return -1;
+}
+
+const char *ceiling_backend_at(const struct ceiling_ref *ref, size_t i)
+{
+	return ref && i < ref->nbackend ? ref->backend[i].name : NULL;
 }
 
 const json_t *ceiling_format_aliases(const struct ceiling_ref *ref, size_t i)

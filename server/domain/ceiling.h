@@ -113,10 +113,14 @@ const struct ceiling_bits *ceiling_generic(const struct ceiling_ref *ref, const 
 /* 1 when a weight format of family fam states its bits in its label
  * ("EXL2" files: "4.0bpw"), else 0. */
 int ceiling_label_bits(const struct ceiling_ref *ref, const char *fam);
-/* Whether backend runs on hw by the reference data: 1 yes, 0 no, -1 the
- * data does not say (unknown backend, or hw NULL). */
+/* Whether backend runs on hw by the reference data (hardware.json's
+ * "backends": every family of the vendors it names, or only the families
+ * it lists): 1 yes, 0 no, -1 the data does not say (unknown backend, or
+ * hw NULL). */
 int ceiling_backend_runs(const struct ceiling_ref *ref, const char *backend,
 			 const struct ceiling_hw *hw);
+/* The i-th backend hardware.json names, in its order; NULL past the end. */
+const char *ceiling_backend_at(const struct ceiling_ref *ref, size_t i);
 /* The aliases of the i-th format (an array, borrowed); NULL when none. */
 const json_t *ceiling_format_aliases(const struct ceiling_ref *ref, size_t i);
 /* formats.json's "generic" object (width-only labels by family), borrowed;

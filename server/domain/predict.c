@@ -1,6 +1,8 @@
-/* predict.c: predicted decode from other models' efficiencies, its basis in
- * words, and the leave-one-model-out backtest (see predict.h). */
+/* predict.c: the evidence indexed by step, class, backend and hardware,
+ * and predictions looked up in it with their basis in words (predict.h);
+ * the backtest that calibrates the index is predict_backtest.c. */
 #include "domain/predict.h"
+#include "domain/predict_int.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -9,124 +11,301 @@
 #include "util/numfmt.h"
 #include "util/utf8.h"
 
-/* One combination in a step's scope: its model and log efficiency. */
-struct point {
-	const char *model;
-	double x;                 /* ln(median / ceiling) */
-	const struct predict_combo *row;
+static const char *const class_names[PREDICT_CLASSES] = {
+	"dense-4bit", "dense-8bit", "dense-16bit", "moe-4bit", "moe-8bit", "moe-16bit",
+};
+static const char *const class_words[PREDICT_CLASSES] = {
+	"dense 4-bit", "dense 5- to 8-bit", "dense 16-bit",
+	"MoE 4-bit", "MoE 5- to 8-bit", "MoE 16-bit",
 };
 
-/* Student's t at 0.90 for 1..30 degrees of freedom (scipy.stats.t.ppf). */
-static const double t90[30] = {
-	3.077684, 1.885618, 1.637744, 1.533206, 1.475884, 1.439756, 1.414924, 1.396815,
-	1.383029, 1.372184, 1.363430, 1.356217, 1.350171, 1.345030, 1.340606, 1.336757,
-	1.333379, 1.330391, 1.327728, 1.325341, 1.323188, 1.321237, 1.319460, 1.317836,
-	1.316345, 1.314972, 1.313703, 1.312527, 1.311434, 1.310415,
+/* Kin: a vendor's GPUs or its processors, and their names in words. */
+static const struct kin {
+	const char *vendor;
+	int cpu;
+	const char *id, *words;
+} kins[] = {
+	{ "nvidia", 0, "nvidia", "NVIDIA GPUs" },
+	{ "amd", 0, "amd", "AMD GPUs" },
+	{ "amd", 1, "amd-cpu", "AMD processors" },
+	{ "intel", 0, "intel", "Intel GPUs" },
+	{ "intel", 1, "intel-cpu", "Intel processors" },
+	{ "apple", 0, "apple", "Apple silicon" },
+	{ "apple", 1, "apple", "Apple silicon" },
 };
 
-/* The 0.90 quantile of Student's t with df >= 1 degrees of freedom: the
- * table, then the Cornish-Fisher expansion about the normal's 1.2815516
- * (within 1e-5 from 31 on). */
-static double t_quantile(int df)
+int predict_class(int moe, double bits)
 {
-	const double z = 1.2815515655446004, z3 = z * z * z, z5 = z3 * z * z;
-
-	if (df <= 30)
-		return t90[df - 1];
-	return z + (z3 + z) / (4.0 * df) + (5 * z5 + 16 * z3 + 3 * z) / (96.0 * df * df);
+	if (!(bits > 0) || !isfinite(bits))
+		return -1;
+	return (moe ? 3 : 0) + (bits <= PREDICT_W4_MAX_BITS ? 0 : bits <= PREDICT_W8_MAX_BITS ? 1 : 2);
 }
 
-static int str_eq(const char *a, const char *b)
+const char *predict_class_name(int cls)
 {
-	return a && b && strcmp(a, b) == 0;
+	return cls >= 0 && cls < PREDICT_CLASSES ? class_names[cls] : "unknown";
 }
 
-/* 1 when row is evidence for q at all: another model, enough keys, a
- * median and a ceiling. */
-static int usable(const struct predict_combo *r, const struct predict_query *q)
+const char *predict_class_words(int cls)
 {
-	return r->model && !str_eq(r->model, q->model) && r->keys >= PREDICT_MIN_KEYS &&
-	       r->median > 0 && isfinite(r->median) && r->ceiling > 0 && isfinite(r->ceiling);
+	return cls >= 0 && cls < PREDICT_CLASSES ? class_words[cls] : "unknown";
 }
 
-/* 1 when row is in step's scope for q. */
-static int in_scope(const struct predict_combo *r, const struct predict_query *q,
-		    enum predict_step step)
+const char *predict_kin(const char *vendor, int cpu)
 {
-	switch (step) {
-	case PREDICT_BACKEND_ON_HW:
-		return str_eq(r->hw, q->hw) && str_eq(r->backend, q->backend);
-	case PREDICT_BACKEND_ALL_HW:
-		return str_eq(r->backend, q->backend);
-	case PREDICT_ALL_BACKENDS_ON_HW:
-		return str_eq(r->hw, q->hw);
-	default:
-		return 0;
+	size_t i;
+
+	for (i = 0; vendor && i < sizeof kins / sizeof *kins; i++)
+		if (!strcmp(kins[i].vendor, vendor) && kins[i].cpu == !!cpu)
+			return kins[i].id;
+	return NULL;
+}
+
+const char *predict_kin_words(const char *kin)
+{
+	size_t i;
+
+	for (i = 0; kin && i < sizeof kins / sizeof *kins; i++)
+		if (!strcmp(kins[i].id, kin))
+			return kins[i].words;
+	return kin ? kin : "";
+}
+
+/* ---- sums ---- */
+
+/* 1 when r is evidence: named, of a class, from PREDICT_MIN_KEYS keys,
+ * with a median and a ceiling. */
+static int usable(const struct predict_combo *r)
+{
+	return r->model && r->hw && r->backend && r->cls >= 0 && r->cls < PREDICT_CLASSES &&
+	       r->keys >= PREDICT_MIN_KEYS && r->median > 0 && isfinite(r->median) &&
+	       r->ceiling > 0 && isfinite(r->ceiling);
+}
+
+/* Adds (sign 1) or takes away (-1) b into a. */
+static void sums_add(struct predict_sums *a, const struct predict_sums *b, int sign)
+{
+	a->n += sign * b->n;
+	a->uu += sign * b->uu;
+	a->uv += sign * b->uv;
+	a->vv += sign * b->vv;
+	a->u += sign * b->u;
+	a->v += sign * b->v;
+	a->l += sign * b->l;
+	a->ll += sign * b->ll;
+	a->e += sign * b->e;
+	a->keys += sign * b->keys;
+	a->runs += sign * b->runs;
+}
+
+/* The sums of one combination. */
+static struct predict_sums sums_of(const struct predict_combo *r)
+{
+	double u = r->median / r->ceiling, l = log(r->ceiling);
+
+	return (struct predict_sums){ 1, u * u, u * r->median, r->median * r->median, u, r->median,
+				      l, l * l, log(u), r->keys, r->runs };
+}
+
+/* ---- cells ---- */
+
+static int str_cmp(const char *a, const char *b)
+{
+	return a && b ? strcmp(a, b) : (a != NULL) - (b != NULL);
+}
+
+/* Orders combinations by step's cell key: class, backend, then the
+ * hardware (step 1) or its kin (step 2). */
+static int cell_cmp(enum predict_step step, const struct predict_combo *a,
+		     const struct predict_combo *b)
+{
+	int c = (a->cls > b->cls) - (a->cls < b->cls);
+
+	if (!c)
+		c = str_cmp(a->backend, b->backend);
+	if (!c && step == PREDICT_SAME_HW)
+		c = str_cmp(a->hw, b->hw);
+	if (!c && step == PREDICT_SAME_KIN)
+		c = str_cmp(a->kin, b->kin);
+	return c;
+}
+
+/* qsort wants one comparator per step: the cell key, then the model. */
+static int order_cmp(enum predict_step step, const void *x, const void *y)
+{
+	const struct predict_combo *a = *(const struct predict_combo *const *)x;
+	const struct predict_combo *b = *(const struct predict_combo *const *)y;
+	int c = cell_cmp(step, a, b);
+
+	return c ? c : strcmp(a->model, b->model);
+}
+
+static int cmp1(const void *x, const void *y) { return order_cmp(PREDICT_SAME_HW, x, y); }
+static int cmp2(const void *x, const void *y) { return order_cmp(PREDICT_SAME_KIN, x, y); }
+static int cmp3(const void *x, const void *y) { return order_cmp(PREDICT_ALL_HW, x, y); }
+
+/* Fills lv from the evidence pointers p[0..m), sorted here.  lv's arrays
+ * have room for m. */
+static void level_fill(enum predict_step step, const struct predict_combo **p, size_t m,
+		       struct predict_level *lv)
+{
+	static int (*const cmp[PREDICT_STEPS])(const void *, const void *) = { NULL, cmp1, cmp2, cmp3 };
+	size_t i, ng = 0;
+
+	qsort(p, m, sizeof *p, cmp[step]);
+	lv->ncells = 0;
+	for (i = 0; i < m; i++) {
+		struct predict_sums s = sums_of(p[i]);
+		struct predict_cell *c = lv->ncells ? &lv->cell[lv->ncells - 1] : NULL;
+
+		if (!c || cell_cmp(step, c->key, p[i])) {
+			c = &lv->cell[lv->ncells++];
+			*c = (struct predict_cell){ .key = p[i], .first = ng };
+		}
+		if (c->ngroups == 0 || strcmp(lv->group[ng - 1].model, p[i]->model)) {
+			lv->group[ng++] = (struct predict_group){ .model = p[i]->model };
+			c->ngroups++;
+		}
+		sums_add(&lv->group[ng - 1].s, &s, 1);
+		sums_add(&c->s, &s, 1);
 	}
 }
 
-static int point_cmp(const void *a, const void *b)
+void predict_index_free(struct predict_index *ix)
 {
-	const struct point *p = a, *r = b;
-	int c = strcmp(p->model, r->model);
+	int step;
 
-	return c ? c : (p->x > r->x) - (p->x < r->x);
+	for (step = PREDICT_SAME_HW; step < PREDICT_STEPS; step++) {
+		free(ix->level[step].cell);
+		free(ix->level[step].group);
+	}
+	memset(ix, 0, sizeof *ix);
 }
 
-/* The points of step's scope into pt (room for n), sorted by model then
- * value; returns how many. */
-static size_t gather(const struct predict_combo *rows, size_t n, const struct predict_query *q,
-		     enum predict_step step, struct point *pt)
+int predict_index_cells(const struct predict_combo *rows, size_t n, struct predict_index *ix)
 {
+	const struct predict_combo **p = malloc((n ? n : 1) * sizeof *p);
 	size_t i, m = 0;
+	int step;
 
-	for (i = 0; i < n; i++)
-		if (usable(&rows[i], q) && in_scope(&rows[i], q, step)) {
-			pt[m].model = rows[i].model;
-			pt[m].x = log(rows[i].median / rows[i].ceiling);
-			pt[m++].row = &rows[i];
-		}
-	qsort(pt, m, sizeof *pt, point_cmp);
-	return m;
-}
+	memset(ix, 0, sizeof *ix);
+	for (step = 0; step < PREDICT_STEPS; step++)
+		ix->calib.method[step] = PREDICT_TIME;
+	for (i = 0; p && i < n; i++)
+		if (usable(&rows[i]))
+			p[m++] = &rows[i];
+	for (step = PREDICT_SAME_HW; p && step < PREDICT_STEPS; step++) {
+		struct predict_level *lv = &ix->level[step];
 
-/* Collapses the sorted points pt[0..m) to one per model, its median, in
- * place (pt[k].x); fills the counts of r; returns the number of models. */
-static int per_model(struct point *pt, size_t m, struct predict_result *r)
-{
-	size_t i = 0, j;
-	int k = 0;
-
-	while (i < m) {
-		for (j = i; j < m && strcmp(pt[j].model, pt[i].model) == 0; j++) {
-			r->keys += pt[j].row->keys;
-			r->runs += pt[j].row->runs;
-			r->combos++;
-		}
-		pt[k].x = (j - i) % 2 ? pt[i + (j - i) / 2].x
-				      : (pt[i + (j - i) / 2 - 1].x + pt[i + (j - i) / 2].x) / 2;
-		k++;
-		i = j;
+		lv->cell = calloc(m ? m : 1, sizeof *lv->cell);
+		lv->group = calloc(m ? m : 1, sizeof *lv->group);
+		if (!lv->cell || !lv->group)
+			break;
+		level_fill((enum predict_step)step, p, m, lv);
 	}
-	return k;
+	free(p);
+	if (step < PREDICT_STEPS) {
+		predict_index_free(ix);
+		return -1;
+	}
+	return 0;
 }
 
-/* The interval of k model log efficiencies pt[0..k) (k >= 2) widened by
- * widen, into r's efficiency fields. */
-static void interval(const struct point *pt, int k, double widen, struct predict_result *r)
-{
-	double mean = 0, ss = 0, s, h;
-	int i;
+/* ---- lookups ---- */
 
-	for (i = 0; i < k; i++)
-		mean += pt[i].x / k;
-	for (i = 0; i < k; i++)
-		ss += (pt[i].x - mean) * (pt[i].x - mean);
-	s = fmax(sqrt(ss / (k - 1)), PREDICT_MIN_SPREAD);
-	h = t_quantile(k - 1) * s * sqrt(1 + 1.0 / k) * widen;
-	r->efficiency = exp(mean);
-	r->eff_low = exp(mean - h);
-	r->eff_high = exp(mean + h);
+/* A cell's key as bsearch looks for it. */
+struct cell_key {
+	enum predict_step step;
+	const struct predict_combo *c;
+};
+
+static int cell_key_cmp(const void *k, const void *e)
+{
+	const struct cell_key *key = k;
+
+	return cell_cmp(key->step, key->c, ((const struct predict_cell *)e)->key);
+}
+
+static int group_cmp(const void *model, const void *e)
+{
+	return strcmp(model, ((const struct predict_group *)e)->model);
+}
+
+/* The cell of step holding key's combinations, or NULL. */
+static const struct predict_cell *find_cell(const struct predict_level *lv, enum predict_step step,
+					    const struct predict_combo *key)
+{
+	const struct cell_key k = { step, key };
+
+	return lv->ncells ? bsearch(&k, lv->cell, lv->ncells, sizeof *lv->cell, cell_key_cmp) : NULL;
+}
+
+/* The group of model in c, or NULL. */
+static const struct predict_group *find_group(const struct predict_level *lv,
+					      const struct predict_cell *c, const char *model)
+{
+	return model ? bsearch(model, lv->group + c->first, c->ngroups, sizeof *lv->group, group_cmp)
+		     : NULL;
+}
+
+/* The sums of step's cell for q with q->model's combinations taken out,
+ * into *out, and the other models in it into *models; 1 when they are
+ * at least PREDICT_MIN_MODELS, else 0. */
+static int step_sums(const struct predict_index *ix, enum predict_step step,
+		      const struct predict_query *q, struct predict_sums *out, int *models)
+{
+	const struct predict_combo key = { .model = q->model, .hw = q->hw, .kin = q->kin,
+					   .backend = q->backend, .cls = q->cls };
+	const struct predict_level *lv = &ix->level[step];
+	const struct predict_cell *c;
+	const struct predict_group *g;
+
+	memset(out, 0, sizeof *out);
+	*models = 0;
+	if ((step == PREDICT_SAME_KIN && !q->kin) || !(c = find_cell(lv, step, &key)))
+		return 0;
+	*out = c->s;
+	*models = (int)c->ngroups;
+	if ((g = find_group(lv, c, q->model))) {
+		sums_add(out, &g->s, -1);
+		--*models;
+	}
+	return *models >= PREDICT_MIN_MODELS;
+}
+
+/* ---- the two ways to a figure ---- */
+
+/* The time model's fit of s into *a, *b; 1 when it holds. */
+static int time_fit(const struct predict_sums *s, double *a, double *b)
+{
+	double det = s->uu * s->vv - s->uv * s->uv;
+	double mean = s->l / s->n, var = s->ll / s->n - mean * mean;
+
+	if (s->n < 2 || !(det > 1e-12 * s->uu * s->vv) ||
+	    !(var >= PREDICT_MIN_LOG_SPREAD * PREDICT_MIN_LOG_SPREAD))
+		return 0;
+	*a = (s->u * s->vv - s->v * s->uv) / det;
+	*b = (s->v * s->uu - s->u * s->uv) / det;
+	return *a > 0 && *b >= 0;
+}
+
+/* The unrounded figure of s at ceiling by method, into r's method,
+ * efficiency and time fields; returns the figure. */
+static double figure(const struct predict_sums *s, enum predict_method method, double ceiling,
+		     struct predict_result *r)
+{
+	double a, b;
+
+	if (method == PREDICT_TIME && time_fit(s, &a, &b)) {
+		r->method = PREDICT_TIME;
+		r->time_a = a;
+		r->time_b = b;
+		r->efficiency = 1 / (a + b * ceiling);
+	} else {
+		r->method = PREDICT_RATIO;
+		r->efficiency = exp(s->e / s->n);
+	}
+	return ceiling * r->efficiency;
 }
 
 static double round2(double x)
@@ -134,148 +313,114 @@ static double round2(double x)
 	return round(x * 100) / 100;
 }
 
+/* The interval of step from ix's calibration around the figure x. */
+static void interval(const struct predict_calib *cal, enum predict_step step, double x,
+		     struct predict_result *r)
+{
+	r->has_interval = cal->have[step];
+	if (r->has_interval) {
+		r->low = round2(x * exp(cal->lo[step]));
+		r->high = round2(x * exp(cal->hi[step]));
+		r->width = r->low > 0 ? r->high / r->low : INFINITY;
+	}
+	r->too_uncertain = !r->has_interval || !(r->width <= PREDICT_TOO_WIDE);
+}
+
 /* Writes predict_basis() of r for q into r->from, cut between code points
- * to fit; 0, or -1 when memory ran out. */
-static int set_from(struct predict_result *r, const struct predict_query *q)
+ * to fit. */
+static void set_from(struct predict_result *r, const struct predict_query *q)
 {
 	struct buf b = BUF_INIT;
 	size_t len;
 	const char *hw = q->hw_name ? q->hw_name : q->hw ? q->hw : "";
 
-	predict_basis(r, hw, q->backend ? q->backend : "", &b);
-	if (buf_error(&b)) {
-		buf_release(&b);
-		return -1;
-	}
-	len = utf8_cut(b.buf, b.len, sizeof r->from - 1);
+	predict_basis(r, hw, q->kin, q->backend ? q->backend : "", &b);
+	len = buf_error(&b) ? 0 : utf8_cut(b.buf, b.len, sizeof r->from - 1);
 	memcpy(r->from, b.buf, len);
 	r->from[len] = '\0';
 	buf_release(&b);
-	return 0;
 }
 
-int predict(const struct predict_combo *rows, size_t n, const struct predict_query *q,
-	    struct predict_result *out)
+void predict_with(const struct predict_index *ix, const struct predict_query *q,
+		  const enum predict_method method[PREDICT_STEPS], struct predict_result *out)
 {
-	static const double widen[PREDICT_STEPS] = {
-		0, 1, PREDICT_WIDEN_ALL_HW, PREDICT_WIDEN_ALL_BACKENDS,
-	};
-	struct point *pt = malloc((n ? n : 1) * sizeof *pt);
-	struct predict_result r;
-	int step, k;
+	int step;
 
-	if (!pt)
-		return -1;
 	memset(out, 0, sizeof *out);
-	for (step = PREDICT_BACKEND_ON_HW; step < PREDICT_STEPS; step++) {
-		size_t m = q->ceiling > 0 && isfinite(q->ceiling) ? gather(rows, n, q, step, pt) : 0;
+	out->cls = q->cls;
+	for (step = PREDICT_SAME_HW; ix && q->ceiling > 0 && isfinite(q->ceiling) &&
+	     q->cls >= 0 && q->cls < PREDICT_CLASSES && step < PREDICT_STEPS; step++) {
+		struct predict_sums s;
+		double x;
 
-		memset(&r, 0, sizeof r);
-		if ((k = per_model(pt, m, &r)) < PREDICT_MIN_MODELS)
+		if (!step_sums(ix, (enum predict_step)step, q, &s, &out->models))
 			continue;
-		interval(pt, k, widen[step], &r);
-		r.step = (enum predict_step)step;
-		r.widen = widen[step];
-		r.models = k;
-		r.tok_s = round2(q->ceiling * r.efficiency);
-		r.low = round2(q->ceiling * r.eff_low);
-		r.high = round2(q->ceiling * r.eff_high);
-		*out = r;
+		out->step = (enum predict_step)step;
+		out->combos = s.n;
+		out->keys = s.keys;
+		out->runs = s.runs;
+		x = figure(&s, method[step], q->ceiling, out);
+		out->tok_s = round2(x);
+		interval(&ix->calib, out->step, x, out);
 		break;
 	}
-	free(pt);
-	return set_from(out, q);
+	if (out->step == PREDICT_NONE)
+		out->models = 0;
+	set_from(out, q);
 }
+
+void predict(const struct predict_index *ix, const struct predict_query *q,
+	     struct predict_result *out)
+{
+	static const enum predict_method none[PREDICT_STEPS];
+
+	predict_with(ix, q, ix ? ix->calib.method : none, out);
+}
+
+/* ---- names and words ---- */
 
 const char *predict_step_name(enum predict_step step)
 {
-	switch (step) {
-	case PREDICT_BACKEND_ON_HW:
-		return "backend_on_hardware";
-	case PREDICT_BACKEND_ALL_HW:
-		return "backend_on_all_hardware";
-	case PREDICT_ALL_BACKENDS_ON_HW:
-		return "all_backends_on_hardware";
-	default:
-		return "none";
-	}
+	static const char *const names[PREDICT_STEPS] = {
+		"none", "same_hardware", "same_vendor", "all_hardware",
+	};
+
+	return step > PREDICT_NONE && step < PREDICT_STEPS ? names[step] : names[0];
 }
 
-void predict_basis(const struct predict_result *r, const char *hw_name, const char *backend,
-		   struct buf *out)
+const char *predict_method_name(enum predict_method method)
 {
+	return method == PREDICT_TIME ? "time" : "ratio";
+}
+
+const char *predict_refusal_name(enum predict_refusal refusal)
+{
+	return refusal == PREDICT_CANNOT_RUN ? "backend_cannot_run_there" :
+	       refusal == PREDICT_NO_FIT ? "does_not_fit" : NULL;
+}
+
+void predict_basis(const struct predict_result *r, const char *hw_name, const char *kin,
+		   const char *backend, struct buf *out)
+{
+	const char *cls = predict_class_words(r->cls);
+
 	if (r->step == PREDICT_NONE) {
-		buf_printf(out, "too few runs to predict: a prediction needs %d other models "
-			   "measured by %d submitters each", PREDICT_MIN_MODELS, PREDICT_MIN_KEYS);
+		buf_printf(out, "too few runs to predict: a prediction needs %d other %s models "
+			   "measured with %s by %d submitters each", PREDICT_MIN_MODELS, cls,
+			   backend, PREDICT_MIN_KEYS);
 		return;
 	}
 	buf_puts(out, "from ");
 	numfmt_count(out, r->runs, "run", "runs");
-	buf_puts(out, " of ");
-	numfmt_count(out, r->models, "other model", "other models");
-	if (r->step == PREDICT_BACKEND_ON_HW)
-		buf_printf(out, " on %s with %s", hw_name, backend);
-	else if (r->step == PREDICT_BACKEND_ALL_HW)
-		buf_printf(out, " with %s on all hardware, as too few were measured on %s",
-			   backend, hw_name);
+	buf_printf(out, " of %d other %s model%s ", r->models, cls, r->models == 1 ? "" : "s");
+	if (r->step == PREDICT_SAME_HW)
+		buf_printf(out, "on %s with %s", hw_name, backend);
+	else if (r->step == PREDICT_SAME_KIN)
+		buf_printf(out, "on %s with %s, as fewer than %d were measured on %s",
+			   predict_kin_words(kin), backend, PREDICT_MIN_MODELS, hw_name);
 	else
-		buf_printf(out, " on %s with all backends, as too few were measured with %s",
-			   hw_name, backend);
-	if (r->widen > 1) {
-		buf_puts(out, " (interval widened ");
-		numfmt_fig(out, r->widen);
-		buf_puts(out, "\xc3\x97)");
-	}
-}
-
-static int dbl_cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* 1 when row is one the backtest tests. */
-static int testable(const struct predict_combo *r)
-{
-	return r->keys >= PREDICT_TEST_MIN_KEYS && r->median > 0 && isfinite(r->median) &&
-	       r->ceiling > 0 && isfinite(r->ceiling) && r->model;
-}
-
-int predict_backtest(const struct predict_combo *rows, size_t n, struct predict_backtest *out)
-{
-	double *err = malloc((n ? n : 1) * sizeof *err);
-	struct predict_backtest b = { 0 };
-	size_t i;
-
-	if (!err)
-		return -1;
-	for (i = 0; i < n; i++) {
-		const struct predict_combo *c = &rows[i];
-		struct predict_query q = { c->model, c->hw, c->backend, c->ceiling, NULL };
-		struct predict_result r;
-
-		if (!testable(c))
-			continue;
-		if (predict(rows, n, &q, &r) < 0) {
-			free(err);
-			return -1;
-		}
-		if (r.step == PREDICT_NONE) {
-			b.unpredicted++;
-			continue;
-		}
-		err[b.tested++] = fabs(r.tok_s / c->median - 1) * 100;
-		b.inside += r.low <= c->median && c->median <= r.high;
-		b.by_step[r.step]++;
-	}
-	if (b.tested) {
-		qsort(err, (size_t)b.tested, sizeof *err, dbl_cmp);
-		b.median_abs_pct = b.tested % 2 ? err[b.tested / 2]
-						: (err[b.tested / 2 - 1] + err[b.tested / 2]) / 2;
-		b.inside_share = (double)b.inside / b.tested;
-	}
-	free(err);
-	*out = b;
-	return 0;
+		buf_printf(out, "with %s on all hardware, as fewer than %d were measured on %s",
+			   backend, PREDICT_MIN_MODELS, kin ? predict_kin_words(kin) : hw_name);
+	buf_puts(out, r->method == PREDICT_TIME ? "; time per token fitted to the ceiling"
+						: "; their typical share of the ceiling");
 }

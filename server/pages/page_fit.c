@@ -326,7 +326,7 @@ static json_t *prediction(struct req *r, const struct fit_in *in, json_t *m, int
 	if (json_is_false(json_object_get(res, "runs_here")))
 		return json_null();
 	if (!(c = db_reader(r->app->db)) ||
-	    forecast_for_ceiling(c, VALIDATE_SUITE, in->m->id, in->hw_slug, NULL, ceiling,
+	    forecast_for_ceiling(c, VALIDATE_SUITE, in->m->id, in->hw_slug, NULL, ceiling, in->f->id,
 				json_string_value(json_object_get(m, "hardware_name")), &p) < 0 ||
 	    !(o = json_object()) || forecast_json_fields(o, &p) < 0) {
 		*failed = 1;
@@ -334,9 +334,7 @@ static json_t *prediction(struct req *r, const struct fit_in *in, json_t *m, int
 	}
 	json_object_set_new(o, "label", json_string("predicted"));
 	json_object_set_new(o, "has_figure", json_boolean(p.step != PREDICT_NONE));
-	json_object_set_new(o, "text", json_pack("{s:o, s:o, s:o}",
-		"tok_s", ceiling_fmt3_json(p.tok_s), "low", ceiling_fmt3_json(p.low),
-		"high", ceiling_fmt3_json(p.high)));
+	json_object_set_new(o, "text", forecast_text_json(&p));
 	json_object_set_new(o, "efficiency_pct", p.step != PREDICT_NONE ?
 		json_real(round(p.efficiency * 1000) / 10) : json_null());
 	return o;

@@ -402,9 +402,7 @@ static json_t *predictions(struct req *r, const struct mpage *p)
 		row = json_pack("{s:s, s:s, s:s, s:s}", "hw", h->slug, "name", h->name, "href", href,
 				"label", "predicted");
 		forecast_json_fields(row, &pr);
-		json_object_set_new(row, "text", json_pack("{s:o, s:o, s:o}",
-			"tok_s", ceiling_fmt3_json(pr.tok_s), "low", ceiling_fmt3_json(pr.low),
-			"high", ceiling_fmt3_json(pr.high)));
+		json_object_set_new(row, "text", forecast_text_json(&pr));
 		json_array_append_new(rows, row);
 	}
 	return json_pack("{s:o, s:b}", "rows", rows, "has_rows", json_array_size(rows) > 0);

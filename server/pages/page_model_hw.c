@@ -457,20 +457,27 @@ static double rank_of(const json_t *row)
 			    json_is_true(json_object_get(row, "confirmed")));
 }
 
+const json_t *mhw_fastest(const json_t *m)
+{
+	const json_t *best = NULL, *w, *row;
+	size_t i;
+
+	json_array_foreach(json_object_get(m, "weights"), i, w) {
+		row = json_array_get(json_object_get(w, "rows"), 0);
+		if (row && (!best || rank_of(row) > rank_of(best)))
+			best = row;
+	}
+	return best;
+}
+
 /* The answer at the top: the fastest confirmed backend, its median, its
  * submitters, its share of the ceiling; with no confirmed row, the
  * fastest one with "awaiting" (what it lacks), never as "fastest". */
 static void add_answer(struct mhw *p)
 {
-	const json_t *best = NULL, *w, *row;
+	const json_t *best = mhw_fastest(p->m);
 	json_t *a;
-	size_t i;
 
-	json_array_foreach(json_object_get(p->m, "weights"), i, w) {
-		row = json_array_get(json_object_get(w, "rows"), 0);
-		if (row && (!best || rank_of(row) > rank_of(best)))
-			best = row;
-	}
 	if (!best) {
 		json_object_set_new(p->m, "answer", json_null());
 		return;

@@ -24,6 +24,11 @@ struct mhw {
 	json_t *m;                  /* the view model */
 };
 
+/* The fastest measured row of the view model m (the first row of each
+ * weights block, by median decode, confirmed rows first), borrowed; NULL
+ * when none. */
+const json_t *mhw_fastest(const json_t *m);
+
 /* page_model_hw_beyond.c: adds to p->m "predicted" (the backends without
  * a measured row here that the evidence predicts, by name), "versions"
  * (median decode by backend version, with a chart for pages) and, when

@@ -14,6 +14,7 @@
 #include "app.h"
 #include "ingest/validate.h"
 #include "pages/page_model_hw.h"
+#include "domain/ceiling.h"
 #include "render/barchart.h"
 #include "store/forecast.h"
 #include "store/versions.h"
@@ -34,27 +35,24 @@ static int measured(const json_t *m, const char *backend)
 	return 0;
 }
 
-/* "62.4 (48.1–80.9)", the figure and its interval as printed. */
-static json_t *interval_text(const struct predict_result *r)
+/* Says on row when r's figure is above the fastest backend measured on
+ * the page (fastest, may be NULL): "above_measured" (false, or that
+ * row's {backend, median_decode_tok_s}). */
+static void above_measured(json_t *row, const struct predict_result *r, const json_t *fastest)
 {
-	struct buf b = BUF_INIT;
-	json_t *s;
+	double med = json_number_value(json_object_get(fastest, "median_decode_tok_s"));
 
-	numfmt_fig(&b, r->tok_s);
-	buf_puts(&b, " (");
-	numfmt_fig(&b, r->low);
-	buf_puts(&b, "\xe2\x80\x93");
-	numfmt_fig(&b, r->high);
-	buf_puts(&b, ")");
-	s = json_string(buf_error(&b) ? "" : b.buf);
-	buf_release(&b);
-	return s;
+	json_object_set_new(row, "above_measured", fastest && med > 0 && r->tok_s > med ?
+		json_pack("{s:O, s:f, s:o}", "backend", json_object_get(fastest, "backend"),
+			  "median_decode_tok_s", med, "text", ceiling_fmt3_json(med)) :
+		json_false());
 }
 
 /* "predicted": every known backend without a measured row here that the
- * evidence can predict, by name, each {backend, predicted_decode_tok_s,
- * predicted_low, predicted_high, predicted_from, predicted_step}.  0, or
- * -1 on a database error. */
+ * evidence can predict, by name, each {backend, the prediction's fields
+ * (store/forecast.h), above_measured}; none for a backend that cannot
+ * run here or where the model does not fit.  0, or -1 on a database
+ * error. */
 static int add_predicted(struct mhw *p)
 {
 	const char *const *be;
@@ -79,9 +77,9 @@ static int add_predicted(struct mhw *p)
 			json_decref(list);
 			return -1;
 		}
-		json_object_del(row, "predicted_backend");
+		above_measured(row, &r, mhw_fastest(p->m));
 		if (p->b.html)
-			json_object_set_new(row, "text", interval_text(&r));
+			json_object_set_new(row, "text", forecast_text_json(&r));
 		json_array_append_new(list, row);
 	}
 	json_object_set_new(p->m, "has_predicted", json_boolean(json_array_size(list) > 0));

@@ -22,6 +22,47 @@ int page_healthz(struct req *r, struct answer *a)
 	return answer_static(a, 200, CT_TEXT, "ok\n", 3, NULL);
 }
 
+/* x with one decimal, as the backtest's table prints it, a new string. */
+static json_t *pct_text(double x)
+{
+	struct buf t = BUF_INIT;
+	json_t *s;
+
+	numfmt_fixed(&t, x, 1);
+	s = json_string(buf_error(&t) ? "" : t.buf);
+	buf_release(&t);
+	return s;
+}
+
+/* One row of the backtest's table: who, and e's figures as printed. */
+static json_t *errors_row(const char *who, const struct predict_errors *e, json_t *coverage)
+{
+	return json_pack("{s:s, s:o, s:o, s:o, s:o, s:o}", "who", who, "mean", pct_text(e->mean),
+			 "median", pct_text(e->median), "p90", pct_text(e->p90),
+			 "worst", pct_text(e->worst), "coverage", coverage);
+}
+
+/* The steps as the backtest met them: each one's points, the way the
+ * backtest kept and the two ways' mean errors. */
+static json_t *steps_json(const struct predict_backtest *b)
+{
+	static const char *const words[PREDICT_STEPS] = {
+		"", "the same hardware", "the same vendor's hardware", "all hardware",
+	};
+	json_t *a = json_array();
+	int step;
+
+	for (step = PREDICT_SAME_HW; step < PREDICT_STEPS; step++)
+		json_array_append_new(a, json_pack("{s:i, s:s, s:i, s:s, s:o, s:o, s:o}", "step", step,
+			"name", words[step], "tested", b->by_step[step],
+			"method", b->calib.method[step] == PREDICT_TIME ? "the time per token" :
+								       "the share of the ceiling",
+			"mean", pct_text(b->step_site[step].mean),
+			"ratio_mean", pct_text(b->method_mean[step][PREDICT_RATIO]),
+			"time_mean", pct_text(b->method_mean[step][PREDICT_TIME])));
+	return a;
+}
+
 /* The leave-one-model-out backtest as /methodology shows it, recomputed
  * by the refresh thread from today's data (store/forecast.h); before
  * its first run, as over no data (the page then reads as it will once it
@@ -30,23 +71,22 @@ static json_t *backtest_json(void)
 {
 	struct predict_backtest b;
 	long long at, rows;
-	struct buf t = BUF_INIT;
 	json_t *o;
 
 	if (forecast_backtest(&b, &at, &rows) < 0) {
 		memset(&b, 0, sizeof b);
 		rows = 0;
 	}
-	numfmt_fixed(&t, b.median_abs_pct, 1);
-	o = json_pack("{s:i, s:i, s:i, s:f, s:f, s:I, s:s, s:i, s:i, s:i}",
-		"tested", b.tested, "inside", b.inside, "unpredicted", b.unpredicted,
-		"median_abs_pct", b.median_abs_pct, "inside_share", b.inside_share,
-		"combinations", (json_int_t)rows, "median_abs_pct_text", t.buf ? t.buf : "",
-		"inside_pct", (int)(b.inside_share * 100 + 0.5),
-		"by_backend_on_hardware", b.by_step[PREDICT_BACKEND_ON_HW],
-		"by_wider", b.by_step[PREDICT_BACKEND_ALL_HW] + b.by_step[PREDICT_ALL_BACKENDS_ON_HW]);
-	json_object_set_new(o, "has_tests", json_boolean(b.tested > 0));
-	buf_release(&t);
+	o = json_pack("{s:i, s:i, s:I, s:b, s:o, s:i, s:o, s:i}", "tested", b.tested,
+		"unpredicted", b.unpredicted, "combinations", (json_int_t)rows, "has_tests", b.tested > 0,
+		"coverage_pct", pct_text(100 * b.coverage), "inside", b.inside,
+		"median_width", pct_text(b.median_width), "too_wide", b.too_wide);
+	json_object_set_new(o, "rows", json_pack("[o, o, o]",
+		errors_row("The site's predictions", &b.site, pct_text(100 * b.coverage)),
+		errors_row("0.7 \xc3\x97 ceiling", &b.share, json_string("\xe2\x80\x93")),
+		errors_row("The hardware's median efficiency \xc3\x97 ceiling", &b.hw_median,
+			   json_string("\xe2\x80\x93"))));
+	json_object_set_new(o, "steps", steps_json(&b));
 	return o;
 }
 

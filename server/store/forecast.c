@@ -1,6 +1,7 @@
 /* forecast.c: the snapshot of predict.c's evidence, read from the
- * combinations' typical figures by the refresh thread, its backtest, and
- * the predictions pages ask for (forecast.h). */
+ * combinations' typical figures by the refresh thread, indexed and
+ * calibrated by its backtest, and the predictions pages ask for
+ * (forecast.h). */
 #include "store/forecast.h"
 
 #include <math.h>
@@ -26,12 +27,16 @@ static const char sql_quant[] =
 
 const char *const forecast_sql[] = { sql_evidence, sql_quant, NULL };
 
-/* A snapshot: its rows, the strings they point into, and its readers. */
+/* A snapshot: its rows (their model, hardware and kin strings borrowed
+ * from the reference data, their backends from backend[]), their index,
+ * the backtest that calibrated it, and its readers. */
 struct snap {
 	char suite[64];
 	size_t n;
 	struct predict_combo *rows;
-	char *strings;
+	char backend[PREDICT_READ_BACKENDS][64];
+	size_t nbackend;
+	struct predict_index ix;
 	int refs;
 };
 
@@ -41,7 +46,7 @@ static const struct ceiling_ref *pref;    /* the reference data of the last refr
 static struct predict_backtest backtest;
 static long long backtest_at, backtest_rows;
 static int have_backtest;
-static double next_snap, next_backtest;   /* monotonic seconds */
+static double next_snap;                  /* monotonic seconds */
 static int owed = 1;                      /* a write since the last build */
 
 static double mono(void)
@@ -50,6 +55,13 @@ static double mono(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return (double)t.tv_sec + t.tv_nsec / 1e9;
+}
+
+static void snap_free(struct snap *s)
+{
+	predict_index_free(&s->ix);
+	free(s->rows);
+	free(s);
 }
 
 static void snap_release(struct snap *s)
@@ -61,11 +73,8 @@ static void snap_release(struct snap *s)
 	pthread_mutex_lock(&lock);
 	last = --s->refs == 0;
 	pthread_mutex_unlock(&lock);
-	if (last) {
-		free(s->rows);
-		free(s->strings);
-		free(s);
-	}
+	if (last)
+		snap_free(s);
 }
 
 static struct snap *snap_get(void)
@@ -89,117 +98,83 @@ static const struct ceiling_ref *snap_ref(void)
 	return r;
 }
 
-/* The model's identity for "other models": the reference model's id. */
-static const struct ceiling_model *ref_model(const struct ceiling_ref *ref, const char *slug)
+/* The snapshot's own copy of backend name be, added when new; NULL when
+ * PREDICT_READ_BACKENDS are taken. */
+static const char *snap_backend(struct snap *s, const char *be)
 {
-	const struct ceiling_model *m = ceiling_model_by_slug(ref, slug);
+	size_t i;
 
-	return m ? m : ceiling_model(ref, slug);
+	for (i = 0; i < s->nbackend; i++)
+		if (!strcmp(s->backend[i], be))
+			return s->backend[i];
+	if (s->nbackend == PREDICT_READ_BACKENDS || strlen(be) >= sizeof s->backend[0])
+		return NULL;
+	strcpy(s->backend[s->nbackend], be);
+	return s->backend[s->nbackend++];
 }
 
-/* Appends s and its NUL to the arena (*a, *len, *cap); returns its offset
- * or -1. */
-static long arena_put(char **a, size_t *len, size_t *cap, const char *s)
+/* Appends the evidence row of the statement's current row to s, if it is
+ * evidence; 0, or -1 without memory. */
+static int add_row(struct snap *s, size_t *cap, const struct ceiling_ref *ref, sqlite3_stmt *st)
 {
-	size_t n = strlen(s) + 1;
-	long off = (long)*len;
+	const char *be = (const char *)sqlite3_column_text(st, 2);
+	struct predict_combo row;
 
-	if (*len + n > *cap) {
-		size_t nc = *cap ? *cap * 2 : 4096;
-		char *na;
+	be = be ? snap_backend(s, be) : NULL;
+	if (!be || predict_row(ref, (const char *)sqlite3_column_text(st, 0),
+			       (const char *)sqlite3_column_text(st, 6),
+			       (const char *)sqlite3_column_text(st, 1), be,
+			       sqlite3_column_double(st, 3), sqlite3_column_int(st, 4),
+			       sqlite3_column_int64(st, 5), &row) < 0)
+		return 0;
+	if (s->n == *cap) {
+		size_t nc = *cap ? 2 * *cap : 256;
+		struct predict_combo *nr = realloc(s->rows, nc * sizeof *nr);
 
-		while (nc < *len + n)
-			nc *= 2;
-		if (!(na = realloc(*a, nc)))
+		if (!nr)
 			return -1;
-		*a = na;
+		s->rows = nr;
 		*cap = nc;
 	}
-	memcpy(*a + *len, s, n);
-	*len += n;
-	return off;
+	s->rows[s->n++] = row;
+	return 0;
 }
 
-/* Offsets of a row's strings while the arena may still move. */
-struct offs {
-	long model, hw, backend;
-};
-
-/* Reads suite's evidence into a new snapshot (*out). */
+/* Reads suite's evidence into a new snapshot (*out), indexed, and its
+ * backtest into *b. */
 static int build(struct dbconn *c, const struct ceiling_ref *ref, const char *suite,
-		 struct snap **out)
+		 struct snap **out, struct predict_backtest *b)
 {
 	sqlite3_stmt *st = db_stmt(c, sql_evidence);
 	struct snap *s = calloc(1, sizeof *s);
-	struct offs *o = NULL;
-	size_t cap = 0, alen = 0, acap = 0, i;
-	int rc;
+	size_t cap = 0;
+	int rc = SQLITE_NOMEM;
 
 	*out = NULL;
-	if (!st || !s) {
-		free(s);
-		return DB_ERR;
-	}
+	if (!st || !s)
+		goto fail;
 	snprintf(s->suite, sizeof s->suite, "%s", suite);
 	db_bind_text(st, 1, suite);
 	sqlite3_bind_int(st, 2, PREDICT_TEST_MIN_KEYS);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *slug = (const char *)sqlite3_column_text(st, 0);
-		const char *hw = (const char *)sqlite3_column_text(st, 1);
-		const char *be = (const char *)sqlite3_column_text(st, 2);
-		const char *quant = (const char *)sqlite3_column_text(st, 6);
-		const struct ceiling_model *m = ref_model(ref, slug);
-		struct ceiling_run cr;
-		struct predict_combo *p;
-
-		if (!m || !hw || !be || ceiling_of_run(ref, slug, quant, hw, CEILING_CHAT_SHORT_CONTEXT, &cr) < 0)
-			continue;
-		if (s->n == cap) {
-			size_t nc = cap ? 2 * cap : 256;
-			struct predict_combo *nr = realloc(s->rows, nc * sizeof *nr);
-			struct offs *no = nr ? realloc(o, nc * sizeof *no) : NULL;
-
-			if (nr)
-				s->rows = nr;
-			if (!no) {
-				rc = SQLITE_NOMEM;
-				break;
-			}
-			o = no;
-			cap = nc;
-		}
-		p = &s->rows[s->n];
-		memset(p, 0, sizeof *p);
-		p->median = sqlite3_column_double(st, 3);
-		p->ceiling = cr.step.tok_s;
-		p->keys = sqlite3_column_int(st, 4);
-		p->runs = sqlite3_column_int64(st, 5);
-		o[s->n].model = arena_put(&s->strings, &alen, &acap, m->id);
-		o[s->n].hw = arena_put(&s->strings, &alen, &acap, hw);
-		o[s->n].backend = arena_put(&s->strings, &alen, &acap, be);
-		if (o[s->n].model < 0 || o[s->n].hw < 0 || o[s->n].backend < 0) {
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		if (add_row(s, &cap, ref, st) < 0) {
 			rc = SQLITE_NOMEM;
 			break;
 		}
-		s->n++;
-	}
 	sqlite3_reset(st);
-	if (rc != SQLITE_DONE) {
-		free(o);
-		free(s->rows);
-		free(s->strings);
-		free(s);
-		return rc == SQLITE_NOMEM ? DB_ERR : db_status_of(rc);
+	if (rc != SQLITE_DONE)
+		goto fail;
+	if (predict_index_build(s->rows, s->n, &s->ix, b) < 0) {
+		rc = SQLITE_NOMEM;
+		goto fail;
 	}
-	for (i = 0; i < s->n; i++) {       /* the arena no longer moves */
-		s->rows[i].model = s->strings + o[i].model;
-		s->rows[i].hw = s->strings + o[i].hw;
-		s->rows[i].backend = s->strings + o[i].backend;
-	}
-	free(o);
 	s->refs = 1;
 	*out = s;
 	return DB_OK;
+fail:
+	if (s)
+		snap_free(s);
+	return rc == SQLITE_NOMEM || !st ? DB_ERR : db_status_of(rc);
 }
 
 int forecast_refresh(struct dbconn *c, const struct ceiling_ref *ref, const char *suite)
@@ -217,28 +192,21 @@ int forecast_refresh(struct dbconn *c, const struct ceiling_ref *ref, const char
 	owed = 0;
 	pref = ref;
 	pthread_mutex_unlock(&lock);
-	if ((rc = build(c, ref, suite, &s)) != DB_OK) {
+	if ((rc = build(c, ref, suite, &s, &b)) != DB_OK) {
 		forecast_owe();
 		return rc;
 	}
 	t1 = mono();
-	next_snap = t1 + fmax(1.0, 20 * (t1 - t0));
 	pthread_mutex_lock(&lock);
+	next_snap = t1 + fmax(1.0, 20 * (t1 - t0));
 	old = current;
 	current = s;
-	pthread_mutex_unlock(&lock);
-	snap_release(old);
-	if (t1 < next_backtest)
-		return 1;
-	if (predict_backtest(s->rows, s->n, &b) < 0)
-		return DB_ERR;
-	next_backtest = mono() + fmax(2.0, 20 * (mono() - t1));
-	pthread_mutex_lock(&lock);
 	backtest = b;
 	backtest_at = time_now();
 	backtest_rows = (long long)s->n;
 	have_backtest = 1;
 	pthread_mutex_unlock(&lock);
+	snap_release(old);
 	return 1;
 }
 
@@ -282,10 +250,12 @@ void forecast_free(void)
 	pref = NULL;
 	have_backtest = 0;
 	owed = 1;
-	next_snap = next_backtest = 0;
+	next_snap = 0;
 	pthread_mutex_unlock(&lock);
 	snap_release(old);
 }
+
+/* ---- the predictions pages ask for ---- */
 
 /* 1 when r is better than best: a narrower step, then a higher figure. */
 static int better(const struct predict_result *r, const struct predict_result *best)
@@ -299,105 +269,164 @@ static int better(const struct predict_result *r, const struct predict_result *b
 	return r->tok_s > best->tok_s;
 }
 
-/* Predicts from snapshot s; backend NULL tries each of the snapshot's. */
-static int predict_in(const struct snap *s, const struct predict_query *q0, struct predict_result *out)
+/* "mlx does not run on RTX 4090" into r->from. */
+static void refuse_backend(struct predict_result *r, const struct predict_query *q)
+{
+	r->refusal = PREDICT_CANNOT_RUN;
+	snprintf(r->from, sizeof r->from, "%s does not run on %s", q->backend, q->hw_name);
+}
+
+/* Predicts q from snapshot s; q->backend NULL tries each of the
+ * snapshot's backends that runs on hw (NULL: unknown hardware). */
+static void predict_in(const struct snap *s, const struct ceiling_ref *ref,
+		       const struct ceiling_hw *hw, const struct predict_query *q0,
+		       struct predict_result *out)
 {
 	struct predict_query q = *q0;
 	struct predict_result r;
-	size_t i, j;
+	size_t i;
 
 	if (q.backend) {
-		if (predict(s ? s->rows : NULL, s ? s->n : 0, &q, out) < 0)
-			return -1;
+		int runs = !hw || ceiling_backend_runs(ref, q.backend, hw) != 0;
+
+		predict(s && runs ? &s->ix : NULL, &q, out);
 		snprintf(out->backend, sizeof out->backend, "%s", q.backend);
-		return 0;
+		if (!runs)
+			refuse_backend(out, &q);
+		return;
 	}
-	q.backend = "";
-	if (predict(NULL, 0, &q, out) < 0)         /* PREDICT_NONE and its words */
-		return -1;
-	for (i = 0; s && i < s->n; i++) {
-		for (j = 0; j < i && strcmp(s->rows[j].backend, s->rows[i].backend); j++)
-			;
-		if (j < i || s->rows[i].keys < PREDICT_MIN_KEYS)
-			continue;      /* tried already, or no evidence of its own */
-		q.backend = s->rows[i].backend;
-		if (predict(s->rows, s->n, &q, &r) < 0)
-			return -1;
+	q.backend = "any backend";
+	predict(NULL, &q, out);                    /* PREDICT_NONE and its words */
+	for (i = 0; s && i < s->nbackend; i++) {
+		q.backend = s->backend[i];
+		if (hw && ceiling_backend_runs(ref, q.backend, hw) == 0)
+			continue;
+		predict(&s->ix, &q, &r);
 		snprintf(r.backend, sizeof r.backend, "%s", q.backend);
 		if (better(&r, out))
 			*out = r;
 	}
-	return 0;
+}
+
+/* The query of where w says, its hardware named shortly ("RTX 4090")
+ * into name (NULL hw_name: the reference's name, else the slug). */
+static struct predict_query query_of(const struct predict_where *w, const char *model_slug,
+				     const char *hw_slug, const char *backend, double ceiling,
+				     const char *hw_name, char *name, size_t size)
+{
+	const char *full = hw_name ? hw_name : w->hw ? w->hw->name : hw_slug;
+	size_t off, len;
+
+	off = textcut_hw(full, strlen(full), &len);
+	snprintf(name, size, "%.*s", (int)len, full + off);
+	return (struct predict_query){ w->m ? w->m->id : model_slug, hw_slug, w->kin, backend,
+				       w->cls, ceiling, name };
 }
 
 int forecast_for_ceiling(struct dbconn *c, const char *suite, const char *model_slug,
 			const char *hw_slug, const char *backend, double ceiling,
-			const char *hw_name, struct predict_result *out)
+			const char *quant, const char *hw_name, struct predict_result *out)
 {
 	struct snap *s = snap_get();
 	const struct ceiling_ref *ref = snap_ref();
-	const struct ceiling_model *m = ref ? ref_model(ref, model_slug) : NULL;
-	const struct ceiling_hw *hw = ref ? ceiling_hw(ref, hw_slug) : NULL;
-	const char *name = hw_name ? hw_name : hw ? hw->name : hw_slug;
-	char shortname[256];
-	size_t off, len;
-	struct predict_query q = { m ? m->id : model_slug, hw_slug, backend, ceiling, shortname };
-	int rc;
-
-	/* The basis names the hardware as narrow spaces do: "RTX 4090". */
-	off = textcut_hw(name, strlen(name), &len);
-	snprintf(shortname, sizeof shortname, "%.*s", (int)len, name + off);
+	struct predict_where w;
+	char name[256];
+	struct predict_query q;
 
 	(void)c;
+	if (predict_where(ref, model_slug, quant, hw_slug, NULL, &w) < 0)
+		ceiling = 0;                     /* unknown: no class, no figure */
+	q = query_of(&w, model_slug, hw_slug, backend, ceiling, hw_name, name, sizeof name);
 	if (s && strcmp(s->suite, suite)) {
-		snap_release(s);       /* another suite: no evidence */
+		snap_release(s);                 /* another suite: no evidence */
 		s = NULL;
 	}
-	rc = predict_in(s, &q, out);
+	predict_in(s, ref, w.hw, &q, out);
 	snap_release(s);
-	return rc;
+	return 0;
+}
+
+/* The quantization model_slug's best run names, into quant (left as it
+ * is when none the data knows); 0, or -1 when the database failed. */
+static int best_quant(struct dbconn *c, const struct ceiling_ref *ref, const char *suite,
+		      const char *model_slug, char *quant, size_t size)
+{
+	sqlite3_stmt *st = db_stmt(c, sql_quant);
+	int rc;
+
+	if (!st)
+		return -1;
+	db_bind_text(st, 1, suite);
+	db_bind_text(st, 2, model_slug);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && sqlite3_column_text(st, 0) &&
+	    ceiling_format(ref, (const char *)sqlite3_column_text(st, 0)))
+		snprintf(quant, size, "%s", (const char *)sqlite3_column_text(st, 0));
+	sqlite3_reset(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
 }
 
 int forecast_for_combo(struct dbconn *c, const char *suite, const char *model_slug,
 		      const char *hw_slug, const char *backend, struct predict_result *out)
 {
 	const struct ceiling_ref *ref = snap_ref();
-	const struct ceiling_model *m = ref ? ref_model(ref, model_slug) : NULL;
-	const struct ceiling_hw *hw = ref ? ceiling_hw(ref, hw_slug) : NULL;
-	sqlite3_stmt *st = db_stmt(c, sql_quant);
 	char quant[128] = PREDICT_READ_QUANT;
-	struct ceiling_run cr;
-	double ceiling = 0;
-	int rc;
+	struct predict_where w;
 
-	if (!st)
+	if (ref && best_quant(c, ref, suite, model_slug, quant, sizeof quant) < 0)
 		return -1;
-	if (!ref)
-		return forecast_for_ceiling(c, suite, model_slug, hw_slug, backend, 0, NULL, out);
-	db_bind_text(st, 1, suite);
-	db_bind_text(st, 2, model_slug);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW && sqlite3_column_text(st, 0) &&
-	    ceiling_format(ref, (const char *)sqlite3_column_text(st, 0)))
-		snprintf(quant, sizeof quant, "%s", (const char *)sqlite3_column_text(st, 0));
-	sqlite3_reset(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return -1;
-	if (m && hw && ceiling_of_run(ref, model_slug, quant, hw_slug, CEILING_CHAT_SHORT_CONTEXT, &cr) == 0)
-		ceiling = cr.step.tok_s;
-	return forecast_for_ceiling(c, suite, model_slug, hw_slug, backend, ceiling, NULL, out);
+	if (predict_where(ref, model_slug, quant, hw_slug, backend, &w) < 0 || w.refusal != PREDICT_NO_FIT)
+		return forecast_for_ceiling(c, suite, model_slug, hw_slug, backend, w.ceiling, quant,
+					   NULL, out);
+	/* Nothing is predicted as a speed it runs at where it does not fit. */
+	memset(out, 0, sizeof *out);
+	out->cls = w.cls;
+	out->refusal = PREDICT_NO_FIT;
+	snprintf(out->backend, sizeof out->backend, "%s", backend ? backend : "");
+	snprintf(out->from, sizeof out->from, "does not fit: %s needs %.1f GB with %s weights and "
+		 "a %d-token context; %s has %.0f GB", w.m->name, w.need_gb, w.format,
+		 CEILING_CHAT_SHORT_CONTEXT, w.hw->name, w.have_gb);
+	return 0;
+}
+
+/* ---- as JSON ---- */
+
+static json_t *num_or_null(int has, double v)
+{
+	return has ? json_real(v) : json_null();
 }
 
 int forecast_json_fields(json_t *row, const struct predict_result *r)
 {
-	int has = r->step != PREDICT_NONE, rc = 0;
+	int has = r->step != PREDICT_NONE, band = has && r->has_interval, rc = 0;
+	const char *refusal = predict_refusal_name(r->refusal);
 
-	rc |= json_object_set_new(row, "predicted_decode_tok_s", has ? json_real(r->tok_s) : json_null());
-	rc |= json_object_set_new(row, "predicted_low", has ? json_real(r->low) : json_null());
-	rc |= json_object_set_new(row, "predicted_high", has ? json_real(r->high) : json_null());
+	rc |= json_object_set_new(row, "predicted_decode_tok_s", num_or_null(has, r->tok_s));
+	rc |= json_object_set_new(row, "predicted_low", num_or_null(band, r->low));
+	rc |= json_object_set_new(row, "predicted_high", num_or_null(band, r->high));
+	rc |= json_object_set_new(row, "predicted_width",
+				  num_or_null(band && isfinite(r->width), round(r->width * 100) / 100));
+	rc |= json_object_set_new(row, "too_uncertain", has ? json_boolean(r->too_uncertain) : json_null());
 	rc |= json_object_set_new(row, "predicted_from", json_string(r->from));
 	rc |= json_object_set_new(row, "predicted_step", json_string(predict_step_name(r->step)));
+	rc |= json_object_set_new(row, "predicted_method",
+				  has ? json_string(predict_method_name(r->method)) : json_null());
+	rc |= json_object_set_new(row, "predicted_class", r->cls >= 0 && r->cls < PREDICT_CLASSES ?
+				  json_string(predict_class_name(r->cls)) : json_null());
+	rc |= json_object_set_new(row, "predicted_models", json_integer(r->models));
+	rc |= json_object_set_new(row, "predicted_refusal", refusal ? json_string(refusal) : json_null());
 	rc |= json_object_set_new(row, "predicted_backend",
 				  has && r->backend[0] ? json_string(r->backend) : json_null());
 	return rc ? -1 : 0;
+}
+
+json_t *forecast_text_json(const struct predict_result *r)
+{
+	int has = r->step != PREDICT_NONE, band = has && r->has_interval;
+
+	return json_pack("{s:o, s:o, s:o, s:o}",
+		"tok_s", has ? ceiling_fmt3_json(r->tok_s) : json_string(""),
+		"low", band ? ceiling_fmt3_json(r->low) : json_string(""),
+		"high", band ? ceiling_fmt3_json(r->high) : json_string(""),
+		"width", band && isfinite(r->width) ? ceiling_fmt3_json(r->width) : json_string(""));
 }

@@ -1,30 +1,12 @@
 /* check_ceiling.c: the bandwidth arithmetic against the explainer's figures,
  * computed from static/reference/ (never copied into the code under test). */
-#include "check_util.h"
+#include "check_ref.h"
 
 #include <math.h>
 
 #include "util/buf.h"
 #include "domain/ceiling.h"
 #include "util/slug.h"
-
-static struct ceiling_ref *ref;
-
-static void setup(void)
-{
-	struct err err = ERR_INIT;
-	char dir[1024];
-
-	snprintf(dir, sizeof dir, "%s/static/reference", repo_root());
-	ref = ceiling_load(dir, &err);
-	ck_assert_msg(ref != NULL, "%s", err.message);
-}
-
-static void teardown(void)
-{
-	ceiling_free(ref);
-	ref = NULL;
-}
 
 /* v formatted with three significant digits must read want. */
 static void assert_fmt(double v, const char *want)
@@ -279,12 +261,8 @@ END_TEST
 START_TEST(fingerprint_is_stable)
 {
 	unsigned char a[32], b[32];
-	struct err err = ERR_INIT;
-	char dir[1024];
-	struct ceiling_ref *again;
+	struct ceiling_ref *again = ref_load();
 
-	snprintf(dir, sizeof dir, "%s/static/reference", repo_root());
-	ck_assert_ptr_nonnull(again = ceiling_load(dir, &err));
 	ceiling_fingerprint(ref, a);
 	ceiling_fingerprint(again, b);
 	ck_assert_mem_eq(a, b, 32);
@@ -306,7 +284,7 @@ static Suite *suite_ceiling(void)
 	Suite *s = suite_create("ceiling");
 	TCase *tc = tcase_create("core");
 
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_checked_fixture(tc, ref_setup, ref_teardown);
 	tcase_add_test(tc, fmt3_keeps_trailing_zeros);
 	tcase_add_loop_test(tc, weight_format_table, 0, (int)(sizeof table / sizeof table[0]));
 	tcase_add_test(tc, table_implies_80_gb_s);

@@ -1,7 +1,7 @@
 /* check_resolve.c: the resolver on names as real tools write them (the
  * corpus of tests/vectors/names/ is checked whole by
  * tests/http/test_resolve_corpus.py; these are the rules one at a time). */
-#include "check_util.h"
+#include "check_ref.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -9,24 +9,6 @@
 #include "domain/ceiling.h"
 #include "domain/resolve.h"
 #include "util/buf.h"
-
-static struct ceiling_ref *ref;
-
-static void setup(void)
-{
-	struct err err = ERR_INIT;
-	char dir[1024];
-
-	snprintf(dir, sizeof dir, "%s/static/reference", repo_root());
-	ref = ceiling_load(dir, &err);
-	ck_assert_msg(ref != NULL, "%s", err.message);
-}
-
-static void teardown(void)
-{
-	ceiling_free(ref);
-	ref = NULL;
-}
 
 /* The reference model id name resolves to, or "" for none. */
 static const char *model_of(const char *name)
@@ -261,7 +243,7 @@ static Suite *suite_resolve(void)
 	Suite *s = suite_create("resolve");
 	TCase *tc = tcase_create("core");
 
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_checked_fixture(tc, ref_setup, ref_teardown);
 	tcase_add_loop_test(tc, real_model_names_resolve, 0,
 			    (int)(sizeof model_names / sizeof model_names[0]));
 	tcase_add_test(tc, what_differs_stays_apart);

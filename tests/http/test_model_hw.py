@@ -259,12 +259,13 @@ def _upload_4090(server, name, decode, version="b6100", key=None):
 
 
 def test_empty_page_predicts_labelled_apart_and_is_wanted(server, tmp_path):
-    """Two models at ~70% of their ceilings on an RTX 4090 with llama.cpp
-    (8 keys each): the page of a third, unmeasured model predicts about
+    """Three models at ~70% of their ceilings on an RTX 4090 with llama.cpp
+    (8 keys each): the page of a fourth, unmeasured model predicts about
     70% of its ceiling, labelled, with its basis, never in a measured row;
     each visit counts for /wanted."""
     from conftest import wait_for
-    for ref, name in (("llama-3-1-8b", "Llama-3.1-8B-Instruct"), ("llama-3-2-3b", "Llama-3.2-3B-Instruct")):
+    for ref, name in (("llama-3-1-8b", "Llama-3.1-8B-Instruct"), ("llama-3-2-3b", "Llama-3.2-3B-Instruct"),
+                      ("mistral-7b", "Mistral-7B-v0.1")):
         c = server.get("/fit.json?model=%s&hw=rtx-4090&format=q4_k_m&context=384" % ref).json()
         for i in range(8):
             _upload_4090(server, name, round(c["result"]["ceiling_tok_s"] * 0.70 * (0.99 + 0.0025 * i), 2))
@@ -277,8 +278,11 @@ def test_empty_page_predicts_labelled_apart_and_is_wanted(server, tmp_path):
     assert page["empty"] is True and rows_of(page) == []
     (p,) = [x for x in page["predicted"] if x["backend"] == "llama.cpp"]
     ceiling = page["weights"][0]["ceiling"]["ceiling_tok_s"] if page["weights"] else None
-    assert p["predicted_low"] < p["predicted_decode_tok_s"] < p["predicted_high"]
-    assert p["predicted_from"] == "from 16 runs of 2 other models on RTX 4090 with llama.cpp"
+    assert p["predicted_step"] == "same_hardware" and p["predicted_class"] == "dense-4bit"
+    assert p["too_uncertain"] is True and p["predicted_low"] is None   # three backtest points: no interval
+    assert p["predicted_from"].startswith("from 24 runs of 3 other dense 4-bit models on RTX 4090 "
+                                          "with llama.cpp; ")
+    assert p["above_measured"] is False
     if ceiling:
         assert abs(p["predicted_decode_tok_s"] / ceiling - 0.70) <= 0.15 * 0.70
     for k in ("median_decode_tok_s", "best_decode_tok_s"):
@@ -289,6 +293,7 @@ def test_empty_page_predicts_labelled_apart_and_is_wanted(server, tmp_path):
     doc = lxml.html.fromstring(html)
     (sec,) = doc.xpath('//section[@class="predicted"]')
     assert "predicted" in sec.text_content() and p["predicted_from"] in sec.text_content()
+    assert "too uncertain to rely on" in sec.text_content()
     assert not doc.xpath('//table[contains(@class, "mhw")]//*[contains(text(), "predicted")]')
     assert "wanted list" in html
 

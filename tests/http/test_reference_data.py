@@ -52,12 +52,35 @@ def test_generic_labels_are_no_format_aliases():
             assert fid in f["formats"], (label, fam, fid)
 
 
-def test_backends_name_known_vendors_and_every_entry_a_vendor():
+def test_backends_name_known_vendors_and_families():
+    """Each backend runs on every family of its vendors or on the families
+    it lists, and those are families the entries have: MLX on Apple
+    silicon alone; vLLM, ExLlamaV2 and TensorRT-LLM on GPUs, never on Apple
+    silicon or a processor; llama.cpp and Ollama everywhere."""
     hw = load("hardware.json")
     vendors = {h["vendor"] for h in hw["hardware"].values()}
+    families = {h["family"] for h in hw["hardware"].values()}
     assert vendors <= {"nvidia", "amd", "intel", "apple"}
-    assert "apple" in hw["backends"]["mlx"]["vendors"]
-    assert set(hw["backends"]["llama.cpp"]["vendors"]) == {"nvidia", "amd", "intel", "apple"}
+    be = hw["backends"]
+    for name, b in be.items():
+        assert set(b.get("families", [])) <= families, (name, set(b["families"]) - families)
+        assert ("vendors" in b) != ("families" in b), name
+    for name in ("llama.cpp", "ollama"):
+        assert set(be[name]["vendors"]) == {"nvidia", "amd", "intel", "apple"}
+    apple = {h["family"] for h in hw["hardware"].values() if h["vendor"] == "apple"}
+    cpus = {h["family"] for h in hw["hardware"].values() if h.get("cpu")}
+    assert set(be["mlx"]["families"]) == apple
+    for name in ("vllm", "exllamav2", "tensorrt-llm"):
+        assert not set(be[name]["families"]) & (apple | cpus), name
+    assert all(f.startswith("nvidia-") for f in be["tensorrt-llm"]["families"])
+    assert "nvidia-gtx-10" not in be["vllm"]["families"]       # compute capability 6.1
+    assert "amd-rdna3" in be["vllm"]["families"] and "intel-arc-b" in be["vllm"]["families"]
+
+
+def test_schema_refuses_a_backend_with_vendors_and_families():
+    hw = load("hardware.json")
+    hw["backends"]["mlx"]["vendors"] = ["apple"]
+    assert list(jsonschema.Draft202012Validator(SCHEMA).iter_errors(hw))
 
 
 def test_explainer_formats_are_there():

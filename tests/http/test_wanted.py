@@ -12,6 +12,7 @@ def rows(server):
 
 
 def test_a_visit_without_runs_is_wanted_once_per_address(server):
+    server.wait_refreshed()          # predictions read the reference data the refresh hands them
     for _ in range(3):
         assert server.get("/fit?model=qwen2-5-7b&hw=m3-ultra").status_code == 200
     (row,) = wait_for(lambda: rows(server), what="the wanted row")
@@ -19,9 +20,12 @@ def test_a_visit_without_runs_is_wanted_once_per_address(server):
     assert row["asks"] == 1          # three visits from one address
     assert row["command"] == "llm-speed bench --models Qwen2.5-7B --backends llama.cpp"
     assert row["href"] == "/m/qwen2-5-7b/hw/m3-ultra"
-    for k in ("predicted_decode_tok_s", "predicted_low", "predicted_high", "predicted_from"):
+    for k in ("predicted_decode_tok_s", "predicted_low", "predicted_high", "predicted_width",
+              "too_uncertain", "predicted_from", "predicted_step", "predicted_class",
+              "predicted_refusal"):
         assert k in row
-    assert row["predicted_decode_tok_s"] is None
+    assert row["predicted_decode_tok_s"] is None and row["too_uncertain"] is None
+    assert row["predicted_class"] == "dense-4bit" and row["predicted_refusal"] is None
     page = server.get("/wanted").text
     assert "llm-speed bench --models Qwen2.5-7B --backends llama.cpp" in page
     # Another address counts again.
