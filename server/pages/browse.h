@@ -257,7 +257,7 @@ const char *combos_confirm_text(void);
  * combination, or a row that carries no "confirmed" (not a combination). */
 int combos_may_lead(const json_t *row);
 /* A combinations list's columns: model and hardware shown or not, and
- * how many columns that makes (span). */
+ * how many columns that makes (span).  A new reference. */
 json_t *combos_cols(int model, int hw);
 /* The names of the hardware of rows that the reference data does not
  * know, once each ("RTX 3060, M1 Max"), for a page's one note; null when

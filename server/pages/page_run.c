@@ -441,8 +441,10 @@ static json_t *embed_view(const json_t *m)
 		.withdrawn = s_of(m, "status") && !strcmp(s_of(m, "status"), "withdrawn"),
 		.capped = s_of(m, "status") && !strcmp(s_of(m, "status"), "capped"),
 		.upheld = s_of(m, "status") && !strcmp(s_of(m, "status"), "upheld"),
+		/* A thread is open once someone posts (post.c marks the run). */
 		.disputed = s_of(json_object_get(m, "dispute"), "state") &&
-			    !strcmp(s_of(json_object_get(m, "dispute"), "state"), "open"),
+			    !strcmp(s_of(json_object_get(m, "dispute"), "state"), "open") &&
+			    json_integer_value(json_object_get(json_object_get(m, "dispute"), "count")) > 0,
 		.flagged = json_is_true(json_object_get(o, "flagged")),
 		.confirmed = json_is_true(json_object_get(json_object_get(m, "place"), "confirmed")) });
 	buf_printf(&md, "[![llm-speed](%s)](%s)", badge, url);

@@ -418,8 +418,15 @@ def rank_texts(server, rid):
     # legend naming the three things drawn.
     assert len(svg.xpath(".//*[local-name()='g'][@class='axis']/*[local-name()='text']")) >= 2
     legend = " ".join(box.xpath(".//figcaption//text()"))
-    assert "this hardware class and backend" in legend and "any hardware" in legend and "this run" in legend
+    assert "this machine and backend" in legend and "any hardware" in legend and "this run" in legend
     return " ".join(box.xpath(".//p//text()"))
+
+
+def share_text(server, rid):
+    """The run page's like-with-like share (issue 35): among the submitters
+    of its combination, the same model and hardware."""
+    doc = lxml.html.fromstring(server.get("/r/" + rid).text)
+    return " ".join(" ".join(doc.xpath("//p[@class='place']//text()")).split())
 
 
 def test_run_page_ranks_the_run_in_its_cluster_and_weights_file(srv, tmp_path):
@@ -428,19 +435,24 @@ def test_run_page_ranks_the_run_in_its_cluster_and_weights_file(srv, tmp_path):
                      [full("Rank", accel="RTX 4090", decode=v, digest=d) for v in (5.0, 300.0)] +
                      [full("Rank", accel="RTX 4090", decode=1.0)])   # another weights file
     text = rank_texts(srv, ids[2])
-    assert "Faster than 50% of the 4 other runs of this weights file on this hardware class with mlx" in text, text
-    assert "Faster than 50% of the 6 other runs of this weights file on any hardware" in text, text
+    assert "Faster than 50% of the 4 other runs of this weights file on this machine with mlx" in text, text
+    # Never ranked in words against other hardware (issue 35): the share
+    # compares it with the same model on the same hardware.
+    assert "any hardware" not in text
+    assert "Faster than 50% of the 4 other submitters there" in share_text(srv, ids[2])
     # At the ends, words that read right (it said "Faster than 0% of ...").
     assert "Faster than all 4 other runs" in rank_texts(srv, ids[4])
     text = rank_texts(srv, ids[0])
-    assert "Slower than all 4 other runs" in text and "Faster than 17% of the 6 other runs" in text, text
+    assert "Slower than all 4 other runs" in text, text
     assert "0%" not in text
-    # The other weights file's run is alone in both.
-    assert rank_texts(srv, ids[7]).count("The only counted run") == 2
+    # The other weights file's run is alone.
+    assert rank_texts(srv, ids[7]).count("The only counted run") == 1
+    assert "other submitters" not in share_text(srv, ids[7])
     # A moderator upholds the slowest run: it leaves both histograms.
     rule(srv, ids[0], "upheld")
     text = rank_texts(srv, ids[3])
-    assert "Faster than 67% of the 3 other runs" in text and "Faster than 60% of the 5 other runs" in text, text
+    assert "Faster than 67% of the 3 other runs" in text, text
+    assert "Faster than 67% of the 3 other submitters there" in share_text(srv, ids[3])
     page = srv.get("/r/" + ids[3])
     ok, report = validate_html(page.text, tmp_path)
     assert ok, report
@@ -487,7 +499,9 @@ def test_cheatsheet_matrix_with_backends_side_by_side(srv, tmp_path):
                            full("Sheet", backend="mlx", decode=110.0),
                            full("Sheet", backend="mlx", decode=100.0),
                            full("Sheet", accel="RTX 4090", backend="vllm", decode=200.0),
-                           full("=Evil", accel="RTX 4090", backend="llama.cpp", decode=50.0)])
+                           full("=Evil", accel="RTX 4090", backend="llama.cpp", decode=50.0),
+                           # a third MLX key confirms that row: only it may be "fastest" (issue 35)
+                           full("Sheet", backend="mlx", decode=105.0)])
     m = srv.get("/cheatsheet.json").json()
     assert [h["slug"] for h in m["hardware"]] == ["m3-ultra", "rtx-4090"]   # most runs first
     assert [r["model"]["slug"] for r in m["rows"]] == ["sheet", "evil"]     # fastest first
@@ -495,7 +509,7 @@ def test_cheatsheet_matrix_with_backends_side_by_side(srv, tmp_path):
     # MLX beside llama.cpp, each its typical figure (the median of its
     # keys, issue 22) and best run, with the quantization.
     assert [(e["backend"], e["best_decode_tok_s"], e["best_run"], e["keys"]) for e in m3["entries"]] == [
-        ("mlx", 110.0, ids[1], 2), ("llama.cpp", 90.0, ids[0], 1)]
+        ("mlx", 110.0, ids[1], 3), ("llama.cpp", 90.0, ids[0], 1)]
     assert 100.0 <= m3["entries"][0]["median_decode_tok_s"] <= 110.0
     assert m3["entries"][0]["quantization"] == "MLX-4bit"       # "4bit" of an MLX file
     assert m["rows"][1]["cells"][0]["entries"] == []
@@ -509,7 +523,7 @@ def test_cheatsheet_matrix_with_backends_side_by_side(srv, tmp_path):
     got = recs[0]
     assert [got[k] for k in ("model", "model_slug", "hardware", "hw_slug", "backend", "best_decode_tok_s",
                              "runs", "keys", "quantization", "run_id")] == \
-        ["Sheet", "sheet", "Apple M3 Ultra", "m3-ultra", "mlx", "110", "2", "2",
+        ["Sheet", "sheet", "Apple M3 Ultra", "m3-ultra", "mlx", "110", "3", "3",
          "MLX-4bit", ids[1]]
     # A name a spreadsheet would run as a formula is kept as text.
     assert any(r["model"] == "'=Evil" for r in recs)

@@ -124,7 +124,9 @@ def test_board_model_hw_account_and_index_twins_keep_the_query(server):
                             lambda j: [r["best_id"] for r in j["rows"]], "best_id",
                             unfiltered="/models?sort=name")
     assert len(models) == 1
-    check_twins(server, "/hardware?sort=decode&cursor=150:rtx-4090", best,
+    # The cursor is the row's rank: an unconfirmed row's figure less 1e13
+    # (confirmed rows first, issue 35), as the page's own links carry it.
+    check_twins(server, "/hardware?sort=decode&cursor=%r:rtx-4090" % (150.0 - 1e13), best,
                 lambda j: [r["best_id"] for r in j["rows"]], "best_id", unfiltered="/hardware")
 
     cell = r'<a class="muted" href="/r/(r_[a-z0-9_-]{11})" title="The best unflagged run">'
