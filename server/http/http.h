@@ -201,6 +201,9 @@ void http_etag_of(const void *body, size_t len, char out[40]);
 
 /* Request header, or NULL. */
 const char *http_header(struct req *r, const char *name);
+/* Request header with its length in *len, NUL bytes in it included (a
+ * C string of it would stop at the first); NULL and 0 when absent. */
+const char *http_header_n(struct req *r, const char *name, size_t *len);
 /* Query-string argument, or NULL. */
 const char *http_query(struct req *r, const char *name);
 /* Calls fn(ctx, key, value) for every query-string argument, decoded, in
