@@ -4,6 +4,7 @@
  * bytes in validate_bytes.c. */
 #include "ingest/validate_int.h"
 #include "domain/resolve.h"
+#include "domain/version.h"
 #include "util/confusable.h"
 #include "util/slug.h"
 #include "util/utf8.h"
@@ -504,7 +505,7 @@ static void fill_fields(const json_t *p, const struct vctx *c, struct run_fields
 	out->client_name = str_at(p, "client", "name");
 	out->client_version = str_at(p, "client", "version");
 	out->backend_name = str_at(p, "backend", "name");
-	out->backend_version = str_at(p, "backend", "version");
+	out->backend_version = version_shown(str_at(p, "backend", "version"));
 	out->model_name = str_at(p, "model", "name");
 	out->model_digest = str_at(p, "model", "digest");
 	out->model_quant = str_at(p, "model", "quantization");
@@ -564,6 +565,7 @@ void validate_resolve(const struct ceiling_ref *ref, const json_t *payload,
 		       sizeof out->hw_lookalike);
 	out->model_name = n->model_name;
 	out->accelerator = n->accelerator;
+	out->backend_version = n->backend_version;
 	out->model_quant = n->quant[0] ? n->quant : NULL;
 	out->model_format = n->format[0] ? n->format : NULL;
 }

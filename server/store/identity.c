@@ -1,7 +1,8 @@
 /* identity.c: every stored run resolved again when the reference data
  * changes (issue 32, migration 0027): its page slugs, shown names,
- * canonical quantization, weights family, hardware bin and hardware
- * class, from the names in its signed payload.
+ * canonical quantization, weights family, hardware bin, hardware class
+ * and shown backend version (issue 37, migration 0029), from its signed
+ * payload.
  *
  * A run whose identity moves leaves every figure under its old names and
  * enters them under the new ones by the path a ruling takes (its status
@@ -29,12 +30,13 @@ static const char sql_get[] = "SELECT value FROM stats_state WHERE name = ?1";
 static const char sql_put[] = "INSERT OR REPLACE INTO stats_state(name, value) VALUES (?1, ?2)";
 static const char sql_scan[] =
 	"SELECT rowid, id, jws, status, fingerprint_hash, model_name, model_slug, model_quant, "
-	"model_format, accelerator, hw_slug, hw_bin, hw_class FROM runs WHERE rowid > ?1 "
+	"model_format, accelerator, hw_slug, hw_bin, hw_class, backend_version FROM runs WHERE rowid > ?1 "
 	"ORDER BY rowid LIMIT ?2";
 static const char sql_status[] = "UPDATE runs SET status = ?2 WHERE rowid = ?1";
 static const char sql_rewrite[] =
 	"UPDATE runs SET model_name = ?2, model_slug = ?3, model_quant = ?4, model_format = ?5, "
-	"accelerator = ?6, hw_slug = ?7, hw_bin = ?8, hw_class = ?9 WHERE rowid = ?1";
+	"accelerator = ?6, hw_slug = ?7, hw_bin = ?8, hw_class = ?9, backend_version = ?10 "
+	"WHERE rowid = ?1";
 /* An alias slug is never a page of its own: once the runs under an
  * uploaded name's slug moved to their reference's page, that slug leaves
  * search (its FTS entry first: search_fts is external content), and a
@@ -128,7 +130,7 @@ static int want_of(sqlite3_stmt *st, struct want *x)
 	       strcmp(col(st, 7), x->n.quant) || strcmp(col(st, 8), x->n.format) ||
 	       strcmp(col(st, 9), x->n.accelerator) || strcmp(col(st, 10), x->n.hw_slug) ||
 	       strcmp(sqlite3_column_type(st, 11) == SQLITE_NULL ? "0" : col(st, 11), bin) ||
-	       strcmp(col(st, 12), x->hw_class);
+	       strcmp(col(st, 12), x->hw_class) || strcmp(col(st, 13), x->n.backend_version);
 }
 
 /* Sets the status of row rowid. */
@@ -171,6 +173,7 @@ static int rewrite(struct dbconn *w, const struct want *x)
 	else
 		sqlite3_bind_null(st, 8);
 	db_bind_text(st, 9, x->hw_class);
+	db_bind_text(st, 10, x->n.backend_version);
 	return db_step_done(st);
 }
 
