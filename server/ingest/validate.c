@@ -82,19 +82,19 @@ static const struct spec backend_spec[] = {
 static const struct spec model_spec[] = {
 	STRC("name", 1, 200, HINT_MODEL, validate_check_model_name),
 	STRC("digest", 1, 100, HINT_DIGEST, validate_check_digest),
-	STR("quantization", 0, 64),
-	STR("format", 0, 64),
+	STRC("quantization", 0, 64, HINT_LABEL, validate_check_label),
+	STRC("format", 0, 64, HINT_LABEL, validate_check_label),
 	NUM("weights_bytes", K_BYTES, 0),
 	END
 };
 
 static const struct spec hardware_spec[] = {
-	STR("cpu_model", 1, 200),
+	STRC("cpu_model", 1, 200, NULL, validate_check_line),
 	NUM("cpu_cores", K_NUMBER, 0),
 	NUM("ram_gb", K_NUMBER, 0),
-	STR("gpu_name", 0, 200),
+	STRC("gpu_name", 0, 200, NULL, validate_check_line),
 	NUM("vram_gb", K_NUMBER, 0),
-	STR("os", 0, 100),
+	STRC("os", 0, 100, NULL, validate_check_line),
 	STRC("accelerator_summary", 1, 200, HINT_ACCEL, validate_check_accel),
 	STRC("fingerprint_hash", 0, 100, HINT_FPRINT, validate_check_fingerprint),
 	END
@@ -306,13 +306,18 @@ static int wrong_type(struct vctx *c, const char *field, const struct spec *s,
 static int bad_char(struct vctx *c, const char *field, const char *str, long at, uint32_t ch)
 {
 	char name[12];
-	long before = utf8_count((const unsigned char *)str, (size_t)at);   /* well-formed up to at */
-	size_t nth = before < 0 ? 1 : (size_t)before + 1;
 
 	utf8_cp_name(ch, name);
 	return validate_bad(c, field, "%s contains %s, %s, at character %zu; remove it.", field, name,
 		   utf8_is_noncharacter(ch) ? "a noncharacter that feeds and badges cannot carry"
-					    : "a control character", nth);
+					    : "a control character", validate_nth(str, at));
+}
+
+size_t validate_nth(const char *str, long at)
+{
+	long before = utf8_count((const unsigned char *)str, (size_t)at);   /* well-formed up to at */
+
+	return before < 0 ? 1 : (size_t)before + 1;
 }
 
 /* K_STRING: a string of 1 (when required) to s->max code points, without

@@ -183,8 +183,74 @@ def test_text_no_format_can_carry_is_refused_naming_the_field(server, field, val
     assert_xml(server.get("/feed.atom").content)
 
 
+@pytest.mark.parametrize("field,value,shown,words", [
+    ("model.quantization", "Q4_K_M\u200b", "U+200B", "invisible"),
+    ("model.quantization", "\u2060Q4_K_M", "U+2060", "invisible"),
+    ("model.format", "gguf\u00ad", "U+00AD", "invisible"),
+    ("model.format", "ggu\u200df", "U+200D", "invisible"),
+    ("model.quantization", "Q4_K_M\u00a0", "U+00A0", "space"),
+    ("model.quantization", "Q4_K_M\x07", "U+0007", "control"),
+    ("model.format", "gguf\x85", "U+0085", "control"),
+    ("model.quantization", "\u2014", "", "ASCII letter or digit"),
+])
+def test_quantization_and_format_keep_the_text_rules_of_names(server, field, value, shown, words):
+    """Issue 37, H3: a label such as "Q4_K_M" plus a zero-width space shows
+    as Q4_K_M but is no label the site knows, which dodged the ceiling;
+    the labels get the rules names have, and the error names the field."""
+    p = payload()
+    p["model"][field.split(".")[1]] = value
+    msg = refused(server, p, 422, "schema_violation", field)
+    assert field in msg and shown in msg and words in msg, msg
+
+
+def test_look_alike_letters_in_a_label_are_refused(server):
+    p = payload()
+    p["model"]["quantization"] = "Q4_\u041a_M"           # Cyrillic К among Latin letters
+    assert refused(server, p, 422, "confusable_name", "model.quantization")
+    p = payload()
+    p["model"]["quantization"], p["model"]["format"] = "Q4_K_M", "gguf"
+    rid = upload(server, p)
+    assert server.get("/r/%s.json" % rid).json()["model"]["quantization"] == "Q4_K_M"
+
+
+@pytest.mark.parametrize("field,value,shown,words", [
+    ("model.name", MODEL + "\u2028", "U+2028", "line separator"),
+    ("model.name", MODEL + "\u2029x", "U+2029", "paragraph separator"),
+    ("hardware.accelerator_summary", GPU + " \u2028", "U+2028", "line separator"),
+    ("hardware.gpu_name", "RTX\u20294090", "U+2029", "paragraph separator"),
+    ("model.name", MODEL + " \u2066evil", "U+2066", "does not close it"),
+    ("hardware.accelerator_summary", "\u2068" + GPU, "U+2068", "does not close it"),
+    ("hardware.cpu_model", "\u2067x\u2069\u2067y", "U+2067", "does not close it"),
+    ("model.name", MODEL + "\u2069", "U+2069", "never opened"),
+    ("model.quantization", "Q4_K_M", None, None),
+])
+def test_names_are_one_line_with_their_isolates_closed(server, field, value, shown, words):
+    """Issue 37, L5: a line or paragraph separator breaks a name's line,
+    and an isolate initiator (U+2066..U+2068) left open took over the
+    page's own isolate around the name."""
+    p = payload()
+    obj, member = field.split(".")
+    p[obj][member] = value
+    if shown is None:
+        upload(server, p)
+        return
+    msg = refused(server, p, 422, "schema_violation", field)
+    assert field in msg and shown in msg and words in msg, msg
+
+
+def test_an_isolate_left_open_in_a_post_is_closed_on_the_page(server):
+    """Text that is not a name (a dispute post) may hold an open isolate:
+    the page closes it before its own, so the page's isolate ends there."""
+    rid = upload(server, payload(model=MODEL + " \u2066ok\u2069"))
+    r = server.post("/api/v1/runs/%s/disputes" % rid, json={"body": "see \u2067here"})
+    assert r.status_code == 201, r.text
+    page = server.get("/r/" + rid).text
+    assert "\u2068see \u2067here\u2069\u2069" in page
+    assert "\u2068" + MODEL + " \u2066ok\u2069\u2069" in page
+
+
 def test_feeds_and_badges_stay_well_formed(server):
-    rid = upload(server, payload(model=MODEL + " \u00e9\U0001f600", accel="M3 Ultra \u2028"))
+    rid = upload(server, payload(model=MODEL + " \u00e9\U0001f600", accel="M3 Ultra \u00a0\u2003"))
     for path in ("/feed.atom", "/m/%s.atom" % SLUG, "/hw/m3-ultra.atom", "/badge/%s.svg" % rid):
         r = server.get(path)
         assert r.status_code == 200, path
