@@ -532,7 +532,9 @@ static void fill_fields(const json_t *p, const struct vctx *c, struct run_fields
 /* The page the name reads as (its look-alike letters as the ASCII ones,
  * invisible characters left out), through the resolver as the upload
  * itself is read, into out (size n), when that is not its own page own;
- * else "".  The store refuses a name whose reading is another page. */
+ * else "", and "" for a name that reads as itself (nothing in it looks
+ * like something else: where it landed is the resolver's choice).  The
+ * store refuses a name whose reading is another page. */
 static void lookalike_page(const struct ceiling_ref *ref, int model, const char *name,
 			   const char *own, char *out, size_t n)
 {
@@ -542,7 +544,7 @@ static void lookalike_page(const struct ceiling_ref *ref, int model, const char 
 
 	out[0] = '\0';
 	confusable_latin(name, &b);
-	if (!buf_error(&b) && b.buf[0]) {
+	if (!buf_error(&b) && b.buf && b.buf[0] && strcmp(b.buf, name)) {
 		if (model && (m = resolve_model_name(ref, b.buf)))
 			snprintf(out, n, "%s", m->id);
 		else if (!model && (h = resolve_hw_name(ref, b.buf)))

@@ -93,8 +93,9 @@ int validate_check_fingerprint(const json_t *v, const char *field, struct vctx *
 }
 
 /* Refuses a name with a word spelt in two scripts ("Cоder", a Cyrillic о
- * among Latin letters) with 422 confusable_name, naming the word and what
- * the name reads as: such a word is there to look like another name.  The
+ * among Latin letters), or with digits of two number systems, with 422
+ * confusable_name, naming the word and what the name reads as: such a
+ * word is there to look like another name.  The
  * quotes are cut short (util/textcut.h) so the sentence fits its buffer
  * whole. */
 static int check_mixed(const char *name, const char *field, struct vctx *c)
@@ -103,6 +104,10 @@ static int check_mixed(const char *name, const char *field, struct vctx *c)
 	struct confusable_mix m;
 	int rc = 0;
 
+	if (confusable_mixed_digits(name))
+		return validate_fail(c, 422, "confusable_name", field,
+			  "%s mixes digits of two number systems, so it looks like another name; write its "
+			  "digits 0 to 9 (a name that looks like another is refused).", field);
 	if (!confusable_mixed(name, &m))
 		return 0;
 	buf_add(&word, name + m.at, m.len);

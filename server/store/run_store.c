@@ -241,6 +241,8 @@ int run_store_run(struct dbconn *w, struct db_job *j)
 	}
 	if ((rc = names_lookalike(w, &n->f, &n->clash)) != DB_OK || n->clash.field)
 		return rc;       /* a look-alike name: refused, nothing written */
+	if ((rc = names_register(w, &n->f)) != DB_OK)
+		return rc;
 	run_store_hw_class(n->f.fingerprint_hash, n->f.hw_slug, hw_class, sizeof hw_class);
 	rc = insert_logged(w, n, hw_class, received);
 	if (rc == DB_OK)
