@@ -1,7 +1,7 @@
 /* identity.c: every stored run resolved again when the reference data
  * changes (issue 32, migration 0027): its page slugs, shown names,
  * canonical quantization, weights family, hardware bin, hardware class
- * and shown backend version (issue 37, migration 0029), from its signed
+ * and shown backend version (issue 37, migration 0030), from its signed
  * payload.
  *
  * A run whose identity moves leaves every figure under its old names and

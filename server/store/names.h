@@ -55,7 +55,7 @@ int names_lookalike(struct dbconn *c, const struct run_fields *f, struct names_c
  * enter name_skeletons for its page.  A db_status. */
 int names_register(struct dbconn *c, const struct run_fields *f);
 
-/* At start, on the writer (migration 0030): makes name_skeletons anew
+/* At start, on the writer (migration 0031): makes name_skeletons anew
  * with the reference data's names when ICU, the reference data or the
  * rules changed since they were made (every name is then judged again),
  * then judges, a batch per transaction, the names not judged yet (those

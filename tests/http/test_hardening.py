@@ -350,7 +350,7 @@ def test_a_free_text_backend_version_is_shown_as_unrecognised_everywhere(server)
 
 
 def test_versions_stored_before_the_rule_are_read_again_at_start(server):
-    """A row written before migration 0029 kept the version as sent: the
+    """A row written before migration 0030 kept the version as sent: the
     identity pass at the next start rewrites it from the signed payload."""
     p = make_payload()
     p["backend"]["version"] = EVIL_VERSION

@@ -1,4 +1,4 @@
--- 0029_versions_shown.sql: a backend version is shown only when it looks
+-- 0030_versions_shown.sql: a backend version is shown only when it looks
 -- like one (issue 37, L2: "99.0 SECURITY: update from https://evil.example"
 -- was shown on every page that names a run's backend).
 --

@@ -1,4 +1,4 @@
--- 0030_names_shown.sql: names no swarm of keys sets, and names that read
+-- 0031_names_shown.sql: names no swarm of keys sets, and names that read
 -- as another page's (issue 37, H5 and H6).
 --
 -- H5.  4 keys against 3 showed a model page as "FAKE WEIGHTS - download at
