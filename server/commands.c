@@ -81,7 +81,7 @@ struct db *open_db(const struct config *c)
 }
 
 /* `llm-speedd account add|revoke NAME`. */
-int account_main(const struct config *c, int argc, char **argv)
+int commands_account(const struct config *c, int argc, char **argv)
 {
 	char token[ACCOUNT_TOKEN_LEN];
 	struct db *db;
@@ -116,9 +116,10 @@ int account_main(const struct config *c, int argc, char **argv)
 }
 
 /* `llm-speedd snapshot DIR`: one export snapshot for mirrors. */
-int snapshot_main(const struct config *c, int argc, char **argv)
+int commands_snapshot(const struct config *c, int argc, char **argv)
 {
-	char name[128], err[600];
+	struct err err = ERR_INIT;
+	char name[128];
 	struct db *db;
 	int rc;
 
@@ -128,18 +129,18 @@ int snapshot_main(const struct config *c, int argc, char **argv)
 	}
 	if (!(db = open_db(c)))
 		return 1;
-	rc = export_snapshot(db, argv[0], name, sizeof name, err, sizeof err);
+	rc = export_snapshot(db, argv[0], name, sizeof name, &err);
 	if (rc == 0)
 		printf("%s/%s\n", argv[0], name);
 	else
-		fprintf(stderr, "llm-speedd: %s\n", err);
+		fprintf(stderr, "llm-speedd: %s\n", err.message);
 	db_close(db);
 	return rc == 0 ? 0 : 1;
 }
 
 
 /* `llm-speedd backup --db FILE OUT`: an online copy beside its log files. */
-int backup_main(const struct config *c, int argc, char **argv)
+int commands_backup(const struct config *c, int argc, char **argv)
 {
 	struct db_backup_result res;
 	struct err err = ERR_INIT;
@@ -211,7 +212,7 @@ static void resolve_line(const struct ceiling_ref *ref, const char *line)
 	json_decref(in);
 }
 
-int resolve_main(const struct config *c, int argc, char **argv)
+int commands_resolve(const struct config *c, int argc, char **argv)
 {
 	struct err err = ERR_INIT;
 	struct ceiling_ref *ref;

@@ -9,14 +9,14 @@
 struct db *open_db(const struct config *c);
 
 /* `llm-speedd account add|revoke NAME`: the exit status. */
-int account_main(const struct config *c, int argc, char **argv);
+int commands_account(const struct config *c, int argc, char **argv);
 
 /* `llm-speedd snapshot DIR`: one export snapshot for mirrors; the exit status. */
-int snapshot_main(const struct config *c, int argc, char **argv);
+int commands_snapshot(const struct config *c, int argc, char **argv);
 
 /* `llm-speedd backup --db FILE OUT`: an online, consistent copy with the
  * log's key and checkpoint beside it (store/db_backup.h); the exit status. */
-int backup_main(const struct config *c, int argc, char **argv);
+int commands_backup(const struct config *c, int argc, char **argv);
 
 /* `llm-speedd resolve [--assets DIR]`: each line of standard input a JSON
  * payload (or its model, hardware and backend members), each line of
@@ -24,6 +24,6 @@ int backup_main(const struct config *c, int argc, char **argv);
  * ids or null, the page slugs, the names pages show, the canonical
  * quantization, the weights family and the bin.  For operators checking
  * where uploads land, and for the corpus tests.  The exit status. */
-int resolve_main(const struct config *c, int argc, char **argv);
+int commands_resolve(const struct config *c, int argc, char **argv);
 
 #endif

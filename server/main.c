@@ -23,6 +23,7 @@
 #include "ingest/demo.h"
 #include "disputes/dispute.h"
 #include "http/access_log.h"
+#include "http/answer.h"
 #include "http/framing.h"
 #include "http/guard.h"
 #include "util/log.h"
@@ -36,7 +37,7 @@
 #include "render/tmpl.h"
 #include "store/tlog_signer.h"
 #include "store/refresh.h"
-#include "store/predict_read.h"
+#include "store/forecast.h"
 #include "ingest/validate.h"
 #include "store/tlog_store.h"
 
@@ -150,7 +151,7 @@ static int load_assets(struct app *app)
 		return -1;
 	}
 	snprintf(dir, sizeof dir, "%s/schema/openapi.json", app->cfg.assets);
-	if (page_api_init(dir, te.message, sizeof te.message) < 0) {
+	if (page_api_init(dir, &te) < 0) {
 		fprintf(stderr, "llm-speedd: %s\n", te.message);
 		return -1;
 	}
@@ -205,7 +206,7 @@ static int open_tlog(struct app *app)
 		snprintf(base, sizeof base, "http://localhost:%s", c->listen + 8);
 	else
 		snprintf(base, sizeof base, "http://%s", c->listen);
-	tlog_origin_of(base, origin, sizeof origin);
+	tlog_signer_origin_of(base, origin, sizeof origin);
 	if (tlog_signer_open(app->db, c->db_path, origin, &app->tlog, &err) < 0) {
 		fprintf(stderr, "llm-speedd: transparency log: %s\n", err.message);
 		return -1;
@@ -243,7 +244,7 @@ static void app_free(struct app *app)
 	if (app->db)
 		db_set_commit_hook(app->db, NULL, NULL);
 	refresh_stop(app->refresh);
-	predict_read_free();
+	forecast_free();
 	tlog_signer_close(app->tlog);
 	db_close(app->db);
 	tmpl_set_free(app->tmpl);
@@ -267,7 +268,7 @@ static int serve(struct app *app)
 	struct addrinfo *ai;
 	sigset_t set;
 
-	if (http_init() < 0 || load_assets(app) < 0 || !(app->db = open_db(&app->cfg)))
+	if (answer_init() < 0 || load_assets(app) < 0 || !(app->db = open_db(&app->cfg)))
 		return 1;
 	app->cache = cache_new(20000);
 	app->upload_rl = ratelimit_new(app->cfg.upload_rate, app->cfg.upload_rate ? app->cfg.upload_rate : 1);
@@ -396,28 +397,28 @@ int main(int argc, char **argv)
 
 		if (rest < 0 || use_test_clock(&app.cfg) < 0)
 			return 2;
-		return account_main(&app.cfg, argc - first - rest, argv + first + rest);
+		return commands_account(&app.cfg, argc - first - rest, argv + first + rest);
 	}
 	if (first < argc && !strcmp(argv[first], "backup")) {
 		int rest = parse_options(argc - first, argv + first, &app.cfg, 1);
 
 		if (rest < 0)
 			return 2;
-		return backup_main(&app.cfg, argc - first - rest, argv + first + rest);
+		return commands_backup(&app.cfg, argc - first - rest, argv + first + rest);
 	}
 	if (first < argc && !strcmp(argv[first], "resolve")) {
 		int rest = parse_options(argc - first, argv + first, &app.cfg, 1);
 
 		if (rest < 0)
 			return 2;
-		return resolve_main(&app.cfg, argc - first - rest, argv + first + rest);
+		return commands_resolve(&app.cfg, argc - first - rest, argv + first + rest);
 	}
 	if (first < argc && !strcmp(argv[first], "snapshot")) {
 		int rest = parse_options(argc - first, argv + first, &app.cfg, 1);
 
 		if (rest < 0 || use_test_clock(&app.cfg) < 0)
 			return 2;
-		return snapshot_main(&app.cfg, argc - first - rest, argv + first + rest);
+		return commands_snapshot(&app.cfg, argc - first - rest, argv + first + rest);
 	}
 	if (first < argc) {
 		fprintf(stderr, "llm-speedd: unknown command %s\n%s", argv[first], usage);

@@ -11,62 +11,64 @@
 #include <time.h>
 
 #include "app.h"
-#include "pages/badge.h"
-#include "pages/card.h"
 #include "disputes/dispute.h"
 #include "http/access_log.h"
+#include "http/answer.h"
 #include "http/framing.h"
 #include "http/guard.h"
 #include "pages/kinds.h"
 #include "pages/page.h"
+#include "http/defer.h"
 #include "ingest/upload.h"
 #include "ingest/withdraw.h"
 #include "util/metrics.h"
+#include "util/nelem.h"
 
 #define KB 1024
 
 /* The routes that are no page kind's (uploads, posts, the run's JWS,
  * feeds, badges, cards, files), checked first and in order: a more
- * specific pattern comes before a general one.  The page kinds' rows (each
+ * specific pattern comes before a general one.  The writes are rows of
+ * http/defer.h, each run by defer_serve.  The page kinds' rows (each
  * page and its twins) follow, made from pages/kinds.c's table by
  * router_init(). */
 static const struct route fixed[] = {
-	{ HTTP_GET,  "/healthz",                     page_healthz,      0, 0, HTTP_FMT_NONE, -1 },
-	{ HTTP_POST, "/api/v1/runs",                 upload_handle,     ROUTE_BODY, 64 * KB, HTTP_FMT_NONE, -1 },
-	{ HTTP_POST, "/api/v1/runs/*/disputes",      dispute_api_post,  ROUTE_BODY, 64 * KB, HTTP_FMT_NONE, -1 },
-	{ HTTP_POST, "/api/v1/runs/*/disputes/resolve", dispute_api_resolve, ROUTE_BODY, 64 * KB, HTTP_FMT_NONE, -1 },
-	{ HTTP_POST, "/api/v1/runs/*/withdraw",      withdraw_handle,   ROUTE_BODY, 64 * KB, HTTP_FMT_NONE, -1 },
-	{ HTTP_GET,  "/r/*.jws",                     page_run_jws,      0, 0, HTTP_FMT_NONE, -1 },
-	{ HTTP_POST, "/r/*/disputes",                dispute_form_post, ROUTE_HTML | ROUTE_BODY, 64 * KB, HTTP_FMT_NONE, -1 },
-	{ HTTP_GET,  "/export",                      page_export,       0, 0, HTTP_FMT_NONE, -1 },
-	{ HTTP_GET,  "/feed.atom",                   page_feed_new,     0, 0, HTTP_FMT_NONE, -1 },
-	{ HTTP_GET,  "/m/*.atom",                    page_feed_model,   0, 0, HTTP_FMT_NONE, -1 },
-	{ HTTP_GET,  "/hw/*.atom",                   page_feed_hw,      0, 0, HTTP_FMT_NONE, -1 },
-	{ HTTP_GET,  "/disputes.atom",               page_feed_disputes, 0, 0, HTTP_FMT_NONE, -1 },
-	{ HTTP_GET,  "/u/*.atom",                    page_feed_account, 0, 0, HTTP_FMT_NONE, -1 },
-	{ HTTP_GET,  "/changes.atom",                page_changes_atom, 0, 0, HTTP_FMT_NONE, -1 },
-	{ HTTP_GET,  "/badge/*.svg",                 badge_svg,         0, 0, HTTP_FMT_NONE, -1 },
-	{ HTTP_GET,  "/badge/*.json",                badge_json,        0, 0, HTTP_FMT_NONE, -1 },
-	{ HTTP_GET,  "/card/m/*.png",                card_model_png,    0, 0, HTTP_FMT_NONE, -1 },
-	{ HTTP_GET,  "/card/m/*.svg",                card_model_svg,    0, 0, HTTP_FMT_NONE, -1 },
-	{ HTTP_GET,  "/card/hw/*.png",               card_hw_png,       0, 0, HTTP_FMT_NONE, -1 },
-	{ HTTP_GET,  "/card/hw/*.svg",               card_hw_svg,       0, 0, HTTP_FMT_NONE, -1 },
-	{ HTTP_GET,  "/card/*.png",                  card_run_png,      0, 0, HTTP_FMT_NONE, -1 },
-	{ HTTP_GET,  "/card/*.svg",                  card_run_svg,      0, 0, HTTP_FMT_NONE, -1 },
-	{ HTTP_GET,  "/log/checkpoint",              page_log_checkpoint, 0, 0, HTTP_FMT_NONE, -1 },
-	{ HTTP_GET,  "/log/tile/**",                 page_log_tile,     0, 0, HTTP_FMT_NONE, -1 },
-	{ HTTP_GET,  "/static/*",                    page_static_file,  0, 0, HTTP_FMT_NONE, -1 },
-	{ HTTP_GET,  "/favicon.ico",                 page_favicon,      0, 0, HTTP_FMT_NONE, -1 },
-	{ HTTP_GET,  "/robots.txt",                  page_robots,       0, 0, HTTP_FMT_NONE, -1 },
-	{ HTTP_GET,  "/sitemap.xml",                 page_sitemap,      0, 0, HTTP_FMT_NONE, -1 },
-	{ HTTP_GET,  "/sitemap-*.xml",               page_sitemap_file, 0, 0, HTTP_FMT_NONE, -1 },
-	{ HTTP_GET,  "/.well-known/security.txt",    page_security_txt, 0, 0, HTTP_FMT_NONE, -1 },
-	{ HTTP_GET,  "/metrics",                     page_metrics,      ROUTE_HTML, 0, HTTP_FMT_NONE, -1 },
+	{ HTTP_GET,  "/healthz",                     page_healthz,      0, 0, HTTP_FMT_NONE, -1, NULL },
+	{ HTTP_POST, "/api/v1/runs",                 defer_serve,       ROUTE_BODY, 64 * KB, HTTP_FMT_NONE, -1, &upload_write },
+	{ HTTP_POST, "/api/v1/runs/*/disputes",      defer_serve,       ROUTE_BODY, 64 * KB, HTTP_FMT_NONE, -1, &dispute_api_write },
+	{ HTTP_POST, "/api/v1/runs/*/disputes/resolve", defer_serve,    ROUTE_BODY, 64 * KB, HTTP_FMT_NONE, -1, &dispute_resolve_write },
+	{ HTTP_POST, "/api/v1/runs/*/withdraw",      defer_serve,       ROUTE_BODY, 64 * KB, HTTP_FMT_NONE, -1, &withdraw_write },
+	{ HTTP_GET,  "/r/*.jws",                     page_run_jws,      0, 0, HTTP_FMT_NONE, -1, NULL },
+	{ HTTP_POST, "/r/*/disputes",                defer_serve,       ROUTE_HTML | ROUTE_BODY, 64 * KB, HTTP_FMT_NONE, -1, &dispute_form_write },
+	{ HTTP_GET,  "/export",                      page_export,       0, 0, HTTP_FMT_NONE, -1, NULL },
+	{ HTTP_GET,  "/feed.atom",                   page_feed_new,     0, 0, HTTP_FMT_NONE, -1, NULL },
+	{ HTTP_GET,  "/m/*.atom",                    page_feed_model,   0, 0, HTTP_FMT_NONE, -1, NULL },
+	{ HTTP_GET,  "/hw/*.atom",                   page_feed_hw,      0, 0, HTTP_FMT_NONE, -1, NULL },
+	{ HTTP_GET,  "/disputes.atom",               page_feed_disputes, 0, 0, HTTP_FMT_NONE, -1, NULL },
+	{ HTTP_GET,  "/u/*.atom",                    page_feed_account, 0, 0, HTTP_FMT_NONE, -1, NULL },
+	{ HTTP_GET,  "/changes.atom",                page_changes_atom, 0, 0, HTTP_FMT_NONE, -1, NULL },
+	{ HTTP_GET,  "/badge/*.svg",                 page_badge_svg,         0, 0, HTTP_FMT_NONE, -1, NULL },
+	{ HTTP_GET,  "/badge/*.json",                page_badge_json,        0, 0, HTTP_FMT_NONE, -1, NULL },
+	{ HTTP_GET,  "/card/m/*.png",                page_card_model_png,    0, 0, HTTP_FMT_NONE, -1, NULL },
+	{ HTTP_GET,  "/card/m/*.svg",                page_card_model_svg,    0, 0, HTTP_FMT_NONE, -1, NULL },
+	{ HTTP_GET,  "/card/hw/*.png",               page_card_hw_png,       0, 0, HTTP_FMT_NONE, -1, NULL },
+	{ HTTP_GET,  "/card/hw/*.svg",               page_card_hw_svg,       0, 0, HTTP_FMT_NONE, -1, NULL },
+	{ HTTP_GET,  "/card/*.png",                  page_card_run_png,      0, 0, HTTP_FMT_NONE, -1, NULL },
+	{ HTTP_GET,  "/card/*.svg",                  page_card_run_svg,      0, 0, HTTP_FMT_NONE, -1, NULL },
+	{ HTTP_GET,  "/log/checkpoint",              page_log_checkpoint, 0, 0, HTTP_FMT_NONE, -1, NULL },
+	{ HTTP_GET,  "/log/tile/**",                 page_log_tile,     0, 0, HTTP_FMT_NONE, -1, NULL },
+	{ HTTP_GET,  "/static/*",                    page_static_file,  0, 0, HTTP_FMT_NONE, -1, NULL },
+	{ HTTP_GET,  "/favicon.ico",                 page_favicon,      0, 0, HTTP_FMT_NONE, -1, NULL },
+	{ HTTP_GET,  "/robots.txt",                  page_robots,       0, 0, HTTP_FMT_NONE, -1, NULL },
+	{ HTTP_GET,  "/sitemap.xml",                 page_sitemap,      0, 0, HTTP_FMT_NONE, -1, NULL },
+	{ HTTP_GET,  "/sitemap-*.xml",               page_sitemap_file, 0, 0, HTTP_FMT_NONE, -1, NULL },
+	{ HTTP_GET,  "/.well-known/security.txt",    page_security_txt, 0, 0, HTTP_FMT_NONE, -1, NULL },
+	{ HTTP_GET,  "/metrics",                     page_metrics,      ROUTE_HTML, 0, HTTP_FMT_NONE, -1, NULL },
 };
 
-#define NFIXED (sizeof fixed / sizeof fixed[0])
+#define NFIXED NELEM(fixed)
 /* Every route: the fixed ones, then a page kind's JSON, CSV and page. */
-#define NROUTES_MAX (NFIXED + 3 * PAGE_KIND__MAX)
+#define NROUTES_MAX (NFIXED + 3 * PAGE_KINDS_MAX)
 static struct route routes[NROUTES_MAX];
 static size_t nroutes;
 static pthread_once_t routes_once = PTHREAD_ONCE_INIT;
@@ -81,7 +83,7 @@ static const struct route *match(enum http_method m, const char *path, char *arg
 /* Appends one page kind's row. */
 static void add_kind_row(const char *pattern, unsigned flags, enum http_format f, int kind)
 {
-	routes[nroutes++] = (struct route){ HTTP_GET, pattern, page_serve, flags, 0, f, kind };
+	routes[nroutes++] = (struct route){ HTTP_GET, pattern, page_serve, flags, 0, f, kind, NULL };
 }
 
 const char *router_sample_path(const char *pattern, char *out, size_t n)
@@ -112,7 +114,7 @@ static int check_routes(void)
 			return err_set(&routes_err, 500, NULL, NULL, "route %s is taken by %s before it",
 				       routes[i].pattern, rt ? rt->pattern : "nothing");
 	}
-	for (k = 0; k < PAGE_KIND__MAX; k++) {
+	for (k = 0; k < page_kinds_n; k++) {
 		const char *feed = page_kinds[k].feed;
 
 		rt = feed ? match(HTTP_GET, router_sample_path(feed, path, sizeof path), arg, sizeof arg) : NULL;
@@ -135,7 +137,7 @@ static void build_routes(void)
 	nroutes = NFIXED;
 	if (page_kinds_check(NULL, &routes_err) < 0)
 		return;
-	for (i = 0; i < PAGE_KIND__MAX; i++) {
+	for (i = 0; i < page_kinds_n; i++) {
 		k = &page_kinds[i];
 		if (k->json)
 			add_kind_row(k->json, 0, HTTP_FMT_JSON, i);
@@ -179,7 +181,7 @@ static unsigned char route_kinds[NROUTES_MAX + 1];
 static enum route_kind kind_of(const struct route *rt)
 {
 	if (rt->method == HTTP_POST)
-		return rt->handler == upload_handle ? RK_UPLOAD : RK_POST;
+		return rt->write == &upload_write ? RK_UPLOAD : RK_POST;
 	if (!strncmp(rt->pattern, "/badge/", 7))
 		return RK_BADGE;
 	if (!strncmp(rt->pattern, "/static/", 8) || !strcmp(rt->pattern, "/favicon.ico"))
@@ -437,12 +439,14 @@ static void req_begin(struct req *r, struct MHD_Connection *conn, const char *ur
 	snprintf(r->verb, sizeof r->verb, "%s", method);
 	snprintf(r->version, sizeof r->version, "%s", version);
 	r->path = url;
+	http_take_query(r);
 	r->method = method_of(method);
 	r->route = router_match(r->method, url, r->arg, sizeof r->arg);
 	/* What the responder needs, as data: no route is a page for people. */
 	r->html = !r->route || (r->route->flags & ROUTE_HTML);
 	r->format = r->route ? r->route->format : HTTP_FMT_NONE;
 	r->kind = r->format ? r->route->kind : -1;
+	r->write = r->route ? r->route->write : NULL;
 	r->error_page = page_error;
 	client_of(r);
 	cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length");
@@ -464,34 +468,45 @@ static void req_take_body(struct req *r, const char *data, size_t n)
 	buf_add(&r->body, data, n);
 }
 
-/* Refuses with the contract's JSON body whatever the path: for answers
- * about the request's framing or method, which no page is for. */
-static enum MHD_Result refuse_json(struct req *r, unsigned status, const char *code,
-				   const char *message)
+/* Answers a with the contract's JSON error body whatever the path: for
+ * answers about the request's framing or method, which no page is for. */
+static int refuse_json(struct answer *a, unsigned status, const char *code, const char *message)
 {
-	struct err e;
-
-	err_set(&e, status, code, NULL, "%s", message);
-	return http_reply_err_json(r, &e);
+	a->err_json = 1;
+	return err_set(&a->err, status, code, NULL, "%s", message);
 }
 
-/* Runs once the whole request is in: 404, 405, 413, then the handler. */
-static enum MHD_Result dispatch(struct req *r)
+/* The answer once the whole request is in: 404, 405, 413, then the
+ * handler (or, for a request resumed after it was suspended, the function
+ * its handler left to answer it). */
+static int answer_of(struct req *r, struct answer *a)
 {
 	if (!r->route) {
 		r->allow = router_allow(r->path);
 		if (!r->allow)
-			return http_fail(r, 404, "not_found",
-					 "There is no page at this address; check the link, or start from the leaderboard.", NULL);
-		return refuse_json(r, 405, "method_not_allowed",
+			return err_set(&a->err, 404, "not_found", NULL, "%s",
+				       "There is no page at this address; check the link, or start from the leaderboard.");
+		return refuse_json(a, 405, "method_not_allowed",
 				   "This address does not take that method; see the Allow header.");
 	}
 	if (r->body_too_large)
-		return http_fail(r, 413, "payload_too_large",
-				  "The request body is larger than this endpoint accepts (64 KiB for uploads); send a smaller body.", NULL);
+		return err_set(&a->err, 413, "payload_too_large", NULL, "%s",
+			       "The request body is larger than this endpoint accepts (64 KiB for uploads); send a smaller body.");
 	if (buf_error(&r->body))
-		return http_send_nomem(r);
-	return r->route->handler(r);
+		return err_nomem(&a->err);
+	if (r->resume)
+		return r->resume(r, a);
+	return r->route->handler(r, a);
+}
+
+/* Runs once the whole request is in: answers it. */
+static enum MHD_Result dispatch(struct req *r)
+{
+	struct answer a = ANSWER_INIT;
+
+	if (answer_of(r, &a) < 0 && !a.err.status)
+		err_nomem(&a.err);
+	return answer_send(r, &a);
 }
 
 enum MHD_Result router_access(void *cls, struct MHD_Connection *conn,
@@ -505,7 +520,7 @@ enum MHD_Result router_access(void *cls, struct MHD_Connection *conn,
 	size_t line;
 
 	if (!r)
-		return http_send_nomem_conn(conn);   /* router_uri ran out of memory */
+		return answer_nomem_conn(conn);   /* router_uri ran out of memory */
 	if (!r->ready) {
 		/* Queueing on this first call would make libmicrohttpd close
 		 * the connection; answer on the next call instead. */
@@ -517,8 +532,12 @@ enum MHD_Result router_access(void *cls, struct MHD_Connection *conn,
 		fe = r->target;
 		if (fe.status ||
 		    framing_check(conn, version, line, app->cfg.max_header_bytes, &fe) < 0) {
+			struct answer a = ANSWER_INIT;
+
 			r->close = 1;
-			return http_reply_err_json(r, &fe);
+			a.err = fe;
+			a.err_json = 1;
+			return answer_send(r, &a);
 		}
 		/* Except for a client waiting for "100 Continue" before it
 		 * sends a body declared over the route's limit: it gets the
@@ -555,7 +574,7 @@ static void req_account(struct app *app, struct req *r)
 	metrics_request(route, route_kinds[route], status, took);
 	if (r->err_code && !strcmp(r->err_code, "rate_limited"))
 		metrics_rate_limited(route);
-	if (r->route && r->route->handler == upload_handle)
+	if (r->route && r->route->write == &upload_write)
 		metrics_upload(status == 201 ? "accepted" : status == 200 ? "duplicate"
 			       : r->err_code ? r->err_code : "other");
 	access_log_request(app->access_log, r, status, took);

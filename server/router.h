@@ -12,7 +12,10 @@ enum route_flags {
 	ROUTE_BODY = 2,   /* reads a request body of at most max_body bytes */
 };
 
-typedef enum MHD_Result (*route_fn)(struct req *r);
+struct answer;
+/* A route's handler: fills a with the answer to r (http/answer.h) and
+ * returns 0, or -1 with a->err set (-1 without it: out of memory). */
+typedef int (*route_fn)(struct req *r, struct answer *a);
 
 /* One row of the route table (a page kind's rows are made from the
  * table in pages/kinds.c; format and kind say which form of which kind).  The pattern is a literal path in which one
@@ -28,6 +31,8 @@ struct route {
 	size_t max_body;
 	enum http_format format;   /* HTTP_FMT_NONE: no page kind's row */
 	int kind;                  /* enum page_kind, when format is set */
+	const struct defer_row *write; /* a write's row, run by defer_serve
+	                           * (the handler), or NULL */
 };
 
 /* Makes the page kinds' rows from pages/kinds.c's table (once; the lookups

@@ -40,7 +40,7 @@ static inline void sample_run_init(struct sample_run *s, const struct sample_opt
 	s->n.jws_len = strlen(jws);
 	s->n.thumbprint = thumb;
 	s->n.alg = "EdDSA";
-	run_new_init(&s->n);
+	s->n.j.run = run_store_run;
 }
 
 static inline void sample_run_free(struct sample_run *s)

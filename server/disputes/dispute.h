@@ -37,6 +37,7 @@
 
 #include <jansson.h>
 
+#include "http/defer.h"
 #include "http/http.h"
 
 #define DISPUTE_BODY_MAX   4000   /* characters of a post's body */
@@ -52,17 +53,17 @@
  * malformed_jws, 401 invalid_signature, 403 forbidden_key (signed by
  * another key), 404, 409 replayed_post, 415, 422 schema_violation (with
  * field) or reserved_author, 429. */
-enum MHD_Result dispute_api_post(struct req *r);
+extern const struct defer_row dispute_api_write;
 /* POST /api/v1/runs/<id>/disputes/resolve with the moderator token and
  * {"resolution": "upheld"|"dismissed", "note"?}.  200 with the thread's
  * state; 401 invalid_token (also when moderation is not configured), 404,
  * 415, 400 invalid_json, 422 schema_violation, 429 after too many wrong
  * tokens from the address. */
-enum MHD_Result dispute_api_resolve(struct req *r);
+extern const struct defer_row dispute_resolve_write;
 /* POST /r/<id>/disputes (browser form, urlencoded author, body, token).
  * 303 to the thread; error pages: 403 for another site or a bad token,
  * 404, 415, 422, 429. */
-enum MHD_Result dispute_form_post(struct req *r);
+extern const struct defer_row dispute_form_write;
 
 /* The thread of run id as JSON, for the run's view model:
  * {"state": "open"|"upheld"|"dismissed", "resolution": null or the ruling,

@@ -7,10 +7,12 @@
 #include <time.h>
 
 #include "app.h"
+#include "http/answer.h"
 #include "disputes/dispute_int.h"
 #include "http/cache.h"
 #include "http/ratelimit.h"
 #include "http/defer.h"
+#include "http/store_err.h"
 #include "store/outlier.h"
 #include "store/tlog_store.h"
 #include "util/timefmt.h"
@@ -24,10 +26,9 @@ static const char sql_rule[] =
 	"state = excluded.state, note = excluded.note, resolved_at = excluded.resolved_at";
 static const char sql_set_status[] = "UPDATE runs SET status = ? WHERE id = ?";
 
-/* A ruling on its way to the writer. */
+/* A ruling on its way to the writer, the state of its row (defer.h). */
 struct rule_job {
 	struct db_job j;
-	struct req *r;
 	char run_id[sizeof ((struct req *)0)->arg];
 	const char *state;        /* "upheld" or "dismissed" (static) */
 	char *note;
@@ -35,12 +36,14 @@ struct rule_job {
 	int withdrawn;            /* the run was withdrawn: it stayed out */
 };
 
-static void rule_free(void *p)
+DEFER_STATE(struct rule_job, j);
+
+/* Frees what the ruling owns (release; defer.c frees the state). */
+static void rule_release(void *state)
 {
-	struct rule_job *rj = p;
+	struct rule_job *rj = state;
 
 	free(rj->note);
-	free(rj);
 }
 
 /* Writer: moves the run in or out of its cluster, as the ruling says. */
@@ -75,8 +78,8 @@ static int log_ruling(struct dbconn *w, const struct rule_job *rj)
 	const char *fields[4] = { rj->run_id, rj->state, rj->note, rj->resolved_at };
 	unsigned char sha[32];
 
-	tlog_record_sha(sha, "ruling", fields, 4);
-	return tlog_record(w, TLOG_RULING, rj->run_id, sha, NULL);
+	tlog_store_entry_sha(sha, "ruling", fields, 4);
+	return tlog_store_append(w, TLOG_RULING, rj->run_id, sha, NULL);
 }
 
 /* Writer: records the ruling on the thread and applies it to the run. */
@@ -110,37 +113,37 @@ static int rule_run(struct dbconn *w, struct db_job *j)
 	return rc;
 }
 
-/* Writer: the ruling is committed (or failed).  A ruling can move a whole
- * cluster's figures and every list, so the whole cache goes, here, right
- * after the commit (see job_done).  Then wakes the connection. */
-static void rule_done(struct db_job *j)
+/* On the sync thread, after the commit (or its failure): a ruling can
+ * move a whole cluster's figures and every list, so the whole cache goes,
+ * here, right after the commit (as post.c's post_done drops its page). */
+static void rule_done(struct req *r, void *state)
 {
-	struct rule_job *rj = container_of(j, struct rule_job, j);
+	struct rule_job *rj = state;
 
 	if (rj->j.rc == DB_OK)
-		cache_clear(rj->r->app->cache);
-	defer_wake(rj->r);
+		cache_clear(r->app->cache);
 }
 
-/* Answers the moderator once the ruling is stored. */
-static enum MHD_Result rule_finish(struct req *r)
+/* Answers the moderator once the ruling is stored: 200 with the ruling,
+ * 404, 503. */
+static int rule_finish(struct req *r, void *state, struct answer *a)
 {
-	struct rule_job *rj = r->job;
-	enum MHD_Result ret;
+	struct rule_job *rj = state;
 	json_t *body;
+	int rc;
 
 	if (rj->j.rc == DB_NOTFOUND)
-		return http_fail(r, 404, "not_found", MSG_NO_RUN, NULL);
+		return err_set(&a->err, 404, "not_found", NULL, "%s", MSG_NO_RUN);
 	if (rj->j.rc != DB_OK)
-		return http_fail(r, 503, "unavailable", db_status_message(rj->j.rc), NULL);
+		return http_db_err(&a->err, rj->j.rc);
 	body = json_pack("{s:s, s:s, s:s, s:s?, s:s, s:s}", "run_id", rj->run_id,
 			 "state", rj->state, "resolution", rj->state, "note", rj->note,
 			 "resolved_at", rj->resolved_at,
 			 "run_status", rj->withdrawn ? "withdrawn"
 				 : strcmp(rj->state, "upheld") ? "ok" : "upheld");
-	ret = http_send_json(r, 200, body, NULL);
+	rc = body ? answer_json(a, 200, body, NULL) : -1;
 	json_decref(body);
-	return ret;
+	return rc;
 }
 
 /* 1 when the request carries the moderator token (compared in constant
@@ -177,14 +180,17 @@ static int rule_fields(const json_t *o, struct rule_job *rj, struct err *e)
 	return dispute_text_field(note, n, "note", DISPUTE_NOTE_MAX, 1, 0, &rj->note, e);
 }
 
-/* Checks the moderator, the run and the ruling. */
-static int rule_check(struct req *r, struct rule_job *rj, struct err *e)
+/* Checks the moderator, the run and the ruling into its state (the row's
+ * check); 0, or -1 with e filled. */
+static int rule_check(struct req *r, void *state, struct err *e)
 {
 	const char *want = r->app->cfg.moderator_token;
+	struct rule_job *rj = state;
 	char thumb[48], addr[80];
 	json_t *o;
 	int rc;
 
+	snprintf(rj->run_id, sizeof rj->run_id, "%s", r->arg);
 	if (!want || !*want)
 		return err_set(e, 401, "invalid_token", NULL, "%s", "Moderation is not configured on this server: the operator must set LLMSPEED_MODERATOR_TOKEN.");
 	/* Guesses have an allowance of their own (DISPUTE_MODERATOR_GUESSES),
@@ -209,21 +215,6 @@ static int rule_check(struct req *r, struct rule_job *rj, struct err *e)
 	return rc;
 }
 
-enum MHD_Result dispute_api_resolve(struct req *r)
-{
-	struct rule_job *rj;
-	struct err e;
-
-	if (r->job)
-		return rule_finish(r);
-	if (!(rj = calloc(1, sizeof *rj)))
-		return http_send_nomem(r);
-	if (rule_check(r, rj, &e) < 0) {
-		rule_free(rj);
-		return http_reply_err(r, &e);
-	}
-	rj->r = r;
-	snprintf(rj->run_id, sizeof rj->run_id, "%s", r->arg);
-	rj->j.run = rule_run;
-	return defer_submit(r, &rj->j, rule_done, rj, rule_free);
-}
+const struct defer_row dispute_resolve_write = {
+	sizeof(struct rule_job), rule_check, rule_run, rule_done, rule_finish, rule_release,
+};

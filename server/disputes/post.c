@@ -8,12 +8,14 @@
 #include <time.h>
 
 #include "app.h"
+#include "http/answer.h"
 #include "disputes/dispute_int.h"
 #include "util/confusable.h"
 #include "http/cache.h"
 #include "http/form.h"
 #include "ingest/jws.h"
 #include "http/defer.h"
+#include "http/store_err.h"
 #include "store/tlog_store.h"
 #include "util/timefmt.h"
 
@@ -31,10 +33,10 @@ static const char sql_bump_thread[] =
 	"UPDATE dispute_threads SET last_post_at = ?1, last_post_id = ?2, "
 	"posts = posts + 1 WHERE run_id = ?3";
 
-/* A post on its way to the writer; lives until the request ends. */
+/* A post on its way to the writer, the state of its row (defer.h); lives
+ * until the request ends. */
 struct post_job {
 	struct db_job j;
-	struct req *r;
 	char run_id[sizeof ((struct req *)0)->arg];
 	char *author, *body;
 	int by_submitter;
@@ -46,13 +48,15 @@ struct post_job {
 	char created_at[32];
 };
 
-static void post_free(void *p)
+DEFER_STATE(struct post_job, j);
+
+/* Frees what the post owns (release; defer.c frees the state). */
+static void post_release(void *state)
 {
-	struct post_job *pj = p;
+	struct post_job *pj = state;
 
 	free(pj->author);
 	free(pj->body);
-	free(pj);
 }
 
 /* The post the same signed payload made before on this run, or 0. */
@@ -90,9 +94,9 @@ static int log_post(struct dbconn *w, const struct post_job *p)
 		fields[2] = p->author;
 		fields[3] = p->body;
 		fields[4] = p->created_at;
-		tlog_record_sha(sha, "post", fields, 5);
+		tlog_store_entry_sha(sha, "post", fields, 5);
 	}
-	return tlog_record(w, TLOG_POST, ref, sha, NULL);
+	return tlog_store_append(w, TLOG_POST, ref, sha, NULL);
 }
 
 /* Writer: opens the thread if needed, adds the post, bumps the thread; a
@@ -134,26 +138,16 @@ static int post_run(struct dbconn *w, struct db_job *j)
 	return dispute_step(st);
 }
 
-/* Writer: the commit is done (or failed).  Drops the run's cached page
- * here, right after the commit, as upload.c does, and not when the answer
- * is sent, which need not happen for a client that went away.  Then wakes
- * the connection. */
-static void job_done(struct db_job *j)
+/* On the sync thread, after the commit (or its failure): drops the run's
+ * cached page here, right after the commit, as upload.c does, and not
+ * when the answer is sent, which need not happen for a client that went
+ * away. */
+static void post_done(struct req *r, void *state)
 {
-	struct post_job *p = container_of(j, struct post_job, j);
+	struct post_job *p = state;
 
 	if (p->j.rc == DB_OK)
-		cache_invalidate(p->r->app->cache, p->run_id);
-	defer_wake(p->r);
-}
-
-/* Hands the checked post to the writer and suspends the connection. */
-static enum MHD_Result post_submit(struct req *r, struct post_job *p)
-{
-	p->r = r;
-	snprintf(p->run_id, sizeof p->run_id, "%s", r->arg);
-	p->j.run = post_run;
-	return defer_submit(r, &p->j, job_done, p, post_free);
+		cache_invalidate(r->app->cache, p->run_id);
 }
 
 /* The 201 body: the created post. */
@@ -165,38 +159,39 @@ static json_t *post_created_json(const struct post_job *p)
 		"created_at", p->created_at);
 }
 
-/* Answers once the writer has stored (or failed to store) the post. */
-static enum MHD_Result post_finish(struct req *r)
+/* Answers once the writer has stored (or failed to store) the post: 201
+ * with the post (303 back to the thread for the form), 404, 409 for a
+ * replay, 503. */
+static int post_finish(struct req *r, void *state, struct answer *a)
 {
-	struct post_job *p = r->job;
+	struct post_job *p = state;
 	struct http_opts o = { 0 };
 	char origin[300], loc[600];
-	enum MHD_Result ret;
 	json_t *body;
+	int rc;
 
 	if (p->j.rc == DB_NOTFOUND)
-		return http_fail(r, 404, "not_found", MSG_NO_RUN, NULL);
+		return err_set(&a->err, 404, "not_found", NULL, "%s", MSG_NO_RUN);
 	if (p->j.rc != DB_OK)
-		return http_fail(r, 503, "unavailable", db_status_message(p->j.rc), NULL);
-	if (p->replay_of) {
-		snprintf(loc, sizeof loc, "This signed post was received before (post %lld) and is not posted again; "
-			 "to post once more, sign a new payload with a fresh \"nonce\" or \"iat\".", p->replay_of);
-		return http_fail(r, 409, "replayed_post", loc, NULL);
-	}
+		return http_db_err(&a->err, p->j.rc);
+	if (p->replay_of)
+		return err_set(&a->err, 409, "replayed_post", NULL,
+			       "This signed post was received before (post %lld) and is not posted again; "
+			       "to post once more, sign a new payload with a fresh \"nonce\" or \"iat\".", p->replay_of);
 	if (r->html) {
 		/* A new URL each time, so a browser's cached copy of the run
 		 * page (max-age 60) is not shown instead of the new post. */
 		snprintf(loc, sizeof loc, "/r/%s?posted=%lld#dispute", p->run_id, p->id);
 		o.location = loc;
-		return http_send(r, 303, CT_TEXT, "See the thread.\n", 16, &o);
+		return answer_body(a, 303, CT_TEXT, "See the thread.\n", 16, &o);
 	}
 	http_origin(r, origin, sizeof origin);
 	snprintf(loc, sizeof loc, "%s/r/%s#dispute-post-%lld", origin, p->run_id, p->id);
 	o.location = loc;
 	body = post_created_json(p);
-	ret = http_send_json(r, 201, body, &o);
+	rc = body ? answer_json(a, 201, body, &o) : -1;
 	json_decref(body);
-	return ret;
+	return rc;
 }
 
 
@@ -310,12 +305,15 @@ out:
 	return rc;
 }
 
-/* Checks an API post into p; 0, or -1 with e filled. */
-static int api_check(struct req *r, struct post_job *p, struct err *e)
+/* Checks an API post into its state (the API row's check); 0, or -1 with
+ * e filled. */
+static int api_check(struct req *r, void *state, struct err *e)
 {
+	struct post_job *p = state;
 	char thumb[48];
 	int rc;
 
+	snprintf(p->run_id, sizeof p->run_id, "%s", r->arg);
 	if (dispute_run_check(r, thumb, e) < 0)
 		return -1;
 	if (http_ctype_is(r, CT_JSON))
@@ -331,29 +329,9 @@ static int api_check(struct req *r, struct post_job *p, struct err *e)
 	return rc;
 }
 
-/* Both ways of posting: the first call checks the request with check and
- * hands the post to the writer; the second, after the commit, answers. */
-static enum MHD_Result post_handle(struct req *r,
-				   int (*check)(struct req *, struct post_job *, struct err *))
-{
-	struct post_job *p;
-	struct err e;
-
-	if (r->job)
-		return post_finish(r);
-	if (!(p = calloc(1, sizeof *p)))
-		return http_send_nomem(r);
-	if (check(r, p, &e) < 0) {
-		post_free(p);
-		return http_reply_err(r, &e);
-	}
-	return post_submit(r, p);
-}
-
-enum MHD_Result dispute_api_post(struct req *r)
-{
-	return post_handle(r, api_check);
-}
+const struct defer_row dispute_api_write = {
+	sizeof(struct post_job), api_check, post_run, post_done, post_finish, post_release,
+};
 
 /* ---- the form ---- */
 
@@ -379,14 +357,17 @@ static int form_fields(struct req *r, struct post_job *p, struct buf *token,
 	return rc;
 }
 
-/* Checks the browser form into p: the run, where it came from, its token,
- * its fields and the client's allowance. */
-static int form_check(struct req *r, struct post_job *p, struct err *e)
+/* Checks the browser form into its state (the form row's check): the
+ * run, where it came from, its token, its fields and the client's
+ * allowance. */
+static int form_check(struct req *r, void *state, struct err *e)
 {
+	struct post_job *p = state;
 	struct buf token = BUF_INIT;
 	char thumb[48];
 	int rc;
 
+	snprintf(p->run_id, sizeof p->run_id, "%s", r->arg);
 	if (dispute_run_check(r, thumb, e) < 0)
 		return -1;
 	if (!dispute_same_site(r))
@@ -406,7 +387,6 @@ static int form_check(struct req *r, struct post_job *p, struct err *e)
 	return rc;
 }
 
-enum MHD_Result dispute_form_post(struct req *r)
-{
-	return post_handle(r, form_check);
-}
+const struct defer_row dispute_form_write = {
+	sizeof(struct post_job), form_check, post_run, post_done, post_finish, post_release,
+};

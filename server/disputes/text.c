@@ -44,11 +44,12 @@ static char *clean_text(const char *s, size_t n, int lines)
 	return out;
 }
 
-/* 1, with the sentence in msg, when the cleaned text s holds a character
- * no output can carry (a noncharacter, a control character other than
- * tab and line break) or, when required, nothing visible (only spaces,
- * bidirectional controls and other invisible characters); else 0. */
-static int text_refused(const char *s, const char *field, int required, char *msg, size_t n)
+/* Refuses the cleaned text s of field when it holds a character no
+ * output can carry (a noncharacter, a control character other than tab
+ * and line break) or, when required, nothing visible (only spaces,
+ * bidirectional controls and other invisible characters): -1 with the 422
+ * in e; else 0. */
+static int text_refused(const char *s, const char *field, int required, struct err *e)
 {
 	size_t len = strlen(s);
 	uint32_t cp;
@@ -56,14 +57,12 @@ static int text_refused(const char *s, const char *field, int required, char *ms
 
 	if (utf8_text_bad((const unsigned char *)s, len, 1, &cp) >= 0) {
 		utf8_cp_name(cp, name);
-		snprintf(msg, n, "The \"%s\" field contains %s, %s; remove it.", field, name,
-			 utf8_is_noncharacter(cp) ? "a noncharacter" : "a control character");
-		return 1;
+		return err_set(e, 422, "schema_violation", field, "The \"%s\" field contains %s, %s; remove it.",
+			       field, name, utf8_is_noncharacter(cp) ? "a noncharacter" : "a control character");
 	}
-	if (required && len && !utf8_has_visible((const unsigned char *)s, len)) {
-		snprintf(msg, n, "The \"%s\" field has nothing visible in it, only spaces or invisible characters; write what you mean.", field);
-		return 1;
-	}
+	if (required && len && !utf8_has_visible((const unsigned char *)s, len))
+		return err_set(e, 422, "schema_violation", field, "The \"%s\" field has nothing visible in it, "
+			       "only spaces or invisible characters; write what you mean.", field);
 	return 0;
 }
 
@@ -72,38 +71,34 @@ static int text_refused(const char *s, const char *field, int required, char *ms
 int dispute_text_field(const char *s, size_t n, const char *field, long max,
 		      int lines, int required, char **out, struct err *e)
 {
-	char msg[200];
 	long chars;
 
 	*out = NULL;
 	if (!s && !required)
 		return 0;
-	if (!s) {
-		snprintf(msg, sizeof msg, "Write the dispute in \"%s\": 1 to %ld characters of plain text.", field, max);
-		return err_set(e, 422, "schema_violation", field, "%s", msg);
-	}
-	if ((chars = utf8_count((const unsigned char *)s, n)) < 0) {
-		snprintf(msg, sizeof msg, "The \"%s\" field must be UTF-8 text without NUL characters.", field);
-		return err_set(e, 422, "schema_violation", field, "%s", msg);
-	}
+	if (!s)
+		return err_set(e, 422, "schema_violation", field,
+			       "Write the dispute in \"%s\": 1 to %ld characters of plain text.", field, max);
+	if ((chars = utf8_count((const unsigned char *)s, n)) < 0)
+		return err_set(e, 422, "schema_violation", field,
+			       "The \"%s\" field must be UTF-8 text without NUL characters.", field);
 	if (!(*out = clean_text(s, n, lines)))
 		return err_nomem(e);
-	if (text_refused(*out, field, required, msg, sizeof msg)) {
-		free(*out);
-		*out = NULL;
-		return err_set(e, 422, "schema_violation", field, "%s", msg);
-	}
+	if (text_refused(*out, field, required, e) < 0)
+		goto refused;
 	chars = utf8_count((const unsigned char *)*out, strlen(*out));
 	if (chars > max || (required && chars == 0)) {
-		free(*out);
-		*out = NULL;
-		snprintf(msg, sizeof msg, chars ? "The \"%s\" field is longer than %ld characters; shorten it."
-			 : "The \"%s\" field is empty; write 1 to %ld characters.", field, max);
-		return err_set(e, 422, "schema_violation", field, "%s", msg);
+		err_set(e, 422, "schema_violation", field, chars ? "The \"%s\" field is longer than %ld characters; shorten it."
+			: "The \"%s\" field is empty; write 1 to %ld characters.", field, max);
+		goto refused;
 	}
 	if (chars == 0) {
 		free(*out);
 		*out = NULL;
 	}
 	return 0;
+refused:
+	free(*out);
+	*out = NULL;
+	return -1;
 }

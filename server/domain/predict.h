@@ -96,7 +96,7 @@ struct predict_result {
 	long long runs;              /* runs over those combinations */
 	char from[PREDICT_FROM_MAX]; /* predict_basis() of this result: predicted_from */
 	char backend[64];            /* the backend predicted for: set by the store's
-				      * predict_for_combo (its choice when asked for
+				      * forecast_for_combo (its choice when asked for
 				      * none); predict() leaves it "" */
 };
 

@@ -13,11 +13,7 @@
 #define NTAGS 65536     /* cluster generations; clusters sharing a slot share one */
 
 struct rep {
-	struct MHD_Response *resp;
-	size_t bytes;           /* body length, counted in cache->bytes */
-	unsigned status;
-	char etag[40];
-	char cc[80];
+	struct http_kept *k;    /* NULL: none; its bytes are counted in cache->bytes */
 	unsigned tag;           /* the cluster tag of what it shows, 0: none */
 	unsigned tag_gen;       /* that tag's generation when it was built */
 	unsigned rep_gen;       /* its rep's generation when it was kept */
@@ -94,10 +90,10 @@ static void entry_free(struct cache *c, struct entry *e)
 	int i;
 
 	for (i = 0; i < REP__MAX; i++) {
-		if (!e->reps[i].resp)
+		if (!e->reps[i].k)
 			continue;
-		MHD_destroy_response(e->reps[i].resp);
-		c->bytes -= e->reps[i].bytes;
+		c->bytes -= e->reps[i].k->bytes;
+		http_kept_unref(e->reps[i].k);
 	}
 	free(e);
 	c->count--;
@@ -149,28 +145,22 @@ static unsigned slot_of(unsigned tag)
 	return (tag - 1) % NTAGS;
 }
 
-int cache_serve(struct cache *c, struct req *r, const char *id,
-		enum cache_rep rep, enum MHD_Result *ret)
+struct http_kept *cache_get(struct cache *c, const char *id, enum cache_rep rep)
 {
+	struct http_kept *k = NULL;
 	struct entry *e;
 	struct rep *p;
-	int hit = 0;
 
 	pthread_rwlock_rdlock(&c->lock);
 	e = find(c, id, bucket_of(id));
-	if (e && (p = &e->reps[rep])->resp &&
+	if (e && (p = &e->reps[rep])->k &&
 	    (!p->tag || atomic_load(&c->tag_gen[slot_of(p->tag)]) == p->tag_gen) &&
 	    atomic_load(&c->rep_gen[rep]) == p->rep_gen &&
-	    (rep != REP_LIST_HTML || atomic_load(&c->gen) == p->gen)) {
-		hit = 1;
-		if (p->status == 200 && http_etag_matches(r, p->etag))
-			*ret = http_not_modified(r, p->etag, p->cc);
-		else
-			*ret = http_send_prebuilt(r, p->status, p->resp, p->bytes);
-	}
+	    (rep != REP_LIST_HTML || atomic_load(&c->gen) == p->gen))
+		k = http_kept_ref(p->k);
 	pthread_rwlock_unlock(&c->lock);
-	metrics_cache(rep, hit);
-	return hit;
+	metrics_cache(rep, k != NULL);
+	return k;
 }
 
 /* Makes room for bytes more, and for one more id unless id is cached;
@@ -204,37 +194,28 @@ void cache_bump_rep(struct cache *c, enum cache_rep rep)
 	pthread_rwlock_unlock(&c->lock);
 }
 
-void cache_put(struct cache *c, const char *id, enum cache_rep rep,
-	       uint64_t gen, unsigned status, struct MHD_Response *resp,
-	       const char *etag, const char *cache_control, size_t bytes)
-{
-	cache_put_tagged(c, id, rep, gen, 0, status, resp, etag, cache_control, bytes);
-}
-
-void cache_put_tagged(struct cache *c, const char *id, enum cache_rep rep,
-		      uint64_t gen, unsigned tag, unsigned status, struct MHD_Response *resp,
-		      const char *etag, const char *cache_control, size_t bytes)
+void cache_put(struct cache *c, const char *id, enum cache_rep rep, uint64_t gen, unsigned tag,
+	       struct http_kept *k)
 {
 	unsigned b = bucket_of(id);
 	struct entry *e;
 	struct rep *p;
 
 	if (strlen(id) >= sizeof e->id) {
-		MHD_destroy_response(resp);
+		http_kept_unref(k);
 		return;
 	}
 	pthread_rwlock_wrlock(&c->lock);
-	if (atomic_load(&c->gen) != gen || bytes > c->max_bytes / 4)
+	if (atomic_load(&c->gen) != gen || k->bytes > c->max_bytes / 4)
 		goto drop;
 	e = find(c, id, b);
-	if (e && e->reps[rep].resp) {
+	if (e && e->reps[rep].k) {
 		/* The old body leaves before the room for the new is made. */
-		MHD_destroy_response(e->reps[rep].resp);
-		c->bytes -= e->reps[rep].bytes;
-		e->reps[rep].resp = NULL;
-		e->reps[rep].bytes = 0;
+		c->bytes -= e->reps[rep].k->bytes;
+		http_kept_unref(e->reps[rep].k);
+		e->reps[rep].k = NULL;
 	}
-	evict(c, id, b, bytes);
+	evict(c, id, b, k->bytes);
 	e = find(c, id, b);
 	if (!e) {
 		e = calloc(1, sizeof *e);
@@ -250,17 +231,13 @@ void cache_put_tagged(struct cache *c, const char *id, enum cache_rep rep,
 	p->tag_gen = tag ? atomic_load(&c->tag_gen[slot_of(tag)]) : 0;
 	p->rep_gen = atomic_load(&c->rep_gen[rep]);
 	p->gen = gen;
-	p->resp = resp;
-	p->bytes = bytes;
-	c->bytes += bytes;
-	p->status = status;
-	strncpy(p->etag, etag ? etag : "", sizeof p->etag - 1);
-	strncpy(p->cc, cache_control ? cache_control : "", sizeof p->cc - 1);
+	p->k = k;
+	c->bytes += k->bytes;
 	pthread_rwlock_unlock(&c->lock);
 	return;
 drop:
 	pthread_rwlock_unlock(&c->lock);
-	MHD_destroy_response(resp);
+	http_kept_unref(k);
 }
 
 void cache_invalidate(struct cache *c, const char *id)
@@ -289,32 +266,4 @@ void cache_clear(struct cache *c)
 	for (b = 0; b < NBUCKETS; b++)
 		drop_bucket(c, b);
 	pthread_rwlock_unlock(&c->lock);
-}
-
-enum MHD_Result cache_send(struct cache *c, struct req *r, const char *id,
-			   enum cache_rep rep, uint64_t gen, unsigned status,
-			   const char *ctype, const void *body, size_t len,
-			   const char *cache_control)
-{
-	return cache_send_tagged(c, r, id, rep, gen, 0, status, ctype, body, len, cache_control);
-}
-
-enum MHD_Result cache_send_tagged(struct cache *c, struct req *r, const char *id,
-				  enum cache_rep rep, uint64_t gen, unsigned tag, unsigned status,
-				  const char *ctype, const void *body, size_t len,
-				  const char *cache_control)
-{
-	struct MHD_Response *resp;
-	enum MHD_Result ret;
-	char etag[40];
-
-	http_etag_of(body, len, etag);
-	if (status == 200 && http_etag_matches(r, etag))
-		return http_not_modified(r, etag, cache_control);
-	resp = http_build(ctype, body, len, cache_control, status == 200 ? etag : NULL);
-	if (!resp)
-		return http_send_nomem(r);
-	ret = http_send_prebuilt(r, status, resp, len);
-	cache_put_tagged(c, id, rep, gen, tag, status, resp, etag, cache_control, len);
-	return ret;
 }

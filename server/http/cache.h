@@ -22,7 +22,7 @@ enum cache_rep {
 	REP_BADGE_SVG,
 	REP_BADGE_JSON,
 	REP_LIST_HTML,      /* a list page by path and query: stale after any write */
-	REP_CARD_PNG,       /* a run's link-preview card (pages/card.c) */
+	REP_CARD_PNG,       /* a run's link-preview card (pages/page_card.c) */
 	REP_CARD_SVG,       /* ... and the SVG it is drawn from */
 	REP__MAX
 };
@@ -47,18 +47,17 @@ size_t cache_bytes(struct cache *c);
 
 uint64_t cache_gen(struct cache *c);
 
-/* When (id, rep) is cached, queues it for r (or 304 when If-None-Match
- * matches its ETag), stores the result in *ret and returns 1; else 0. */
-int cache_serve(struct cache *c, struct req *r, const char *id,
-		enum cache_rep rep, enum MHD_Result *ret);
+/* The response kept as (id, rep), a new reference (answer_kept takes
+ * it), or NULL when there is none or it went stale; counts the hit or
+ * miss for /metrics. */
+struct http_kept *cache_get(struct cache *c, const char *id, enum cache_rep rep);
 
-/* Keeps resp (the cache takes the caller's reference), whose body is bytes
- * long, as (id, rep) with its status and ETag, unless an invalidation
- * happened since gen or the body alone is over a quarter of the byte bound;
- * then the response is released instead. */
-void cache_put(struct cache *c, const char *id, enum cache_rep rep,
-	       uint64_t gen, unsigned status, struct MHD_Response *resp,
-	       const char *etag, const char *cache_control, size_t bytes);
+/* Keeps k (the cache takes the caller's reference) as (id, rep), tagged
+ * with the cluster it shows (0: none; see below), unless an invalidation
+ * happened since gen or the body alone is over a quarter of the byte
+ * bound; then the reference is dropped instead. */
+void cache_put(struct cache *c, const char *id, enum cache_rep rep, uint64_t gen, unsigned tag,
+	       struct http_kept *k);
 
 /* Cluster generations: a response that shows a cluster's figures (a run
  * page shows its cluster's size, mean and spread) is kept with the tag of
@@ -77,26 +76,9 @@ void cache_bump_rep(struct cache *c, enum cache_rep rep);
 /* The longest id the cache keeps (a run id, or a list page's key). */
 #define CACHE_ID_MAX 39
 
-/* cache_put and cache_send for a response showing the figures of the
- * cluster with this tag (0: none). */
-void cache_put_tagged(struct cache *c, const char *id, enum cache_rep rep,
-		      uint64_t gen, unsigned tag, unsigned status, struct MHD_Response *resp,
-		      const char *etag, const char *cache_control, size_t bytes);
-enum MHD_Result cache_send_tagged(struct cache *c, struct req *r, const char *id,
-				  enum cache_rep rep, uint64_t gen, unsigned tag, unsigned status,
-				  const char *ctype, const void *body, size_t len,
-				  const char *cache_control);
-
 /* Drops every rep of id and moves the generation on. */
 void cache_invalidate(struct cache *c, const char *id);
 /* Drops everything (a moderator ruling, a cluster-wide change). */
 void cache_clear(struct cache *c);
-
-/* Convenience for handlers: builds a response from body, answers r with it
- * (or 304) and keeps it in the cache; returns the libmicrohttpd result. */
-enum MHD_Result cache_send(struct cache *c, struct req *r, const char *id,
-			   enum cache_rep rep, uint64_t gen, unsigned status,
-			   const char *ctype, const void *body, size_t len,
-			   const char *cache_control);
 
 #endif

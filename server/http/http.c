@@ -1,4 +1,7 @@
-/* http.c: responses, status codes, caching and security headers. */
+/* http.c: responses, status codes, caching and security headers, all in
+ * one place: a request's headers, query and origin, a response's headers,
+ * and the one place an answer is queued (answer.h): bodies, the error
+ * responder, kept and built responses, the one out-of-memory answer. */
 #include "http/http.h"
 
 #include <arpa/inet.h>
@@ -10,7 +13,9 @@
 #include <strings.h>
 
 #include "app.h"
+#include "http/answer.h"
 #include "util/jsonw.h"
+#include "util/nelem.h"
 
 /* Content-Security-Policy for everything we serve: no script, styles
  * only from our own stylesheet, no framing.  A page (text/html) may also
@@ -88,52 +93,41 @@ const char *http_ctype_of_name(const char *name)
 	const char *dot = strrchr(name, '.');
 	size_t i;
 
-	for (i = 0; dot && i < sizeof types / sizeof types[0]; i++)
+	for (i = 0; dot && i < NELEM(types); i++)
 		if (!strcmp(dot, types[i].ext))
 			return types[i].ctype;
 	return CT_OCTETS;
 }
 
-enum MHD_Result http_send_prebuilt(struct req *r, unsigned status,
-				   struct MHD_Response *resp, size_t bytes)
+struct http_kept *http_kept_build(unsigned status, const char *ctype, const void *body,
+				  size_t len, const char *cache_control, const char *etag)
 {
-	r->sent_bytes = bytes;
-	return MHD_queue_response(r->conn, status, resp);
+	struct http_kept *k = calloc(1, sizeof *k);
+
+	if (!k || !(k->resp = http_build(ctype, body, len, cache_control, etag))) {
+		free(k);
+		return NULL;
+	}
+	k->status = status;
+	k->bytes = len;
+	snprintf(k->etag, sizeof k->etag, "%s", etag ? etag : "");
+	snprintf(k->cc, sizeof k->cc, "%s", cache_control ? cache_control : "");
+	atomic_init(&k->refs, 1);
+	return k;
 }
 
-/* The one out-of-memory answer, built once (http_init) so that queueing
- * it allocates no response of its own. */
-#define NOMEM_BODY "{\"error\":{\"code\":\"unavailable\",\"message\":\"" MSG_NOMEM "\"}}"
-#define STR_(x) #x
-#define STR(x) STR_(x)
-static struct MHD_Response *nomem_resp;
-static pthread_once_t nomem_once = PTHREAD_ONCE_INIT;
-
-static void nomem_build(void)
+struct http_kept *http_kept_ref(struct http_kept *k)
 {
-	nomem_resp = http_build(CT_JSON, NOMEM_BODY, sizeof NOMEM_BODY - 1, CC_NONE, NULL);
-	if (nomem_resp)
-		MHD_add_response_header(nomem_resp, "Retry-After", STR(HTTP_RETRY_UNAVAILABLE));
+	atomic_fetch_add(&k->refs, 1);
+	return k;
 }
 
-int http_init(void)
+void http_kept_unref(struct http_kept *k)
 {
-	pthread_once(&nomem_once, nomem_build);
-	return nomem_resp ? 0 : -1;
-}
-
-enum MHD_Result http_send_nomem_conn(struct MHD_Connection *conn)
-{
-	if (http_init() < 0)
-		return MHD_NO;
-	return MHD_queue_response(conn, 503, nomem_resp);
-}
-
-enum MHD_Result http_send_nomem(struct req *r)
-{
-	r->err_code = "unavailable";
-	r->sent_bytes = sizeof NOMEM_BODY - 1;
-	return http_send_nomem_conn(r->conn);
+	if (!k || atomic_fetch_sub(&k->refs, 1) != 1)
+		return;
+	MHD_destroy_response(k->resp);
+	free(k);
 }
 
 /* Compares one entity tag from If-None-Match with ours, ignoring a weak
@@ -179,144 +173,37 @@ int http_etag_matches(struct req *r, const char *etag)
 	return 0;
 }
 
-enum MHD_Result http_not_modified(struct req *r, const char *etag,
-				  const char *cache_control)
-{
-	struct MHD_Response *resp;
-	enum MHD_Result ret;
-
-	resp = MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
-	if (!resp)
-		return http_send_nomem(r);
-	MHD_add_response_header(resp, "ETag", etag);
-	if (cache_control)
-		MHD_add_response_header(resp, "Cache-Control", cache_control);
-	ret = MHD_queue_response(r->conn, MHD_HTTP_NOT_MODIFIED, resp);
-	MHD_destroy_response(resp);
-	return ret;
-}
-
-/* The headers an error status carries, unless o already names them:
- * Allow for 405, Retry-After for 429 and 503. */
-static void error_opts(struct req *r, unsigned status, struct http_opts *o)
-{
-	if (status == 405 && !o->allow)
-		o->allow = r->allow;
-	if ((status == 429 || status == 503) && !o->retry_after)
-		o->retry_after = r->retry_after ? r->retry_after
-					: (status == 429 ? 60 : HTTP_RETRY_UNAVAILABLE);
-}
-
-enum MHD_Result http_send(struct req *r, unsigned status, const char *ctype,
-			  const void *body, size_t len, const struct http_opts *o)
-{
-	struct http_opts all = { 0 };
-	struct MHD_Response *resp;
-	enum MHD_Result ret;
-	char etag[40], num[24];
-	const char *cc;
-
-	if (o)
-		all = *o;
-	error_opts(r, status, &all);
-	o = &all;
-	cc = o->cache_control ? o->cache_control : CC_NONE;
-	if (o->etag && status == 200) {
-		http_etag_of(body, len, etag);
-		if (http_etag_matches(r, etag))
-			return http_not_modified(r, etag, cc);
-	}
-	resp = http_build(ctype, body, len, cc, o->etag && status == 200 ? etag : NULL);
-	if (!resp)
-		return http_send_nomem(r);
-	if (o->location)
-		MHD_add_response_header(resp, "Location", o->location);
-	if (o->allow)
-		MHD_add_response_header(resp, "Allow", o->allow);
-	if (o->retry_after) {
-		snprintf(num, sizeof num, "%u", o->retry_after);
-		MHD_add_response_header(resp, "Retry-After", num);
-	}
-	if (r->close)
-		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
-	ret = MHD_queue_response(r->conn, status, resp);
-	MHD_destroy_response(resp);
-	r->sent_bytes = len;
-	return ret;
-}
-
-enum MHD_Result http_send_json(struct req *r, unsigned status, const json_t *v,
-			       const struct http_opts *o)
-{
-	enum MHD_Result ret;
-	char *s;
-
-	s = jsonw_dumps(v, JSONW_ASCII);
-	if (!s)
-		return http_send_nomem(r);
-	ret = http_send(r, status, CT_JSON, s, strlen(s), o);
-	free(s);
-	return ret;
-}
-
-/* A message from a parser starts lower-case; a sentence does not, unless
- * it starts with the field's exact name.  Returns the message to send
- * (m when it was capitalised into it). */
-static const char *sentence(const struct err *e, char *m, size_t n)
-{
-	const char *s = e->message;
-
-	if (!(s[0] >= 'a' && s[0] <= 'z') ||
-	    (e->field[0] && !strncmp(s, e->field, strlen(e->field))))
-		return s;
-	snprintf(m, n, "%s", s);
-	m[0] = (char)(m[0] - 'a' + 'A');
-	return m;
-}
-
-enum MHD_Result http_reply_err_json(struct req *r, const struct err *e)
-{
-	char m[sizeof e->message];
-	enum MHD_Result ret;
-	json_t *body;
-
-	if (err_is_nomem(e))
-		return http_send_nomem(r);
-	r->err_code = err_code(e);
-	body = json_pack("{s:{s:s, s:s}}", "error", "code", err_code(e),
-			 "message", sentence(e, m, sizeof m));
-	if (body && e->field[0])
-		json_object_set_new(json_object_get(body, "error"), "field",
-				    json_string(e->field));
-	if (!body)
-		return http_send_nomem(r);
-	ret = http_send_json(r, e->status, body, NULL);
-	json_decref(body);
-	return ret;
-}
-
-enum MHD_Result http_reply_err(struct req *r, const struct err *e)
-{
-	if (err_is_nomem(e))
-		return http_send_nomem(r);
-	r->err_code = err_code(e);
-	if (r->html && r->error_page)
-		return r->error_page(r, e);
-	return http_reply_err_json(r, e);
-}
-
-enum MHD_Result http_fail(struct req *r, unsigned status, const char *code,
-			  const char *message, const char *field)
-{
-	struct err e;
-
-	err_set(&e, status, code, field, "%s", message);
-	return http_reply_err(r, &e);
-}
-
 const char *http_header(struct req *r, const char *name)
 {
-	return MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, name);
+	return r->conn ? MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, name) : NULL;
+}
+
+/* Keeps one query argument of the connection in r->query. */
+static enum MHD_Result take_one(void *cls, enum MHD_ValueKind kind, const char *key,
+				const char *value)
+{
+	struct req *r = cls;
+
+	(void)kind;
+	if (r->nquery == (int)NELEM(r->query))
+		return MHD_NO;     /* more than framing lets through: not reached */
+	r->query[r->nquery++] = (struct http_pair){ key, value };
+	return MHD_YES;
+}
+
+void http_take_query(struct req *r)
+{
+	r->nquery = 0;
+	MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, take_one, r);
+}
+
+/* 1 when a and b are the same but for the case of ASCII letters. */
+static int ascii_caseeq(const char *a, const char *b)
+{
+	for (; *a && *b; a++, b++)
+		if (*a != *b && ((*a | 0x20) != (*b | 0x20) || (*a | 0x20) < 'a' || (*a | 0x20) > 'z'))
+			return 0;
+	return *a == *b;
 }
 
 const char *http_header_n(struct req *r, const char *name, size_t *len)
@@ -331,30 +218,21 @@ const char *http_header_n(struct req *r, const char *name, size_t *len)
 
 const char *http_query(struct req *r, const char *name)
 {
-	return MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, name);
-}
+	int i;
 
-struct query_each {
-	void (*fn)(void *ctx, const char *key, const char *value);
-	void *ctx;
-};
-
-static enum MHD_Result query_one(void *cls, enum MHD_ValueKind kind, const char *key,
-				 const char *value)
-{
-	struct query_each *q = cls;
-
-	(void)kind;
-	q->fn(q->ctx, key, value);
-	return MHD_YES;
+	for (i = 0; i < r->nquery; i++)
+		if (r->query[i].key && ascii_caseeq(r->query[i].key, name))
+			return r->query[i].value;
+	return NULL;
 }
 
 void http_query_each(struct req *r, void (*fn)(void *ctx, const char *key, const char *value),
 		     void *ctx)
 {
-	struct query_each q = { fn, ctx };
+	int i;
 
-	MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, query_one, &q);
+	for (i = 0; i < r->nquery; i++)
+		fn(ctx, r->query[i].key, r->query[i].value);
 }
 
 void http_origin(struct req *r, char *out, size_t n)
@@ -406,4 +284,331 @@ void http_client_key(struct req *r, char *out, size_t n)
 	memset(a + 8, 0, 8);
 	inet_ntop(AF_INET6, a, text, sizeof text);
 	snprintf(out, n, "net:%s/64", text);
+}
+
+/* ---- filling an answer ---- */
+
+int answer_static(struct answer *a, unsigned status, const char *ctype, const void *body,
+		  size_t len, const struct http_opts *o)
+{
+	a->status = status;
+	a->ctype = ctype;
+	a->bytes = body;
+	a->len = len;
+	if (!o)
+		return 0;
+	a->o = *o;
+	if (o->location) {
+		buf_reset(&a->loc);
+		buf_puts(&a->loc, o->location);
+		a->o.location = a->loc.buf;
+	}
+	return buf_error(&a->loc);
+}
+
+int answer_body(struct answer *a, unsigned status, const char *ctype, const void *body,
+		size_t len, const struct http_opts *o)
+{
+	buf_reset(&a->body);
+	buf_add(&a->body, body, len);
+	return answer_static(a, status, ctype, NULL, len, o);
+}
+
+int answer_buf(struct answer *a, unsigned status, const char *ctype, struct buf *b,
+	       const struct http_opts *o)
+{
+	if (buf_error(b)) {
+		buf_release(b);
+		return -1;
+	}
+	buf_release(&a->body);
+	a->body = *b;
+	buf_init(b);
+	return answer_static(a, status, ctype, NULL, a->body.len, o);
+}
+
+int answer_json(struct answer *a, unsigned status, const json_t *v, const struct http_opts *o)
+{
+	char *s = jsonw_dumps(v, JSONW_ASCII);
+	int rc;
+
+	if (!s)
+		return -1;
+	rc = answer_body(a, status, CT_JSON, s, strlen(s), o);
+	free(s);
+	return rc;
+}
+
+void answer_keep(struct answer *a, struct cache *c, const char *id, enum cache_rep rep,
+		 uint64_t gen, unsigned tag)
+{
+	a->keep = c;
+	snprintf(a->keep_id, sizeof a->keep_id, "%s", id);
+	a->keep_rep = rep;
+	a->keep_gen = gen;
+	a->keep_tag = tag;
+}
+
+int answer_kept(struct answer *a, struct http_kept *k)
+{
+	http_kept_unref(a->kept);
+	a->kept = k;
+	return 0;
+}
+
+int answer_built(struct answer *a, unsigned status, struct MHD_Response *resp)
+{
+	if (a->built)
+		MHD_destroy_response(a->built);
+	a->built = resp;
+	a->status = status;
+	return 0;
+}
+
+int answer_not_modified(struct answer *a, const char *etag, const char *cache_control)
+{
+	a->status = 304;
+	snprintf(a->etag, sizeof a->etag, "%s", etag);
+	a->o.cache_control = cache_control;
+	return 0;
+}
+
+int answer_later(struct answer *a)
+{
+	a->later = 1;
+	return 0;
+}
+
+void answer_release(struct answer *a)
+{
+	buf_release(&a->body);
+	buf_release(&a->loc);
+	http_kept_unref(a->kept);
+	a->kept = NULL;
+	if (a->built)
+		MHD_destroy_response(a->built);
+	a->built = NULL;
+}
+
+/* ---- out of memory ---- */
+
+/* The one out-of-memory answer, built once (answer_init) so that queueing
+ * it allocates no response of its own. */
+#define NOMEM_BODY "{\"error\":{\"code\":\"unavailable\",\"message\":\"" MSG_NOMEM "\"}}"
+static struct MHD_Response *nomem_resp;
+static pthread_once_t nomem_once = PTHREAD_ONCE_INIT;
+
+static void nomem_build(void)
+{
+	nomem_resp = http_build(CT_JSON, NOMEM_BODY, sizeof NOMEM_BODY - 1, CC_NONE, NULL);
+	if (nomem_resp)
+		MHD_add_response_header(nomem_resp, "Retry-After", HTTP_STR(HTTP_RETRY_UNAVAILABLE));
+}
+
+int answer_init(void)
+{
+	pthread_once(&nomem_once, nomem_build);
+	return nomem_resp ? 0 : -1;
+}
+
+enum MHD_Result answer_nomem_conn(struct MHD_Connection *conn)
+{
+	if (answer_init() < 0)
+		return MHD_NO;
+	return MHD_queue_response(conn, 503, nomem_resp);
+}
+
+/* The out-of-memory answer for r. */
+static enum MHD_Result send_nomem(struct req *r)
+{
+	r->err_code = "unavailable";
+	r->sent_bytes = sizeof NOMEM_BODY - 1;
+	return answer_nomem_conn(r->conn);
+}
+
+/* ---- queueing ---- */
+
+/* Queues a built response and releases it (our reference; libmicrohttpd
+ * keeps its own until it is sent); a body of bytes for the access log. */
+static enum MHD_Result queue(struct req *r, unsigned status, struct MHD_Response *resp, size_t bytes)
+{
+	enum MHD_Result ret = MHD_queue_response(r->conn, status, resp);
+
+	MHD_destroy_response(resp);
+	r->sent_bytes = bytes;
+	return ret;
+}
+
+/* Queues 304 Not Modified for etag. */
+static enum MHD_Result not_modified(struct req *r, const char *etag, const char *cache_control)
+{
+	struct MHD_Response *resp;
+
+	resp = MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
+	if (!resp)
+		return send_nomem(r);
+	MHD_add_response_header(resp, "ETag", etag);
+	if (cache_control)
+		MHD_add_response_header(resp, "Cache-Control", cache_control);
+	return queue(r, MHD_HTTP_NOT_MODIFIED, resp, 0);
+}
+
+/* The headers an error status carries, unless o already names them:
+ * Allow for 405, Retry-After for 429 and 503. */
+static void error_opts(struct req *r, unsigned status, struct http_opts *o)
+{
+	if (status == 405 && !o->allow)
+		o->allow = r->allow;
+	if ((status == 429 || status == 503) && !o->retry_after)
+		o->retry_after = r->retry_after ? r->retry_after
+					: (status == 429 ? 60 : HTTP_RETRY_UNAVAILABLE);
+}
+
+/* Queues a body (copied) with the security headers every response carries,
+ * the content type and the options. */
+static enum MHD_Result send_body(struct req *r, unsigned status, const char *ctype,
+				 const void *body, size_t len, const struct http_opts *given)
+{
+	struct http_opts all = *given;
+	struct MHD_Response *resp;
+	char etag[40], num[24];
+	const char *cc;
+
+	error_opts(r, status, &all);
+	cc = all.cache_control ? all.cache_control : CC_NONE;
+	if (all.etag && status == 200) {
+		http_etag_of(body, len, etag);
+		if (http_etag_matches(r, etag))
+			return not_modified(r, etag, cc);
+	}
+	resp = http_build(ctype, body, len, cc, all.etag && status == 200 ? etag : NULL);
+	if (!resp)
+		return send_nomem(r);
+	if (all.location)
+		MHD_add_response_header(resp, "Location", all.location);
+	if (all.allow)
+		MHD_add_response_header(resp, "Allow", all.allow);
+	if (all.retry_after) {
+		snprintf(num, sizeof num, "%u", all.retry_after);
+		MHD_add_response_header(resp, "Retry-After", num);
+	}
+	if (r->close)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
+	return queue(r, status, resp, len);
+}
+
+/* Queues the kept response k (304 for a 200 whose ETag If-None-Match
+ * names); our reference is dropped after. */
+static enum MHD_Result send_kept(struct req *r, struct http_kept *k)
+{
+	enum MHD_Result ret;
+
+	if (k->status == 200 && k->etag[0] && http_etag_matches(r, k->etag))
+		ret = not_modified(r, k->etag, k->cc);
+	else {
+		ret = MHD_queue_response(r->conn, k->status, k->resp);
+		r->sent_bytes = k->bytes;
+	}
+	return ret;
+}
+
+/* Queues a body and keeps it in a->keep: 304 without keeping anything
+ * when If-None-Match names its tag. */
+static enum MHD_Result send_keep(struct req *r, struct answer *a, const void *body)
+{
+	const char *cc = a->o.cache_control;
+	struct http_kept *k;
+	enum MHD_Result ret;
+	char etag[40];
+
+	http_etag_of(body, a->len, etag);
+	if (a->status == 200 && http_etag_matches(r, etag))
+		return not_modified(r, etag, cc);
+	if (!(k = http_kept_build(a->status, a->ctype, body, a->len, cc, a->status == 200 ? etag : NULL)))
+		return send_nomem(r);
+	snprintf(k->etag, sizeof k->etag, "%s", etag);   /* kept with its tag, 200 or not */
+	ret = send_kept(r, k);
+	cache_put(a->keep, a->keep_id, a->keep_rep, a->keep_gen, a->keep_tag, k);
+	return ret;
+}
+
+/* A message from a parser starts lower-case; a sentence does not, unless
+ * it starts with the field's exact name.  Returns the message to send
+ * (m when it was capitalised into it). */
+static const char *sentence(const struct err *e, char *m, size_t n)
+{
+	const char *s = e->message;
+
+	if (!(s[0] >= 'a' && s[0] <= 'z') ||
+	    (e->field[0] && !strncmp(s, e->field, strlen(e->field))))
+		return s;
+	snprintf(m, n, "%s", s);
+	m[0] = (char)(m[0] - 'a' + 'A');
+	return m;
+}
+
+/* The contract's JSON error body for e: {"error": {"code", "message"[,
+ * "field"]}}. */
+static enum MHD_Result send_err_json(struct req *r, const struct err *e)
+{
+	static const struct http_opts none;
+	char m[sizeof e->message], *s;
+	enum MHD_Result ret;
+	json_t *body;
+
+	body = json_pack("{s:{s:s, s:s}}", "error", "code", err_code(e),
+			 "message", sentence(e, m, sizeof m));
+	if (body && e->field[0])
+		json_object_set_new(json_object_get(body, "error"), "field",
+				    json_string(e->field));
+	if (!body || !(s = jsonw_dumps(body, JSONW_ASCII))) {
+		json_decref(body);
+		return send_nomem(r);
+	}
+	ret = send_body(r, e->status, CT_JSON, s, strlen(s), &none);
+	free(s);
+	json_decref(body);
+	return ret;
+}
+
+/* The one error responder: e as the client reads it, the error page on
+ * routes for people (r->html, r->error_page), else the contract's body;
+ * out of memory as the one 503. */
+static enum MHD_Result send_err(struct req *r, const struct err *e, int json)
+{
+	struct answer page = ANSWER_INIT;
+
+	if (err_is_nomem(e))
+		return send_nomem(r);
+	r->err_code = err_code(e);
+	if (json || !r->html || !r->error_page)
+		return send_err_json(r, e);
+	r->error_page(r, e, &page);
+	return answer_send(r, &page);
+}
+
+enum MHD_Result answer_send(struct req *r, struct answer *a)
+{
+	const void *body = a->bytes ? a->bytes : a->body.buf;
+	enum MHD_Result ret;
+
+	if (a->later)
+		ret = MHD_YES;
+	else if (a->err.status)
+		ret = send_err(r, &a->err, a->err_json);
+	else if (a->kept)
+		ret = send_kept(r, a->kept);
+	else if (a->built) {
+		ret = queue(r, a->status, a->built, 0);
+		a->built = NULL;
+	} else if (!a->status || buf_error(&a->body) || buf_error(&a->loc))
+		ret = send_nomem(r);
+	else if (a->status == 304)
+		ret = not_modified(r, a->etag, a->o.cache_control);
+	else if (a->keep)
+		ret = send_keep(r, a, body);
+	else
+		ret = send_body(r, a->status, a->ctype, body, a->len, &a->o);
+	answer_release(a);
+	return ret;
 }

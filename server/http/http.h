@@ -1,11 +1,13 @@
-/* http.h: one request as the handlers see it, and every way of answering it.
- * Status codes, content types, caching and security headers are set here and
- * nowhere else. */
+/* http.h: one request as the handlers see it, and the parts of a response:
+ * status codes, content types, caching and security headers are set here
+ * and nowhere else.  Handlers answer with data (http/answer.h), which
+ * answer_send() alone queues. */
 #ifndef LLMS_HTTP_H
 #define LLMS_HTTP_H
 
 #include <microhttpd.h>
 #include <jansson.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
@@ -14,13 +16,16 @@
 #include "util/buf.h"
 #include "util/err.h"
 
+struct answer;
 struct app;
+struct defer_row;
 struct route;
 struct req;
 
-/* Renders an error page for people (the site's look, one sentence); given
- * to the HTTP layer as data by whoever knows the pages (the router). */
-typedef enum MHD_Result (*http_error_page_fn)(struct req *r, const struct err *e);
+/* Renders an error page for people (the site's look, one sentence) into
+ * the answer a; given to the HTTP layer as data by whoever knows the pages
+ * (the router). */
+typedef void (*http_error_page_fn)(struct req *r, const struct err *e, struct answer *a);
 
 enum http_method { HTTP_GET, HTTP_HEAD, HTTP_POST, HTTP_OTHER };
 
@@ -28,6 +33,11 @@ enum http_method { HTTP_GET, HTTP_HEAD, HTTP_POST, HTTP_OTHER };
  * handler never parses the path's suffix): the page, its .json or its .csv
  * twin.  HTTP_FMT_NONE: a route that is no page kind's. */
 enum http_format { HTTP_FMT_NONE, HTTP_FMT_HTML, HTTP_FMT_JSON, HTTP_FMT_CSV };
+
+/* A query argument as sent, decoded; value NULL for a key without "=". */
+struct http_pair {
+	const char *key, *value;
+};
 
 /* Per-request state, created on the first access-handler call and freed when
  * libmicrohttpd reports the request complete.  Handlers own nothing in it. */
@@ -46,12 +56,19 @@ struct req {
 	enum http_method method;
 	const char *path;             /* owned by libmicrohttpd */
 	char arg[160];                /* the path segment the route's '*' matched */
+	struct http_pair query[FRAMING_MAX_ARGS]; /* the query's arguments in the
+	                               * order sent (http_take_query; a unit
+	                               * test's own): all a request may hold */
+	int nquery;
 	struct buf body;              /* request body, at most route->max_body */
 	int body_too_large;
 	int calls;                    /* access-handler calls so far */
 	void *job;                    /* a pending database write, see db.h */
 	void (*job_free)(void *job);  /* frees job when the request ends */
-	int suspended;
+	/* Set by a handler that suspended the request: answers it when it is
+	 * resumed, instead of the route's handler (http/defer.h). */
+	int (*resume)(struct req *r, struct answer *a);
+	const struct defer_row *write;/* the route row's write (defer_serve runs it) */
 	unsigned retry_after;         /* for a 429 or 503: seconds to wait */
 	char client[64];              /* client address: memory only, and the
 	                               * access log when one is kept */
@@ -124,59 +141,8 @@ struct http_opts {
  * .js, .txt, .ico), else CT_OCTETS. */
 const char *http_ctype_of_name(const char *name);
 
-/* Queues a response with body bytes (copied).  Adds the security headers
- * every response carries, the content type and the options.  Returns the
- * libmicrohttpd result. */
-enum MHD_Result http_send(struct req *r, unsigned status, const char *ctype,
-			  const void *body, size_t len, const struct http_opts *o);
-
 /* Seconds a 503 asks the client to wait when the handler named none. */
 #define HTTP_RETRY_UNAVAILABLE 5
-
-/* Builds the out-of-memory answer ahead of need; main.c calls it at start
- * (http_send_nomem builds it on first use otherwise).  0, or -1 when even
- * that cannot be built. */
-int http_init(void);
-
-/* The one answer to running out of memory, whatever the route (an error
- * page would need memory to render): 503, the contract's JSON body with
- * code "unavailable" and MSG_NOMEM, Retry-After HTTP_RETRY_UNAVAILABLE,
- * no-store.  It queues a response built once, so it allocates no response
- * of its own.  http_reply_err and http_fail answer an err carrying
- * MSG_NOMEM (err_is_nomem) through it; every allocation failure on the way
- * to an answer ends here, never in a dropped connection (MHD_NO) or a 500. */
-enum MHD_Result http_send_nomem(struct req *r);
-
-/* http_send_nomem for a connection that has no request state yet (the
- * router's first call, when allocating it failed). */
-enum MHD_Result http_send_nomem_conn(struct MHD_Connection *conn);
-
-/* Queues a JSON value (not consumed). */
-enum MHD_Result http_send_json(struct req *r, unsigned status, const json_t *v,
-			       const struct http_opts *o);
-
-/* The one error responder.  Queues e as the client reads it: on routes for
- * people (r->html) the error page r->error_page renders, elsewhere the
- * contract's body {"error": {"code", "message"[, "field"]}}.  Either way
- * status is e->status, 405 carries r->allow as Allow, and 429 and 503
- * carry Retry-After (r->retry_after, else 60 s for 429 and
- * HTTP_RETRY_UNAVAILABLE for 503).  Out of memory (err_is_nomem) is
- * answered by http_send_nomem. */
-enum MHD_Result http_reply_err(struct req *r, const struct err *e);
-
-/* http_reply_err for an error made on the spot; code NULL picks the
- * status's usual code (err_code), field may be NULL. */
-enum MHD_Result http_fail(struct req *r, unsigned status, const char *code,
-			  const char *message, const char *field);
-
-/* The contract's JSON error body for e, whatever the route (for answers
- * that are JSON by nature).  Same headers as http_reply_err. */
-enum MHD_Result http_reply_err_json(struct req *r, const struct err *e);
-
-/* Queues a prebuilt response (for the render cache) whose body is bytes
- * long (for the access log).  The caller keeps its reference. */
-enum MHD_Result http_send_prebuilt(struct req *r, unsigned status,
-				   struct MHD_Response *resp, size_t bytes);
 
 /* Builds a response with the standard headers, for caching and reuse. */
 struct MHD_Response *http_build(const char *ctype, const void *body, size_t len,
@@ -191,20 +157,46 @@ struct MHD_Response *http_build_stream(const char *ctype, MHD_ContentReaderCallb
 				       size_t block, const char *cache_control,
 				       int negotiated, int gzip);
 
+/* A built response kept to be queued again (the response cache's, a
+ * static file, a full log tile), shared by reference: whoever keeps it
+ * holds one, and an answer that queues it (answer_kept) another, so a
+ * response dropped while it is being queued lives until it is queued. */
+struct http_kept {
+	struct MHD_Response *resp;
+	unsigned status;
+	size_t bytes;                 /* its body's length */
+	char etag[40];                /* "" when it has none */
+	char cc[80];                  /* its Cache-Control, for a 304 */
+	atomic_int refs;
+};
+
+/* Builds a kept response (http_build) with one reference; NULL out of
+ * memory. */
+struct http_kept *http_kept_build(unsigned status, const char *ctype, const void *body,
+				  size_t len, const char *cache_control, const char *etag);
+/* Takes another reference to k; returns k. */
+struct http_kept *http_kept_ref(struct http_kept *k);
+/* Drops a reference (NULL: nothing); the last frees the response. */
+void http_kept_unref(struct http_kept *k);
+
 /* 1 when the request's If-None-Match matches etag (a quoted strong tag). */
 int http_etag_matches(struct req *r, const char *etag);
-/* Queues 304 Not Modified for etag. */
-enum MHD_Result http_not_modified(struct req *r, const char *etag,
-				  const char *cache_control);
 /* Writes a strong ETag ("\"" + 32 hex + "\"") for body into out[40]. */
 void http_etag_of(const void *body, size_t len, char out[40]);
 
-/* Request header, or NULL. */
+/* Request header, or NULL (always for a request without a connection: a
+ * unit test's). */
 const char *http_header(struct req *r, const char *name);
 /* Request header with its length in *len, NUL bytes in it included (a
  * C string of it would stop at the first); NULL and 0 when absent. */
 const char *http_header_n(struct req *r, const char *name, size_t *len);
-/* Query-string argument, or NULL. */
+/* Copies the pointers to the request's query arguments (libmicrohttpd's,
+ * which live as long as the request) into r->query, in the order sent;
+ * the router's first call does it once.  The rest of the request reads
+ * its query from there, so a request made in a test reads the same way. */
+void http_take_query(struct req *r);
+/* The first query-string argument named name (ASCII case ignored, as
+ * libmicrohttpd compares them), or NULL. */
 const char *http_query(struct req *r, const char *name);
 /* Calls fn(ctx, key, value) for every query-string argument, decoded, in
  * the order sent (a key sent twice is passed twice; value is NULL for a

@@ -31,6 +31,7 @@
 #include "util/timefmt.h"
 #include "util/container_of.h"
 #include "util/jsonw.h"
+#include "util/nelem.h"
 
 /* A historical chat-short run from the seed documents.  Decode tok/s,
  * ids, backend and date are as published; prefill and TTFT of the two
@@ -51,7 +52,7 @@ static const struct hist historical[] = {
 	{ "r_l_v1-zq_qaz", "DeepSeek-Coder-V2-Lite-Instruct", "M3 Ultra", NULL, 168.3, 291.5, 449.5, "2026-04-28T10:47:00Z" },
 	{ "r_721b4bls_oq", "Qwen2.5-Coder-32B-Instruct-4bit", "M3 Ultra", "4bit", 34.5, 144.1, 909.4, "2026-04-28T11:05:00Z" },
 };
-#define NHIST (sizeof historical / sizeof historical[0])
+#define NHIST (NELEM(historical))
 
 /* A model of the synthetic runs: GB read per decoded token at about 4.5
  * bits per weight (active parameters for mixture-of-experts), the fixed
@@ -107,9 +108,9 @@ static const struct dbackend backends[] = {
 	{ "exllamav2", "0.3.2", "exl2", "4.0bpw", 0, 1, 0.80, 0.5 },
 };
 
-#define NMODELS (sizeof models / sizeof models[0])
-#define NHW (sizeof hardware / sizeof hardware[0])
-#define NBACKENDS (sizeof backends / sizeof backends[0])
+#define NMODELS (NELEM(models))
+#define NHW (NELEM(hardware))
+#define NBACKENDS (NELEM(backends))
 /* The cluster that shows an outlier flag: model 1 on hardware 3 with
  * backend 1, OUTLIER_N runs, one of them at OUTLIER_SHARE of the rest. */
 #define OUTLIER_MODEL 1
@@ -180,8 +181,7 @@ static int item_prepare(struct item *it, json_t *payload, const char *fixed_id)
 	it->n.alg = "EdDSA";
 	it->n.demo = 1;
 	it->n.fixed_id = fixed_id;
-	run_new_memory(&it->n, it->payload);
-	run_new_init(&it->n);
+	it->n.j.run = run_store_run;
 	rc = 0;
 out:
 	free(text);

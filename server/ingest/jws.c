@@ -3,6 +3,7 @@
 #include "ingest/validate.h"
 #include "util/b64u.h"
 #include "util/buf.h"
+#include "util/nelem.h"
 
 #include <mbedtls/bignum.h>
 #include <mbedtls/ecdsa.h>
@@ -42,26 +43,27 @@ int jws_init(void)
 }
 
 /* The one map from a JWS failure to the contract's status, code and
- * field. */
-static void jws_http(struct err *err, int status)
+ * field (JWS_MALFORMED's, the first row, for any other). */
+struct jws_answer {
+	int st;
+	unsigned http;
+	const char *code, *field;
+};
+
+static const struct jws_answer *jws_http(int status)
 {
-	static const struct { int st; unsigned http; const char *code, *field; } map[] = {
+	static const struct jws_answer map[] = {
+		{ JWS_MALFORMED, 400, "malformed_jws", NULL },
 		{ JWS_UNSUPPORTED_ALG, 400, "unsupported_alg", "header.alg" },
 		{ JWS_BAD_SIGNATURE, 401, "invalid_signature", NULL },
 		{ JWS_NOMEM, 503, "unavailable", NULL },
 	};
 	size_t i;
 
-	err->status = 400;
-	err->code = "malformed_jws";
-	err->field[0] = '\0';
-	for (i = 0; i < sizeof map / sizeof map[0]; i++) {
-		if (map[i].st != status)
-			continue;
-		err->status = map[i].http;
-		err->code = map[i].code;
-		snprintf(err->field, sizeof err->field, "%s", map[i].field ? map[i].field : "");
-	}
+	for (i = 1; i < NELEM(map); i++)
+		if (map[i].st == status)
+			return &map[i];
+	return &map[0];
 }
 
 /* Fills err (when there is one) with the HTTP answer for status and the
@@ -72,19 +74,19 @@ static int fail(struct err *err, int status, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 static int fail(struct err *err, int status, const char *fmt, ...)
 {
+	const struct jws_answer *m = jws_http(status);
 	va_list ap;
 	char *p;
 
 	if (!err)
 		return status;
-	jws_http(err, status);
-	va_start(ap, fmt);
-	vsnprintf(err->message, sizeof err->message, fmt, ap);
-	va_end(ap);
 	if (status == JWS_NOMEM) {
-		snprintf(err->message, sizeof err->message, "%s", MSG_NOMEM);
+		err_set(err, m->http, m->code, m->field, "%s", MSG_NOMEM);
 		return status;
 	}
+	va_start(ap, fmt);
+	err_vset(err, m->http, m->code, m->field, fmt, ap);
+	va_end(ap);
 	for (p = err->message; *p; p++)
 		if ((unsigned char)*p < 0x20 || (unsigned char)*p > 0x7e)
 			*p = '?';
@@ -256,7 +258,7 @@ static int check_alg(json_t *h, const struct alg_info **ai, struct err *err)
 
 	if (!name)
 		return fail(err, JWS_MALFORMED, "the protected header has no \"alg\" string; set it to \"EdDSA\" (or \"ES256\")");
-	for (i = 0; i < sizeof algs / sizeof algs[0]; i++) {
+	for (i = 0; i < NELEM(algs); i++) {
 		if (strcmp(name, algs[i].name) == 0) {
 			*ai = &algs[i];
 			return 0;

@@ -13,9 +13,8 @@
  *   JWS_NOMEM            -> 503 unavailable
  *
  *   struct jws j;
- *   struct err e;
- *   if (jws_parse_verify(body, len, &j, &e) < 0)
- *           return http_reply_err(r, &e);
+ *   if (jws_parse_verify(body, len, &j, &a->err) < 0)
+ *           return -1;
  *   ...j.payload, j.thumbprint...
  *   jws_free(&j);
  *

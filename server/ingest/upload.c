@@ -9,45 +9,48 @@
 
 #include "ingest/account.h"
 #include "app.h"
+#include "http/answer.h"
 #include "http/cache.h"
 #include "store/db.h"
 #include "http/defer.h"
 #include "ingest/jws.h"
 #include "http/ratelimit.h"
+#include "http/store_err.h"
 #include "store/run_store.h"
 #include "ingest/validate.h"
 #include "util/timefmt.h"
 
-/* One upload in flight: what the writer needs, kept alive until the request
- * ends (the connection is suspended while the writer works). */
+/* One upload in flight, the state of its row (defer.h): what the writer
+ * needs, kept until the request ends (the connection is suspended while
+ * the writer works). */
 struct upload {
 	struct run_new n;
 	struct jws jws;
 	json_t *payload;
-	struct req *r;
 };
+DEFER_STATE(struct upload, n.j);
 
-static void upload_free(void *p)
+/* Frees what the upload owns (release; defer.c frees the state). */
+static void upload_release(void *state)
 {
-	struct upload *u = p;
+	struct upload *u = state;
 
 	json_decref(u->n.affected);
 	json_decref(u->payload);
 	jws_free(&u->jws);
-	free(u);
 }
 
-/* Writer callback: the commit is done (or failed).  Drops the cached pages
- * the commit changed (the runs whose flag moved, and every page showing
- * the cluster's figures, by its generation) here, right after it, and not when the answer is
- * sent: a client that has gone away by then (libmicrohttpd closes a
- * resumed connection whose peer hung up without calling the handler
- * again) must not leave stale outlier flags in the cache.  Then wakes the
- * connection. */
-static void upload_done(struct db_job *j)
+/* On the sync thread, after the commit (or its failure): drops the
+ * cached pages the commit changed (the runs whose flag moved, and every
+ * page showing the cluster's figures, by its generation) here, right
+ * after it, and not when the answer is sent: a client that has gone away
+ * by then (libmicrohttpd closes a resumed connection whose peer hung up
+ * without calling the handler again) must not leave stale outlier flags
+ * in the cache. */
+static void upload_done(struct req *r, void *state)
 {
-	struct upload *u = container_of(j, struct upload, n.j);
-	struct cache *c = u->r->app->cache;
+	struct upload *u = state;
+	struct cache *c = r->app->cache;
 	size_t i;
 
 	if (u->n.j.rc == DB_OK && !u->n.duplicate && !u->n.clash.field) {
@@ -58,13 +61,12 @@ static void upload_done(struct db_job *j)
 		cache_bump_cluster(c, u->n.other_tag);
 		cache_bump_cluster(c, u->n.combo_tag);
 	}
-	defer_wake(u->r);
 }
 
 /* Resolves the Authorization header to an account id (0: none).
- * Returns 0, -1 after queueing the 401, or -2 after queueing a 503 (the
- * database failed, not the client). */
-static int attribute(struct req *r, long long *account, enum MHD_Result *ret)
+ * Returns 0, -1 with the 401 in e, or -2 with a 503 in e (the database
+ * failed, not the client). */
+static int attribute(struct req *r, long long *account, struct err *e)
 {
 	const char *auth = http_header(r, "Authorization");
 	const char *anon = http_header(r, "X-LLM-Speed-Anon");
@@ -74,20 +76,16 @@ static int attribute(struct req *r, long long *account, enum MHD_Result *ret)
 	*account = 0;
 	if (!auth)
 		return 0;
-	if (strncasecmp(auth, "Bearer ", 7) != 0 || !auth[7]) {
-		*ret = http_fail(r, 401, "invalid_token",
-				  "The Authorization header must be \"Bearer <token>\" with the token printed by `llm-speedd account add`.", NULL);
-		return -1;
-	}
+	if (strncasecmp(auth, "Bearer ", 7) != 0 || !auth[7])
+		return err_set(e, 401, "invalid_token", NULL, "%s",
+			       "The Authorization header must be \"Bearer <token>\" with the token printed by `llm-speedd account add`.");
 	c = db_reader(r->app->db);
 	rc = c ? account_lookup(c, auth + 7, account) : DB_ERR;
-	if (rc == DB_NOTFOUND) {
-		*ret = http_fail(r, 401, "invalid_token",
-				  "The bearer token is unknown or revoked; check it, or upload without an Authorization header.", NULL);
-		return -1;
-	}
+	if (rc == DB_NOTFOUND)
+		return err_set(e, 401, "invalid_token", NULL, "%s",
+			       "The bearer token is unknown or revoked; check it, or upload without an Authorization header.");
 	if (rc != DB_OK) {
-		*ret = http_fail(r, 503, NULL, db_status_message(rc), NULL);
+		http_db_err(e, rc);
 		return -2;
 	}
 	if (anon && !strcmp(anon, "1"))
@@ -95,26 +93,26 @@ static int attribute(struct req *r, long long *account, enum MHD_Result *ret)
 	return 0;
 }
 
-/* Answers the client once the writer has finished with the upload. */
-static enum MHD_Result finish(struct req *r)
+/* Answers the client once the writer has finished with the upload: 201
+ * (200 for the same run again) with its addresses, a refusal the writer
+ * found (a name that reads as another's), or 503. */
+static int upload_finish(struct req *r, void *state, struct answer *a)
 {
-	struct upload *u = r->job;
+	struct upload *u = state;
 	char origin[300], url[400], badge[400];
 	struct http_opts o = { 0 };
-	enum MHD_Result ret;
 	json_t *body;
+	int rc;
 
 	if (u->n.j.rc != DB_OK)
-		return http_fail(r, 503, NULL, db_status_message(u->n.j.rc), NULL);
+		return http_db_err(&a->err, u->n.j.rc);
 	if (u->n.clash.field) {
-		struct err e = ERR_INIT;
 		char addr[80];
 
 		/* A refusal like the others, found by the writer. */
 		http_client_key(r, addr, sizeof addr);
 		ratelimit_take(r->app->refusal_rl, addr);
-		names_clash_err(&u->n.clash, &e);
-		return http_reply_err(r, &e);
+		return http_clash_err(&a->err, &u->n.clash);
 	}
 	http_origin(r, origin, sizeof origin);
 	snprintf(url, sizeof url, "%s/r/%s", origin, u->n.id);
@@ -122,28 +120,24 @@ static enum MHD_Result finish(struct req *r)
 	body = json_pack("{s:s, s:s, s:s, s:b}", "id", u->n.id, "url", url,
 			 "badge_url", badge, "outlier", u->n.outlier);
 	o.location = url;
-	ret = http_send_json(r, u->n.duplicate ? 200 : 201, body, &o);
+	rc = body ? answer_json(a, u->n.duplicate ? 200 : 201, body, &o) : -1;
 	json_decref(body);
-	return ret;
+	return rc;
 }
 
 /* Checks everything about the request that does not need the database.
- * Returns 0, or the status of the refusal it queued. */
-static unsigned check(struct req *r, struct upload *u, enum MHD_Result *ret)
+ * Returns 0, or the status of the refusal in e. */
+static unsigned check(struct req *r, struct upload *u, struct err *e)
 {
-	struct err e;
-
 	if (!http_ctype_is(r, CT_JOSE)) {
-		*ret = http_fail(r, 415, "unsupported_media_type",
-				  "Send the run as a compact JWS with Content-Type: application/jose.", NULL);
+		err_set(e, 415, "unsupported_media_type", NULL, "%s",
+			"Send the run as a compact JWS with Content-Type: application/jose.");
 		return 415;
 	}
-	if (jws_parse_verify(r->body.buf, r->body.len, &u->jws, &e) != JWS_OK ||
+	if (jws_parse_verify(r->body.buf, r->body.len, &u->jws, e) != JWS_OK ||
 	    validate_payload_bytes(u->jws.payload, u->jws.payload_len, time_now(),
-				   &u->payload, &u->n.f, &e) != 0) {
-		*ret = http_reply_err(r, &e);
-		return e.status;
-	}
+				   &u->payload, &u->n.f, e) != 0)
+		return e->status;
 	validate_resolve(r->app->ref, u->payload, &u->n.f);
 	return 0;
 }
@@ -161,71 +155,72 @@ static const char *rate_key(struct req *r, const struct upload *u, char key[80])
 
 /* Counts a refused upload against the client's address, whatever the
  * refusal: a bad signature, a payload that breaks a rule, a refused
- * backend, an unknown token.  Returns ret. */
-static enum MHD_Result refused(struct req *r, const char *addr, enum MHD_Result ret)
+ * backend, an unknown token.  Returns -1. */
+static int refused(struct req *r, const char *addr)
 {
 	ratelimit_take(r->app->refusal_rl, addr);
-	return ret;
+	return -1;
 }
 
-enum MHD_Result upload_handle(struct req *r)
+/* The 429 of the upload rate: wait seconds. */
+static int limited(struct req *r, unsigned wait, struct err *e)
 {
-	enum MHD_Result ret = MHD_NO;
-	char key[80], addr[80];
-	struct upload *u;
-	unsigned wait, status;
+	r->retry_after = wait;
+	return err_set(e, 429, "rate_limited", NULL, "%s",
+		       "Too many uploads from this client; wait for the time in Retry-After and send again.");
+}
 
-	if (r->job)
-		return finish(r);
-	/* A client whose uploads keep being refused is refused at once, by
-	 * address, before its token is looked up or its signature checked:
-	 * a flood of bad signatures (an ES256 verify costs milliseconds)
-	 * costs only this lookup. */
-	http_client_key(r, addr, sizeof addr);
-	if ((r->retry_after = ratelimit_check(r->app->refusal_rl, addr)) > 0)
-		return http_fail(r, 429, "rate_limited",
-				 "Too many refused uploads from this address; fix what the last answers named, wait for the time in Retry-After and send again.", NULL);
-	u = calloc(1, sizeof *u);
-	if (!u)
-		return http_send_nomem(r);
-	/* Cheap refusals first: the token lookup and the rate limit come
-	 * before the signature is verified, so a flood over the limit costs
-	 * no verification.  The allowance is only used up by an upload that
-	 * passed every check. */
-	switch (attribute(r, &u->n.account_id, &ret)) {
-	case -1:
-		goto refuse;
-	case -2:
-		upload_free(u);
-		return ret;
-	}
-	rate_key(r, u, key);
-	if ((wait = ratelimit_check(r->app->upload_rl, key)) > 0)
-		goto limited;
-	if ((status = check(r, u, &ret)) != 0) {
-		upload_free(u);
-		/* Out of memory is the server's failing, not the client's. */
-		return status >= 500 ? ret : refused(r, addr, ret);
-	}
-	if ((wait = ratelimit_take(r->app->upload_rl, key)) > 0)
-		goto limited;
-	u->r = r;
+/* Points the run's fields at what was checked, for the writer. */
+static void prepare(struct req *r, struct upload *u)
+{
 	u->n.payload = u->jws.payload;
 	u->n.payload_len = u->jws.payload_len;
 	u->n.jws = r->body.buf;
 	u->n.jws_len = r->body.len;
 	u->n.thumbprint = u->jws.thumbprint;
 	u->n.alg = u->jws.alg == JWS_ALG_ES256 ? "ES256" : "EdDSA";
-	run_new_memory(&u->n, u->payload);
-	run_new_init(&u->n);
-	return defer_submit(r, &u->n.j, upload_done, u, upload_free);
-limited:
-	r->retry_after = wait;
-	ret = http_fail(r, 429, "rate_limited",
-			 "Too many uploads from this client; wait for the time in Retry-After and send again.", NULL);
-	upload_free(u);
-	return ret;
-refuse:
-	upload_free(u);
-	return refused(r, addr, ret);
 }
+
+/* Checks the upload (the row's check): the address's refusals, the token,
+ * the upload rate, the JWS and the payload, then the allowance; 0 with
+ * the run ready for the writer, or -1 with the refusal in e. */
+static int upload_check(struct req *r, void *state, struct err *e)
+{
+	struct upload *u = state;
+	char key[80], addr[80];
+	unsigned wait, status;
+
+	/* A client whose uploads keep being refused is refused at once, by
+	 * address, before its token is looked up or its signature checked:
+	 * a flood of bad signatures (an ES256 verify costs milliseconds)
+	 * costs only this lookup. */
+	http_client_key(r, addr, sizeof addr);
+	if ((r->retry_after = ratelimit_check(r->app->refusal_rl, addr)) > 0)
+		return err_set(e, 429, "rate_limited", NULL, "%s",
+			       "Too many refused uploads from this address; fix what the last answers named, wait for the time in Retry-After and send again.");
+	/* Cheap refusals first: the token lookup and the rate limit come
+	 * before the signature is verified, so a flood over the limit costs
+	 * no verification.  The allowance is only used up by an upload that
+	 * passed every check. */
+	switch (attribute(r, &u->n.account_id, e)) {
+	case -1:
+		return refused(r, addr);
+	case -2:
+		return -1;
+	}
+	rate_key(r, u, key);
+	if ((wait = ratelimit_check(r->app->upload_rl, key)) > 0)
+		return limited(r, wait, e);
+	/* Out of memory is the server's failing, not the client's. */
+	if ((status = check(r, u, e)) != 0)
+		return status >= 500 ? -1 : refused(r, addr);
+	if ((wait = ratelimit_take(r->app->upload_rl, key)) > 0)
+		return limited(r, wait, e);
+	prepare(r, u);
+	return 0;
+}
+
+const struct defer_row upload_write = {
+	sizeof(struct upload), upload_check, run_store_run, upload_done, upload_finish,
+	upload_release,
+};

@@ -2,7 +2,7 @@
 #ifndef LLMS_UPLOAD_H
 #define LLMS_UPLOAD_H
 
-#include "http/http.h"
+#include "http/defer.h"
 
 /* Verifies, validates and stores one signed run.
  * 201 stored (200 when the same bytes were stored before), with
@@ -11,6 +11,6 @@
  * 400 malformed JWS, header or JSON; 401 bad signature or unknown token;
  * 422 schema, unknown suite or hosted-api; 429 over the upload rate;
  * 503 when the database cannot take the write (nothing is stored). */
-enum MHD_Result upload_handle(struct req *r);
+extern const struct defer_row upload_write;
 
 #endif

@@ -188,11 +188,7 @@ static int vfail(struct vctx *c, int status, const char *code, const char *field
 static int vfail(struct vctx *c, int status, const char *code, const char *field,
 		 const char *fmt, va_list ap)
 {
-	c->e->status = status;
-	c->e->code = code;
-	snprintf(c->e->field, sizeof c->e->field, "%s", field);
-	vsnprintf(c->e->message, sizeof c->e->message, fmt, ap);
-	return -1;
+	return err_vset(c->e, (unsigned)status, code, field, fmt, ap);
 }
 
 /* Reports an error with the given status and code; returns -1. */
@@ -502,6 +498,8 @@ static const char *str_at(const json_t *root, const char *obj, const char *key)
 static void fill_fields(const json_t *p, const struct vctx *c, struct run_fields *out)
 {
 	const json_t *chat = json_object_get(json_object_get(p, "workloads"), "chat-short");
+	const json_t *hw = json_object_get(p, "hardware");
+	double vram = json_number_value(json_object_get(hw, "vram_gb"));
 
 	memset(out, 0, sizeof *out);
 	out->suite_version = str_at(p, NULL, "suite_version");
@@ -521,6 +519,7 @@ static void fill_fields(const json_t *p, const struct vctx *c, struct run_fields
 	out->decode_tok_s = json_number_value(json_object_get(chat, "decode_tok_s"));
 	out->prefill_tok_s = json_number_value(json_object_get(chat, "prefill_tok_s"));
 	out->ttft_ms = json_number_value(json_object_get(chat, "ttft_ms"));
+	out->mem_gb = vram > 0 ? vram : json_number_value(json_object_get(hw, "ram_gb"));
 	slug_model(out->model_name, out->model_slug, sizeof out->model_slug);
 	slug_hw(out->accelerator, out->hw_slug, sizeof out->hw_slug);
 	validate_lookalike_slug(out->model_name, slug_model, out->model_slug, out->model_lookalike,

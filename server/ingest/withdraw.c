@@ -7,10 +7,12 @@
 #include <string.h>
 
 #include "app.h"
+#include "http/answer.h"
 #include "http/cache.h"
 #include "ingest/jws.h"
 #include "ingest/validate.h"
 #include "http/defer.h"
+#include "http/store_err.h"
 #include "store/outlier.h"
 #include "store/run_store.h"
 #include "store/tlog_store.h"
@@ -29,22 +31,25 @@ static const char sql_insert[] =
 static const char sql_leave[] =
 	"UPDATE runs SET status = 'upheld' WHERE id = ? AND status = 'ok'";
 
-/* A withdrawal on its way to the writer. */
+/* A withdrawal on its way to the writer, the state of its row (defer.h). */
 struct withdrawal {
 	struct db_job j;
-	struct req *r;
 	char run_id[sizeof ((struct req *)0)->arg];
+	const char *jws;          /* the exact bytes sent (the request's body) */
+	size_t jws_len;
 	char *reason;
 	unsigned char sha[crypto_hash_sha256_BYTES];   /* of the exact JWS */
 	char withdrawn_at[TIMEFMT_LEN];
 };
 
-static void withdrawal_free(void *p)
+DEFER_STATE(struct withdrawal, j);
+
+/* Frees what the withdrawal owns (release; defer.c frees the state). */
+static void withdrawal_release(void *state)
 {
-	struct withdrawal *wd = p;
+	struct withdrawal *wd = state;
 
 	free(wd->reason);
-	free(wd);
 }
 
 /* Writer: records the withdrawal and takes the run out of its cluster and
@@ -53,7 +58,6 @@ static void withdrawal_free(void *p)
 static int withdraw_run(struct dbconn *w, struct db_job *j)
 {
 	struct withdrawal *wd = container_of(j, struct withdrawal, j);
-	struct req *r = wd->r;
 	sqlite3_stmt *st;
 	int rc;
 
@@ -63,7 +67,7 @@ static int withdraw_run(struct dbconn *w, struct db_job *j)
 	db_bind_text(st, 1, wd->run_id);
 	db_bind_text(st, 2, wd->withdrawn_at);
 	db_bind_text(st, 3, wd->reason);
-	sqlite3_bind_blob(st, 4, r->body.buf, (int)r->body.len, SQLITE_STATIC);
+	sqlite3_bind_blob(st, 4, wd->jws, (int)wd->jws_len, SQLITE_STATIC);
 	sqlite3_bind_blob(st, 5, wd->sha, sizeof wd->sha, SQLITE_STATIC);
 	rc = db_status_of(sqlite3_step(st));
 	sqlite3_reset(st);
@@ -80,43 +84,43 @@ static int withdraw_run(struct dbconn *w, struct db_job *j)
 	/* The withdrawal's exact JWS bytes become an entry of the public log,
 	 * in this transaction. */
 	if (rc == DB_OK)
-		rc = tlog_record(w, TLOG_WITHDRAWAL, wd->run_id, wd->sha, NULL);
+		rc = tlog_store_append(w, TLOG_WITHDRAWAL, wd->run_id, wd->sha, NULL);
 	return rc;
 }
 
-/* Writer, after the commit: a withdrawal moves a cluster's figures and
- * every list, so the whole render cache goes (as after a ruling). */
-static void withdraw_done(struct db_job *j)
+/* On the sync thread, after the commit (or its failure): a withdrawal
+ * moves a cluster's figures and every list, so the whole render cache
+ * goes (as after a ruling). */
+static void withdraw_done(struct req *r, void *state)
 {
-	struct withdrawal *wd = container_of(j, struct withdrawal, j);
+	struct withdrawal *wd = state;
 
-	if (j->rc == DB_OK)
-		cache_clear(wd->r->app->cache);
-	defer_wake(wd->r);
+	if (wd->j.rc == DB_OK)
+		cache_clear(r->app->cache);
 }
 
-/* Answers once the withdrawal is stored, or why it is not. */
-static enum MHD_Result withdraw_finish(struct req *r)
+/* Answers once the withdrawal is stored, or why it is not: 200, 409,
+ * 503. */
+static int withdraw_finish(struct req *r, void *state, struct answer *a)
 {
-	struct withdrawal *wd = r->job;
+	struct withdrawal *wd = state;
 	char origin[300], url[480];
-	enum MHD_Result ret;
 	json_t *body;
+	int rc;
 
 	if (wd->j.rc == DB_CONFLICT)
-		return http_fail(r, 409, "already_withdrawn",
-				 "This run is withdrawn already; a withdrawal cannot be sent twice.", NULL);
+		return err_set(&a->err, 409, "already_withdrawn", NULL, "%s",
+			       "This run is withdrawn already; a withdrawal cannot be sent twice.");
 	if (wd->j.rc != DB_OK)
-		return http_fail(r, 503, "unavailable", db_status_message(wd->j.rc), NULL);
+		return http_db_err(&a->err, wd->j.rc);
 	http_origin(r, origin, sizeof origin);
 	snprintf(url, sizeof url, "%s/r/%s", origin, wd->run_id);
 	body = json_pack("{s:s, s:s, s:s, s:s, s:s}", "run_id", wd->run_id,
 			 "status", "withdrawn", "withdrawn_at", wd->withdrawn_at,
 			 "reason", wd->reason, "url", url);
-	ret = body ? http_send_json(r, 200, body, NULL)
-		   : http_send_nomem(r);
+	rc = body ? answer_json(a, 200, body, NULL) : -1;
 	json_decref(body);
-	return ret;
+	return rc;
 }
 
 /* The run's key thumbprint into thumb and whether it is withdrawn;
@@ -193,9 +197,11 @@ static int payload_check(struct req *r, const json_t *o, struct withdrawal *wd,
 	return 0;
 }
 
-/* Checks the request: the run, the signature, the key, the payload. */
-static int withdraw_check(struct req *r, struct withdrawal *wd, struct err *e)
+/* Checks the request into its state (the row's check): the run, the
+ * signature, the key, the payload; 0, or -1 with e filled. */
+static int withdraw_check(struct req *r, void *state, struct err *e)
 {
+	struct withdrawal *wd = state;
 	struct jws j;
 	json_t *o = NULL;
 	char thumb[48];
@@ -228,6 +234,9 @@ static int withdraw_check(struct req *r, struct withdrawal *wd, struct err *e)
 		goto out;
 	}
 	sha256_digest(wd->sha, r->body.buf, r->body.len);
+	snprintf(wd->run_id, sizeof wd->run_id, "%s", r->arg);
+	wd->jws = r->body.buf;
+	wd->jws_len = r->body.len;
 	rc = 0;
 out:
 	json_decref(o);
@@ -235,21 +244,7 @@ out:
 	return rc;
 }
 
-enum MHD_Result withdraw_handle(struct req *r)
-{
-	struct withdrawal *wd;
-	struct err e = ERR_INIT;
-
-	if (r->job)
-		return withdraw_finish(r);
-	if (!(wd = calloc(1, sizeof *wd)))
-		return http_send_nomem(r);
-	if (withdraw_check(r, wd, &e) < 0) {
-		withdrawal_free(wd);
-		return http_reply_err(r, &e);
-	}
-	wd->r = r;
-	snprintf(wd->run_id, sizeof wd->run_id, "%s", r->arg);
-	wd->j.run = withdraw_run;
-	return defer_submit(r, &wd->j, withdraw_done, wd, withdrawal_free);
-}
+const struct defer_row withdraw_write = {
+	sizeof(struct withdrawal), withdraw_check, withdraw_run, withdraw_done, withdraw_finish,
+	withdrawal_release,
+};

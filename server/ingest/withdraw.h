@@ -2,7 +2,7 @@
 #ifndef LLMS_WITHDRAW_H
 #define LLMS_WITHDRAW_H
 
-#include "http/http.h"
+#include "http/defer.h"
 
 /* Longest withdrawal reason, in characters. */
 #define WITHDRAW_REASON_MAX 500
@@ -13,6 +13,6 @@
  * 400 malformed JWS or JSON; 401 bad signature; 403 another key;
  * 404 unknown run; 409 already withdrawn (a replay included);
  * 415 not application/jose; 422 payload fields; 503 database down. */
-enum MHD_Result withdraw_handle(struct req *r);
+extern const struct defer_row withdraw_write;
 
 #endif

@@ -47,10 +47,8 @@ int browse_error(struct browse *b, unsigned status, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(b->err.message, sizeof b->err.message, fmt, ap);
+	err_vset(&b->err, status, status == 400 ? "invalid_query" : NULL, NULL, fmt, ap);
 	va_end(ap);
-	b->err.status = status;
-	b->err.code = status == 400 ? "invalid_query" : NULL;
 	return -1;
 }
 
@@ -317,6 +315,20 @@ json_t *browse_link(const struct browse *b, const char *prefix, const char *segm
 	s = link_v(b, prefix, segment, ap, NULL);
 	va_end(ap);
 	return s;
+}
+
+json_t *browse_mhw_link(const struct browse *b, const char *model, const char *hw)
+{
+	struct buf prefix = BUF_INIT;
+	json_t *l = NULL;
+
+	buf_puts(&prefix, "/m/");
+	html_url_arg(&prefix, model);
+	buf_puts(&prefix, "/hw/");
+	if (!buf_error(&prefix))
+		l = browse_link(b, prefix.buf, hw, NULL);
+	buf_release(&prefix);
+	return l;
 }
 
 /* Column i as a JSON string, or null. */

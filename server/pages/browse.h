@@ -61,6 +61,7 @@ struct browse {
 	const char *backend;       /* ?backend=, a known backend, or NULL */
 	const char *digest;        /* ?digest=, sha256:<hex>, or NULL */
 	const char *model;         /* ?model=, a valid slug, or NULL */
+	int sort_given;            /* ?sort= named an order (browse_take_order) */
 	int has_after;             /* ?after= was given */
 	double after_decode;       /* the cursor; +inf and "~" without one */
 	char after_id[16];
@@ -79,21 +80,6 @@ struct browse {
  * not answer. */
 int browse_begin(struct browse *b, struct req *r);
 
-/* For a list page or its JSON twin whose answer follows from its path, its
- * query and the database alone (a PAGE_LISTED kind): 1 when r was answered
- * from the response cache (*ret set; kept there by an earlier page_serve()
- * and no write of any kind since), else 0 (always for a CSV twin). */
-int browse_cached(struct req *r, enum MHD_Result *ret);
-/* 1 when b's ?hw= names hardware with runs in b's suite, or there is no
- * ?hw= (any slug-shaped value is valid there, so pages for hardware
- * without runs are not kept: what is kept stays bounded by what exists);
- * 0 when not or when the database does not say.  Inside b's snapshot. */
-int browse_hw_listed(struct browse *b);
-/* The cache key of r's page: "L" and 32 hex digits of the SHA-256 of its
- * path and query arguments in the order sent; 0, or -1 when the page is not
- * to be kept (a query with more than ?sort=, ?suite=, ?backend= and ?hw=,
- * once each) or out of memory. */
-int browse_list_key(struct req *r, char key[CACHE_ID_MAX + 1]);
 
 /* Sets b's failure (status and a printf-style sentence); returns -1. */
 int browse_error(struct browse *b, unsigned status, const char *fmt, ...)
@@ -149,9 +135,10 @@ struct browse_orders {
 	int n;
 };
 
-/* The sort= argument of b's request among s: 0 (the first order) when
- * absent or empty, -1 with a 400 prepared in b that names sort= and every
- * allowed value when it names none of them. */
+/* The sort= argument of b's request among s, the one place ?sort= is
+ * read (once a request): 0 (the first order) when absent or empty, -1
+ * with a 400 prepared in b that names sort= and every allowed value when
+ * it names none of them; b->sort_given says whether it named one. */
 int browse_take_order(struct browse *b, const struct browse_orders *s);
 
 /* Adds the sort of the view model m, order cur of s: "sort" (its key),
@@ -268,9 +255,9 @@ extern const char *const combos_sql[];
 json_t *browse_link(const struct browse *b, const char *prefix, const char *segment, ...)
 	__attribute__((sentinel));
 
-/* page_model_hw.c: the link to model on hw, /m/<model>/hw/<hw> (".json"
- * when b answers with JSON, ?suite= as browse_link() carries it); a new
- * JSON string, NULL when memory runs out. */
+/* The link to model on hw, /m/<model>/hw/<hw> (".json" when b answers
+ * with JSON, ?suite= as browse_link() carries it); a new JSON string,
+ * NULL when memory runs out. */
 json_t *browse_mhw_link(const struct browse *b, const char *model, const char *hw);
 extern const char *const page_model_hw_sql[];
 extern const char *const page_pick_sql[];     /* page_pick.c */

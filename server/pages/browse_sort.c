@@ -32,11 +32,14 @@ int browse_take_order(struct browse *b, const struct browse_orders *s)
 	struct buf allowed = BUF_INIT;
 	int i;
 
+	b->sort_given = 0;
 	if (!v || !*v)
 		return 0;
 	for (i = 0; i < s->n; i++)
-		if (!strcmp(v, s->o[i].key))
+		if (!strcmp(v, s->o[i].key)) {
+			b->sort_given = 1;
 			return i;
+		}
 	for (i = 0; i < s->n; i++)
 		buf_printf(&allowed, "%s%s", i == 0 ? "" : i == s->n - 1 ? " or " : ", ", s->o[i].key);
 	browse_error(b, 400, "The sort= argument must be %s.", buf_error(&allowed) ? "a listed order" : allowed.buf);

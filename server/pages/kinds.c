@@ -1,12 +1,14 @@
-/* kinds.c: the table of page kinds (kinds.h): each kind's address,
- * template, nav key, twins with their CSV columns, feed, sitemap entry and
- * view-model builder.  The one place a page kind is declared. */
+/* kinds.c: the table of page kinds (kinds.h): each kind's address, twins
+ * with their CSV columns, feed, sitemap entry and flags, its template and
+ * view-model builder named after it.  The one place a page kind is
+ * declared: one row, its name spelled once. */
 #include "pages/kinds.h"
 
 #include <stdio.h>
 #include <string.h>
 
 #include "render/tmpl.h"
+#include "util/nelem.h"
 
 /* ---- the CSV twins' columns: {header, dotted path in a row} ---- */
 
@@ -84,82 +86,90 @@ static const struct csv_col cheatsheet_cols[] = {
 	{ "run_id", "id" },
 };
 
-#define COLS(c) c, sizeof c / sizeof c[0]
+#define COLS(c) c, NELEM(c)
 /* A table at a path of the view model, and one made by a function. */
 #define TABLE(rows, url, cols) { rows, NULL, url, COLS(cols) }
 #define MADE(fn, url, cols) { NULL, fn, url, COLS(cols) }
 
+/* Where a kind lives, from its name (id) or given in its row: */
+#define NAMED(id)       .path = "/" #id,                        /* /x */
+#define NAMED_JSON(id)  NAMED(id) .json = "/" #id ".json",      /* /x, /x.json */
+#define NAMED_TWINS(id) NAMED_JSON(id) .csv = "/" #id ".csv",   /* and /x.csv */
+#define GIVEN(id)       /* .path (and twins) in the row */
 /* A page with a JSON and a CSV twin at its path + ".json", ".csv". */
 #define TWINS(p) .path = p, .json = p ".json", .csv = p ".csv"
 
-const struct page_kind_def page_kinds[PAGE_KIND__MAX] = {
-	[PAGE_HOME] = { "home", .path = "/", .json = "/index.json", .csv = "/index.csv",
-		.tmpl = "home", .nav = "home", .feed = "/feed.atom", .sitemap = SITEMAP_ONE,
-		.csv_tables = { TABLE("board.rows", CSV_URL_BEST_RUN, combo_cols) },
-		.flags = PAGE_LISTED, .build = page_home_view },
-	[PAGE_RUN] = { "run", .path = "/r/*", .json = "/r/*.json", .tmpl = "run",
-		.arg = PAGE_ARG_RUN, .sitemap = SITEMAP_EACH, .build = page_run_view },
-	[PAGE_MODEL_HW] = { "model-hw", .path = "/m/*/hw/*", .json = "/m/*/hw/*.json",
-		.tmpl = "model_hw", .arg = PAGE_ARG_MODEL_HW, .sitemap = SITEMAP_EACH,
-		.flags = PAGE_LISTED, .build = page_model_hw_view },
-	[PAGE_MODEL] = { "model", TWINS("/m/*"), .tmpl = "model", .feed = "/m/*.atom",
-		.arg = PAGE_ARG_MODEL, .sitemap = SITEMAP_EACH,
-		.csv_tables = { TABLE("list.runs", CSV_URL_RUN, run_cols),
-				TABLE("combos.rows", CSV_URL_BEST_RUN, combo_cols) },
-		.flags = PAGE_LISTED, .build = page_model_view },
-	[PAGE_HW] = { "hw", TWINS("/hw/*"), .tmpl = "hw", .feed = "/hw/*.atom",
-		.arg = PAGE_ARG_HW, .sitemap = SITEMAP_EACH,
-		.csv_tables = { TABLE("list.runs", CSV_URL_RUN, run_cols),
-				TABLE("combos.rows", CSV_URL_BEST_RUN, combo_cols) },
-		.flags = PAGE_LISTED, .build = page_hw_view },
-	[PAGE_MODELS] = { "models", TWINS("/models"), .tmpl = "catalog", .nav = "models",
-		.sitemap = SITEMAP_ONE, .csv_tables = { TABLE("rows", CSV_URL_BEST, catalog_cols) },
-		.flags = PAGE_LISTED, .build = page_models_view },
-	[PAGE_HARDWARE] = { "hardware", TWINS("/hardware"), .tmpl = "catalog", .nav = "hardware",
-		.sitemap = SITEMAP_ONE, .csv_tables = { TABLE("rows", CSV_URL_BEST, catalog_cols) },
-		.flags = PAGE_LISTED, .build = page_hardware_view },
-	[PAGE_SEARCH] = { "search", TWINS("/search"), .tmpl = "search",
-		.csv_tables = { TABLE("results", CSV_URL_NAME, search_cols) },
-		.build = page_search_view },
-	[PAGE_COMPARE] = { "compare", TWINS("/compare"), .tmpl = "compare",
-		.csv_tables = { MADE(twins_compare_rows, CSV_URL_RUN, compare_cols) },
-		.build = page_compare_view },
-	[PAGE_CHEATSHEET] = { "cheatsheet", TWINS("/cheatsheet"), .tmpl = "cheatsheet",
-		.nav = "cheatsheet", .sitemap = SITEMAP_ONE,
-		.csv_tables = { MADE(twins_cheatsheet_rows, CSV_URL_NONE, cheatsheet_cols) },
-		.flags = PAGE_LISTED, .build = page_cheatsheet_view },
-	[PAGE_OUTLIERS] = { "outliers", TWINS("/outliers"), .tmpl = "outliers", .nav = "outliers",
-		.sitemap = SITEMAP_ONE, .csv_tables = { TABLE("rows", CSV_URL_RUN, outlier_cols) },
-		.flags = PAGE_LISTED, .build = page_outliers_view },
-	[PAGE_DISPUTES] = { "disputes", TWINS("/disputes"), .tmpl = "disputes", .nav = "disputes",
-		.feed = "/disputes.atom", .sitemap = SITEMAP_ONE,
-		.csv_tables = { TABLE("rows", CSV_URL_RUN, dispute_cols) },
-		.flags = PAGE_LISTED, .build = page_disputes_view },
-	/* /fit answers one question (does this fit, how fast): no table, so no CSV. */
-	[PAGE_FIT] = { "fit", .path = "/fit", .json = "/fit.json", .tmpl = "fit", .nav = "fit",
-		.sitemap = SITEMAP_ONE, .build = page_fit_view },
-	[PAGE_GLOSSARY] = { "glossary", .path = "/glossary", .tmpl = "glossary", .nav = "glossary",
-		.sitemap = SITEMAP_ONE, .build = page_reference_view },
-	[PAGE_METHODOLOGY] = { "methodology", .path = "/methodology", .tmpl = "methodology",
-		.nav = "methodology", .sitemap = SITEMAP_ONE, .build = page_reference_view },
-	[PAGE_PRIVACY] = { "privacy", .path = "/privacy", .tmpl = "privacy", .nav = "privacy",
-		.sitemap = SITEMAP_ONE, .build = page_reference_view },
-	[PAGE_EXPLAIN] = { "explain_quantization", .path = "/explain/quantization",
-		.tmpl = "explain_quantization", .nav = "explain_quantization",
-		.sitemap = SITEMAP_ONE, .build = page_explain_view },
-	[PAGE_API] = { "api", .path = "/api", .tmpl = "api", .nav = "api",
-		.sitemap = SITEMAP_ONE, .build = page_api_view },
-	[PAGE_LOG] = { "log", .path = "/log", .tmpl = "log", .sitemap = SITEMAP_ONE,
-		.build = page_log_view },
-	[PAGE_ACCOUNT] = { "account", TWINS("/u/*"), .tmpl = "account", .feed = "/u/*.atom",
-		.arg = PAGE_ARG_ACCOUNT, .csv_tables = { TABLE("list.runs", CSV_URL_RUN, run_cols) },
-		.build = page_account_view },
-	[PAGE_CHANGES] = { "changes", .path = "/changes", .json = "/changes.json", .tmpl = "changes",
-		.nav = "changes", .feed = "/changes.atom", .sitemap = SITEMAP_ONE,
-		.build = page_changes_view },
-	[PAGE_WANTED] = { "wanted", .path = "/wanted", .json = "/wanted.json", .tmpl = "wanted",
-		.nav = "wanted", .sitemap = SITEMAP_ONE, .build = page_wanted_view },
-};
+/* Every page kind, one row each: KIND(id, where, fields...).  The kind is
+ * named id (its name in kinds.json and its nav key), its builder is
+ * page_<id>_view and its template templates/<id>.html; where says its
+ * address (NAMED...: from its name; GIVEN: the row's .path); the fields
+ * are the rest of struct page_kind_def.  The routes are made in this
+ * order. */
+#define PAGE_KINDS(KIND) \
+	KIND(home, GIVEN, .path = "/", .json = "/index.json", .csv = "/index.csv", \
+	     .feed = "/feed.atom", .sitemap = SITEMAP_ONE, .flags = PAGE_LISTED | PAGE_NAV, \
+	     .csv_tables = { TABLE("board.rows", CSV_URL_BEST_RUN, combo_cols) }) \
+	KIND(run, GIVEN, .path = "/r/*", .json = "/r/*.json", .arg = PAGE_ARG_RUN, \
+	     .sitemap = SITEMAP_EACH, .flags = PAGE_KEPT_RUN) \
+	KIND(model_hw, GIVEN, .path = "/m/*/hw/*", .json = "/m/*/hw/*.json", \
+	     .arg = PAGE_ARG_MODEL_HW, .sitemap = SITEMAP_EACH, .flags = PAGE_LISTED) \
+	KIND(model, GIVEN, TWINS("/m/*"), .feed = "/m/*.atom", .arg = PAGE_ARG_MODEL, \
+	     .sitemap = SITEMAP_EACH, .flags = PAGE_LISTED, \
+	     .csv_tables = { TABLE("list.runs", CSV_URL_RUN, run_cols), \
+			     TABLE("combos.rows", CSV_URL_BEST_RUN, combo_cols) }) \
+	KIND(hw, GIVEN, TWINS("/hw/*"), .feed = "/hw/*.atom", .arg = PAGE_ARG_HW, \
+	     .sitemap = SITEMAP_EACH, .flags = PAGE_LISTED, \
+	     .csv_tables = { TABLE("list.runs", CSV_URL_RUN, run_cols), \
+			     TABLE("combos.rows", CSV_URL_BEST_RUN, combo_cols) }) \
+	KIND(models, NAMED_TWINS, .sitemap = SITEMAP_ONE, .flags = PAGE_LISTED | PAGE_NAV, \
+	     .csv_tables = { TABLE("rows", CSV_URL_BEST, catalog_cols) }) \
+	KIND(hardware, NAMED_TWINS, .sitemap = SITEMAP_ONE, .flags = PAGE_LISTED | PAGE_NAV, \
+	     .csv_tables = { TABLE("rows", CSV_URL_BEST, catalog_cols) }) \
+	KIND(search, NAMED_TWINS, .csv_tables = { TABLE("results", CSV_URL_NAME, search_cols) }) \
+	KIND(compare, NAMED_TWINS, \
+	     .csv_tables = { MADE(twins_compare_rows, CSV_URL_RUN, compare_cols) }) \
+	KIND(cheatsheet, NAMED_TWINS, .sitemap = SITEMAP_ONE, .flags = PAGE_LISTED | PAGE_NAV, \
+	     .csv_tables = { MADE(twins_cheatsheet_rows, CSV_URL_NONE, cheatsheet_cols) }) \
+	KIND(outliers, NAMED_TWINS, .sitemap = SITEMAP_ONE, .flags = PAGE_LISTED | PAGE_NAV, \
+	     .csv_tables = { TABLE("rows", CSV_URL_RUN, outlier_cols) }) \
+	KIND(disputes, NAMED_TWINS, .feed = "/disputes.atom", .sitemap = SITEMAP_ONE, \
+	     .flags = PAGE_LISTED | PAGE_NAV, .csv_tables = { TABLE("rows", CSV_URL_RUN, dispute_cols) }) \
+	/* /fit answers one question (does this fit, how fast): no table, so no CSV. */ \
+	KIND(fit, NAMED_JSON, .sitemap = SITEMAP_ONE, .flags = PAGE_NAV) \
+	KIND(glossary, NAMED, .sitemap = SITEMAP_ONE, .flags = PAGE_NAV) \
+	KIND(methodology, NAMED, .sitemap = SITEMAP_ONE, .flags = PAGE_NAV) \
+	KIND(privacy, NAMED, .sitemap = SITEMAP_ONE, .flags = PAGE_NAV) \
+	KIND(explain_quantization, GIVEN, .path = "/explain/quantization", \
+	     .sitemap = SITEMAP_ONE, .flags = PAGE_NAV) \
+	KIND(api, NAMED, .sitemap = SITEMAP_ONE, .flags = PAGE_NAV) \
+	KIND(log, NAMED, .sitemap = SITEMAP_ONE) \
+	KIND(account, GIVEN, TWINS("/u/*"), .feed = "/u/*.atom", .arg = PAGE_ARG_ACCOUNT, \
+	     .csv_tables = { TABLE("list.runs", CSV_URL_RUN, run_cols) }) \
+	KIND(changes, NAMED_JSON, .feed = "/changes.atom", .sitemap = SITEMAP_ONE, .flags = PAGE_NAV) \
+	KIND(wanted, NAMED_JSON, .sitemap = SITEMAP_ONE, .flags = PAGE_NAV)
+
+/* Each kind's builder, its enum and its row, from its name. */
+#define KIND_BUILDER(id, where, ...) json_t *page_##id##_view(struct page_view *v);
+#define KIND_ENUM(id, where, ...) PAGE_##id,
+#define KIND_ROW(id, where, ...) \
+	[PAGE_##id] = { .name = #id, .tmpl = #id, .build = page_##id##_view, where(id) __VA_ARGS__ },
+
+PAGE_KINDS(KIND_BUILDER)
+enum page_kind { PAGE_KINDS(KIND_ENUM) PAGE_KIND__MAX };
+_Static_assert(PAGE_KIND__MAX <= PAGE_KINDS_MAX, "PAGE_KINDS_MAX holds every kind");
+
+const struct page_kind_def page_kinds[] = { PAGE_KINDS(KIND_ROW) };
+const int page_kinds_n = PAGE_KIND__MAX;
+
+const struct page_kind_def *page_kind_named(const char *name)
+{
+	int i;
+
+	for (i = 0; i < page_kinds_n; i++)
+		if (!strcmp(page_kinds[i].name, name))
+			return &page_kinds[i];
+	return NULL;
+}
 
 /* 1 when twin is path followed by suffix (or, for the home page "/",
  * "/index" and suffix). */
@@ -172,11 +182,21 @@ static int twin_of(const char *path, const char *twin, const char *suffix)
 	return !strncmp(twin, path, n) && !strcmp(twin + n, suffix);
 }
 
-/* The problem with kind k, or NULL when it is whole. */
-static const char *kind_problem(const struct page_kind_def *k, const struct tmpl_set *tmpl)
+/* 1 when the header links kind k: templates/_header.html marks its nav
+ * entry ({{#nav.<name>}}). */
+static int nav_linked(const struct page_kind_def *k, const struct tmpl_set *tmpl)
+{
+	const struct tmpl *header = tmpl_set_get(tmpl, "_header");
+	char key[80];
+
+	snprintf(key, sizeof key, "nav.%s", k->name);
+	return header && tmpl_has_section(header, key);
+}
+
+const char *page_kind_problem(const struct page_kind_def *k, const struct tmpl_set *tmpl)
 {
 	if (!k->name || !k->path || !k->tmpl || !k->build)
-		return "has no row in page_kinds[] (or no name, path, template or builder)";
+		return "has no name, path, template or builder";
 	if (k->path[0] != '/' || (strchr(k->path, '*') && k->arg == PAGE_ARG_NONE))
 		return "has a path that is not absolute, or a '*' that names nothing (arg)";
 	if (tmpl && !tmpl_set_get(tmpl, k->tmpl))
@@ -184,21 +204,27 @@ static const char *kind_problem(const struct page_kind_def *k, const struct tmpl
 	if ((k->json && !twin_of(k->path, k->json, ".json")) ||
 	    (k->csv && !twin_of(k->path, k->csv, ".csv")))
 		return "has a twin whose path is not the page's with .json or .csv";
+	if (k->feed && strchr(k->feed, '*') && !twin_of(k->path, k->feed, ".atom"))
+		return "has a feed with a '*' whose path is not the page's with .atom";
 	if (!k->csv != !k->csv_tables[0].cols)
 		return "has a CSV twin without a table, or a table without a CSV twin";
 	if (k->sitemap == SITEMAP_EACH && k->arg == PAGE_ARG_NONE)
 		return "is listed once per thing in the sitemap but its path names none";
+	if (k->sitemap == SITEMAP_ONE && strchr(k->path, '*'))
+		return "is listed once in the sitemap but its path has a '*' (it would list a broken address)";
+	if ((k->flags & PAGE_NAV) && tmpl && !nav_linked(k, tmpl))
+		return "is in the nav but templates/_header.html has no link marked {{#nav.<name>}} for it";
 	return NULL;
 }
 
 int page_kinds_check(const struct tmpl_set *tmpl, struct err *e)
 {
 	const char *why;
-	size_t i, j;
+	int i, j;
 
-	for (i = 0; i < PAGE_KIND__MAX; i++) {
-		if ((why = kind_problem(&page_kinds[i], tmpl)))
-			return err_set(e, 500, NULL, NULL, "page kind %zu (%s) %s", i,
+	for (i = 0; i < page_kinds_n; i++) {
+		if ((why = page_kind_problem(&page_kinds[i], tmpl)))
+			return err_set(e, 500, NULL, NULL, "page kind %d (%s) %s", i,
 				       page_kinds[i].name ? page_kinds[i].name : "unnamed", why);
 		for (j = 0; j < i; j++)
 			if (!strcmp(page_kinds[i].name, page_kinds[j].name) ||
@@ -227,13 +253,14 @@ json_t *page_kinds_json(void)
 	static const char *const args[] = { NULL, "run", "model", "hw", "account", "model-hw" };
 	static const char *const sitemaps[] = { "none", "one", "each" };
 	json_t *a = json_array();
-	size_t i;
+	int i;
 
-	for (i = 0; a && i < PAGE_KIND__MAX; i++) {
+	for (i = 0; a && i < page_kinds_n; i++) {
 		const struct page_kind_def *k = &page_kinds[i];
 
 		json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:s?, s:s?, s:s?, s:o, s:s?, s:s?, s:s}",
-			"name", k->name, "path", k->path, "template", k->tmpl, "nav", k->nav,
+			"name", k->name, "path", k->path, "template", k->tmpl,
+			"nav", k->flags & PAGE_NAV ? k->name : NULL,
 			"json", k->json, "csv", k->csv, "csv_columns", columns_json(k),
 			"feed", k->feed, "arg", args[k->arg], "sitemap", sitemaps[k->sitemap]));
 	}

@@ -1,20 +1,24 @@
 /* page.c: what every page shares: the one handler of the page kinds
  * (page_serve: builder, then HTML, JSON or CSV), the renderer (template +
- * view model -> HTML with ETag, optionally kept in the render cache) and
- * the error page. */
+ * view model -> HTML with ETag, optionally kept in the render cache, and
+ * the keys kept list pages go under) and the error page. */
 #include "pages/page.h"
 
+#include <sodium.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "app.h"
+#include "disputes/dispute.h"
 #include "pages/browse.h"
 #include "pages/kinds.h"
 #include "util/jsonw.h"
 #include "render/tmpl.h"
+#include "store/db.h"
 #include "util/buf.h"
 #include "util/log.h"
+#include "util/sha256.h"
 #include "util/utf8.h"
 
 /* Renders template name with model (plus the site-wide fields and the
@@ -41,61 +45,25 @@ static int render(struct req *r, const char *name, json_t *model, unsigned statu
 	return 0;
 }
 
-static enum MHD_Result render_failed(struct req *r)
+/* The answer when a template does not render: 500, plain text. */
+static int render_failed(struct answer *a)
 {
 	static const char msg[] = "The page could not be rendered.\n";
-	return http_send(r, 500, CT_TEXT, msg, sizeof msg - 1, NULL);
+	return answer_static(a, 500, CT_TEXT, msg, sizeof msg - 1, NULL);
 }
 
-enum MHD_Result page_render(struct req *r, const char *name, json_t *model,
-			    unsigned status)
+int page_render(struct req *r, const char *name, json_t *model, unsigned status,
+		struct answer *a)
 {
 	struct http_opts o = { .cache_control = status == 200 ? CC_PAGE : CC_NONE,
 			       .etag = 1 };
 	struct buf b = BUF_INIT;
-	enum MHD_Result ret;
 
-	if (render(r, name, model, status, &b) < 0)
-		ret = render_failed(r);
-	else
-		ret = http_send(r, status, CT_HTML, b.buf, b.len, &o);
-	buf_release(&b);
-	return ret;
-}
-
-enum MHD_Result page_render_cached(struct req *r, const char *name, json_t *model,
-				   enum cache_rep rep, uint64_t gen)
-{
-	return page_render_cached_tag(r, name, model, rep, gen, 0);
-}
-
-/* Renders name for r and answers with it, keeping it in the cache as
- * (id, rep) with the cluster tag tag (0: none). */
-static enum MHD_Result render_keep(struct req *r, const char *name, json_t *model,
-				   const char *id, enum cache_rep rep, uint64_t gen, unsigned tag)
-{
-	struct buf b = BUF_INIT;
-	enum MHD_Result ret;
-
-	if (render(r, name, model, 200, &b) < 0)
-		ret = render_failed(r);
-	else
-		ret = cache_send_tagged(r->app->cache, r, id, rep, gen, tag, 200, CT_HTML,
-					b.buf, b.len, CC_PAGE);
-	buf_release(&b);
-	return ret;
-}
-
-enum MHD_Result page_render_cached_tag(struct req *r, const char *name, json_t *model,
-				       enum cache_rep rep, uint64_t gen, unsigned tag)
-{
-	return render_keep(r, name, model, r->arg, rep, gen, tag);
-}
-
-enum MHD_Result page_render_kept(struct req *r, const char *name, json_t *model,
-				 const char *id, enum cache_rep rep, uint64_t gen)
-{
-	return render_keep(r, name, model, id, rep, gen, 0);
+	if (render(r, name, model, status, &b) < 0) {
+		buf_release(&b);
+		return render_failed(a);
+	}
+	return answer_buf(a, status, CT_HTML, &b, &o);
 }
 
 /* The request path as a JSON string: libmicrohttpd hands it over
@@ -122,24 +90,97 @@ static json_t *path_json(const char *path)
 	return v ? v : json_string("/");
 }
 
-enum MHD_Result page_error(struct req *r, const struct err *e)
+void page_error(struct req *r, const struct err *e, struct answer *a)
 {
 	json_t *m = json_pack("{s:s, s:i, s:s, s:o}", "title", "Not found",
 			      "status", (int)e->status, "message", e->message,
 			      "path", path_json(r->path));
-	enum MHD_Result ret;
 
 	if (e->status != 404)
 		json_object_set_new(m, "title", json_string(e->status >= 500 ? "Server trouble" : "Request refused"));
-	ret = page_render(r, "error", m, e->status);
+	if (page_render(r, "error", m, e->status, a) < 0)
+		err_nomem(&a->err);
 	json_decref(m);
-	return ret;
+}
+
+/* ---- the keys of kept list pages ---- */
+
+/* The key's input, and whether the query keeps the page out of the cache. */
+struct keyin {
+	struct buf in;
+	int sort, suite, hw, backend, other;
+};
+
+/* Adds one query argument to the key's input: key and value each ended by
+ * a NUL (no argument can hold one).  Only ?sort=, ?suite=, ?backend= and
+ * ?hw=, once each and not empty, may stand in the query of a kept page:
+ * each takes a value from a short list (anything else is a 400 or a 404,
+ * which are not kept; a ?hw= naming hardware without runs is not kept
+ * either, browse_hw_listed()), so the pages kept are bounded by the models,
+ * hardware and backends that exist.  Cursors, other filters and arguments
+ * the page ignores would let a client fill the cache with copies (?x=1,
+ * ?x=2, ...), so such pages are built each time. */
+static void key_arg(void *ctx, const char *k, const char *v)
+{
+	struct keyin *ki = ctx;
+	int *seen = !strcmp(k, "sort") ? &ki->sort : !strcmp(k, "suite") ? &ki->suite
+		  : !strcmp(k, "hw") ? &ki->hw : !strcmp(k, "backend") ? &ki->backend : NULL;
+
+	if (!seen || (*seen)++ || !v || !*v)
+		ki->other = 1;
+	buf_add(&ki->in, k, strlen(k) + 1);
+	buf_add(&ki->in, v ? v : "", (v ? strlen(v) : 0) + 1);
+}
+
+/* The cache key of r's page: "L" and 32 hex digits of the SHA-256 of its
+ * path and query arguments in the order sent; 0, or -1 when the page is
+ * not to be kept (a query with more than ?sort=, ?suite=, ?backend= and
+ * ?hw=, once each) or out of memory. */
+static int list_key(struct req *r, char key[CACHE_ID_MAX + 1])
+{
+	struct keyin ki = { .in = BUF_INIT };
+	unsigned char d[32];
+
+	buf_add(&ki.in, r->path, strlen(r->path) + 1);
+	http_query_each(r, key_arg, &ki);
+	if (buf_error(&ki.in) || ki.other) {
+		buf_release(&ki.in);
+		return -1;
+	}
+	sha256_digest(d, ki.in.buf, ki.in.len);
+	buf_release(&ki.in);
+	key[0] = 'L';
+	sodium_bin2hex(key + 1, CACHE_ID_MAX, d, 16);
+	return 0;
+}
+
+static const char sql_hw_listed[] =
+	"SELECT 1 FROM hw_index WHERE suite_version = ?1 AND hw_slug = ?2 AND runs > 0";
+
+/* 1 when b's ?hw= names hardware with runs in b's suite, or there is no
+ * ?hw= (any slug-shaped value is valid there, so pages for hardware
+ * without runs are not kept: what is kept stays bounded by what exists);
+ * 0 when not or when the database does not say.  Inside b's snapshot. */
+static int hw_listed(struct browse *b)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (!b->hw)
+		return 1;
+	if (!(st = db_stmt(b->c, sql_hw_listed)))
+		return 0;
+	db_bind_text(st, 1, b->suite);
+	db_bind_text(st, 2, b->hw);
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	return rc == SQLITE_ROW;
 }
 
 json_t *page_view_browsed(struct page_view *v, struct browse *b, json_t *m)
 {
 	/* The page and its JSON twin are kept, not the CSV (built each time). */
-	v->keep_list = m && (v->kind->flags & PAGE_LISTED) && !b->csv && browse_hw_listed(b);
+	v->keep = m && (v->kind->flags & PAGE_LISTED) && !b->csv && hw_listed(b) && v->key[0];
 	browse_end(b);
 	if (!m && b->err.status)
 		v->err = b->err;
@@ -147,73 +188,108 @@ json_t *page_view_browsed(struct page_view *v, struct browse *b, json_t *m)
 	return m;
 }
 
-/* The view model m as JSON: kept in the response cache as (keep_id, rep)
- * when the builder said so, else with an ETag. */
-static enum MHD_Result send_json(struct page_view *v, json_t *m)
+json_t *page_view_redirect(struct page_view *v, unsigned status, const char *cache_control,
+			   const char *to)
+{
+	v->redirect.status = status;
+	v->redirect.cache_control = cache_control;
+	buf_reset(&v->redirect.to);
+	buf_puts(&v->redirect.to, to);
+	return NULL;
+}
+
+/* Where v's answer is kept in the response cache, by its kind's flags
+ * (once per request): a listed page by its path and query
+ * (list_key; never a CSV twin, built each time), a run's page
+ * under its id unless ?after= asks for a later page of its thread.  1
+ * with v->key and v->rep set (the builder still says whether its answer
+ * is kept, v->keep), else 0 with v->key empty. */
+static int keep_key(struct page_view *v)
+{
+	struct req *r = v->r;
+
+	if ((v->kind->flags & PAGE_LISTED) && v->format != HTTP_FMT_CSV &&
+	    list_key(r, v->key) == 0) {
+		v->rep = REP_LIST_HTML;
+		return 1;
+	}
+	v->key[0] = '\0';
+	if ((v->kind->flags & PAGE_KEPT_RUN) && strlen(r->arg) < sizeof v->key && !dispute_after(r)) {
+		memcpy(v->key, r->arg, strlen(r->arg) + 1);
+		v->rep = v->format == HTTP_FMT_HTML ? REP_RUN_HTML : REP_RUN_JSON;
+		return 1;
+	}
+	return 0;
+}
+
+/* The view model m as JSON, kept in the response cache when v says so,
+ * else with an ETag. */
+static int json_answer(struct page_view *v, json_t *m, struct answer *a)
 {
 	struct http_opts o = { .cache_control = CC_PAGE, .etag = 1 };
-	enum MHD_Result ret;
-	char *s;
 
-	char key[CACHE_ID_MAX + 1];
-	int listed = v->keep_list && browse_list_key(v->r, key) == 0;
-
-	if (!v->keep_id && !listed)
-		return http_send_json(v->r, 200, m, &o);
-	if (!(s = jsonw_dumps(m, JSONW_ASCII)))
-		return http_fail(v->r, 503, NULL, MSG_NOMEM, NULL);
-	if (listed)   /* a list's twin: stale after any write, like its page */
-		ret = cache_send_tagged(v->r->app->cache, v->r, key, REP_LIST_HTML, v->gen, 0, 200,
-					CT_JSON, s, strlen(s), CC_PAGE);
-	else
-		ret = cache_send_tagged(v->r->app->cache, v->r, v->keep_id, v->rep, v->gen, v->tag, 200,
-					CT_JSON, s, strlen(s), CC_PAGE);
-	free(s);
-	return ret;
+	if (v->keep)
+		answer_keep(a, v->r->app->cache, v->key, v->rep, v->gen, v->tag);
+	return answer_json(a, 200, m, &o);
 }
 
 /* The view model m as the kind's page, with its twins and feed as
- * alternates and its nav entry marked; kept in the list cache or as
- * (keep_id, rep) when the builder said so. */
-static enum MHD_Result send_html(struct page_view *v, json_t *m)
+ * alternates and its nav entry marked; kept in the response cache when v
+ * says so.  A page of another template (v->tmpl) is that page alone. */
+static int html_answer(struct page_view *v, json_t *m, struct answer *a)
 {
-	const char *tmpl = v->kind->tmpl;
-	char key[CACHE_ID_MAX + 1];
+	struct http_opts o = { .cache_control = CC_PAGE, .etag = 1 };
+	struct buf b = BUF_INIT;
 
+	if (v->tmpl)
+		return page_render(v->r, v->tmpl, m, v->status, a);
 	twins_add_alternates(v, m);
-	if (v->kind->nav && !json_object_get(m, "nav"))
-		json_object_set_new(m, "nav", json_pack("{s:b}", v->kind->nav, 1));
-	if (v->keep_list && browse_list_key(v->r, key) == 0)
-		return render_keep(v->r, tmpl, m, key, REP_LIST_HTML, v->gen, 0);
-	if (v->keep_id)
-		return render_keep(v->r, tmpl, m, v->keep_id, v->rep, v->gen, v->tag);
-	return page_render(v->r, tmpl, m, 200);
+	if ((v->kind->flags & PAGE_NAV) && !json_object_get(m, "nav"))
+		json_object_set_new(m, "nav", json_pack("{s:b}", v->kind->name, 1));
+	if (!v->keep)
+		return page_render(v->r, v->kind->tmpl, m, 200, a);
+	if (render(v->r, v->kind->tmpl, m, 200, &b) < 0) {
+		buf_release(&b);
+		return render_failed(a);
+	}
+	answer_keep(a, v->r->app->cache, v->key, v->rep, v->gen, v->tag);
+	return answer_buf(a, 200, CT_HTML, &b, &o);
 }
 
-enum MHD_Result page_serve(struct req *r)
+/* What the builder said instead of a view model: its redirect (the
+ * target as the body), or its refusal. */
+static int refusal_answer(struct page_view *v, struct answer *a)
+{
+	struct http_opts o = { .cache_control = v->redirect.cache_control };
+
+	if (!v->redirect.status) {
+		a->err = v->err;
+		return -1;
+	}
+	o.location = v->redirect.to.buf;
+	return answer_body(a, v->redirect.status, CT_TEXT, v->redirect.to.buf, v->redirect.to.len, &o);
+}
+
+int page_serve(struct req *r, struct answer *a)
 {
 	struct page_view v = { .r = r, .kind = &page_kinds[r->kind], .format = r->format,
-			       .err = ERR_INIT };
-	enum MHD_Result ret;
+			       .err = ERR_INIT, .redirect.to = BUF_INIT, .status = 200 };
+	struct http_kept *k;
 	json_t *m;
+	int rc;
 
-	if ((v.kind->flags & PAGE_LISTED) && browse_cached(r, &ret))
-		return ret;
+	if (keep_key(&v) && (k = cache_get(r->app->cache, v.key, v.rep)))
+		return answer_kept(a, k);
 	v.gen = cache_gen(r->app->cache);
-	m = v.kind->build(&v);
-	if (!m && v.answered)
-		return v.ret;
-	if (!m) {
-		if (!v.err.status)
-			err_unavailable(&v.err, MSG_NOMEM);
-		return http_reply_err(r, &v.err);
-	}
-	if (v.format == HTTP_FMT_CSV)
-		ret = twins_send_csv(&v, m);
+	if (!(m = v.kind->build(&v)))
+		rc = refusal_answer(&v, a);
+	else if (v.format == HTTP_FMT_CSV)
+		rc = twins_csv(&v, m, a);
 	else if (v.format == HTTP_FMT_JSON)
-		ret = send_json(&v, m);
+		rc = json_answer(&v, m, a);
 	else
-		ret = send_html(&v, m);
+		rc = html_answer(&v, m, a);
 	json_decref(m);
-	return ret;
+	buf_release(&v.redirect.to);
+	return rc;
 }

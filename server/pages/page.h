@@ -1,45 +1,117 @@
 /* page.h: the handlers for what people and scripts read (contract section
  * 3) that are no page kind's (those are in kinds.h, answered by
- * page_serve), and what the pages share. */
+ * page_serve), and what the pages share.  Each handler is a route_fn: it
+ * fills the answer a (http/answer.h) and returns 0, or -1 with a->err. */
 #ifndef LLMS_PAGE_H
 #define LLMS_PAGE_H
 
 #include <jansson.h>
 
+#include "http/answer.h"
 #include "http/cache.h"
 #include "http/http.h"
 #include "pages/kinds.h"
 
 /* page_static.c */
-enum MHD_Result page_healthz(struct req *r);      /* 200 "ok" once serving */
-enum MHD_Result page_static_file(struct req *r);  /* /static/<name> */
-enum MHD_Result page_favicon(struct req *r);      /* /favicon.ico, from static/ */
+int page_healthz(struct req *r, struct answer *a);      /* 200 "ok" once serving */
+int page_static_file(struct req *r, struct answer *a);  /* /static/<name> */
+int page_favicon(struct req *r, struct answer *a);      /* /favicon.ico, from static/ */
+
+/* page_badge.c: GET /badge/<id>.svg and /badge/<id>.json. */
+/* The run badge as SVG (image/svg+xml): the run's chat-short decode tok/s,
+ * model and hardware; a flag mark on an outlier; "disputed: upheld" in place
+ * of the figure once a dispute was upheld.  200 with CC_BADGE and an ETag
+ * that follows the bytes (304 on If-None-Match); 404 with a "run not found"
+ * badge and CC_BADGE_MISSING for an unknown or malformed id; 503 (JSON
+ * error) when the database does not answer.  Served from the render cache:
+ * a hit reads no SQL and renders nothing. */
+int page_badge_svg(struct req *r, struct answer *a);
+
+/* The shields.io endpoint-badge JSON for the same run (application/json):
+ * {"schemaVersion": 1, "label", "message", "color", "cacheSeconds"}, with
+ * "isError": true on the 404.  Statuses and caching as page_badge_svg(). */
+int page_badge_json(struct req *r, struct answer *a);
+
+/* page_card.c: GET /card/<id>.png and /card/<id>.svg, a run's link-preview
+ * card (the og:image of its page), and the cards of model and hardware
+ * pages. */
+#include <stdint.h>
+
+
+
+/* The 503 when the server has no rasterizer. */
+#define MSG_NO_RASTER "This server cannot draw link-preview cards: rsvg-convert " \
+	"(Debian package librsvg2-bin) is not installed. The run's page and badge still work."
+/* The 503 when every rasterizer stayed busy. */
+#define MSG_RASTER_BUSY "Too many link-preview cards are being drawn at once; try again in a moment."
+/* The 503 when drawing failed (the log says why). */
+#define MSG_RASTER_FAILED "The link-preview card could not be drawn; try again shortly."
+
+/* The run's card as a 1200 × 630 PNG (image/png), drawn from the SVG of
+ * page_card_run_svg() by rsvg-convert (render/raster.c) off the daemon's
+ * threads: the connection is suspended while it is drawn.  200 with
+ * CC_BADGE and an ETag of the SVG and the rasterizer's version, so a
+ * 304 on If-None-Match needs no drawing; 404 (JSON error) for an unknown
+ * or malformed id; 503 with Retry-After when there is no rasterizer
+ * (MSG_NO_RASTER, an hour), every rasterizer is busy (2 s) or drawing
+ * failed (5 s, logged), or the database does not answer.  Kept in the
+ * response cache like the badge, and dropped with it when the run
+ * changes. */
+int page_card_run_png(struct req *r, struct answer *a);
+
+/* The card's SVG (image/svg+xml), the one the PNG is drawn from: 200 with
+ * CC_BADGE and an ETag of its bytes (304 on If-None-Match), 404 (JSON
+ * error) for an unknown or malformed id, 503 when the database does not
+ * answer.  Cached like the PNG. */
+int page_card_run_svg(struct req *r, struct answer *a);
+
+/* The cards of model and hardware pages, the og:image of
+ * /m/<slug> and /hw/<slug>: the name, its counted runs and machines (or
+ * models) in the newest suite, and its five fastest hardware (or models)
+ * by their best combination's median decode over submitters, as bars.
+ * PNG 1200 × 630 as page_card_run_png answers it (suspended while drawn; 503
+ * and Retry-After the same), kept in the response cache under a key of
+ * what it shows, so a write that changes nothing on the card costs no
+ * drawing and one that does is never served stale; the SVG is drawn on
+ * each request (one read of a few rows).  404 (JSON error) for a slug no
+ * run names or a malformed one; 503 when the database does not answer. */
+int page_card_model_png(struct req *r, struct answer *a);    /* /card/m/<slug>.png */
+int page_card_model_svg(struct req *r, struct answer *a);    /* /card/m/<slug>.svg */
+int page_card_hw_png(struct req *r, struct answer *a);       /* /card/hw/<slug>.png */
+int page_card_hw_svg(struct req *r, struct answer *a);       /* /card/hw/<slug>.svg */
+
+/* Rasterizes svg (taken: emptied here) and answers r with the PNG into a,
+ * or 304 / 503 as page_card_run_png; kept in the cache under a key of the
+ * PNG's tag, if no write happened since gen.  The request is suspended
+ * while it is drawn, and answered when it resumes (r->resume). */
+struct buf;
+int page_card_png_of(struct req *r, struct buf *svg, uint64_t gen, struct answer *a);
 
 /* page_wellknown.c */
-enum MHD_Result page_robots(struct req *r);       /* /robots.txt */
-enum MHD_Result page_security_txt(struct req *r); /* /.well-known/security.txt */
+int page_robots(struct req *r, struct answer *a);       /* /robots.txt */
+int page_security_txt(struct req *r, struct answer *a); /* /.well-known/security.txt */
 
 /* page_sitemap.c */
-enum MHD_Result page_sitemap(struct req *r);      /* /sitemap.xml: a urlset, or an index */
-enum MHD_Result page_sitemap_file(struct req *r); /* /sitemap-<n>.xml: one file of the index */
+int page_sitemap(struct req *r, struct answer *a);      /* /sitemap.xml: a urlset, or an index */
+int page_sitemap_file(struct req *r, struct answer *a); /* /sitemap-<n>.xml: one file of the index */
 
 /* page_metrics.c */
-enum MHD_Result page_metrics(struct req *r);      /* /metrics: loopback and --metrics-allow only */
+int page_metrics(struct req *r, struct answer *a);      /* /metrics: loopback and --metrics-allow only */
 /* Loads every file of dir (static/) into memory once, at start. */
 int page_static_init(const char *dir);
 void page_static_free(void);
 
 /* Builds the /api page's model from the OpenAPI description at path, once
  * at start; -1 with the reason in err. */
-int page_api_init(const char *path, char *err, size_t errlen);
+int page_api_init(const char *path, struct err *err);
 void page_api_free(void);
 
 /* page_run.c */
-enum MHD_Result page_run_jws(struct req *r);      /* /r/<id>.jws */
-/* run_model.c: builds the run's view model (the JSON of /r/<id>.json), a new
- * reference; NULL with *status 404 when there is no such run, 503 when the
+int page_run_jws(struct req *r, struct answer *a);      /* /r/<id>.jws */
+/* page_run_model.c: builds the run's view model (the JSON of /r/<id>.json), a new
+ * reference; NULL with e a 404 when there is no such run, a 503 when the
  * database failed. */
-json_t *page_run_model(struct req *r, const char *id, unsigned *status);
+json_t *page_run_model(struct req *r, const char *id, struct err *e);
 
 /* rank.c */
 /* Adds "rank" to the run view model m: {cluster, digest: {runs, others,
@@ -48,10 +120,11 @@ json_t *page_run_model(struct req *r, const char *id, unsigned *status);
  * writes keep (migration 0012).  0, or -1 on a database error. */
 int page_rank_add(struct req *r, json_t *m);
 
-/* page_pick.c: the home page's picker (?model=&hw=): when r's query holds
- * model=, answers it (303 to the model-on-hardware page, or a page naming
- * the field to fix) into *ret and returns 1; else 0. */
-int page_pick(struct req *r, enum MHD_Result *ret);
+/* page_pick.c: the home page's picker (?model=&hw=): when v's query holds
+ * model=, answers it and returns 1: a 303 to the model-on-hardware page
+ * (v->redirect), the form again naming the field to fix (its view model
+ * into *m, v->tmpl and v->status set), or a 503 (v->err); else 0. */
+int page_pick(struct page_view *v, json_t **m);
 /* When q reads "<model> on <hardware>" (each a name or a slug that is
  * known, as the picker takes them): writes that page's path to out (size
  * n); 1, or 0 when q does not read so, -1 when the database does not
@@ -59,41 +132,43 @@ int page_pick(struct req *r, enum MHD_Result *ret);
 int page_pick_pair(struct req *r, const char *q, char *out, size_t n);
 
 /* page_feed.c: Atom feeds (RFC 4287), the newest 50 entries each. */
-enum MHD_Result page_feed_new(struct req *r);       /* /feed.atom: runs */
-enum MHD_Result page_feed_model(struct req *r);     /* /m/<slug>.atom */
-enum MHD_Result page_feed_hw(struct req *r);        /* /hw/<slug>.atom */
-enum MHD_Result page_feed_disputes(struct req *r);  /* /disputes.atom: open threads */
-enum MHD_Result page_feed_account(struct req *r);   /* /u/<name>.atom */
+int page_feed_new(struct req *r, struct answer *a);       /* /feed.atom: runs */
+int page_feed_model(struct req *r, struct answer *a);     /* /m/<slug>.atom */
+int page_feed_hw(struct req *r, struct answer *a);        /* /hw/<slug>.atom */
+int page_feed_disputes(struct req *r, struct answer *a);  /* /disputes.atom: open threads */
+int page_feed_account(struct req *r, struct answer *a);   /* /u/<name>.atom */
 /* The id of the account named name: DB_OK, DB_NOTFOUND (also for a name
  * no account could have) or another db_status. */
 int page_account_id(struct req *r, const char *name, long long *id);
 
 /* page_export.c */
-enum MHD_Result page_export(struct req *r);       /* /export: NDJSON, streamed */
+int page_export(struct req *r, struct answer *a);       /* /export: NDJSON, streamed */
 /* Writes the export, gzipped, as dir/llm-speed-export-<YYYYMMDDTHHMMSSZ>.ndjson.gz
  * (its name into name) through a temporary file, then rewrites
  * dir/SHA256SUMS over every snapshot there (sha256sum -c format), for
  * mirrors.  0, or -1 with the reason in err; nothing half-written stays. */
 struct db;
 int export_snapshot(struct db *db, const char *dir, char *name, size_t namelen,
-		    char *err, size_t errlen);
+		    struct err *err);
 
 /* page_search.c */
 /* For /m/<name>, /hw/<name> and /m/<name>/hw/<name> (what: PAGE_ARG_MODEL,
- * PAGE_ARG_HW or PAGE_ARG_MODEL_HW) and their twins and feeds (by
- * r->format): when a name is not its page's slug but stands for a page (an
- * uploaded name's slug whose runs resolved to a reference id, any spelling
- * the resolver knows, a name typed in another case), queues a 301 to that
- * page, with the query kept, into *ret and returns 1; else 0 (the page
+ * PAGE_ARG_HW or PAGE_ARG_MODEL_HW) and their twins and feeds (by the
+ * path's extension): when a name is not its page's slug but stands for a
+ * page (an uploaded name's slug whose runs resolved to a reference id, any
+ * spelling the resolver knows, a name typed in another case), writes that
+ * page's path, with r's query kept, to to and returns 1; else 0 (the page
  * answers, or its 404). */
-int page_search_canonical(struct req *r, enum page_arg what, enum MHD_Result *ret);
+int page_search_moved(struct req *r, enum page_arg what, struct buf *to);
+/* The same as the 301 of page view v (page_view_redirect). */
+int page_search_canonical(struct page_view *v, enum page_arg what);
 /* page_model_hw.c: the two slugs of a model-on-hardware path (its .json
  * twin's too) into model and hw (SLUG_MAX + 1 each, not checked for
  * shape); 0, or -1 when the path is not of that form or a part is too long. */
 int page_model_hw_slugs(const char *path, char *model, char *hw);
 
 /* page_changes.c */
-enum MHD_Result page_changes_atom(struct req *r);  /* /changes.atom */
+int page_changes_atom(struct req *r, struct answer *a);  /* /changes.atom */
 /* page_wanted.c: appends the command that would measure the model shown as
  * model_name on hw_slug: "llm-speed bench --models <name> --backends
  * <list>", the list the backends measured on that hardware (most runs
@@ -115,8 +190,8 @@ int page_fit_number(struct req *r, const char *name, double lo, double hi,
 		    int whole, double *out);
 
 /* page_log.c */
-enum MHD_Result page_log_checkpoint(struct req *r); /* /log/checkpoint */
-enum MHD_Result page_log_tile(struct req *r);       /* /log/tile/... (C2SP tlog-tiles) */
+int page_log_checkpoint(struct req *r, struct answer *a); /* /log/checkpoint */
+int page_log_tile(struct req *r, struct answer *a);       /* /log/tile/... (C2SP tlog-tiles) */
 /* Releases the full tiles kept in memory (at exit). */
 void page_log_free(void);
 /* Completes m's "log" member ({"index"}, set by the run's model) with the
@@ -153,30 +228,22 @@ struct buf;
 void page_describe(struct buf *d, const char *name, const json_t *m);
 
 /* page.c: what every page shares. */
-/* The handler of every page kind's route (pages/kinds.h): builds the view
- * model of kind r->kind and answers with it in r->format, from or into the
- * response cache as the builder says. */
-enum MHD_Result page_serve(struct req *r);
+/* The handler of every page kind's route (pages/kinds.h), and the one
+ * place a builder's result is answered: the answer kept in the response
+ * cache when the kind's flags keep it, else the view model of kind
+ * r->kind in r->format (kept as the builder allows), its refusal, or its
+ * redirect. */
+int page_serve(struct req *r, struct answer *a);
 
-/* Renders the error page (status, one sentence) for people; the router
- * hands it to the HTTP layer's responder (http_reply_err) as data. */
-enum MHD_Result page_error(struct req *r, const struct err *e);
+/* Renders the error page (status, one sentence) for people into a; the
+ * router hands it to the HTTP layer's responder as data. */
+void page_error(struct req *r, const struct err *e, struct answer *a);
 
-/* Renders template name with the view model into an HTML response (with
- * ETag and 304); adds the site-wide fields (title, origin) to model. */
-enum MHD_Result page_render(struct req *r, const char *name, json_t *model,
-			    unsigned status);
-
-/* As page_render, and keeps the result in the render cache as (r->arg,
- * rep) unless the data moved since gen. */
-enum MHD_Result page_render_cached(struct req *r, const char *name, json_t *model,
-				   enum cache_rep rep, uint64_t gen);
-/* As page_render_cached, for a page showing the figures of the cluster
- * with cache tag tag (outlier_cluster_tag). */
-enum MHD_Result page_render_cached_tag(struct req *r, const char *name, json_t *model,
-				       enum cache_rep rep, uint64_t gen, unsigned tag);
-/* As page_render_cached, kept under id (not r->arg) as rep. */
-enum MHD_Result page_render_kept(struct req *r, const char *name, json_t *model,
-				 const char *id, enum cache_rep rep, uint64_t gen);
+/* Renders template name with the view model into a as an HTML answer
+ * with status (an ETag and 304 for a 200); adds the site-wide fields
+ * (title, origin, head) to model.  A template that fails to render is a
+ * 500.  0, or -1 out of memory. */
+int page_render(struct req *r, const char *name, json_t *model, unsigned status,
+		struct answer *a);
 
 #endif

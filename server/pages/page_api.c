@@ -214,22 +214,18 @@ static json_t *model_of(json_t *spec)
 			 "groups", groups, "errors", errors_of(spec));
 }
 
-int page_api_init(const char *path, char *err, size_t errlen)
+int page_api_init(const char *path, struct err *err)
 {
 	json_error_t je;
 	json_t *spec = json_load_file(path, 0, &je);
 
-	if (!spec) {
-		snprintf(err, errlen, "cannot read the API description %s: %s (line %d)", path, je.text, je.line);
-		return -1;
-	}
+	if (!spec)
+		return err_internal(err, "cannot read the API description %s: %s (line %d)", path, je.text, je.line);
 	json_decref(api_model);
 	api_model = json_is_object(json_object_get(spec, "paths")) ? model_of(spec) : NULL;
 	json_decref(spec);
-	if (!api_model) {
-		snprintf(err, errlen, "cannot make the /api page from %s (no paths, or out of memory)", path);
-		return -1;
-	}
+	if (!api_model)
+		return err_internal(err, "cannot make the /api page from %s (no paths, or out of memory)", path);
 	return 0;
 }
 

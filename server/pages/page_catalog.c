@@ -17,6 +17,7 @@
 #include "util/buf.h"
 #include "util/numfmt.h"
 #include "store/typical.h"
+#include "util/nelem.h"
 
 #define PER_PAGE 50
 
@@ -58,30 +59,35 @@ const char *const page_catalog_sql[] = {
 	sql_h_median, sql_h_best, sql_h_runs, sql_h_name, NULL
 };
 
+/* The catalog's ?sort= orders (browse_take_order), in this enum's order. */
 enum sort { S_DECODE, S_BEST, S_RUNS, S_NAME, S__MAX };
-static const char *const sort_keys[] = { "decode", "best", "runs", "name" };
-static const char *const sort_labels[] = { "Median decode", "Best run", "Runs", "Name" };
+static const struct browse_order sort_order[S__MAX] = {
+	{ "decode", "Median decode", "highest median decode first", 0 },
+	{ "best", "Best run", "fastest best run first", 0 },
+	{ "runs", "Runs", "most runs first", 0 },
+	{ "name", "Name", "by name", 1 },
+};
+static const struct browse_orders sort_orders = { sort_order, S__MAX };
 
-/* What differs between the two pages. */
+/* What differs between the two pages (their addresses are their kinds'). */
 struct catalog {
-	const char *path;          /* "/models" */
-	const char *json_path;     /* "/models.json" */
-	const char *prefix;        /* "/m/" */
+	const char *prefix;        /* "/m/": a row's page */
 	const char *title;
 	const char *noun;          /* "model" */
 	const char *sql[S__MAX];   /* by enum sort */
 };
 
 static const struct catalog models = {
-	"/models", "/models.json", "/m/", "Models", "model", { sql_m_median, sql_m_best, sql_m_runs, sql_m_name }
+	"/m/", "Models", "model", { sql_m_median, sql_m_best, sql_m_runs, sql_m_name }
 };
 static const struct catalog hardware = {
-	"/hardware", "/hardware.json", "/hw/", "Hardware", "hardware", { sql_h_median, sql_h_best, sql_h_runs, sql_h_name }
+	"/hw/", "Hardware", "hardware", { sql_h_median, sql_h_best, sql_h_runs, sql_h_name }
 };
 
 /* One catalog request. */
 struct ipage {
 	struct browse b;
+	const struct page_kind_def *kind;   /* the page's: its path and twin */
 	const struct catalog *k;
 	enum sort sort;
 	double cur_num;            /* the cursor: the last row's figure... */
@@ -103,21 +109,14 @@ static json_t *spread_text(const json_t *t)
 	return s;
 }
 
-/* ?sort= into p->sort; -1 with a 400 when unknown. */
+/* ?sort= into p->sort (the one parser, browse_take_order); -1 with a 400
+ * when unknown. */
 static int take_sort(struct ipage *p)
 {
-	const char *v = http_query(p->b.r, "sort");
-	int i;
+	int sort = browse_take_order(&p->b, &sort_orders);
 
-	p->sort = S_DECODE;
-	if (!v || !*v)
-		return 0;
-	for (i = 0; i < S__MAX; i++)
-		if (!strcmp(v, sort_keys[i])) {
-			p->sort = (enum sort)i;
-			return 0;
-		}
-	return browse_error(&p->b, 400, "The sort= argument must be decode, best, runs or name.");
+	p->sort = sort < 0 ? S_DECODE : (enum sort)sort;
+	return sort < 0 ? -1 : 0;
 }
 
 /* ?cursor= ("<figure>:<slug>", or "<slug>" when sorted by name) into p's
@@ -154,7 +153,7 @@ bad:
 /* The link to this list sorted by sort, after cursor (NULL: page one). */
 static json_t *catalog_link(const struct ipage *p, enum sort sort, const char *cursor)
 {
-	return browse_link(&p->b, p->b.html ? p->k->path : p->k->json_path, NULL, "sort", sort == S_DECODE ? NULL : sort_keys[sort],
+	return browse_link(&p->b, p->b.html ? p->kind->path : p->kind->json, NULL, "sort", sort == S_DECODE ? NULL : sort_order[sort].key,
 			   "cursor", cursor, NULL);
 }
 
@@ -198,7 +197,7 @@ static json_t *catalog_row(struct ipage *p, sqlite3_stmt *st)
 		"best_id", best ? best : "",
 		"best_href", best ? browse_link(&p->b, "/r/", best, NULL) : NULL,
 		"typical", t);
-	for (i = 0; o && i < sizeof copied / sizeof *copied; i++)
+	for (i = 0; o && i < NELEM(copied); i++)
 		json_object_set(o, copied[i], has ? json_object_get(t, copied[i]) : json_null());
 	other = (const char *)sqlite3_column_text(st, 6 + TYPICAL_NCOLS);
 	if (o && has && p->k == &models)
@@ -264,8 +263,8 @@ static json_t *sorts(const struct ipage *p)
 	int i;
 
 	for (i = 0; i < S__MAX; i++)
-		json_array_append_new(a, json_pack("{s:s, s:s, s:o, s:b}", "key", sort_keys[i],
-			"label", sort_labels[i], "href", catalog_link(p, (enum sort)i, NULL),
+		json_array_append_new(a, json_pack("{s:s, s:s, s:o, s:b}", "key", sort_order[i].key,
+			"label", sort_order[i].label, "href", catalog_link(p, (enum sort)i, NULL),
 			"selected", (int)p->sort == i));
 	return a;
 }
@@ -275,19 +274,19 @@ static json_t *sorts(const struct ipage *p)
  * 400 for a malformed sort= or cursor=, a 404 for an unknown suite. */
 static json_t *catalog_view(struct page_view *v, const struct catalog *k)
 {
-	struct ipage p = { .k = k };
+	struct ipage p = { .kind = v->kind, .k = k };
 	json_t *m = NULL;
 
 	if (browse_begin(&p.b, v->r) < 0 || take_sort(&p) < 0 || take_cursor(&p) < 0)
 		return page_view_browsed(v, &p.b, NULL);
 	m = json_pack("{s:s, s:s, s:s, s:s}", "title", k->title, "kind", k->noun,
-		      "suite_version", p.b.suite, "sort", sort_keys[p.sort]);
+		      "suite_version", p.b.suite, "sort", sort_order[p.sort].key);
 	if (m && load_rows(&p, m) < 0) {
 		json_decref(m);
 		m = NULL;
 	} else if (m) {
 		json_object_set_new(m, "sorts", sorts(&p));
-		json_object_set_new(m, "suites", browse_suites(&p.b, k->path, NULL));
+		json_object_set_new(m, "suites", browse_suites(&p.b, v->kind->path, NULL));
 		json_object_set_new(m, "is_models", json_boolean(k == &models));
 	}
 	return page_view_browsed(v, &p.b, m);

@@ -155,18 +155,17 @@ static void link_el(struct buf *b, const char *type, const char *href)
 
 /* GET /changes.atom: the list as an Atom feed (RFC 4287), each change an
  * entry named by its combination and versions; filters as the page. */
-enum MHD_Result page_changes_atom(struct req *r)
+int page_changes_atom(struct req *r, struct answer *a)
 {
 	struct http_opts o = { .cache_control = CC_PAGE, .etag = 1 };
-	struct err e = ERR_INIT;
-	json_t *m = changes_model(r, &e), *c;
+	json_t *m = changes_model(r, &a->err), *c;
 	struct buf b = BUF_INIT, t = BUF_INIT;
 	char origin[300];
-	enum MHD_Result ret;
 	size_t i;
+	int rc;
 
 	if (!m)
-		return http_reply_err(r, &e);
+		return -1;
 	http_origin(r, origin, sizeof origin);
 	c = json_array_get(json_object_get(m, "changes"), 0);
 	buf_puts(&b, "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n"
@@ -208,12 +207,9 @@ enum MHD_Result page_changes_atom(struct req *r)
 		buf_puts(&b, "</entry>\n");
 	}
 	buf_puts(&b, "</feed>\n");
-	if (buf_error(&b) || buf_error(&t))
-		ret = http_fail(r, 503, "unavailable", MSG_NOMEM, NULL);
-	else
-		ret = http_send(r, 200, CT_ATOM, b.buf, b.len, &o);
+	rc = buf_error(&t) ? -1 : answer_buf(a, 200, CT_ATOM, &b, &o);
 	buf_release(&b);
 	buf_release(&t);
 	json_decref(m);
-	return ret;
+	return rc;
 }

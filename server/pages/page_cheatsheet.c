@@ -25,6 +25,7 @@
 #include "util/buf.h"
 #include "util/slug.h"
 #include "store/typical.h"
+#include "util/nelem.h"
 
 #define ROWS 20                /* models per page */
 #define COLS 10                /* hardware columns: the most-run ones */
@@ -85,7 +86,7 @@ static const struct { const char *key, *label; } mem_classes[] = {
 	{ "48", "25 to 48 GB" }, { "96", "49 to 96 GB" }, { "192", "97 to 192 GB" },
 	{ "over-192", "Over 192 GB" }, { "unknown", "Not reported" },
 };
-#define MEM_CLASSES (sizeof mem_classes / sizeof *mem_classes)
+#define MEM_CLASSES NELEM(mem_classes)
 
 const char *page_cheatsheet_mem_key(size_t i)
 {
@@ -96,6 +97,7 @@ const char *page_cheatsheet_mem_key(size_t i)
 struct sheet {
 	struct browse b;
 	enum http_format form;     /* the route's: links lead to the same form */
+	const struct page_kind_def *kind;   /* the sheet's own: its twins' paths */
 	double cur_decode;
 	char cur_slug[SLUG_MAX + 1];
 	int has_cursor;
@@ -162,7 +164,7 @@ bad:
 /* The link to this sheet in form f (after cursor, NULL: page one). */
 static json_t *sheet_link(const struct sheet *s, enum http_format f, const char *cursor)
 {
-	const struct page_kind_def *k = &page_kinds[PAGE_CHEATSHEET];
+	const struct page_kind_def *k = s->kind;
 
 	return browse_link(&s->b, f == HTTP_FMT_JSON ? k->json : f == HTTP_FMT_CSV ? k->csv : k->path, NULL, "backend", s->b.backend, "memory", s->mem,
 			   "cursor", cursor, NULL);
@@ -419,7 +421,7 @@ static json_t *backend_options(const struct sheet *s)
 json_t *page_cheatsheet_view(struct page_view *v)
 {
 	const struct page_kind_def *k = v->kind;
-	struct sheet s = { .form = v->format };
+	struct sheet s = { .form = v->format, .kind = v->kind };
 	json_t *m = NULL;
 
 	if (browse_begin(&s.b, v->r) < 0 || take_memory(&s) < 0 || take_cursor(&s) < 0)

@@ -20,6 +20,7 @@
 #include "store/run_store.h"
 #include "util/buf.h"
 #include "util/textcut.h"
+#include "util/nelem.h"
 
 #define MAX_RUNS 4
 #define R_MAX (MAX_RUNS * (RUN_ID_LEN + 1))
@@ -427,7 +428,7 @@ static json_t *figures_view(const struct compare *c)
 	w4 = points_view(c, rows, "concurrent-decode", "batch_size", "aggregate_tok_s",
 			 "W4 aggregate decode, batch ", "", "Aggregate throughput by batch size",
 			 "batch size (streams, log scale)", 0);
-	figure_rows(c, rows, W5_FIRST, sizeof figures / sizeof figures[0]);
+	figure_rows(c, rows, W5_FIRST, NELEM(figures));
 	return json_pack("{s:o, s:o*, s:o*}", "rows", rows, "w3_svg", w3, "w4_svg", w4);
 }
 

@@ -10,6 +10,7 @@
 
 #include "util/buf.h"
 #include "util/numfmt.h"
+#include "util/nelem.h"
 
 /* The descriptions stay near what search results show (about 160
  * characters); a long name may take them past it, never mid-character
@@ -334,7 +335,8 @@ static const struct builder builders[] = {
 	{ "hw", describe_hw },
 	{ "model_hw", describe_model_hw },
 	{ "home", describe_home },
-	{ "catalog", describe_catalog },
+	{ "models", describe_catalog },
+	{ "hardware", describe_catalog },
 	{ "cheatsheet", describe_cheatsheet },
 	{ "fit", describe_fit },
 };
@@ -344,12 +346,12 @@ void page_describe(struct buf *d, const char *name, const json_t *m)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof builders / sizeof builders[0]; i++)
+	for (i = 0; i < NELEM(builders); i++)
 		if (!strcmp(name, builders[i].name)) {
 			builders[i].fn(d, m);
 			return;
 		}
-	for (i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+	for (i = 0; i < NELEM(fixed); i++)
 		if (!strcmp(name, fixed[i].name)) {
 			buf_puts(d, fixed[i].text);
 			return;

@@ -9,6 +9,7 @@
 
 #include "app.h"
 #include "domain/ceiling.h"
+#include "util/nelem.h"
 
 #define EXPLAIN_MODEL   "llama-3-1-8b"
 #define EXPLAIN_CONTEXT 8192     /* 8K, the context of the explainer's table */
@@ -139,7 +140,7 @@ static json_t *explain_model(struct req *r, const char **field)
 /* GET /explain/quantization: the explainer for ?model=, ?context=
  * (tokens) and ?bandwidth_gb_s= (sustained); NULL with a 400 naming the
  * argument that is unknown or out of range, a 503 without reference data. */
-json_t *page_explain_view(struct page_view *v)
+json_t *page_explain_quantization_view(struct page_view *v)
 {
 	static const struct { const char *field, *message; } why[] = {
 		{ "model", "The model= argument must be one of the models in the form's list, such as llama-3-1-8b." },
@@ -152,7 +153,7 @@ json_t *page_explain_view(struct page_view *v)
 
 	if (m)
 		return m;
-	for (i = 0; field && i < sizeof why / sizeof why[0]; i++)
+	for (i = 0; field && i < NELEM(why); i++)
 		if (!strcmp(why[i].field, field)) {
 			err_set(&v->err, 400, NULL, NULL, "%s", why[i].message);
 			return NULL;

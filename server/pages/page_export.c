@@ -20,6 +20,7 @@
 #include "store/db.h"
 #include "util/buf.h"
 #include "util/jsonw.h"
+#include "util/nelem.h"
 
 /* Rows per read transaction, and the most raw bytes one chunk gathers
  * (a JWS is at most 64 KiB): memory stays bounded by about
@@ -229,25 +230,24 @@ static int wants_gzip(struct req *r)
 	return !q || strtod(q + 2, NULL) > 0;
 }
 
-enum MHD_Result page_export(struct req *r)
+int page_export(struct req *r, struct answer *a)
 {
 	struct MHD_Response *resp;
 	struct export *e;
-	enum MHD_Result ret;
 	char key[80];
 
 	pthread_once(&export_rl_once, export_rl_init);
 	http_client_key(r, key, sizeof key);
 	if (export_rl && (r->retry_after = ratelimit_take(export_rl, key)) > 0)
-		return http_fail(r, 429, "rate_limited", "Exports are limited to 2 a minute per client; wait for the time in Retry-After, or mirror a snapshot.", NULL);
+		return err_set(&a->err, 429, "rate_limited", NULL, "%s", "Exports are limited to 2 a minute per client; wait for the time in Retry-After, or mirror a snapshot.");
 	if (atomic_fetch_add(&exports_running, 1) >= EXPORT_AT_ONCE) {
 		atomic_fetch_sub(&exports_running, 1);
 		r->retry_after = 30;
-		return http_fail(r, 503, "unavailable", "The server is busy with other exports; try again in a minute.", NULL);
+		return err_unavailable(&a->err, "The server is busy with other exports; try again in a minute.");
 	}
 	if (!(e = calloc(1, sizeof *e))) {
 		atomic_fetch_sub(&exports_running, 1);
-		return http_fail(r, 503, "unavailable", MSG_NOMEM, NULL);
+		return err_nomem(&a->err);
 	}
 	buf_init(&e->out);
 	e->db = r->app->db;
@@ -255,16 +255,14 @@ enum MHD_Result page_export(struct req *r)
 	if (e->gzip && deflateInit2(&e->z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
 		e->gzip = 0;
 		export_done(e);
-		return http_fail(r, 503, "unavailable", MSG_NOMEM, NULL);
+		return err_nomem(&a->err);
 	}
 	resp = http_build_stream(CT_NDJSON, export_read, e, export_done, 32 * 1024, CC_NONE, 1, e->gzip);
 	if (!resp) {
 		export_done(e);
-		return http_send_nomem(r);
+		return err_nomem(&a->err);
 	}
-	ret = MHD_queue_response(r->conn, 200, resp);
-	MHD_destroy_response(resp);
-	return ret;
+	return answer_built(a, 200, resp);
 }
 
 /* ---- snapshots for mirrors ---- */
@@ -319,7 +317,7 @@ static int name_cmp(const void *a, const void *b)
 
 /* Rewrites dir/SHA256SUMS (sha256sum -c format) over every snapshot in
  * dir, oldest first, through a temporary file renamed into place. */
-static int snapshot_manifest(const char *dir, char *err, size_t errlen)
+static int snapshot_manifest(const char *dir, struct err *err)
 {
 	char *names[4096], path[4096], tmp[4096], hex[65];
 	struct dirent *de;
@@ -329,8 +327,8 @@ static int snapshot_manifest(const char *dir, char *err, size_t errlen)
 	int rc = -1;
 
 	if (!d)
-		return snprintf(err, errlen, "cannot read %s: %s", dir, strerror(errno)), -1;
-	while ((de = readdir(d)) && n < sizeof names / sizeof names[0]) {
+		return err_internal(err, "cannot read %s: %s", dir, strerror(errno));
+	while ((de = readdir(d)) && n < NELEM(names)) {
 		len = strlen(de->d_name);
 		if (!strncmp(de->d_name, SNAP_PREFIX, strlen(SNAP_PREFIX)) &&
 		    len > strlen(SNAP_SUFFIX) && !strcmp(de->d_name + len - strlen(SNAP_SUFFIX), SNAP_SUFFIX) &&
@@ -341,26 +339,26 @@ static int snapshot_manifest(const char *dir, char *err, size_t errlen)
 	qsort(names, n, sizeof *names, name_cmp);
 	snprintf(tmp, sizeof tmp, "%s/.SHA256SUMS.tmp", dir);
 	if (!(f = fopen(tmp, "w"))) {
-		snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
+		err_internal(err, "cannot write %s: %s", tmp, strerror(errno));
 		goto out;
 	}
 	for (i = 0; i < n; i++) {
 		snprintf(path, sizeof path, "%s/%s", dir, names[i]);
 		if (file_sha256(path, hex) < 0) {
-			snprintf(err, errlen, "cannot read %s", path);
+			err_internal(err, "cannot read %s", path);
 			goto out;
 		}
 		fprintf(f, "%s  %s\n", hex, names[i]);
 	}
 	if (fflush(f) || fsync(fileno(f)) || fclose(f)) {
 		f = NULL;
-		snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
+		err_internal(err, "cannot write %s: %s", tmp, strerror(errno));
 		goto out;
 	}
 	f = NULL;
 	snprintf(path, sizeof path, "%s/SHA256SUMS", dir);
 	if (rename(tmp, path) < 0) {
-		snprintf(err, errlen, "cannot rename %s: %s", tmp, strerror(errno));
+		err_internal(err, "cannot rename %s: %s", tmp, strerror(errno));
 		goto out;
 	}
 	rc = 0;
@@ -375,7 +373,7 @@ out:
 }
 
 int export_snapshot(struct db *db, const char *dir, char *name, size_t namelen,
-		    char *err, size_t errlen)
+		    struct err *err)
 {
 	char stamp[TIMEFMT_LEN], tmp[4096], path[4096];
 	FILE *f;
@@ -392,7 +390,7 @@ int export_snapshot(struct db *db, const char *dir, char *name, size_t namelen,
 	snprintf(tmp, sizeof tmp, "%s/.%s.tmp", dir, name);
 	snprintf(path, sizeof path, "%s/%s", dir, name);
 	if (!(f = fopen(tmp, "wx")))
-		return snprintf(err, errlen, "cannot create %s: %s", tmp, strerror(errno)), -1;
+		return err_internal(err, "cannot create %s: %s", tmp, strerror(errno));
 	errno = 0;
 	rc = snapshot_write(db, f);
 	if (fflush(f) || fsync(fileno(f)))
@@ -401,8 +399,8 @@ int export_snapshot(struct db *db, const char *dir, char *name, size_t namelen,
 		rc = -1;
 	if (rc < 0 || rename(tmp, path) < 0) {
 		unlink(tmp);
-		return snprintf(err, errlen, "cannot write %s: %s", path,
-				errno ? strerror(errno) : "the database failed"), -1;
+		return err_internal(err, "cannot write %s: %s", path,
+				    errno ? strerror(errno) : "the database failed");
 	}
-	return snapshot_manifest(dir, err, errlen);
+	return snapshot_manifest(dir, err);
 }

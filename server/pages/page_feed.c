@@ -156,13 +156,12 @@ struct feed {
 	int updated_col;      /* the column of an entry's updated time */
 };
 
-/* Steps f's statement into a feed and answers with it (ETag, CC_PAGE). */
-static enum MHD_Result feed_send(struct req *r, struct feed *f)
+/* Steps f's statement into a feed, the answer a (ETag, CC_PAGE). */
+static int feed_answer(struct req *r, struct feed *f, struct answer *a)
 {
 	struct http_opts o = { .cache_control = CC_PAGE, .etag = 1 };
 	struct buf body = BUF_INIT, entries = BUF_INIT;
 	char origin[300], updated[40] = "";
-	enum MHD_Result ret;
 	int rc, n = 0;
 
 	http_origin(r, origin, sizeof origin);
@@ -176,18 +175,15 @@ static enum MHD_Result feed_send(struct req *r, struct feed *f)
 	sqlite3_reset(f->st);
 	if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
 		buf_release(&entries);
-		return http_fail(r, 503, "unavailable", MSG_DB_DOWN, NULL);
+		return err_unavailable(&a->err, MSG_DB_DOWN);
 	}
 	feed_head(&body, origin, f->self, f->page, f->title, *updated ? updated : NULL);
 	buf_add(&body, entries.buf ? entries.buf : "", entries.len);
 	buf_puts(&body, "</feed>\n");
-	if (buf_error(&body) || buf_error(&entries))
-		ret = http_fail(r, 503, "unavailable", MSG_NOMEM, NULL);
-	else
-		ret = http_send(r, 200, CT_ATOM, body.buf, body.len, &o);
+	rc = buf_error(&entries) ? -1 : answer_buf(a, 200, CT_ATOM, &body, &o);
 	buf_release(&entries);
 	buf_release(&body);
-	return ret;
+	return rc;
 }
 
 /* The statement sql on this thread's read connection, or NULL. */
@@ -198,61 +194,74 @@ static sqlite3_stmt *stmt(struct req *r, const char *sql)
 	return c ? db_stmt(c, sql) : NULL;
 }
 
-enum MHD_Result page_feed_new(struct req *r)
+int page_feed_new(struct req *r, struct answer *a)
 {
 	struct feed f = { stmt(r, sql_new), "/feed.atom", "/", "llm-speed: new runs",
 			  run_entry, 7 };
 
 	if (!f.st)
-		return http_fail(r, 503, "unavailable", MSG_DB_DOWN, NULL);
-	return feed_send(r, &f);
+		return err_unavailable(&a->err, MSG_DB_DOWN);
+	return feed_answer(r, &f, a);
 }
 
 /* The feed of sql bound to slug r->arg, at prefix<slug>.atom, for the
  * page prefix<slug>. */
-static enum MHD_Result slug_feed(struct req *r, const char *sql, const char *prefix,
-				 const char *what)
+static int slug_feed(struct req *r, const char *sql, const char *prefix,
+		     const char *what, struct answer *a)
 {
 	char self[200], page[200], title[260];
 	struct feed f = { NULL, self, page, title, run_entry, 7 };
 
 	if (!slug_valid(r->arg))
-		return http_fail(r, 404, "not_found", "Feeds are named by slug: lowercase letters and digits joined by single hyphens, like /m/qwen2-5-7b.atom.", NULL);
+		return err_set(&a->err, 404, "not_found", NULL, "%s", "Feeds are named by slug: lowercase letters and digits joined by single hyphens, like /m/qwen2-5-7b.atom.");
 	if (!(f.st = stmt(r, sql)))
-		return http_fail(r, 503, "unavailable", MSG_DB_DOWN, NULL);
+		return err_unavailable(&a->err, MSG_DB_DOWN);
 	snprintf(self, sizeof self, "%s%s.atom", prefix, r->arg);
 	snprintf(page, sizeof page, "%s%s", prefix, r->arg);
 	snprintf(title, sizeof title, "llm-speed: new runs of %s %s", what, r->arg);
 	db_bind_text(f.st, 1, r->arg);
-	return feed_send(r, &f);
+	return feed_answer(r, &f, a);
 }
 
-enum MHD_Result page_feed_model(struct req *r)
+/* The 301 of a feed whose name is another spelling of a page's (to: the
+ * path; released here). */
+static int feed_moved(struct answer *a, struct buf *to)
 {
-	enum MHD_Result ret;
+	struct http_opts o = { .cache_control = CC_PAGE, .location = to->buf };
+	int rc = answer_body(a, 301, CT_TEXT, to->buf, to->len, &o);
 
-	if (page_search_canonical(r, PAGE_ARG_MODEL, &ret))
-		return ret;      /* another spelling of a page: moved there */
-	return slug_feed(r, sql_model, "/m/", "model");
+	buf_release(to);
+	return rc;
 }
 
-enum MHD_Result page_feed_hw(struct req *r)
+int page_feed_model(struct req *r, struct answer *a)
 {
-	enum MHD_Result ret;
+	struct buf to = BUF_INIT;
 
-	if (page_search_canonical(r, PAGE_ARG_HW, &ret))
-		return ret;
-	return slug_feed(r, sql_hw, "/hw/", "hardware");
+	if (page_search_moved(r, PAGE_ARG_MODEL, &to))
+		return feed_moved(a, &to);   /* another spelling of a page: moved there */
+	buf_release(&to);
+	return slug_feed(r, sql_model, "/m/", "model", a);
 }
 
-enum MHD_Result page_feed_disputes(struct req *r)
+int page_feed_hw(struct req *r, struct answer *a)
+{
+	struct buf to = BUF_INIT;
+
+	if (page_search_moved(r, PAGE_ARG_HW, &to))
+		return feed_moved(a, &to);   /* another spelling of a page: moved there */
+	buf_release(&to);
+	return slug_feed(r, sql_hw, "/hw/", "hardware", a);
+}
+
+int page_feed_disputes(struct req *r, struct answer *a)
 {
 	struct feed f = { stmt(r, sql_disputes), "/disputes.atom", "/disputes",
 			  "llm-speed: open disputes", dispute_entry, 5 };
 
 	if (!f.st)
-		return http_fail(r, 503, "unavailable", MSG_DB_DOWN, NULL);
-	return feed_send(r, &f);
+		return err_unavailable(&a->err, MSG_DB_DOWN);
+	return feed_answer(r, &f, a);
 }
 
 int page_account_id(struct req *r, const char *name, long long *id)
@@ -272,7 +281,7 @@ int page_account_id(struct req *r, const char *name, long long *id)
 	return rc == SQLITE_ROW ? DB_OK : rc == SQLITE_DONE ? DB_NOTFOUND : db_status_of(rc);
 }
 
-enum MHD_Result page_feed_account(struct req *r)
+int page_feed_account(struct req *r, struct answer *a)
 {
 	char self[200], page[200], title[260];
 	struct feed f = { NULL, self, page, title, run_entry, 7 };
@@ -280,12 +289,12 @@ enum MHD_Result page_feed_account(struct req *r)
 	int rc = page_account_id(r, r->arg, &id);
 
 	if (rc == DB_NOTFOUND)
-		return http_fail(r, 404, "not_found", "There is no account with this name; check the link.", NULL);
+		return err_set(&a->err, 404, "not_found", NULL, "%s", "There is no account with this name; check the link.");
 	if (rc != DB_OK || !(f.st = stmt(r, sql_account)))
-		return http_fail(r, 503, "unavailable", MSG_DB_DOWN, NULL);
+		return err_unavailable(&a->err, MSG_DB_DOWN);
 	snprintf(self, sizeof self, "/u/%s.atom", r->arg);
 	snprintf(page, sizeof page, "/u/%s", r->arg);
 	snprintf(title, sizeof title, "llm-speed: runs of %s", r->arg);
 	sqlite3_bind_int64(f.st, 1, id);
-	return feed_send(r, &f);
+	return feed_answer(r, &f, a);
 }

@@ -18,7 +18,7 @@
 #include "store/db.h"
 #include "util/slug.h"
 #include "ingest/validate.h"
-#include "store/predict_read.h"
+#include "store/forecast.h"
 #include "store/typical.h"
 #include "store/wanted.h"
 
@@ -309,7 +309,7 @@ static json_t *hw_display_name(struct req *r, const struct fit_in *in)
 }
 
 /* Under the ceiling, when nothing was measured for the model on the
- * hardware: the predicted decode (store/predict_read.h) against this
+ * hardware: the predicted decode (store/forecast.h) against this
  * page's own ceiling, labelled, never in the measured rows; and the visit
  * counted for /wanted.  NULL when there is nothing to predict for. */
 static json_t *prediction(struct req *r, const struct fit_in *in, json_t *m, int *failed)
@@ -326,9 +326,9 @@ static json_t *prediction(struct req *r, const struct fit_in *in, json_t *m, int
 	if (json_is_false(json_object_get(res, "runs_here")))
 		return json_null();
 	if (!(c = db_reader(r->app->db)) ||
-	    predict_for_ceiling(c, VALIDATE_SUITE, in->m->id, in->hw_slug, NULL, ceiling,
+	    forecast_for_ceiling(c, VALIDATE_SUITE, in->m->id, in->hw_slug, NULL, ceiling,
 				json_string_value(json_object_get(m, "hardware_name")), &p) < 0 ||
-	    !(o = json_object()) || predict_json_fields(o, &p) < 0) {
+	    !(o = json_object()) || forecast_json_fields(o, &p) < 0) {
 		*failed = 1;
 		return json_null();
 	}

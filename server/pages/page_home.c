@@ -274,8 +274,8 @@ json_t *page_home_view(struct page_view *v)
 	struct browse b;
 	json_t *m = NULL;
 
-	if (v->format == HTTP_FMT_HTML && (v->answered = page_pick(v->r, &v->ret)))
-		return NULL;
+	if (v->format == HTTP_FMT_HTML && page_pick(v, &m))
+		return m;
 	if (browse_begin(&b, v->r) == 0 && (m = home_model(&b)))
 		json_object_set_new(m, "cols", json_pack("{s:b, s:b}", "model", 1, "hw", 1));
 	return page_view_browsed(v, &b, m);

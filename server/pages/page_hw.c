@@ -241,7 +241,7 @@ json_t *page_hw_view(struct page_view *v)
 {
 	struct hpage p = { 0 };
 
-	if ((v->answered = page_search_canonical(v->r, PAGE_ARG_HW, &v->ret)))
+	if (page_search_canonical(v, PAGE_ARG_HW))
 		return NULL;
 	if (!hw_model(&p, v->r))
 		return page_view_browsed(v, &p.b, NULL);

@@ -21,6 +21,7 @@
 #include "render/html.h"
 #include "util/numfmt.h"
 #include "util/textcut.h"
+#include "util/nelem.h"
 
 #define PER_PAGE 50
 #define SNIPPET_READ "400"     /* characters of the latest post read */
@@ -364,7 +365,7 @@ static json_t *list_rows(struct browse *b, const struct listq *q)
 	return db_rows_json(st);
 }
 
-#define ORDERS(o) { o, (int)(sizeof o / sizeof o[0]) }
+#define ORDERS(o) { o, (int)(NELEM(o)) }
 static const struct list_key outlier_keys[] = {
 	{ "received_at", 1, 0 }, { "decode_tok_s", 0, 0 }, { "prefill_tok_s", 0, 0 },
 	{ "ttft_ms", 0, 1e300 },
@@ -373,10 +374,9 @@ static const struct list_key dispute_keys[] = {
 	{ "last_post_id", 0, 0 }, { "opened_at", 1, 0 }, { "posts", 0, 0 }, { "decode_tok_s", 0, 0 },
 };
 
-#define N(a) (sizeof a / sizeof a[0])
-_Static_assert(N(outlier_keys) == N(outlier_orders) && N(sql_outliers) == N(outlier_orders),
+_Static_assert(NELEM(outlier_keys) == NELEM(outlier_orders) && NELEM(sql_outliers) == NELEM(outlier_orders),
 	       "one key and one pair of statements per order of /outliers");
-_Static_assert(N(dispute_keys) == N(dispute_orders) && N(sql_disputes) == N(dispute_orders),
+_Static_assert(NELEM(dispute_keys) == NELEM(dispute_orders) && NELEM(sql_disputes) == NELEM(dispute_orders),
 	       "one key and one pair of statements per order of /disputes");
 
 static const struct list outliers = { "/outliers", ORDERS(outlier_orders), sql_outliers, outlier_keys, NULL };

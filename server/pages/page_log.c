@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "app.h"
+#include "http/answer.h"
 #include "store/db.h"
 #include "pages/page.h"
 #include "pages/kinds.h"
@@ -42,19 +43,15 @@ json_t *page_log_view(struct page_view *v)
 }
 
 /* GET /log/checkpoint: the latest signed checkpoint, text/plain. */
-enum MHD_Result page_log_checkpoint(struct req *r)
+int page_log_checkpoint(struct req *r, struct answer *a)
 {
 	struct buf ckpt = BUF_INIT;
-	enum MHD_Result ret;
 
 	if (tlog_signer_latest(r->app->tlog, &ckpt, NULL, NULL) < 0) {
 		buf_release(&ckpt);
-		return http_fail(r, 503, "unavailable", "The log has no signed checkpoint yet; try again shortly.", NULL);
+		return err_unavailable(&a->err, "The log has no signed checkpoint yet; try again shortly.");
 	}
-	ret = http_send(r, 200, CT_TEXT, ckpt.buf, ckpt.len,
-			&(struct http_opts){ .cache_control = CC_LOG_SHORT });
-	buf_release(&ckpt);
-	return ret;
+	return answer_buf(a, 200, CT_TEXT, &ckpt, &(struct http_opts){ .cache_control = CC_LOG_SHORT });
 }
 
 /* 1 when every hash or entry of tile t lies inside the tree of size n, so
@@ -79,8 +76,7 @@ static int tile_published(const struct tlog_tile *t, uint64_t n)
 struct tile_slot {
 	int level;
 	uint64_t n;
-	struct MHD_Response *resp;    /* NULL: empty; owned by the table */
-	size_t bytes;                 /* its body's length */
+	struct http_kept *kept;       /* NULL: empty; one reference held here */
 };
 
 static struct tile_slot tile_slots[TILE_SLOTS];
@@ -91,36 +87,33 @@ static struct tile_slot *slot_of(const struct tlog_tile *t)
 	return &tile_slots[(t->n * 67 + (uint64_t)(t->level + 1)) % TILE_SLOTS];
 }
 
-/* Queues the kept response for full tile t, if there is one; 1 when it did. */
-static int tile_cached(struct req *r, const struct tlog_tile *t, enum MHD_Result *ret)
+/* The kept response for full tile t (a new reference), or NULL. */
+static struct http_kept *tile_kept(const struct tlog_tile *t)
 {
 	struct tile_slot *s = slot_of(t);
-	int hit;
+	struct http_kept *k = NULL;
 
 	pthread_mutex_lock(&tile_lock);
-	hit = s->resp && s->level == t->level && s->n == t->n;
-	if (hit)
-		*ret = http_send_prebuilt(r, 200, s->resp, s->bytes);
+	if (s->kept && s->level == t->level && s->n == t->n)
+		k = http_kept_ref(s->kept);
 	pthread_mutex_unlock(&tile_lock);
-	return hit;
+	return k;
 }
 
-/* Builds the response for full tile t, keeps it and queues it. */
-static enum MHD_Result tile_keep(struct req *r, const struct tlog_tile *t, const struct buf *b)
+/* Builds the response for full tile t and keeps it in its slot; a new
+ * reference for the answer, or NULL out of memory. */
+static struct http_kept *tile_keep(const struct tlog_tile *t, const struct buf *b)
 {
-	struct MHD_Response *resp = http_build(CT_OCTETS, b->buf, b->len, CC_IMMUTABLE, NULL);
+	struct http_kept *k = http_kept_build(200, CT_OCTETS, b->buf, b->len, CC_IMMUTABLE, NULL);
 	struct tile_slot *s = slot_of(t);
-	enum MHD_Result ret;
 
-	if (!resp)
-		return http_send_nomem(r);
-	ret = http_send_prebuilt(r, 200, resp, b->len);
+	if (!k)
+		return NULL;
 	pthread_mutex_lock(&tile_lock);
-	if (s->resp)
-		MHD_destroy_response(s->resp);
-	*s = (struct tile_slot){ t->level, t->n, resp, b->len };
+	http_kept_unref(s->kept);
+	*s = (struct tile_slot){ t->level, t->n, http_kept_ref(k) };
 	pthread_mutex_unlock(&tile_lock);
-	return ret;
+	return k;
 }
 
 void page_log_free(void)
@@ -129,44 +122,41 @@ void page_log_free(void)
 
 	pthread_mutex_lock(&tile_lock);
 	for (i = 0; i < TILE_SLOTS; i++) {
-		if (tile_slots[i].resp)
-			MHD_destroy_response(tile_slots[i].resp);
-		tile_slots[i].resp = NULL;
+		http_kept_unref(tile_slots[i].kept);
+		tile_slots[i].kept = NULL;
 	}
 	pthread_mutex_unlock(&tile_lock);
 }
 
 /* GET /log/tile/<L>/<N>[.p/<W>] and /log/tile/entries/<N>[.p/<W>]: 404 for
  * a path tlog-tiles does not allow or a tile past the latest checkpoint. */
-enum MHD_Result page_log_tile(struct req *r)
+int page_log_tile(struct req *r, struct answer *a)
 {
 	struct buf out = BUF_INIT;
+	struct http_kept *k;
 	struct tlog_tile t;
 	struct dbconn *c;
-	enum MHD_Result ret;
 	uint64_t n;
 	int rc;
 
 	if (tlog_tile_parse(r->arg, &t) < 0)
-		return http_fail(r, 404, "not_found", "Tiles are at /log/tile/<L>/<N>[.p/<W>] and "
-				  "/log/tile/entries/<N>[.p/<W>], N written as x001/x234/067 (C2SP tlog-tiles).", NULL);
+		return err_set(&a->err, 404, "not_found", NULL, "%s", "Tiles are at /log/tile/<L>/<N>[.p/<W>] and "
+			       "/log/tile/entries/<N>[.p/<W>], N written as x001/x234/067 (C2SP tlog-tiles).");
 	if (tlog_signer_latest(r->app->tlog, NULL, &n, NULL) < 0 || !tile_published(&t, n))
-		return http_fail(r, 404, "not_found", "This tile is not covered by the latest checkpoint "
-				  "(/log/checkpoint); fetch the tiles its tree size needs.", NULL);
-	if (t.width == TLOG_TILE_WIDTH && tile_cached(r, &t, &ret))
-		return ret;
+		return err_set(&a->err, 404, "not_found", NULL, "%s", "This tile is not covered by the latest checkpoint "
+			       "(/log/checkpoint); fetch the tiles its tree size needs.");
+	if (t.width == TLOG_TILE_WIDTH && (k = tile_kept(&t)))
+		return answer_kept(a, k);
 	if (!(c = db_reader(r->app->db)))
-		return http_fail(r, 503, "unavailable", MSG_DB_DOWN, NULL);
-	rc = tlog_store_tile(c, &t, &out);
-	if (rc == DB_OK && t.width == TLOG_TILE_WIDTH)
-		ret = tile_keep(r, &t, &out);
-	else if (rc == DB_OK)
-		ret = http_send(r, 200, CT_OCTETS, out.buf, out.len, &(struct http_opts){
-			.cache_control = t.width == TLOG_TILE_WIDTH ? CC_IMMUTABLE : CC_LOG_SHORT });
+		return err_unavailable(&a->err, MSG_DB_DOWN);
+	if ((rc = tlog_store_tile(c, &t, &out)) != DB_OK)
+		rc = err_unavailable(&a->err, MSG_DB_DOWN);
+	else if (t.width == TLOG_TILE_WIDTH)
+		rc = (k = tile_keep(&t, &out)) ? answer_kept(a, k) : err_nomem(&a->err);
 	else
-		ret = http_fail(r, 503, "unavailable", MSG_DB_DOWN, NULL);
+		rc = answer_buf(a, 200, CT_OCTETS, &out, &(struct http_opts){ .cache_control = CC_LOG_SHORT });
 	buf_release(&out);
-	return ret;
+	return rc;
 }
 
 /* Base64 of a hash as a JSON string. */

@@ -16,6 +16,7 @@
 #include "render/html.h"
 #include "util/buf.h"
 #include "util/jsonw.h"
+#include "util/nelem.h"
 
 /* The glossary's common questions as a FAQPage, built once at start
  * (page_meta_init) from the template's own text: read-only afterwards. */
@@ -64,11 +65,11 @@ static int html_text(struct buf *out, const char *s, size_t n, struct err *err)
 		if (*p == '&') {
 			const char *semi = memchr(p, ';', (size_t)(end - p) < 12 ? (size_t)(end - p) : 12);
 
-			for (i = 0; semi && i < sizeof entities / sizeof entities[0]; i++)
+			for (i = 0; semi && i < NELEM(entities); i++)
 				if ((size_t)(semi - p - 1) == strlen(entities[i][0]) &&
 				    !strncmp(p + 1, entities[i][0], (size_t)(semi - p - 1)))
 					break;
-			if (!semi || i == sizeof entities / sizeof entities[0]) {
+			if (!semi || i == NELEM(entities)) {
 				err_internal(err, "the glossary's common questions use a character reference "
 					 "page_meta.c does not decode: %.12s", p);
 				return -1;
@@ -295,7 +296,7 @@ int page_meta_add(struct req *r, const char *name, json_t *m, unsigned status)
 	buf_puts(&b, "<link rel=\"canonical\" href=\"");
 	html_attr(&b, url.buf);
 	buf_puts(&b, "\">\n");
-	for (i = 0; i < sizeof cards / sizeof cards[0]; i++) {
+	for (i = 0; i < NELEM(cards); i++) {
 		const json_t *k = json_object_get(m, cards[i].key);
 		const char *key = json_string_value(cards[i].sub ? json_object_get(k, cards[i].sub) : k);
 

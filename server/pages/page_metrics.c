@@ -178,22 +178,14 @@ static void gauges(struct buf *b, struct app *app)
 
 /* GET /metrics: 200 with the exposition to an allowed client; 404, as any
  * unknown address, to everyone else. */
-enum MHD_Result page_metrics(struct req *r)
+int page_metrics(struct req *r, struct answer *a)
 {
 	struct buf b = BUF_INIT;
-	enum MHD_Result ret;
 
 	if (!allowed(r))
-		return http_fail(r, 404, "not_found",
-				 "There is no page at this address; check the link, or start from the leaderboard.",
-				 NULL);
+		return err_set(&a->err, 404, "not_found", NULL, "%s",
+			       "There is no page at this address; check the link, or start from the leaderboard.");
 	metrics_write(&b);
 	gauges(&b, r->app);
-	if (buf_error(&b)) {
-		buf_release(&b);
-		return http_fail(r, 503, "unavailable", MSG_NOMEM, NULL);
-	}
-	ret = http_send(r, 200, CT_METRICS, b.buf, b.len, NULL);
-	buf_release(&b);
-	return ret;
+	return answer_buf(a, 200, CT_METRICS, &b, NULL);
 }

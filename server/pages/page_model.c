@@ -18,7 +18,7 @@
 #include "domain/quantile.h"
 #include "store/db.h"
 #include "store/names.h"
-#include "store/predict_read.h"
+#include "store/forecast.h"
 #include "util/slug.h"
 #include "util/textcut.h"
 #include "util/utf8.h"
@@ -372,7 +372,7 @@ static json_t *efficiency(struct req *r, const struct mpage *p, json_t **note)
 
 /* The view model of /m/<slug>, or NULL with p->b's failure set. */
 /* Predicted decode on each reference hardware the model has no run on
- * (store/predict_read.h), labelled and apart from every measured row and
+ * (store/forecast.h), labelled and apart from every measured row and
  * the chart: {rows: [{hw, name, href, predicted_*}], has_rows}, only
  * those with a figure.  NULL on a database failure. */
 static json_t *predictions(struct req *r, const struct mpage *p)
@@ -392,7 +392,7 @@ static json_t *predictions(struct req *r, const struct mpage *p)
 			measured |= !strcmp(json_string_value(json_object_get(bar, "hw")), h->slug);
 		if (measured)
 			continue;
-		if (predict_for_combo(p->b.c, p->b.suite, p->slug, h->slug, NULL, &pr) < 0) {
+		if (forecast_for_combo(p->b.c, p->b.suite, p->slug, h->slug, NULL, &pr) < 0) {
 			json_decref(rows);
 			return NULL;
 		}
@@ -401,7 +401,7 @@ static json_t *predictions(struct req *r, const struct mpage *p)
 		snprintf(href, sizeof href, "/m/%s/hw/%s", p->slug, h->slug);
 		row = json_pack("{s:s, s:s, s:s, s:s}", "hw", h->slug, "name", h->name, "href", href,
 				"label", "predicted");
-		predict_json_fields(row, &pr);
+		forecast_json_fields(row, &pr);
 		json_object_set_new(row, "text", json_pack("{s:o, s:o, s:o}",
 			"tok_s", ceiling_fmt3_json(pr.tok_s), "low", ceiling_fmt3_json(pr.low),
 			"high", ceiling_fmt3_json(pr.high)));
@@ -414,7 +414,6 @@ static json_t *model_model(struct mpage *p, struct req *r)
 {
 	json_t *pred;
 	json_t *note;
-	const char *sv;
 	int sort;
 
 	if (browse_begin(&p->b, r) < 0)
@@ -427,7 +426,7 @@ static json_t *model_model(struct mpage *p, struct req *r)
 	if ((sort = browse_take_order(&p->b, &browse_board_orders)) < 0)
 		return NULL;
 	p->sort = (enum browse_sort)sort;
-	p->sort_given = (sv = http_query(r, "sort")) && *sv;
+	p->sort_given = p->b.sort_given;
 	p->m = json_pack("{s:s, s:s, s:s, s:b}", "suite_version", p->b.suite, "slug", p->slug,
 			 "sort", browse_sort_key(p->sort), "sorted_groups", p->sort_given);
 	if (!p->m || load_name(p) < 0 || model_load_digests(p) < 0 || load_digest_parts(p) < 0)
@@ -500,7 +499,7 @@ json_t *page_model_view(struct page_view *v)
 {
 	struct mpage p = { 0 };
 
-	if ((v->answered = page_search_canonical(v->r, PAGE_ARG_MODEL, &v->ret)))
+	if (page_search_canonical(v, PAGE_ARG_MODEL))
 		return NULL;
 	if (!model_model(&p, v->r))
 		return page_view_browsed(v, &p.b, NULL);

@@ -11,7 +11,7 @@
  * Reads the combos rows of migration 0020 (store/typical.h) by their
  * indexes, never the runs: one seek per weights file for the rows, and
  * for an empty page two walks of at most WALK rows.  The HTML is kept by
- * browse_cache.c until the next write, as /m/ and /hw/ are (an empty
+ * page_serve until the next write, as /m/ and /hw/ are (an empty
  * page is not: each visit to it counts for /wanted). */
 #include "pages/page.h"
 
@@ -462,20 +462,6 @@ static void add_answer(struct mhw *p)
 	json_object_set_new(p->m, "answer", best ? json_deep_copy(best) : json_null());
 }
 
-json_t *browse_mhw_link(const struct browse *b, const char *model, const char *hw)
-{
-	struct buf prefix = BUF_INIT;
-	json_t *l = NULL;
-
-	buf_puts(&prefix, "/m/");
-	html_url_arg(&prefix, model);
-	buf_puts(&prefix, "/hw/");
-	if (!buf_error(&prefix))
-		l = browse_link(b, prefix.buf, hw, NULL);
-	buf_release(&prefix);
-	return l;
-}
-
 /* "fits" and "fit" (contract section 9): whether the model fits the
  * machine with the usual lightest weights and the chat-short context,
  * said before any figure; null when the reference data cannot tell. */
@@ -529,12 +515,11 @@ json_t *page_model_hw_view(struct page_view *v)
 	struct mhw p = { 0 };
 	json_t *m;
 
-	if ((v->answered = page_search_canonical(v->r, PAGE_ARG_MODEL_HW, &v->ret)))
-		return NULL;
+	if (page_search_canonical(v, PAGE_ARG_MODEL_HW))
+		return NULL;     /* another spelling of the pair: moved there */
 	m = mhw_model(&p, v->r);
-
 	m = page_view_browsed(v, &p.b, m);
 	if (m && !p.nrows)
-		v->keep_list = 0;
+		v->keep = 0;
 	return m;
 }

@@ -5,7 +5,7 @@
  *
  * A prediction never sits in a measured row or column and is never
  * ranked: "predicted" is its own list, by backend name, each labelled
- * with its basis (store/predict_read.h).  The version series come from
+ * with its basis (store/forecast.h).  The version series come from
  * the per-version figures the writer keeps (store/versions.h). */
 #include "pages/page.h"
 
@@ -15,7 +15,7 @@
 #include "ingest/validate.h"
 #include "pages/page_model_hw.h"
 #include "render/barchart.h"
-#include "store/predict_read.h"
+#include "store/forecast.h"
 #include "store/versions.h"
 #include "store/wanted.h"
 #include "util/buf.h"
@@ -67,14 +67,14 @@ static int add_predicted(struct mhw *p)
 
 		if (measured(p->m, *be))
 			continue;
-		if (predict_for_combo(p->b.c, p->b.suite, p->model, p->hw, *be, &r) < 0) {
+		if (forecast_for_combo(p->b.c, p->b.suite, p->model, p->hw, *be, &r) < 0) {
 			json_decref(list);
 			return -1;
 		}
 		if (r.step == PREDICT_NONE)
 			continue;
 		row = json_pack("{s:s}", "backend", *be);
-		if (!row || predict_json_fields(row, &r) < 0) {
+		if (!row || forecast_json_fields(row, &r) < 0) {
 			json_decref(row);
 			json_decref(list);
 			return -1;

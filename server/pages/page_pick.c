@@ -130,40 +130,38 @@ int page_pick_pair(struct req *r, const char *q, char *out, size_t n)
 	return 1;
 }
 
-/* The form again with its errors: 400 for an empty or overlong field,
- * 404 when a field names nothing known. */
-static enum MHD_Result answer_form(struct req *r, const struct field *m, const struct field *h)
+/* The form again with its errors, as the "pick" page's view model (a new
+ * reference, NULL out of memory): 400 for an empty or overlong field, 404
+ * when a field names nothing known. */
+static json_t *form_again(struct page_view *v, const struct field *m, const struct field *h)
 {
 	/* Empty or too long (typed left empty) is a 400; else what was typed is unknown. */
 	int bad = (m->error[0] && !m->typed[0]) || (h->error[0] && !h->typed[0]);
-	json_t *v = json_pack("{s:s, s:{s:s, s:s, s:s?, s:s?, s:b}}", "title", "Choose a model and a hardware",
+
+	v->tmpl = "pick";
+	v->status = bad ? 400 : 404;
+	return json_pack("{s:s, s:{s:s, s:s, s:s?, s:s?, s:b}}", "title", "Choose a model and a hardware",
 		"pick", "model", m->typed, "hw", h->typed,
 		"model_error", m->error[0] ? m->error : NULL, "hw_error", h->error[0] ? h->error : NULL,
 		"failed", 1);
-	enum MHD_Result ret;
-
-	if (!v)
-		return http_fail(r, 503, "unavailable", MSG_NOMEM, NULL);
-	ret = page_render(r, "pick", v, bad ? 400 : 404);
-	json_decref(v);
-	return ret;
 }
 
-int page_pick(struct req *r, enum MHD_Result *ret)
+int page_pick(struct page_view *v, json_t **out)
 {
 	struct field m = { .name = "model" }, h = { .name = "hw" };
-	struct http_opts o = { .cache_control = CC_NONE };
+	struct req *r = v->r;
 	const char *suite = http_query(r, "suite");
 	struct buf to = BUF_INIT;
 
+	*out = NULL;
 	if (!http_query(r, "model"))
 		return 0;
 	if (take(r, &m, 0) < 0 || take(r, &h, 1) < 0) {
-		*ret = http_fail(r, 503, "unavailable", MSG_DB_DOWN, NULL);
+		err_unavailable(&v->err, MSG_DB_DOWN);
 		return 1;
 	}
 	if (m.error[0] || h.error[0]) {
-		*ret = answer_form(r, &m, &h);
+		*out = form_again(v, &m, &h);
 		return 1;
 	}
 	buf_printf(&to, "/m/%s/hw/%s", m.slug, h.slug);
@@ -171,12 +169,8 @@ int page_pick(struct req *r, enum MHD_Result *ret)
 		buf_puts(&to, "?suite=");
 		html_url_arg(&to, suite);
 	}
-	if (buf_error(&to)) {
-		*ret = http_fail(r, 503, "unavailable", MSG_NOMEM, NULL);
-	} else {
-		o.location = to.buf;
-		*ret = http_send(r, 303, CT_TEXT, to.buf, to.len, &o);
-	}
+	if (!buf_error(&to))
+		page_view_redirect(v, 303, CC_NONE, to.buf);
 	buf_release(&to);
 	return 1;
 }

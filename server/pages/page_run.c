@@ -1,5 +1,5 @@
 /* page_run.c: the run permalink /r/<id>, its JSON and its exact JWS; the
- * model they share is made in run_model.c, the page's view here. */
+ * model they share is made in page_run_model.c, the page's view here. */
 #include "pages/page.h"
 #include "pages/kinds.h"
 
@@ -23,6 +23,7 @@
 #include "render/html.h"
 #include "store/run_store.h"
 #include "util/jsonw.h"
+#include "util/nelem.h"
 
 static const char sql_jws[] = "SELECT jws FROM runs WHERE id = ?";
 
@@ -32,10 +33,10 @@ static const char *s_of(const json_t *o, const char *k)
 	return json_string_value(json_object_get(o, k));
 }
 
-/* Answers 404 for an unknown run id. */
-static enum MHD_Result not_found(struct req *r)
+/* Refuses an unknown run id: 404. */
+static int not_found(struct answer *a)
 {
-	return http_fail(r, 404, "not_found", MSG_NO_RUN, NULL);
+	return err_set(&a->err, 404, "not_found", NULL, "%s", MSG_NO_RUN);
 }
 
 /* The cache tag of the population whose figures the page m shows: its
@@ -55,29 +56,28 @@ static unsigned tag_of(const json_t *m)
 				 s_of(json_object_get(m, "backend"), "name"));
 }
 
-enum MHD_Result page_run_jws(struct req *r)
+int page_run_jws(struct req *r, struct answer *a)
 {
 	struct http_opts o = { .cache_control = CC_IMMUTABLE, .etag = 1 };
-	enum MHD_Result ret;
 	struct dbconn *c;
 	sqlite3_stmt *st;
 	int rc;
 
 	if (!run_id_valid(r->arg))
-		return not_found(r);
+		return not_found(a);
 	if (!(c = db_reader(r->app->db)) || !(st = db_stmt(c, sql_jws)))
-		return http_fail(r, 503, NULL, MSG_DB_DOWN, NULL);
+		return err_unavailable(&a->err, MSG_DB_DOWN);
 	db_bind_text(st, 1, r->arg);
 	rc = sqlite3_step(st);
-	if (rc != SQLITE_ROW) {
-		sqlite3_reset(st);
-		return rc == SQLITE_DONE ? not_found(r)
-			: http_fail(r, 503, NULL, MSG_DB_DOWN, NULL);
-	}
-	ret = http_send(r, 200, CT_JOSE, sqlite3_column_blob(st, 0),
-			(size_t)sqlite3_column_bytes(st, 0), &o);
+	if (rc == SQLITE_ROW)
+		rc = answer_body(a, 200, CT_JOSE, sqlite3_column_blob(st, 0),
+				 (size_t)sqlite3_column_bytes(st, 0), &o);
+	else if (rc == SQLITE_DONE)
+		rc = not_found(a);
+	else
+		rc = err_unavailable(&a->err, MSG_DB_DOWN);
 	sqlite3_reset(st);
-	return ret;
+	return rc;
 }
 
 /* ---- the HTML view ------------------------------------------------------
@@ -241,7 +241,7 @@ static json_t *chat_view(const json_t *w)
 		return json_null();
 	}
 	rows = json_array();
-	for (i = 0; i < sizeof chat_measures / sizeof chat_measures[0]; i++) {
+	for (i = 0; i < NELEM(chat_measures); i++) {
 		json_t *row = chat_row(&chat_measures[i], wl, n);
 		if (row)
 			json_array_append_new(rows, row);
@@ -296,7 +296,7 @@ static json_t *decay_view(const json_t *w)
 	if (!json_is_array(pts))
 		return json_null();
 	return json_pack("{s:o*, s:o}", "panels", panels_json(pts, c, "context_tokens", yk, names, titles, 2),
-			 "rows", fmt_rows(pts, cols, sizeof cols / sizeof cols[0]));
+			 "rows", fmt_rows(pts, cols, NELEM(cols)));
 }
 
 /* W4: aggregate and per-stream tok/s against batch size, one panel each,
@@ -322,7 +322,7 @@ static json_t *concurrency_view(const json_t *w)
 		return json_null();
 	return json_pack("{s:o*, s:o, s:b}", "panels",
 			 panels_json(pts, c, "batch_size", yk, names, titles[serial], 2),
-			 "rows", fmt_rows(pts, cols, sizeof cols / sizeof cols[0]),
+			 "rows", fmt_rows(pts, cols, NELEM(cols)),
 			 "serial", serial);
 }
 
@@ -343,7 +343,7 @@ static json_t *agent_view(const json_t *w)
 	if (!json_is_array(turns))
 		return json_null();
 	v = json_pack("{s:o*, s:o, s:o}", "svg", chart_json(turns, c, "turn", yk, names),
-		      "rows", fmt_rows(turns, cols, sizeof cols / sizeof cols[0]),
+		      "rows", fmt_rows(turns, cols, NELEM(cols)),
 		      "wall_ms", fmt_member(w, "wall_ms", F_NUM));
 	if (json_is_number(json_object_get(w, "prefix_cache_hit_rate")))
 		json_object_set_new(v, "cache_hit", fmt_member(w, "prefix_cache_hit_rate", F_PCT));
@@ -591,19 +591,11 @@ json_t *page_run_view(struct page_view *v)
 {
 	struct req *r = v->r;
 	enum cache_rep rep = v->format == HTTP_FMT_HTML ? REP_RUN_HTML : REP_RUN_JSON;
-	int keep = !dispute_after(r);
-	unsigned status;
+	int keep = v->key[0] != '\0';    /* page_serve keeps it unless ?after= */
 	json_t *m;
 
-	if (keep && (v->answered = cache_serve(r->app->cache, r, r->arg, rep, &v->ret)))
+	if (!(m = page_run_model(r, r->arg, &v->err)))
 		return NULL;
-	if (!(m = page_run_model(r, r->arg, &status))) {
-		if (status == 404)
-			err_set(&v->err, 404, "not_found", NULL, MSG_NO_RUN);
-		else
-			err_unavailable(&v->err, MSG_DB_DOWN);
-		return NULL;
-	}
 	/* A run not yet in a signed checkpoint is answered without its
 	 * proof, and that answer is not kept here (its Cache-Control is every
 	 * run JSON's, so proxies see one policy for the route). */
@@ -614,8 +606,7 @@ json_t *page_run_view(struct page_view *v)
 		return NULL;
 	}
 	if (keep) {
-		v->keep_id = r->arg;
-		v->rep = rep;
+		v->keep = 1;
 		v->tag = tag_of(m);
 	}
 	return m;

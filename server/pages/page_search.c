@@ -637,17 +637,13 @@ static json_t *search_model(struct search *s, struct req *r, char *redirect, siz
 json_t *page_search_view(struct page_view *v)
 {
 	struct search s = { 0 };
-	struct http_opts o = { .cache_control = CC_NONE };
 	char to[2 * SLUG_MAX + 16] = "";
 	json_t *m = search_model(&s, v->r, to, sizeof to);
 
 	free(s.h);
 	if (!m && to[0]) {
 		browse_end(&s.b);
-		o.location = to;
-		v->answered = 1;
-		v->ret = http_send(v->r, 303, CT_TEXT, to, strlen(to), &o);
-		return NULL;
+		return page_view_redirect(v, 303, CC_NONE, to);
 	}
 	return page_view_browsed(v, &s.b, m);
 }
@@ -732,13 +728,11 @@ static void query_one(void *ctx, const char *key, const char *value)
 	}
 }
 
-int page_search_canonical(struct req *r, enum page_arg what, enum MHD_Result *ret)
+int page_search_moved(struct req *r, enum page_arg what, struct buf *to)
 {
-	struct http_opts o = { .cache_control = CC_PAGE };
 	char model[SLUG_MAX + 1], hw[SLUG_MAX + 1], tm[SLUG_MAX + 1], th[SLUG_MAX + 1];
 	const char *ext = path_ext(r->path);
-	struct buf to = BUF_INIT;
-	struct query_out q = { &to, 0 };
+	struct query_out q = { to, 0 };
 	struct dbconn *c = db_reader(r->app->db);
 	int km = 0, kh = 0;
 
@@ -751,20 +745,24 @@ int page_search_canonical(struct req *r, enum page_arg what, enum MHD_Result *re
 		kh = page_slug(r, c, 0, th, hw, sizeof hw);
 		if (km <= 0 && kh <= 0)
 			return 0;
-		buf_printf(&to, "/m/%s/hw/%s%s", km > 0 ? model : tm, kh > 0 ? hw : th, ext);
+		buf_printf(to, "/m/%s/hw/%s%s", km > 0 ? model : tm, kh > 0 ? hw : th, ext);
 	} else {
 		km = page_slug(r, c, what == PAGE_ARG_MODEL, r->arg, model, sizeof model);
 		if (km <= 0)
 			return 0;
-		buf_printf(&to, "/%s/%s%s", what == PAGE_ARG_MODEL ? "m" : "hw", model, ext);
+		buf_printf(to, "/%s/%s%s", what == PAGE_ARG_MODEL ? "m" : "hw", model, ext);
 	}
 	http_query_each(r, query_one, &q);
-	if (buf_error(&to)) {
-		buf_release(&to);
-		return 0;
-	}
-	o.location = to.buf;
-	*ret = http_send(r, 301, CT_TEXT, to.buf, to.len, &o);
+	return !buf_error(to);
+}
+
+int page_search_canonical(struct page_view *v, enum page_arg what)
+{
+	struct buf to = BUF_INIT;
+	int moved = page_search_moved(v->r, what, &to);
+
+	if (moved)
+		page_view_redirect(v, 301, CC_PAGE, to.buf);
 	buf_release(&to);
-	return 1;
+	return moved;
 }

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "app.h"
+#include "http/store_err.h"
 #include "pages/browse.h"
 #include "render/html.h"
 #include "store/db.h"
@@ -150,7 +151,7 @@ static void write_ones(struct smap *s, long long first, long long count)
 	long long i = 0;
 	int k;
 
-	for (k = 0; k < PAGE_KIND__MAX && count > 0; k++) {
+	for (k = 0; k < page_kinds_n && count > 0; k++) {
 		if (page_kinds[k].sitemap != SITEMAP_ONE || i++ < first)
 			continue;
 		url_el(s, page_kinds[k].path, NULL, NULL, s->ref_lastmod);
@@ -208,7 +209,7 @@ static const char *each_sql(int kind, const char **count_sql)
 	}
 }
 
-/* Fills segs (room for PAGE_KIND__MAX + 1); returns how many, and the
+/* Fills segs (room for PAGE_KINDS_MAX + 1); returns how many, and the
  * addresses in all into *total (runs: every stored one, an upper bound). */
 static int segments(struct smap *s, struct seg *segs, long long *total)
 {
@@ -217,7 +218,7 @@ static int segments(struct smap *s, struct seg *segs, long long *total)
 
 	segs[0] = (struct seg){ -1, 0, 0 };
 	*total = 0;
-	for (k = 0; k < PAGE_KIND__MAX; k++) {
+	for (k = 0; k < page_kinds_n; k++) {
 		if (page_kinds[k].sitemap == SITEMAP_ONE)
 			segs[0].n++;
 		if (page_kinds[k].sitemap != SITEMAP_EACH)
@@ -305,7 +306,7 @@ static void write_file(struct smap *s, const struct seg *seg, long long j)
  * when there is no such file. */
 static int write_sitemap(struct smap *s, long long n)
 {
-	struct seg segs[PAGE_KIND__MAX + 1];
+	struct seg segs[PAGE_KINDS_MAX + 1];
 	long long total, file = 0, j;
 	int nsegs = segments(s, segs, &total), i;
 	char lastmod[TIMEFMT_LEN];
@@ -362,51 +363,51 @@ static void count_arg(void *ctx, const char *k, const char *v)
  * Kept as key until the next write, unless the request has a query
  * (?suite= lists another suite; nothing links to one), which is built
  * each time so that it cannot stand in for the plain file. */
-static enum MHD_Result sitemap_send(struct req *r, long long n, const char *key)
+static int sitemap_answer(struct req *r, long long n, const char *key, struct answer *a)
 {
+	struct http_opts o = { .cache_control = CC_PAGE };
 	struct smap s = { .out = BUF_INIT };
-	enum MHD_Result ret;
-	int found, args = 0;
+	struct http_kept *k;
+	int found, rc, args = 0;
 
 	http_query_each(r, count_arg, &args);
-	if (!args && cache_serve(r->app->cache, r, key, REP_LIST_HTML, &ret))
-		return ret;
+	if (!args && (k = cache_get(r->app->cache, key, REP_LIST_HTML)))
+		return answer_kept(a, k);
 	s.per = r->app->cfg.sitemap_page_urls ? r->app->cfg.sitemap_page_urls : SITEMAP_PAGE_URLS;
 	http_origin(r, s.origin, sizeof s.origin);
 	if (browse_begin(&s.b, r) < 0) {
-		ret = s.b.err.status ? http_reply_err(r, &s.b.err) : http_send_nomem(r);
+		a->err = s.b.err;
 		browse_end(&s.b);
-		return ret;
+		return -1;
 	}
 	reference_lastmod(&s);
 	found = write_sitemap(&s, n);
 	browse_end(&s.b);
 	if (s.failed)
-		ret = http_fail(r, 503, "unavailable", db_status_message(DB_ERR), NULL);
+		rc = http_db_err(&a->err, DB_ERR);
 	else if (!found)
-		ret = http_fail(r, 404, "not_found", "No such sitemap file: /sitemap.xml names every one.", NULL);
-	else if (buf_error(&s.out))
-		ret = http_send_nomem(r);
-	else    /* with a query: under a key no request is served from */
-		ret = cache_send(r->app->cache, r, args ? "Squery" : key, REP_LIST_HTML,
-				 args ? 0 : s.b.gen, 200, CT_XML, s.out.buf, s.out.len, CC_PAGE);
+		rc = err_set(&a->err, 404, "not_found", NULL, "%s", "No such sitemap file: /sitemap.xml names every one.");
+	else {  /* with a query: under a key no request is served from */
+		answer_keep(a, r->app->cache, args ? "Squery" : key, REP_LIST_HTML, args ? 0 : s.b.gen, 0);
+		rc = answer_buf(a, 200, CT_XML, &s.out, &o);
+	}
 	buf_release(&s.out);
-	return ret;
+	return rc;
 }
 
-enum MHD_Result page_sitemap(struct req *r)
+int page_sitemap(struct req *r, struct answer *a)
 {
-	return sitemap_send(r, 0, "Smap");
+	return sitemap_answer(r, 0, "Smap", a);
 }
 
-enum MHD_Result page_sitemap_file(struct req *r)
+int page_sitemap_file(struct req *r, struct answer *a)
 {
 	char key[CACHE_ID_MAX + 1], *end;
 	long long n;
 
 	n = strtoll(r->arg, &end, 10);
 	if (*end || r->arg[0] < '1' || r->arg[0] > '9' || n < 1 || n > 100000000)
-		return http_fail(r, 404, "not_found", "No such sitemap file: /sitemap.xml names every one.", NULL);
+		return err_set(&a->err, 404, "not_found", NULL, "%s", "No such sitemap file: /sitemap.xml names every one.");
 	snprintf(key, sizeof key, "S%lld", n);
-	return sitemap_send(r, n, key);
+	return sitemap_answer(r, n, key, a);
 }

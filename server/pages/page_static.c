@@ -11,16 +11,17 @@
 #include "util/buf.h"
 #include "util/log.h"
 #include "render/tmpl.h"
-#include "store/predict_read.h"
+#include "store/forecast.h"
 #include "util/numfmt.h"
+#include "util/nelem.h"
 
-enum MHD_Result page_healthz(struct req *r)
+int page_healthz(struct req *r, struct answer *a)
 {
-	return http_send(r, 200, CT_TEXT, "ok\n", 3, NULL);
+	return answer_static(a, 200, CT_TEXT, "ok\n", 3, NULL);
 }
 
 /* The leave-one-model-out backtest as /methodology shows it, recomputed
- * by the refresh thread from today's data (store/predict_read.h); before
+ * by the refresh thread from today's data (store/forecast.h); before
  * its first run, as over no data (the page then reads as it will once it
  * ran on an empty database, so its ETag does not move at start-up). */
 static json_t *backtest_json(void)
@@ -30,7 +31,7 @@ static json_t *backtest_json(void)
 	struct buf t = BUF_INIT;
 	json_t *o;
 
-	if (predict_read_backtest(&b, &at, &rows) < 0) {
+	if (forecast_backtest(&b, &at, &rows) < 0) {
 		memset(&b, 0, sizeof b);
 		rows = 0;
 	}
@@ -47,32 +48,41 @@ static json_t *backtest_json(void)
 	return o;
 }
 
-/* /glossary, /methodology, /privacy: a title and the security contact
- * (privacy's #reporting names it). */
-json_t *page_reference_view(struct page_view *v)
+/* A reference page's view model: its title and the security contact
+ * (privacy's #reporting names it); a new reference. */
+static json_t *reference_view(struct page_view *v, const char *title)
 {
-	static const char *const titles[PAGE_KIND__MAX] = {
-		[PAGE_GLOSSARY] = "Glossary",
-		[PAGE_METHODOLOGY] = "Methodology",
-		[PAGE_PRIVACY] = "Privacy",
-	};
-	const char *title = titles[v->kind - page_kinds];
-	json_t *m;
+	return json_pack("{s:s, s:s?}", "title", title,
+			 "security_contact", v->r->app->cfg.security_contact);
+}
 
-	m = json_pack("{s:s, s:s?}", "title", title ? title : "llm-speed",
-		      "security_contact", v->r->app->cfg.security_contact);
-	if (m && v->kind == &page_kinds[PAGE_METHODOLOGY])
+/* /glossary; a new reference. */
+json_t *page_glossary_view(struct page_view *v)
+{
+	return reference_view(v, "Glossary");
+}
+
+/* /methodology, with the backtest of the predictions; a new reference. */
+json_t *page_methodology_view(struct page_view *v)
+{
+	json_t *m = reference_view(v, "Methodology");
+
+	if (m)
 		json_object_set_new(m, "backtest", backtest_json());
 	return m;
+}
+
+/* /privacy; a new reference. */
+json_t *page_privacy_view(struct page_view *v)
+{
+	return reference_view(v, "Privacy");
 }
 
 /* ---- static files, loaded once at start ---- */
 
 struct static_file {
 	char name[64];
-	struct MHD_Response *resp;
-	char etag[40];
-	size_t bytes;
+	struct http_kept *kept;   /* built once, held until exit */
 };
 
 static struct static_file statics[32];
@@ -83,7 +93,7 @@ static int load_static(const char *dir, const char *name)
 {
 	struct static_file *s = &statics[nstatics];
 	struct buf path = BUF_INIT, body = BUF_INIT;
-	char chunk[8192];
+	char chunk[8192], etag[40];
 	size_t n;
 	FILE *f;
 	int rc = -1;
@@ -98,10 +108,9 @@ static int load_static(const char *dir, const char *name)
 	if (buf_error(&body))
 		goto out;
 	snprintf(s->name, sizeof s->name, "%s", name);
-	http_etag_of(body.buf, body.len, s->etag);
-	s->resp = http_build(http_ctype_of_name(name), body.buf, body.len, CC_STATIC, s->etag);
-	s->bytes = body.len;
-	if (s->resp) {
+	http_etag_of(body.buf, body.len, etag);
+	s->kept = http_kept_build(200, http_ctype_of_name(name), body.buf, body.len, CC_STATIC, etag);
+	if (s->kept) {
 		nstatics++;
 		rc = 0;
 	}
@@ -118,7 +127,7 @@ int page_static_init(const char *dir)
 
 	if (!d)
 		return -1;
-	while ((de = readdir(d)) && nstatics < sizeof statics / sizeof statics[0]) {
+	while ((de = readdir(d)) && nstatics < NELEM(statics)) {
 		if (de->d_name[0] == '.' || de->d_type == DT_DIR ||
 		    strlen(de->d_name) >= sizeof statics[0].name)
 			continue;   /* static/reference/ is data the server reads */
@@ -132,25 +141,21 @@ int page_static_init(const char *dir)
 void page_static_free(void)
 {
 	while (nstatics)
-		MHD_destroy_response(statics[--nstatics].resp);
+		http_kept_unref(statics[--nstatics].kept);
 }
 
-enum MHD_Result page_static_file(struct req *r)
+int page_static_file(struct req *r, struct answer *a)
 {
 	size_t i;
 
-	for (i = 0; i < nstatics; i++) {
-		if (strcmp(statics[i].name, r->arg))
-			continue;
-		if (http_etag_matches(r, statics[i].etag))
-			return http_not_modified(r, statics[i].etag, CC_STATIC);
-		return http_send_prebuilt(r, 200, statics[i].resp, statics[i].bytes);
-	}
-	return http_fail(r, 404, "not_found", "There is no such static file.", NULL);
+	for (i = 0; i < nstatics; i++)
+		if (!strcmp(statics[i].name, r->arg))
+			return answer_kept(a, http_kept_ref(statics[i].kept));
+	return err_set(&a->err, 404, "not_found", NULL, "%s", "There is no such static file.");
 }
 
-enum MHD_Result page_favicon(struct req *r)
+int page_favicon(struct req *r, struct answer *a)
 {
 	snprintf(r->arg, sizeof r->arg, "favicon.ico");
-	return page_static_file(r);
+	return page_static_file(r, a);
 }

@@ -12,7 +12,7 @@
 #include "domain/ceiling.h"
 #include "ingest/validate.h"
 #include "render/shell.h"
-#include "store/predict_read.h"
+#include "store/forecast.h"
 #include "store/wanted.h"
 #include "util/buf.h"
 
@@ -94,8 +94,8 @@ static json_t *wanted_model(struct req *r, struct err *e)
 
 		if (page_wanted_command(c, r->app->ref, model, json_string_value(json_object_get(row, "model_name")),
 					hw, &cmd) < 0 ||
-		    predict_for_combo(c, VALIDATE_SUITE, model, hw, NULL, &p) < 0 ||
-		    predict_json_fields(row, &p) < 0) {
+		    forecast_for_combo(c, VALIDATE_SUITE, model, hw, NULL, &p) < 0 ||
+		    forecast_json_fields(row, &p) < 0) {
 			buf_release(&cmd);
 			json_decref(rows);
 			err_unavailable(e, MSG_DB_DOWN);

@@ -18,11 +18,10 @@
  * filters, cursors, searches, comparisons, the picker's redirect), the
  * .json, .csv and .jws twins, the export, the log's tiles and the API.
  * Names the sitemap.  Always 200. */
-enum MHD_Result page_robots(struct req *r)
+int page_robots(struct req *r, struct answer *a)
 {
 	struct buf b = BUF_INIT;
 	char origin[512];
-	enum MHD_Result ret;
 
 	http_origin(r, origin, sizeof origin);
 	buf_puts(&b,
@@ -38,24 +37,17 @@ enum MHD_Result page_robots(struct req *r)
 		 "Disallow: /metrics\n"
 		 "\n");
 	buf_printf(&b, "Sitemap: %s/sitemap.xml\n", origin);
-	if (buf_error(&b)) {
-		buf_release(&b);
-		return http_fail(r, 503, "unavailable", MSG_NOMEM, NULL);
-	}
-	ret = http_send(r, 200, CT_TEXT, b.buf, b.len, &(struct http_opts){ .cache_control = CC_STATIC });
-	buf_release(&b);
-	return ret;
+	return answer_buf(a, 200, CT_TEXT, &b, &(struct http_opts){ .cache_control = CC_STATIC });
 }
 
 /* GET /.well-known/security.txt: where to report a security problem: the
  * --security-contact URI, else the privacy page's section on reporting
  * problems; Expires SECURITY_TXT_DAYS ahead, at midnight UTC.  Always 200. */
-enum MHD_Result page_security_txt(struct req *r)
+int page_security_txt(struct req *r, struct answer *a)
 {
 	const char *contact = r->app->cfg.security_contact;
 	struct buf b = BUF_INIT;
 	char origin[512], expires[32];
-	enum MHD_Result ret;
 	time_t t = (time_t)time_now() + (time_t)SECURITY_TXT_DAYS * 86400;
 	struct tm tm;
 
@@ -70,11 +62,5 @@ enum MHD_Result page_security_txt(struct req *r)
 	buf_printf(&b, "Canonical: %s/.well-known/security.txt\n", origin);
 	buf_printf(&b, "Policy: %s/privacy#reporting\n", origin);
 	buf_puts(&b, "Preferred-Languages: en\n");
-	if (buf_error(&b)) {
-		buf_release(&b);
-		return http_fail(r, 503, "unavailable", MSG_NOMEM, NULL);
-	}
-	ret = http_send(r, 200, CT_TEXT, b.buf, b.len, &(struct http_opts){ .cache_control = CC_STATIC });
-	buf_release(&b);
-	return ret;
+	return answer_buf(a, 200, CT_TEXT, &b, &(struct http_opts){ .cache_control = CC_STATIC });
 }

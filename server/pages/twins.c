@@ -127,25 +127,23 @@ static int add_urls(struct req *r, const struct page_csv *t, json_t *rows)
 	return rc;
 }
 
-enum MHD_Result twins_send_csv(struct page_view *v, json_t *m)
+int twins_csv(struct page_view *v, json_t *m, struct answer *a)
 {
 	struct http_opts o = { .cache_control = CC_PAGE, .etag = 1 };
 	const struct page_csv *t = &v->kind->csv_tables[0];
 	struct buf out = BUF_INIT;
 	json_t *rows = table_rows(t, m);
-	enum MHD_Result ret;
+	int rc = -1;
 
 	if (!rows && v->kind->csv_tables[1].cols && (rows = table_rows(&v->kind->csv_tables[1], m)))
 		t = &v->kind->csv_tables[1];
 	if (!rows)
 		rows = json_array();
-	if (!rows || add_urls(v->r, t, rows) || csv_table(&out, rows, t->cols, t->ncols))
-		ret = http_fail(v->r, 503, "unavailable", MSG_NOMEM, NULL);
-	else
-		ret = http_send(v->r, 200, CT_CSV, out.buf, out.len, &o);
+	if (rows && !add_urls(v->r, t, rows) && !csv_table(&out, rows, t->cols, t->ncols))
+		rc = answer_buf(a, 200, CT_CSV, &out, &o);
 	buf_release(&out);
 	json_decref(rows);
-	return ret;
+	return rc;
 }
 
 /* Where query arguments are carried: out from start on is "?k=v&k=v". */
@@ -210,24 +208,25 @@ json_t *browse_twin_href(const struct browse *b, const char *path)
 	return s;
 }
 
-/* One alternate {type, href, title}: pattern with "*" replaced by r->arg
- * (URL-escaped), then, for a twin, the request's query (carry_query();
- * the feeds read none). */
+/* One alternate {type, href, title}: pattern as it is when it has no '*',
+ * else the page's own address (r->path, each segment URL-escaped, which
+ * fills every star of the kind's path) followed by what pattern adds to
+ * the kind's path kpath (".json", ".atom": a twin's and a feed's pattern
+ * is the page's and a suffix, page_kinds_check makes sure); then, with
+ * carry, the request's query (carry_query(); the feeds read none). */
 static json_t *alternate(struct req *r, const char *type, const char *title,
-			 const char *pattern, int twin)
+			 const char *pattern, const char *kpath, int carry)
 {
-	const char *star = strchr(pattern, '*');
 	struct buf href = BUF_INIT;
 	json_t *o = NULL;
 
-	if (star) {
-		buf_add(&href, pattern, (size_t)(star - pattern));
-		html_url_arg(&href, r->arg);
-		buf_puts(&href, star + 1);
+	if (strchr(pattern, '*')) {
+		page_meta_address(&href, "", r->path);
+		buf_puts(&href, pattern + strlen(kpath));
 	} else {
 		buf_puts(&href, pattern);
 	}
-	if (twin)
+	if (carry)
 		carry_query(r, &href);
 	if (!buf_error(&href))
 		o = json_pack("{s:s, s:s, s:s}", "type", type, "href", href.buf, "title", title);
@@ -238,14 +237,18 @@ static json_t *alternate(struct req *r, const char *type, const char *title,
 void twins_add_alternates(struct page_view *v, json_t *m)
 {
 	const struct page_kind_def *k = v->kind;
+	/* A page kept under its id (a run's) is the same page whatever else
+	 * its query holds: its twins' links carry none of it. */
+	int carry = !((k->flags & PAGE_KEPT_RUN) && v->keep);
 	json_t *a;
 
-	if (!k->csv || !(a = json_array()))
+	if (!(k->json || k->csv || k->feed) || !(a = json_array()))
 		return;
 	if (k->json)
-		json_array_append_new(a, alternate(v->r, CT_JSON, "JSON", k->json, 1));
-	json_array_append_new(a, alternate(v->r, MT_CSV, "CSV", k->csv, 1));
+		json_array_append_new(a, alternate(v->r, CT_JSON, "JSON", k->json, k->path, carry));
+	if (k->csv)
+		json_array_append_new(a, alternate(v->r, MT_CSV, "CSV", k->csv, k->path, carry));
 	if (k->feed)
-		json_array_append_new(a, alternate(v->r, CT_ATOM, "Atom feed", k->feed, 0));
+		json_array_append_new(a, alternate(v->r, CT_ATOM, "Atom feed", k->feed, k->path, 0));
 	json_object_set_new(m, "alternates", a);
 }

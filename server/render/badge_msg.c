@@ -4,6 +4,7 @@
 #include "render/badge_int.h"
 #include "util/numfmt.h"
 #include "util/textcut.h"
+#include "util/nelem.h"
 #include "util/utf8.h"
 
 #include <math.h>
@@ -13,7 +14,6 @@
 #define MIDDOT " \xc2\xb7 "        /* " · " between the message's parts */
 #define ELLIPSIS "\xe2\x80\xa6"    /* "…" ends a shortened name */
 #define FLAG "\xe2\x9a\x91"        /* "⚑" marks an outlier's figure */
-#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 
 /* ---- UTF-8 --------------------------------------------------------------- */
 

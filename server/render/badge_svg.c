@@ -2,6 +2,7 @@
  * widths its text is laid out by (the message is badge_msg.c's). */
 #include "render/badge_int.h"
 #include "render/html.h"
+#include "util/nelem.h"
 #include "util/utf8.h"
 
 #include <stdint.h>
@@ -76,7 +77,6 @@ static const uint32_t wide_ranges[][2] = {
 #define W_WIDE 1100      /* one em */
 #define W_FALLBACK 699   /* a digit; Verdana's letters average 6.2 to 7.5 */
 
-#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 
 /* Returns 1 if cp lies in one of the n [lo, hi] ranges. */
 static int in_ranges(const uint32_t (*r)[2], size_t n, uint32_t cp)

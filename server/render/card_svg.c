@@ -11,6 +11,7 @@
 #include "render/badge_svg.h"
 #include "render/html.h"
 #include "util/numfmt.h"
+#include "util/nelem.h"
 
 #define FSI "\xe2\x81\xa8"         /* U+2068: a name starts its own isolate */
 #define PDI "\xe2\x81\xa9"         /* U+2069: ... and ends it */
@@ -18,7 +19,6 @@
 #define TEXT_W (CARD_WIDTH - 2 * CARD_MARGIN)
 #define RIGHT (CARD_WIDTH - CARD_MARGIN)
 #define BAND_H 96                  /* the band with the site's name */
-#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 
 /* ---- colours ------------------------------------------------------------- */
 

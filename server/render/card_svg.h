@@ -1,7 +1,7 @@
 /* card_svg.h: the link-preview card, a 1200 × 630 SVG (pure rendering)
  * that render/raster.c turns into the PNG an og:image names.
  *
- * No I/O and no database: the caller (pages/card.c) looks the run up,
+ * No I/O and no database: the caller (pages/page_card.c) looks the run up,
  * fills a struct card_run and rasterizes what card_render_run() appended.
  * The same drawer takes a page's top rows (struct card_page) for the
  * model, hardware and model-on-hardware pages.

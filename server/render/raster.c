@@ -67,7 +67,7 @@ static void close_fd(int *fd)
  * describes (no shell, nothing else inherited, signals at their defaults,
  * its own process group, a two-variable environment).  Returns 0 and
  * fills c, or -1 with why. */
-static int spawn(char *const argv[], struct child *c, char *why, size_t whyn)
+static int spawn(char *const argv[], struct child *c, struct err *why)
 {
 	static char *const envp[] = { "PATH=" DEFAULT_PATH, "LC_ALL=C.UTF-8", NULL };
 	int in[2] = { -1, -1 }, out[2] = { -1, -1 }, err[2] = { -1, -1 };
@@ -77,7 +77,7 @@ static int spawn(char *const argv[], struct child *c, char *why, size_t whyn)
 	int rc = -1, e;
 
 	if (pipe2(in, O_CLOEXEC) || pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC)) {
-		snprintf(why, whyn, "cannot make a pipe: %s", strerror(errno));
+		err_internal(why, "cannot make a pipe: %s", strerror(errno));
 		goto fail;
 	}
 	posix_spawn_file_actions_init(&fa);
@@ -101,7 +101,7 @@ static int spawn(char *const argv[], struct child *c, char *why, size_t whyn)
 	posix_spawnattr_destroy(&at);
 	posix_spawn_file_actions_destroy(&fa);
 	if (e) {
-		snprintf(why, whyn, "cannot start %s: %s", argv[0], strerror(e));
+		err_internal(why, "cannot start %s: %s", argv[0], strerror(e));
 		goto fail;
 	}
 	c->in = in[1], c->out = out[0], c->err = err[0];
@@ -197,7 +197,7 @@ static void feed(struct child *c, const char *in, size_t n, size_t *off)
  * deadline passes.  Returns 0, or -1 with why (timeout, over max, I/O). */
 static int pump(struct child *c, const char *in, size_t n, struct buf *out,
 		size_t max, char *keep, size_t *kept, int64_t deadline,
-		char *why, size_t whyn)
+		struct err *why)
 {
 	struct pollfd p[3];
 	size_t off = 0;
@@ -209,7 +209,7 @@ static int pump(struct child *c, const char *in, size_t n, struct buf *out,
 		int64_t left = deadline - now_ms();
 
 		if (left <= 0) {
-			snprintf(why, whyn, "did not finish within its time limit");
+			err_internal(why, "did not finish within its time limit");
 			return -1;
 		}
 		k = 0;
@@ -221,17 +221,17 @@ static int pump(struct child *c, const char *in, size_t n, struct buf *out,
 			p[k++] = (struct pollfd){ c->err, POLLIN, 0 };
 		r = poll(p, (nfds_t)k, left > 1000 ? 1000 : (int)left);
 		if (r < 0 && errno != EINTR) {
-			snprintf(why, whyn, "poll: %s", strerror(errno));
+			err_internal(why, "poll: %s", strerror(errno));
 			return -1;
 		}
 		if (c->in >= 0)
 			feed(c, in, n, &off);
 		if (c->out >= 0 && (r = drain(&c->out, out, max, NULL, NULL))) {
-			snprintf(why, whyn, r > 0 ? "wrote more than %zu bytes" : "its output could not be read or kept (%zu bytes)", max);
+			err_internal(why, r > 0 ? "wrote more than %zu bytes" : "its output could not be read or kept (%zu bytes)", max);
 			return -1;
 		}
 		if (c->err >= 0 && drain(&c->err, NULL, 0, keep, kept) < 0) {
-			snprintf(why, whyn, "its stderr could not be read");
+			err_internal(why, "its stderr could not be read");
 			return -1;
 		}
 	}
@@ -243,7 +243,7 @@ static int pump(struct child *c, const char *in, size_t n, struct buf *out,
  * waits for it: the child is always reaped.  Returns its wait status, or
  * -1 when it was killed, with lost saying why unless kill_now (ECHILD:
  * something else reaped it). */
-static int reap(struct child *c, int64_t deadline, int kill_now, char *lost, size_t lostn)
+static int reap(struct child *c, int64_t deadline, int kill_now, struct err *lost)
 {
 	struct timespec tick = { 0, 2 * 1000 * 1000 };
 	int st = 0;
@@ -254,11 +254,11 @@ static int reap(struct child *c, int64_t deadline, int kill_now, char *lost, siz
 		if (got == c->pid)
 			return st;
 		if (got < 0 && errno != EINTR) {
-			snprintf(lost, lostn, "its exit status was lost (%s)", strerror(errno));
+			err_internal(lost, "its exit status was lost (%s)", strerror(errno));
 			return -1;
 		}
 		if (now_ms() >= deadline) {
-			snprintf(lost, lostn, "did not exit within its time limit");
+			err_internal(lost, "did not exit within its time limit");
 			break;
 		}
 		nanosleep(&tick, NULL);
@@ -274,7 +274,7 @@ static int reap(struct child *c, int64_t deadline, int kill_now, char *lost, siz
  * stdout goes to out (at most max bytes).  Returns 0 when it exited 0,
  * else -1 with why (its own stderr's first line when it said something). */
 static int run(char *const argv[], const char *in, size_t n, struct buf *out,
-	       size_t max, unsigned timeout_ms, char *why, size_t whyn)
+	       size_t max, unsigned timeout_ms, struct err *why)
 {
 	int64_t deadline = now_ms() + timeout_ms;
 	struct child c = { -1, -1, -1, -1 };
@@ -282,12 +282,12 @@ static int run(char *const argv[], const char *in, size_t n, struct buf *out,
 	size_t kept = 0;
 	int bad, st;
 
-	why[0] = '\0';
-	if (spawn(argv, &c, why, whyn) < 0)
+	*why = (struct err)ERR_INIT;
+	if (spawn(argv, &c, why) < 0)
 		return -1;
-	bad = pump(&c, in, n, out, max, keep, &kept, deadline, why, whyn);
+	bad = pump(&c, in, n, out, max, keep, &kept, deadline, why);
 	close_fd(&c.in), close_fd(&c.out), close_fd(&c.err);
-	st = reap(&c, deadline, bad, why, whyn);
+	st = reap(&c, deadline, bad, why);
 	if (bad || st < 0)
 		return -1;
 	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
@@ -295,9 +295,9 @@ static int run(char *const argv[], const char *in, size_t n, struct buf *out,
 	keep[kept] = '\0';
 	keep[strcspn(keep, "\n")] = '\0';
 	if (WIFSIGNALED(st))
-		snprintf(why, whyn, "was killed by signal %d%s%s", WTERMSIG(st), kept ? ": " : "", keep);
+		err_internal(why, "was killed by signal %d%s%s", WTERMSIG(st), kept ? ": " : "", keep);
 	else
-		snprintf(why, whyn, "exited with status %d%s%s", WEXITSTATUS(st), kept ? ": " : "", keep);
+		err_internal(why, "exited with status %d%s%s", WEXITSTATUS(st), kept ? ": " : "", keep);
 	return -1;
 }
 
@@ -333,12 +333,12 @@ static void check_program(struct raster *rs)
 {
 	char *argv[] = { rs->program, "--version", NULL };
 	struct buf out = BUF_INIT;
-	char why[240];
+	struct err why = ERR_INIT;
 
-	if (run(argv, NULL, 0, &out, VERSION_MAX, rs->lim.timeout_ms, why, sizeof why) < 0 ||
+	if (run(argv, NULL, 0, &out, VERSION_MAX, rs->lim.timeout_ms, &why) < 0 ||
 	    !out.len) {
 		log_error("link-preview cards are off: %s --version %s", rs->program,
-			  why[0] ? why : "printed nothing");
+			  why.message[0] ? why.message : "printed nothing");
 		goto out;
 	}
 	out.buf[strcspn(out.buf, "\n")] = '\0';
@@ -366,27 +366,27 @@ static int png_ok(const unsigned char *png, size_t n, int w, int h)
 }
 
 enum raster_status raster_png(struct raster *rs, const char *svg, size_t len,
-			      struct buf *png, char *why, size_t whyn)
+			      struct buf *png, struct err *why)
 {
 	char fmt[] = "--format=png", wa[32], ha[32];
 	char *argv[] = { rs->program, fmt, wa, ha, NULL };
 	size_t from = png->len;
 
 	if (!rs->version) {
-		snprintf(why, whyn, "no rasterizer: install %s (Debian package librsvg2-bin)", RASTER_PROGRAM);
+		err_internal(why, "no rasterizer: install %s (Debian package librsvg2-bin)", RASTER_PROGRAM);
 		return RASTER_OFF;
 	}
 	if (len > RASTER_MAX_SVG) {
-		snprintf(why, whyn, "the SVG is %zu bytes, over %zu", len, RASTER_MAX_SVG);
+		err_internal(why, "the SVG is %zu bytes, over %zu", len, RASTER_MAX_SVG);
 		return RASTER_FAILED;
 	}
 	snprintf(wa, sizeof wa, "--width=%d", rs->lim.width);
 	snprintf(ha, sizeof ha, "--height=%d", rs->lim.height);
-	if (run(argv, svg, len, png, rs->lim.max_png, rs->lim.timeout_ms, why, whyn) < 0)
+	if (run(argv, svg, len, png, rs->lim.max_png, rs->lim.timeout_ms, why) < 0)
 		return RASTER_FAILED;
 	if (!png_ok((const unsigned char *)png->buf + from, png->len - from, rs->lim.width,
 		    rs->lim.height)) {
-		snprintf(why, whyn, "wrote %zu bytes that are not a %d x %d PNG",
+		err_internal(why, "wrote %zu bytes that are not a %d x %d PNG",
 			 png->len - from, rs->lim.width, rs->lim.height);
 		return RASTER_FAILED;
 	}
@@ -432,10 +432,9 @@ static void *worker(void *arg)
 			 (t.tv_nsec - j->since.tv_nsec) / 1000000;
 		if (stopping || waited > rs->lim.wait_ms) {
 			j->status = RASTER_BUSY;
-			snprintf(j->why, sizeof j->why, "waited %lld ms for a free rasterizer",
-				 (long long)waited);
+			err_internal(&j->err, "waited %lld ms for a free rasterizer", (long long)waited);
 		} else {
-			j->status = raster_png(rs, j->svg, j->len, &j->png, j->why, sizeof j->why);
+			j->status = raster_png(rs, j->svg, j->len, &j->png, &j->err);
 		}
 		j->done(j);   /* the job is the caller's again: not touched after */
 	}
@@ -447,7 +446,7 @@ int raster_submit(struct raster *rs, struct raster_job *j)
 	int ret = -1;
 
 	j->next = NULL;
-	j->why[0] = '\0';
+	j->err = (struct err)ERR_INIT;
 	if (!rs->version) {
 		j->status = RASTER_OFF;
 		return -1;

@@ -22,7 +22,7 @@
  *   struct raster *rs = raster_new(NULL, NULL);   // finds rsvg-convert
  *   if (!raster_version(rs)) ... cards are off
  *   job->svg = svg.buf; job->len = svg.len;
- *   job->queued = suspend_it; job->done = wake_it;   // see pages/card.c
+ *   job->queued = suspend_it; job->done = wake_it;   // see pages/page_card.c
  *   if (raster_submit(rs, job) < 0) ... busy: 503
  */
 #ifndef LLMS_RASTER_H
@@ -32,6 +32,7 @@
 #include <time.h>
 
 #include "util/buf.h"
+#include "util/err.h"
 
 #define RASTER_PROGRAM "rsvg-convert"  /* looked up on PATH at start */
 #define RASTER_THREADS 2               /* rasterizations at once */
@@ -57,7 +58,7 @@ enum raster_status {
 
 /* One rasterization handed to the pool.  The caller fills svg, len,
  * queued and done, and owns the job throughout; the pool fills status,
- * png and why. */
+ * png and err. */
 struct raster_job {
 	const char *svg;       /* the caller's; kept alive until done */
 	size_t len;
@@ -72,7 +73,7 @@ struct raster_job {
 	enum raster_status status;
 	struct buf png;        /* the PNG when status is RASTER_OK; the
 	                        * caller releases it (start it as BUF_INIT) */
-	char why[240];         /* what failed, for the operator's log */
+	struct err err;        /* what failed (err.message), for the operator's log */
 	/* the pool's */
 	struct raster_job *next;
 	struct timespec since;
@@ -104,9 +105,10 @@ int raster_submit(struct raster *rs, struct raster_job *j);
 
 /* Rasterizes svg[0..len) on the calling thread, within the time limit:
  * appends the PNG to png and returns RASTER_OK, or returns another status
- * with a sentence in why (whyn bytes).  The PNG is checked: its signature
- * and an IHDR of the asked width and height. */
+ * with what failed in why (a server's failure, err_internal: for the
+ * operator's log).  The PNG is checked: its signature and an IHDR of the
+ * asked width and height. */
 enum raster_status raster_png(struct raster *rs, const char *svg, size_t len,
-			      struct buf *png, char *why, size_t whyn);
+			      struct buf *png, struct err *why);
 
 #endif

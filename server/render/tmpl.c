@@ -48,6 +48,32 @@ struct tmpl {
 	size_t n, cap;
 };
 
+/* 1 when the segments "a\0b\0c" (nseg of them) spell the dotted name. */
+static int name_is(const char *seg, int nseg, const char *dotted)
+{
+	size_t n;
+
+	while (nseg-- > 0) {
+		n = strlen(seg);
+		if (strncmp(seg, dotted, n) || (dotted[n] != (nseg ? '.' : '\0')))
+			return 0;
+		dotted += n + (nseg ? 1 : 0);
+		seg += n + 1;
+	}
+	return 1;
+}
+
+int tmpl_has_section(const struct tmpl *t, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++)
+		if (t->nodes[i].op == OP_SECTION && t->nodes[i].nseg > 0 &&
+		    name_is(t->nodes[i].name, t->nodes[i].nseg, name))
+			return 1;
+	return 0;
+}
+
 /* ---- compiling -------------------------------------------------------- */
 
 struct open_section {
@@ -105,14 +131,13 @@ static int fail(struct parser *p, size_t at, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 static int fail(struct parser *p, size_t at, const char *fmt, ...)
 {
+	char line[24];
 	va_list ap;
 
+	snprintf(line, sizeof line, "%d", line_at(p->src, at));
 	va_start(ap, fmt);
-	vsnprintf(p->err->message, sizeof p->err->message, fmt, ap);
+	err_vset(p->err, 500, TMPL_ERR_CODE, line, fmt, ap);
 	va_end(ap);
-	p->err->status = 500;
-	p->err->code = TMPL_ERR_CODE;
-	snprintf(p->err->field, sizeof p->err->field, "%d", line_at(p->src, at));
 	return -1;
 }
 
@@ -735,17 +760,16 @@ static void set_error(struct err *err, const char *file, int line, const char *f
 	__attribute__((format(printf, 4, 5)));
 static void set_error(struct err *err, const char *file, int line, const char *fmt, ...)
 {
+	char at[sizeof err->field];
 	va_list ap;
 
-	err->status = 500;
-	err->code = TMPL_ERR_CODE;
-	va_start(ap, fmt);
-	vsnprintf(err->message, sizeof err->message, fmt, ap);
-	va_end(ap);
 	if (line)
-		snprintf(err->field, sizeof err->field, "%s:%d", file, line);
+		snprintf(at, sizeof at, "%s:%d", file, line);
 	else
-		snprintf(err->field, sizeof err->field, "%s", file);
+		snprintf(at, sizeof at, "%s", file);
+	va_start(ap, fmt);
+	err_vset(err, 500, TMPL_ERR_CODE, at, fmt, ap);
+	va_end(ap);
 }
 
 /* Returns the length of the template name in file name f ("run" in

@@ -66,6 +66,9 @@ struct tmpl *tmpl_compile(const char *src, size_t len, struct err *err);
 /* Frees t; NULL is ignored. */
 void tmpl_free(struct tmpl *t);
 
+/* 1 when t holds a section {{#name}} (a dotted name, "nav.models"), else 0. */
+int tmpl_has_section(const struct tmpl *t, const char *name);
+
 /* Finds the partial called name, or returns NULL (the partial then renders
  * as nothing).  Called from the rendering thread; must not block. */
 typedef const struct tmpl *(*tmpl_partial_fn)(void *ud, const char *name);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "util/buf.h"
+#include "util/nelem.h"
 
 int (*db_after_migrate)(struct dbconn *w, struct err *err);
 
@@ -89,7 +90,7 @@ static int set_perms(const char *path, struct db_perm perm, int create, struct e
 	size_t i;
 	int rc = set_perm(path, perm, create, err);
 
-	for (i = 0; rc == 0 && i < sizeof suffix / sizeof *suffix; i++) {
+	for (i = 0; rc == 0 && i < NELEM(suffix); i++) {
 		buf_reset(&b);
 		buf_printf(&b, "%s%s", path, suffix[i]);
 		rc = buf_error(&b) < 0 ? (err_internal(err, "out of memory"), -1)

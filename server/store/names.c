@@ -311,11 +311,3 @@ fail:
 	err_internal(err, "cannot read the names anew: %s", sqlite3_errmsg(w->h));
 	return rc;
 }
-
-void names_clash_err(const struct names_clash *clash, struct err *e)
-{
-	err_set(e, 422, "confusable_name", clash->field,
-		"%s looks like the %s \"%s\" (%s%s) but is spelt with look-alike letters or invisible characters; "
-		"send that %s's name, or one that reads differently.",
-		clash->field, clash->what, clash->name, clash->prefix, clash->slug, clash->what);
-}

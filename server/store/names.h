@@ -66,7 +66,4 @@ int names_refresh(struct dbconn *w, struct err *err);
 /* The statements of the upload's path, for the query-plan tests. */
 extern const char *const names_sql[];
 
-/* Fills e with the 422 confusable_name answer for the clash. */
-void names_clash_err(const struct names_clash *clash, struct err *e);
-
 #endif

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "store/predict_read.h"
+#include "store/forecast.h"
 #include "store/versions.h"
 #include "store/wanted.h"
 #include "util/log.h"
@@ -76,7 +76,7 @@ int refresh_round(struct db *db, const struct ceiling_ref *ref, const char *suit
 			return rc;
 		did = 1;
 	}
-	if ((rc = predict_read_refresh(c, ref, suite)) < 0)
+	if ((rc = forecast_refresh(c, ref, suite)) < 0)
 		return rc;
 	return did || rc > 0;
 }
@@ -104,9 +104,9 @@ static void *refresh_main(void *arg)
 
 	pthread_mutex_lock(&r->lock);
 	while (!r->stop) {
-		if (r->commits == seen && !wanted_pending() && !predict_read_owed()) {
+		if (r->commits == seen && !wanted_pending() && !forecast_owed()) {
 			wait_ms(r, REFRESH_IDLE_MS);
-			if (r->commits == seen && !wanted_pending() && !predict_read_owed())
+			if (r->commits == seen && !wanted_pending() && !forecast_owed())
 				continue;
 		} else if (r->commits == seen) {
 			wait_ms(r, REFRESH_IDLE_MS / 2);   /* a rebuild owed but not yet due */
@@ -115,7 +115,7 @@ static void *refresh_main(void *arg)
 		if (r->stop)
 			break;
 		if (r->commits != seen)
-			predict_read_owe();
+			forecast_owe();
 		seen = r->commits;
 		pthread_mutex_unlock(&r->lock);
 		rc = refresh_round(r->db, r->ref, r->suite);
@@ -179,7 +179,7 @@ int refresh_owed(struct refresh *r)
 	if (!r)
 		return 0;
 	pthread_mutex_lock(&r->lock);
-	owed = r->done != r->commits || wanted_pending() || predict_read_owed();
+	owed = r->done != r->commits || wanted_pending() || forecast_owed();
 	pthread_mutex_unlock(&r->lock);
 	return owed;
 }

@@ -2,7 +2,7 @@
  * figures that are kept after a write rather than in it (issue 26): the
  * per-version figures and changes (versions.h), the asks of /wanted
  * (wanted.h) and the prediction evidence and its backtest
- * (predict_read.h).
+ * (forecast.h).
  *
  * The database's commit hook wakes it (refresh_notify); it waits
  * REFRESH_SETTLE_MS for more commits to gather, then runs versions passes

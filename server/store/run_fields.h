@@ -16,6 +16,12 @@ struct run_fields {
 	const char *model_name, *model_digest, *model_quant, *model_format; /* quant/format NULL when absent or null */
 	const char *accelerator, *cpu_model, *fingerprint_hash;  /* fingerprint NULL when absent or null */
 	double decode_tok_s, prefill_tok_s, ttft_ms;  /* from workloads.chat-short */
+	double mem_gb;                            /* the memory the run reported, in GB:
+	                                           * hardware.vram_gb when more than 0 (a
+	                                           * GPU's own), else hardware.ram_gb
+	                                           * (unified memory, or no GPU); 0: none
+	                                           * (runs.mem_gb NULL; the cheatsheet's
+	                                           * memory classes, migration 0017) */
 	/* The page slugs: the contract's slugs of the names until
 	 * validate_resolve() (ingest/validate.h) makes them the reference ids
 	 * the names resolve to (domain/resolve.h). */

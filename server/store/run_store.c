@@ -56,21 +56,6 @@ int run_id_valid(const char *s)
 	       strspn(s + 2, id_alphabet) == 11;
 }
 
-void run_new_init(struct run_new *n)
-{
-	sha256_digest(n->sha, n->jws, n->jws_len);
-	sha256_digest(n->payload_sha, n->payload, n->payload_len);
-	n->j.run = run_store_run;
-}
-
-void run_new_memory(struct run_new *n, const json_t *payload)
-{
-	const json_t *hw = json_object_get(payload, "hardware");
-	double vram = json_number_value(json_object_get(hw, "vram_gb"));
-
-	n->mem_gb = vram > 0 ? vram : json_number_value(json_object_get(hw, "ram_gb"));
-}
-
 /* Looks the upload up by its hashes; 1 and fills id/outlier when stored. */
 static int find_duplicate(struct dbconn *w, struct run_new *n)
 {
@@ -127,8 +112,8 @@ static void bind_run(sqlite3_stmt *st, const struct run_new *n,
 	sqlite3_bind_blob(st, 24, n->sha, sizeof n->sha, SQLITE_STATIC);
 	sqlite3_bind_int(st, 25, n->demo);
 	sqlite3_bind_blob(st, 26, n->payload_sha, sizeof n->payload_sha, SQLITE_STATIC);
-	if (n->mem_gb > 0)
-		sqlite3_bind_double(st, 27, n->mem_gb);
+	if (n->f.mem_gb > 0)
+		sqlite3_bind_double(st, 27, n->f.mem_gb);
 	else
 		sqlite3_bind_null(st, 27);
 	sqlite3_bind_int64(st, 28, log_index);
@@ -179,7 +164,7 @@ static int insert_logged(struct dbconn *w, struct run_new *n, const char *hw_cla
 		return DB_ERR;
 	if ((rc = insert(w, n, hw_class, at, received)) != DB_OK)
 		return rc;
-	if ((rc = tlog_record(w, TLOG_RUN, n->id, n->sha, &index)) != DB_OK)
+	if ((rc = tlog_store_append(w, TLOG_RUN, n->id, n->sha, &index)) != DB_OK)
 		return rc;
 	return index == (uint64_t)at ? DB_OK : DB_ERR;
 }
@@ -235,6 +220,8 @@ int run_store_run(struct dbconn *w, struct db_job *j)
 	char hw_class[160], received[32];
 	int rc;
 
+	sha256_digest(n->sha, n->jws, n->jws_len);
+	sha256_digest(n->payload_sha, n->payload, n->payload_len);
 	if (find_duplicate(w, n)) {
 		n->duplicate = 1;
 		return DB_OK;

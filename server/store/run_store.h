@@ -23,17 +23,15 @@ struct run_new {
 	size_t payload_len;
 	const char *jws;               /* the exact uploaded bytes */
 	size_t jws_len;
-	unsigned char sha[32];         /* SHA-256 of jws */
-	unsigned char payload_sha[32]; /* SHA-256 of payload; with thumbprint,
-					* the idempotency key (ES256 s -> n-s) */
 	const char *thumbprint;        /* RFC 7638 thumbprint of the signing key */
 	const char *alg;               /* "EdDSA" or "ES256" */
 	long long account_id;          /* 0: not attributed */
 	int demo;                      /* 1 for runs made by --demo */
-	double mem_gb;                 /* the memory the run reported, in GB
-					* (run_new_memory); 0: none */
 	const char *fixed_id;          /* demo only: store under this id */
 	/* out */
+	unsigned char sha[32];         /* SHA-256 of jws */
+	unsigned char payload_sha[32]; /* SHA-256 of payload; with thumbprint,
+					* the idempotency key (ES256 s -> n-s) */
 	char id[RUN_ID_LEN];
 	int duplicate;                 /* 1: the same bytes, or the same payload
 					* under the same key, were stored before */
@@ -52,16 +50,6 @@ void run_id_new(char out[RUN_ID_LEN]);
 /* 1 when s has the shape of a run id. */
 int run_id_valid(const char *s);
 
-/* Prepares n for submission: computes sha over jws, payload_sha over
- * payload, and sets n->j.run. */
-void run_new_init(struct run_new *n);
-
-/* Sets n->mem_gb from the validated payload: hardware.vram_gb when it is
- * more than 0 (a GPU's own memory), else hardware.ram_gb (unified memory,
- * or a machine without a GPU), else 0.  runs.mem_gb keeps it (NULL for 0)
- * for the cheatsheet's memory classes (migration 0017). */
-void run_new_memory(struct run_new *n, const json_t *payload);
-
 /* The cache tag of the pages that show the figures of a combination
  * (suite, digest, hardware slug, backend), as run_new.combo_tag. */
 unsigned run_store_combo_tag(const char *suite, const char *digest, const char *hw_slug,
@@ -79,7 +67,10 @@ void run_store_hw_class(const char *fingerprint, const char *hw_slug, char *out,
  * slug is empty or target itself.  Returns a db_status. */
 int run_store_alias(struct dbconn *w, const char *kind, const char *slug, const char *target);
 
-/* The db_job run function (exported for tests). */
+/* The db_job run function of a struct run_new (its j.run), on the writer
+ * thread: keys the run on the SHA-256 of its JWS bytes and of its payload
+ * (sha, payload_sha: the same bytes, or the same payload under the same
+ * key, are a duplicate), then stores it or finds it stored. */
 int run_store_run(struct dbconn *w, struct db_job *j);
 
 #endif

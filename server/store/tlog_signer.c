@@ -41,7 +41,7 @@ void tlog_signer_files(const char *db_path, char *key, char *ckpt, size_t n)
 	snprintf(ckpt, n, "%s.checkpoint", db_path);
 }
 
-void tlog_origin_of(const char *base_url, char *out, size_t n)
+void tlog_signer_origin_of(const char *base_url, char *out, size_t n)
 {
 	const char *p = strstr(base_url, "://");
 	size_t len;

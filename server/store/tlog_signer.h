@@ -32,7 +32,7 @@ void tlog_signer_files(const char *db_path, char *key, char *ckpt, size_t n);
 
 /* The checkpoint origin for a public base URL: scheme and trailing slashes
  * removed ("https://host/path/" -> "host/path"), written to out. */
-void tlog_origin_of(const char *base_url, char *out, size_t n);
+void tlog_signer_origin_of(const char *base_url, char *out, size_t n);
 
 /* Loads (or creates) the key beside db_path, loads the last published
  * checkpoint and checks that the database's tree extends it, then signs

@@ -126,7 +126,7 @@ static int ref_ok(const char *ref)
 	return 1;
 }
 
-int tlog_record(struct dbconn *w, enum tlog_kind kind, const char *ref,
+int tlog_store_append(struct dbconn *w, enum tlog_kind kind, const char *ref,
 		const unsigned char sha[32], uint64_t *index)
 {
 	char line[300], hex[65];
@@ -148,7 +148,7 @@ int tlog_record(struct dbconn *w, enum tlog_kind kind, const char *ref,
 	return DB_OK;
 }
 
-void tlog_record_sha(unsigned char out[32], const char *tag, const char *const *fields,
+void tlog_store_entry_sha(unsigned char out[32], const char *tag, const char *const *fields,
 		     size_t n)
 {
 	crypto_hash_sha256_state s;
@@ -264,7 +264,7 @@ static int backlog_one(struct dbconn *w, sqlite3_stmt *st)
 		;
 	if (k == 3)
 		return DB_ERR;
-	rc = tlog_record(w, kinds[k], ref, sqlite3_column_blob(st, 3), &index);
+	rc = tlog_store_append(w, kinds[k], ref, sqlite3_column_blob(st, 3), &index);
 	if (rc != DB_OK || !run_id)
 		return rc;
 	if (!(up = db_stmt(w, sql_run_index)))

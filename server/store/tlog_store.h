@@ -32,13 +32,13 @@ int64_t tlog_store_size(struct dbconn *c);
  * *index (may be NULL) gets the entry's leaf index.  Returns a db_status;
  * the caller's job fails with it, so the write and its entry are kept or
  * lost together.  Withdrawals call this with TLOG_WITHDRAWAL. */
-int tlog_record(struct dbconn *w, enum tlog_kind kind, const char *ref,
+int tlog_store_append(struct dbconn *w, enum tlog_kind kind, const char *ref,
 		const unsigned char sha[32], uint64_t *index);
 
 /* The SHA-256 of the canonical record of an unsigned item (schema/TLOG.md):
  * "llm-speed-<tag>-v1\n" then each field as a netstring "<len>:<bytes>,"
  * (a NULL field is written as the empty string). */
-void tlog_record_sha(unsigned char out[32], const char *tag, const char *const *fields,
+void tlog_store_entry_sha(unsigned char out[32], const char *tag, const char *const *fields,
 		     size_t n);
 
 /* Appends what migration 0011 queued (the runs, posts and rulings stored

@@ -17,6 +17,7 @@
 #include <unicode/uversion.h>
 
 #include "util/utf8.h"
+#include "util/nelem.h"
 
 /* Made once (ready()), then only read: ICU's checks on a checker that is
  * not changed may run in many threads at once. */
@@ -241,7 +242,7 @@ int confusable_reserved(const char *name)
 	size_t i;
 
 	confusable_skeleton(name, &b);
-	for (i = 0; !hit && i < sizeof words / sizeof words[0]; i++) {
+	for (i = 0; !hit && i < NELEM(words); i++) {
 		buf_reset(&w);
 		confusable_skeleton(words[i], &w);
 		hit = buf_error(&w) || (b.buf && w.buf && strstr(b.buf, w.buf));

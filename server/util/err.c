@@ -5,16 +5,23 @@
 #include <stdio.h>
 #include <string.h>
 
+int err_vset(struct err *e, unsigned status, const char *code, const char *field,
+	     const char *fmt, va_list ap)
+{
+	e->status = status;
+	e->code = code;
+	snprintf(e->field, sizeof e->field, "%s", field ? field : "");
+	vsnprintf(e->message, sizeof e->message, fmt, ap);
+	return -1;
+}
+
 int err_set(struct err *e, unsigned status, const char *code, const char *field,
 	    const char *fmt, ...)
 {
 	va_list ap;
 
-	e->status = status;
-	e->code = code;
-	snprintf(e->field, sizeof e->field, "%s", field ? field : "");
 	va_start(ap, fmt);
-	vsnprintf(e->message, sizeof e->message, fmt, ap);
+	err_vset(e, status, code, field, fmt, ap);
 	va_end(ap);
 	return -1;
 }
@@ -23,11 +30,8 @@ int err_internal(struct err *e, const char *fmt, ...)
 {
 	va_list ap;
 
-	e->status = 500;
-	e->code = "internal";
-	e->field[0] = '\0';
 	va_start(ap, fmt);
-	vsnprintf(e->message, sizeof e->message, fmt, ap);
+	err_vset(e, 500, "internal", NULL, fmt, ap);
 	va_end(ap);
 	return -1;
 }

@@ -1,16 +1,18 @@
 /* err.h: the one error carrier.  Whatever refuses a request (a parser, the
  * JWS verifier, a store call, a handler) fills a struct err; the HTTP layer
- * turns it into the answer (http_reply_err in http/http.h: an HTML page on
- * routes for people, the contract's JSON error body elsewhere).
+ * turns it into the answer (the responder of http/http.c: an HTML page on
+ * routes for people, the contract's JSON error body elsewhere).  A handler
+ * fills its answer's:
  *
- *   struct err e = ERR_INIT;
- *   if (check(x, &e) < 0)
- *           return http_reply_err(r, &e);
+ *   if (check(x, &a->err) < 0)
+ *           return -1;
  *
  * Messages are one sentence a person can act on.  The sentences every layer
  * repeats are named below. */
 #ifndef LLMS_ERR_H
 #define LLMS_ERR_H
+
+#include <stdarg.h>
 
 struct err {
 	unsigned status;     /* HTTP status; 0 while nothing went wrong */
@@ -35,6 +37,12 @@ struct err {
  * -1, so a refusal is one line: return err_set(e, 404, ...). */
 int err_set(struct err *e, unsigned status, const char *code, const char *field,
 	    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/* err_set with the sentence's arguments as a va_list: the one formatter
+ * behind every error, for a module's own error function (a parser's,
+ * that adds the line or the field it was at).  Returns -1. */
+int err_vset(struct err *e, unsigned status, const char *code, const char *field,
+	     const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
 
 /* err_set(e, 503, "unavailable", NULL, message): the server cannot answer
  * now (MSG_DB_DOWN, MSG_NOMEM); returns -1. */

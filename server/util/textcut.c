@@ -5,6 +5,7 @@
 #include <strings.h>
 
 #include "util/utf8.h"
+#include "util/nelem.h"
 
 /* The width as escaped in HTML of the code point whose first byte is c. */
 static size_t width(unsigned char c)
@@ -81,10 +82,10 @@ size_t textcut_hw(const char *s, size_t n, size_t *len)
 			;
 		if (at + w == n)
 			break;   /* the last word always stays */
-		for (i = 0; i < sizeof vendors / sizeof vendors[0]; i++)
+		for (i = 0; i < NELEM(vendors); i++)
 			if (w == strlen(vendors[i]) && !strncasecmp(s + at, vendors[i], w))
 				break;
-		if (i == sizeof vendors / sizeof vendors[0])
+		if (i == NELEM(vendors))
 			break;
 		at += w;
 	}

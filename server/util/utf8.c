@@ -1,5 +1,6 @@
 /* utf8.c: decoding and counting UTF-8, and the classes of code points. */
 #include "util/utf8.h"
+#include "util/nelem.h"
 
 #include <stdio.h>
 
@@ -96,7 +97,7 @@ int utf8_is_invisible(uint32_t cp)
 
 	if (cp < 0xad)
 		return 0;
-	for (i = 0; i < sizeof invisible / sizeof invisible[0]; i++)
+	for (i = 0; i < NELEM(invisible); i++)
 		if (cp >= invisible[i].lo && cp <= invisible[i].hi)
 			return 1;
 	return 0;

@@ -413,7 +413,7 @@ static int item_make(struct world *wd, struct item *it)
 	it->n.thumbprint = it->jws.thumbprint;
 	it->n.alg = "EdDSA";
 	it->dispute = rnd() % 1000 == 0;
-	run_new_init(&it->n);
+	it->n.j.run = run_store_run;
 	return 0;
 }
 

@@ -5,7 +5,7 @@ measured with wrk in the same run (`make bench-tiles`).
 
 A benchmark, not a test: it prints ratios (ours / nginx) and fails only when
 something is broken.  Steps: tlogfill appends --entries synthetic entries to
-a fresh database (tlog_record(), as the writer does); the daemon starts on
+a fresh database (tlog_store_append(), as the writer does); the daemon starts on
 it and signs its checkpoint; every full level-0 tile, a level-1 tile and an
 entry bundle are fetched from it and written into nginx's root; then wrk
 measures, alternating servers (see bench.py):

@@ -1,5 +1,5 @@
 /* tlogfill.c: appends N synthetic run entries to a database's transparency
- * log, through tlog_record() as the writer does, for tests/bench/tlog_tiles.py.
+ * log, through tlog_store_append() as the writer does, for tests/bench/tlog_tiles.py.
  *
  *   tlogfill DB MIGRATIONS_DIR N */
 #include <sodium.h>
@@ -29,7 +29,7 @@ static int fill_run(struct dbconn *w, struct db_job *j)
 	for (i = f->from; i < f->from + f->count; i++) {
 		snprintf(ref, sizeof ref, "r_%011lu", i);
 		crypto_hash_sha256(sha, (const unsigned char *)ref, strlen(ref));
-		if ((rc = tlog_record(w, TLOG_RUN, ref, sha, NULL)) != DB_OK)
+		if ((rc = tlog_store_append(w, TLOG_RUN, ref, sha, NULL)) != DB_OK)
 			return rc;
 	}
 	return DB_OK;

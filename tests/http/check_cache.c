@@ -2,21 +2,21 @@
 #include "check_util.h"
 #include "http/cache.h"
 
-/* A response with an n-byte body, as cache_send() builds them. */
-static struct MHD_Response *body_of(size_t n)
+/* A kept response with an n-byte body, as answer_send() keeps them. */
+static struct http_kept *body_of(size_t n)
 {
 	static char zeros[1 << 16];
-	struct MHD_Response *r;
+	struct http_kept *k;
 
 	ck_assert_uint_le(n, sizeof zeros);
-	r = http_build(CT_HTML, zeros, n, CC_PAGE, "\"x\"");
-	ck_assert_ptr_nonnull(r);
-	return r;
+	k = http_kept_build(200, CT_HTML, zeros, n, CC_PAGE, "\"x\"");
+	ck_assert_ptr_nonnull(k);
+	return k;
 }
 
 static void put(struct cache *c, const char *id, enum cache_rep rep, size_t n)
 {
-	cache_put(c, id, rep, cache_gen(c), 200, body_of(n), "\"x\"", CC_PAGE, n);
+	cache_put(c, id, rep, cache_gen(c), 0, body_of(n));
 }
 
 /* Ids "r_aaaaaaaaa00".."r_aaaaaaaaa99". */
@@ -76,7 +76,7 @@ START_TEST(test_invalidate_gives_the_bytes_back)
 	/* A put made from a read older than an invalidation is dropped. */
 	gen = cache_gen(c);
 	cache_invalidate(c, id_of(3));
-	cache_put(c, id_of(1), REP_RUN_HTML, gen, 200, body_of(2000), "\"x\"", CC_PAGE, 2000);
+	cache_put(c, id_of(1), REP_RUN_HTML, gen, 0, body_of(2000));
 	ck_assert_uint_eq(cache_bytes(c), 700);
 	cache_free(c);
 }
@@ -103,11 +103,11 @@ START_TEST(test_cluster_tags_and_bumps)
 	/* A page built before the cluster changed is not kept. */
 	gen = cache_gen(c);
 	cache_bump_cluster(c, t);
-	cache_put_tagged(c, "r_aaaaaaaaaaa", REP_RUN_HTML, gen, t, 200, body_of(500), "\"x\"", CC_PAGE, 500);
+	cache_put(c, "r_aaaaaaaaaaa", REP_RUN_HTML, gen, t, body_of(500));
 	ck_assert_uint_eq(cache_bytes(c), 0);
 	/* One built after it is. */
 	gen = cache_gen(c);
-	cache_put_tagged(c, "r_aaaaaaaaaaa", REP_RUN_HTML, gen, t, 200, body_of(500), "\"x\"", CC_PAGE, 500);
+	cache_put(c, "r_aaaaaaaaaaa", REP_RUN_HTML, gen, t, body_of(500));
 	ck_assert_uint_eq(cache_bytes(c), 500);
 	cache_bump_cluster(c, 0);        /* no tag: nothing happens */
 	cache_free(c);
@@ -123,11 +123,40 @@ START_TEST(test_rep_bumps)
 
 	cache_bump_rep(c, REP_RUN_JSON);
 	ck_assert_uint_gt(cache_gen(c), gen);
-	cache_put(c, "r_aaaaaaaaaaa", REP_RUN_JSON, gen, 200, body_of(300), "\"x\"", CC_PAGE, 300);
+	cache_put(c, "r_aaaaaaaaaaa", REP_RUN_JSON, gen, 0, body_of(300));
 	ck_assert_uint_eq(cache_bytes(c), 0);
 	put(c, "r_aaaaaaaaaaa", REP_RUN_JSON, 300);
 	ck_assert_uint_eq(cache_bytes(c), 300);
 	cache_bump_rep(c, REP__MAX);     /* not a kind: nothing happens */
+	cache_free(c);
+}
+END_TEST
+
+/* What cache_get() hands out is the kept response itself, a reference of
+ * its own: it outlives the entry being dropped or replaced meanwhile (an
+ * answer queues it after the cache lock is gone); a stale entry is not
+ * handed out. */
+START_TEST(test_got_responses_outlive_their_entry)
+{
+	struct cache *c = cache_new(1000);
+	struct http_kept *k, *got;
+
+	k = body_of(700);
+	cache_put(c, "r_aaaaaaaaaaa", REP_BADGE_SVG, cache_gen(c), 0, http_kept_ref(k));
+	got = cache_get(c, "r_aaaaaaaaaaa", REP_BADGE_SVG);
+	ck_assert_ptr_eq(got, k);
+	ck_assert_int_eq(atomic_load(&k->refs), 3);
+	cache_invalidate(c, "r_aaaaaaaaaaa");
+	ck_assert_int_eq(atomic_load(&k->refs), 2);
+	ck_assert_ptr_null(cache_get(c, "r_aaaaaaaaaaa", REP_BADGE_SVG));
+	ck_assert_uint_eq(got->bytes, 700);
+	ck_assert_str_eq(MHD_get_response_header(got->resp, "ETag"), "\"x\"");
+	http_kept_unref(got);
+	http_kept_unref(k);
+	/* A list page is stale after any write, kept or not. */
+	put(c, "Lkey", REP_LIST_HTML, 100);
+	cache_invalidate(c, "r_other");
+	ck_assert_ptr_null(cache_get(c, "Lkey", REP_LIST_HTML));
 	cache_free(c);
 }
 END_TEST
@@ -143,6 +172,7 @@ static Suite *suite_cache(void)
 	tcase_add_test(t, test_cluster_tags_and_bumps);
 	tcase_add_test(t, test_rep_bumps);
 	tcase_add_test(t, test_id_bound_still_holds);
+	tcase_add_test(t, test_got_responses_outlive_their_entry);
 	suite_add_tcase(s, t);
 	return s;
 }

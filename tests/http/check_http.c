@@ -3,11 +3,7 @@
 #include "check_util.h"
 #include "http/http.h"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 /* A built response carries the content type, the security headers every
  * response carries, and the caching headers it was given. */
@@ -53,66 +49,6 @@ START_TEST(etag_follows_the_body)
 }
 END_TEST
 
-/* Answers every request with http_send_nomem, as a handler that ran out
- * of memory does. */
-static enum MHD_Result answer_nomem(void *cls, struct MHD_Connection *conn, const char *url,
-				    const char *method, const char *version, const char *body,
-				    size_t *body_len, void **ctx)
-{
-	struct req r = { .conn = conn };
-
-	(void)cls, (void)url, (void)method, (void)version, (void)body, (void)body_len, (void)ctx;
-	return http_send_nomem(&r);
-}
-
-/* One GET to 127.0.0.1:port; the whole answer (the daemon closes after
- * it) into got. */
-static void get(unsigned short port, char *got, size_t n)
-{
-	static const char req[] = "GET /x HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n";
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port) };
-	int s = socket(AF_INET, SOCK_STREAM, 0);
-	size_t len = 0;
-	ssize_t k;
-
-	ck_assert_int_ge(s, 0);
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	ck_assert_int_eq(connect(s, (struct sockaddr *)&a, sizeof a), 0);
-	ck_assert_int_eq(write(s, req, sizeof req - 1), (ssize_t)(sizeof req - 1));
-	while (len + 1 < n && (k = read(s, got + len, n - 1 - len)) > 0)
-		len += (size_t)k;
-	got[len] = '\0';
-	close(s);
-}
-
-/* Out of memory is always 503 with Retry-After and the contract's JSON
- * body (code "unavailable"), never a dropped connection or a 500, and the
- * one prebuilt answer serves one request after another. */
-START_TEST(nomem_is_503_with_retry_after)
-{
-	struct MHD_Daemon *d;
-	const union MHD_DaemonInfo *i;
-	char got[2048];
-	int k;
-
-	ck_assert_int_eq(http_init(), 0);
-	d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD, 0, NULL, NULL,
-			     answer_nomem, NULL, MHD_OPTION_END);
-	ck_assert_ptr_nonnull(d);
-	i = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
-	for (k = 0; k < 2; k++) {
-		get(i->port, got, sizeof got);
-		ck_assert_msg(!strncmp(got, "HTTP/1.1 503 ", 13), "%s", got);
-		ck_assert_msg(strstr(got, "\r\nRetry-After: 5\r\n"), "%s", got);
-		ck_assert_msg(strstr(got, "\r\nContent-Type: " CT_JSON "\r\n"), "%s", got);
-		ck_assert_msg(strstr(got, "\r\nCache-Control: no-store\r\n"), "%s", got);
-		ck_assert_msg(strstr(got, "{\"error\":{\"code\":\"unavailable\",\"message\":\""
-				     MSG_NOMEM "\"}}"), "%s", got);
-	}
-	MHD_stop_daemon(d);
-}
-END_TEST
-
 /* An err carrying MSG_NOMEM is out of memory; the same status with
  * another sentence is not. */
 START_TEST(err_nomem_is_recognised)
@@ -134,7 +70,6 @@ static Suite *suite_http(void)
 
 	tcase_add_test(tc, build_adds_the_common_headers);
 	tcase_add_test(tc, etag_follows_the_body);
-	tcase_add_test(tc, nomem_is_503_with_retry_after);
 	tcase_add_test(tc, err_nomem_is_recognised);
 	suite_add_tcase(s, tc);
 	return s;

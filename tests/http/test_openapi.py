@@ -130,6 +130,24 @@ def test_every_route_is_described_and_nothing_else():
     assert described - table == set(), "paths in openapi.json that the daemon does not serve"
 
 
+def test_page_paths_are_the_kinds_table():
+    """The page paths openapi.json describes are held equal to the table of
+    page kinds (server/pages/kinds.c, as `llm-speedd kinds` prints it):
+    each kind's page, its JSON and CSV twins and its feed are described as
+    GETs, and every described GET of a page (HTML) or a twin is one of
+    theirs or a fixed row of server/router.c."""
+    kinds = json.loads(subprocess.run([BIN, "kinds"], capture_output=True, text=True, check=True).stdout)
+    paths = {(p, k["name"]) for k in kinds for p in (k["path"], k["json"], k["csv"], k["feed"]) if p}
+    described = {pattern for method, pattern in spec_routes() if method == "GET"}
+    missing = sorted("%s (%s)" % (p, name) for p, name in paths if p not in described)
+    assert not missing, "page kinds' paths missing from openapi.json: %s" % missing
+    fixed = {pattern for method, pattern in route_table() if method == "GET"} - {p for p, _ in paths}
+    html = {path for path, item in SPEC["paths"].items() if "get" in item and any(
+        "text/html" in deref(r).get("content", {}) for r in item["get"].get("responses", {}).values())}
+    stray = sorted(p for p in html if re.sub(r"\{[^{}/]+\}", "*", p) not in {q for q, _ in paths} | fixed)
+    assert not stray, "pages in openapi.json that are no page kind's and no fixed route: %s" % stray
+
+
 def test_every_path_parameter_is_declared():
     for path, item in SPEC["paths"].items():
         names = set(re.findall(r"\{([^{}/]+)\}", path))

@@ -11,7 +11,10 @@
 - no file under server/X includes a header of a folder above X in the
   README's "Who may call whom" diagram;
 - at least 95% of the names the objects export carry their file's, their
-  file's first word's or their folder's prefix (nm over build/server).
+  file's first word's or their folder's prefix (nm over build/server);
+- no prefix names two folders: a name that carries only its file's first
+  word carries no word another folder's files are named by;
+- each page kind's name is spelled once in server/pages/kinds.c.
 
 The few files named PENDING are other work in progress that fixes them;
 each list must only shrink."""
@@ -20,7 +23,9 @@ import os
 import re
 import subprocess
 
-from conftest import ROOT
+import json
+
+from conftest import BIN, ROOT
 
 SERVER = os.path.join(ROOT, "server")
 TESTS = os.path.join(ROOT, "tests")
@@ -229,3 +234,43 @@ def test_exported_names_carry_their_file_s_prefix():
     for o, n in off:
         print("  %s: %s" % (o, n))
     assert share >= 95.0, "only %.1f%% of exported names carry a prefix: %s" % (share, off)
+
+
+def test_no_prefix_names_two_folders():
+    """A name's prefix says its layer.  An exported name that carries its
+    whole file name (tlog_store_tile in store/tlog_store.c) or its folder's
+    (page_ in pages/) is its own; one that carries only its file's first
+    word must not carry a word that a file of another folder is named by
+    (util/tlog.c's tlog_ in store/, domain/predict.c's predict_ in store/,
+    render/badge_svg.c's badge_ in pages/)."""
+    folders = {}
+    for src in sources(".c"):
+        parts = src.split("/")[1:]
+        folder = parts[0] if len(parts) > 1 else ""
+        base = parts[-1][:-2]
+        for word in (base, base.split("_")[0]):
+            folders.setdefault(word, set()).add(folder)
+    bad = []
+    for o, name, _ in exported_names():
+        rel = o.split("/")
+        folder, base = (rel[0] if len(rel) > 1 else ""), rel[-1]
+        own = [base] + ([folder, folder.rstrip("s")] if folder else [])
+        if any(name == p or name.startswith(p + "_") for p in own):
+            continue
+        others = folders.get(name.split("_")[0], set()) - {folder}
+        if others:
+            bad.append("%s: %s (the prefix of %s)" % (o, name, ", ".join(sorted(f or "server/" for f in others))))
+    assert not bad, "names that borrow another layer's prefix: %s" % bad
+
+
+def test_a_page_kind_is_named_once():
+    """Each page kind (`llm-speedd kinds`) is one row of server/pages/kinds.c,
+    KIND(name, ...), its name spelled there once, outside comments and
+    strings: its builder (page_<name>_view), template, enum and nav key are
+    made from it, not written again."""
+    kinds = json.loads(subprocess.run([BIN, "kinds"], capture_output=True, text=True, check=True).stdout)
+    code = re.sub(r'"(?:[^"\\\n]|\\.)*"|/\*.*?\*/', " ", read("server/pages/kinds.c"), flags=re.S)
+    for k in kinds:
+        found = re.findall(r"\b%s\b" % re.escape(k["name"]), code)
+        assert len(found) == 1, "page kind %s is spelled %d times in kinds.c" % (k["name"], len(found))
+        assert re.search(r"\bKIND\(%s," % re.escape(k["name"]), code), "no KIND(%s, ...) row" % k["name"]

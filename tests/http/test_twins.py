@@ -238,3 +238,43 @@ def test_a_key_sent_twice_is_read_once(server):
     # An empty first value is the filter's "All": the twin has no filter.
     links, _ = alternates(server.get("/?hw=&hw=m3-ultra&backend="))
     assert links["application/json"] == "/index.json"
+
+
+def test_every_declared_twin_and_feed_is_an_alternate(server):
+    """Each page kind names every twin and feed its row declares as a
+    <link rel="alternate">, a CSV twin or not (`llm-speedd kinds`): /changes
+    its JSON and Atom feed, a run's page and one model on one hardware their
+    JSON at their own address; a twin carries the page's query, except a
+    run's page kept under its id."""
+    import json
+    import subprocess
+    from conftest import BIN
+    rid, other = upload(server, 111.0), upload(server, 112.0)
+    queries = {"search": "?q=qwen", "compare": "?r=%s,%s" % (rid, other)}
+    fill = {"run": [rid], "model": ["qwen3-coder-30b-a3b"], "hw": ["m3-ultra"],
+            "account": None, "model-hw": ["qwen3-coder-30b-a3b", "m3-ultra"]}
+    kinds = json.loads(subprocess.run([BIN, "kinds"], capture_output=True, text=True, check=True).stdout)
+    seen = 0
+    for k in kinds:
+        if not (k["json"] or k["csv"] or k["feed"]) or (k["arg"] and not fill[k["arg"]]):
+            continue
+        args = iter(fill[k["arg"]] or []) if k["arg"] else iter(())
+        stars = [next(args) for _ in range(k["path"].count("*"))]
+
+        def at(pattern):
+            it = iter(stars)
+            return re.sub(r"\*", lambda _: next(it), pattern)
+        path = at(k["path"])
+        links, _ = alternates(server.get(path + queries.get(k["name"], "")))
+        if k["json"]:
+            assert links["application/json"].split("?")[0] == at(k["json"]), (k["name"], links)
+        if k["csv"]:
+            assert links["text/csv"].split("?")[0] == at(k["csv"]), (k["name"], links)
+        if k["feed"]:
+            assert links["application/atom+xml"] == at(k["feed"]), (k["name"], links)
+        seen += 1
+    assert seen >= 14
+    links, _ = alternates(server.get("/changes?backend=mlx"))
+    assert links == {"application/json": "/changes.json?backend=mlx", "application/atom+xml": "/changes.atom"}
+    links, _ = alternates(server.get("/r/%s?posted=1" % rid))
+    assert links == {"application/json": "/r/%s.json" % rid}

@@ -632,6 +632,39 @@ START_TEST(bad_characters_are_named)
 }
 END_TEST
 
+/* The memory a run reported (run_fields.mem_gb, the store's runs.mem_gb):
+ * the GPU's when more than 0, else the RAM, else none. */
+START_TEST(memory_is_the_gpus_else_the_rams)
+{
+	static const struct { const char *vram, *ram; double want; } cases[] = {
+		{ "24", "64", 24 }, { NULL, "128", 128 }, { "0", "16", 16 },
+		{ "null", "36.5", 36.5 }, { NULL, NULL, 0 },
+	};
+	struct run_fields rf;
+	struct err e;
+	size_t i;
+
+	for (i = 0; i < sizeof cases / sizeof *cases; i++) {
+		json_t *root = load(full_payload), *hw = nav(root, "hardware"), *out = NULL;
+		char *text;
+
+		json_object_del(hw, "vram_gb");
+		json_object_del(hw, "ram_gb");
+		if (cases[i].vram)
+			json_object_set_new(hw, "vram_gb", load(cases[i].vram));
+		if (cases[i].ram)
+			json_object_set_new(hw, "ram_gb", load(cases[i].ram));
+		text = json_dumps(root, JSON_COMPACT);
+		ck_assert_msg(validate_payload_bytes((const unsigned char *)text, strlen(text), NOW,
+						     &out, &rf, &e) == 0, "%s: %s", e.field, e.message);
+		ck_assert_msg(rf.mem_gb == cases[i].want, "case %zu: %g", i, rf.mem_gb);
+		json_decref(out);
+		free(text);
+		json_decref(root);
+	}
+}
+END_TEST
+
 START_TEST(bytes_null_out_json)
 {
 	struct err e;
@@ -703,6 +736,7 @@ static Suite *suite_validate(void)
 	tcase_add_test(tc, messages_say_what_to_send);
 	tcase_add_test(tc, bytes_strict_json);
 	tcase_add_test(tc, bytes_null_out_json);
+	tcase_add_test(tc, memory_is_the_gpus_else_the_rams);
 	tcase_add_test(tc, bad_characters_are_named);
 	tcase_add_test(tc, json_parsing_vectors);
 	suite_add_tcase(s, tc);

@@ -70,9 +70,9 @@ static int no_children(void)
 
 /* Rasterizes svg with rs; returns the status, why in why. */
 static enum raster_status try(struct raster *rs, const char *svg, size_t n, struct buf *png,
-			      char *why, size_t whyn)
+			      struct err *why)
 {
-	return raster_png(rs, svg, n, png, why, whyn);
+	return raster_png(rs, svg, n, png, why);
 }
 
 START_TEST(real_rasterizer_draws_the_card)
@@ -82,22 +82,22 @@ START_TEST(real_rasterizer_draws_the_card)
 	struct buf svg = BUF_INIT, png = BUF_INIT;
 	struct raster *rs = raster_new(RSVG, NULL);
 	const unsigned char *p;
-	char why[240];
+	struct err why = ERR_INIT;
 
 	ck_assert_msg(access(RSVG, X_OK) == 0, RSVG " is missing: deploy/deps.sh installs librsvg2-bin");
 	ck_assert_ptr_nonnull(rs);
 	ck_assert_ptr_nonnull(raster_version(rs));
 	ck_assert(!strncmp(raster_version(rs), "rsvg-convert version ", 21));
 	ck_assert_int_eq(card_render_run(&in, &svg), 0);
-	ck_assert_int_eq(try(rs, svg.buf, svg.len, &png, why, sizeof why), RASTER_OK);
+	ck_assert_int_eq(try(rs, svg.buf, svg.len, &png, &why), RASTER_OK);
 	p = (const unsigned char *)png.buf;
 	ck_assert(png.len > 1000 && !memcmp(p, "\x89PNG\r\n\x1a\n", 8));
 	ck_assert_int_eq((p[16] << 24 | p[17] << 16 | p[18] << 8 | p[19]), 1200);
 	ck_assert_int_eq((p[20] << 24 | p[21] << 16 | p[22] << 8 | p[23]), 630);
 	/* Not an SVG: refused with rsvg-convert's own words. */
 	buf_reset(&png);
-	ck_assert_int_eq(try(rs, "<nope", 5, &png, why, sizeof why), RASTER_FAILED);
-	ck_assert_msg(strstr(why, "exited with status"), "%s", why);
+	ck_assert_int_eq(try(rs, "<nope", 5, &png, &why), RASTER_FAILED);
+	ck_assert_msg(strstr(why.message, "exited with status"), "%s", why.message);
 	ck_assert(no_children());
 	buf_release(&png);
 	buf_release(&svg);
@@ -110,12 +110,12 @@ START_TEST(missing_program_is_off)
 	struct raster *rs = raster_new("/nonexistent/rsvg-convert", NULL);
 	struct raster_job j = { 0 };
 	struct buf png = BUF_INIT;
-	char why[240];
+	struct err why = ERR_INIT;
 
 	ck_assert_ptr_nonnull(rs);
 	ck_assert_ptr_null(raster_version(rs));
-	ck_assert_int_eq(try(rs, "<svg/>", 6, &png, why, sizeof why), RASTER_OFF);
-	ck_assert(strstr(why, "librsvg2-bin"));
+	ck_assert_int_eq(try(rs, "<svg/>", 6, &png, &why), RASTER_OFF);
+	ck_assert(strstr(why.message, "librsvg2-bin"));
 	j.svg = "<svg/>";
 	j.len = 6;
 	ck_assert_int_eq(raster_submit(rs, &j), -1);
@@ -135,7 +135,8 @@ START_TEST(hanging_child_is_killed_with_its_group)
 	struct raster_limits lim = { .timeout_ms = 300 };
 	struct raster *rs;
 	struct buf png = BUF_INIT;
-	char why[240], mark[160], pidtxt[32] = "";
+	struct err why = ERR_INIT;
+	char mark[160], pidtxt[32] = "";
 	long long t0;
 	FILE *f;
 	pid_t grandchild;
@@ -150,8 +151,8 @@ START_TEST(hanging_child_is_killed_with_its_group)
 	}
 	ck_assert_ptr_nonnull(raster_version(rs));
 	t0 = ms();
-	ck_assert_int_eq(try(rs, "<svg/>", 6, &png, why, sizeof why), RASTER_FAILED);
-	ck_assert_msg(strstr(why, "time limit"), "%s", why);
+	ck_assert_int_eq(try(rs, "<svg/>", 6, &png, &why), RASTER_FAILED);
+	ck_assert_msg(strstr(why.message, "time limit"), "%s", why.message);
 	ck_assert_int_lt(ms() - t0, 10000);   /* killed, not waited for (sleep 30) */
 	ck_assert(no_children());             /* reaped: no zombie left */
 	/* The sleep it started went with it: the whole group was killed. */
@@ -174,10 +175,10 @@ START_TEST(output_over_the_cap_is_cut_off)
 	struct raster_limits lim = { .max_png = 65536 };
 	struct raster *rs = raster_new(script("flood", "cat /dev/zero"), &lim);
 	struct buf png = BUF_INIT;
-	char why[240];
+	struct err why = ERR_INIT;
 
-	ck_assert_int_eq(try(rs, "<svg/>", 6, &png, why, sizeof why), RASTER_FAILED);
-	ck_assert_msg(strstr(why, "more than 65536 bytes"), "%s", why);
+	ck_assert_int_eq(try(rs, "<svg/>", 6, &png, &why), RASTER_FAILED);
+	ck_assert_msg(strstr(why.message, "more than 65536 bytes"), "%s", why.message);
 	ck_assert_uint_le(png.len, 65536);
 	ck_assert(no_children());
 	buf_release(&png);
@@ -189,22 +190,22 @@ START_TEST(failures_say_why)
 {
 	struct raster *rs;
 	struct buf png = BUF_INIT;
-	char why[240];
+	struct err why = ERR_INIT;
 
 	rs = raster_new(script("boom", "cat >/dev/null; echo 'boom: bad input' >&2; exit 3"), NULL);
-	ck_assert_int_eq(try(rs, "<svg/>", 6, &png, why, sizeof why), RASTER_FAILED);
-	ck_assert_str_eq(why, "exited with status 3: boom: bad input");
+	ck_assert_int_eq(try(rs, "<svg/>", 6, &png, &why), RASTER_FAILED);
+	ck_assert_str_eq(why.message, "exited with status 3: boom: bad input");
 	raster_free(rs);
 
 	rs = raster_new(script("notpng", "cat >/dev/null; echo hello"), NULL);
-	ck_assert_int_eq(try(rs, "<svg/>", 6, &png, why, sizeof why), RASTER_FAILED);
-	ck_assert_msg(strstr(why, "not a 1200 x 630 PNG"), "%s", why);
+	ck_assert_int_eq(try(rs, "<svg/>", 6, &png, &why), RASTER_FAILED);
+	ck_assert_msg(strstr(why.message, "not a 1200 x 630 PNG"), "%s", why.message);
 	raster_free(rs);
 
 	rs = raster_new(script("killed", "kill -9 $$"), NULL);
 	buf_reset(&png);
-	ck_assert_int_eq(try(rs, "<svg/>", 6, &png, why, sizeof why), RASTER_FAILED);
-	ck_assert_msg(strstr(why, "killed by signal 9"), "%s", why);
+	ck_assert_int_eq(try(rs, "<svg/>", 6, &png, &why), RASTER_FAILED);
+	ck_assert_msg(strstr(why.message, "killed by signal 9"), "%s", why.message);
 	raster_free(rs);
 	ck_assert(no_children());
 	buf_release(&png);
@@ -218,19 +219,20 @@ START_TEST(child_quitting_early_costs_no_sigpipe)
 	struct raster *rs = raster_new(script("early", "exit 0"), NULL);
 	struct buf png = BUF_INIT;
 	size_t n = 512 * 1024;
-	char *big = malloc(n), why[240];
+	struct err why = ERR_INIT;
+	char *big = malloc(n);
 
 	ck_assert_ptr_nonnull(big);
 	memset(big, ' ', n);
 	signal(SIGPIPE, SIG_DFL);
-	ck_assert_int_eq(try(rs, big, n, &png, why, sizeof why), RASTER_FAILED);
-	ck_assert_msg(strstr(why, "not a 1200 x 630 PNG"), "%s", why);
+	ck_assert_int_eq(try(rs, big, n, &png, &why), RASTER_FAILED);
+	ck_assert_msg(strstr(why.message, "not a 1200 x 630 PNG"), "%s", why.message);
 	/* Over the SVG cap: refused before any child starts. */
 	free(big);
 	n = RASTER_MAX_SVG + 1;
 	ck_assert_ptr_nonnull(big = calloc(1, n));
-	ck_assert_int_eq(try(rs, big, n, &png, why, sizeof why), RASTER_FAILED);
-	ck_assert_msg(strstr(why, "over"), "%s", why);
+	ck_assert_int_eq(try(rs, big, n, &png, &why), RASTER_FAILED);
+	ck_assert_msg(strstr(why.message, "over"), "%s", why.message);
 	free(big);
 	buf_release(&png);
 	raster_free(rs);
@@ -245,7 +247,7 @@ START_TEST(child_inherits_nothing)
 	char body[600];
 	struct raster *rs;
 	struct buf png = BUF_INIT;
-	char why[240];
+	struct err why = ERR_INIT;
 	sigset_t term;
 	int fd = open("/dev/null", O_RDONLY);
 
@@ -262,8 +264,8 @@ START_TEST(child_inherits_nothing)
 		 "ls /proc/$$/fd | tr '\\n' ' ' >&2; exit 9", fd, fd);
 	signal(SIGPIPE, SIG_IGN);   /* as the daemon has it: the child must not */
 	rs = raster_new(script("nosy", body), NULL);
-	ck_assert_int_eq(try(rs, "<svg/>", 6, &png, why, sizeof why), RASTER_FAILED);
-	ck_assert_msg(!strncmp(why, "exited with status 9", 20), "%s", why);
+	ck_assert_int_eq(try(rs, "<svg/>", 6, &png, &why), RASTER_FAILED);
+	ck_assert_msg(!strncmp(why.message, "exited with status 9", 20), "%s", why.message);
 	signal(SIGPIPE, SIG_DFL);
 	close(fd);
 	buf_release(&png);
@@ -354,7 +356,7 @@ START_TEST(pool_bounds_the_queue)
 	wait_dones(2);
 	ck_assert_int_eq(a.status, RASTER_FAILED);   /* both ran (the stand-in exits 1) */
 	ck_assert_int_eq(b.status, RASTER_FAILED);
-	ck_assert_msg(strstr(b.why, "exited with status 1"), "%s", b.why);
+	ck_assert_msg(strstr(b.err.message, "exited with status 1"), "%s", b.err.message);
 	raster_free(rs);
 	ck_assert_int_eq(dones, 2);
 	ck_assert(no_children());
@@ -374,7 +376,7 @@ START_TEST(pool_answers_busy_after_the_wait)
 	ck_assert_int_eq(raster_submit(rs, &b), 0);  /* waits for a's 0.6 s: over 100 ms */
 	wait_dones(2);
 	ck_assert_int_eq(b.status, RASTER_BUSY);
-	ck_assert_msg(strstr(b.why, "for a free rasterizer"), "%s", b.why);
+	ck_assert_msg(strstr(b.err.message, "for a free rasterizer"), "%s", b.err.message);
 	raster_free(rs);
 }
 END_TEST
@@ -413,7 +415,7 @@ START_TEST(pool_draws_with_the_real_rasterizer)
 	}
 	wait_dones(4);
 	for (i = 0; i < 4; i++) {
-		ck_assert_msg(j[i].status == RASTER_OK, "%d: %s", i, j[i].why);
+		ck_assert_msg(j[i].status == RASTER_OK, "%d: %s", i, j[i].err.message);
 		ck_assert(!memcmp(j[i].png.buf, "\x89PNG", 4));
 		buf_release(&j[i].png);
 	}

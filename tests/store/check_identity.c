@@ -79,7 +79,6 @@ static void store(const char *model, const char *accel, const char *key, double 
 	buf_printf(&jws, "eyJhbGciOiJFZERTQSJ9.%s.sig%d", b64, n);
 	u.n.jws = jws.buf;
 	u.n.jws_len = jws.len;
-	run_new_init(&u.n);
 	ck_assert_int_eq(db_write(db, &u.n.j), DB_OK);
 	ck_assert_int_eq(u.n.duplicate, 0);
 	free(b64);

@@ -57,45 +57,31 @@ START_TEST(ids_have_the_shape)
 }
 END_TEST
 
-/* run_new_init keys the run on SHA-256 of the JWS bytes and of the
- * payload, and makes it a writer job. */
-START_TEST(init_digests_jws_and_payload)
+/* The writer keys the run on SHA-256 of the JWS bytes and of the payload,
+ * and stores the memory it reported. */
+START_TEST(writer_digests_jws_and_payload)
 {
 	unsigned char want[32];
 	struct sample_run u;
+	struct dbconn *c;
+	sqlite3_stmt *st;
 
 	upload_init(&u, NULL, "aaaa.bbbb.cccc", "key-1");
+	ck_assert(u.n.j.run == run_store_run);
+	ck_assert_int_eq(db_write(db, &u.n.j), DB_OK);
 	crypto_hash_sha256(want, (const unsigned char *)"aaaa.bbbb.cccc", 14);
 	ck_assert_int_eq(memcmp(u.n.sha, want, 32), 0);
 	crypto_hash_sha256(want, u.n.payload, u.n.payload_len);
 	ck_assert_int_eq(memcmp(u.n.payload_sha, want, 32), 0);
-	ck_assert(u.n.j.run == run_store_run);
+	ck_assert_ptr_nonnull(c = db_reader(db));
+	ck_assert_ptr_nonnull(st = db_stmt(c, "SELECT jws_sha256, mem_gb FROM runs WHERE id = ?"));
+	db_bind_text(st, 1, u.n.id);
+	ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+	crypto_hash_sha256(want, (const unsigned char *)"aaaa.bbbb.cccc", 14);
+	ck_assert_int_eq(memcmp(sqlite3_column_blob(st, 0), want, 32), 0);
+	ck_assert(sqlite3_column_double(st, 1) == u.n.f.mem_gb && u.n.f.mem_gb > 0);
+	sqlite3_reset(st);
 	sample_run_free(&u);
-}
-END_TEST
-
-/* The memory a run reported: the GPU's when more than 0, else the RAM,
- * else none. */
-START_TEST(memory_is_the_gpus_else_the_rams)
-{
-	static const struct { const char *hw; double want; } cases[] = {
-		{ "{\"vram_gb\": 24, \"ram_gb\": 64}", 24 },
-		{ "{\"ram_gb\": 128}", 128 },
-		{ "{\"vram_gb\": 0, \"ram_gb\": 16}", 16 },
-		{ "{\"vram_gb\": null, \"ram_gb\": 36.5}", 36.5 },
-		{ "{}", 0 },
-	};
-	size_t i;
-
-	for (i = 0; i < sizeof cases / sizeof *cases; i++) {
-		json_t *hw = json_loads(cases[i].hw, 0, NULL);
-		json_t *p = json_pack("{s:o}", "hardware", hw);
-		struct run_new n = { .mem_gb = -1 };
-
-		run_new_memory(&n, p);
-		ck_assert_msg(n.mem_gb == cases[i].want, "%s: %g", cases[i].hw, n.mem_gb);
-		json_decref(p);
-	}
 }
 END_TEST
 
@@ -143,8 +129,7 @@ static Suite *suite_run_store(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, ids_have_the_shape);
-	tcase_add_test(tc, init_digests_jws_and_payload);
-	tcase_add_test(tc, memory_is_the_gpus_else_the_rams);
+	tcase_add_test(tc, writer_digests_jws_and_payload);
 	tcase_add_test(tc, same_payload_same_key_is_a_duplicate);
 	tcase_add_test(tc, first_run_of_a_cluster_is_not_flagged);
 	suite_add_tcase(s, tc);

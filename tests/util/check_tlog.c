@@ -374,11 +374,11 @@ START_TEST(origin_of_base_url)
 {
 	char o[64];
 
-	tlog_origin_of("https://llm-speed.example/", o, sizeof o);
+	tlog_signer_origin_of("https://llm-speed.example/", o, sizeof o);
 	ck_assert_str_eq(o, "llm-speed.example");
-	tlog_origin_of("https://host.example/sub/path//", o, sizeof o);
+	tlog_signer_origin_of("https://host.example/sub/path//", o, sizeof o);
 	ck_assert_str_eq(o, "host.example/sub/path");
-	tlog_origin_of("http://127.0.0.1:8080", o, sizeof o);
+	tlog_signer_origin_of("http://127.0.0.1:8080", o, sizeof o);
 	ck_assert_str_eq(o, "127.0.0.1:8080");
 }
 END_TEST
@@ -434,7 +434,7 @@ static int append_run(struct dbconn *w, struct db_job *j)
 	for (i = a->from; i < a->from + a->count; i++) {
 		snprintf(ref, sizeof ref, "%s%u", a->prefix, i);
 		crypto_hash_sha256(sha, (const unsigned char *)ref, strlen(ref));
-		if ((rc = tlog_record(w, TLOG_RUN, ref, sha, &index)) != DB_OK)
+		if ((rc = tlog_store_append(w, TLOG_RUN, ref, sha, &index)) != DB_OK)
 			return rc;
 		ck_assert_uint_eq(index, i);
 	}
@@ -528,9 +528,9 @@ static int kinds_run(struct dbconn *w, struct db_job *j)
 
 	memset(sha, 0xab, sizeof sha);
 	for (i = 0; i < sizeof bad / sizeof bad[0]; i++)
-		k->bad_refs += tlog_record(w, TLOG_RUN, bad[i], sha, NULL) != DB_OK;
-	k->bad_refs += tlog_record(w, TLOG_KIND__MAX, "r_a", sha, NULL) != DB_OK;
-	return tlog_record(w, TLOG_WITHDRAWAL, "r_abcdefghijk", sha, &k->index);
+		k->bad_refs += tlog_store_append(w, TLOG_RUN, bad[i], sha, NULL) != DB_OK;
+	k->bad_refs += tlog_store_append(w, TLOG_KIND__MAX, "r_a", sha, NULL) != DB_OK;
+	return tlog_store_append(w, TLOG_WITHDRAWAL, "r_abcdefghijk", sha, &k->index);
 }
 
 START_TEST(store_kinds_and_refs)
@@ -777,11 +777,11 @@ START_TEST(upgrade_logs_earlier_rows)
 	crypto_hash_sha256(sha, (const unsigned char *)"h.p.s", 5);
 	sodium_bin2hex(hex, sizeof hex, sha, 32);
 	snprintf(want[0], sizeof want[0], "run r_aaaaaaaaaaa %s\n", hex);
-	tlog_record_sha(sha, "post", (const char *const[]){ "r_aaaaaaaaaaa", "7", NULL,
+	tlog_store_entry_sha(sha, "post", (const char *const[]){ "r_aaaaaaaaaaa", "7", NULL,
 		"caf\xc3\xa9\nline", "2026-01-02T00:00:00Z" }, 5);
 	sodium_bin2hex(hex, sizeof hex, sha, 32);
 	snprintf(want[1], sizeof want[1], "post r_aaaaaaaaaaa/7 %s\n", hex);
-	tlog_record_sha(sha, "ruling", (const char *const[]){ "r_aaaaaaaaaaa", "upheld",
+	tlog_store_entry_sha(sha, "ruling", (const char *const[]){ "r_aaaaaaaaaaa", "upheld",
 		"Na\xc3\xafve.", "2026-01-03T00:00:00Z" }, 4);
 	sodium_bin2hex(hex, sizeof hex, sha, 32);
 	snprintf(want[2], sizeof want[2], "ruling r_aaaaaaaaaaa %s\n", hex);

@@ -1,4 +1,4 @@
-/* run_model.c: the view model of a run (what /r/<id>.json serves and the
+/* page_run_model.c: the view model of a run (what /r/<id>.json serves and the
  * run page renders): its row, its signed payload, the outlier block, the
  * bandwidth ceiling and the dispute thread. */
 #include "pages/page.h"
@@ -270,31 +270,31 @@ static json_t *model_of(struct req *r, json_t *row)
 	return m;
 }
 
-json_t *page_run_model(struct req *r, const char *id, unsigned *status)
+json_t *page_run_model(struct req *r, const char *id, struct err *e)
 {
 	struct dbconn *c;
 	sqlite3_stmt *st;
 	json_t *row, *m;
 	int rc;
 
-	*status = 404;
 	if (!run_id_valid(id))
-		return NULL;
-	*status = 503;
+		goto not_found;
 	if (!(c = db_reader(r->app->db)) || !(st = db_stmt(c, sql_run)))
-		return NULL;
+		goto down;
 	db_bind_text(st, 1, id);
 	rc = sqlite3_step(st);
-	if (rc != SQLITE_ROW) {
-		sqlite3_reset(st);
-		if (rc == SQLITE_DONE)
-			*status = 404;
-		return NULL;
-	}
-	row = db_row_json(st);
+	row = rc == SQLITE_ROW ? db_row_json(st) : NULL;
 	sqlite3_reset(st);
+	if (rc == SQLITE_DONE)
+		goto not_found;
 	m = row ? model_of(r, row) : NULL;
 	json_decref(row);
-	*status = m ? 200 : 503;
-	return m;
+	if (m)
+		return m;
+down:
+	err_unavailable(e, MSG_DB_DOWN);
+	return NULL;
+not_found:
+	err_set(e, 404, "not_found", NULL, "%s", MSG_NO_RUN);
+	return NULL;
 }

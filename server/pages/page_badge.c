@@ -1,11 +1,12 @@
-/* badge.c: serving run badges from the render cache (drawing is in
- * badge_svg.c).  A cache hit reads no SQL and renders nothing. */
-#include "pages/badge.h"
+/* page_badge.c: serving run badges from the render cache (drawing is in
+ * render/badge_svg.c).  A cache hit reads no SQL and renders nothing. */
+#include "pages/page.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "app.h"
+#include "http/answer.h"
 #include "render/badge_svg.h"
 #include "http/cache.h"
 #include "store/db.h"
@@ -62,28 +63,25 @@ out:
 static const struct badge_kind kind_svg = { REP_BADGE_SVG, CT_SVG, render_svg };
 static const struct badge_kind kind_json = { REP_BADGE_JSON, CT_JSON, render_json };
 
-/* Renders in as k and answers r: 200 with CC_BADGE and an ETag, or 404
- * with CC_BADGE_MISSING.  When cache is set the response is kept as the
- * id's entry (a negative one for 404), unless an invalidation happened
- * since gen. */
-static enum MHD_Result send_badge(struct req *r, const struct badge_kind *k,
-				  const struct badge_in *in, int cache, uint64_t gen)
+/* Renders in as k into a: 200 with CC_BADGE and an ETag, or 404 with
+ * CC_BADGE_MISSING.  When cache is set the answer is kept as the id's
+ * entry (a negative one for 404), unless an invalidation happened since
+ * gen.  0, or -1 out of memory. */
+static int badge_answer(struct req *r, const struct badge_kind *k,
+			const struct badge_in *in, int cache, uint64_t gen, struct answer *a)
 {
 	unsigned status = in->state == BADGE_NOT_FOUND ? 404 : 200;
 	const char *cc = status == 200 ? CC_BADGE : CC_BADGE_MISSING;
 	struct http_opts o = { .cache_control = cc };
 	struct buf b = BUF_INIT;
-	enum MHD_Result ret;
 
-	if (k->render(in, &b) < 0)
-		ret = http_fail(r, 503, "unavailable", MSG_NOMEM, NULL);
-	else if (cache)
-		ret = cache_send(r->app->cache, r, r->arg, k->rep, gen, status,
-				 k->ctype, b.buf, b.len, cc);
-	else
-		ret = http_send(r, status, k->ctype, b.buf, b.len, &o);
-	buf_release(&b);
-	return ret;
+	if (k->render(in, &b) < 0) {
+		buf_release(&b);
+		return err_nomem(&a->err);
+	}
+	if (cache)
+		answer_keep(a, r->app->cache, r->arg, k->rep, gen, 0);
+	return answer_buf(a, status, k->ctype, &b, &o);
 }
 
 /* Fills in from the current row of sql_badge.  The strings point into the
@@ -107,56 +105,53 @@ static void fill(struct badge_in *in, sqlite3_stmt *st)
 		in->state = BADGE_OK;
 }
 
-/* The cache miss: reads the run, renders k while the row is live, answers
- * r and keeps the result (found or not) for the next request. */
-static enum MHD_Result from_db(struct req *r, const struct badge_kind *k,
-			       uint64_t gen)
+/* The cache miss: reads the run, renders k while the row is live into
+ * a, kept (found or not) for the next request. */
+static int from_db(struct req *r, const struct badge_kind *k, uint64_t gen, struct answer *a)
 {
 	struct badge_in in = { BADGE_NOT_FOUND, 0, NULL, NULL, 0 };
-	enum MHD_Result ret;
 	struct dbconn *c;
 	sqlite3_stmt *st;
 	int rc;
 
 	if (!(c = db_reader(r->app->db)) || !(st = db_stmt(c, sql_badge)))
-		return http_fail(r, 503, "unavailable", MSG_DB_DOWN, NULL);
+		return err_unavailable(&a->err, MSG_DB_DOWN);
 	db_bind_text(st, 1, r->arg);
 	rc = sqlite3_step(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
-		sqlite3_reset(st);
-		return http_fail(r, 503, "unavailable", MSG_DB_DOWN, NULL);
-	}
 	if (rc == SQLITE_ROW)
 		fill(&in, st);
-	ret = send_badge(r, k, &in, 1, gen);
+	if (rc == SQLITE_ROW || rc == SQLITE_DONE)
+		rc = badge_answer(r, k, &in, 1, gen, a);
+	else
+		rc = err_unavailable(&a->err, MSG_DB_DOWN);
 	sqlite3_reset(st);
-	return ret;
+	return rc;
 }
 
 /* Both routes: a malformed id is a 404 badge at once (no SQL, nothing
  * cached for it); then the cache; then the database.  The generation is
  * taken before the read so a concurrent commit drops what we put. */
-static enum MHD_Result serve(struct req *r, const struct badge_kind *k)
+static int serve(struct req *r, const struct badge_kind *k, struct answer *a)
 {
 	static const struct badge_in missing = { BADGE_NOT_FOUND, 0, NULL, NULL, 0 };
 	struct cache *c = r->app->cache;
+	struct http_kept *kept;
 	uint64_t gen;
-	enum MHD_Result ret;
 
 	if (!run_id_valid(r->arg))
-		return send_badge(r, k, &missing, 0, 0);
+		return badge_answer(r, k, &missing, 0, 0, a);
 	gen = cache_gen(c);
-	if (cache_serve(c, r, r->arg, k->rep, &ret))
-		return ret;
-	return from_db(r, k, gen);
+	if ((kept = cache_get(c, r->arg, k->rep)))
+		return answer_kept(a, kept);
+	return from_db(r, k, gen, a);
 }
 
-enum MHD_Result badge_svg(struct req *r)
+int page_badge_svg(struct req *r, struct answer *a)
 {
-	return serve(r, &kind_svg);
+	return serve(r, &kind_svg, a);
 }
 
-enum MHD_Result badge_json(struct req *r)
+int page_badge_json(struct req *r, struct answer *a)
 {
-	return serve(r, &kind_json);
+	return serve(r, &kind_json, a);
 }

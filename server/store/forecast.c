@@ -1,7 +1,7 @@
-/* predict_read.c: the snapshot of predict.c's evidence, read from the
+/* forecast.c: the snapshot of predict.c's evidence, read from the
  * combinations' typical figures by the refresh thread, its backtest, and
- * the predictions pages ask for (predict_read.h). */
-#include "store/predict_read.h"
+ * the predictions pages ask for (forecast.h). */
+#include "store/forecast.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -24,7 +24,7 @@ static const char sql_quant[] =
 	"SELECT r.model_quant FROM model_index i JOIN runs r ON r.id = i.best_id "
 	"WHERE i.suite_version = ?1 AND i.model_slug = ?2";
 
-const char *const predict_read_sql[] = { sql_evidence, sql_quant, NULL };
+const char *const forecast_sql[] = { sql_evidence, sql_quant, NULL };
 
 /* A snapshot: its rows, the strings they point into, and its readers. */
 struct snap {
@@ -202,7 +202,7 @@ static int build(struct dbconn *c, const struct ceiling_ref *ref, const char *su
 	return DB_OK;
 }
 
-int predict_read_refresh(struct dbconn *c, const struct ceiling_ref *ref, const char *suite)
+int forecast_refresh(struct dbconn *c, const struct ceiling_ref *ref, const char *suite)
 {
 	struct snap *s, *old;
 	struct predict_backtest b;
@@ -218,7 +218,7 @@ int predict_read_refresh(struct dbconn *c, const struct ceiling_ref *ref, const 
 	pref = ref;
 	pthread_mutex_unlock(&lock);
 	if ((rc = build(c, ref, suite, &s)) != DB_OK) {
-		predict_read_owe();
+		forecast_owe();
 		return rc;
 	}
 	t1 = mono();
@@ -242,14 +242,14 @@ int predict_read_refresh(struct dbconn *c, const struct ceiling_ref *ref, const 
 	return 1;
 }
 
-void predict_read_owe(void)
+void forecast_owe(void)
 {
 	pthread_mutex_lock(&lock);
 	owed = 1;
 	pthread_mutex_unlock(&lock);
 }
 
-int predict_read_owed(void)
+int forecast_owed(void)
 {
 	int o;
 
@@ -259,7 +259,7 @@ int predict_read_owed(void)
 	return o;
 }
 
-int predict_read_backtest(struct predict_backtest *out, long long *at, long long *rows)
+int forecast_backtest(struct predict_backtest *out, long long *at, long long *rows)
 {
 	int have;
 
@@ -272,7 +272,7 @@ int predict_read_backtest(struct predict_backtest *out, long long *at, long long
 	return have ? 0 : -1;
 }
 
-void predict_read_free(void)
+void forecast_free(void)
 {
 	struct snap *old;
 
@@ -330,7 +330,7 @@ static int predict_in(const struct snap *s, const struct predict_query *q0, stru
 	return 0;
 }
 
-int predict_for_ceiling(struct dbconn *c, const char *suite, const char *model_slug,
+int forecast_for_ceiling(struct dbconn *c, const char *suite, const char *model_slug,
 			const char *hw_slug, const char *backend, double ceiling,
 			const char *hw_name, struct predict_result *out)
 {
@@ -358,7 +358,7 @@ int predict_for_ceiling(struct dbconn *c, const char *suite, const char *model_s
 	return rc;
 }
 
-int predict_for_combo(struct dbconn *c, const char *suite, const char *model_slug,
+int forecast_for_combo(struct dbconn *c, const char *suite, const char *model_slug,
 		      const char *hw_slug, const char *backend, struct predict_result *out)
 {
 	const struct ceiling_ref *ref = snap_ref();
@@ -373,7 +373,7 @@ int predict_for_combo(struct dbconn *c, const char *suite, const char *model_slu
 	if (!st)
 		return -1;
 	if (!ref)
-		return predict_for_ceiling(c, suite, model_slug, hw_slug, backend, 0, NULL, out);
+		return forecast_for_ceiling(c, suite, model_slug, hw_slug, backend, 0, NULL, out);
 	db_bind_text(st, 1, suite);
 	db_bind_text(st, 2, model_slug);
 	rc = sqlite3_step(st);
@@ -385,10 +385,10 @@ int predict_for_combo(struct dbconn *c, const char *suite, const char *model_slu
 		return -1;
 	if (m && hw && ceiling_of_run(ref, model_slug, quant, hw_slug, CEILING_CHAT_SHORT_CONTEXT, &cr) == 0)
 		ceiling = cr.step.tok_s;
-	return predict_for_ceiling(c, suite, model_slug, hw_slug, backend, ceiling, NULL, out);
+	return forecast_for_ceiling(c, suite, model_slug, hw_slug, backend, ceiling, NULL, out);
 }
 
-int predict_json_fields(json_t *row, const struct predict_result *r)
+int forecast_json_fields(json_t *row, const struct predict_result *r)
 {
 	int has = r->step != PREDICT_NONE, rc = 0;
 

@@ -1,0 +1,475 @@
+/* page_card.c: the link-preview cards: a run's, its SVG (drawn by
+ * render/card_svg.c) and its PNG (rasterized by render/raster.c while the
+ * connection is suspended), from the render cache like the badge; and a
+ * model's and a hardware's page card (/card/m/<slug>, /card/hw/<slug>):
+ * the page's name, its counts and its five fastest rows by typical
+ * decode, rasterized the same way. */
+#include "pages/page.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app.h"
+#include "http/answer.h"
+#include "http/cache.h"
+#include "pages/browse.h"
+#include "render/card_svg.h"
+#include "render/raster.h"
+#include "store/db.h"
+#include "store/names.h"
+#include "store/run_store.h"
+#include "util/container_of.h"
+#include "util/log.h"
+#include "util/numfmt.h"
+#include "util/slug.h"
+
+static const char sql_card[] =
+	"SELECT decode_tok_s, prefill_tok_s, ttft_ms, model_name, accelerator, "
+	"backend_name, backend_version, outlier, status, "
+	"EXISTS (SELECT 1 FROM run_withdrawals WHERE run_id = runs.id), demo "
+	"FROM runs WHERE id = ?";
+
+#define RETRY_OFF 3600    /* s: no rasterizer until the operator installs one */
+#define RETRY_BUSY 2
+#define RETRY_FAILED 5
+
+/* A PNG being drawn for a suspended request: freed by job_free when the
+ * request ends. */
+struct card_job {
+	struct raster_job rj;
+	struct req *r;
+	struct buf svg;
+	uint64_t gen;            /* the cache's generation before the read */
+	char etag[40];
+	char key[CACHE_ID_MAX + 1];  /* kept in the cache under this id */
+};
+
+/* The column as a double, NAN when it is NULL. */
+static double col_or_nan(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
+}
+
+/* Fills in from the current row of sql_card; the strings live until the
+ * statement is reset.  Withdrawn outranks upheld, which outranks the
+ * outlier flag, as on the badge. */
+static void fill(struct card_run *in, sqlite3_stmt *st)
+{
+	const char *status = (const char *)sqlite3_column_text(st, 8);
+
+	in->decode_tok_s = sqlite3_column_double(st, 0);
+	in->prefill_tok_s = col_or_nan(st, 1);
+	in->ttft_ms = col_or_nan(st, 2);
+	in->model = (const char *)sqlite3_column_text(st, 3);
+	in->hardware = (const char *)sqlite3_column_text(st, 4);
+	in->backend = (const char *)sqlite3_column_text(st, 5);
+	in->backend_version = (const char *)sqlite3_column_text(st, 6);
+	in->demo = sqlite3_column_int(st, 10);
+	if (sqlite3_column_int(st, 9))
+		in->mark = CARD_MARK_WITHDRAWN;
+	else if (status && !strcmp(status, "upheld"))
+		in->mark = CARD_MARK_UPHELD;
+	else if (sqlite3_column_int(st, 7))
+		in->mark = CARD_MARK_OUTLIER;
+	else
+		in->mark = CARD_MARK_NONE;
+}
+
+/* Appends the card of run r->arg to svg.  Returns 0, 404 when there is no
+ * such run, or 503 (the database, or memory). */
+static unsigned draw_run(struct req *r, struct buf *svg)
+{
+	struct card_run in = { 0, NAN, NAN, NULL, NULL, NULL, NULL, CARD_MARK_NONE, 0 };
+	struct dbconn *c;
+	sqlite3_stmt *st;
+	unsigned ret = 503;
+	int rc;
+
+	if (!(c = db_reader(r->app->db)) || !(st = db_stmt(c, sql_card)))
+		return 503;
+	db_bind_text(st, 1, r->arg);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_DONE)
+		ret = 404;
+	else if (rc == SQLITE_ROW) {
+		fill(&in, st);
+		ret = card_render_run(&in, svg) < 0 ? 503 : 0;
+	}
+	sqlite3_reset(st);
+	return ret;
+}
+
+/* The refusal for draw_run()'s status: 404, or 503 (the database, or memory). */
+static int fail(unsigned status, const struct buf *svg, struct answer *a)
+{
+	if (status == 404)
+		return err_set(&a->err, 404, "not_found", NULL, "%s", MSG_NO_RUN);
+	return buf_error(svg) ? err_nomem(&a->err) : err_unavailable(&a->err, MSG_DB_DOWN);
+}
+
+/* See card.h. */
+int page_card_run_svg(struct req *r, struct answer *a)
+{
+	struct http_opts o = { .cache_control = CC_BADGE };
+	struct cache *c = r->app->cache;
+	struct buf svg = BUF_INIT;
+	struct http_kept *k;
+	unsigned status;
+	uint64_t gen;
+	int rc;
+
+	if (!run_id_valid(r->arg))
+		return err_set(&a->err, 404, "not_found", NULL, "%s", MSG_NO_RUN);
+	gen = cache_gen(c);
+	if ((k = cache_get(c, r->arg, REP_CARD_SVG)))
+		return answer_kept(a, k);
+	if ((status = draw_run(r, &svg))) {
+		rc = fail(status, &svg, a);
+		buf_release(&svg);
+		return rc;
+	}
+	answer_keep(a, c, r->arg, REP_CARD_SVG, gen, 0);
+	return answer_buf(a, 200, CT_SVG, &svg, &o);
+}
+
+/* Frees a card_job (r->job_free): the SVG, the PNG and the job. */
+static void job_free(void *p)
+{
+	struct card_job *j = p;
+
+	buf_release(&j->rj.png);
+	buf_release(&j->svg);
+	free(j);
+}
+
+/* raster_job.queued: suspends the request, under the pool's lock, before
+ * any thread can finish the job and resume it. */
+static void job_queued(struct raster_job *rj)
+{
+	struct card_job *j = container_of(rj, struct card_job, rj);
+
+	MHD_suspend_connection(j->r->conn);
+}
+
+/* raster_job.done, on a pool thread: wakes the request, which r->resume
+ * (finish) answers. */
+static void job_done(struct raster_job *rj)
+{
+	struct card_job *j = container_of(rj, struct card_job, rj);
+
+	MHD_resume_connection(j->r->conn);
+}
+
+/* The answer once the PNG is drawn (or not), r->resume: 200 kept in the
+ * cache unless the run changed meanwhile, or the 503 the job's status
+ * means. */
+static int finish(struct req *r, struct answer *a)
+{
+	struct card_job *j = r->job;
+	struct http_kept *k;
+
+	if (j->rj.status != RASTER_OK) {
+		if (j->rj.status == RASTER_FAILED)
+			log_error("card %s: %s %s", r->arg, RASTER_PROGRAM, j->rj.err.message);
+		r->retry_after = j->rj.status == RASTER_BUSY ? RETRY_BUSY : RETRY_FAILED;
+		return err_unavailable(&a->err, j->rj.status == RASTER_BUSY ? MSG_RASTER_BUSY : MSG_RASTER_FAILED);
+	}
+	if (!(k = http_kept_build(200, CT_PNG, j->rj.png.buf, j->rj.png.len, CC_BADGE, j->etag)))
+		return err_nomem(&a->err);
+	cache_put(r->app->cache, j->key, REP_CARD_PNG, j->gen, 0, http_kept_ref(k));
+	return answer_kept(a, k);
+}
+
+/* The PNG's ETag: of the rasterizer's version and the SVG, so that the
+ * same drawing by the same rasterizer keeps its tag across restarts and
+ * a 304 is answered without drawing. */
+static void png_etag(struct raster *rs, const struct buf *svg, char out[40])
+{
+	struct buf b = BUF_INIT;
+
+	buf_puts(&b, raster_version(rs));
+	buf_putc(&b, '\n');
+	buf_add(&b, svg->buf, svg->len);
+	http_etag_of(b.buf, b.len, out);
+	buf_release(&b);
+}
+
+/* Rasterizes the SVG in j->svg for r into a (j is r's from here on:
+ * freed with it, or here): 503 without a rasterizer, 304 when
+ * If-None-Match holds the PNG's tag; with key NULL, the PNG kept under a
+ * key of that tag (a page's card: the same drawing is the same PNG,
+ * whatever was written since), else under key.  The request is suspended
+ * while it is drawn (finish answers). */
+static int png_start(struct req *r, struct card_job *j, const char *key, struct answer *a)
+{
+	struct http_kept *k;
+	int rc;
+
+	if (!raster_version(r->app->raster)) {   /* after the read: an unknown run is 404 */
+		r->retry_after = RETRY_OFF;
+		rc = err_unavailable(&a->err, MSG_NO_RASTER);
+		goto out;
+	}
+	png_etag(r->app->raster, &j->svg, j->etag);
+	if (http_etag_matches(r, j->etag)) {
+		rc = answer_not_modified(a, j->etag, CC_BADGE);
+		goto out;
+	}
+	if (key)
+		snprintf(j->key, sizeof j->key, "%s", key);
+	else {
+		snprintf(j->key, sizeof j->key, "P%.32s", j->etag + 1);
+		if ((k = cache_get(r->app->cache, j->key, REP_CARD_PNG))) {
+			rc = answer_kept(a, k);
+			goto out;
+		}
+	}
+	j->r = r;
+	j->rj.svg = j->svg.buf;
+	j->rj.len = j->svg.len;
+	j->rj.queued = job_queued;
+	j->rj.done = job_done;
+	r->job = j;                /* the request frees it when it ends */
+	r->job_free = job_free;
+	r->resume = finish;
+	if (raster_submit(r->app->raster, &j->rj) < 0) {
+		r->job = NULL;
+		r->job_free = NULL;
+		r->resume = NULL;
+		r->retry_after = RETRY_BUSY;
+		rc = err_unavailable(&a->err, MSG_RASTER_BUSY);
+		goto out;
+	}
+	return answer_later(a);
+out:
+	job_free(j);
+	return rc;
+}
+
+/* A new job, its buffers empty, or NULL out of memory. */
+static struct card_job *job_new(uint64_t gen)
+{
+	struct card_job *j = calloc(1, sizeof *j);
+
+	if (!j)
+		return NULL;
+	buf_init(&j->svg);
+	buf_init(&j->rj.png);
+	j->gen = gen;
+	return j;
+}
+
+/* See card.h. */
+int page_card_run_png(struct req *r, struct answer *a)
+{
+	struct cache *c = r->app->cache;
+	struct card_job *j;
+	struct http_kept *k;
+	unsigned status;
+	uint64_t gen;
+	int rc;
+
+	if (!run_id_valid(r->arg))
+		return err_set(&a->err, 404, "not_found", NULL, "%s", MSG_NO_RUN);
+	gen = cache_gen(c);
+	if ((k = cache_get(c, r->arg, REP_CARD_PNG)))
+		return answer_kept(a, k);
+	if (!(j = job_new(gen)))
+		return err_nomem(&a->err);
+	if ((status = draw_run(r, &j->svg))) {
+		rc = fail(status, &j->svg, a);
+		job_free(j);
+		return rc;
+	}
+	return png_start(r, j, r->arg, a);
+}
+
+/* See card.h. */
+int page_card_png_of(struct req *r, struct buf *svg, uint64_t gen, struct answer *a)
+{
+	struct card_job *j;
+
+	if (!(j = job_new(gen))) {
+		buf_release(svg);
+		return err_nomem(&a->err);
+	}
+	j->svg = *svg;
+	buf_init(svg);
+	return png_start(r, j, NULL, a);
+}
+
+/* ---- the cards of model and hardware pages ---- */
+
+/* What a page card lists: the model's hardware, or the hardware's
+ * models, each by its best combination's median decode over submitters. */
+struct kind {
+	const char *word;        /* the card's band: "model", "hardware" */
+	const char *names;       /* search_names.kind */
+	const char *heading;
+	const char *rows_sql;    /* ?1 suite, ?2 slug: name, median; best first */
+	const char *count_sql;   /* ?1 suite, ?2 slug: runs, rows listed */
+	const char *count_one, *count_many;
+	int rows_hw;             /* the rows name hardware */
+	const char *none;        /* the 404's sentence */
+};
+
+/* The rows a card shows, in SQL. */
+#define CARD_ROWS_MAX_STR "5"
+_Static_assert(CARD_ROWS_MAX == 5, "CARD_ROWS_MAX_STR is CARD_ROWS_MAX");
+
+static const struct kind model_kind = {
+	"model", "model", "Fastest hardware",
+	"SELECT " NAMES_HW("hw_slug", "hw_slug") ", max(med) FROM combos "
+	"WHERE suite_version = ?1 AND model_slug = ?2 AND t_runs > 0 AND med IS NOT NULL "
+	"GROUP BY hw_slug ORDER BY 2 DESC, hw_slug LIMIT " CARD_ROWS_MAX_STR,
+	"SELECT coalesce(sum(t_runs), 0), count(DISTINCT hw_slug) FROM combos "
+	"WHERE suite_version = ?1 AND model_slug = ?2 AND t_runs > 0",
+	"machine", "machines", 1,
+	"No run names this model; its page is /m/<slug> with the slug of a model that was measured.",
+};
+
+static const struct kind hw_kind = {
+	"hardware", "hw", "Fastest models",
+	"SELECT " NAMES_MODEL("model_slug", "model_slug") ", max(med) FROM combos "
+	"WHERE suite_version = ?1 AND hw_slug = ?2 AND t_runs > 0 AND med IS NOT NULL "
+	"GROUP BY model_slug ORDER BY 2 DESC, model_slug LIMIT " CARD_ROWS_MAX_STR,
+	"SELECT coalesce(sum(t_runs), 0), count(DISTINCT model_slug) FROM combos "
+	"WHERE suite_version = ?1 AND hw_slug = ?2 AND t_runs > 0",
+	"model", "models", 0,
+	"No run names this hardware; its page is /hw/<slug> with the slug of hardware that was measured.",
+};
+
+static const char sql_name[] = "SELECT name FROM search_names WHERE kind = ?1 AND slug = ?2";
+
+/* Binds the suite and the slug as ?1 and ?2 of st. */
+static void bind2(sqlite3_stmt *st, const struct browse *b, const char *first)
+{
+	db_bind_text(st, 1, first);
+	db_bind_text(st, 2, b->r->arg);
+}
+
+/* Appends the card of k for the slug in r->arg to svg.  0; 404 when no
+ * run names the slug; 503 (the database, or memory). */
+static unsigned draw_page(struct browse *b, const struct kind *k, struct buf *svg)
+{
+	struct card_page in = { k->word, NULL, NULL, k->heading, "median decode tok/s", { { 0 } }, 0, 0 };
+	struct buf title = BUF_INIT, sub = BUF_INIT, names[CARD_ROWS_MAX];
+	sqlite3_stmt *st;
+	long long runs = 0, listed = 0;
+	unsigned ret = 503;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < CARD_ROWS_MAX; i++)
+		buf_init(&names[i]);
+	if (!(st = db_stmt(b->c, sql_name)))
+		goto out;
+	db_bind_text(st, 1, k->names);
+	db_bind_text(st, 2, b->r->arg);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		buf_puts(&title, (const char *)sqlite3_column_text(st, 0));
+	sqlite3_reset(st);
+	if (rc == SQLITE_DONE) {
+		ret = 404;
+		goto out;
+	}
+	if (rc != SQLITE_ROW || !(st = db_stmt(b->c, k->count_sql)))
+		goto out;
+	bind2(st, b, b->suite);
+	if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		runs = sqlite3_column_int64(st, 0);
+		listed = sqlite3_column_int64(st, 1);
+	}
+	sqlite3_reset(st);
+	if (rc != SQLITE_ROW || !(st = db_stmt(b->c, k->rows_sql)))
+		goto out;
+	bind2(st, b, b->suite);
+	while (in.nrows < CARD_ROWS_MAX && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		buf_puts(&names[in.nrows], (const char *)sqlite3_column_text(st, 0));
+		in.rows[in.nrows].name = names[in.nrows].buf;
+		in.rows[in.nrows].value = sqlite3_column_double(st, 1);
+		in.rows[in.nrows].hw = k->rows_hw;
+		in.nrows++;
+	}
+	sqlite3_reset(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		goto out;
+	numfmt_count(&sub, runs, "counted run", "counted runs");
+	buf_puts(&sub, k->rows_hw ? " on " : " of ");
+	numfmt_count(&sub, listed, k->count_one, k->count_many);
+	buf_printf(&sub, ", %s", b->suite);
+	in.title = title.buf;
+	in.subtitle = sub.buf;
+	in.demo = browse_has_demo(b) == 1;
+	if (buf_error(&title) || buf_error(&sub) || card_render_page(&in, svg) < 0)
+		goto out;
+	ret = 0;
+out:
+	for (i = 0; i < CARD_ROWS_MAX; i++)
+		buf_release(&names[i]);
+	buf_release(&title);
+	buf_release(&sub);
+	return ret;
+}
+
+/* Draws k's card for r into svg within a browse request (its suite, its
+ * snapshot), its cache generation into *gen; 0, or -1 with the refusal in
+ * a: 404 for a slug no run names, 503 (the database, or memory). */
+static int drawn(struct req *r, const struct kind *k, struct buf *svg, uint64_t *gen,
+		 struct answer *a)
+{
+	struct browse b;
+	unsigned status;
+
+	if (!slug_valid(r->arg))
+		return err_set(&a->err, 404, "not_found", NULL, "%s", k->none);
+	if (browse_begin(&b, r) < 0) {
+		browse_end(&b);
+		a->err = b.err;
+		return -1;
+	}
+	*gen = b.gen;
+	status = draw_page(&b, k, svg);
+	browse_end(&b);
+	if (status == 404)
+		return err_set(&a->err, 404, "not_found", NULL, "%s", k->none);
+	if (status)
+		return buf_error(svg) ? err_nomem(&a->err) : err_unavailable(&a->err, MSG_DB_DOWN);
+	return 0;
+}
+
+/* The SVG of k's card: 200, not kept (one read of a few rows). */
+static int svg_answer(struct req *r, const struct kind *k, struct answer *a)
+{
+	struct http_opts o = { .cache_control = CC_BADGE, .etag = 1 };
+	struct buf svg = BUF_INIT;
+	uint64_t gen;
+
+	if (drawn(r, k, &svg, &gen, a) < 0) {
+		buf_release(&svg);
+		return -1;
+	}
+	return answer_buf(a, 200, CT_SVG, &svg, &o);
+}
+
+/* The PNG of k's card, kept in the cache by what it shows. */
+static int png_answer(struct req *r, const struct kind *k, struct answer *a)
+{
+	struct buf svg = BUF_INIT;
+	uint64_t gen;
+
+	if (drawn(r, k, &svg, &gen, a) < 0) {
+		buf_release(&svg);
+		return -1;
+	}
+	return page_card_png_of(r, &svg, gen, a);
+}
+
+/* See card.h. */
+int page_card_model_png(struct req *r, struct answer *a) { return png_answer(r, &model_kind, a); }
+int page_card_model_svg(struct req *r, struct answer *a) { return svg_answer(r, &model_kind, a); }
+int page_card_hw_png(struct req *r, struct answer *a) { return png_answer(r, &hw_kind, a); }
+int page_card_hw_svg(struct req *r, struct answer *a) { return svg_answer(r, &hw_kind, a); }
