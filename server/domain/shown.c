@@ -22,11 +22,12 @@ static int is_label(char c)
 	return is_lower(c) || is_digit(c) || c == '-';
 }
 
-/* 1 when the n bytes at s are one of names.json's shown.domains labels. */
-static int domain_label(const struct ceiling_ref *ref, const char *s, size_t n)
+/* 1 when the n bytes at s are one of names.json's shown.files labels: a
+ * file type tools name weights by (".gguf"), not a top-level domain. */
+static int file_label(const struct ceiling_ref *ref, const char *s, size_t n)
 {
 	const json_t *labels = ref ? json_object_get(json_object_get(json_object_get(
-		ceiling_names(ref), "shown"), "domains"), "tokens") : NULL;
+		ceiling_names(ref), "shown"), "files"), "tokens") : NULL;
 	const char *l;
 	size_t i;
 	json_t *v;
@@ -35,6 +36,22 @@ static int domain_label(const struct ceiling_ref *ref, const char *s, size_t n)
 		if ((l = json_string_value(v)) && strlen(l) == n && !memcmp(l, s, n))
 			return 1;
 	return 0;
+}
+
+/* 1 when the n bytes at s may be a top-level domain: 2 to 63 letters, or
+ * an IDNA label ("xn--"), and not a file type. */
+static int tld_label(const struct ceiling_ref *ref, const char *s, size_t n)
+{
+	size_t i;
+
+	if (n >= 5 && !memcmp(s, "xn--", 4))
+		return 1;
+	if (n < 2 || n > 63)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!is_lower(s[i]))
+			return 0;
+	return !file_label(ref, s, n);
 }
 
 /* 1 when the dotted word at s (lower-case ASCII, starting at a label that
@@ -57,7 +74,7 @@ static int address_at(const struct ceiling_ref *ref, const char *s)
 	}
 	if (labels == 4 && numbers == 4)
 		return 1;
-	return labels >= 2 && domain_label(ref, label, (size_t)(p - label));
+	return labels >= 2 && tld_label(ref, label, (size_t)(p - label));
 }
 
 /* 1 when the lower-cased reading r holds an address (shown.h). */

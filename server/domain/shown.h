@@ -10,8 +10,10 @@
  * a dot) and case aside, it holds
  *   - "://" (a URL) or a word that starts "www.";
  *   - a domain: two or more labels of ASCII letters, digits and '-' joined
- *     by single dots, the last one of names.json's shown.domains labels
- *     ("evil.example", "hf.co", "x.y.com"; not "Qwen2.5", "Q4.0");
+ *     by single dots, the last one of 2 to 63 letters or an IDNA "xn--"
+ *     label, as every top-level domain is, unless it is one of names.json's
+ *     shown.files labels, file types such as "gguf" ("evil.example",
+ *     "hf.co", "x.rocks"; not "Qwen2.5", "Q4.0", "Q4_K_M.gguf");
  *   - an IPv4 address: four dotted numbers of at most three digits;
  *   - an "@" between two ASCII letters or digits (an e-mail address). */
 #ifndef LLMS_SHOWN_H
@@ -20,7 +22,7 @@
 #include "domain/ceiling.h"
 
 /* 1 when name may be a page's shown name by the rule above, 0 when not.
- * ref NULL: no domain labels are known (the other parts still apply). */
+ * ref NULL: no file types are known (every letter label is a domain). */
 int shown_ok(const struct ceiling_ref *ref, const char *name);
 
 #endif

@@ -15,7 +15,7 @@
 
 /* What the keys and the judgements depend on besides ICU and the
  * reference data: bump it when confusable_keys or shown_ok change. */
-#define NAMES_RULES "names-2"
+#define NAMES_RULES "names-3"
 #define JUDGE_BATCH 512
 
 static const char sql_shown[] = "SELECT name FROM search_names WHERE kind = ?1 AND slug = ?2";
