@@ -106,7 +106,7 @@ static json_t *digest_item(struct mpage *p, sqlite3_stmt *st)
 	snprintf(keys_text, sizeof keys_text, "%lld signing key%s", keys, keys == 1 ? "" : "s");
 	med = digest_figure(p, sql_top, digest, NULL);
 	best = digest_figure(p, sql_best, digest, best_id);
-	return json_pack("{s:s, s:s, s:I, s:I, s:s?, s:o, s:o, s:s?, s:o*, s:o*, s:f, s:o, s:o, s:o*}", "digest", digest,
+	return json_pack("{s:s, s:s, s:I, s:I, s:s*, s:o, s:o, s:s?, s:o*, s:o*, s:f, s:o, s:o, s:o*}", "digest", digest,
 		"digest_short", shrt,
 		"runs", (json_int_t)sqlite3_column_int64(st, 1),
 		"keys", (json_int_t)keys, "keys_text", p->b.html ? keys_text : NULL,
