@@ -85,3 +85,22 @@ def test_the_command_quotes_every_argument_and_none_is_an_option(server):
     r = server.get("/m/%s/hw/rtx-4090.json" % slug).json()
     assert r["command"] == ("llm-speed bench --models 'Acme $(id) `id` it'\\''s/Acme-Coder-30B-A3B' "
                             "--backends 'llama.cpp'"), r["command"]
+
+
+def test_alias_slugs_and_spellings_count_one_ask(server):
+    """Issue 37, L3: an alias slug counted one visitor's ask a second time.
+    Every spelling of a model and of a hardware (an alias slug, an Ollama
+    tag, a search) asks for the one canonical pair, once per address."""
+    visits = ["/fit?model=qwen2-5-7b&hw=m3-ultra", "/fit?model=qwen2.5:7b&hw=m3-ultra",
+              "/fit?model=Qwen2.5-7B-Instruct&hw=m3-ultra", "/m/qwen2-5-7b-instruct/hw/m3-ultra",
+              "/m/qwen2-5-7b/hw/m3-ultra"]
+    for v in visits:
+        assert server.get(v).status_code == 200, v
+    r = server.get("/search.json", params={"q": "qwen2.5:7b on M3 Ultra"})
+    assert r.json()["combination"]["model_slug"] == "qwen2-5-7b", r.text
+    (row,) = wait_for(lambda: rows(server), what="the wanted row")
+    assert (row["model_slug"], row["hw_slug"], row["asks"]) == ("qwen2-5-7b", "m3-ultra", 1), row
+    other = client_from("127.0.0.2")
+    assert other.get(server.url + "/m/qwen2-5-7b-instruct/hw/m3-ultra").status_code == 200
+    wait_for(lambda: rows(server)[0]["asks"] == 2, what="the second address's ask")
+    assert len(rows(server)) == 1
