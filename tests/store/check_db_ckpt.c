@@ -176,6 +176,11 @@ START_TEST(writer_waits_for_a_stalled_checkpointer_at_the_limit)
 
 	gate_install();
 	db = tmpdb_open(&T, NULL);
+	/* The migrations' own frames may already pass the limit (each new
+	 * migration adds some): the writer may not grow the log past the
+	 * larger of the two. */
+	if (wal_size() > (off_t)LIMIT * 4120)
+		bound = wal_size() + (off_t)50 * 4120;
 	gate_set(1);
 	pthread_mutex_lock(&db->lock);
 	db->wal_limit = LIMIT;
