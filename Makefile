@@ -2,7 +2,7 @@
 # Sources are globbed: a new server/<layer>/*.c or tests/<layer>/check_*.c needs no edit here.
 
 CC      ?= cc
-PKGS    := libmicrohttpd jansson libsodium sqlite3 zlib
+PKGS    := libmicrohttpd jansson libsodium sqlite3 zlib icu-uc icu-i18n
 # The version /metrics names (llmspeed_build_info): the commit built from.
 VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 CSTD    := -std=c11 -D_DEFAULT_SOURCE -D_GNU_SOURCE -DLLMSPEED_VERSION='"$(VERSION)"'

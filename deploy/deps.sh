@@ -3,13 +3,15 @@
 # Idempotent and quick when everything is present.
 set -e
 PKGS="build-essential pkg-config clang libclang-rt-14-dev
-libmicrohttpd-dev libjansson-dev libsodium-dev libmbedtls-dev libsqlite3-dev sqlite3 zlib1g-dev
+libmicrohttpd-dev libjansson-dev libsodium-dev libmbedtls-dev libsqlite3-dev sqlite3 zlib1g-dev libicu-dev
 check libsubunit-dev
 python3 python3-pytest python3-jwcrypto python3-cryptography python3-lxml python3-requests python3-jsonschema
 nginx-light wrk curl e2fsprogs trang libxml2-utils prometheus
 chromium
 golang-go golang-golang-x-mod-dev
 librsvg2-bin fonts-dejavu-core"
+# libicu-dev: ICU's spoof checker (UTS #39 confusable skeletons and
+# restriction levels) tells names that only look alike (util/confusable.c).
 # rsvg-convert (librsvg2-bin) draws the link-preview cards (/card/<id>.png)
 # from their SVG as a subprocess, in DejaVu Sans (fonts-dejavu-core); without
 # it the daemon serves no cards (503) and says so once at start.

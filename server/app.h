@@ -33,8 +33,9 @@ struct config {
 	unsigned dispute_rate;        /* dispute posts per minute per address */
 	unsigned refusal_rate;        /* refused uploads in any minute per address */
 	unsigned search_rate;         /* searches per minute per address */
-	int trust_proxy;              /* take the client address from X-Forwarded-For */
-	const char *trust_proxy_addr; /* ...only on connections from this peer; NULL: any */
+	int trust_proxy;              /* --trust-proxy given (refused without an address) */
+	const char *trust_proxy_addr; /* take the client address from X-Forwarded-For
+				       * on connections from this peer only */
 	unsigned request_timeout;     /* seconds for a whole request to arrive; 0: off */
 	unsigned max_header_bytes;    /* per-connection buffer for request line and headers */
 	unsigned db_busy_ms;          /* how long a write waits for a locked database */

@@ -18,6 +18,7 @@
 #include "store/db.h"
 #include "store/db_backup.h"
 #include "store/identity.h"
+#include "store/names.h"
 #include "store/netcap.h"
 #include "store/outlier.h"
 #include "store/tlog_store.h"
@@ -43,7 +44,8 @@ static int db_perm_of(const struct config *c, struct db_perm *p)
 
 /* After the migrations, on the writer before it starts: the cluster sums
  * migrated without them, the runs' names resolved again when the
- * reference data changed (and then their ceiling verdicts), then the log
+ * reference data changed (and then their ceiling verdicts), the names
+ * judged and keyed for look-alikes (store/names.h), then the log
  * entries of rows stored before the log.  A db_status, with the reason in
  * err. */
 /* Set by open_db: only the server applies a changed --keys-per-network to
@@ -56,6 +58,8 @@ static int after_migrate(struct dbconn *w, struct err *err)
 
 	if (rc == DB_OK)
 		rc = identity_refresh(w, &moved, err);
+	if (rc == DB_OK)
+		rc = names_refresh(w, err);
 	if (rc == DB_OK && moved)
 		rc = outlier_backfill_ceilings(w, err);
 	if (rc == DB_OK && judge_caps)

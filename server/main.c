@@ -77,7 +77,6 @@ static struct MHD_Daemon *start_daemon(struct app *app, const struct sockaddr *s
 		/* A trusted proxy carries many clients on shared keep-alive
 		 * connections; it limits them itself (deploy/nginx.conf). */
 		.exempt_addr = c->trust_proxy ? c->trust_proxy_addr : NULL,
-		.exempt_all = c->trust_proxy && !c->trust_proxy_addr,
 	};
 
 	if (sa->sa_family == AF_INET6)

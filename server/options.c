@@ -85,10 +85,11 @@ const char usage[] =
 "  --db-busy-timeout MS   LLMSPEED_DB_BUSY_TIMEOUT how long a write waits for a database\n"
 "                                                  locked by another process before the\n"
 "                                                  upload gets 503, default 5000\n"
-"  --trust-proxy[=ADDR]   LLMSPEED_TRUST_PROXY=1|ADDR  take the client address (for rate\n"
-"                                                  limits) from the last X-Forwarded-For\n"
-"                                                  entry; with ADDR only on connections\n"
-"                                                  from that address (your reverse proxy)\n"
+"  --trust-proxy=ADDR     LLMSPEED_TRUST_PROXY=ADDR  on connections from ADDR (your\n"
+"                                                  reverse proxy's address, such as\n"
+"                                                  127.0.0.1) take the client address (for\n"
+"                                                  rate limits) from the last\n"
+"                                                  X-Forwarded-For entry; ADDR is required\n"
 "\n"
 "operations:\n"
 "  --access-log FILE      LLMSPEED_ACCESS_LOG      one line per request, combined log format\n"
@@ -147,8 +148,11 @@ static unsigned flag_uint(const char *flag, const char *arg)
 	return n;
 }
 
-/* --trust-proxy and LLMSPEED_TRUST_PROXY: "1" (or no value) trusts
- * X-Forwarded-For from any peer, an address only from that peer. */
+/* --trust-proxy=ADDR and LLMSPEED_TRUST_PROXY=ADDR: X-Forwarded-For is
+ * read on connections from the proxy at ADDR only.  "0" (or nothing)
+ * trusts none; a bare flag or "1" (any peer, which would let every
+ * direct client spoof its address) is kept here as NULL and refused by
+ * check_limits. */
 static void set_trust(struct config *c, const char *v)
 {
 	c->trust_proxy = v && strcmp(v, "0") != 0;
@@ -224,6 +228,12 @@ static int check_limits(const struct config *c)
 	}
 	if (c->max_header_bytes < 8192) {
 		fprintf(stderr, "llm-speedd: --max-header-bytes must be at least 8192\n");
+		return -1;
+	}
+	if (c->trust_proxy && !c->trust_proxy_addr) {
+		fprintf(stderr, "llm-speedd: --trust-proxy needs the address your reverse proxy connects "
+			"from, so that no other client can set X-Forwarded-For: write --trust-proxy=127.0.0.1 "
+			"(or LLMSPEED_TRUST_PROXY=127.0.0.1) with the proxy's address\n");
 		return -1;
 	}
 	if (c->trust_proxy_addr && inet_pton(AF_INET, c->trust_proxy_addr, &a4) != 1 &&

@@ -390,17 +390,15 @@ static int forwarded_for(struct req *r, char *out, size_t n)
 }
 
 /* Writes the client's address into r->client: the peer address, or, when
- * the peer is a trusted proxy (--trust-proxy, and when it names an address,
- * only a peer at that address), the last X-Forwarded-For entry.  Kept in
+ * the peer is the trusted proxy (--trust-proxy=ADDR: a peer at ADDR), the
+ * last X-Forwarded-For entry.  Kept in
  * memory only, for rate limits; never logged or stored. */
 static void client_of(struct req *r)
 {
 	const struct config *c = &r->app->cfg;
 
 	peer_of(r, r->client, sizeof r->client);
-	if (!c->trust_proxy)
-		return;
-	if (c->trust_proxy_addr && !same_address(r->client, c->trust_proxy_addr))
+	if (!c->trust_proxy_addr || !same_address(r->client, c->trust_proxy_addr))
 		return;
 	if (forwarded_for(r, r->client, sizeof r->client) < 0)
 		peer_of(r, r->client, sizeof r->client);

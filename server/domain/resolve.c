@@ -1454,5 +1454,7 @@ int resolve_payload(const struct ceiling_ref *ref, const json_t *payload, struct
 	snprintf(out->format, sizeof out->format, "%s",
 		 in.format ? in.format : r.q.family ? r.q.family : "");
 	out->bin = r.bin;
+	snprintf(out->backend_version, sizeof out->backend_version, "%s",
+		 version_shown(json_string_value(json_object_get(json_object_get(payload, "backend"), "version"))));
 	return 0;
 }

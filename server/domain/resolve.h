@@ -40,6 +40,7 @@
 #include <jansson.h>
 
 #include "domain/ceiling.h"
+#include "domain/version.h"
 #include "util/err.h"
 #include "util/slug.h"
 
@@ -93,6 +94,8 @@ struct resolve_names {
 	int bin;                 /* 1 + the hardware bin's index, 0: none or unknown */
 	char name_slug[SLUG_MAX + 1], accel_slug[SLUG_MAX + 1];  /* the uploaded names'
 				  * own slugs when they differ from the page slugs, else "" */
+	char backend_version[VERSION_SHOWN_MAX + 48];  /* the version pages show:
+				  * version_shown() of the payload's (domain/version.h) */
 };
 
 /* Resolves a valid payload's names into out.  Returns 0, or -1 when a name

@@ -149,6 +149,94 @@ static int parse_build(const char *s, const char *e, struct ver *v)
 	return s == e || strchr("-+ (", *s) ? 0 : -1;
 }
 
+/* The length of the run of lowercase hex digits at s. */
+static size_t hex_run(const char *s)
+{
+	size_t n = 0;
+
+	while (is_digit(s[n]) || (s[n] >= 'a' && s[n] <= 'f'))
+		n++;
+	return n;
+}
+
+/* 1 when s is a whole commit tail: '-' or ' ', then 7 to 40 hex digits,
+ * bare or in brackets after the space ("-abc1234", " (abc1234)"). */
+static int commit_tail(const char *s)
+{
+	int paren;
+	size_t h;
+
+	if (*s != '-' && *s != ' ')
+		return 0;
+	paren = s[0] == ' ' && s[1] == '(';
+	s += 1 + paren;
+	h = hex_run(s);
+	if (h < 7 || h > 40)
+		return 0;
+	s += h;
+	return paren ? !strcmp(s, ")") : !*s;
+}
+
+/* 1 when s is a whole local label: '+', then dotted runs of ASCII letters
+ * and digits ("+cu121"), and optionally a commit tail after it. */
+static int local_tail(const char *s)
+{
+	size_t n;
+
+	if (*s++ != '+')
+		return 0;
+	for (;;) {
+		for (n = 0; is_digit(s[n]) || (lower(s[n]) >= 'a' && lower(s[n]) <= 'z'); n++)
+			;
+		if (!n)
+			return 0;
+		s += n;
+		if (*s != '.')
+			return !*s || commit_tail(s);
+		s++;
+	}
+}
+
+int version_looks_like(const char *v)
+{
+	char t[VERSION_SHOWN_MAX + 1];
+	const char *s = v ? v : "";
+	unsigned long n;
+	size_t len;
+	struct ver p;
+	int k;
+
+	while (*s == ' ')
+		s++;
+	for (len = strlen(s); len && s[len - 1] == ' '; len--)
+		;
+	if (!len || len > VERSION_SHOWN_MAX)
+		return 0;
+	memcpy(t, s, len);
+	t[len] = '\0';
+	if (len >= 7 && len <= 40 && hex_run(t) == len)
+		return 1;                       /* a bare commit hash */
+	s = t + (*t == 'v' || *t == 'V' || *t == 'b' || *t == 'B');
+	if (read_num(&s, &n) < 0)
+		return 0;
+	for (k = 1; *s == '.' && is_digit(s[1]); k++)
+		if (k == VERSION_SEGS || (s++, read_num(&s, &n) < 0))
+			return 0;
+	memset(&p, 0, sizeof p);
+	for (;;) {
+		if (!*s || commit_tail(s) || local_tail(s))
+			return 1;
+		if (read_pre(&s, &p) <= 0 && read_part(&s, post_tags, &n) <= 0 &&
+		    read_part(&s, dev_tags, &n) <= 0)
+			return 0;
+	}
+}
+
+const char *version_shown(const char *v)
+{
+	return version_looks_like(v) ? v : VERSION_UNRECOGNISED;
+}
+
 /* Parses version str of backend into v: 0, or -1 when unparsable. */
 static int parse(const char *backend, const char *str, struct ver *v)
 {

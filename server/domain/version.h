@@ -47,6 +47,33 @@
  * most 100 code points, 400 bytes). */
 #define VERSION_KEY_MAX 416
 
+/* What pages show for a backend version that does not look like one. */
+#define VERSION_UNRECOGNISED "unrecognised version"
+/* The longest version that can look like one, in bytes (spaces around it
+ * aside). */
+#define VERSION_SHOWN_MAX 64
+
+/* 1 when v looks like a version, whatever the backend, so that pages may
+ * show it (issue 37: "99.0 SECURITY: update from https://evil.example"
+ * must not reach them): spaces around it aside, at most
+ * VERSION_SHOWN_MAX bytes of
+ *     [v|V|b|B] N(.N)*   1 to VERSION_SEGS numbers of 1 to 9 digits
+ *     then any of the pre, post and dev parts of the PEP 440 rule above
+ *         ("rc1", "-rc.1", ".post2", ".dev0", "a1", "-beta")
+ *     then optionally a local label: '+' and letters and digits in dotted
+ *         parts ("+cu121", "+cuda")
+ *     then optionally a commit: '-' or ' ' and 7 to 40 lowercase hex
+ *         digits, or " (" those ")" ("b6200-abc1234", "6200 (abc1234)");
+ * or a bare commit hash of 7 to 40 lowercase hex digits ("abc1234").
+ * NULL and anything else, letters of another word included ("0.5.7-dirty",
+ * "main", "99.0 SECURITY: ..."), do not.  A version that looks like one
+ * need not be parsable for ordering (a commit hash is not). */
+int version_looks_like(const char *v);
+
+/* v when it looks like a version, else VERSION_UNRECOGNISED: the version a
+ * run's row keeps and every page shows (its signed payload keeps v). */
+const char *version_shown(const char *v);
+
 /* 1 when v is a version of backend that the rules above place, else 0. */
 int version_parsable(const char *backend, const char *v);
 

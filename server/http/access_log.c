@@ -243,11 +243,12 @@ void access_log_escape(struct buf *b, const char *s, size_t n)
 	free(l);
 }
 
-/* A header's value, escaped and cut to AL_FIELD_MAX bytes. */
+/* A header's value, whole (a NUL in it is written \x00, not an end),
+ * escaped and cut to AL_FIELD_MAX bytes. */
 static void header_field(struct line *l, struct req *r, const char *name)
 {
-	const char *v = http_header(r, name);
-	size_t n = v ? strlen(v) : 0;
+	size_t n;
+	const char *v = http_header_n(r, name, &n);
 
 	escape(l, v, n < AL_FIELD_MAX ? n : AL_FIELD_MAX);
 }

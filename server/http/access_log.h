@@ -9,7 +9,9 @@
  * the user is always "-" (a bearer token is never written), the request
  * line is the target as sent but without its query string on a POST, and
  * bytes are the body's ("-" for none, or for a streamed /export).  Quotes,
- * backslashes and bytes outside printable ASCII are written \xHH.
+ * backslashes and bytes outside printable ASCII are written \xHH, a NUL
+ * in a header's value too (the whole value is logged, not what precedes
+ * its first NUL).
  *
  * Off the request path: a request only formats its line in a buffer of its
  * thread (no allocation; the date once a second) and copies it into a

@@ -94,7 +94,7 @@ static int key_of_text(const char *text, unsigned char key[16])
 
 static int exempt(const struct guard *g, const unsigned char key[16])
 {
-	return g->cfg.exempt_all || (g->has_exempt && !memcmp(key, g->exempt, 16));
+	return g->has_exempt && !memcmp(key, g->exempt, 16);
 }
 
 static unsigned bucket_of(const unsigned char key[16])

@@ -45,7 +45,6 @@ struct guard_config {
 	unsigned max_connections;   /* the daemon's total; sets the pressure mark */
 	unsigned max_per_ip;        /* open connections per address; 0: no limit */
 	const char *exempt_addr;    /* a trusted proxy, exempt from max_per_ip */
-	int exempt_all;             /* every peer is a trusted proxy */
 };
 
 struct guard;

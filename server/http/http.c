@@ -206,6 +206,16 @@ static int ascii_caseeq(const char *a, const char *b)
 	return *a == *b;
 }
 
+const char *http_header_n(struct req *r, const char *name, size_t *len)
+{
+	const char *v = NULL;
+
+	*len = 0;
+	if (MHD_lookup_connection_value_n(r->conn, MHD_HEADER_KIND, name, strlen(name), &v, len) != MHD_YES)
+		return NULL;
+	return v;
+}
+
 const char *http_query(struct req *r, const char *name)
 {
 	int i;

@@ -187,6 +187,9 @@ void http_etag_of(const void *body, size_t len, char out[40]);
 /* Request header, or NULL (always for a request without a connection: a
  * unit test's). */
 const char *http_header(struct req *r, const char *name);
+/* Request header with its length in *len, NUL bytes in it included (a
+ * C string of it would stop at the first); NULL and 0 when absent. */
+const char *http_header_n(struct req *r, const char *name, size_t *len);
 /* Copies the pointers to the request's query arguments (libmicrohttpd's,
  * which live as long as the request) into r->query, in the order sent;
  * the router's first call does it once.  The rest of the request reads

@@ -4,6 +4,7 @@
  * bytes in validate_bytes.c. */
 #include "ingest/validate_int.h"
 #include "domain/resolve.h"
+#include "domain/version.h"
 #include "util/confusable.h"
 #include "util/slug.h"
 #include "util/utf8.h"
@@ -81,19 +82,19 @@ static const struct spec backend_spec[] = {
 static const struct spec model_spec[] = {
 	STRC("name", 1, 200, HINT_MODEL, validate_check_model_name),
 	STRC("digest", 1, 100, HINT_DIGEST, validate_check_digest),
-	STR("quantization", 0, 64),
-	STR("format", 0, 64),
+	STRC("quantization", 0, 64, HINT_LABEL, validate_check_label),
+	STRC("format", 0, 64, HINT_LABEL, validate_check_label),
 	NUM("weights_bytes", K_BYTES, 0),
 	END
 };
 
 static const struct spec hardware_spec[] = {
-	STR("cpu_model", 1, 200),
+	STRC("cpu_model", 1, 200, NULL, validate_check_line),
 	NUM("cpu_cores", K_NUMBER, 0),
 	NUM("ram_gb", K_NUMBER, 0),
-	STR("gpu_name", 0, 200),
+	STRC("gpu_name", 0, 200, NULL, validate_check_line),
 	NUM("vram_gb", K_NUMBER, 0),
-	STR("os", 0, 100),
+	STRC("os", 0, 100, NULL, validate_check_line),
 	STRC("accelerator_summary", 1, 200, HINT_ACCEL, validate_check_accel),
 	STRC("fingerprint_hash", 0, 100, HINT_FPRINT, validate_check_fingerprint),
 	END
@@ -301,13 +302,18 @@ static int wrong_type(struct vctx *c, const char *field, const struct spec *s,
 static int bad_char(struct vctx *c, const char *field, const char *str, long at, uint32_t ch)
 {
 	char name[12];
-	long before = utf8_count((const unsigned char *)str, (size_t)at);   /* well-formed up to at */
-	size_t nth = before < 0 ? 1 : (size_t)before + 1;
 
 	utf8_cp_name(ch, name);
 	return validate_bad(c, field, "%s contains %s, %s, at character %zu; remove it.", field, name,
 		   utf8_is_noncharacter(ch) ? "a noncharacter that feeds and badges cannot carry"
-					    : "a control character", nth);
+					    : "a control character", validate_nth(str, at));
+}
+
+size_t validate_nth(const char *str, long at)
+{
+	long before = utf8_count((const unsigned char *)str, (size_t)at);   /* well-formed up to at */
+
+	return before < 0 ? 1 : (size_t)before + 1;
 }
 
 /* K_STRING: a string of 1 (when required) to s->max code points, without
@@ -502,7 +508,7 @@ static void fill_fields(const json_t *p, const struct vctx *c, struct run_fields
 	out->client_name = str_at(p, "client", "name");
 	out->client_version = str_at(p, "client", "version");
 	out->backend_name = str_at(p, "backend", "name");
-	out->backend_version = str_at(p, "backend", "version");
+	out->backend_version = version_shown(str_at(p, "backend", "version"));
 	out->model_name = str_at(p, "model", "name");
 	out->model_digest = str_at(p, "model", "digest");
 	out->model_quant = str_at(p, "model", "quantization");
@@ -525,7 +531,9 @@ static void fill_fields(const json_t *p, const struct vctx *c, struct run_fields
 /* The page the name reads as (its look-alike letters as the ASCII ones,
  * invisible characters left out), through the resolver as the upload
  * itself is read, into out (size n), when that is not its own page own;
- * else "".  The store refuses a name whose reading is another page. */
+ * else "", and "" for a name that reads as itself (nothing in it looks
+ * like something else: where it landed is the resolver's choice).  The
+ * store refuses a name whose reading is another page. */
 static void lookalike_page(const struct ceiling_ref *ref, int model, const char *name,
 			   const char *own, char *out, size_t n)
 {
@@ -535,7 +543,7 @@ static void lookalike_page(const struct ceiling_ref *ref, int model, const char 
 
 	out[0] = '\0';
 	confusable_latin(name, &b);
-	if (!buf_error(&b) && b.buf[0]) {
+	if (!buf_error(&b) && b.buf && b.buf[0] && strcmp(b.buf, name)) {
 		if (model && (m = resolve_model_name(ref, b.buf)))
 			snprintf(out, n, "%s", m->id);
 		else if (!model && (h = resolve_hw_name(ref, b.buf)))
@@ -563,6 +571,7 @@ void validate_resolve(const struct ceiling_ref *ref, const json_t *payload,
 		       sizeof out->hw_lookalike);
 	out->model_name = n->model_name;
 	out->accelerator = n->accelerator;
+	out->backend_version = n->backend_version;
 	out->model_quant = n->quant[0] ? n->quant : NULL;
 	out->model_format = n->format[0] ? n->format : NULL;
 }

@@ -20,6 +20,7 @@ struct vctx {
 #define HINT_FPRINT "a string of exactly 16 lowercase hex digits"
 #define HINT_ACCEL "the accelerator's name, such as \"M3 Ultra\" or \"RTX 4090\""
 #define HINT_MODEL "the model's name as published, with at least one ASCII letter or digit"
+#define HINT_LABEL "a label as the tool prints it, such as \"Q4_K_M\" or \"gguf\", or leave it out"
 
 /* validate.c: the error helpers. */
 /* Reports an error with the given status and code; returns -1. */
@@ -28,6 +29,9 @@ int validate_fail(struct vctx *c, int status, const char *code, const char *fiel
 /* Reports a 422 schema_violation at field; returns -1. */
 int validate_bad(struct vctx *c, const char *field, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* The 1-based character number of byte offset at of str (well-formed
+ * up to at), for messages that point at a character. */
+size_t validate_nth(const char *str, long at);
 /* Empties *e: status 0, no code, field and message "". */
 void validate_err_clear(struct err *e);
 
@@ -40,6 +44,8 @@ int validate_check_model_name(const json_t *v, const char *field, struct vctx *c
 int validate_check_digest(const json_t *v, const char *field, struct vctx *c);
 int validate_check_accel(const json_t *v, const char *field, struct vctx *c);
 int validate_check_fingerprint(const json_t *v, const char *field, struct vctx *c);
+int validate_check_line(const json_t *v, const char *field, struct vctx *c);
+int validate_check_label(const json_t *v, const char *field, struct vctx *c);
 
 /* Writes into out (size n) the slug slug_fn gives the name as it reads
  * (util/confusable.h's confusable_latin), or "" when that is own, the

@@ -6,6 +6,7 @@
 #include "util/slug.h"
 #include "util/textcut.h"
 #include "util/timefmt.h"
+#include "util/utf8.h"
 
 #include <string.h>
 
@@ -92,8 +93,9 @@ int validate_check_fingerprint(const json_t *v, const char *field, struct vctx *
 }
 
 /* Refuses a name with a word spelt in two scripts ("Cоder", a Cyrillic о
- * among Latin letters) with 422 confusable_name, naming the word and what
- * the name reads as: such a word is there to look like another name.  The
+ * among Latin letters), or with digits of two number systems, with 422
+ * confusable_name, naming the word and what the name reads as: such a
+ * word is there to look like another name.  The
  * quotes are cut short (util/textcut.h) so the sentence fits its buffer
  * whole. */
 static int check_mixed(const char *name, const char *field, struct vctx *c)
@@ -102,6 +104,10 @@ static int check_mixed(const char *name, const char *field, struct vctx *c)
 	struct confusable_mix m;
 	int rc = 0;
 
+	if (confusable_mixed_digits(name))
+		return validate_fail(c, 422, "confusable_name", field,
+			  "%s mixes digits of two number systems, so it looks like another name; write its "
+			  "digits 0 to 9 (a name that looks like another is refused).", field);
 	if (!confusable_mixed(name, &m))
 		return 0;
 	buf_add(&word, name + m.at, m.len);
@@ -119,7 +125,89 @@ static int check_mixed(const char *name, const char *field, struct vctx *c)
 	return rc;
 }
 
-/* model.name: must give a non-empty model slug, with no word in two scripts. */
+/* Refuses in a name what breaks its line or the page's bidirectional
+ * isolate around it (util/utf8.h, utf8_line_unsafe): a line or paragraph
+ * separator, an isolate that is not closed, a close with no isolate. */
+static int check_one_line(const char *s, const char *field, struct vctx *c)
+{
+	char name[12];
+	uint32_t cp = 0;
+	long at = utf8_line_unsafe((const unsigned char *)s, strlen(s), &cp);
+
+	if (at < 0)
+		return 0;
+	utf8_cp_name(cp, name);
+	if (cp == 0x2028 || cp == 0x2029)
+		return validate_bad(c, field, "%s contains %s, a %s separator, at character %zu; a name is one "
+			   "line, so remove it.", field, name, cp == 0x2028 ? "line" : "paragraph",
+			   validate_nth(s, at));
+	if (cp == 0x2069)
+		return validate_bad(c, field, "%s contains %s at character %zu, which closes a direction "
+			   "isolate the name never opened; remove it.", field, name, validate_nth(s, at));
+	return validate_bad(c, field, "%s opens a direction isolate with %s at character %zu and does not "
+		   "close it with U+2069; close it, or remove it.", field, name, validate_nth(s, at));
+}
+
+/* Refuses a label that reads as another (util/confusable.h,
+ * confusable_latin: a Cyrillic К between underscores, "Q4_К_M", reads as
+ * Q4_K_M) with 422 confusable_name naming what it reads as: a word of one
+ * letter is in no two scripts, so check_mixed lets it pass. */
+static int check_reads_as_itself(const char *s, const char *field, struct vctx *c)
+{
+	struct buf latin = BUF_INIT, reads = BUF_INIT;
+	int rc = 0;
+
+	confusable_latin(s, &latin);
+	if (!buf_error(&latin) && latin.buf && strcmp(latin.buf, s)) {
+		textcut(&reads, latin.buf, 60);
+		rc = validate_fail(c, 422, "confusable_name", field,
+			  "%s is spelt with look-alike letters and reads as \"%s\"; send the label "
+			  "as the tool prints it.", field, reads.buf ? reads.buf : "");
+	}
+	buf_release(&latin);
+	buf_release(&reads);
+	return rc;
+}
+
+/* hardware.cpu_model, gpu_name, os: names of one line (check_one_line). */
+int validate_check_line(const json_t *v, const char *field, struct vctx *c)
+{
+	return check_one_line(json_string_value(v), field, c);
+}
+
+/* model.quantization and model.format: read as written to find the
+ * weights' format (and so the ceiling), so besides a name's rules
+ * (one line, no word in two scripts) nothing in them may be invisible
+ * ("Q4_K_M" with a zero-width space reads as Q4_K_M but is no known
+ * label), and a label that is not empty has an ASCII letter or digit. */
+int validate_check_label(const json_t *v, const char *field, struct vctx *c)
+{
+	const unsigned char *p = (const unsigned char *)json_string_value(v);
+	size_t i, n = strlen((const char *)p), k;
+	char name[12];
+	int alnum = 0;
+	uint32_t cp;
+
+	for (i = 0; i < n; i += k) {
+		k = utf8_next(p + i, n - i, &cp);
+		alnum |= (cp >= '0' && cp <= '9') || ((cp | 0x20) >= 'a' && (cp | 0x20) <= 'z');
+		if (utf8_is_invisible(cp) || (utf8_is_space(cp) && cp != ' ')) {
+			utf8_cp_name(cp, name);
+			return validate_bad(c, field, "%s contains %s, %s, at character %zu; a label is read "
+				   "as written, so remove it.", field, name,
+				   utf8_is_invisible(cp) ? "an invisible character" : "a space other than U+0020",
+				   validate_nth((const char *)p, (long)i));
+		}
+	}
+	if (n && !alnum)
+		return validate_bad(c, field, "%s has no ASCII letter or digit; send %s.", field, HINT_LABEL);
+	if (check_one_line((const char *)p, field, c) || check_mixed((const char *)p, field, c))
+		return -1;
+	return check_reads_as_itself((const char *)p, field, c);
+}
+
+/* model.name: must give a non-empty model slug, be one line, with no word
+ * in two scripts. */
 int validate_check_model_name(const json_t *v, const char *field, struct vctx *c)
 {
 	char slug[SLUG_MAX + 1];
@@ -127,6 +215,8 @@ int validate_check_model_name(const json_t *v, const char *field, struct vctx *c
 	if (slug_model(json_string_value(v), slug, sizeof slug) != 0)
 		return validate_bad(c, field, "%s has no ASCII letter or digit to name the model's page by; send %s.",
 			   field, HINT_MODEL);
+	if (check_one_line(json_string_value(v), field, c))
+		return -1;
 	return check_mixed(json_string_value(v), field, c);
 }
 
@@ -143,8 +233,8 @@ void validate_lookalike_slug(const char *name, int (*slug_fn)(const char *, char
 	buf_release(&b);
 }
 
-/* hardware.accelerator_summary: must give a non-empty hardware slug, with
- * no word in two scripts. */
+/* hardware.accelerator_summary: must give a non-empty hardware slug, be
+ * one line, with no word in two scripts. */
 int validate_check_accel(const json_t *v, const char *field, struct vctx *c)
 {
 	char slug[SLUG_MAX + 1];
@@ -152,6 +242,8 @@ int validate_check_accel(const json_t *v, const char *field, struct vctx *c)
 	if (slug_hw(json_string_value(v), slug, sizeof slug) != 0)
 		return validate_bad(c, field, "%s names no accelerator beyond a vendor word; send %s.",
 			   field, HINT_ACCEL);
+	if (check_one_line(json_string_value(v), field, c))
+		return -1;
 	return check_mixed(json_string_value(v), field, c);
 }
 

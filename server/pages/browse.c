@@ -31,7 +31,15 @@ static const char sql_suite_known[] =
 	"SELECT 1 FROM runs WHERE suite_version = ? LIMIT 1";
 static const char sql_demo[] = "SELECT 1 FROM runs WHERE demo = 1 LIMIT 1";
 
-const char *const browse_sql[] = { sql_suite_next, sql_suite_known, sql_demo, NULL };
+/* A counted run of suite ?4 with another digest than ?3 in [?1, ?2):
+ * below it, and above it, each one seek in runs_cluster_decode (0020)
+ * however many runs ?3 has. */
+static const char sql_digest_twin[] =
+	"SELECT 1 FROM runs WHERE suite_version = ?4 AND status = 'ok' AND model_digest >= ?1 "
+	"AND model_digest < ?3 UNION ALL "
+	"SELECT 1 FROM runs WHERE suite_version = ?4 AND status = 'ok' AND model_digest > ?3 "
+	"AND model_digest < ?2 LIMIT 1";
+const char *const browse_sql[] = { sql_suite_next, sql_suite_known, sql_demo, sql_digest_twin, NULL };
 
 #define MAX_SUITES 50
 #define SUITE_LEN 64
@@ -381,9 +389,9 @@ static json_t *run_model(const struct browse *b, sqlite3_stmt *st)
 	const char *digest = (const char *)sqlite3_column_text(st, C_DIGEST);
 	const char *slug = (const char *)sqlite3_column_text(st, C_MODEL_SLUG);
 	json_t *m = json_object();
-	char shrt[20];
+	char shrt[BROWSE_DIGEST_SHORT];
 
-	snprintf(shrt, sizeof shrt, "%.12s", digest && strlen(digest) > 7 ? digest + 7 : "");
+	browse_digest_short(b->c, b->suite, digest, shrt);
 	json_object_set_new(m, "name", col_str(st, C_MODEL_NAME));
 	json_object_set_new(m, "slug", col_str(st, C_MODEL_SLUG));
 	json_object_set_new(m, "digest", col_str(st, C_DIGEST));
@@ -595,4 +603,31 @@ json_t *browse_title(const char *name)
 	t = buf_error(&b) ? NULL : json_stringn(b.buf, b.len);
 	buf_release(&b);
 	return t;
+}
+
+void browse_digest_short(struct dbconn *c, const char *suite, const char *digest,
+			 char out[BROWSE_DIGEST_SHORT])
+{
+	sqlite3_stmt *st = c ? db_stmt(c, sql_digest_twin) : NULL;
+	char lo[32], hi[32];
+	int twin = 1;
+
+	out[0] = '\0';
+	if (!digest || strncmp(digest, "sha256:", 7) || strlen(digest) < 7 + 12)
+		return;
+	snprintf(lo, sizeof lo, "%.19s", digest);
+	snprintf(hi, sizeof hi, "%.19s~", digest);
+	if (st) {
+		db_bind_text(st, 1, lo);
+		db_bind_text(st, 2, hi);
+		db_bind_text(st, 3, digest);
+		db_bind_text(st, 4, suite);
+		switch (sqlite3_step(st)) {
+		case SQLITE_ROW: twin = 1; break;
+		case SQLITE_DONE: twin = 0; break;
+		default: break;          /* a failure: in full */
+		}
+		sqlite3_reset(st);
+	}
+	snprintf(out, BROWSE_DIGEST_SHORT, "%.*s", twin ? 64 : 12, digest + 7);
 }

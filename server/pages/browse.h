@@ -295,6 +295,16 @@ json_t *browse_fig(double v);
  * known); a new JSON string, NULL when out of memory. */
 json_t *browse_fig_of(const json_t *o, const char *k);
 
+/* The short display of a model digest ("sha256:<64 hex>") into out: its
+ * first 12 hex digits, or all 64 when another digest with a counted run in
+ * suite (of any model: two seeks) starts with the same 12,
+ * so that a look-alike digest is never shown as the one it imitates
+ * (issue 37, H2); "" for a digest of another form.  On a read failure the
+ * digest is shown in full. */
+#define BROWSE_DIGEST_SHORT 72
+void browse_digest_short(struct dbconn *c, const char *suite, const char *digest,
+			 char out[BROWSE_DIGEST_SHORT]);
+
 /* A page title from a name people chose: cut (with an ellipsis) so that
  * the escaped title stays under the 70 characters browsers show and the
  * HTML checker allows.  Returns a new JSON string. */

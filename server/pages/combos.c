@@ -142,7 +142,7 @@ json_t *combos_item(const struct browse *b, sqlite3_stmt *st, int i)
 	int e = i + TYPICAL_NCOLS;
 	const char *slug = col(st, i), *digest = col(st, i + 1), *hw = col(st, i + 2);
 	const char *be = col(st, i + 3), *best = col(st, i + 9);
-	char shrt[20], href[32];
+	char shrt[BROWSE_DIGEST_SHORT], href[32];
 	double median = sqlite3_column_double(st, i + 5);
 
 	if (!o)
@@ -152,7 +152,7 @@ json_t *combos_item(const struct browse *b, sqlite3_stmt *st, int i)
 	if (typical_since(b->c, b->suite, o) == DB_OK &&
 	    json_is_string(json_object_get(o, "since_version")))
 		median = json_number_value(json_object_get(o, "median_decode_tok_s"));
-	snprintf(shrt, sizeof shrt, "%.12s", digest && strlen(digest) > 7 ? digest + 7 : "");
+	browse_digest_short(b->c, b->suite, digest, shrt);
 	snprintf(href, sizeof href, "/r/%s%s", best ? best : "", b->html ? "" : ".json");
 	json_object_set_new(o, "model", json_pack("{s:s?, s:s?, s:s?, s:s, s:s?, s:s?, s:o*}",
 		"name", col(st, e), "slug", slug, "digest", digest, "digest_short", shrt,

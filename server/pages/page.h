@@ -173,9 +173,10 @@ int page_changes_atom(struct req *r, struct answer *a);  /* /changes.atom */
  * model_name on hw_slug: "llm-speed bench --models <name> --backends
  * <list>", the list the backends measured on that hardware (most runs
  * first, at most 5), else llama.cpp; the name the reference model of
- * model_slug is published as (its first alias) when there is one, quoted
- * for a shell when it needs it.  0, or -1 when the database or memory
- * failed. */
+ * model_slug is published as (its first alias) when there is one; each
+ * argument one single-quoted shell word (render/shell.h), the slug in
+ * place of a name that begins with '-'.  0, or -1 when the database or
+ * memory failed. */
 struct dbconn;
 struct ceiling_ref;
 int page_wanted_command(struct dbconn *c, const struct ceiling_ref *ref, const char *model_slug,

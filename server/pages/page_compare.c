@@ -116,14 +116,14 @@ static int load_run(struct compare *c, size_t k)
 {
 	sqlite3_stmt *st = db_stmt(c->b.c, sql_run);
 	struct crun *cr = &c->run[k];
-	char shrt[20];
+	char shrt[BROWSE_DIGEST_SHORT];
 	int rc;
 
 	if (!st)
 		return browse_error(&c->b, 503, MSG_DB_DOWN);
 	db_bind_text(st, 1, cr->id);
 	if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		snprintf(shrt, sizeof shrt, "%.12s", strlen(col(st, 4)) > 7 ? col(st, 4) + 7 : "");
+		browse_digest_short(c->b.c, col(st, 1), col(st, 4), shrt);
 		cr->row = json_pack("{s:s, s:i, s:o, s:s, s:{s:s, s:s, s:s, s:s, s:s?, s:o}, "
 				    "s:{s:s, s:s, s:o}, s:{s:s, s:s}}",
 			"id", cr->id, "n", (int)k + 1, "href", browse_link(&c->b, "/r/", cr->id, NULL),
@@ -189,7 +189,7 @@ static void base_label(const struct compare *c, size_t k, const struct differ *d
 	else if (d->digests && d->quants && member(row, "model", "quantization"))
 		buf_puts(b, member(row, "model", "quantization"));
 	else if (d->digests)
-		buf_printf(b, "weights %.8s", member(row, "model", "digest_short"));
+		buf_printf(b, "weights %s", member(row, "model", "digest_short"));
 	if (d->hws) {
 		s = member(row, "hardware", "name");
 		at = textcut_hw(s, strlen(s), &len);

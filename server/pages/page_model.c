@@ -34,13 +34,13 @@
 #define UP_TAIL " AND (decode_tok_s, id) >= (?4, ?5) ORDER BY decode_tok_s, id LIMIT 1 OFFSET ?6"
 
 /* The model's shown name (store/names.h: the one most keys used), when the
- * suite has a run of it: the best run of its most-run digest (the first
- * digest the page lists; one seek in digest_counts_order), else a run
+ * suite has a run of it: the best run of the digest most keys ran (the
+ * first digest the page lists; one seek in digest_counts_order), else a run
  * taken out of the rankings (runs_gone_model, migration 0009). */
 static const char sql_name[] =
 	"SELECT " NAMES_MODEL("model_slug", "model_name") " FROM runs WHERE id = coalesce("
 	"(SELECT best_id FROM digest_counts WHERE suite_version = ?1 AND model_slug = ?2 "
-	"ORDER BY runs DESC, best_decode DESC, model_digest DESC LIMIT 1), "
+	"ORDER BY keys DESC, runs DESC, best_decode DESC, model_digest DESC LIMIT 1), "
 	"(SELECT id FROM runs WHERE suite_version = ?1 AND model_slug = ?2 AND status <> 'ok' LIMIT 1))";
 static const char sql_hw_next[] =
 	"SELECT min(hw_slug) FROM runs WHERE " WHERE_MD " AND hw_slug > ?4";

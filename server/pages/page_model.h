@@ -16,13 +16,13 @@ struct mpage {
 	enum browse_sort sort;
 	int sort_given;          /* ?sort= named the order: the page lists combinations only */
 	int has_dafter;          /* ?digests_after= gave the digest list's cursor */
-	long long dafter_runs;
+	long long dafter_keys, dafter_runs;
 	double dafter_decode;
 	char dafter_digest[80];
 };
 
 /* page_model_digests.c: one page of the model's digests (?digests_after=),
- * most runs first, into p->m's "digests", "digests_next", "digests_first",
+ * most signing keys first, into p->m's "digests", "digests_next", "digests_first",
  * and the one shown, "digest": ?digest= (404 when the model has no such
  * digest) or the first; sets p->digest.  0, or -1 with p->b's failure set
  * (400 for a malformed ?digests_after=). */

@@ -17,17 +17,18 @@
 /* Digests listed per page. */
 #define DIGESTS_PAGE 50
 
-/* The model's digests with their counted runs and best run, from the
- * summary that migration 0004 keeps in step with runs, a page at a time in
- * list order (most runs, then the faster best, then the digest, each
- * descending) after the cursor ?3..?5, by index digest_counts_order of
- * migration 0007: one seek plus the page's rows however many weights files
- * the model has. */
-#define DIGEST_COLS "SELECT model_digest, runs, best_decode, model_quant, model_format FROM digest_counts "
+/* The model's digests with their counted runs, signing keys and best
+ * run, from the summary that migrations 0004 and 0032 keep in step with
+ * runs, a page at a time in list order (most keys, so that one key's many
+ * runs never pick the file a model page shows; then most runs, the faster
+ * best, the digest, each descending) after the cursor ?3..?6, by index
+ * digest_counts_order of migration 0032: one seek plus the page's rows
+ * however many weights files the model has. */
+#define DIGEST_COLS "SELECT model_digest, runs, best_decode, model_quant, model_format, keys FROM digest_counts "
 static const char sql_digests[] =
 	DIGEST_COLS "WHERE suite_version = ?1 AND model_slug = ?2 "
-	"AND (runs, best_decode, model_digest) < (?3, ?4, ?5) "
-	"ORDER BY runs DESC, best_decode DESC, model_digest DESC LIMIT ?6";
+	"AND (keys, runs, best_decode, model_digest) < (?3, ?4, ?5, ?6) "
+	"ORDER BY keys DESC, runs DESC, best_decode DESC, model_digest DESC LIMIT ?7";
 /* The digest ?digest= names, wherever it is in the list. */
 static const char sql_digest_one[] =
 	DIGEST_COLS "WHERE suite_version = ?1 AND model_slug = ?2 AND model_digest = ?3";
@@ -83,26 +84,32 @@ static json_t *fig_or_null(double v)
 	return isnan(v) ? json_null() : json_real(v);
 }
 
-/* The digest item of st's row of sql_digests: digest, digest_short, runs,
- * the highest median of its combinations and its best unflagged run
+/* The digest item of st's row of sql_digests: digest, digest_short
+ * (browse_digest_short: in full when another digest reads the same short),
+ * runs, keys (its distinct signing keys; keys_text for pages: "3
+ * signing keys"), the highest median of its combinations and its best
+ * unflagged run
  * (median_decode_tok_s, best_decode_tok_s, best_run; null when every run
  * is flagged), quantization and format (of the fastest run), href, and
  * order_decode: the list's order figure (digest_counts.best_decode, which
  * counts flagged runs), for the cursor only. */
 static json_t *digest_item(struct mpage *p, sqlite3_stmt *st)
 {
-	const char *digest = (const char *)sqlite3_column_text(st, 0), *hex;
+	const char *digest = (const char *)sqlite3_column_text(st, 0);
+	long long keys = sqlite3_column_int64(st, 5);
 	double med, best;
-	char best_id[16] = "";
+	char best_id[16] = "", shrt[BROWSE_DIGEST_SHORT], keys_text[40];
 
 	if (!digest)
 		return NULL;
-	hex = strncmp(digest, "sha256:", 7) ? "" : digest + 7;
+	browse_digest_short(p->b.c, p->b.suite, digest, shrt);
+	snprintf(keys_text, sizeof keys_text, "%lld signing key%s", keys, keys == 1 ? "" : "s");
 	med = digest_figure(p, sql_top, digest, NULL);
 	best = digest_figure(p, sql_best, digest, best_id);
-	return json_pack("{s:s, s:s%, s:I, s:o, s:o, s:s?, s:o*, s:o*, s:f, s:o, s:o, s:o*}", "digest", digest,
-		"digest_short", hex, strnlen(hex, 12),
+	return json_pack("{s:s, s:s, s:I, s:I, s:s*, s:o, s:o, s:s?, s:o*, s:o*, s:f, s:o, s:o, s:o*}", "digest", digest,
+		"digest_short", shrt,
 		"runs", (json_int_t)sqlite3_column_int64(st, 1),
+		"keys", (json_int_t)keys, "keys_text", p->b.html ? keys_text : NULL,
 		"median_decode_tok_s", fig_or_null(isnan(med) ? NAN : quantile_round(med, 0.01)),
 		"best_decode_tok_s", fig_or_null(best), "best_run", *best_id ? best_id : NULL,
 		"median_decode_text", p->b.html && !isnan(med) ? browse_fig(med) : NULL,
@@ -114,13 +121,14 @@ static json_t *digest_item(struct mpage *p, sqlite3_stmt *st)
 				    "sort", sort_param(p), NULL));
 }
 
-/* Parses ?digests_after=<runs>:<best decode>:<digest>, the cursor of the
- * digest list; 0, or -1 with a 400 when malformed. */
+/* Parses ?digests_after=<keys>:<runs>:<best decode>:<digest>, the cursor
+ * of the digest list; 0, or -1 with a 400 when malformed. */
 static int parse_digests_after(struct mpage *p)
 {
 	const char *s = http_query(p->b.r, "digests_after"), *d;
 	char *end;
 
+	p->dafter_keys = LLONG_MAX;
 	p->dafter_runs = LLONG_MAX;
 	p->dafter_decode = HUGE_VAL;
 	snprintf(p->dafter_digest, sizeof p->dafter_digest, "~");
@@ -128,7 +136,10 @@ static int parse_digests_after(struct mpage *p)
 		return 0;
 	if (*s < '0' || *s > '9')
 		goto bad;
-	p->dafter_runs = strtoll(s, &end, 10);
+	p->dafter_keys = strtoll(s, &end, 10);
+	if (*end != ':' || end[1] < '0' || end[1] > '9')
+		goto bad;
+	p->dafter_runs = strtoll(end + 1, &end, 10);
 	if (*end != ':' || end[1] < '0' || end[1] > '9')
 		goto bad;
 	p->dafter_decode = strtod(end + 1, &end);
@@ -139,7 +150,7 @@ static int parse_digests_after(struct mpage *p)
 	p->has_dafter = 1;
 	return 0;
 bad:
-	return browse_error(&p->b, 400, "The digests_after= argument must be <runs>:<decode tok/s>:<digest>; follow the More weights files link instead of editing it.");
+	return browse_error(&p->b, 400, "The digests_after= argument must be <keys>:<runs>:<decode tok/s>:<digest>; follow the More weights files link instead of editing it.");
 }
 
 /* The digest shown: ?digest= (NULL with a 404 when the model has no such
@@ -159,9 +170,10 @@ static int load_selected(struct mpage *p, json_t **out)
 		db_bind_text(st, 3, p->b.digest);
 	} else {
 		sqlite3_bind_int64(st, 3, LLONG_MAX);
-		sqlite3_bind_double(st, 4, HUGE_VAL);
-		db_bind_text(st, 5, "~");
-		sqlite3_bind_int(st, 6, 1);
+		sqlite3_bind_int64(st, 4, LLONG_MAX);
+		sqlite3_bind_double(st, 5, HUGE_VAL);
+		db_bind_text(st, 6, "~");
+		sqlite3_bind_int(st, 7, 1);
 	}
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
@@ -182,14 +194,15 @@ static json_t *digests_next(struct mpage *p, json_t *d)
 
 	browse_cursor(num, sizeof num, json_real_value(json_object_get(d, "order_decode")), "");
 	num[strlen(num) - 1] = '\0';   /* browse_cursor's ":" before the (empty) id */
-	snprintf(cur, sizeof cur, "%" JSON_INTEGER_FORMAT ":%s:%s",
+	snprintf(cur, sizeof cur, "%" JSON_INTEGER_FORMAT ":%" JSON_INTEGER_FORMAT ":%s:%s",
+		 json_integer_value(json_object_get(d, "keys")),
 		 json_integer_value(json_object_get(d, "runs")), num,
 		 json_string_value(json_object_get(d, "digest")));
 	return browse_link(&p->b, "/m/", p->slug, "digest", p->b.digest, "digests_after", cur,
 			   "sort", sort_param(p), NULL);
 }
 
-/* One page of the model's digests, most runs first, and the one shown:
+/* One page of the model's digests, most keys first, and the one shown:
  * ?digest= (404 when the model has no such digest) or the first. */
 int model_load_digests(struct mpage *p)
 {
@@ -204,10 +217,11 @@ int model_load_digests(struct mpage *p)
 		goto fail;
 	db_bind_text(st, 1, p->b.suite);
 	db_bind_text(st, 2, p->slug);
-	sqlite3_bind_int64(st, 3, p->dafter_runs);
-	sqlite3_bind_double(st, 4, p->dafter_decode);
-	db_bind_text(st, 5, p->dafter_digest);
-	sqlite3_bind_int(st, 6, DIGESTS_PAGE + 1);
+	sqlite3_bind_int64(st, 3, p->dafter_keys);
+	sqlite3_bind_int64(st, 4, p->dafter_runs);
+	sqlite3_bind_double(st, 5, p->dafter_decode);
+	db_bind_text(st, 6, p->dafter_digest);
+	sqlite3_bind_int(st, 7, DIGESTS_PAGE + 1);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
 		json_array_append_new(a, digest_item(p, st));
 	sqlite3_reset(st);

@@ -304,9 +304,9 @@ static json_t *fit_of(struct mhw *p, const char *quant, const char *format)
 static json_t *weights_block(struct mhw *p, const char *digest, const char *quant, const char *format)
 {
 	struct ceiling_range c;
-	char shrt[20];
+	char shrt[BROWSE_DIGEST_SHORT];
 
-	snprintf(shrt, sizeof shrt, "%.12s", digest && strlen(digest) > 7 ? digest + 7 : "");
+	browse_digest_short(p->b.c, p->b.suite, digest, shrt);
 	return json_pack("{s:s?, s:s, s:s?, s:s?, s:o, s:o, s:o, s:[]}", "digest", digest,
 		"digest_short", shrt, "quantization", quant, "format", format,
 		"href", digest ? browse_link(&p->b, "/m/", p->model, "digest", digest, "hw", p->hw, NULL)

@@ -101,6 +101,7 @@ static int add_versions(struct mhw *p)
 		struct barchart_bar bars[BARCHART_MAX_BARS];
 		struct buf svg = BUF_INIT, title = BUF_INIT;
 		const char *d = json_string_value(json_object_get(s, "digest"));
+		char shrt[BROWSE_DIGEST_SHORT];
 		size_t n = 0;
 
 		json_array_foreach(json_object_get(s, "points"), k, pt) {
@@ -115,8 +116,8 @@ static int add_versions(struct mhw *p)
 					"p75", browse_fig(json_number_value(json_object_get(pt, "p75_decode_tok_s"))),
 					"keys", json_integer(json_integer_value(json_object_get(pt, "keys")))));
 		}
-		json_object_set_new(s, "digest_short", json_stringn(d && strlen(d) > 7 ? d + 7 : "",
-								    d && strlen(d) > 19 ? 12 : 0));
+		browse_digest_short(p->b.c, p->b.suite, d, shrt);
+		json_object_set_new(s, "digest_short", json_string(shrt));
 		if (!p->b.html)
 			continue;
 		buf_printf(&title, "Median chat-short decode tok/s by %s version",

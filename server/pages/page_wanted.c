@@ -11,6 +11,7 @@
 #include "app.h"
 #include "domain/ceiling.h"
 #include "ingest/validate.h"
+#include "render/shell.h"
 #include "store/forecast.h"
 #include "store/wanted.h"
 #include "util/buf.h"
@@ -48,7 +49,7 @@ int page_wanted_command(struct dbconn *c, const struct ceiling_ref *ref, const c
 {
 	sqlite3_stmt *st = db_stmt(c, sql_hw_backends);
 	const struct ceiling_model *m = ceiling_model(ref, model_slug);
-	const char *q;
+	struct buf be = BUF_INIT;
 	int rc, n = 0;
 
 	if (!st)
@@ -56,23 +57,21 @@ int page_wanted_command(struct dbconn *c, const struct ceiling_ref *ref, const c
 	if (m)
 		model_name = published_name(m, model_name);
 
+	/* Each argument one quoted word (render/shell.h); a name that would
+	 * read as an option gives way to the page's slug, which names the
+	 * same model. */
 	buf_puts(out, "llm-speed bench --models ");
-	if (strpbrk(model_name, " \t'\"$`\\;&|<>()*?[]{}!#~")) {   /* quoted for a shell */
-		buf_putc(out, '\'');
-		for (q = model_name; *q; q++)
-			buf_puts(out, *q == '\'' ? "'\\''" : (char[]){ *q, 0 });
-		buf_putc(out, '\'');
-	} else {
-		buf_puts(out, model_name);
-	}
+	if (shell_arg(out, model_name) < 0)
+		shell_arg(out, model_slug);
 	buf_puts(out, " --backends ");
 	db_bind_text(st, 1, VALIDATE_SUITE);
 	db_bind_text(st, 2, hw_slug);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		buf_printf(out, "%s%s", n++ ? "," : "", (const char *)sqlite3_column_text(st, 0));
+		buf_printf(&be, "%s%s", n++ ? "," : "", (const char *)sqlite3_column_text(st, 0));
 	sqlite3_reset(st);
-	if (!n)
-		buf_puts(out, WANTED_DEFAULT_BACKENDS);
+	if (shell_arg(out, n ? be.buf : WANTED_DEFAULT_BACKENDS) < 0 || buf_error(&be))
+		rc = SQLITE_ERROR;      /* backend names are validated: never an option */
+	buf_release(&be);
 	return rc == SQLITE_DONE && !buf_error(out) ? 0 : -1;
 }
 

@@ -116,7 +116,9 @@ static void escape_plain(struct buf *b, const char *s, size_t n, int attr)
  * between U+2068 FIRST STRONG ISOLATE and U+2069 POP DIRECTIONAL ISOLATE,
  * so an override it opens (U+202E) ends with it and cannot reorder the
  * page around it.  A U+2069 of its own that would close that isolate early
- * (one without an isolate of its own to close) is dropped. */
+ * (one without an isolate of its own to close) is dropped, and an isolate
+ * of its own left open is closed before it, so that its U+2069 closes
+ * its own isolate and not the text's (issue 37, L5). */
 static void escape(struct buf *b, const char *s, size_t n, int attr)
 {
 	const unsigned char *p = (const unsigned char *)s;
@@ -142,6 +144,8 @@ static void escape(struct buf *b, const char *s, size_t n, int attr)
 		start = i + k;
 	}
 	escape_plain(b, s + start, n - start, attr);
+	while (depth--)                 /* its own isolates left open close here */
+		buf_puts(b, "\xe2\x81\xa9");
 	buf_puts(b, "\xe2\x81\xa9");
 }
 

@@ -14,7 +14,8 @@
  * writer (feeds, badges, charts) gets this from.
  * Text holding a bidirectional formatting character (U+202E and its kin)
  * is wrapped in U+2068 ... U+2069, a Unicode isolate, so it cannot reorder
- * the text around it; an unmatched U+2069 of its own is dropped.  The
+ * the text around it; an unmatched U+2069 of its own is dropped, and an
+ * isolate of its own left open is closed.  The
  * attribute escaper does the same. */
 void html_txt(struct buf *b, const char *s);
 void html_txt_n(struct buf *b, const char *s, size_t n);

@@ -100,6 +100,12 @@ int db_bind_text(sqlite3_stmt *st, int i, const char *s);
  * ran to its end, else its db_status.  For writes that return no row. */
 int db_step_done(sqlite3_stmt *st);
 
+/* stats_state (migration 0020): the value of name into out (size n; ""
+ * when none), and the value of name set; a db_status.  What a start-up
+ * pass recorded it did (store/identity.c, store/names.c). */
+int db_state_get(struct dbconn *c, const char *name, char *out, size_t n);
+int db_state_put(struct dbconn *c, const char *name, const char *value);
+
 /* The current row as a new JSON object keyed by column name: integers,
  * reals, text and NULL map to their JSON kinds; blobs are skipped. */
 json_t *db_row_json(sqlite3_stmt *st);

@@ -3,6 +3,7 @@
 #include "store/db_int.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,6 +33,33 @@ int db_step_done(sqlite3_stmt *st)
 	rc = sqlite3_step(st);
 	sqlite3_reset(st);
 	return rc == SQLITE_DONE ? DB_OK : db_status_of(rc);
+}
+
+int db_state_get(struct dbconn *c, const char *name, char *out, size_t n)
+{
+	sqlite3_stmt *st = db_stmt(c, "SELECT value FROM stats_state WHERE name = ?1");
+	int rc;
+
+	out[0] = '\0';
+	if (!st)
+		return DB_ERR;
+	db_bind_text(st, 1, name);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && sqlite3_column_text(st, 0))
+		snprintf(out, n, "%s", (const char *)sqlite3_column_text(st, 0));
+	sqlite3_reset(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? DB_OK : db_status_of(rc);
+}
+
+int db_state_put(struct dbconn *c, const char *name, const char *value)
+{
+	sqlite3_stmt *st = db_stmt(c, "INSERT OR REPLACE INTO stats_state(name, value) VALUES (?1, ?2)");
+
+	if (st) {
+		db_bind_text(st, 1, name);
+		db_bind_text(st, 2, value);
+	}
+	return db_step_done(st);
 }
 
 /* Runs SQL without results on c, logging a failure. */

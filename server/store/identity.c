@@ -1,7 +1,8 @@
 /* identity.c: every stored run resolved again when the reference data
  * changes (issue 32, migration 0027): its page slugs, shown names,
- * canonical quantization, weights family, hardware bin and hardware
- * class, from the names in its signed payload.
+ * canonical quantization, weights family, hardware bin, hardware class
+ * and shown backend version (issue 37, migration 0030), from its signed
+ * payload.
  *
  * A run whose identity moves leaves every figure under its old names and
  * enters them under the new ones by the path a ruling takes (its status
@@ -25,16 +26,15 @@
 
 #define BATCH 512
 
-static const char sql_get[] = "SELECT value FROM stats_state WHERE name = ?1";
-static const char sql_put[] = "INSERT OR REPLACE INTO stats_state(name, value) VALUES (?1, ?2)";
 static const char sql_scan[] =
 	"SELECT rowid, id, jws, status, fingerprint_hash, model_name, model_slug, model_quant, "
-	"model_format, accelerator, hw_slug, hw_bin, hw_class FROM runs WHERE rowid > ?1 "
+	"model_format, accelerator, hw_slug, hw_bin, hw_class, backend_version FROM runs WHERE rowid > ?1 "
 	"ORDER BY rowid LIMIT ?2";
 static const char sql_status[] = "UPDATE runs SET status = ?2 WHERE rowid = ?1";
 static const char sql_rewrite[] =
 	"UPDATE runs SET model_name = ?2, model_slug = ?3, model_quant = ?4, model_format = ?5, "
-	"accelerator = ?6, hw_slug = ?7, hw_bin = ?8, hw_class = ?9 WHERE rowid = ?1";
+	"accelerator = ?6, hw_slug = ?7, hw_bin = ?8, hw_class = ?9, backend_version = ?10 "
+	"WHERE rowid = ?1";
 /* An alias slug is never a page of its own: once the runs under an
  * uploaded name's slug moved to their reference's page, that slug leaves
  * search (its FTS entry first: search_fts is external content), and a
@@ -51,34 +51,6 @@ static const char sql_unalias[] =
 static const char sql_search[] =
 	"INSERT OR IGNORE INTO search_names(kind, slug, name, squash) "
 	"VALUES (?1, ?2, ?3, replace(?2, '-', ''))";
-
-/* Reads stats_state's value for name into out ("" when none). */
-static int state_get(struct dbconn *w, const char *name, char *out, size_t n)
-{
-	sqlite3_stmt *st = db_stmt(w, sql_get);
-	int rc;
-
-	out[0] = '\0';
-	if (!st)
-		return DB_ERR;
-	db_bind_text(st, 1, name);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW && sqlite3_column_text(st, 0))
-		snprintf(out, n, "%s", (const char *)sqlite3_column_text(st, 0));
-	sqlite3_reset(st);
-	return rc == SQLITE_ROW || rc == SQLITE_DONE ? DB_OK : db_status_of(rc);
-}
-
-static int state_put(struct dbconn *w, const char *name, const char *value)
-{
-	sqlite3_stmt *st = db_stmt(w, sql_put);
-
-	if (st) {
-		db_bind_text(st, 1, name);
-		db_bind_text(st, 2, value);
-	}
-	return db_step_done(st);
-}
 
 /* Column i of st as a string, "" for NULL. */
 static const char *col(sqlite3_stmt *st, int i)
@@ -128,7 +100,7 @@ static int want_of(sqlite3_stmt *st, struct want *x)
 	       strcmp(col(st, 7), x->n.quant) || strcmp(col(st, 8), x->n.format) ||
 	       strcmp(col(st, 9), x->n.accelerator) || strcmp(col(st, 10), x->n.hw_slug) ||
 	       strcmp(sqlite3_column_type(st, 11) == SQLITE_NULL ? "0" : col(st, 11), bin) ||
-	       strcmp(col(st, 12), x->hw_class);
+	       strcmp(col(st, 12), x->hw_class) || strcmp(col(st, 13), x->n.backend_version);
 }
 
 /* Sets the status of row rowid. */
@@ -171,6 +143,7 @@ static int rewrite(struct dbconn *w, const struct want *x)
 	else
 		sqlite3_bind_null(st, 8);
 	db_bind_text(st, 9, x->hw_class);
+	db_bind_text(st, 10, x->n.backend_version);
 	return db_step_done(st);
 }
 
@@ -252,7 +225,7 @@ static int batch(struct dbconn *w, long long *at, const char *hex, size_t *n, si
 		rc = move(w, &x[i]);
 	snprintf(progress, sizeof progress, "%s@%lld", hex, *at);
 	if (rc == DB_OK)
-		rc = state_put(w, "identity", *n < BATCH ? hex : progress);
+		rc = db_state_put(w, "identity", *n < BATCH ? hex : progress);
 	if (rc == DB_OK)
 		rc = sqlite3_exec(w->h, "COMMIT", NULL, NULL, NULL) == SQLITE_OK ? DB_OK : DB_ERR;
 	else
@@ -276,7 +249,7 @@ int identity_refresh(struct dbconn *w, int *moved, struct err *err)
 	ceiling_fingerprint(db_reference(), fp);
 	for (i = 0; i < 32; i++)
 		snprintf(hex + 2 * i, 3, "%02x", fp[i]);
-	if ((rc = state_get(w, "identity", state, sizeof state)) != DB_OK)
+	if ((rc = db_state_get(w, "identity", state, sizeof state)) != DB_OK)
 		goto fail;
 	if (!strcmp(state, hex))
 		return DB_OK;

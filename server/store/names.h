@@ -37,9 +37,33 @@ struct names_clash {
 };
 
 /* Looks up, on connection c (the writer's, in the upload's transaction),
- * whether f's model or hardware name reads as an existing slug other than
- * its own (f->model_lookalike, f->hw_lookalike); fills *out (field NULL
- * when neither does).  Returns DB_OK, or a DB_ status when a read fails. */
+ * whether f's model or hardware name reads as a page that exists other
+ * than its own: its reading (util/confusable.h, confusable_latin) resolves
+ * to that page (f->model_lookalike, f->hw_lookalike), or, for a name that
+ * resolved to no reference, one of its keys (confusable_keys: ICU's UTS
+ * #39 skeletons, case aside) is a key of a name that page was uploaded
+ * under or of its reference's names and aliases ("LIama-3.1-8B" and
+ * "Llarna-3.1-8B" read as "Llama-3.1-8B").  A name that lands on the page
+ * it reads as (a non-breaking hyphen, an "hf.co/" prefix) is no clash.
+ * Fills *out (field NULL when neither name clashes).  Returns DB_OK, or a
+ * DB_ status when a read fails. */
 int names_lookalike(struct dbconn *c, const struct run_fields *f, struct names_clash *out);
+
+/* Registers f's model and hardware names, in the upload's transaction
+ * before its run is stored: each new (kind, slug, name) enters name_votes
+ * judged (plain: whether it may be shown, domain/shown.h) and its keys
+ * enter name_skeletons for its page.  A db_status. */
+int names_register(struct dbconn *c, const struct run_fields *f);
+
+/* At start, on the writer (migration 0031): makes name_skeletons anew
+ * with the reference data's names when ICU, the reference data or the
+ * rules changed since they were made (every name is then judged again),
+ * then judges, a batch per transaction, the names not judged yet (those
+ * that came other than by an upload: a run the identity pass moved, a
+ * row written with sqlite3).  A db_status, with the reason in err. */
+int names_refresh(struct dbconn *w, struct err *err);
+
+/* The statements of the upload's path, for the query-plan tests. */
+extern const char *const names_sql[];
 
 #endif

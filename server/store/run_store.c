@@ -250,7 +250,8 @@ int run_store_run(struct dbconn *w, struct db_job *j)
 		return rc;       /* too many new keys from its network today */
 	if ((rc = admit(w, n)) != DB_OK)
 		return rc;
-
+	if ((rc = names_register(w, &n->f)) != DB_OK)
+		return rc;
 	run_store_hw_class(n->f.fingerprint_hash, n->f.hw_slug, hw_class, sizeof hw_class);
 	rc = insert_logged(w, n, hw_class, received);
 	if (rc == DB_OK)

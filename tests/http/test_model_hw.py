@@ -134,7 +134,7 @@ def test_empty_combination_answers_200_with_what_is_known_and_the_command(server
     page = r.json()
     assert page["empty"] is True and page["rows_count"] == 0
     assert all(w["rows"] == [] for w in page["weights"]) and page["weights"]
-    assert page["command"] == "llm-speed bench --models %s --backends llama.cpp" % MODEL
+    assert page["command"] == "llm-speed bench --models '%s' --backends 'llama.cpp'" % MODEL
     assert [h["slug"] for h in page["instead"]["other_hardware"]] == ["m3-ultra"]
     assert page["instead"]["other_hardware"][0]["href"] == "/m/%s/hw/m3-ultra.json" % SLUG
     assert [m["slug"] for m in page["instead"]["other_models"]] == ["llama-3-1-8b"]

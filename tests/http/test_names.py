@@ -183,8 +183,74 @@ def test_text_no_format_can_carry_is_refused_naming_the_field(server, field, val
     assert_xml(server.get("/feed.atom").content)
 
 
+@pytest.mark.parametrize("field,value,shown,words", [
+    ("model.quantization", "Q4_K_M\u200b", "U+200B", "invisible"),
+    ("model.quantization", "\u2060Q4_K_M", "U+2060", "invisible"),
+    ("model.format", "gguf\u00ad", "U+00AD", "invisible"),
+    ("model.format", "ggu\u200df", "U+200D", "invisible"),
+    ("model.quantization", "Q4_K_M\u00a0", "U+00A0", "space"),
+    ("model.quantization", "Q4_K_M\x07", "U+0007", "control"),
+    ("model.format", "gguf\x85", "U+0085", "control"),
+    ("model.quantization", "\u2014", "", "ASCII letter or digit"),
+])
+def test_quantization_and_format_keep_the_text_rules_of_names(server, field, value, shown, words):
+    """Issue 37, H3: a label such as "Q4_K_M" plus a zero-width space shows
+    as Q4_K_M but is no label the site knows, which dodged the ceiling;
+    the labels get the rules names have, and the error names the field."""
+    p = payload()
+    p["model"][field.split(".")[1]] = value
+    msg = refused(server, p, 422, "schema_violation", field)
+    assert field in msg and shown in msg and words in msg, msg
+
+
+def test_look_alike_letters_in_a_label_are_refused(server):
+    p = payload()
+    p["model"]["quantization"] = "Q4_\u041a_M"           # Cyrillic К among Latin letters
+    assert refused(server, p, 422, "confusable_name", "model.quantization")
+    p = payload()
+    p["model"]["quantization"], p["model"]["format"] = "Q4_K_M", "gguf"
+    rid = upload(server, p)
+    assert server.get("/r/%s.json" % rid).json()["model"]["quantization"] == "Q4_K_M"
+
+
+@pytest.mark.parametrize("field,value,shown,words", [
+    ("model.name", MODEL + "\u2028", "U+2028", "line separator"),
+    ("model.name", MODEL + "\u2029x", "U+2029", "paragraph separator"),
+    ("hardware.accelerator_summary", GPU + " \u2028", "U+2028", "line separator"),
+    ("hardware.gpu_name", "RTX\u20294090", "U+2029", "paragraph separator"),
+    ("model.name", MODEL + " \u2066evil", "U+2066", "does not close it"),
+    ("hardware.accelerator_summary", "\u2068" + GPU, "U+2068", "does not close it"),
+    ("hardware.cpu_model", "\u2067x\u2069\u2067y", "U+2067", "does not close it"),
+    ("model.name", MODEL + "\u2069", "U+2069", "never opened"),
+    ("model.quantization", "Q4_K_M", None, None),
+])
+def test_names_are_one_line_with_their_isolates_closed(server, field, value, shown, words):
+    """Issue 37, L5: a line or paragraph separator breaks a name's line,
+    and an isolate initiator (U+2066..U+2068) left open took over the
+    page's own isolate around the name."""
+    p = payload()
+    obj, member = field.split(".")
+    p[obj][member] = value
+    if shown is None:
+        upload(server, p)
+        return
+    msg = refused(server, p, 422, "schema_violation", field)
+    assert field in msg and shown in msg and words in msg, msg
+
+
+def test_an_isolate_left_open_in_a_post_is_closed_on_the_page(server):
+    """Text that is not a name (a dispute post) may hold an open isolate:
+    the page closes it before its own, so the page's isolate ends there."""
+    rid = upload(server, payload(model=MODEL + " \u2066ok\u2069"))
+    r = server.post("/api/v1/runs/%s/disputes" % rid, json={"body": "see \u2067here"})
+    assert r.status_code == 201, r.text
+    page = server.get("/r/" + rid).text
+    assert "\u2068see \u2067here\u2069\u2069" in page
+    assert "\u2068" + MODEL + " \u2066ok\u2069\u2069" in page
+
+
 def test_feeds_and_badges_stay_well_formed(server):
-    rid = upload(server, payload(model=MODEL + " \u00e9\U0001f600", accel="M3 Ultra \u2028"))
+    rid = upload(server, payload(model=MODEL + " \u00e9\U0001f600", accel="M3 Ultra \u00a0\u2003"))
     for path in ("/feed.atom", "/m/%s.atom" % SLUG, "/hw/m3-ultra.atom", "/badge/%s.svg" % rid):
         r = server.get(path)
         assert r.status_code == 200, path
@@ -305,3 +371,98 @@ def test_resolved_names_show_the_reference_name_whatever_they_were_sent_as(serve
     assert h1 == "NVIDIA GeForce RTX 4090"
     assert search_name(server, "qwen3 coder", "model", "qwen3-coder-30b-a3b") == name
     assert "FAKE" not in server.get("/feed.atom").text
+
+
+# ---- issue 37: names no swarm sets, look-alikes by UTS #39 ----
+
+def test_a_name_with_an_address_is_never_shown_however_many_keys(server):
+    """H5: 4 keys against 3 made a model page "FAKE WEIGHTS - download at
+    evil.example/...".  A name with a URL, a domain or an address is never
+    a page's shown name; the runs are stored and counted as ever."""
+    for i in range(3):
+        upload(server, payload(decode=100.0 + i))
+    evil = [upload(server, payload(model=ATTACK_NAMES[0], decode=110.0 + i)) for i in range(4)]
+    for n in ("Acme-Coder-30B-A3B-Instruct (mirror: dl.evil.rocks)",
+              "https://evil.example/Acme-Coder-30B-A3B-Instruct"):
+        for i in range(4):
+            upload(server, payload(model=n, decode=120.0 + i))
+    h1, title = page_names(server, "/m/" + SLUG)
+    assert h1 == MODEL and title.startswith(MODEL), (h1, title)
+    assert server.get("/m/%s.json" % SLUG).json()["model"]["name"] == MODEL
+    assert search_name(server, "acme coder", "model", SLUG) == MODEL
+    for path in ("/", "/m/" + SLUG, "/models", "/feed.atom", "/m/%s.atom" % SLUG):
+        text = server.get(path).text
+        assert "evil." not in text, path
+    # Counted as ever (the "mirror" name makes a page of its own: 3 + 4 +
+    # 4 runs here), and the run keeps its own name.
+    assert server.get("/m/%s.json" % SLUG).json()["list"]["count"] == 11
+    assert server.get("/r/%s.json" % evil[0]).json()["model"]["name"] == ATTACK_NAMES[0]
+    # A page whose only name holds an address shows its slug.
+    upload(server, payload(model="get weights at x.ninja/Widget-7B", accel=GPU,
+                           digest=digest_for("widget")))
+    rows = {m["slug"]: m["name"] for m in server.get("/models.json").json()["rows"]}
+    others = [s for s in rows if s != SLUG]
+    assert len(others) == 2 and all(rows[s] == s for s in others), rows
+    assert any("widget" in s for s in others) and any("mirror" in s for s in others), rows
+    # A hardware name too.
+    for i in range(3):
+        upload(server, payload(accel=GPU + " evil.example", decode=90.0 + i))
+    assert server.get("/hw/%s.json" % GPU_SLUG).json()["hardware"]["name"] == GPU
+
+
+SPOOF_BASE = "Llama-3.1-8B"
+SPOOF_SLUG = "llama-3-1-8b"
+
+
+@pytest.mark.parametrize("name", [
+    "LIama-3.1-8B",                       # capital I for l
+    "Llarna-3.1-8B",                      # rn for m
+    "L1ama-3.1-8B",                       # digit one
+    "Ll\u0251ma-3.1-8B",                  # Latin alpha
+    "\U0001d40b\U0001d425ama-3.1-8B",     # mathematical bold
+    "Lla\u030bma-3.1-8B",                 # a combining mark
+    "\u216c\u216cama-3.1-8B",             # Roman numeral fifty
+    "\uff2c\uff4cama-3.1-8B",             # fullwidth
+    "Lla\u200bma-3.1-8B",                 # zero-width space
+    "\u13deLama-3.1-8B",                  # Cherokee
+    "Ll\u0561ma-3.1-8B",                  # Armenian
+])
+def test_names_that_read_as_an_existing_page_are_refused(server, name):
+    """H6 (and the issue's "done when"): once "Llama-3.1-8B" exists, a name
+    that reads the same by ICU's UTS #39 skeletons or mixes scripts in a
+    word is refused, 422 confusable_name on model.name; nothing is stored."""
+    upload(server, payload(model=SPOOF_BASE, digest=digest_for(SPOOF_BASE)))
+    r = server.upload(sign(payload(model=name, digest=digest_for(SPOOF_BASE)), new_key())[0])
+    assert r.status_code == 422, (name, r.text)
+    e = r.json()["error"]
+    assert e["code"] == "confusable_name" and e["field"] == "model.name", e
+    assert e["message"].endswith("."), e
+    assert [m["slug"] for m in server.get("/models.json").json()["rows"]] == [SPOOF_SLUG]
+
+
+def test_look_alike_digits_letters_and_ligatures_are_refused(server):
+    """H6: "3OB" for "30B", "4O90" with a Latin O for "4090", the "st"
+    ligature: each reads as an existing page and is refused."""
+    upload(server, payload(model="Acme-Coder-30B-Instruct", accel="Acme NPU 4090"))
+    refused(server, payload(model="Acme-Coder-3OB-Instruct"), 422, "confusable_name", "model.name")
+    refused(server, payload(model="Acme-Coder-30B-In\ufb06ruct"), 422, "confusable_name", "model.name")
+    refused(server, payload(accel="Acme NPU 4O90"), 422, "confusable_name",
+            "hardware.accelerator_summary")
+    assert len(server.get("/models.json").json()["rows"]) == 1
+    assert len(server.get("/hardware.json").json()["rows"]) == 1
+
+
+def test_names_of_the_same_page_or_another_real_one_are_accepted(server):
+    """H6: a name that lands on the page it reads as (a non-breaking
+    hyphen, an "hf.co/" prefix, other case) is no spoof; names that differ
+    (70B, 3.2) make their own pages."""
+    upload(server, payload(model=SPOOF_BASE, digest=digest_for(SPOOF_BASE)))
+    shown = server.get("/m/%s.json" % SPOOF_SLUG).json()["model"]["name"]   # the reference's
+    for n in ("Llama\u20113.1\u20118B", "hf.co/meta-llama/Llama-3.1-8B", "llama 3.1 8b"):
+        rid = upload(server, payload(model=n, digest=digest_for(SPOOF_BASE)))
+        assert server.get("/r/%s.json" % rid).json()["model"]["slug"] == SPOOF_SLUG, n
+    for n in ("Llama-3.1-70B", "Llama-3.2-1B"):
+        upload(server, payload(model=n, digest=digest_for(n)))
+    slugs = sorted(m["slug"] for m in server.get("/models.json").json()["rows"])
+    assert slugs == sorted([SPOOF_SLUG, "llama-3-1-70b", "llama-3-2-1b"]), slugs
+    assert server.get("/m/%s.json" % SPOOF_SLUG).json()["model"]["name"] == shown

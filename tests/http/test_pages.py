@@ -16,7 +16,7 @@ import subprocess
 import lxml.html
 import pytest
 
-from conftest import HTML_VALIDATE, MODERATOR_TOKEN, ROOT, digest_for, make_payload, sign
+from conftest import HTML_VALIDATE, MODERATOR_TOKEN, ROOT, digest_for, make_payload, new_key, sign
 
 PAGE = 20
 
@@ -782,3 +782,56 @@ def test_pages_read_fresh_data_after_errors(server):
     for _ in range(8):
         assert server.get("/m/model-a.json").json()["list"]["runs"][0]["id"] == rid
         assert rid in server.get("/").text
+
+
+def test_weights_files_are_listed_by_signing_keys_not_runs(server, seen):
+    """Issue 37, H4: 21 runs from one key beat 20 runs from 20 keys when
+    the list went by runs, and the first file is the one the page shows.
+    Now the file most keys ran comes first and is shown."""
+    honest, evil = "sha256:" + "1" * 64, "sha256:" + "2" * 64
+    upload_all(server, [payload("Acme-9B", decode=50.0 + i, digest=honest) for i in range(20)])
+    one = new_key()
+    for i in range(21):
+        p = payload("Acme-9B", decode=90.0 + i, digest=evil)
+        r = server.upload(sign(p, one)[0])
+        assert r.status_code == 201, r.text
+    m = server.get("/m/acme-9b.json").json()
+    assert [(d["digest"], d["keys"], d["runs"]) for d in m["digests"]] == [(honest, 20, 20), (evil, 1, 21)]
+    assert m["digest"]["digest"] == honest
+    assert {r["model"]["digest"] for r in m["list"]["runs"]} == {honest}
+    text = page(server, "/m/acme-9b", seen)
+    items = [li.text_content() for li in lxml.html.fromstring(text).xpath(
+        "//h2[.='Weights files']/following-sibling::ul[1]/li")]
+    assert "20 signing keys, 20 runs" in items[0] and "(shown below)" in items[0], items
+    assert "1 signing key, 21 runs" in items[1], items
+    # The cursor carries the keys: a page after the first file lists the other.
+    after = "20:20:%s:%s" % (m["digests"][0]["order_decode"], honest)
+    m2 = server.get("/m/acme-9b.json", params={"digests_after": after}).json()
+    assert [d["digest"] for d in m2["digests"]] == [evil]
+    r = server.get("/m/acme-9b.json", params={"digests_after": "20:69.0:" + honest})
+    assert r.status_code == 400 and "<keys>:<runs>" in r.json()["error"]["message"], r.text
+
+
+def test_a_digest_that_reads_as_another_is_shown_in_full(server, seen):
+    """Issue 37, H2: one key on a 63-digit prefix of an honest digest made a
+    row shown with the same short digest.  A digest that shares its first
+    12 hex digits with another in the suite is shown in full, everywhere a
+    short digest is."""
+    honest = "sha256:" + "ab12" * 16
+    twin = honest[:-1] + "0"
+    upload(server, payload("Acme-9B", decode=50.0, digest=honest))
+    m = server.get("/m/acme-9b.json").json()
+    assert m["digest"]["digest_short"] == "ab12" * 3            # alone: 12 digits
+    upload(server, payload("Acme-9B", decode=60.0, digest=twin))
+    m = server.get("/m/acme-9b.json").json()
+    assert sorted(d["digest_short"] for d in m["digests"]) == sorted([twin[7:], honest[7:]])
+    assert {r["model"]["digest_short"] for r in m["list"]["runs"]} <= {twin[7:], honest[7:]}
+    text = page(server, "/m/acme-9b", seen)
+    codes = [c.text for c in lxml.html.fromstring(text).xpath("//ul/li/a/code")]
+    assert sorted(codes) == sorted([twin[7:], honest[7:]]), codes
+    j = server.get("/m/acme-9b/hw/m3-ultra.json").json()
+    assert j["weights"][0]["digest_short"] in (twin[7:], honest[7:]), j["weights"]
+    # Another model's digest of another prefix stays short.
+    other = "sha256:" + "cd34" * 16
+    upload(server, payload("Other-9B", decode=10.0, digest=other))
+    assert server.get("/m/other-9b.json").json()["digest"]["digest_short"] == "cd34" * 3

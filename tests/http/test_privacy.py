@@ -79,7 +79,7 @@ def traffic(server):
     return ids
 
 
-@pytest.mark.parametrize("args", [[], ["--trust-proxy"]], ids=["default", "trust-proxy"])
+@pytest.mark.parametrize("args", [[], ["--trust-proxy=127.0.0.1"]], ids=["default", "trust-proxy"])
 def test_no_client_address_in_database_or_log(make_server, args):
     server = make_server(args)
     traffic(server)

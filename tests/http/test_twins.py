@@ -163,7 +163,8 @@ def test_outlier_and_dispute_twins_keep_the_cursor(server):
     assert links["application/atom+xml"] == "/disputes.atom"
 
 
-EVIL_MODEL = '=HYPERLINK("http://evil.example/"), -x'
+# A formula with no address in it (a name with one is never shown, issue 37).
+EVIL_MODEL = '=HYPERLINK("evil"&A1), -x'
 EVIL_HW = '@Evil, "Box"'
 
 
@@ -186,7 +187,7 @@ def test_compare_csv_is_the_compared_figures(server):
     # Names are text a spreadsheet will not run; quotes and commas quoted.
     assert rows[0]["model"] == "'" + EVIL_MODEL and rows[0]["hardware"] == "'" + EVIL_HW
     assert rows[1]["model"] == "'+Sum"
-    assert '"\'=HYPERLINK(""http://evil.example/""), -x"' in resp.text
+    assert '"\'=HYPERLINK(""evil""&A1), -x"' in resp.text
     decode = [r for r in rows if r["figure"] == "W1 decode"]
     assert [float(r["value"]) for r in decode] == [100.0, 50.0]
     assert decode[0]["pct_from_run_1"] == "" and float(decode[1]["pct_from_run_1"]) == -50.0

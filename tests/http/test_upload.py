@@ -965,7 +965,7 @@ def test_markup_in_names_is_stored_as_text(server):
 def test_rate_limits_count_an_ipv6_slash_64_as_one_client(make_server):
     """A host is given a whole IPv6 /64: new addresses in it do not buy new
     allowances, for uploads or for dispute posts; another /64 has its own."""
-    s = make_server(["--upload-rate", "2", "--dispute-rate", "2", "--trust-proxy"])
+    s = make_server(["--upload-rate", "2", "--dispute-rate", "2", "--trust-proxy=127.0.0.1"])
 
     def up(addr):
         token, _ = sign(make_payload())

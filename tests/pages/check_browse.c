@@ -310,7 +310,8 @@ static int insert_run_on(sqlite3 *h, const char *id, const char *suite, const ch
 		"received_at, key_thumbprint, alg, payload, jws, jws_sha256, mem_gb) VALUES (?1, ?2, ?3, ?3, "
 		"?4, ?5, 'gguf', ?8, ?8, 'slug:' || ?8, ?9, '1', CAST(?6 AS REAL), "
 		"CAST(?6 AS REAL) * 10 + length(?7) % 7, nullif(length(?7) % 5, 0), "
-		"'2025-01-01T00:00:00Z', '2025-01-0' || (1 + length(?7) % 9) || 'T00:00:00Z', 't', "
+		"'2025-01-01T00:00:00Z', '2025-01-0' || (1 + length(?7) % 9) || 'T00:00:00Z', "
+		"'t' || CAST(substr(?7, -1) AS INTEGER) % 3, "
 		"'EdDSA', '', 'x', ?7, CAST(?10 AS REAL))", 10, a);
 }
 
@@ -337,15 +338,19 @@ static int diff_of(sqlite3 *h, const char *truth, const char *held)
 	return n;
 }
 
-/* digest_counts (migration 0004) against a recount. */
+/* digest_counts (migrations 0004 and 0032, its signing keys) against a
+ * recount. */
 static int summary_diff(sqlite3 *h)
 {
 	return diff_of(h,
-		"SELECT suite_version, model_slug, model_digest, n, decode_tok_s, id, model_quant, model_format "
+		"SELECT suite_version, model_slug, model_digest, n, decode_tok_s, id, model_quant, model_format, "
+		"(SELECT count(DISTINCT key_thumbprint) FROM runs r WHERE r.status = 'ok' "
+		" AND r.suite_version = x.suite_version AND r.model_slug = x.model_slug AND r.model_digest = x.model_digest) "
 		"FROM (SELECT *, count(*) OVER g AS n, row_number() OVER (g ORDER BY decode_tok_s DESC, id DESC) AS k "
 		"      FROM runs WHERE status = 'ok' "
-		"      WINDOW g AS (PARTITION BY suite_version, model_slug, model_digest)) WHERE k = 1",
-		"SELECT * FROM digest_counts");
+		"      WINDOW g AS (PARTITION BY suite_version, model_slug, model_digest)) AS x WHERE k = 1",
+		"SELECT suite_version, model_slug, model_digest, runs, best_decode, best_id, model_quant, model_format, keys "
+		"FROM digest_counts");
 }
 
 /* The memory class of each run that counts and is not flagged (the
@@ -462,7 +467,8 @@ static void random_change(sqlite3 *h, unsigned *seed, int *made)
 		exec_args(h, "UPDATE runs SET hw_slug = ?2, backend_name = 'vllm' WHERE id = ?1", 2, a);
 	} else {
 		a[1] = digests[next_rand(seed) % 3];
-		exec_args(h, "UPDATE runs SET model_digest = ?2, model_quant = 'q' || id WHERE id = ?1", 2, a);
+		exec_args(h, "UPDATE runs SET model_digest = ?2, model_quant = 'q' || id, "
+			  "key_thumbprint = 'k' || rowid % 2 WHERE id = ?1", 2, a);
 	}
 }
 

@@ -41,6 +41,10 @@ START_TEST(bidi_text_is_isolated)
 	ESC_EQ(html_txt, "x" PDI RLO "y", FSI "x" RLO "y" PDI);
 	/* ... unless it closes an isolate the text opened itself. */
 	ESC_EQ(html_txt, RLI "ab" PDI "<", FSI RLI "ab" PDI "&lt;" PDI);
+	/* An isolate it leaves open is closed before ours, so our PDI closes
+	 * our isolate, not its (issue 37, L5). */
+	ESC_EQ(html_txt, "ab" RLI "cd", FSI "ab" RLI "cd" PDI PDI);
+	ESC_EQ(html_attr, FSI FSI "x" PDI, FSI FSI FSI "x" PDI PDI PDI);
 	/* Marks count too (U+200F RLM, U+061C ALM). */
 	ESC_EQ(html_txt, "a\xe2\x80\x8f", FSI "a\xe2\x80\x8f" PDI);
 	ESC_EQ(html_txt, "a\xd8\x9c", FSI "a\xd8\x9c" PDI);

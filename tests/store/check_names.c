@@ -8,6 +8,7 @@
 #include "check_util.h"
 #include "check_tmpdb.h"
 #include "check_sample_run.h"
+#include "domain/ceiling.h"
 #include "store/names.h"
 #include "store/outlier.h"
 #include "store/run_store.h"
@@ -16,7 +17,7 @@
 #include <sodium.h>
 #include <sqlite3.h>
 
-static struct tmpdb T;
+static struct tmpdb T, F;
 static struct db *db;
 
 static void reset_world(void);
@@ -115,6 +116,22 @@ static void store_run(int model, int hw, int key)
 		first_seen[model] = ++n_seen;
 	if (!first_seen[hw])
 		first_seen[hw] = ++n_seen;
+	sample_run_free(&u);
+}
+
+/* Stores one run of model on accel through the real write path, its JWS
+ * bytes and key told apart by kind and i, outside the recount. */
+static void store_named(int kind, const char *model, const char *accel, size_t i)
+{
+	struct sample_opts o = { .model = model, .accelerator = accel };
+	struct sample_run u;
+	char jws[48];
+
+	snprintf(jws, sizeof jws, "page.%d.%zu", kind, i);
+	sample_run_init(&u, &o, jws, jws);
+	validate_resolve(db_reference(), u.payload, &u.n.f);
+	ck_assert_int_eq(db_write(db, &u.n.j), DB_OK);
+	ck_assert_msg(!u.n.clash.field, "%s on %s: %s", model, accel, u.n.clash.field);
 	sample_run_free(&u);
 }
 
@@ -354,9 +371,36 @@ static void migrations_before_names(const char *dir)
 	char cmd[1200];
 
 	snprintf(cmd, sizeof cmd, "mkdir -p '%s' && for f in '%s'/migrations/*.sql; do "
-		 "case \"$(basename \"$f\")\" in 0021_*|0022_*|0023_*|0024_*|0025_*|0029_*) ;; *) cp \"$f\" '%s'/ ;; esac; done",
+		 "case \"$(basename \"$f\")\" in 0021_*|0022_*|0023_*|0024_*|0025_*|0029_*|0031_*) ;; *) cp \"$f\" '%s'/ ;; esac; done",
 		 dir, repo_root(), dir);
 	ck_assert_int_eq(system(cmd), 0);
+}
+
+/* Copies the runs of the database at from into the one at to, in order,
+ * the columns to has (its triggers fill its summaries as they go). */
+static void copy_runs(const char *to, const char *from)
+{
+	sqlite3 *h;
+	sqlite3_stmt *st;
+	char sql[4096];
+
+	ck_assert_int_eq(sqlite3_open(to, &h), SQLITE_OK);
+	snprintf(sql, sizeof sql, "ATTACH '%s' AS f", from);
+	ck_assert_int_eq(sqlite3_exec(h, sql, NULL, NULL, NULL), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_prepare_v2(h, "SELECT group_concat(name) FROM pragma_table_info('runs')",
+					    -1, &st, NULL), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+	snprintf(sql, sizeof sql, "INSERT INTO main.runs(%s) SELECT %s FROM f.runs ORDER BY rowid",
+		 (const char *)sqlite3_column_text(st, 0), (const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	ck_assert_msg(sqlite3_exec(h, sql, NULL, NULL, NULL) == SQLITE_OK, "%s", sqlite3_errmsg(h));
+	sqlite3_close(h);
+}
+
+/* The clusters, combinations and flags of the copied runs. */
+static int rebuild_run(struct dbconn *w, struct db_job *j)
+{
+	return outlier_rebuild_all(w);
 }
 
 /* A database with runs from before migration 0021 gets the names it
@@ -369,7 +413,12 @@ START_TEST(migration_backfills_existing_runs)
 
 	snprintf(old, sizeof old, "%s/old-migrations", T.dir);
 	migrations_before_names(old);
-	db = tmpdb_open(&T, old);
+	/* The runs go through today's write path, and the rulings through the
+	 * moderator's, into a database of today's schema (the path writes the
+	 * tables of later migrations too); they are copied, in order, into
+	 * one without 0021. */
+	tmpdb_begin(&F, "check_names_full");
+	db = tmpdb_open(&F, NULL);
 	for (i = 0; i < 40; i++)
 		store_run(pick(KIND_MODEL), pick(KIND_HW), (int)rnd(N_KEYS));
 	for (i = 0; i < 8; i++) {
@@ -378,7 +427,12 @@ START_TEST(migration_backfills_existing_runs)
 		write_sql("UPDATE runs SET status = 'upheld' WHERE id = ?1", runs[r].id);
 	}
 	db_close(db);
+	db = tmpdb_open(&T, old);
+	db_close(db);
+	copy_runs(T.path, F.path);
+	tmpdb_end(&F);
 	db = tmpdb_open(&T, NULL);           /* applies 0021 */
+	ck_assert_int_eq(db_write(db, &(struct db_job){ .run = rebuild_run }), DB_OK);
 	check_stored();
 	for (i = 0; i < 20; i++)
 		store_run(pick(KIND_MODEL), pick(KIND_HW), (int)rnd(N_KEYS));
@@ -433,6 +487,149 @@ START_TEST(look_alike_names_are_refused_in_the_writer)
 }
 END_TEST
 
+/* ---- against the reference data: ICU's keys (issue 37, H6) ---- */
+
+static struct ceiling_ref *ref;
+
+static void load_reference(void)
+{
+	struct err err = ERR_INIT;
+	char dir[1024];
+
+	snprintf(dir, sizeof dir, "%s/static/reference", repo_root());
+	ref = ceiling_load(dir, &err);
+	ck_assert_msg(ref != NULL, "%s", err.message);
+	db_set_reference(ref);
+}
+
+static void unload_reference(void)
+{
+	db_set_reference(NULL);
+	ceiling_free(ref);
+	ref = NULL;
+}
+
+/* What the server runs after its migrations, names_refresh included. */
+static int after_migrate(struct dbconn *w, struct err *err)
+{
+	int rc = outlier_backfill(w, err);
+
+	return rc == DB_OK ? names_refresh(w, err) : rc;
+}
+
+/* Opens T's database as the server does (migrations, then names_refresh). */
+static struct db *open_as_server(void)
+{
+	struct err err = ERR_INIT;
+	char mig[600];
+	struct db *d = NULL;
+
+	snprintf(mig, sizeof mig, "%s/migrations", repo_root());
+	db_after_migrate = after_migrate;
+	ck_assert_msg(db_open(T.path, mig, &d, &err) == DB_OK, "%s", err.message);
+	return d;
+}
+
+/* Stores the sample run of o, resolved as an upload is; its clash field
+ * (NULL when stored) into field (size n). */
+static void upload(struct sample_opts o, const char *jws, char *field, size_t n)
+{
+	struct sample_run u;
+
+	sample_run_init(&u, &o, jws, jws);
+	validate_resolve(ref, u.payload, &u.n.f);
+	ck_assert_int_eq(db_write(db, &u.n.j), DB_OK);
+	snprintf(field, n, "%s%s%s%s%s", u.n.clash.field ? u.n.clash.field : "",
+		 u.n.clash.field ? ": reads as " : "", u.n.clash.field ? u.n.clash.slug : "",
+		 u.n.clash.field ? ", lands on " : "", u.n.clash.field ? u.n.f.model_slug : "");
+	sample_run_free(&u);
+}
+
+/* Every model and hardware string of the resolver's corpus of real names
+ * (tests/vectors/names/corpus.json) is stored, with every reference page
+ * there already: none reads as another page. */
+START_TEST(real_names_never_read_as_another_page)
+{
+	static const char *const kinds[] = { "models", "hardware" };
+	char path[1024], jws[64], field[400];
+	json_t *corpus, *a, *v;
+	size_t i, k, stored = 0;
+
+	load_reference();
+	db = open_as_server();
+	for (i = 0; ceiling_model_at(ref, i); i++)
+		store_named(0, ceiling_model_at(ref, i)->name, "M3 Ultra", i);
+	for (i = 0; ceiling_hw_at(ref, i); i++)
+		store_named(1, "Qwen3-Coder-30B-A3B-Instruct", ceiling_hw_at(ref, i)->name, i);
+	snprintf(path, sizeof path, "%s/names/corpus.json", vectors_dir());
+	ck_assert_ptr_nonnull(corpus = json_load_file(path, 0, NULL));
+	for (k = 0; k < 2; k++) {
+		a = json_object_get(corpus, kinds[k]);
+		json_array_foreach(a, i, v) {
+			const char *str = json_string_value(json_object_get(v, "s"));
+
+			if (strpbrk(str, "\t\r\n"))
+				continue;       /* a tool's raw line: refused before, as control characters */
+			snprintf(jws, sizeof jws, "corpus.%zu.%zu", k, i);
+			upload(k ? (struct sample_opts){ .accelerator = str } : (struct sample_opts){ .model = str },
+			       jws, field, sizeof field);
+			ck_assert_msg(!field[0], "%s refused as a look-alike (%s)", str, field);
+			stored++;
+		}
+	}
+	ck_assert_uint_gt(stored, 900);
+	json_decref(corpus);
+	db_close(db);
+	db = NULL;
+	unload_reference();
+}
+END_TEST
+
+/* Look-alikes that only keys tell: ASCII tricks, with the reference's
+ * page there (LIama, Llarna: issue 37's "done when"), and an unresolved
+ * page's own name; a name that lands on the page it reads as is stored. */
+START_TEST(look_alike_keys_are_refused_in_the_writer)
+{
+	static const char *const tricks[] = {
+		"LIama-3.1-8B", "Llarna-3.1-8B", "L1ama-3.1-8B", "Llama-3.l-8B", "Meta-LIama-3.1-8B-Instruct",
+	};
+	char field[400], jws[64];
+	size_t i;
+
+	load_reference();
+	db = open_as_server();
+	/* With no page it reads as, a name like any other; a second that reads
+	 * as the first is refused. */
+	upload((struct sample_opts){ .model = tricks[0] }, "early.0", field, sizeof field);
+	ck_assert_str_eq(field, "");
+	upload((struct sample_opts){ .model = tricks[1] }, "early.1", field, sizeof field);
+	ck_assert(!strncmp(field, "model.name:", 11));
+	db_close(db);
+	tmpdb_end(&T);
+	tmpdb_begin(&T, "check_names");
+	db = open_as_server();
+	upload((struct sample_opts){ .model = "Llama-3.1-8B" }, "honest", field, sizeof field);
+	ck_assert_str_eq(field, "");
+	for (i = 0; i < sizeof tricks / sizeof *tricks; i++) {
+		snprintf(jws, sizeof jws, "trick.%zu", i);
+		upload((struct sample_opts){ .model = tricks[i] }, jws, field, sizeof field);
+		ck_assert_msg(!strncmp(field, "model.name: reads as llama-3-1-8b", 33), "%s: %s", tricks[i], field);
+	}
+	upload((struct sample_opts){ .model = "hf.co/meta-llama/Llama-3.1-8B" }, "hf", field, sizeof field);
+	ck_assert_str_eq(field, "");
+	upload((struct sample_opts){ .model = "Llama\xe2\x80\x91" "3.1\xe2\x80\x91" "8B" }, "nbh", field, sizeof field);
+	ck_assert_str_eq(field, "");
+	upload((struct sample_opts){ .model = "Acme-Coder-30B" }, "acme", field, sizeof field);
+	upload((struct sample_opts){ .model = "Acrne-C0der-30B" }, "acme2", field, sizeof field);
+	ck_assert(!strncmp(field, "model.name:", 11));
+	upload((struct sample_opts){ .model = "Acme-Coder-30B-4bit" }, "acme3", field, sizeof field);
+	ck_assert_str_eq(field, "");                 /* the same page */
+	db_close(db);
+	db = NULL;
+	unload_reference();
+}
+END_TEST
+
 static Suite *suite_names(void)
 {
 	Suite *s = suite_create("names");
@@ -444,6 +641,8 @@ static Suite *suite_names(void)
 	tcase_add_test(tc, one_key_does_not_rename);
 	tcase_add_test(tc, migration_backfills_existing_runs);
 	tcase_add_test(tc, look_alike_names_are_refused_in_the_writer);
+	tcase_add_test(tc, real_names_never_read_as_another_page);
+	tcase_add_test(tc, look_alike_keys_are_refused_in_the_writer);
 	suite_add_tcase(s, tc);
 	return s;
 }

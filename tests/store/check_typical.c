@@ -5,6 +5,7 @@
  * of the writer's flag and typical code planned on an index. */
 #include "check_stats.h"
 
+#include "store/names.h"
 #include "store/typical.h"
 
 static void setup(void)
@@ -205,7 +206,7 @@ static void check_plan(sqlite3 *h, const char *sql)
 START_TEST(test_every_writer_statement_uses_an_index)
 {
 	const char *const *sets[] = { outlier_sql, outlier_median_sql, outlier_pop_sql, outlier_keys_sql,
-				      typical_hist_sql, typical_tops_sql, typical_read_sql, outlier_clip_sql };
+				      typical_hist_sql, typical_tops_sql, typical_read_sql, outlier_clip_sql, names_sql };
 	struct dbconn *c = db_reader(db);
 	size_t i, k, total = 0;
 

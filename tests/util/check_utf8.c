@@ -186,6 +186,35 @@ START_TEST(cuts_between_code_points)
 }
 END_TEST
 
+static long line_unsafe(const char *s, uint32_t *cp)
+{
+	return utf8_line_unsafe((const unsigned char *)s, strlen(s), cp);
+}
+
+/* Issue 37, L5: line and paragraph separators, and isolates that do not
+ * pair up, in text shown on one line inside the page's own isolate. */
+START_TEST(line_unsafe_finds_separators_and_unpaired_isolates)
+{
+	uint32_t cp = 0;
+
+	ck_assert_int_eq(line_unsafe("M3 Ultra", &cp), -1);
+	ck_assert_int_eq(line_unsafe("a\xe2\x81\xa6" "b\xe2\x81\xa9" "c", &cp), -1);  /* LRI b PDI */
+	ck_assert_int_eq(line_unsafe("\xe2\x81\xa8\xe2\x81\xa7x\xe2\x81\xa9\xe2\x81\xa9", &cp), -1);
+	ck_assert_int_eq(line_unsafe("Qwen\xe2\x80\xae" "3", &cp), -1);       /* an override ends with the isolate */
+	ck_assert_int_eq(line_unsafe("M3 Ultra \xe2\x80\xa8", &cp), 9);
+	ck_assert_uint_eq(cp, 0x2028);
+	ck_assert_int_eq(line_unsafe("a\xe2\x80\xa9", &cp), 1);
+	ck_assert_uint_eq(cp, 0x2029);
+	ck_assert_int_eq(line_unsafe("ab\xe2\x81\xa8" "cd", &cp), 2);          /* FSI left open */
+	ck_assert_uint_eq(cp, 0x2068);
+	ck_assert_int_eq(line_unsafe("\xe2\x81\xa6\xe2\x81\xa9\xe2\x81\xa7x", &cp), 6);  /* the second, RLI */
+	ck_assert_uint_eq(cp, 0x2067);
+	ck_assert_int_eq(line_unsafe("x\xe2\x81\xa9", &cp), 1);                /* PDI closing nothing */
+	ck_assert_uint_eq(cp, 0x2069);
+	ck_assert_int_eq(line_unsafe("", &cp), -1);
+}
+END_TEST
+
 static Suite *suite_utf8(void)
 {
 	Suite *s = suite_create("utf8");
@@ -200,6 +229,7 @@ static Suite *suite_utf8(void)
 	tcase_add_test(tc, visible_text);
 	tcase_add_test(tc, prefixes);
 	tcase_add_test(tc, cuts_between_code_points);
+	tcase_add_test(tc, line_unsafe_finds_separators_and_unpaired_isolates);
 	suite_add_tcase(s, tc);
 	return s;
 }
