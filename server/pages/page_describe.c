@@ -140,6 +140,18 @@ static void describe_run(struct buf *d, const json_t *m)
 	}
 }
 
+/* With no row that may lead: n rows awaiting confirmation, or none. */
+static void awaiting(struct buf *d, size_t n)
+{
+	if (!n) {
+		buf_puts(d, "No runs counted yet.");
+		return;
+	}
+	numfmt_count(d, (long long)n, "combination", "combinations");
+	buf_printf(d, " awaiting confirmation (%s), so none is called fastest yet.",
+		   combos_confirm_text());
+}
+
 /* /m/<slug> and /hw/<slug>: how many combinations, and the fastest. */
 static void describe_subject(struct buf *d, const json_t *m, int is_model)
 {
@@ -152,7 +164,7 @@ static void describe_subject(struct buf *d, const json_t *m, int is_model)
 	buf_puts(d, is_model ? "on each machine and backend" : "of each model and backend on it");
 	buf_printf(d, ", measured by signed runs%s%s. ", suite ? " of " : "", suite ? suite : "");
 	if (!top) {
-		buf_puts(d, "No runs counted yet.");
+		awaiting(d, json_array_size(rows));
 		return;
 	}
 	if (isfinite(count) && count > 1) {
@@ -177,7 +189,7 @@ static void describe_model_hw(struct buf *d, const json_t *m)
 	json_array_foreach(json_object_get(m, "weights"), i, w)
 		json_array_foreach(json_object_get(w, "rows"), j, row) {
 			n++;
-			if (isfinite(num(row, "median_decode_tok_s")) &&
+			if (isfinite(num(row, "median_decode_tok_s")) && combos_may_lead(row) &&
 			    (!top || num(row, "median_decode_tok_s") > num(top, "median_decode_tok_s")))
 				top = row;
 		}
@@ -186,7 +198,7 @@ static void describe_model_hw(struct buf *d, const json_t *m)
 		   str2(m, "hardware", "name") ? str2(m, "hardware", "name") : "?",
 		   suite ? " of " : "", suite ? suite : "");
 	if (!top) {
-		buf_puts(d, "No runs counted yet.");
+		awaiting(d, n);
 		return;
 	}
 	if (n > 1) {

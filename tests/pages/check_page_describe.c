@@ -15,6 +15,18 @@ static void setup(void)
 		  .prefill_tok_s = 480, .ttft_ms = 250 }, "key-a", id);
 	pages_run(&P, &(struct sample_opts){ .model = "Qwen3-8B", .accelerator = "NVIDIA GeForce RTX 4090",
 		  .decode_tok_s = 140.5 }, "key-b", NULL);
+	/* Two more keys each confirm both combinations (issue 35); a third
+	 * model has one key and awaits confirmation. */
+	pages_run(&P, &(struct sample_opts){ .model = "Qwen3-8B", .accelerator = "M3 Ultra",
+		  .backend = "mlx", .backend_version = "0.31.3", .decode_tok_s = 61.2 }, "key-c", NULL);
+	pages_run(&P, &(struct sample_opts){ .model = "Qwen3-8B", .accelerator = "M3 Ultra",
+		  .backend = "mlx", .backend_version = "0.31.3", .decode_tok_s = 61.2 }, "key-d", NULL);
+	pages_run(&P, &(struct sample_opts){ .model = "Qwen3-8B", .accelerator = "NVIDIA GeForce RTX 4090",
+		  .decode_tok_s = 140.5 }, "key-c", NULL);
+	pages_run(&P, &(struct sample_opts){ .model = "Qwen3-8B", .accelerator = "NVIDIA GeForce RTX 4090",
+		  .decode_tok_s = 140.5 }, "key-d", NULL);
+	pages_run(&P, &(struct sample_opts){ .model = "Phi-4", .accelerator = "M3 Ultra",
+		  .backend = "mlx", .backend_version = "0.31.3", .decode_tok_s = 300.0 }, "key-e", NULL);
 }
 
 static void teardown(void)
@@ -62,7 +74,12 @@ START_TEST(model_and_hardware_name_their_fastest)
 	ck_assert_msg(strstr(d.buf, "Qwen3-8B") && strstr(d.buf, "140.5"), "%s", d.buf);
 	describe("hw", "/hw/m3-ultra", &e);
 	ck_assert_msg(strstr(e.buf, "M3 Ultra") && strstr(e.buf, "61.2"), "%s", e.buf);
+	ck_assert_msg(!strstr(e.buf, "300"), "%s", e.buf);    /* Phi-4's one key leads nothing */
 	ck_assert_str_ne(d.buf, e.buf);
+	/* A model whose only row awaits confirmation names no fastest. */
+	describe("model", "/m/phi-4", &d);
+	ck_assert_msg(strstr(d.buf, "1 combination awaiting confirmation (fewer than 3 submitters") &&
+		      !strstr(d.buf, "fastest:") && !strstr(d.buf, "300"), "%s", d.buf);
 	buf_release(&d);
 	buf_release(&e);
 }
