@@ -57,6 +57,9 @@ struct answer {
 	enum cache_rep keep_rep;
 	uint64_t keep_gen;            /* the cache's generation before the reads */
 	struct cache_tags keep_tags;  /* the populations it shows */
+	char keep_note[CACHE_NOTE_MAX]; /* kept with it as its note */
+	struct cache *lead_cache;     /* the cache flight this request leads ... */
+	unsigned lead;                /* ... (0: none): landed when a is released */
 };
 
 #define ANSWER_INIT { .body = BUF_INIT, .loc = BUF_INIT, .err = ERR_INIT }
@@ -80,6 +83,10 @@ int answer_json(struct answer *a, unsigned status, const json_t *v, const struct
  * (304 for a 200 whose tag If-None-Match names) and o->cache_control. */
 void answer_keep(struct answer *a, struct cache *c, const char *id, enum cache_rep rep,
 		 uint64_t gen, struct cache_tags tags);
+/* The request leads flight lead of c (cache_fetch): its body is kept
+ * as the flight's (cache_put_led), and the flight lands once a is sent or
+ * released, kept or not. */
+void answer_lead(struct answer *a, struct cache *c, unsigned lead);
 /* The kept response k (its reference taken): 304 for a 200 with an ETag
  * that If-None-Match names.  0. */
 int answer_kept(struct answer *a, struct http_kept *k);

@@ -1,11 +1,16 @@
 /* cache.c: the in-memory response cache (see cache.h).  A chained hash table
- * behind a read-write lock; readers only take the read lock. */
+ * behind a read-write lock; readers only take the read lock.  Beside it, a
+ * small table of the builds under way (single flight), behind a mutex of
+ * its own with one condition their waiters sleep on. */
 #include "http/cache.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "util/metrics.h"
 
@@ -18,6 +23,18 @@ struct rep {
 	unsigned tag_gen[2];    /* those tags' generations when it was built */
 	unsigned rep_gen;       /* its rep's generation when it was kept */
 	uint64_t gen;           /* the cache's generation it was built at */
+	int64_t built_ms;       /* the cache clock when its snapshot was taken
+	                         * (at latest: it may be older) */
+};
+
+/* A build under way of (id, rep): its leader alone builds it. */
+struct flight {
+	char id[CACHE_ID_MAX + 1];
+	enum cache_rep rep;
+	int active;
+	int voided;             /* a drop of id happened since: keep nothing */
+	unsigned seq;           /* which flight of this slot */
+	int64_t started_ms;     /* the cache clock before the leader read anything */
 };
 
 struct entry {
@@ -35,7 +52,20 @@ struct cache {
 	atomic_uint_fast64_t gen;
 	atomic_uint tag_gen[NTAGS];
 	atomic_uint rep_gen[REP__MAX];
+	int64_t (*now_ms)(void);
+	pthread_mutex_t flight_lock;
+	pthread_cond_t landed;          /* broadcast whenever a flight lands */
+	struct flight flights[CACHE_FLIGHTS];
 };
+
+/* The default cache clock: monotonic milliseconds. */
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
 
 /* FNV-1a of the id, reduced to a bucket. */
 static unsigned bucket_of(const char *id)
@@ -59,6 +89,9 @@ struct cache *cache_new(unsigned max_ids)
 	if (!c)
 		return NULL;
 	pthread_rwlock_init(&c->lock, NULL);
+	pthread_mutex_init(&c->flight_lock, NULL);
+	pthread_cond_init(&c->landed, NULL);
+	c->now_ms = mono_ms;
 	c->max = max_ids ? max_ids : 1;
 	c->max_bytes = CACHE_MAX_BYTES;
 	atomic_init(&c->gen, 1);
@@ -120,7 +153,24 @@ void cache_free(struct cache *c)
 	for (b = 0; b < NBUCKETS; b++)
 		drop_bucket(c, b);
 	pthread_rwlock_destroy(&c->lock);
+	pthread_mutex_destroy(&c->flight_lock);
+	pthread_cond_destroy(&c->landed);
 	free(c);
+}
+
+void cache_set_clock(struct cache *c, int64_t (*now_ms)(void))
+{
+	c->now_ms = now_ms ? now_ms : mono_ms;
+}
+
+unsigned cache_count(struct cache *c)
+{
+	unsigned n;
+
+	pthread_rwlock_rdlock(&c->lock);
+	n = c->count;
+	pthread_rwlock_unlock(&c->lock);
+	return n;
 }
 
 uint64_t cache_gen(struct cache *c)
@@ -156,22 +206,180 @@ static int tags_fresh(struct cache *c, const struct rep *p)
 	return 1;
 }
 
-struct http_kept *cache_get(struct cache *c, const char *id, enum cache_rep rep)
+/* What a kept response is worth to a reader. */
+enum rep_state { ST_NONE, ST_STALE, ST_FRESH };
+
+/* p's state as (rep): FRESH when nothing it shows changed since it was
+ * built; STALE when only broad generations moved (a list page's: any
+ * write) and its snapshot is at most CACHE_STALE_MS old; else NONE.
+ * Caller holds the lock. */
+static enum rep_state rep_state(struct cache *c, const struct rep *p, enum cache_rep rep)
+{
+	if (!p->k)
+		return ST_NONE;
+	if (tags_fresh(c, p) && atomic_load(&c->rep_gen[rep]) == p->rep_gen &&
+	    (rep != REP_LIST_HTML || atomic_load(&c->gen) == p->gen))
+		return ST_FRESH;
+	if (rep == REP_LIST_HTML && c->now_ms() - p->built_ms <= CACHE_STALE_MS)
+		return ST_STALE;
+	return ST_NONE;
+}
+
+/* A new reference to the response kept as (id, rep) when it is fresh or
+ * stale (*st says which), else NULL with *st ST_NONE. */
+static struct http_kept *look(struct cache *c, const char *id, enum cache_rep rep,
+			      enum rep_state *st)
 {
 	struct http_kept *k = NULL;
 	struct entry *e;
-	struct rep *p;
 
 	pthread_rwlock_rdlock(&c->lock);
 	e = find(c, id, bucket_of(id));
-	if (e && (p = &e->reps[rep])->k &&
-	    tags_fresh(c, p) &&
-	    atomic_load(&c->rep_gen[rep]) == p->rep_gen &&
-	    (rep != REP_LIST_HTML || atomic_load(&c->gen) == p->gen))
-		k = http_kept_ref(p->k);
+	*st = e ? rep_state(c, &e->reps[rep], rep) : ST_NONE;
+	if (*st != ST_NONE)
+		k = http_kept_ref(e->reps[rep].k);
 	pthread_rwlock_unlock(&c->lock);
+	return k;
+}
+
+struct http_kept *cache_get(struct cache *c, const char *id, enum cache_rep rep)
+{
+	enum rep_state st;
+	struct http_kept *k = look(c, id, rep, &st);
+
+	if (k && st != ST_FRESH) {
+		http_kept_unref(k);
+		k = NULL;
+	}
 	metrics_cache(rep, k != NULL);
 	return k;
+}
+
+/* ---- single flight ---- */
+
+/* The flight of (id, rep) under way, or NULL; caller holds flight_lock. */
+static struct flight *flight_find(struct cache *c, const char *id, enum cache_rep rep)
+{
+	int i;
+
+	for (i = 0; i < CACHE_FLIGHTS; i++)
+		if (c->flights[i].active && c->flights[i].rep == rep && !strcmp(c->flights[i].id, id))
+			return &c->flights[i];
+	return NULL;
+}
+
+/* Starts the flight of (id, rep): its lead (slot + 1), or 0 when every
+ * slot is taken.  Caller holds flight_lock. */
+static unsigned flight_start(struct cache *c, const char *id, enum cache_rep rep)
+{
+	unsigned i;
+
+	for (i = 0; i < CACHE_FLIGHTS; i++) {
+		struct flight *f = &c->flights[i];
+
+		if (f->active)
+			continue;
+		snprintf(f->id, sizeof f->id, "%s", id);
+		f->rep = rep;
+		f->active = 1;
+		f->voided = 0;
+		f->seq++;
+		f->started_ms = c->now_ms();
+		return i + 1;
+	}
+	return 0;
+}
+
+/* Sleeps until flight f (seq) lands, a few seconds at most (a leader
+ * that never lands cannot hold its waiters for good).  0 when it landed,
+ * -1 on the time limit.  Caller holds flight_lock. */
+static int flight_wait(struct cache *c, struct flight *f, unsigned seq)
+{
+	struct timespec until;
+
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += CACHE_WAIT_S;
+	while (f->active && f->seq == seq)
+		if (pthread_cond_timedwait(&c->landed, &c->flight_lock, &until) == ETIMEDOUT)
+			return f->active && f->seq == seq ? -1 : 0;
+	return 0;
+}
+
+struct http_kept *cache_fetch(struct cache *c, const char *id, enum cache_rep rep, unsigned *lead)
+{
+	struct http_kept *k;
+	struct flight *f;
+	enum rep_state st;
+	int waited = 0;
+
+	*lead = 0;
+	if (strlen(id) > CACHE_ID_MAX)
+		return NULL;
+	for (;;) {
+		k = look(c, id, rep, &st);
+		if (st == ST_FRESH)
+			break;
+		pthread_mutex_lock(&c->flight_lock);
+		if (!(f = flight_find(c, id, rep))) {
+			*lead = flight_start(c, id, rep);
+			pthread_mutex_unlock(&c->flight_lock);
+			http_kept_unref(k);    /* the leader builds, stale copy or not */
+			k = NULL;
+			break;
+		}
+		if (k || waited >= CACHE_WAITS) {  /* stale; or flights that keep nothing */
+			pthread_mutex_unlock(&c->flight_lock);
+			break;
+		}
+		if (flight_wait(c, f, f->seq) < 0)
+			waited = CACHE_WAITS;       /* on the time limit: built unshared */
+		waited++;
+		pthread_mutex_unlock(&c->flight_lock);
+	}
+	metrics_cache(rep, k != NULL);
+	return k;
+}
+
+void cache_land(struct cache *c, unsigned lead)
+{
+	if (!lead || lead > CACHE_FLIGHTS)
+		return;
+	pthread_mutex_lock(&c->flight_lock);
+	c->flights[lead - 1].active = 0;
+	pthread_cond_broadcast(&c->landed);
+	pthread_mutex_unlock(&c->flight_lock);
+}
+
+/* Marks the flights of id voided: what they build predates a drop of it
+ * (all of them when id is NULL). */
+static void flights_void(struct cache *c, const char *id)
+{
+	int i;
+
+	pthread_mutex_lock(&c->flight_lock);
+	for (i = 0; i < CACHE_FLIGHTS; i++)
+		if (c->flights[i].active && (!id || !strcmp(c->flights[i].id, id)))
+			c->flights[i].voided = 1;
+	pthread_mutex_unlock(&c->flight_lock);
+}
+
+/* When the leader lead may keep its build though the cache moved since
+ * it read (a list page, its flight not voided): 1 with *started_ms, the
+ * clock before it read; else 0. */
+static int flight_soft(struct cache *c, unsigned lead, const char *id, enum cache_rep rep,
+		       int64_t *started_ms)
+{
+	struct flight *f;
+	int ok;
+
+	if (!lead || lead > CACHE_FLIGHTS || rep != REP_LIST_HTML)
+		return 0;
+	pthread_mutex_lock(&c->flight_lock);
+	f = &c->flights[lead - 1];
+	ok = f->active && !f->voided && f->rep == rep && !strcmp(f->id, id);
+	*started_ms = f->started_ms;
+	pthread_mutex_unlock(&c->flight_lock);
+	return ok;
 }
 
 /* Makes room for bytes more, and for one more id unless id is cached;
@@ -205,8 +413,11 @@ void cache_bump_rep(struct cache *c, enum cache_rep rep)
 	pthread_rwlock_unlock(&c->lock);
 }
 
-void cache_put(struct cache *c, const char *id, enum cache_rep rep, uint64_t gen,
-	       struct cache_tags tags, struct http_kept *k)
+/* Keeps k as (id, rep) built from the snapshot of gen, taken at the
+ * clock's built_ms: only when the cache has not moved since gen, or, when
+ * soft, over no copy of a later snapshot.  Takes the caller's reference. */
+static void put(struct cache *c, const char *id, enum cache_rep rep, uint64_t gen,
+		struct cache_tags tags, struct http_kept *k, int soft, int64_t built_ms)
 {
 	unsigned b = bucket_of(id);
 	int i;
@@ -218,9 +429,11 @@ void cache_put(struct cache *c, const char *id, enum cache_rep rep, uint64_t gen
 		return;
 	}
 	pthread_rwlock_wrlock(&c->lock);
-	if (atomic_load(&c->gen) != gen || k->bytes > c->max_bytes / 4)
+	if ((!soft && atomic_load(&c->gen) != gen) || k->bytes > c->max_bytes / 4)
 		goto drop;
 	e = find(c, id, b);
+	if (e && e->reps[rep].k && soft && e->reps[rep].gen > gen)
+		goto drop;
 	if (e && e->reps[rep].k) {
 		/* The old body leaves before the room for the new is made. */
 		c->bytes -= e->reps[rep].k->bytes;
@@ -244,6 +457,7 @@ void cache_put(struct cache *c, const char *id, enum cache_rep rep, uint64_t gen
 		p->tag_gen[i] = tags.t[i] ? atomic_load(&c->tag_gen[slot_of(tags.t[i])]) : 0;
 	p->rep_gen = atomic_load(&c->rep_gen[rep]);
 	p->gen = gen;
+	p->built_ms = soft ? built_ms : c->now_ms();
 	p->k = k;
 	c->bytes += k->bytes;
 	pthread_rwlock_unlock(&c->lock);
@@ -253,11 +467,27 @@ drop:
 	http_kept_unref(k);
 }
 
+void cache_put(struct cache *c, const char *id, enum cache_rep rep, uint64_t gen,
+	       struct cache_tags tags, struct http_kept *k)
+{
+	put(c, id, rep, gen, tags, k, 0, 0);
+}
+
+void cache_put_led(struct cache *c, unsigned lead, const char *id, enum cache_rep rep,
+		   uint64_t gen, struct cache_tags tags, struct http_kept *k)
+{
+	int64_t started = 0;
+	int soft = flight_soft(c, lead, id, rep, &started);
+
+	put(c, id, rep, gen, tags, k, soft, started);
+}
+
 void cache_invalidate(struct cache *c, const char *id)
 {
 	unsigned b = bucket_of(id);
 	struct entry **pp, *e;
 
+	flights_void(c, id);
 	pthread_rwlock_wrlock(&c->lock);
 	atomic_fetch_add(&c->gen, 1);
 	for (pp = &c->buckets[b]; (e = *pp); pp = &e->next) {
@@ -274,6 +504,7 @@ void cache_clear(struct cache *c)
 {
 	unsigned b;
 
+	flights_void(c, NULL);
 	pthread_rwlock_wrlock(&c->lock);
 	atomic_fetch_add(&c->gen, 1);
 	for (b = 0; b < NBUCKETS; b++)

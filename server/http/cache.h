@@ -8,7 +8,19 @@
  * cache_invalidate() for that run after its commit.  A reader takes
  * cache_gen() before it reads the database and passes it to cache_put(); the
  * put is dropped when any invalidation happened in between, so a response
- * built from a snapshot older than a commit is never kept. */
+ * built from a snapshot older than a commit is never kept.
+ *
+ * List pages are served stale while they are rebuilt (cache_fetch): a
+ * write that moves the cache's generation makes every kept list page
+ * stale, not gone.  The first request for a stale page builds it (it
+ * leads the page's one flight); every request for it meanwhile is answered
+ * at once from the stale copy, as long as that copy's snapshot is at most
+ * CACHE_STALE_MS old; past that, or when nothing is kept, they wait for the
+ * one build instead of each making its own (single flight, as nginx's
+ * proxy_cache_use_stale updating with proxy_cache_lock).  So a list page
+ * served is at most about CACHE_STALE_MS behind the writes.  Drops
+ * (cache_invalidate of an id, cache_clear) stay hard: nothing built before
+ * one is served or kept after it. */
 #ifndef LLMS_CACHE_H
 #define LLMS_CACHE_H
 
@@ -46,6 +58,22 @@ void cache_set_max_bytes(struct cache *c, size_t max_bytes);
 size_t cache_bytes(struct cache *c);
 
 uint64_t cache_gen(struct cache *c);
+/* Responses (ids) held now. */
+unsigned cache_count(struct cache *c);
+/* The clock stale copies are aged by, in milliseconds (NULL: the
+ * monotonic clock); for tests, before any thread uses the cache. */
+void cache_set_clock(struct cache *c, int64_t (*now_ms)(void));
+
+/* How old a stale list page's snapshot may be and still be served while
+ * its rebuild runs: the freshness bound of kept pages (schema/API.md). */
+#define CACHE_STALE_MS 1000
+/* Builds under way at once, each of one (id, rep); past that, a request
+ * builds without a flight. */
+#define CACHE_FLIGHTS 64
+/* How long a request waits for another's build at most (seconds), and on
+ * how many builds that keep nothing it waits before building its own. */
+#define CACHE_WAIT_S 5
+#define CACHE_WAITS 3
 
 /* The response kept as (id, rep), a new reference (answer_kept takes
  * it), or NULL when there is none or it went stale; counts the hit or
@@ -58,6 +86,28 @@ struct cache_tags {
 	unsigned t[2];
 };
 #define CACHE_NO_TAGS ((struct cache_tags){ { 0, 0 } })
+
+/* The response to answer (id, rep) with, a new reference, or NULL with
+ * *lead set when the caller is to build it:
+ *   fresh: the kept copy;
+ *   stale (a list page, snapshot at most CACHE_STALE_MS old) while
+ *   another request builds it: the stale copy;
+ *   stale with no build under way, or nothing kept and no build: NULL,
+ *   and *lead is the caller's flight (not 0): it builds, keeps its answer
+ *   with cache_put_led and must call cache_land(lead) after, kept or not;
+ *   nothing usable while another builds: waits for that build (at most
+ *   CACHE_WAIT_S) and looks again.
+ * NULL with *lead 0: build without a flight (all slots taken, or the
+ * wait ran out).  Counts the hit or miss for /metrics. */
+struct http_kept *cache_fetch(struct cache *c, const char *id, enum cache_rep rep, unsigned *lead);
+/* Ends the flight lead (0: none) and wakes its waiters. */
+void cache_land(struct cache *c, unsigned lead);
+/* As cache_put, by the leader of a flight: a list page is kept even when
+ * the cache moved during the build (it is stale at once, but newer than
+ * the copy it replaces, and aged from the flight's start), unless a drop
+ * (cache_invalidate of id, cache_clear) happened since the flight began. */
+void cache_put_led(struct cache *c, unsigned lead, const char *id, enum cache_rep rep,
+		   uint64_t gen, struct cache_tags tags, struct http_kept *k);
 
 /* Keeps k (the cache takes the caller's reference) as (id, rep), tagged
  * with the populations it shows (see below), unless an invalidation

@@ -349,6 +349,12 @@ void answer_keep(struct answer *a, struct cache *c, const char *id, enum cache_r
 	a->keep_tags = tags;
 }
 
+void answer_lead(struct answer *a, struct cache *c, unsigned lead)
+{
+	a->lead_cache = c;
+	a->lead = lead;
+}
+
 int answer_kept(struct answer *a, struct http_kept *k)
 {
 	http_kept_unref(a->kept);
@@ -388,6 +394,9 @@ void answer_release(struct answer *a)
 	if (a->built)
 		MHD_destroy_response(a->built);
 	a->built = NULL;
+	if (a->lead)
+		cache_land(a->lead_cache, a->lead);
+	a->lead = 0;
 }
 
 /* ---- out of memory ---- */
@@ -512,8 +521,9 @@ static enum MHD_Result send_kept(struct req *r, struct http_kept *k)
 	return ret;
 }
 
-/* Queues a body and keeps it in a->keep: 304 without keeping anything
- * when If-None-Match names its tag. */
+/* Queues a body and keeps it in a->keep (as its flight's when the
+ * request leads one); 304 when If-None-Match names its tag, kept all the
+ * same, so that the next request need not build it again. */
 static enum MHD_Result send_keep(struct req *r, struct answer *a, const void *body)
 {
 	const char *cc = a->o.cache_control;
@@ -522,13 +532,12 @@ static enum MHD_Result send_keep(struct req *r, struct answer *a, const void *bo
 	char etag[40];
 
 	http_etag_of(body, a->len, etag);
-	if (a->status == 200 && http_etag_matches(r, etag))
-		return not_modified(r, etag, cc);
 	if (!(k = http_kept_build(a->status, a->ctype, body, a->len, cc, a->status == 200 ? etag : NULL)))
-		return send_nomem(r);
+		return a->status == 200 && http_etag_matches(r, etag) ? not_modified(r, etag, cc) : send_nomem(r);
 	snprintf(k->etag, sizeof k->etag, "%s", etag);   /* kept with its tag, 200 or not */
+	snprintf(k->note, sizeof k->note, "%s", a->keep_note);
 	ret = send_kept(r, k);
-	cache_put(a->keep, a->keep_id, a->keep_rep, a->keep_gen, a->keep_tags, k);
+	cache_put_led(a->keep, a->lead, a->keep_id, a->keep_rep, a->keep_gen, a->keep_tags, k);
 	return ret;
 }
 

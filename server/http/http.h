@@ -161,12 +161,15 @@ struct MHD_Response *http_build_stream(const char *ctype, MHD_ContentReaderCallb
  * static file, a full log tile), shared by reference: whoever keeps it
  * holds one, and an answer that queues it (answer_kept) another, so a
  * response dropped while it is being queued lives until it is queued. */
+#define CACHE_NOTE_MAX 160
 struct http_kept {
 	struct MHD_Response *resp;
 	unsigned status;
 	size_t bytes;                 /* its body's length */
 	char etag[40];                /* "" when it has none */
 	char cc[80];                  /* its Cache-Control, for a 304 */
+	char note[CACHE_NOTE_MAX];    /* what its keeper does on each serving of
+	                               * it ("": nothing; pages/page.c: an ask) */
 	atomic_int refs;
 };
 

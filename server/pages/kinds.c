@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "pages/page.h"
 #include "render/tmpl.h"
 #include "util/nelem.h"
 
@@ -112,7 +113,8 @@ static const struct csv_col cheatsheet_cols[] = {
 	KIND(run, GIVEN, .path = "/r/*", .json = "/r/*.json", .arg = PAGE_ARG_RUN, \
 	     .sitemap = SITEMAP_EACH, .flags = PAGE_KEPT_RUN) \
 	KIND(model_hw, GIVEN, .path = "/m/*/hw/*", .json = "/m/*/hw/*.json", \
-	     .arg = PAGE_ARG_MODEL_HW, .sitemap = SITEMAP_EACH, .flags = PAGE_LISTED) \
+	     .arg = PAGE_ARG_MODEL_HW, .sitemap = SITEMAP_EACH, .flags = PAGE_LISTED, \
+	     .visit = page_model_hw_visit) \
 	KIND(model, GIVEN, TWINS("/m/*"), .feed = "/m/*.atom", .arg = PAGE_ARG_MODEL, \
 	     .sitemap = SITEMAP_EACH, .flags = PAGE_LISTED, \
 	     .csv_tables = { TABLE("list.runs", CSV_URL_RUN, run_cols), \
@@ -146,7 +148,7 @@ static const struct csv_col cheatsheet_cols[] = {
 	KIND(account, GIVEN, TWINS("/u/*"), .feed = "/u/*.atom", .arg = PAGE_ARG_ACCOUNT, \
 	     .csv_tables = { TABLE("list.runs", CSV_URL_RUN, run_cols) }) \
 	KIND(changes, NAMED_JSON, .feed = "/changes.atom", .sitemap = SITEMAP_ONE, .flags = PAGE_NAV) \
-	KIND(wanted, NAMED_JSON, .sitemap = SITEMAP_ONE, .flags = PAGE_NAV)
+	KIND(wanted, NAMED_JSON, .sitemap = SITEMAP_ONE, .flags = PAGE_LISTED | PAGE_NO_QUERY | PAGE_NAV)
 
 /* Each kind's builder, its enum and its row, from its name. */
 #define KIND_BUILDER(id, where, ...) json_t *page_##id##_view(struct page_view *v);

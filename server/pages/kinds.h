@@ -60,11 +60,13 @@ struct page_csv {
  * cache (and looks for them before the builder runs). */
 enum page_kind_flags {
 	PAGE_LISTED = 1,  /* its HTML and JSON follow from path, query and database
-	                   * alone: kept by path and query until the next write
-	                   * (page.c) */
+	                   * alone: kept by path and query, served stale while it
+	                   * is rebuilt after a write (page.c, http/cache.h) */
 	PAGE_KEPT_RUN = 2, /* kept under the run id of its path (REP_RUN_HTML,
 	                   * REP_RUN_JSON) until the run changes, unless ?after=
 	                   * asks for a later page of its dispute thread */
+	PAGE_NO_QUERY = 8, /* reads no query argument: a listed page kept by its
+	                   * path alone, whatever the query */
 	PAGE_NAV = 4,     /* the header's nav links it: {{#nav.<name>}} in
 	                   * templates/_header.html marks it on its page */
 };
@@ -92,6 +94,10 @@ struct page_kind_def {
 	enum page_arg arg;         /* what the path's '*' names */
 	enum page_sitemap sitemap;
 	unsigned flags;            /* enum page_kind_flags */
+	/* Called on every serving of a kept answer whose builder left a note
+	 * (page_view.note) with it, with that note: what a visit does besides
+	 * reading (model_hw: counts the ask for /wanted).  NULL: nothing. */
+	void (*visit)(struct req *r, const char *note);
 };
 
 /* Every kind, in the table's order (a route's kind is an index here), and
@@ -121,7 +127,9 @@ struct page_view {
 	                            * builder may clear it) ... */
 	char key[CACHE_ID_MAX + 1];
 	enum cache_rep rep;
-	struct cache_tags tags;    /* ... tagged with the populations it shows */
+	struct cache_tags tags;    /* ... tagged with the populations it shows,
+	                            * with this note for its kind's visit ("") */
+	char note[CACHE_NOTE_MAX];
 	uint64_t gen;              /* the cache's generation before the reads */
 };
 

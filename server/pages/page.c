@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "app.h"
 #include "disputes/dispute.h"
@@ -105,44 +106,72 @@ void page_error(struct req *r, const struct err *e, struct answer *a)
 
 /* ---- the keys of kept list pages ---- */
 
+/* Every query argument some page reads (http_query compares names
+ * ignoring ASCII case): the pages of the kinds table, browse.c's filters
+ * and cursors, /fit's inputs, /search, /compare, the dispute thread's
+ * ?after=.  A name not here is read by no page: it changes no answer. */
+static const char *const query_known[] = {
+	"after", "backend", "bandwidth_gb_s", "batch", "context", "cursor", "digest",
+	"digests_after", "format", "hw", "kv", "memory", "memory_gb", "model",
+	"overhead_gb", "page", "q", "r", "sort", "state", "suite", "sustained", "with",
+};
+
+int page_query_known(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof query_known / sizeof query_known[0]; i++)
+		if (!strcasecmp(name, query_known[i]))
+			return 1;
+	return 0;
+}
+
 /* The key's input, and whether the query keeps the page out of the cache. */
 struct keyin {
 	struct buf in;
 	int sort, suite, hw, backend, other;
 };
 
-/* Adds one query argument to the key's input: key and value each ended by
- * a NUL (no argument can hold one).  Only ?sort=, ?suite=, ?backend= and
- * ?hw=, once each and not empty, may stand in the query of a kept page:
- * each takes a value from a short list (anything else is a 400 or a 404,
- * which are not kept; a ?hw= naming hardware without runs is not kept
- * either, browse_hw_listed()), so the pages kept are bounded by the models,
- * hardware and backends that exist.  Cursors, other filters and arguments
- * the page ignores would let a client fill the cache with copies (?x=1,
- * ?x=2, ...), so such pages are built each time. */
+/* Adds one query argument to the key's input: key (lower-cased, as the
+ * pages read it either way) and value, each ended by a NUL (no argument
+ * can hold one).  Arguments no page reads (page_query_known) are left
+ * out: they change nothing, so they make no copy of their own (?x=1,
+ * ?x=2, ... are all the page without them).  Of the rest only ?sort=,
+ * ?suite=, ?backend= and ?hw=, once each and not empty, may stand in the
+ * query of a kept page: each takes a value from a short list (anything
+ * else is a 400 or a 404, which are not kept; a ?hw= naming hardware
+ * without runs is not kept either, browse_hw_listed()), so the pages kept
+ * are bounded by the models, hardware and backends that exist.  Cursors
+ * and other filters are built each time. */
 static void key_arg(void *ctx, const char *k, const char *v)
 {
 	struct keyin *ki = ctx;
-	int *seen = !strcmp(k, "sort") ? &ki->sort : !strcmp(k, "suite") ? &ki->suite
-		  : !strcmp(k, "hw") ? &ki->hw : !strcmp(k, "backend") ? &ki->backend : NULL;
+	int *seen = !strcasecmp(k, "sort") ? &ki->sort : !strcasecmp(k, "suite") ? &ki->suite
+		  : !strcasecmp(k, "hw") ? &ki->hw : !strcasecmp(k, "backend") ? &ki->backend : NULL;
+	size_t n = strlen(k) + 1, i;
 
+	if (!page_query_known(k))
+		return;
 	if (!seen || (*seen)++ || !v || !*v)
 		ki->other = 1;
-	buf_add(&ki->in, k, strlen(k) + 1);
+	for (i = 0; i < n; i++)
+		buf_putc(&ki->in, k[i] >= 'A' && k[i] <= 'Z' ? k[i] - 'A' + 'a' : k[i]);
 	buf_add(&ki->in, v ? v : "", (v ? strlen(v) : 0) + 1);
 }
 
 /* The cache key of r's page: "L" and 32 hex digits of the SHA-256 of its
- * path and query arguments in the order sent; 0, or -1 when the page is
+ * path and the query arguments pages read, in the order sent; 0, or -1 when the page is
  * not to be kept (a query with more than ?sort=, ?suite=, ?backend= and
- * ?hw=, once each) or out of memory. */
-static int list_key(struct req *r, char key[CACHE_ID_MAX + 1])
+ * ?hw=, once each) or out of memory.  query 0: a page that reads no
+ * query, kept by its path alone. */
+static int list_key(struct req *r, int query, char key[CACHE_ID_MAX + 1])
 {
 	struct keyin ki = { .in = BUF_INIT };
 	unsigned char d[32];
 
 	buf_add(&ki.in, r->path, strlen(r->path) + 1);
-	http_query_each(r, key_arg, &ki);
+	if (query)
+		http_query_each(r, key_arg, &ki);
 	if (buf_error(&ki.in) || ki.other) {
 		buf_release(&ki.in);
 		return -1;
@@ -209,7 +238,7 @@ static int keep_key(struct page_view *v)
 	struct req *r = v->r;
 
 	if ((v->kind->flags & PAGE_LISTED) && v->format != HTTP_FMT_CSV &&
-	    list_key(r, v->key) == 0) {
+	    list_key(r, !(v->kind->flags & PAGE_NO_QUERY), v->key) == 0) {
 		v->rep = REP_LIST_HTML;
 		return 1;
 	}
@@ -222,6 +251,13 @@ static int keep_key(struct page_view *v)
 	return 0;
 }
 
+/* Keeps a's body as v says, with v's note. */
+static void keep(struct page_view *v, struct answer *a)
+{
+	answer_keep(a, v->r->app->cache, v->key, v->rep, v->gen, v->tags);
+	snprintf(a->keep_note, sizeof a->keep_note, "%s", v->note);
+}
+
 /* The view model m as JSON, kept in the response cache when v says so,
  * else with an ETag. */
 static int json_answer(struct page_view *v, json_t *m, struct answer *a)
@@ -229,7 +265,7 @@ static int json_answer(struct page_view *v, json_t *m, struct answer *a)
 	struct http_opts o = { .cache_control = CC_PAGE, .etag = 1 };
 
 	if (v->keep)
-		answer_keep(a, v->r->app->cache, v->key, v->rep, v->gen, v->tags);
+		keep(v, a);
 	return answer_json(a, 200, m, &o);
 }
 
@@ -252,7 +288,7 @@ static int html_answer(struct page_view *v, json_t *m, struct answer *a)
 		buf_release(&b);
 		return render_failed(a);
 	}
-	answer_keep(a, v->r->app->cache, v->key, v->rep, v->gen, v->tags);
+	keep(v, a);
 	return answer_buf(a, 200, CT_HTML, &b, &o);
 }
 
@@ -270,16 +306,40 @@ static int refusal_answer(struct page_view *v, struct answer *a)
 	return answer_body(a, v->redirect.status, CT_TEXT, v->redirect.to.buf, v->redirect.to.len, &o);
 }
 
+/* Answers r from the kept copy k when there is one (fresh, or stale
+ * while another request rebuilds it), doing what its note says (its
+ * kind's visit: an unmeasured page counts the ask); else 0 with *lead
+ * set when this request leads the page's one build (cache_fetch). */
+static int serve_kept(struct page_view *v, struct answer *a, unsigned *lead)
+{
+	struct cache *c = v->r->app->cache;
+	struct http_kept *k;
+
+	*lead = 0;
+	if (!keep_key(v) || !(k = cache_fetch(c, v->key, v->rep, lead))) {
+		answer_lead(a, c, *lead);     /* landed when a is sent */
+		return 0;
+	}
+	if (k->note[0] && v->kind->visit)
+		v->kind->visit(v->r, k->note);
+	answer_kept(a, k);
+	return 1;
+}
+
+/* The one handler of the page kinds: the kept answer when there is one,
+ * else the builder's, rendered in the route's form and kept as it says.
+ * A request that finds a stale list page while another rebuilds it gets
+ * the stale copy; only one request builds a page at a time. */
 int page_serve(struct req *r, struct answer *a)
 {
 	struct page_view v = { .r = r, .kind = &page_kinds[r->kind], .format = r->format,
 			       .err = ERR_INIT, .redirect.to = BUF_INIT, .status = 200 };
-	struct http_kept *k;
+	unsigned lead;
 	json_t *m;
 	int rc;
 
-	if (keep_key(&v) && (k = cache_get(r->app->cache, v.key, v.rep)))
-		return answer_kept(a, k);
+	if (serve_kept(&v, a, &lead))
+		return 0;
 	v.gen = cache_gen(r->app->cache);
 	if (!(m = v.kind->build(&v)))
 		rc = refusal_answer(&v, a);

@@ -166,6 +166,13 @@ int page_search_canonical(struct page_view *v, enum page_arg what);
  * twin's too) into model and hw (SLUG_MAX + 1 each, not checked for
  * shape); 0, or -1 when the path is not of that form or a part is too long. */
 int page_model_hw_slugs(const char *path, char *model, char *hw);
+/* page_model_hw.c: the visit of a kept unmeasured page (kinds.h .visit):
+ * counts the ask its note names ("suite\nmodel\nhw") for r's client. */
+void page_model_hw_visit(struct req *r, const char *note);
+/* page.c: 1 when some page reads the query argument name (ASCII case
+ * ignored): the others change no answer, so no cache key or carried
+ * query holds them. */
+int page_query_known(const char *name);
 
 /* page_changes.c */
 int page_changes_atom(struct req *r, struct answer *a);  /* /changes.atom */

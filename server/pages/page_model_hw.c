@@ -32,6 +32,7 @@
 #include "util/buf.h"
 #include "util/numfmt.h"
 #include "util/slug.h"
+#include "store/wanted.h"
 
 /* The model's and the hardware's shown names, when the suite counts a run
  * of them (model_index, hw_index: one primary-key seek each). */
@@ -534,8 +535,9 @@ fail:
  * table and what is known instead when nothing was measured); 404 for a
  * model or hardware neither measured in the suite nor in the reference
  * data, or an unknown ?suite=; 400 for a malformed argument.  Kept in the
- * list cache until the next write, except an empty page: each visit to it
- * is counted for /wanted.  A new reference. */
+ * list cache like other lists; an empty page is kept with its ask as its
+ * note, so that each visit to it, kept or built, is counted for /wanted
+ * (page_model_hw_visit).  A new reference. */
 json_t *page_model_hw_view(struct page_view *v)
 {
 	struct mhw p = { 0 };
@@ -545,7 +547,16 @@ json_t *page_model_hw_view(struct page_view *v)
 		return NULL;     /* another spelling of the pair: moved there */
 	m = mhw_model(&p, v->r);
 	m = page_view_browsed(v, &p.b, m);
-	if (m && !p.nrows)
-		v->keep = 0;
+	if (m && !p.nrows &&
+	    (size_t)snprintf(v->note, sizeof v->note, "%s\n%s\n%s", p.b.suite, p.model, p.hw) >= sizeof v->note)
+		v->keep = 0;     /* an ask that does not fit the note: built each time */
 	return m;
+}
+
+void page_model_hw_visit(struct req *r, const char *note)
+{
+	char suite[CACHE_NOTE_MAX], model[CACHE_NOTE_MAX], hw[CACHE_NOTE_MAX];
+
+	if (sscanf(note, "%159[^\n]\n%159[^\n]\n%159[^\n]", suite, model, hw) == 3)
+		wanted_note(r->client, suite, model, hw);
 }

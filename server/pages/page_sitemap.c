@@ -352,10 +352,12 @@ static void reference_lastmod(struct smap *s)
 		sqlite3_reset(st);  /* a statement left on a row would hold this snapshot */
 }
 
-/* Counts one query argument. */
+/* Counts one query argument some page reads (the others change nothing). */
 static void count_arg(void *ctx, const char *k, const char *v)
 {
-	(*(int *)ctx)++;
+	(void)v;
+	if (page_query_known(k))
+		(*(int *)ctx)++;
 }
 
 /* GET /sitemap.xml and /sitemap-<n>.xml (r->arg: n, 1 or more).  404 for a

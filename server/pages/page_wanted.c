@@ -115,8 +115,14 @@ static json_t *wanted_model(struct req *r, struct err *e)
 }
 
 /* GET /wanted and /wanted.json: the list; NULL with a 503 without the
- * database. */
+ * database.  Kept by its path alone (it reads no query) until the asks
+ * or the runs change: the refresh thread's flush of the asks and every
+ * upload make it stale, and it is rebuilt once, off the other requests'
+ * way (page.c). */
 json_t *page_wanted_view(struct page_view *v)
 {
-	return wanted_model(v->r, &v->err);
+	json_t *m = wanted_model(v->r, &v->err);
+
+	v->keep = m && v->key[0];   /* kept like the other lists (page.c) */
+	return m;
 }

@@ -173,7 +173,7 @@ static void carry_one(void *ctx, const char *k, const char *v)
 	const char *first = http_query(c->r, k);
 	struct buf esc = BUF_INIT;
 
-	if (!v || !*v || !first || strcmp(first, v))
+	if (!v || !*v || !first || strcmp(first, v) || !page_query_known(k))
 		return;
 	html_url_arg(&esc, k);
 	buf_putc(&esc, '=');
