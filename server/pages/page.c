@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "app.h"
 #include "disputes/dispute.h"
@@ -326,6 +327,17 @@ static int serve_kept(struct page_view *v, struct answer *a, unsigned *lead)
 	return 1;
 }
 
+/* Tests only (--test-hold-builds FILE): the leader of a list page's
+ * build waits while FILE exists, 30 s at most. */
+static void hold_build(struct req *r, unsigned lead, enum cache_rep rep)
+{
+	const char *f = r->app->cfg.test_hold_builds;
+	int i;
+
+	for (i = 0; f && lead && rep == REP_LIST_HTML && i < 3000 && access(f, F_OK) == 0; i++)
+		usleep(10000);
+}
+
 /* The one handler of the page kinds: the kept answer when there is one,
  * else the builder's, rendered in the route's form and kept as it says.
  * A request that finds a stale list page while another rebuilds it gets
@@ -340,6 +352,7 @@ int page_serve(struct req *r, struct answer *a)
 
 	if (serve_kept(&v, a, &lead))
 		return 0;
+	hold_build(r, lead, v.rep);
 	v.gen = cache_gen(r->app->cache);
 	if (!(m = v.kind->build(&v)))
 		rc = refusal_answer(&v, a);

@@ -1,6 +1,8 @@
-/* check_cache.c: the render cache of server/http/cache.c: its bounds on ids and on bytes, and the generation check. */
+/* check_cache.c: the render cache of server/http/cache.c: its bounds on ids and on bytes, the generation check, and stale-while-rebuilding with single flight. */
 #include "check_util.h"
 #include "http/cache.h"
+
+#include <pthread.h>
 
 /* A kept response with an n-byte body, as answer_send() keeps them. */
 static struct http_kept *body_of(size_t n)
@@ -179,6 +181,194 @@ START_TEST(test_got_responses_outlive_their_entry)
 }
 END_TEST
 
+/* ---- stale while rebuilding, single flight (the cache's clock is ours) ---- */
+
+static int64_t fake_now = 1000000;
+
+static int64_t fake_ms(void)
+{
+	return fake_now;
+}
+
+static struct cache *cache_faked(void)
+{
+	struct cache *c = cache_new(1000);
+
+	cache_set_clock(c, fake_ms);
+	return c;
+}
+
+/* The leader's build: keeps an n-byte body as its flight's and lands. */
+static void lead_put(struct cache *c, unsigned lead, const char *id, uint64_t gen, size_t n)
+{
+	cache_put_led(c, lead, id, REP_LIST_HTML, gen, CACHE_NO_TAGS, body_of(n));
+	cache_land(c, lead);
+}
+
+/* The bytes of what fetch answers with (0: nothing), and its lead. */
+static size_t fetched(struct cache *c, const char *id, enum cache_rep rep, unsigned *lead)
+{
+	struct http_kept *k = cache_fetch(c, id, rep, lead);
+	size_t n = k ? k->bytes : 0;
+
+	http_kept_unref(k);
+	return n;
+}
+
+START_TEST(test_stale_list_is_served_while_one_request_rebuilds)
+{
+	struct cache *c = cache_faked();
+	unsigned lead, other;
+	uint64_t gen;
+
+	put(c, "Lkey", REP_LIST_HTML, 100);
+	ck_assert_uint_eq(fetched(c, "Lkey", REP_LIST_HTML, &lead), 100);   /* fresh */
+	ck_assert_uint_eq(lead, 0);
+	cache_invalidate(c, "r_other");          /* a write: the list is stale */
+	ck_assert_ptr_null(cache_get(c, "Lkey", REP_LIST_HTML));  /* not fresh */
+	/* The first request leads the one rebuild ... */
+	ck_assert_uint_eq(fetched(c, "Lkey", REP_LIST_HTML, &lead), 0);
+	ck_assert_uint_ne(lead, 0);
+	gen = cache_gen(c);
+	/* ... every other one meanwhile gets the stale copy, building nothing. */
+	fake_now += CACHE_STALE_MS / 2;
+	ck_assert_uint_eq(fetched(c, "Lkey", REP_LIST_HTML, &other), 100);
+	ck_assert_uint_eq(other, 0);
+	ck_assert_uint_eq(fetched(c, "Lkey", REP_LIST_HTML, &other), 100);
+	ck_assert_uint_eq(other, 0);
+	/* A write during the build: the build is kept all the same (newer than
+	 * the copy it replaces), stale at once, and rebuilt by the next one. */
+	cache_invalidate(c, "r_third");
+	lead_put(c, lead, "Lkey", gen, 200);
+	ck_assert_uint_eq(fetched(c, "Lkey", REP_LIST_HTML, &lead), 0);
+	ck_assert_uint_ne(lead, 0);
+	ck_assert_uint_eq(fetched(c, "Lkey", REP_LIST_HTML, &other), 200);
+	ck_assert_uint_eq(other, 0);
+	/* Without a write in between, the build is fresh. */
+	lead_put(c, lead, "Lkey", cache_gen(c), 300);
+	ck_assert_uint_eq(fetched(c, "Lkey", REP_LIST_HTML, &lead), 300);
+	ck_assert_uint_eq(lead, 0);
+	cache_free(c);
+}
+END_TEST
+
+START_TEST(test_an_older_build_never_replaces_a_newer_copy)
+{
+	struct cache *c = cache_faked();
+	unsigned lead, other;
+	uint64_t old;
+
+	put(c, "Lkey", REP_LIST_HTML, 100);
+	cache_invalidate(c, "r_other");
+	ck_assert_uint_eq(fetched(c, "Lkey", REP_LIST_HTML, &lead), 0);
+	old = cache_gen(c) - 1;                 /* a snapshot before the copy kept */
+	cache_put_led(c, lead, "Lkey", REP_LIST_HTML, old - 1, CACHE_NO_TAGS, body_of(50));
+	cache_land(c, lead);
+	ck_assert_uint_eq(fetched(c, "Lkey", REP_LIST_HTML, &lead), 0);   /* stale: leads again */
+	ck_assert_uint_ne(lead, 0);
+	ck_assert_uint_eq(fetched(c, "Lkey", REP_LIST_HTML, &other), 100); /* the copy kept is 100's */
+	cache_land(c, lead);
+	cache_free(c);
+}
+END_TEST
+
+START_TEST(test_a_leader_that_keeps_nothing_hands_the_flight_on)
+{
+	struct cache *c = cache_faked();
+	unsigned lead, next;
+
+	ck_assert_uint_eq(fetched(c, "Lnone", REP_LIST_HTML, &lead), 0);
+	ck_assert_uint_ne(lead, 0);
+	cache_land(c, lead);                    /* an error page: nothing kept */
+	ck_assert_uint_eq(fetched(c, "Lnone", REP_LIST_HTML, &next), 0);
+	ck_assert_uint_ne(next, 0);
+	cache_land(c, next);
+	cache_free(c);
+}
+END_TEST
+
+START_TEST(test_stale_past_the_bound_or_dropped_is_never_served)
+{
+	struct cache *c = cache_faked();
+	unsigned lead, other;
+
+	put(c, "Lkey", REP_LIST_HTML, 100);
+	fake_now += CACHE_STALE_MS + 1;          /* its snapshot is too old now */
+	ck_assert_uint_eq(fetched(c, "Lkey", REP_LIST_HTML, &lead), 100);   /* fresh still */
+	cache_invalidate(c, "r_other");
+	ck_assert_uint_eq(fetched(c, "Lkey", REP_LIST_HTML, &lead), 0);
+	ck_assert_uint_ne(lead, 0);
+	lead_put(c, lead, "Lkey", cache_gen(c), 200);
+	/* Run pages are never served stale: a cluster bump makes them miss. */
+	cache_put(c, "r_aaaaaaaaa01", REP_RUN_HTML, cache_gen(c), (struct cache_tags){ { 7, 0 } }, body_of(10));
+	cache_bump_cluster(c, 7);
+	ck_assert_uint_eq(fetched(c, "r_aaaaaaaaa01", REP_RUN_HTML, &lead), 0);
+	ck_assert_uint_ne(lead, 0);
+	cache_land(c, lead);
+	/* A drop during a build: the build is not kept, nothing stale stays. */
+	cache_invalidate(c, "r_other");
+	ck_assert_uint_eq(fetched(c, "Lkey", REP_LIST_HTML, &lead), 0);
+	ck_assert_uint_eq(fetched(c, "Lkey", REP_LIST_HTML, &other), 200);   /* stale meanwhile */
+	cache_clear(c);
+	lead_put(c, lead, "Lkey", cache_gen(c) - 1, 300);
+	ck_assert_uint_eq(fetched(c, "Lkey", REP_LIST_HTML, &lead), 0);
+	ck_assert_uint_ne(lead, 0);
+	cache_land(c, lead);
+	cache_free(c);
+}
+END_TEST
+
+struct waiter {
+	struct cache *c;
+	const char *id;
+	size_t got;
+	unsigned lead;
+};
+
+static void *wait_fetch(void *arg)
+{
+	struct waiter *w = arg;
+
+	w->got = fetched(w->c, w->id, REP_LIST_HTML, &w->lead);
+	return NULL;
+}
+
+/* Whenever the other request comes (before the build lands, waiting, or
+ * after), it is answered with the one build and builds nothing itself. */
+static void check_waiter_gets_the_build(const char *id, int stale_first)
+{
+	struct cache *c = cache_faked();
+	struct waiter w = { c, id, 0, 0 };
+	pthread_t t;
+	unsigned lead;
+
+	if (stale_first) {                      /* a copy too old to be served */
+		put(c, id, REP_LIST_HTML, 100);
+		fake_now += CACHE_STALE_MS + 1;
+		cache_invalidate(c, "r_other");
+	}
+	ck_assert_uint_eq(fetched(c, id, REP_LIST_HTML, &lead), 0);
+	ck_assert_uint_ne(lead, 0);
+	ck_assert_int_eq(pthread_create(&t, NULL, wait_fetch, &w), 0);
+	lead_put(c, lead, id, cache_gen(c), 200);
+	pthread_join(t, NULL);
+	ck_assert_uint_eq(w.got, 200);
+	ck_assert_uint_eq(w.lead, 0);
+	cache_free(c);
+}
+
+START_TEST(test_a_page_never_kept_is_built_once)
+{
+	check_waiter_gets_the_build("Lnew", 0);
+}
+END_TEST
+
+START_TEST(test_a_copy_too_old_is_waited_for_not_served)
+{
+	check_waiter_gets_the_build("Lold", 1);
+}
+END_TEST
+
 static Suite *suite_cache(void)
 {
 	Suite *s = suite_create("cache");
@@ -191,6 +381,12 @@ static Suite *suite_cache(void)
 	tcase_add_test(t, test_rep_bumps);
 	tcase_add_test(t, test_id_bound_still_holds);
 	tcase_add_test(t, test_got_responses_outlive_their_entry);
+	tcase_add_test(t, test_stale_list_is_served_while_one_request_rebuilds);
+	tcase_add_test(t, test_an_older_build_never_replaces_a_newer_copy);
+	tcase_add_test(t, test_a_leader_that_keeps_nothing_hands_the_flight_on);
+	tcase_add_test(t, test_stale_past_the_bound_or_dropped_is_never_served);
+	tcase_add_test(t, test_a_page_never_kept_is_built_once);
+	tcase_add_test(t, test_a_copy_too_old_is_waited_for_not_served);
 	suite_add_tcase(s, t);
 	return s;
 }
