@@ -46,9 +46,9 @@ START_TEST(rows_per_backend)
 }
 END_TEST
 
-/* A pair in the reference data but never measured has a page, empty (and
- * never kept: each visit is counted); a model that is neither measured
- * nor known is a 404. */
+/* A pair in the reference data but never measured has a page, empty, kept
+ * with its ask as its note (each visit to the kept copy counts it); a
+ * model that is neither measured nor known is a 404. */
 START_TEST(empty_pairs_and_unknown_models)
 {
 	struct page_req q;
@@ -60,7 +60,8 @@ START_TEST(empty_pairs_and_unknown_models)
 	ck_assert_ptr_nonnull(m);
 	ck_assert(json_is_true(pages_at(m, "empty")));
 	ck_assert_int_eq(json_integer_value(pages_at(m, "rows_count")), 0);
-	ck_assert_int_eq(q.v.keep, 0);
+	ck_assert_int_eq(q.v.keep, 1);
+	ck_assert_ptr_nonnull(strstr(q.v.note, "\nqwen3-8b\nrtx-4090"));
 	pages_done(&q, m);
 	m = pages_build(pages_get(&q, &P, "/m/no-such-model/hw/m3-ultra.json"));
 	ck_assert_ptr_null(m);
