@@ -23,8 +23,6 @@ struct rep {
 	unsigned tag_gen[2];    /* those tags' generations when it was built */
 	unsigned rep_gen;       /* its rep's generation when it was kept */
 	uint64_t gen;           /* the cache's generation it was built at */
-	int64_t built_ms;       /* the cache clock when its snapshot was taken
-	                         * (at latest: it may be older) */
 };
 
 /* A build under way of (id, rep): its leader alone builds it. */
@@ -34,8 +32,18 @@ struct flight {
 	int active;
 	int voided;             /* a drop of id happened since: keep nothing */
 	unsigned seq;           /* which flight of this slot */
-	int64_t started_ms;     /* the cache clock before the leader read anything */
 };
+
+/* When the generation moved: gen became g at the cache clock's ms.  Not
+ * every move is written down, only the first after BUMP_GAP_MS without
+ * one, so a move not written happened less than BUMP_GAP_MS after the
+ * latest one that was. */
+struct bump {
+	uint64_t g;
+	int64_t ms;
+};
+#define BUMPS 256        /* at BUMP_GAP_MS apart at least: 2.5 s of them */
+#define BUMP_GAP_MS 10
 
 struct entry {
 	char id[CACHE_ID_MAX + 1];
@@ -56,6 +64,8 @@ struct cache {
 	pthread_mutex_t flight_lock;
 	pthread_cond_t landed;          /* broadcast whenever a flight lands */
 	struct flight flights[CACHE_FLIGHTS];
+	struct bump bumps[BUMPS];       /* a ring; under the write lock */
+	unsigned nbumps, last_bump;
 };
 
 /* The default cache clock: monotonic milliseconds. */
@@ -206,13 +216,43 @@ static int tags_fresh(struct cache *c, const struct rep *p)
 	return 1;
 }
 
+/* Moves the generation on and notes when; caller holds the write lock. */
+static void gen_bump(struct cache *c)
+{
+	uint64_t g = atomic_fetch_add(&c->gen, 1) + 1;
+	int64_t now = c->now_ms();
+	struct bump *b = &c->bumps[c->last_bump];
+
+	if (c->nbumps && now - b->ms < BUMP_GAP_MS)
+		return;
+	c->last_bump = c->nbumps ? (c->last_bump + 1) % BUMPS : 0;
+	c->bumps[c->last_bump] = (struct bump){ g, now };
+	if (c->nbumps < BUMPS)
+		c->nbumps++;
+}
+
+/* How long ago, at least, the first write after generation gen happened
+ * (what a page built at gen has missed since), in ms; INT64_MAX when it
+ * is older than the bumps written down.  Caller holds the lock. */
+static int64_t missed_ms(struct cache *c, uint64_t gen)
+{
+	unsigned i, at;
+
+	for (i = 0; i < c->nbumps; i++) {
+		at = (c->last_bump + BUMPS - i) % BUMPS;
+		if (c->bumps[at].g <= gen + 1)
+			return c->now_ms() - c->bumps[at].ms;
+	}
+	return INT64_MAX;
+}
+
 /* What a kept response is worth to a reader. */
 enum rep_state { ST_NONE, ST_STALE, ST_FRESH };
 
 /* p's state as (rep): FRESH when nothing it shows changed since it was
  * built; STALE when only broad generations moved (a list page's: any
- * write) and its snapshot is at most CACHE_STALE_MS old; else NONE.
- * Caller holds the lock. */
+ * write) and the first write it misses is at most CACHE_STALE_MS old;
+ * else NONE.  Caller holds the lock. */
 static enum rep_state rep_state(struct cache *c, const struct rep *p, enum cache_rep rep)
 {
 	if (!p->k)
@@ -220,7 +260,7 @@ static enum rep_state rep_state(struct cache *c, const struct rep *p, enum cache
 	if (tags_fresh(c, p) && atomic_load(&c->rep_gen[rep]) == p->rep_gen &&
 	    (rep != REP_LIST_HTML || atomic_load(&c->gen) == p->gen))
 		return ST_FRESH;
-	if (rep == REP_LIST_HTML && c->now_ms() - p->built_ms <= CACHE_STALE_MS)
+	if (rep == REP_LIST_HTML && missed_ms(c, p->gen) <= CACHE_STALE_MS)
 		return ST_STALE;
 	return ST_NONE;
 }
@@ -284,7 +324,6 @@ static unsigned flight_start(struct cache *c, const char *id, enum cache_rep rep
 		f->active = 1;
 		f->voided = 0;
 		f->seq++;
-		f->started_ms = c->now_ms();
 		return i + 1;
 	}
 	return 0;
@@ -340,6 +379,17 @@ struct http_kept *cache_fetch(struct cache *c, const char *id, enum cache_rep re
 	return k;
 }
 
+unsigned cache_flights(struct cache *c)
+{
+	unsigned i, n = 0;
+
+	pthread_mutex_lock(&c->flight_lock);
+	for (i = 0; i < CACHE_FLIGHTS; i++)
+		n += c->flights[i].active != 0;
+	pthread_mutex_unlock(&c->flight_lock);
+	return n;
+}
+
 void cache_land(struct cache *c, unsigned lead)
 {
 	if (!lead || lead > CACHE_FLIGHTS)
@@ -363,11 +413,9 @@ static void flights_void(struct cache *c, const char *id)
 	pthread_mutex_unlock(&c->flight_lock);
 }
 
-/* When the leader lead may keep its build though the cache moved since
- * it read (a list page, its flight not voided): 1 with *started_ms, the
- * clock before it read; else 0. */
-static int flight_soft(struct cache *c, unsigned lead, const char *id, enum cache_rep rep,
-		       int64_t *started_ms)
+/* 1 when the leader lead may keep its build though the cache moved since
+ * it read (a list page, its flight not voided); else 0. */
+static int flight_soft(struct cache *c, unsigned lead, const char *id, enum cache_rep rep)
 {
 	struct flight *f;
 	int ok;
@@ -377,7 +425,6 @@ static int flight_soft(struct cache *c, unsigned lead, const char *id, enum cach
 	pthread_mutex_lock(&c->flight_lock);
 	f = &c->flights[lead - 1];
 	ok = f->active && !f->voided && f->rep == rep && !strcmp(f->id, id);
-	*started_ms = f->started_ms;
 	pthread_mutex_unlock(&c->flight_lock);
 	return ok;
 }
@@ -398,7 +445,7 @@ void cache_bump_cluster(struct cache *c, unsigned tag)
 	if (!tag)
 		return;
 	pthread_rwlock_wrlock(&c->lock);
-	atomic_fetch_add(&c->gen, 1);
+	gen_bump(c);
 	atomic_fetch_add(&c->tag_gen[slot_of(tag)], 1);
 	pthread_rwlock_unlock(&c->lock);
 }
@@ -408,16 +455,16 @@ void cache_bump_rep(struct cache *c, enum cache_rep rep)
 	if ((unsigned)rep >= REP__MAX)
 		return;
 	pthread_rwlock_wrlock(&c->lock);
-	atomic_fetch_add(&c->gen, 1);
+	gen_bump(c);
 	atomic_fetch_add(&c->rep_gen[rep], 1);
 	pthread_rwlock_unlock(&c->lock);
 }
 
-/* Keeps k as (id, rep) built from the snapshot of gen, taken at the
- * clock's built_ms: only when the cache has not moved since gen, or, when
- * soft, over no copy of a later snapshot.  Takes the caller's reference. */
+/* Keeps k as (id, rep) built from the snapshot of gen: only when the
+ * cache has not moved since gen, or, when soft, over no copy of a later
+ * snapshot.  Takes the caller's reference. */
 static void put(struct cache *c, const char *id, enum cache_rep rep, uint64_t gen,
-		struct cache_tags tags, struct http_kept *k, int soft, int64_t built_ms)
+		struct cache_tags tags, struct http_kept *k, int soft)
 {
 	unsigned b = bucket_of(id);
 	int i;
@@ -457,7 +504,6 @@ static void put(struct cache *c, const char *id, enum cache_rep rep, uint64_t ge
 		p->tag_gen[i] = tags.t[i] ? atomic_load(&c->tag_gen[slot_of(tags.t[i])]) : 0;
 	p->rep_gen = atomic_load(&c->rep_gen[rep]);
 	p->gen = gen;
-	p->built_ms = soft ? built_ms : c->now_ms();
 	p->k = k;
 	c->bytes += k->bytes;
 	pthread_rwlock_unlock(&c->lock);
@@ -470,16 +516,13 @@ drop:
 void cache_put(struct cache *c, const char *id, enum cache_rep rep, uint64_t gen,
 	       struct cache_tags tags, struct http_kept *k)
 {
-	put(c, id, rep, gen, tags, k, 0, 0);
+	put(c, id, rep, gen, tags, k, 0);
 }
 
 void cache_put_led(struct cache *c, unsigned lead, const char *id, enum cache_rep rep,
 		   uint64_t gen, struct cache_tags tags, struct http_kept *k)
 {
-	int64_t started = 0;
-	int soft = flight_soft(c, lead, id, rep, &started);
-
-	put(c, id, rep, gen, tags, k, soft, started);
+	put(c, id, rep, gen, tags, k, flight_soft(c, lead, id, rep));
 }
 
 void cache_invalidate(struct cache *c, const char *id)
@@ -489,7 +532,7 @@ void cache_invalidate(struct cache *c, const char *id)
 
 	flights_void(c, id);
 	pthread_rwlock_wrlock(&c->lock);
-	atomic_fetch_add(&c->gen, 1);
+	gen_bump(c);
 	for (pp = &c->buckets[b]; (e = *pp); pp = &e->next) {
 		if (!strcmp(e->id, id)) {
 			*pp = e->next;
@@ -506,7 +549,7 @@ void cache_clear(struct cache *c)
 
 	flights_void(c, NULL);
 	pthread_rwlock_wrlock(&c->lock);
-	atomic_fetch_add(&c->gen, 1);
+	gen_bump(c);
 	for (b = 0; b < NBUCKETS; b++)
 		drop_bucket(c, b);
 	pthread_rwlock_unlock(&c->lock);

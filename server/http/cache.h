@@ -14,9 +14,9 @@
  * write that moves the cache's generation makes every kept list page
  * stale, not gone.  The first request for a stale page builds it (it
  * leads the page's one flight); every request for it meanwhile is answered
- * at once from the stale copy, as long as that copy's snapshot is at most
- * CACHE_STALE_MS old; past that, or when nothing is kept, they wait for the
- * one build instead of each making its own (single flight, as nginx's
+ * at once from the stale copy, as long as the first write that copy misses
+ * is at most CACHE_STALE_MS old; past that, or when nothing is kept, they
+ * wait for the one build instead of each making its own (single flight, as nginx's
  * proxy_cache_use_stale updating with proxy_cache_lock).  So a list page
  * served is at most about CACHE_STALE_MS behind the writes.  Drops
  * (cache_invalidate of an id, cache_clear) stay hard: nothing built before
@@ -64,8 +64,9 @@ unsigned cache_count(struct cache *c);
  * monotonic clock); for tests, before any thread uses the cache. */
 void cache_set_clock(struct cache *c, int64_t (*now_ms)(void));
 
-/* How old a stale list page's snapshot may be and still be served while
- * its rebuild runs: the freshness bound of kept pages (schema/API.md). */
+/* How long ago the first write a stale list page misses may be and the
+ * page still be served while its rebuild runs: the freshness bound of kept
+ * pages (schema/API.md). */
 #define CACHE_STALE_MS 1000
 /* Builds under way at once, each of one (id, rep); past that, a request
  * builds without a flight. */
@@ -90,7 +91,8 @@ struct cache_tags {
 /* The response to answer (id, rep) with, a new reference, or NULL with
  * *lead set when the caller is to build it:
  *   fresh: the kept copy;
- *   stale (a list page, snapshot at most CACHE_STALE_MS old) while
+ *   stale (a list page whose first missed write is at most
+ *   CACHE_STALE_MS old) while
  *   another request builds it: the stale copy;
  *   stale with no build under way, or nothing kept and no build: NULL,
  *   and *lead is the caller's flight (not 0): it builds, keeps its answer
@@ -100,11 +102,13 @@ struct cache_tags {
  * NULL with *lead 0: build without a flight (all slots taken, or the
  * wait ran out).  Counts the hit or miss for /metrics. */
 struct http_kept *cache_fetch(struct cache *c, const char *id, enum cache_rep rep, unsigned *lead);
+/* Flights under way now (builds led, not yet landed). */
+unsigned cache_flights(struct cache *c);
 /* Ends the flight lead (0: none) and wakes its waiters. */
 void cache_land(struct cache *c, unsigned lead);
 /* As cache_put, by the leader of a flight: a list page is kept even when
  * the cache moved during the build (it is stale at once, but newer than
- * the copy it replaces, and aged from the flight's start), unless a drop
+ * the copy it replaces, and aged from the first write it missed), unless a drop
  * (cache_invalidate of id, cache_clear) happened since the flight began. */
 void cache_put_led(struct cache *c, unsigned lead, const char *id, enum cache_rep rep,
 		   uint64_t gen, struct cache_tags tags, struct http_kept *k);

@@ -169,6 +169,9 @@ static void gauges(struct buf *b, struct app *app)
 	metrics_gauge(b, "llmspeed_response_cache_entries", "gauge",
 		      "Keys (run ids, list pages) the response cache holds responses under.",
 		      app->cache ? (double)cache_count(app->cache) : 0);
+	metrics_gauge(b, "llmspeed_response_cache_builds", "gauge",
+		      "Kept pages being built now, one request each (the others get the stale copy or wait).",
+		      app->cache ? (double)cache_flights(app->cache) : 0);
 	metrics_gauge(b, "llmspeed_open_connections", "gauge", "Connections open now.",
 		      guard_open_count(app->guard));
 	metrics_gauge(b, "llmspeed_connections_cut_total", "counter",

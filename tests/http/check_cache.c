@@ -293,11 +293,14 @@ START_TEST(test_stale_past_the_bound_or_dropped_is_never_served)
 	unsigned lead, other;
 
 	put(c, "Lkey", REP_LIST_HTML, 100);
-	fake_now += CACHE_STALE_MS + 1;          /* its snapshot is too old now */
-	ck_assert_uint_eq(fetched(c, "Lkey", REP_LIST_HTML, &lead), 100);   /* fresh still */
-	cache_invalidate(c, "r_other");
+	fake_now += 60000;                       /* an old page ... */
+	ck_assert_uint_eq(fetched(c, "Lkey", REP_LIST_HTML, &lead), 100);   /* ... fresh still */
+	cache_invalidate(c, "r_other");          /* a write a moment ago */
 	ck_assert_uint_eq(fetched(c, "Lkey", REP_LIST_HTML, &lead), 0);
 	ck_assert_uint_ne(lead, 0);
+	ck_assert_uint_eq(fetched(c, "Lkey", REP_LIST_HTML, &other), 100);  /* served stale */
+	ck_assert_uint_eq(other, 0);
+	/* (Past the bound it is waited for instead: check_waiter_gets_the_build.) */
 	lead_put(c, lead, "Lkey", cache_gen(c), 200);
 	/* Run pages are never served stale: a cluster bump makes them miss. */
 	cache_put(c, "r_aaaaaaaaa01", REP_RUN_HTML, cache_gen(c), (struct cache_tags){ { 7, 0 } }, body_of(10));
@@ -344,8 +347,8 @@ static void check_waiter_gets_the_build(const char *id, int stale_first)
 
 	if (stale_first) {                      /* a copy too old to be served */
 		put(c, id, REP_LIST_HTML, 100);
-		fake_now += CACHE_STALE_MS + 1;
 		cache_invalidate(c, "r_other");
+		fake_now += CACHE_STALE_MS + 1;
 	}
 	ck_assert_uint_eq(fetched(c, id, REP_LIST_HTML, &lead), 0);
 	ck_assert_uint_ne(lead, 0);
