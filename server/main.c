@@ -292,6 +292,8 @@ static int serve(struct app *app)
 	if (open_netkey(app) < 0)
 		return 1;
 	app->cache = cache_new(20000);
+	if (app->cache)
+		cache_set_stale_ms(app->cache, app->cfg.test_stale_ms);
 	app->upload_rl = ratelimit_new(app->cfg.upload_rate, app->cfg.upload_rate ? app->cfg.upload_rate : 1);
 	app->dispute_rl = ratelimit_new(app->cfg.dispute_rate, app->cfg.dispute_rate ? app->cfg.dispute_rate : 1);
 	/* Searches come in bursts while someone types: a quarter of a minute's worth at once. */

@@ -281,7 +281,7 @@ int parse_options(int argc, char **argv, struct config *c, int command)
 {
 	enum { O_LISTEN = 256, O_DB, O_ASSETS, O_BASE, O_THREADS, O_MAXC, O_MAXIP,
 	       O_TIMEOUT, O_URATE, O_DRATE, O_TRUST, O_DEMO, O_QUIET, O_HELP,
-	       O_REQTIMEOUT, O_HEADER, O_BUSY, O_DBGROUP, O_SRATE, O_RRATE, O_TESTCLOCK, O_TESTHOLD,
+	       O_REQTIMEOUT, O_HEADER, O_BUSY, O_DBGROUP, O_SRATE, O_RRATE, O_TESTCLOCK, O_TESTHOLD, O_TESTSTALE,
 	       O_ACCESSLOG, O_METRICSALLOW, O_SECCONTACT, O_SITEMAPURLS, O_KEYSNET, O_NEWKEYSNET };
 	static const struct option opts[] = {
 		{ "listen", required_argument, NULL, O_LISTEN },
@@ -316,6 +316,9 @@ int parse_options(int argc, char **argv, struct config *c, int command)
 		 * build of a list page waits before building (pages/page.c),
 		 * so that a rebuild in flight can be held open. */
 		{ "test-hold-builds", required_argument, NULL, O_TESTHOLD },
+		/* Tests only: how long a stale list page may be served (ms),
+		 * so that a test's own pace cannot pass the bound. */
+		{ "test-stale-ms", required_argument, NULL, O_TESTSTALE },
 		/* Tests only: URLs per sitemap file (pages/page_sitemap.c), so
 		 * the index form is reached without 50,000 runs. */
 		{ "sitemap-page-urls", required_argument, NULL, O_SITEMAPURLS },
@@ -352,6 +355,7 @@ int parse_options(int argc, char **argv, struct config *c, int command)
 		case O_QUIET: c->quiet = 1; break;
 		case O_TESTCLOCK: c->test_clock = optarg; break;
 		case O_TESTHOLD: c->test_hold_builds = optarg; break;
+		case O_TESTSTALE: c->test_stale_ms = (unsigned)strtoul(optarg, NULL, 10); break;
 		case O_SITEMAPURLS: c->sitemap_page_urls = flag_uint("sitemap-page-urls", optarg); break;
 		case O_HELP: fputs(usage, stdout); exit(0);
 		default: fputs(usage, stderr); return -1;

@@ -61,6 +61,7 @@ struct cache {
 	atomic_uint tag_gen[NTAGS];
 	atomic_uint rep_gen[REP__MAX];
 	int64_t (*now_ms)(void);
+	int64_t stale_ms;               /* CACHE_STALE_MS unless a test says */
 	pthread_mutex_t flight_lock;
 	pthread_cond_t landed;          /* broadcast whenever a flight lands */
 	struct flight flights[CACHE_FLIGHTS];
@@ -102,6 +103,7 @@ struct cache *cache_new(unsigned max_ids)
 	pthread_mutex_init(&c->flight_lock, NULL);
 	pthread_cond_init(&c->landed, NULL);
 	c->now_ms = mono_ms;
+	c->stale_ms = CACHE_STALE_MS;
 	c->max = max_ids ? max_ids : 1;
 	c->max_bytes = CACHE_MAX_BYTES;
 	atomic_init(&c->gen, 1);
@@ -171,6 +173,11 @@ void cache_free(struct cache *c)
 void cache_set_clock(struct cache *c, int64_t (*now_ms)(void))
 {
 	c->now_ms = now_ms ? now_ms : mono_ms;
+}
+
+void cache_set_stale_ms(struct cache *c, unsigned ms)
+{
+	c->stale_ms = ms ? ms : CACHE_STALE_MS;
 }
 
 unsigned cache_count(struct cache *c)
@@ -260,7 +267,7 @@ static enum rep_state rep_state(struct cache *c, const struct rep *p, enum cache
 	if (tags_fresh(c, p) && atomic_load(&c->rep_gen[rep]) == p->rep_gen &&
 	    (rep != REP_LIST_HTML || atomic_load(&c->gen) == p->gen))
 		return ST_FRESH;
-	if (rep == REP_LIST_HTML && missed_ms(c, p->gen) <= CACHE_STALE_MS)
+	if (rep == REP_LIST_HTML && missed_ms(c, p->gen) <= c->stale_ms)
 		return ST_STALE;
 	return ST_NONE;
 }
