@@ -11,7 +11,8 @@
  * j*K+1 .. (j+1)*K, read from the table's own b-tree), so no page counts
  * or skips rows before it; models, hardware and pairs, which number in
  * the thousands, not the millions, page by their slug order.  Every file
- * is kept in the response cache (REP_LIST_HTML) until the next write. */
+ * is kept in the response cache (REP_LIST_HTML), served stale while it is
+ * rebuilt after a write (http/cache.h). */
 #include "pages/page.h"
 
 #include <stdio.h>
@@ -362,19 +363,23 @@ static void count_arg(void *ctx, const char *k, const char *v)
 
 /* GET /sitemap.xml and /sitemap-<n>.xml (r->arg: n, 1 or more).  404 for a
  * file the index does not name; 503 when the database does not answer.
- * Kept as key until the next write, unless the request has a query
- * (?suite= lists another suite; nothing links to one), which is built
- * each time so that it cannot stand in for the plain file. */
+ * Kept as key (served stale while one request rebuilds it after a write,
+ * http/cache.h), unless the request has a query some page reads (?suite=
+ * lists another suite; nothing links to one), which is built each time so
+ * that it cannot stand in for the plain file; other arguments change
+ * nothing. */
 static int sitemap_answer(struct req *r, long long n, const char *key, struct answer *a)
 {
 	struct http_opts o = { .cache_control = CC_PAGE };
 	struct smap s = { .out = BUF_INIT };
 	struct http_kept *k;
 	int found, rc, args = 0;
+	unsigned lead = 0;
 
 	http_query_each(r, count_arg, &args);
-	if (!args && (k = cache_get(r->app->cache, key, REP_LIST_HTML)))
+	if (!args && (k = cache_fetch(r->app->cache, key, REP_LIST_HTML, &lead)))
 		return answer_kept(a, k);
+	answer_lead(a, r->app->cache, lead);   /* one build at a time; landed when sent */
 	s.per = r->app->cfg.sitemap_page_urls ? r->app->cfg.sitemap_page_urls : SITEMAP_PAGE_URLS;
 	http_origin(r, s.origin, sizeof s.origin);
 	if (browse_begin(&s.b, r) < 0) {
