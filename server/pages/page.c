@@ -161,10 +161,10 @@ static void key_arg(void *ctx, const char *k, const char *v)
 }
 
 /* The cache key of r's page: "L" and 32 hex digits of the SHA-256 of its
- * path and the query arguments pages read, in the order sent; 0, or -1 when the page is
- * not to be kept (a query with more than ?sort=, ?suite=, ?backend= and
- * ?hw=, once each) or out of memory.  query 0: a page that reads no
- * query, kept by its path alone. */
+ * path and the query arguments pages read, in the order sent; 0, or -1
+ * when the page is not to be kept (a query with more than ?sort=,
+ * ?suite=, ?backend= and ?hw=, once each) or out of memory.  query 0: a
+ * page that reads no query, kept by its path alone. */
 static int list_key(struct req *r, int query, char key[CACHE_ID_MAX + 1])
 {
 	struct keyin ki = { .in = BUF_INIT };
