@@ -4,6 +4,7 @@
  * answer served again until a write, a refusal as the error page, a
  * builder's redirect as the answer. */
 #include "check_pages.h"
+#include "ingest/validate.h"
 
 static struct pages P;
 
@@ -86,6 +87,33 @@ START_TEST(kept_answers_are_served_until_a_write)
 }
 END_TEST
 
+/* An argument no page reads is left out of the key: ?x=1, ?X=2 and
+ * ?utm_source= are the page without them; one a page reads is not. */
+START_TEST(unread_arguments_share_the_key)
+{
+	static const char *const same[] = { "/models.json?x=1", "/models.json?X=2&utm_source=a",
+					    "/models.json?fbclid=" };
+	struct page_req q;
+	struct answer a;
+	char key[CACHE_ID_MAX + 1];
+	size_t i;
+
+	serve(&q, "/models.json", &a);
+	snprintf(key, sizeof key, "%s", a.keep_id);
+	answer_release(&a);
+	for (i = 0; i < sizeof same / sizeof same[0]; i++) {
+		serve(&q, same[i], &a);
+		ck_assert_str_eq(a.keep_id, key);
+		answer_release(&a);
+	}
+	serve(&q, "/models.json?suite=" VALIDATE_SUITE, &a);
+	ck_assert_str_ne(a.keep_id, key);
+	answer_release(&a);
+	ck_assert(page_query_known("sort") && page_query_known("SORT") && page_query_known("after"));
+	ck_assert(!page_query_known("x") && !page_query_known("utm_source"));
+}
+END_TEST
+
 /* A builder's refusal is the answer's error (the responder renders it);
  * its redirect is the answer, the target as Location and body. */
 START_TEST(refusals_and_redirects)
@@ -138,6 +166,7 @@ static Suite *suite_page(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, listed_pages_are_answered_and_kept);
 	tcase_add_test(tc, kept_answers_are_served_until_a_write);
+	tcase_add_test(tc, unread_arguments_share_the_key);
 	tcase_add_test(tc, refusals_and_redirects);
 	tcase_add_test(tc, error_page);
 	suite_add_tcase(s, tc);
