@@ -184,11 +184,11 @@ static void outlier_row(json_t *o)
 		snprintf(why, sizeof why, "its cluster: %lld keys, %lld runs", ckeys,
 			 (long long)json_integer_value(json_object_get(o, "cluster_n")));
 	else if (ckeys >= OUTLIER_MIN_KEYS)
-		snprintf(why, sizeof why, "the combination: %lld keys, %lld runs",
+		snprintf(why, sizeof why, "same weights, hardware and backend: %lld keys, %lld runs",
 			 (long long)json_integer_value(json_object_get(o, "combo_keys")),
 			 (long long)json_integer_value(json_object_get(o, "combo_runs")));
 	else
-		snprintf(why, sizeof why, "the wider combination: %lld keys, %lld runs "
+		snprintf(why, sizeof why, "same weights, hardware and backend: %lld keys, %lld runs "
 			 "(its cluster has %lld%s)",
 			 (long long)json_integer_value(json_object_get(o, "combo_keys")),
 			 (long long)json_integer_value(json_object_get(o, "combo_runs")), ckeys, needs);

@@ -15,7 +15,7 @@ const MAX_WIDTH = 340;   // BADGE_MAX_WIDTH: "about 330"
 
 // Names a badge must shorten, and the words it must keep.
 const RUNS = [
-	{ model: 'Qwen/Qwen3-Coder-30B-A3B-Instruct', hardware: 'Apple M3 Ultra', keep: ['M3 Ultra'] },
+	{ model: 'Qwen/Qwen3-Coder-30B-A3B-Instruct', hardware: 'Apple M3 Ultra', keep: ['M3 Ultra'], shown: 'Qwen3-Coder 30B-A3B Instruct' },
 	{ model: 'Qwen/Qwen3-8B', hardware: 'AMD Ryzen AI Max+ 395 (Radeon 8060S)', keep: ['Ryzen AI Max+ 395', 'Qwen3 8B'], shown: 'Qwen3 8B' },
 	{ model: 'meta-llama/Meta-Llama-3.1-405B-Instruct-with-a-long-tail', hardware: 'AMD Ryzen AI Max+ 395 (Radeon 8060S)', keep: ['Max+ 395', 'Meta-Llama'] },
 	{ model: 'deepseek-ai/DeepSeek-Coder-V2-Lite-Instruct', hardware: 'NVIDIA GeForce RTX 4090 Laptop GPU', keep: ['RTX 4090'] },
