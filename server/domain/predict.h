@@ -287,6 +287,7 @@ struct predict_where {
 	const struct ceiling_model *m;
 	const struct ceiling_hw *hw;
 	double ceiling;
+	double peak;                     /* the same ceiling at the maker's peak bandwidth */
 	int cls;
 	const char *kin;
 	enum predict_refusal refusal;    /* PREDICT_CANNOT_RUN first, then PREDICT_NO_FIT */
@@ -305,7 +306,10 @@ int predict_where(const struct ceiling_ref *ref, const char *model_slug, const c
  * keys over runs runs) into row, its strings borrowed from ref except
  * backend (the caller's): 0 when it is evidence, -1 when predict_where
  * fails or refuses it (a backend that cannot run there, weights that did
- * not fit: partly offloaded runs say nothing of a fitting one). */
+ * not fit: partly offloaded runs say nothing of a fitting one) or its
+ * median is above the peak ceiling (no machine reads faster than its
+ * peak: such a figure would teach an efficiency no run can have; issue
+ * 37, H7). */
 int predict_row(const struct ceiling_ref *ref, const char *model_slug, const char *quant,
 		const char *hw_slug, const char *backend, double median, int keys, long long runs,
 		struct predict_combo *row);

@@ -22,6 +22,7 @@ int predict_where(const struct ceiling_ref *ref, const char *model_slug, const c
 	out->m = cr.m;
 	out->hw = cr.hw;
 	out->ceiling = cr.step.tok_s;
+	out->peak = cr.peak_tok_s;
 	out->cls = predict_class(CEILING_MOE(cr.m), cr.bits);
 	out->kin = predict_kin(cr.hw->vendor, cr.hw->cpu);
 	snprintf(out->format, sizeof out->format, "%s", cr.format_name);
@@ -43,7 +44,8 @@ int predict_row(const struct ceiling_ref *ref, const char *model_slug, const cha
 {
 	struct predict_where w;
 
-	if (predict_where(ref, model_slug, quant, hw_slug, backend, &w) < 0 || w.refusal != PREDICT_OK)
+	if (predict_where(ref, model_slug, quant, hw_slug, backend, &w) < 0 || w.refusal != PREDICT_OK ||
+	    !(median <= w.peak))
 		return -1;
 	*row = (struct predict_combo){ w.m->id, w.hw->slug, w.kin, backend, w.cls, median,
 				       w.ceiling, keys, runs };

@@ -143,6 +143,10 @@ int page_account_id(struct req *r, const char *name, long long *id);
 
 /* page_export.c */
 int page_export(struct req *r, struct answer *a);       /* /export: NDJSON, streamed */
+/* A slot for one export by client key: 0 taken, 1 every slot busy, 2 the
+ * client already holds its two; page_export_slot_give hands one back. */
+int page_export_slot_take(const char *key);
+void page_export_slot_give(const char *key);
 /* Writes the export, gzipped, as dir/llm-speed-export-<YYYYMMDDTHHMMSSZ>.ndjson.gz
  * (its name into name) through a temporary file, then rewrites
  * dir/SHA256SUMS over every snapshot there (sha256sum -c format), for

@@ -28,9 +28,12 @@
  * transaction lasts longer than one chunk, so WAL checkpoints go on. */
 #define EXPORT_ROWS 256
 #define EXPORT_CHUNK_BYTES (256 * 1024)
-/* Exports a minute per client (burst 2), and at once over all clients. */
+/* Exports a minute per client (burst 2), at once over all clients, and at
+ * once per client (issue 37, M3: slow readers from two addresses held
+ * every slot). */
 #define EXPORT_PER_MINUTE 2
-#define EXPORT_AT_ONCE 4
+#define EXPORT_AT_ONCE 8
+#define EXPORT_PER_CLIENT 2
 
 
 /* One keyset chunk after ?1, in id order, with what a line carries. */
@@ -45,7 +48,14 @@ static const char sql_chunk[] =
 
 const char *const page_export_sql[] = { sql_chunk, NULL };
 
-static atomic_int exports_running;
+/* Who holds the running exports: a client key and its count, at most
+ * EXPORT_AT_ONCE in all. */
+static struct {
+	char key[80];
+	int n;
+} holders[EXPORT_AT_ONCE];
+static int held;
+static pthread_mutex_t hold_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct ratelimit *export_rl;
 static pthread_once_t export_rl_once = PTHREAD_ONCE_INIT;
 
@@ -65,6 +75,7 @@ struct export {
 	size_t out_off;
 	int gzip;
 	z_stream z;
+	char holder[80];       /* the client key whose slot it holds */
 };
 
 static void export_free(void *p)
@@ -77,11 +88,54 @@ static void export_free(void *p)
 	free(e);
 }
 
-/* export_free for a request's export, which also counted as running. */
+int page_export_slot_take(const char *key)
+{
+	int i, free_at = -1, rc = 0;
+
+	pthread_mutex_lock(&hold_lock);
+	for (i = 0; i < EXPORT_AT_ONCE; i++) {
+		if (holders[i].n && !strcmp(holders[i].key, key))
+			break;
+		if (!holders[i].n && free_at < 0)
+			free_at = i;
+	}
+	if (held >= EXPORT_AT_ONCE)
+		rc = 1;
+	else if (i < EXPORT_AT_ONCE && holders[i].n >= EXPORT_PER_CLIENT)
+		rc = 2;
+	else {
+		if (i == EXPORT_AT_ONCE) {
+			i = free_at;     /* held < EXPORT_AT_ONCE: one is free */
+			snprintf(holders[i].key, sizeof holders[i].key, "%s", key);
+		}
+		holders[i].n++;
+		held++;
+	}
+	pthread_mutex_unlock(&hold_lock);
+	return rc;
+}
+
+void page_export_slot_give(const char *key)
+{
+	int i;
+
+	pthread_mutex_lock(&hold_lock);
+	for (i = 0; i < EXPORT_AT_ONCE; i++)
+		if (holders[i].n && !strcmp(holders[i].key, key)) {
+			holders[i].n--;
+			held--;
+			break;
+		}
+	pthread_mutex_unlock(&hold_lock);
+}
+
+/* export_free for a request's export, which also held a slot. */
 static void export_done(void *p)
 {
+	struct export *e = p;
+
+	page_export_slot_give(e->holder);
 	export_free(p);
-	atomic_fetch_sub(&exports_running, 1);
 }
 
 /* The text of a blob or text column (n bytes), as a JSON string. */
@@ -240,15 +294,20 @@ int page_export(struct req *r, struct answer *a)
 	http_client_key(r, key, sizeof key);
 	if (export_rl && (r->retry_after = ratelimit_take(export_rl, key)) > 0)
 		return err_set(&a->err, 429, "rate_limited", NULL, "%s", "Exports are limited to 2 a minute per client; wait for the time in Retry-After, or mirror a snapshot.");
-	if (atomic_fetch_add(&exports_running, 1) >= EXPORT_AT_ONCE) {
-		atomic_fetch_sub(&exports_running, 1);
+	switch (page_export_slot_take(key)) {
+	case 1:
 		r->retry_after = 30;
 		return err_unavailable(&a->err, "The server is busy with other exports; try again in a minute.");
+	case 2:
+		r->retry_after = 30;
+		return err_set(&a->err, 429, "rate_limited", NULL, "%s", "Two exports from this address are "
+			       "still running; let one finish before starting another, or mirror a snapshot.");
 	}
 	if (!(e = calloc(1, sizeof *e))) {
-		atomic_fetch_sub(&exports_running, 1);
+		page_export_slot_give(key);
 		return err_nomem(&a->err);
 	}
+	snprintf(e->holder, sizeof e->holder, "%s", key);
 	buf_init(&e->out);
 	e->db = r->app->db;
 	e->gzip = wants_gzip(r);

@@ -183,12 +183,15 @@ static void outlier_row(json_t *o)
 	else if (by_cluster)
 		snprintf(why, sizeof why, "its cluster: %lld keys, %lld runs", ckeys,
 			 (long long)json_integer_value(json_object_get(o, "cluster_n")));
+	else if (ckeys >= OUTLIER_MIN_KEYS)
+		snprintf(why, sizeof why, "same weights, hardware and backend: %lld keys, %lld runs",
+			 (long long)json_integer_value(json_object_get(o, "combo_keys")),
+			 (long long)json_integer_value(json_object_get(o, "combo_runs")));
 	else
-		snprintf(why, sizeof why, "the wider combination: %lld keys, %lld runs "
+		snprintf(why, sizeof why, "same weights, hardware and backend: %lld keys, %lld runs "
 			 "(its cluster has %lld%s)",
 			 (long long)json_integer_value(json_object_get(o, "combo_keys")),
-			 (long long)json_integer_value(json_object_get(o, "combo_runs")), ckeys,
-			 ckeys < OUTLIER_MIN_KEYS ? needs : "");
+			 (long long)json_integer_value(json_object_get(o, "combo_runs")), ckeys, needs);
 	json_object_set_new(o, "why", json_string(why));
 
 	json_object_set_new(o, "sigma", sd > 0 ? json_real((x - mean) / sd) : json_null());

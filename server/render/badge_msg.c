@@ -407,7 +407,8 @@ static void put_figure(struct buf *out, double v)
 /* See badge_svg.h. */
 const char *badge_label(const struct badge_in *in)
 {
-	return in && in->demo ? BADGE_LABEL_DEMO : BADGE_LABEL;
+	return in && in->demo ? BADGE_LABEL_DEMO
+	     : in && in->state == BADGE_UNCONFIRMED ? BADGE_LABEL_UNCONFIRMED : BADGE_LABEL;
 }
 
 /* A name cleaned (put_clean) into clean, as a span of it; with model set,
@@ -456,8 +457,6 @@ int badge_message(const struct badge_in *in, struct buf *out)
 		if (in->state == BADGE_OUTLIER)
 			buf_puts(out, FLAG " ");
 		put_figure(out, in->decode_tok_s);
-		if (in->state == BADGE_UNCONFIRMED)
-			buf_puts(out, " unconfirmed");
 	}
 	m = clean_name(in->model, &cm, &tight, 1);
 	h = clean_name(in->hardware, &ch, NULL, 0);

@@ -53,8 +53,12 @@ struct badge_in {
 
 #define BADGE_LABEL "llm-speed"   /* the grey left half */
 #define BADGE_LABEL_DEMO "demo"   /* ... of a demo run's badge, in its place */
+/* ... of a run whose combination is not confirmed (the message keeps its
+ * whole width for the figure and the names). */
+#define BADGE_LABEL_UNCONFIRMED "unconfirmed"
 
-/* The grey left half's text for in: BADGE_LABEL_DEMO for a demo run. */
+/* The grey left half's text for in: BADGE_LABEL_DEMO for a demo run,
+ * BADGE_LABEL_UNCONFIRMED for one not yet confirmed. */
 const char *badge_label(const struct badge_in *in);
 
 #define BADGE_HPAD 5              /* px of box on each side of its text */
@@ -69,7 +73,7 @@ const char *badge_label(const struct badge_in *in);
  *   UPHELD     "disputed: upheld · Qwen3-Coder-30B-A3B · M3 Ultra"
  *   NOT_FOUND  "run not found"
  *   WITHDRAWN  "withdrawn · Qwen3-Coder-30B-A3B · M3 Ultra"
- *   UNCONFIRMED "112.2 tok/s unconfirmed · Qwen3-Coder-30B-A3B · M3 Ultra"
+ *   UNCONFIRMED "112.2 tok/s · Qwen3-Coder-30B-A3B · M3 Ultra", labelled "unconfirmed"
  *   DISPUTED   "disputed: 112.2 tok/s · Qwen3-Coder-30B-A3B · M3 Ultra"
  *   CAPPED     "not counted · Qwen3-Coder-30B-A3B · M3 Ultra"
  *

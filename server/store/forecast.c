@@ -14,12 +14,14 @@
 #include "util/textcut.h"
 #include "util/timefmt.h"
 
-/* Every combination with PREDICT_TEST_MIN_KEYS keys, with the
- * quantization its best run names: one pass over combos. */
+/* Every confirmed combination (3 keys from 2 networks at least, so no
+ * swarm from one network is evidence; issue 37, H7) with
+ * PREDICT_TEST_MIN_KEYS keys, with the quantization its best run (or the
+ * run that opened it, when none can stand) names: one pass over combos. */
 static const char sql_evidence[] =
 	"SELECT c.model_slug, c.hw_slug, c.backend_name, c.med, c.t_keys, c.t_runs, r.model_quant "
-	"FROM combos c JOIN runs r ON r.id = c.best_id "
-	"WHERE c.suite_version = ?1 AND c.t_keys >= ?2 AND c.med > 0";
+	"FROM combos c JOIN runs r ON r.id = coalesce(c.best_id, c.key_id) "
+	"WHERE c.suite_version = ?1 AND c.t_keys >= ?2 AND c.med > 0 AND c.confirmed = 1";
 /* The quantization the model's best unflagged run names. */
 static const char sql_quant[] =
 	"SELECT r.model_quant FROM model_index i JOIN runs r ON r.id = i.best_id "

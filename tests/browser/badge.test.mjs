@@ -15,7 +15,7 @@ const MAX_WIDTH = 340;   // BADGE_MAX_WIDTH: "about 330"
 
 // Names a badge must shorten, and the words it must keep.
 const RUNS = [
-	{ model: 'Qwen/Qwen3-Coder-30B-A3B-Instruct', hardware: 'Apple M3 Ultra', keep: ['M3 Ultra'] },
+	{ model: 'Qwen/Qwen3-Coder-30B-A3B-Instruct', hardware: 'Apple M3 Ultra', keep: ['M3 Ultra'], shown: 'Qwen3-Coder 30B-A3B Instruct' },
 	{ model: 'Qwen/Qwen3-8B', hardware: 'AMD Ryzen AI Max+ 395 (Radeon 8060S)', keep: ['Ryzen AI Max+ 395', 'Qwen3 8B'], shown: 'Qwen3 8B' },
 	{ model: 'meta-llama/Meta-Llama-3.1-405B-Instruct-with-a-long-tail', hardware: 'AMD Ryzen AI Max+ 395 (Radeon 8060S)', keep: ['Max+ 395', 'Meta-Llama'] },
 	{ model: 'deepseek-ai/DeepSeek-Coder-V2-Lite-Instruct', hardware: 'NVIDIA GeForce RTX 4090 Laptop GPU', keep: ['RTX 4090'] },
@@ -48,17 +48,30 @@ function texts(svg) {
 
 before(async () => {
 	server = await startServer();
-	for (const run of RUNS) {
-		const jws = execFileSync(BIN, ['sample-run', '--model', run.model, '--hardware', run.hardware,
-			'--decode', String(run.decode || 112.2)]);
+	const store = async (model, hardware, decode) => {
+		const jws = execFileSync(BIN, ['sample-run', '--model', model, '--hardware', hardware,
+			'--decode', String(decode || 112.2)]);
 		const up = await fetch(`${server.url}/api/v1/runs`, { method: 'POST', headers: { 'Content-Type': 'application/jose' }, body: jws });
 		const body = await up.text();
 		assert.equal(up.status, 201, body);
-		const { id } = JSON.parse(body);
+		return JSON.parse(body).id;
+	};
+	const badgeOf = async (id) => {
 		const res = await fetch(`${server.url}/badge/${id}.svg`);
 		assert.equal(res.status, 200);
-		badges.push({ run, svg: await res.text() });
+		return res.text();
+	};
+	// Three keys each: confirmed, so the badge is labelled "llm-speed".
+	for (const run of RUNS) {
+		const id = await store(run.model, run.hardware, run.decode);
+		for (let i = 0; i < 2; i++)
+			await store(run.model, run.hardware, run.decode);
+		badges.push({ run, svg: await badgeOf(id) });
 	}
+	// One key: labelled "unconfirmed" (issue 35), in the same geometry.
+	const solo = await badgeOf(await store('Solo-Check-7B', 'Apple M3 Ultra', 61.5));
+	assert.match(solo, /aria-label="unconfirmed: /);
+	badges.push({ run: { keep: ['61.5 tok/s'] }, svg: solo });
 	// A demo run's, and a missing run's.
 	const home = await (await fetch(server.url + '/')).text();
 	const demo = home.match(/href="\/r\/([^"?#\/]+)"/)[1];

@@ -245,7 +245,7 @@ describe('charts', () => {
 					text: document.querySelector('.rank p').textContent };
 			});
 			assert.ok(r.ticks >= 2, `${r.ticks} labelled rates`);
-			for (const words of ['this hardware class and backend', 'any hardware', 'this run'])
+			for (const words of ['this machine and backend', 'any hardware', 'this run'])
 				assert.ok(r.legend.includes(words), r.legend);
 			const { luminance } = await import('./browser.mjs');
 			for (const c of [r.all, r.cluster]) {

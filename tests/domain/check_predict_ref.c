@@ -94,6 +94,15 @@ START_TEST(rows_only_of_what_ran_whole)
 				     PREDICT_MIN_KEYS, 9, &row), -1);
 	ck_assert_int_eq(predict_row(ref, "no-such-model", "Q4_K_M", "rtx-4090", "llama.cpp", 3,
 				     PREDICT_MIN_KEYS, 9, &row), -1);
+	/* Above the peak ceiling (about 206 tok/s here): no run reads faster
+	 * than the memory allows, so it teaches nothing (issue 37, H7). */
+	ck_assert_double_gt(w.peak, w.ceiling);
+	ck_assert_int_eq(predict_row(ref, "llama-3-1-8b", "Q4_K_M", "rtx-4090", "llama.cpp", w.peak,
+				     PREDICT_MIN_KEYS, 9, &row), 0);
+	ck_assert_int_eq(predict_row(ref, "llama-3-1-8b", "Q4_K_M", "rtx-4090", "llama.cpp", w.peak * 1.01,
+				     PREDICT_MIN_KEYS, 9, &row), -1);
+	ck_assert_int_eq(predict_row(ref, "llama-3-1-8b", "Q4_K_M", "rtx-4090", "llama.cpp", 600,
+				     PREDICT_MIN_KEYS, 9, &row), -1);
 }
 END_TEST
 

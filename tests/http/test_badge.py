@@ -201,7 +201,7 @@ def test_etag_changes_when_run_becomes_outlier(server):
 
 
 def test_upheld_dispute_replaces_figure(server):
-    run = upload(server)
+    run = confirmed(server)
     assert FLAG not in parse(badge(server, run["id"]).content)["message"]
     server.stop()
     db = sqlite3.connect(server.db)

@@ -149,3 +149,23 @@ def test_one_extreme_key_does_not_mask_a_flag(server):
     assert run["ceiling"] is None or run["ceiling"].get("peak_tok_s") is None
     assert run["outlier"]["flagged"] is True
     assert not any(server.get("/r/%s.json" % h["id"]).json()["outlier"]["flagged"] for h in honest)
+
+
+def test_one_network_cannot_name_a_page(make_server):
+    """A page shows the spelling most counted keys use (issue 37, H5): ten
+    keys from one network count as three, so four honest keys from four
+    networks keep their spelling; with the cap lifted the ten would win."""
+    def run(cap):
+        server = make_server(["--keys-per-network", str(cap)])
+        p = make_payload()
+        p["model"]["name"] = "Widgetron-7B-Chat"
+        p["model"]["digest"] = "sha256:" + "7a" * 32
+        for i in range(4):
+            assert upload_from(server, "127.%d.0.1" % (i + 1), 50.0 + i, payload=p).status_code == 201
+        p["model"]["name"] = "WIDGETRON-7B-CHAT"
+        for i in range(10):
+            assert upload_from(server, "127.99.0.%d" % (i + 1), 50.0, payload=p).status_code == 201
+        return server.get("/m/widgetron-7b-chat.json").json()["model"]["name"]
+
+    assert run(3) == "Widgetron-7B-Chat"
+    assert run(0) == "WIDGETRON-7B-CHAT"

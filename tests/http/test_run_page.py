@@ -216,7 +216,8 @@ def test_badge_embeds_as_the_contract_gives_them(server, tmp_path):
     assert snippet.tag == "a" and snippet.get("href") == "%s/r/%s" % (origin, rid)
     img = snippet.xpath("./img")[0]
     assert img.get("src") == "%s/badge/%s.svg" % (origin, rid)
-    assert img.get("alt").startswith("llm-speed: 112.2 tok/s")
+    # One submitter so far: the badge is labelled "unconfirmed" (issue 35).
+    assert img.get("alt").startswith("unconfirmed: 112.2 tok/s")
     # Shown as text: the raw page has the snippet escaped, not as markup.
     assert "&lt;a href=&quot;%s/r/%s&quot;&gt;" % (origin, rid) in r.text
 
@@ -299,7 +300,7 @@ def test_markup_in_names_is_escaped(server, tmp_path):
     # the snippet is escaped again to show as text.
     code = section(doc, "badge").xpath(".//pre/code")[1].text
     # One submitter so far: the badge says "unconfirmed" (issue 35).
-    assert 'alt="llm-speed: 112.2 tok/s unconfirmed' in code and "&lt;script" in code
+    assert 'alt="unconfirmed: 112.2 tok/s' in code and "&lt;script" in code
     assert "<script>" not in code
     assert lxml.html.fragment_fromstring(code).xpath("./img")[0].get("alt").count("<script") == 1
 
