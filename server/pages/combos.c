@@ -210,16 +210,16 @@ int combos_may_lead(const json_t *row)
 	return !c || json_is_true(c);
 }
 
+/* The thresholds as text, made at compile time: request threads share
+ * them, so no buffer is written while another reads it. */
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
 const char *combos_confirm_text(void)
 {
-	static char s[80];
-
-	if (netcap_keys())
-		snprintf(s, sizeof s, "fewer than %d submitters from %d networks", OUTLIER_CONFIRM_KEYS,
-			 OUTLIER_CONFIRM_NETS);
-	else
-		snprintf(s, sizeof s, "fewer than %d submitters", OUTLIER_CONFIRM_KEYS);
-	return s;
+	return netcap_keys() ? "fewer than " STR(OUTLIER_CONFIRM_KEYS) " submitters from "
+			       STR(OUTLIER_CONFIRM_NETS) " networks"
+			     : "fewer than " STR(OUTLIER_CONFIRM_KEYS) " submitters";
 }
 
 json_t *combos_cols(int model, int hw)

@@ -52,12 +52,13 @@ static const char sql_hw_count[] =
 /* A backend's counted runs are the sum of its clusters' n (outlier.c keeps
  * n, the runs with status 'ok', current on write): a walk of the suite's
  * rows in its primary key, one per model digest, hardware class and
- * backend, never one per run.  Its best decode is the best unflagged run
- * of its combinations (migration 0020), a walk of the backend's rows of
- * combos_med_be. */
+ * backend, never one per run.  Its best decode is the best run that can
+ * stand of its highest-ranked combination (confirmed rows first, issue
+ * 35): one seek in combos_best_be (migration 0028). */
 static const char sql_be_count[] =
-	"SELECT total(n), (SELECT max(best_decode) FROM combos WHERE suite_version = ?1 "
-	"AND backend_name = ?2) FROM clusters WHERE suite_version = ?1 AND backend_name = ?2";
+	"SELECT total(n), (SELECT best_decode FROM combos WHERE suite_version = ?1 "
+	"AND backend_name = ?2 AND best_decode IS NOT NULL ORDER BY rank_best DESC LIMIT 1) "
+	"FROM clusters WHERE suite_version = ?1 AND backend_name = ?2";
 static const char sql_runs[] =
 	"SELECT id, model_name, accelerator, backend_name, decode_tok_s FROM runs "
 	"WHERE id >= ?1 AND id < ?2 ORDER BY id LIMIT ?3";
