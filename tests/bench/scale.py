@@ -224,7 +224,8 @@ def start(children, a, db, log, extra=()):
     and extra); returns (process, port, seconds until /healthz answered 200)."""
     port = free_port()
     args = [a.bin, "--listen", "127.0.0.1:%d" % port, "--db", db, "--assets", ROOT,
-            "--base-url", "https://llm-speed.example", "--max-per-ip", "4096"] + list(extra)
+            "--base-url", "https://llm-speed.example", "--max-per-ip", "4096",
+            "--search-rate", "1000000"] + list(extra)
     t0 = time.monotonic()
     p = children.start(args, log)
     while True:
@@ -506,15 +507,21 @@ PAGES = [
     ("/?sort=best", "/?sort=best"),
     ("/?backend=mlx", "/?backend=mlx"),
     ("/?hw=<hottest>", "/?hw={hw}"),
+    ("/?hw=<random>", "/?hw={rhw}"),
     ("/?hw=rtx-4090", "/?hw=rtx-4090"),
     ("/index.json", "/index.json"),
     ("/index.json?sort=best", "/index.json?sort=best"),
     ("/m/<hottest>", "/m/{model}"),
     ("/m/<hottest>?sort=best", "/m/{model}?sort=best"),
     ("/m/<hottest>.json", "/m/{model}.json"),
+    ("/m/<random>", "/m/{rmodel}"),
+    ("/m/<hottest>/hw/<hottest>", "/m/{model}/hw/{hw}"),
+    ("/m/<random>/hw/<random> (mostly unmeasured)", "/m/{rmodel}/hw/{rhw}"),
+    ("/m/<hottest>/hw/rtx-4090 (unmeasured)", "/m/{model}/hw/rtx-4090"),
     ("/hw/<hottest>", "/hw/{hw}"),
     ("/hw/<hottest>?sort=best", "/hw/{hw}?sort=best"),
     ("/hw/<hottest>.json", "/hw/{hw}.json"),
+    ("/hw/<random>", "/hw/{rhw}"),
     ("/models", "/models"),
     ("/models?sort=best", "/models?sort=best"),
     ("/models.json", "/models.json"),
@@ -525,27 +532,66 @@ PAGES = [
     ("/cheatsheet.json", "/cheatsheet.json"),
     ("/fit?hw=rtx-4090&model=llama-3-1-8b", "/fit?hw=rtx-4090&model=llama-3-1-8b"),
     ("/fit.json?hw=<hottest>", "/fit.json?hw={hw}"),
+    ("/changes", "/changes"),
+    ("/wanted", "/wanted"),
+    ("/sitemap.xml", "/sitemap.xml"),
+    ("/sitemap-<random>.xml", "/sitemap-{smap}.xml"),
+    ("/search?q=<random model's first 15 letters>", "/search?q={rprefix}"),
+    ("/compare?r=<random pair>", "/compare?r={run},{run2}"),
     ("/r/<random id>", "/r/{run}"),
     ("/badge/<random id>.svg", "/badge/{run}.svg"),
     ("/outliers", "/outliers"),
     ("/disputes", "/disputes"),
 ]
 
-
-def page_paths(path, hot_m, hot_h, ids):
-    """The URL paths wrk asks for one PAGES entry."""
-    path = path.replace("{model}", hot_m).replace("{hw}", hot_h)
-    return [path.replace("{run}", i) for i in ids] if "{run}" in path else [path]
+# Placeholders drawn at random per path (wrk's Lua script then picks one of
+# the paths per request): at most this many paths a page.
+RANDOM_PATHS = 100000
 
 
-def pages_step(children, a, p, port, ids, hot_m, hot_h, tmp):
+def page_paths(path, subs):
+    """The URL paths wrk asks for one PAGES entry: subs maps a placeholder
+    ("model") to one value (a str) or to a list to draw from."""
+    rnd = random.Random(path)
+    if any(not v and "{%s}" % k in path for k, v in subs.items()):
+        return []   # nothing to draw from (no sitemap files on a small database)
+    drawn = [k for k, v in subs.items() if not isinstance(v, str) and "{%s}" % k in path]
+    for k, v in subs.items():
+        if isinstance(v, str):
+            path = path.replace("{%s}" % k, v)
+    if not drawn:
+        return [path]
+    out = []
+    for _ in range(RANDOM_PATHS):
+        q = path
+        for k in drawn:
+            q = q.replace("{%s}" % k, rnd.choice(subs[k]))
+        out.append(q)
+    return out
+
+
+def subs_of(port, db, hot_m, hot_h, ids):
+    """The placeholders' values: the hottest model and accelerator, every
+    model and hardware slug with runs, run ids, sitemap file numbers."""
+    con = sqlite3.connect("file:%s?mode=ro" % db, uri=True)
+    models = [r[0] for r in con.execute("SELECT model_slug FROM model_index WHERE runs > 0")]
+    hws = [r[0] for r in con.execute("SELECT hw_slug FROM hw_index WHERE runs > 0")]
+    con.close()
+    status, _, body = fetch(port, "/sitemap.xml")
+    smaps = re.findall(rb"/sitemap-(\d+)\.xml", body) if status == 200 else []
+    return {"model": hot_m, "hw": hot_h, "rmodel": models or [hot_m], "rhw": hws or [hot_h],
+            "rprefix": sorted({m[:15] for m in models}) or [hot_m[:15]], "run": ids, "run2": ids, "smap": [x.decode() for x in smaps]}
+
+
+def pages_step(children, a, p, port, subs, tmp):
     """wrk on each page of PAGES (a.pages: only those whose name contains
     one of them), each against its reference: nginx serving the very bytes
     the daemon sent for that page (for random paths, one of them) as a
     static file, measured right after it.  Returns (rows, memory before,
     memory after)."""
-    chosen = [(n, page_paths(path, hot_m, hot_h, ids)) for n, path in PAGES
+    chosen = [(n, page_paths(path, subs)) for n, path in PAGES
               if not a.pages or any(x in n for x in a.pages.split(","))]
+    chosen = [(n, paths) for n, paths in chosen if paths]
     files, refs = {}, {}
     for k, (name, paths) in enumerate(chosen):
         status, headers, body = fetch(port, paths[0])
@@ -589,6 +635,172 @@ def report_pages(rows, a):
               % (name, size, p50, p99, rps, np99, nrps, p99 / max(np99, 0.001), rps / nrps,
                  p99 / GOAL_P99_MS, "" if p99 < GOAL_P99_MS else " (missed)", cpu,
                  "%.2f / %.2f ms, %.0f, %.0f us" % (built[1], built[2], built[0], built[3]) if built else "-"))
+    print()
+
+
+# ---- reads under writes -----------------------------------------------------
+
+class Pacer(threading.Thread):
+    """Posts signed bodies from a shared queue at rate/s in all (threads
+    of its own, each at its share), until stop; keeps each upload's latency
+    and the monotonic time its answer came."""
+
+    def __init__(self, port, bodies, rate):
+        super().__init__(daemon=True)
+        self.port, self.bodies, self.rate = port, bodies, rate
+        self.stop, self.lock = threading.Event(), threading.Lock()
+        self.lat, self.done, self.errors = [], [], []
+
+    def one(self, share):
+        c = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
+        step, t = share / self.rate, time.monotonic()
+        while not self.stop.is_set():
+            with self.lock:
+                if not self.bodies:
+                    return
+                body = self.bodies.pop()
+            t0 = time.monotonic()
+            try:
+                c.request("POST", "/api/v1/runs", body=body, headers={"Content-Type": "application/jose"})
+                r = c.getresponse()
+                r.read()
+                if r.status != 201:
+                    self.errors.append("HTTP %d" % r.status)
+            except (OSError, http.client.HTTPException) as e:
+                self.errors.append(repr(e))
+                c = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
+            t1 = time.monotonic()
+            with self.lock:
+                self.lat.append(t1 - t0)
+                self.done.append(t1)
+            t += step
+            self.stop.wait(max(0.0, t - time.monotonic()))
+
+    def run(self):
+        n = max(1, int(self.rate // 20))
+        ts = [threading.Thread(target=self.one, args=(n,), daemon=True) for _ in range(n)]
+        for t in ts:
+            t.start()
+        for t in ts:
+            t.join()
+
+
+class Staleness(threading.Thread):
+    """Every 20 ms: the ETag of a kept page.  When it moves, the copy it
+    replaced was as old as the first upload answered after the move before
+    (the oldest write it did not show): those ages are the staleness seen."""
+
+    def __init__(self, port, path, pacer):
+        super().__init__(daemon=True)
+        self.port, self.path, self.pacer = port, path, pacer
+        self.stop, self.ages = threading.Event(), []
+
+    def run(self):
+        c = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+        etag, since = None, time.monotonic()
+        while not self.stop.wait(0.02):
+            try:
+                c.request("GET", self.path)
+                r = c.getresponse()
+                r.read()
+            except (OSError, http.client.HTTPException):
+                c = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+                continue
+            now, tag = time.monotonic(), r.getheader("ETag")
+            if etag is not None and tag != etag:
+                with self.pacer.lock:
+                    first = next((t for t in self.pacer.done if t > since), None)
+                if first is not None and first < now:
+                    self.ages.append(now - first)
+                since = now
+            etag = tag
+
+
+def pct(xs, q):
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(q * (len(xs) - 1) + 0.5))] if xs else float("nan")
+
+
+def rw_step(children, a, db, subs, quiet, tmp):
+    """Reads under writes (issue 39): for each --rw-rates rate, on a daemon
+    whose uploads are not rate-limited, each page of PAGES measured as in
+    the pages step (wrk, a.connections, --rw-duration s) while uploads
+    signed ahead are posted at that rate beside it; returns
+    [(rate, [(name, p50, p99, quiet p50, quiet p99)], upload p50, p99,
+    uploads, staleness p50, max)]."""
+    rates = [float(x) for x in a.rw_rates.split(",") if x]
+    chosen = [(n, page_paths(path, subs)) for n, path in PAGES
+              if n in quiet and (not a.pages or any(x in n for x in a.pages.split(",")))]
+    total = sum(int(r * (a.rw_duration + 1) * len(chosen) * 1.2) + 100 for r in rates)
+    print("signing %d uploads for the reads under writes ..." % total, flush=True)
+    signers = [Signer() for _ in range(64)]
+    payloads = synthetic_payloads(total, seed=int(time.time()) % 100000, keys=64)
+    bodies = [signers[i % 64].sign(pl) for i, pl in enumerate(payloads)]
+    p, port, _ = start(children, a, db, os.path.join(tmp, "rw.log"), ["--upload-rate", "0"])
+    out = []
+    try:
+        for k, (name, paths) in enumerate(chosen):   # warm: every kept page once
+            with open(os.path.join(tmp, "rw-%d.txt" % k), "w") as o:
+                o.write("\n".join(paths) + "\n")
+            fetch(port, paths[0])
+        at = 0
+        for rate in rates:
+            n = int(rate * (a.rw_duration + 1) * len(chosen) * 1.2) + 100
+            pacer = Pacer(port, bodies[at:at + n], rate)
+            at += n
+            stale = Staleness(port, "/", pacer)
+            pacer.start()
+            stale.start()
+            rows = []
+            try:
+                for k, (name, paths) in enumerate(chosen):
+                    rps, p50, p99, cpu = wrk(port, os.path.join(tmp, "rw-%d.txt" % k), 100 + k,
+                                             a.rw_duration, a.connections, tmp, pid=p.pid)
+                    q = quiet[name]
+                    rows.append((name, p50, p99, q[0], q[1]))
+                    print("%g uploads/s  %-40s p50 %7.2f ms (%.1fx)  p99 %7.2f ms (%.1fx)"
+                          % (rate, name, p50, p50 / max(q[0], 1e-3), p99, p99 / max(q[1], 1e-3)), flush=True)
+            finally:
+                pacer.stop.set()
+                stale.stop.set()
+                pacer.join()
+                stale.join()
+            if pacer.errors:
+                raise Failure("uploads beside the reads: %s" % pacer.errors[:5])
+            secs = (pacer.done[-1] - pacer.done[0]) if len(pacer.done) > 1 else 1
+            print("%g uploads/s: %d uploads (%.1f/s), p50 %.1f ms, p99 %.1f ms; staleness of / seen: "
+                  "p50 %.2f s, max %.2f s over %d moves" % (
+                      rate, len(pacer.lat), len(pacer.lat) / secs, 1000 * pct(pacer.lat, 0.5),
+                      1000 * pct(pacer.lat, 0.99), pct(stale.ages, 0.5),
+                      max(stale.ages) if stale.ages else float("nan"), len(stale.ages)), flush=True)
+            out.append((rate, rows, 1000 * pct(pacer.lat, 0.5), 1000 * pct(pacer.lat, 0.99),
+                        len(pacer.lat), len(pacer.lat) / secs, pct(stale.ages, 0.5),
+                        max(stale.ages) if stale.ages else float("nan")))
+    finally:
+        children.stop(p)
+    return out
+
+
+def report_rw(rw):
+    """The reads-under-writes table for README.md: per page, the quiet
+    p50 / p99 and, per rate, p50 / p99 with uploads as ratios to quiet."""
+    if not rw:
+        return
+    rates = [r[0] for r in rw]
+    print("| page | quiet p50 / p99 | " + " | ".join("%g uploads/s: p50 / p99 (x quiet)" % r
+                                                     for r in rates) + " |")
+    print("|---|---|" + "---|" * len(rates))
+    for i, (name, _, _, q50, q99) in enumerate(rw[0][1]):
+        cells = []
+        for r in rw:
+            _, p50, p99, _, _ = r[1][i]
+            cells.append("%.2f / %.2f ms (%.1fx / %.1fx)%s" % (
+                p50, p99, p50 / max(q50, 1e-3), p99 / max(q99, 1e-3), "" if p99 < GOAL_P99_MS else " (missed)"))
+        print("| `%s` | %.2f / %.2f ms | %s |" % (name, q50, q99, " | ".join(cells)))
+    print("| uploads: p50 / p99, done (per s) | | " + " | ".join(
+        "%.1f / %.1f ms, %d (%.1f/s)" % (r[2], r[3], r[4], r[5]) for r in rw) + " |")
+    print("| staleness of `/` seen: p50 / max | | " + " | ".join(
+        "%.2f / %.2f s" % (r[6], r[7]) for r in rw) + " |")
     print()
 
 
@@ -642,6 +854,9 @@ def main():
     ap.add_argument("--skip-migration", action="store_true", help="skip the backfill measurement")
     ap.add_argument("--skip-pages", action="store_true", help="skip the pages (wrk) and their memory")
     ap.add_argument("--skip-export", action="store_true", help="skip the /export measurement")
+    ap.add_argument("--rw-rates", default="10,50,200",
+                    help="uploads/s beside the reads in the reads-under-writes table (10,50,200; '' skips it)")
+    ap.add_argument("--rw-duration", type=int, default=5, help="seconds of wrk per page and rate there (5)")
     a = ap.parse_args()
     if not a.db and not a.fill:
         ap.error("give --fill (to build the database) or --db (an existing one)")
@@ -668,14 +883,18 @@ def main():
         p, port, start_s = start(children, a, db, log)
         print("start-up on the migrated database: %.3f s" % start_s, flush=True)
         ids = run_ids(db, ids_file)
-        rows, mem, mem0 = [], None, None
+        subs = subs_of(port, db, hot_m, hot_h, ids)
+        rows, mem, mem0, rw = [], None, None, []
         if not a.skip_pages:
-            rows, mem0, mem = pages_step(children, a, p, port, ids, hot_m, hot_h, tmp)
+            rows, mem0, mem = pages_step(children, a, p, port, subs, tmp)
         children.stop(p)
+        if rows and a.rw_rates:
+            rw = rw_step(children, a, db, subs, {r[0]: (r[1], r[2]) for r in rows}, tmp)
         exports = [] if a.skip_export else export_step(children, a, db, ids, tmp)
         print()
         if rows:
             report_pages(rows, a)
+        report_rw(rw)
         print("runs: %d; database %.0f bytes per run%s" % (
             n, size / n, "; fill %.0f s (%.0f runs/s)" % (fill_s, n / fill_s) if fill_s else ""))
         if migrate_s is not None:
