@@ -381,8 +381,17 @@ static json_t *predictions(struct req *r, const struct mpage *p)
 	json_t *rows = json_array(), *bars = json_object_get(json_object_get(p->m, "chart"), "bars");
 	json_t *bar;
 	size_t i, j;
+	char quant[128];
 
-	for (i = 0; r->app->ref && (h = ceiling_hw_at(r->app->ref, i)); i++) {
+	/* A model the reference data does not know has no ceiling anywhere,
+	 * so no row; else its quantization is read once, not per hardware. */
+	if (!r->app->ref || !forecast_model_known(p->slug))
+		return json_pack("{s:o, s:b}", "rows", rows, "has_rows", 0);
+	if (forecast_quant(p->b.c, p->b.suite, p->slug, quant, sizeof quant) < 0) {
+		json_decref(rows);
+		return NULL;
+	}
+	for (i = 0; (h = ceiling_hw_at(r->app->ref, i)); i++) {
 		struct predict_result pr;
 		char href[2 * SLUG_MAX + 16];
 		json_t *row;
@@ -392,10 +401,7 @@ static json_t *predictions(struct req *r, const struct mpage *p)
 			measured |= !strcmp(json_string_value(json_object_get(bar, "hw")), h->slug);
 		if (measured)
 			continue;
-		if (forecast_for_combo(p->b.c, p->b.suite, p->slug, h->slug, NULL, &pr) < 0) {
-			json_decref(rows);
-			return NULL;
-		}
+		forecast_for_combo_quant(p->b.suite, p->slug, h->slug, NULL, quant, &pr);
 		if (pr.step == PREDICT_NONE)
 			continue;
 		snprintf(href, sizeof href, "/m/%s/hw/%s", p->slug, h->slug);

@@ -57,18 +57,23 @@ static int add_predicted(struct mhw *p)
 {
 	const char *const *be;
 	json_t *list = json_array();
+	char quant[128];
+	int known = forecast_model_known(p->model);
 
+	/* The model's quantization is read once for all backends; a model the
+	 * reference data does not know has no prediction with any. */
+	if (known && p->fits != 0 && forecast_quant(p->b.c, p->b.suite, p->model, quant, sizeof quant) < 0) {
+		json_decref(list);
+		return -1;
+	}
 	/* Nothing is predicted as a speed it runs at where it does not fit. */
-	for (be = validate_backends; p->fits != 0 && *be; be++) {
+	for (be = validate_backends; known && p->fits != 0 && *be; be++) {
 		struct predict_result r;
 		json_t *row;
 
 		if (measured(p->m, *be))
 			continue;
-		if (forecast_for_combo(p->b.c, p->b.suite, p->model, p->hw, *be, &r) < 0) {
-			json_decref(list);
-			return -1;
-		}
+		forecast_for_combo_quant(p->b.suite, p->model, p->hw, *be, quant, &r);
 		if (r.step == PREDICT_NONE)
 			continue;
 		row = json_pack("{s:s}", "backend", *be);

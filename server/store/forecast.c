@@ -299,6 +299,11 @@ static void predict_in(const struct snap *s, const struct ceiling_ref *ref,
 	}
 	q.backend = "any backend";
 	predict(NULL, &q, out);                    /* PREDICT_NONE and its words */
+	/* Without a ceiling or a class no backend has a figure (predict()
+	 * gives PREDICT_NONE for each, never better than this one): the
+	 * loop, a basis text per backend, would change nothing. */
+	if (!(q.ceiling > 0 && isfinite(q.ceiling)) || q.cls < 0 || q.cls >= PREDICT_CLASSES)
+		return;
 	for (i = 0; s && i < s->nbackend; i++) {
 		q.backend = s->backend[i];
 		if (hw && ceiling_backend_runs(ref, q.backend, hw) == 0)
@@ -325,26 +330,37 @@ static struct predict_query query_of(const struct predict_where *w, const char *
 				       w->cls, ceiling, name };
 }
 
-int forecast_for_ceiling(struct dbconn *c, const char *suite, const char *model_slug,
-			const char *hw_slug, const char *backend, double ceiling,
-			const char *quant, const char *hw_name, struct predict_result *out)
+/* forecast_for_ceiling() with predict_where()'s answer for the model,
+ * quant and hardware already in *w (its return in where_rc). */
+static void for_where(const char *suite, const struct ceiling_ref *ref, const struct predict_where *w,
+		      int where_rc, const char *model_slug, const char *hw_slug, const char *backend,
+		      double ceiling, const char *hw_name, struct predict_result *out)
 {
 	struct snap *s = snap_get();
-	const struct ceiling_ref *ref = snap_ref();
-	struct predict_where w;
 	char name[256];
 	struct predict_query q;
 
-	(void)c;
-	if (predict_where(ref, model_slug, quant, hw_slug, NULL, &w) < 0)
+	if (where_rc < 0)
 		ceiling = 0;                     /* unknown: no class, no figure */
-	q = query_of(&w, model_slug, hw_slug, backend, ceiling, hw_name, name, sizeof name);
+	q = query_of(w, model_slug, hw_slug, backend, ceiling, hw_name, name, sizeof name);
 	if (s && strcmp(s->suite, suite)) {
 		snap_release(s);                 /* another suite: no evidence */
 		s = NULL;
 	}
-	predict_in(s, ref, w.hw, &q, out);
+	predict_in(s, ref, w->hw, &q, out);
 	snap_release(s);
+}
+
+int forecast_for_ceiling(struct dbconn *c, const char *suite, const char *model_slug,
+			const char *hw_slug, const char *backend, double ceiling,
+			const char *quant, const char *hw_name, struct predict_result *out)
+{
+	const struct ceiling_ref *ref = snap_ref();
+	struct predict_where w;
+	int rc = predict_where(ref, model_slug, quant, hw_slug, NULL, &w);
+
+	(void)c;
+	for_where(suite, ref, &w, rc, model_slug, hw_slug, backend, ceiling, hw_name, out);
 	return 0;
 }
 
@@ -368,18 +384,36 @@ static int best_quant(struct dbconn *c, const struct ceiling_ref *ref, const cha
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
 }
 
-int forecast_for_combo(struct dbconn *c, const char *suite, const char *model_slug,
-		      const char *hw_slug, const char *backend, struct predict_result *out)
+int forecast_quant(struct dbconn *c, const char *suite, const char *model_slug, char *quant,
+		   size_t size)
 {
 	const struct ceiling_ref *ref = snap_ref();
-	char quant[128] = PREDICT_READ_QUANT;
-	struct predict_where w;
 
-	if (ref && best_quant(c, ref, suite, model_slug, quant, sizeof quant) < 0)
-		return -1;
-	if (predict_where(ref, model_slug, quant, hw_slug, backend, &w) < 0 || w.refusal != PREDICT_NO_FIT)
-		return forecast_for_ceiling(c, suite, model_slug, hw_slug, backend, w.ceiling, quant,
-					   NULL, out);
+	snprintf(quant, size, "%s", PREDICT_READ_QUANT);
+	return ref ? best_quant(c, ref, suite, model_slug, quant, size) : 0;
+}
+
+int forecast_model_known(const char *model_slug)
+{
+	const struct ceiling_ref *ref = snap_ref();
+
+	return ref && model_slug && ceiling_model_by_slug(ref, model_slug) != NULL;
+}
+
+int forecast_for_combo_quant(const char *suite, const char *model_slug, const char *hw_slug,
+			     const char *backend, const char *quant, struct predict_result *out)
+{
+	const struct ceiling_ref *ref = snap_ref();
+	struct predict_where w;
+	int rc = predict_where(ref, model_slug, quant, hw_slug, backend, &w);
+
+	if (rc < 0 || w.refusal != PREDICT_NO_FIT) {
+		/* w read with the backend differs from its reading without
+		 * only in the refusal, which for_where() does not use
+		 * (predict_in judges the backend itself). */
+		for_where(suite, ref, &w, rc, model_slug, hw_slug, backend, w.ceiling, NULL, out);
+		return 0;
+	}
 	/* Nothing is predicted as a speed it runs at where it does not fit. */
 	memset(out, 0, sizeof *out);
 	out->cls = w.cls;
@@ -389,6 +423,16 @@ int forecast_for_combo(struct dbconn *c, const char *suite, const char *model_sl
 		 "a %d-token context; %s has %.0f GB", w.m->name, w.need_gb, w.format,
 		 CEILING_CHAT_SHORT_CONTEXT, w.hw->name, w.have_gb);
 	return 0;
+}
+
+int forecast_for_combo(struct dbconn *c, const char *suite, const char *model_slug,
+		      const char *hw_slug, const char *backend, struct predict_result *out)
+{
+	char quant[128];
+
+	if (forecast_quant(c, suite, model_slug, quant, sizeof quant) < 0)
+		return -1;
+	return forecast_for_combo_quant(suite, model_slug, hw_slug, backend, quant, out);
 }
 
 /* ---- as JSON ---- */

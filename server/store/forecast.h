@@ -53,6 +53,20 @@ int forecast_for_combo(struct dbconn *c, const char *suite, const char *model_sl
 		      const char *hw_slug, const char *backend /* NULL = best/all */,
 		      struct predict_result *out);
 
+/* forecast_for_combo in two parts, for a page that predicts one model on
+ * many hardware (/m/<model>): the quantization the model's best run names
+ * (else PREDICT_READ_QUANT) into quant (0, or -1 when the database
+ * failed), read once; then each prediction with it, which reads nothing
+ * from the database. */
+int forecast_quant(struct dbconn *c, const char *suite, const char *model_slug, char *quant,
+		   size_t size);
+int forecast_for_combo_quant(const char *suite, const char *model_slug, const char *hw_slug,
+			     const char *backend, const char *quant, struct predict_result *out);
+/* 1 when the reference data knows model_slug (a site slug or reference
+ * id); where it does not, every prediction of it is PREDICT_NONE (no
+ * ceiling, no class), so a page can leave its predictions out. */
+int forecast_model_known(const char *model_slug);
+
 /* The same against a ceiling the caller computed (/fit: its own format
  * quant, context and batch; the caller has judged the fit); ceiling <= 0
  * or a quant the data does not know: PREDICT_NONE.  hw_name (NULL: from
