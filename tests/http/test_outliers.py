@@ -429,16 +429,20 @@ def test_every_run_that_judged_a_run_is_reachable_from_its_page(server):
     assert run["model"]["slug"] != server.get("/r/%s.json" % ids[3]).json()["model"]["slug"]
     url = run["outlier"]["judges_url"]
     assert url == "/r/%s/judges" % ids[0]
-    listed, page = [], url + ".json"
+    listed, page, first = [], url + ".json", None
     while page:
         got = server.get(page)
         assert got.status_code == 200, got.text
         body = got.json()
         listed += [x["id"] for x in body["list"]["runs"]]
+        first = first or body["list"]["runs"]
         page = body["list"]["next"]
     assert sorted(listed) == sorted(ids)                     # all, once each, over pages
     assert far not in listed
     html = server.get("/r/%s" % ids[0]).text
     assert 'href="%s"' % url in html
-    assert ids[3] in server.get(url).text                    # the other name's run, in HTML
+    text = server.get(url).text                              # the HTML holds the same page
+    assert all(x["id"] in text for x in first)
+    assert {x["model"]["slug"] for x in server.get(url + ".json").json()["list"]["runs"]} <= \
+        {run["model"]["slug"], server.get("/r/%s.json" % ids[3]).json()["model"]["slug"]}
     assert server.get("/r/r_nosuchrun00/judges").status_code == 404
