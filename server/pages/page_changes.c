@@ -25,8 +25,8 @@
 
 /* The rule, as /changes and /methodology state it. */
 #define CHANGES_RULE "A change is reported when two consecutive versions of a backend, each " \
-	"measured by at least 5 signing keys on the same weights and hardware, differ by the " \
-	"two-sided Mann-Whitney U test over one value per key (the key's own median decode) " \
+	"measured by at least 5 submitters on the same weights and hardware, differ by the " \
+	"two-sided Mann-Whitney U test over one value per submitter (their own median decode) " \
 	"at p < 0.01. Versions are ordered as each backend numbers them: llama.cpp by build " \
 	"(b6200), the others by PEP 440 (semantic versions, rc before the release)."
 
