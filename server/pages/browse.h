@@ -241,7 +241,14 @@ json_t *combos_page(struct browse *b, const struct combos_q *q, enum browse_sort
  * null, above_ceiling, and for pages text {median, p25, p75, best,
  * prefill, ttft}.  A new reference; NULL when out of memory. */
 json_t *combos_item(const struct browse *b, sqlite3_stmt *st, int i);
-/* Adds to row o's "text" (a page's, not JSON's) what its figure rests on
+/* The middle half of row o's submitters as a page shows it under the
+ * median: "96.0â104.2" (its p25_decode_tok_s to p75_decode_tok_s), or a
+ * lone "â" when one submitter stands behind it ("keys" 1, or without a
+ * "keys" the two ends equal) or either end is missing.  A new reference;
+ * NULL when out of memory. */
+json_t *combos_spread_text(const json_t *o);
+/* Adds to row o's "text" (a page's, not JSON's) its "spread"
+ * (combos_spread_text) and what its figure rests on
  * (contract section 9, issue 35): "awaiting confirmation: N submitters"
  * for a row that is not confirmed, "disputed" for one whose figures hold a
  * run under open dispute. */

@@ -331,7 +331,7 @@ static const struct kind model_kind = {
 	"GROUP BY hw_slug ORDER BY 2 DESC, hw_slug LIMIT " CARD_ROWS_MAX_STR,
 	"SELECT coalesce(sum(t_runs), 0), count(DISTINCT hw_slug) FROM combos "
 	"WHERE suite_version = ?1 AND model_slug = ?2 AND t_runs > 0",
-	"machine", "machines", 1,
+	"kind of hardware", "kinds of hardware", 1,
 	"No run names this model; its page is /m/<slug> with the slug of a model that was measured.",
 };
 

@@ -385,7 +385,7 @@ def test_flags_show_the_keys_behind_the_cluster_and_lists_agree(server):
     assert o["cluster"]["n"] == 16
     assert (o["cluster"]["keys"], o["cluster"]["new_keys"]) == (12, 11)
     page = server.get("/r/%s" % far).text
-    assert "a cluster of 16 runs from 12 signing keys, 11 of them new" in page
+    assert "a cluster of 16 runs from 12 submitters, 11 of them new" in page
     # Lists compute sigma from the same figures as the run page.
     slug = server.get("/r/%s.json" % far).json()["model"]["slug"]
     item = find_run(server.get("/m/%s.json" % slug).json(), far)
@@ -397,7 +397,7 @@ def test_flags_show_the_keys_behind_the_cluster_and_lists_agree(server):
     assert server.upload(sign(p, swarm[0])[0]).status_code == 201
     o = server.get("/r/%s.json" % far).json()["outlier"]
     assert (o["cluster"]["keys"], o["cluster"]["new_keys"]) == (12, 10)
-    assert "12 signing keys, 10 of them new" in server.get("/r/%s" % far).text
+    assert "12 submitters, 10 of them new" in server.get("/r/%s" % far).text
     # A steady run's cached page follows its cluster too.
     assert server.get("/r/%s.json" % ids[0]).json()["outlier"]["cluster"]["n"] == 16
 

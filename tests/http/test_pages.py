@@ -10,6 +10,7 @@ would (the JSON), and every page must pass html-validate.
 import concurrent.futures
 import html
 import os
+import re
 import sqlite3
 import subprocess
 
@@ -237,7 +238,14 @@ def test_home_shows_typical_and_best_per_model_hardware_backend(server, seen):
     j = server.get("/index.json").json()["board"]["rows"]
     assert [r["best_decode_tok_s"] for r in j] == [120.5, 200.25, 90.0, 50.0]
     assert [r["confirmed"] for r in j] == [True, False, False, False]
-    assert "3 signing keys" in b[0]["text"]
+    assert "3 submitters" in b[0]["text"]
+    # The range under each median is labelled "middle half"; one submitter
+    # has none, so "–", never "90.0–90.0" (issue 38).
+    spreads = [" ".join(sp.text_content().split()) for sp in
+               lxml.html.fromstring(text).xpath("//table[contains(@class,'combos')]//td[1]//span[@class='spread']")]
+    assert len(spreads) == 4 and re.fullmatch(r"middle half \d+\.\d\u2013\d+\.\d", spreads[0]), spreads
+    assert spreads[1:] == ["middle half \u2013"] * 3, spreads
+    assert "90.0\u201390.0" not in text
     assert ids[0] not in [r["id"] for r in b]
     assert "/m/model-a?digest=" in b[1]["links"][0]
     assert "/hw/rtx-4090" in b[1]["links"]
@@ -503,7 +511,7 @@ def test_hw_page_groups_by_model(server, seen):
     got = combo_rows(d.xpath("//table[contains(@class, 'combos')]")[0])
     assert [r["decode"] for r in got] == [203.0, 21.0]
     assert [r["id"] for r in got] == [ids[6], ids[2 + 7]]
-    assert "7 signing keys, 7 runs" in got[0]["text"]
+    assert "7 submitters, 7 runs" in got[0]["text"]
     assert ids[10] not in text       # the M3 Pro run
     j = server.get("/hw/m3-ultra.json").json()
     assert j["hardware"] == {"slug": "m3-ultra", "name": "Apple M3 Ultra"}   # the reference's name
