@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app.h"
+#include "domain/ceiling.h"
 #include "pages/browse.h"
 #include "store/db.h"
 #include "store/names.h"
@@ -56,11 +58,15 @@ static int db_fail(struct hpage *p)
 	return browse_error(&p->b, 503, MSG_DB_DOWN);
 }
 
-/* The hardware's shown name; 0,
- * or -1 with a 404 when the suite has no run on it. */
+/* The hardware's shown name, and what the reference data says of it
+ * ("memory_gb", "bandwidth_gb_s": null when it does not know it); 0, or
+ * -1 with a 404 when the suite has no run on it and the reference data
+ * does not know it.  Hardware only the reference data knows is named as
+ * it names it, with "measured" false (the empty state, page_unmeasured). */
 static int load_name(struct hpage *p)
 {
 	sqlite3_stmt *st = db_stmt(p->b.c, sql_name);
+	const struct ceiling_hw *rh = ceiling_hw(p->b.r->app->ref, p->slug);
 	int rc;
 
 	if (!st)
@@ -68,10 +74,18 @@ static int load_name(struct hpage *p)
 	db_bind_text(st, 1, p->b.suite);
 	db_bind_text(st, 2, p->slug);
 	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		json_object_set_new(p->m, "hardware", json_pack("{s:s, s:s}", "slug", p->slug,
-			"name", (const char *)sqlite3_column_text(st, 0)));
+	if (rc == SQLITE_ROW || (rc == SQLITE_DONE && rh))
+		json_object_set_new(p->m, "hardware", json_pack("{s:s, s:s, s:o, s:o, s:o*}", "slug", p->slug,
+			"name", rc == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : rh->name,
+			"memory_gb", rh ? json_real(rh->memory_gb) : json_null(),
+			"bandwidth_gb_s", rh ? json_real(rh->peak_gb_s) : json_null(),
+			"text", p->b.html && rh ? json_pack("{s:o, s:o}", "memory_gb", json_sprintf("%g", rh->memory_gb),
+				"bandwidth_gb_s", json_sprintf("%g", rh->peak_gb_s)) : NULL));
 	sqlite3_reset(st);
+	json_object_set_new(p->m, "measured", json_boolean(rc == SQLITE_ROW));
+	json_object_set_new(p->m, "unmeasured", json_null());
+	if (rc == SQLITE_DONE && rh)
+		return page_unmeasured(&p->b, p->m, NULL, NULL, p->slug);
 	if (rc == SQLITE_DONE)
 		return browse_error(&p->b, 404, "There is no hardware %s in %s. Hardware pages are named by slug, like /hw/m3-ultra or /hw/rtx-4090; the leaderboard links to every one.",
 				    p->slug, p->b.suite);

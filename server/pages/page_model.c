@@ -84,11 +84,14 @@ static void bind_md(struct mpage *p, sqlite3_stmt *st)
 	db_bind_text(st, 3, p->digest);
 }
 
-/* The model's shown name; 0, or -1
- * with a 404 when the suite has no run of it. */
+/* The model's shown name; 0, or -1 with a 404 when the suite has no run
+ * of it and the reference data does not know it.  A model only the
+ * reference data knows is named as it names it, with "measured" false
+ * (the page's empty state, page_unmeasured). */
 static int load_name(struct mpage *p)
 {
 	sqlite3_stmt *st = db_stmt(p->b.c, sql_name);
+	const struct ceiling_model *rm;
 	int rc;
 
 	if (!st)
@@ -100,9 +103,15 @@ static int load_name(struct mpage *p)
 		json_object_set_new(p->m, "model", json_pack("{s:s, s:s}", "slug", p->slug,
 			"name", (const char *)sqlite3_column_text(st, 0)));
 	sqlite3_reset(st);
+	json_object_set_new(p->m, "measured", json_boolean(rc == SQLITE_ROW));
+	if (rc == SQLITE_DONE && (rm = ceiling_model_by_slug(p->b.r->app->ref, p->slug))) {
+		json_object_set_new(p->m, "model", json_pack("{s:s, s:s}", "slug", p->slug, "name", rm->name));
+		return page_unmeasured(&p->b, p->m, p->slug, rm->name, NULL);
+	}
 	if (rc == SQLITE_DONE)
 		return browse_error(&p->b, 404, "There is no model %s in %s. Model pages are named by slug, like /m/qwen2-5-7b-instruct; the leaderboard links to every model.",
 				    p->slug, p->b.suite);
+	json_object_set_new(p->m, "unmeasured", json_null());
 	return rc == SQLITE_ROW ? 0 : browse_error(&p->b, 503, MSG_DB_DOWN);
 }
 

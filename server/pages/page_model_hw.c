@@ -46,10 +46,11 @@ static const char sql_hw[] =
 static const char sql_digests[] =
 	"SELECT model_digest, model_quant, model_format FROM digest_counts "
 	"WHERE suite_version = ?1 AND model_slug = ?2 LIMIT " MHW_DIGESTS_MAX_S;
-/* The backends that ran a weights file of the model, on any hardware
+/* The backends that ran a weights file of the model, on any hardware (a
+ * backend once per hardware it ran on)
  * (combos' unique key, a few rows). */
 static const char sql_digest_backends[] =
-	"SELECT DISTINCT backend_name FROM combos WHERE suite_version = ?1 AND model_slug = ?2 "
+	"SELECT backend_name FROM combos WHERE suite_version = ?1 AND model_slug = ?2 "
 	"AND model_digest = ?3";
 /* What is known instead: the fastest combinations of one weights file of
  * the model (combos_digest_med), and those on the hardware
