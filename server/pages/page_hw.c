@@ -213,6 +213,52 @@ static int load_combos(struct hpage *p)
 	return 0;
 }
 
+/* "groups": the page's combinations by model, in the order of each
+ * model's first row (the combinations come best first, so each group's
+ * rows are its backends best first): [{model: {slug, name, href}, href
+ * (the model-on-hardware page), backends (their names, in order),
+ * median_decode_tok_s (the first row's), rows (pages only: the rows)}].
+ * Only for the default order; other orders and ?model= list rows flat. */
+static int add_groups(struct hpage *p)
+{
+	json_t *rows = json_object_get(json_object_get(p->m, "combos"), "rows"), *groups = json_array();
+	json_t *row, *g = NULL;
+	size_t i, k;
+
+	if (!groups)
+		return -1;
+	json_array_foreach(rows, i, row) {
+		const char *slug = json_string_value(json_object_get(row, "model_slug"));
+		json_t *have;
+
+		g = NULL;
+		json_array_foreach(groups, k, have)
+			if (!strcmp(json_string_value(json_object_get(json_object_get(have, "model"), "slug")), slug))
+				g = have;
+		if (!g) {
+			const json_t *mo = json_object_get(row, "model");
+
+			g = json_pack("{s:{s:s, s:O, s:o}, s:O, s:[], s:O, s:[]}", "model", "slug", slug,
+				"name", json_object_get(mo, "name"), "href", browse_link(&p->b, "/m/", slug, NULL),
+				"href", json_object_get(row, "pair_href"), "backends",
+				"median_decode_tok_s", json_object_get(row, "median_decode_tok_s"), "rows");
+			if (!g || json_array_append_new(groups, g) < 0) {
+				json_decref(groups);
+				return -1;
+			}
+		}
+		json_array_append(json_object_get(g, "backends"), json_object_get(row, "backend"));
+		if (p->b.html)
+			json_array_append(json_object_get(g, "rows"), row);
+	}
+	if (!p->b.html)
+		json_array_foreach(groups, i, g)
+			json_object_del(g, "rows");
+	json_object_set_new(p->m, "groups", groups);
+	json_object_set_new(p->m, "grouped", json_boolean(json_array_size(groups) > 0));
+	return 0;
+}
+
 /* The view model of /hw/<slug>, or NULL with p->b's failure set. */
 static json_t *hw_model(struct hpage *p, struct req *r)
 {
@@ -228,13 +274,17 @@ static json_t *hw_model(struct hpage *p, struct req *r)
 	if ((sort = browse_take_order(&p->b, &browse_board_orders)) < 0)
 		return NULL;
 	p->sort = (enum browse_sort)sort;
-	p->m = json_pack("{s:s, s:s, s:n, s:n, s:s, s:b, s:o}", "suite_version", p->b.suite,
-			 "slug", p->slug, "model", "list", "sort", browse_sort_key(p->sort),
+	p->m = json_pack("{s:s, s:s, s:n, s:n, s:[], s:b, s:s, s:b, s:o}", "suite_version", p->b.suite,
+			 "slug", p->slug, "model", "list", "groups", "grouped", 0, "sort", browse_sort_key(p->sort),
 			 "sorted_groups", p->sort != SORT_DECODE,
 			 "sort_param", p->sort ? json_string(browse_sort_key(p->sort)) : json_null());
 	if (!p->m || load_name(p) < 0 ||
 	    (p->b.model && p->sort == SORT_DECODE ? load_model_list(p) : load_combos(p)) < 0)
 		goto fail;
+	if (p->sort == SORT_DECODE && !p->b.model && add_groups(p) < 0) {
+		db_fail(p);
+		goto fail;
+	}
 	json_object_set_new(p->m, "sorts", browse_sort_links(p->sort, hw_sort_href, p));
 	json_object_set_new(p->m, "sort_by", browse_sort_by(json_object_get(p->m, "sorts")));
 	json_object_set_new(p->m, "title", browse_title(json_string_value(
