@@ -343,6 +343,7 @@ extern const char *const browse_sort_sql[];   /* browse_sort.c */
 extern const char *const page_home_sql[];
 extern const char *const page_model_sql[];
 extern const char *const page_model_digests_sql[];   /* page_model_digests.c */
+extern const char *const page_model_best_sql[];      /* page_model_best.c */
 extern const char *const page_hw_sql[];
 extern const char *const page_fit_sql[];     /* page_fit.c */
 /* /search (page_search.c), /models and /hardware (page_catalog.c). */

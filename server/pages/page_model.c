@@ -387,7 +387,8 @@ static json_t *efficiency(struct req *r, const struct mpage *p, json_t **note)
 static json_t *predictions(struct req *r, const struct mpage *p)
 {
 	const struct ceiling_hw *h;
-	json_t *rows = json_array(), *bars = json_object_get(json_object_get(p->m, "chart"), "bars");
+	/* Measured is on any weights file: the hardware of best_per_hw. */
+	json_t *rows = json_array(), *bars = json_object_get(p->m, "best_per_hw");
 	json_t *bar;
 	size_t i, j;
 
@@ -398,7 +399,7 @@ static json_t *predictions(struct req *r, const struct mpage *p)
 		int measured = 0;
 
 		json_array_foreach(bars, j, bar)
-			measured |= !strcmp(json_string_value(json_object_get(bar, "hw")), h->slug);
+			measured |= !strcmp(json_string_value(json_object_get(bar, "hw_slug")), h->slug);
 		if (measured)
 			continue;
 		if (forecast_for_combo(p->b.c, p->b.suite, p->slug, h->slug, NULL, &pr) < 0) {
@@ -414,7 +415,8 @@ static json_t *predictions(struct req *r, const struct mpage *p)
 		json_object_set_new(row, "text", forecast_text_json(&pr));
 		json_array_append_new(rows, row);
 	}
-	return json_pack("{s:o, s:b}", "rows", rows, "has_rows", json_array_size(rows) > 0);
+	return json_pack("{s:o, s:b, s:I}", "rows", rows, "has_rows", json_array_size(rows) > 0,
+			 "count", (json_int_t)json_array_size(rows));
 }
 
 static json_t *model_model(struct mpage *p, struct req *r)
@@ -436,7 +438,8 @@ static json_t *model_model(struct mpage *p, struct req *r)
 	p->sort_given = p->b.sort_given;
 	p->m = json_pack("{s:s, s:s, s:s, s:b}", "suite_version", p->b.suite, "slug", p->slug,
 			 "sort", browse_sort_key(p->sort), "sorted_groups", p->sort_given);
-	if (!p->m || load_name(p) < 0 || model_load_digests(p) < 0 || load_digest_parts(p) < 0)
+	if (!p->m || load_name(p) < 0 || model_load_digests(p) < 0 || model_load_best(p) < 0 ||
+	    load_digest_parts(p) < 0)
 		goto fail;
 	json_object_set_new(p->m, "title", browse_title(json_string_value(
 		json_object_get(json_object_get(p->m, "model"), "name"))));
