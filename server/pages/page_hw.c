@@ -298,12 +298,16 @@ fail:
 }
 
 /* GET /hw/<slug> and its .json and .csv: the hardware's view model; a
- * 301 when the slug is a name typed another way; NULL with a 404 for an
+ * 301 when the slug is a name typed another way; 200 with the empty state
+ * (page_unmeasured) for hardware only the reference data knows; NULL with
+ * a 404 for an
  * invalid or unknown slug, ?suite= or ?model=, a 400 for a malformed
  * argument (sort= included). */
 json_t *page_hw_view(struct page_view *v)
 {
 	struct hpage p = { 0 };
+	json_t *m;
+	int unmeasured;
 
 	if (page_search_canonical(v, PAGE_ARG_HW))
 		return NULL;
@@ -313,5 +317,11 @@ json_t *page_hw_view(struct page_view *v)
 	 * model column too. */
 	if (v->format == HTTP_FMT_HTML)
 		json_object_set_new(p.m, "cols", combos_cols(!p.b.model, 0));
-	return page_view_browsed(v, &p.b, p.m);
+	unmeasured = json_is_object(json_object_get(p.m, "unmeasured"));
+	m = page_view_browsed(v, &p.b, p.m);
+	/* The empty state says /wanted's count, which changes without a
+	 * write of runs: built each time (a few reads). */
+	if (unmeasured)
+		v->keep = 0;
+	return m;
 }

@@ -503,11 +503,15 @@ static void add_chart_svg(json_t *m)
 
 /* GET /m/<slug> and its .json and .csv (the run list, or the
  * combinations): the model's view model; a 301 when the slug is a name
- * typed another way; NULL with a 404 for an invalid or unknown slug, an
- * unknown ?digest= or ?suite=, a 400 for a malformed argument. */
+ * typed another way; 200 with the empty state (page_unmeasured) for a
+ * model only the reference data knows; NULL with a 404 for an invalid or
+ * unknown slug, an unknown ?digest= or ?suite=, a 400 for a malformed
+ * argument. */
 json_t *page_model_view(struct page_view *v)
 {
 	struct mpage p = { 0 };
+	json_t *m;
+	int unmeasured;
 
 	if (page_search_canonical(v, PAGE_ARG_MODEL))
 		return NULL;
@@ -518,5 +522,11 @@ json_t *page_model_view(struct page_view *v)
 		/* The table's model column would repeat the heading. */
 		json_object_set_new(p.m, "cols", combos_cols(0, 1));
 	}
-	return page_view_browsed(v, &p.b, p.m);
+	unmeasured = json_is_object(json_object_get(p.m, "unmeasured"));
+	m = page_view_browsed(v, &p.b, p.m);
+	/* The empty state says /wanted's count, which changes without a
+	 * write of runs: built each time (a few reads). */
+	if (unmeasured)
+		v->keep = 0;
+	return m;
 }

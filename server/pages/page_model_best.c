@@ -200,6 +200,10 @@ int model_load_best(struct mpage *p)
 		if (rc != SQLITE_DONE)
 			goto fail;
 	}
+	/* A ?digest= past the listed page of files: named by what it is. */
+	d = json_object_get(p->m, "digest");
+	if (json_is_object(d) && !json_object_get(d, "label"))
+		name_file(p, d, json_array());
 	json_object_foreach(best, k, o)
 		json_array_append(rows, o);
 	browse_sort(rows, by_rank);
