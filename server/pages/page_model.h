@@ -29,7 +29,8 @@ struct mpage {
 int model_load_digests(struct mpage *p);
 
 /* page_model_best.c: into p->m "best_per_hw": on each hardware the
- * combination that ranks first across the listed digests (a confirmed
+ * combination that ranks first across the listed digests within the
+ * ?backend= filter (a confirmed
  * one before any other, then the highest median), each {the typical
  * figures (store/typical.h), name (the hardware's), quantization, format,
  * label ("mlx, MLX-4bit (mlx)"), digest_short, href (the

@@ -47,7 +47,7 @@ static json_t *ran_label(const char *backend, const char *quant, const char *for
 }
 
 /* Keeps st's row in best (hardware slug -> row) when it ranks above the
- * one kept for its hardware. */
+ * one kept for its hardware and is within the ?backend= filter. */
 static void keep_if_faster(struct mpage *p, json_t *best, sqlite3_stmt *st)
 {
 	const char *hw = col(st, 2), *be = col(st, 3);
@@ -56,7 +56,8 @@ static void keep_if_faster(struct mpage *p, json_t *best, sqlite3_stmt *st)
 	char shrt[BROWSE_DIGEST_SHORT];
 	json_t *o;
 
-	if (!hw || !be || (had && json_real_value(json_object_get(had, "rank")) >= rank))
+	if (!hw || !be || (had && json_real_value(json_object_get(had, "rank")) >= rank) ||
+	    (p->b.backend && strcmp(p->b.backend, be)))
 		return;
 	if (!(o = typical_row(st, 0)))
 		return;
