@@ -33,7 +33,7 @@ static long long asks_of(struct browse *b, const char *model, const char *hw)
 	long long n = 0;
 	size_t i;
 
-	if (wanted_list(b->c, b->suite, WANTED_LIST_MAX, &rows) != DB_OK)
+	if (wanted_list(b->c, b->r->app->ref, b->suite, WANTED_LIST_MAX, &rows) != DB_OK)
 		return -1;
 	json_array_foreach(rows, i, row) {
 		const char *k = json_string_value(json_object_get(row, model ? "model_slug" : "hw_slug"));
