@@ -285,6 +285,17 @@ json_t *browse_link(const struct browse *b, const char *prefix, const char *segm
  * NULL when memory runs out. */
 json_t *browse_mhw_link(const struct browse *b, const char *model, const char *hw);
 extern const char *const page_model_hw_sql[];
+
+/* page_unmeasured.c: sets m's "unmeasured" for the page of a model (hw
+ * NULL) or of a hardware (model NULL) that the reference data knows and
+ * the suite has no run of: {command (to measure it with llm-speed, quoted
+ * as /wanted quotes it: for a hardware, with the suite's most-run model;
+ * null when there is none), asks (what /wanted counts for it, summed over
+ * its rows), asks_text, wanted_href, href (the model-on-hardware page of
+ * the command, or null)}.  0, or -1 with b's failure set (503). */
+int page_unmeasured(struct browse *b, json_t *m, const char *model, const char *model_name,
+		    const char *hw);
+extern const char *const page_unmeasured_sql[];
 extern const char *const page_pick_sql[];     /* page_pick.c */
 
 /* Appends "<decode>:<id>", the cursor after a row, to out (size >= 48). */
@@ -339,6 +350,7 @@ extern const char *const browse_sort_sql[];   /* browse_sort.c */
 extern const char *const page_home_sql[];
 extern const char *const page_model_sql[];
 extern const char *const page_model_digests_sql[];   /* page_model_digests.c */
+extern const char *const page_model_best_sql[];      /* page_model_best.c */
 extern const char *const page_hw_sql[];
 extern const char *const page_fit_sql[];     /* page_fit.c */
 /* /search (page_search.c), /models and /hardware (page_catalog.c). */

@@ -534,10 +534,10 @@ def test_cheatsheet_matrix_with_backends_side_by_side(srv, tmp_path):
     # The fastest backend of a cell with several is marked in words and
     # markup (bold, "fastest"), not by colour; a cell of one is not.
     m3_cell = doc.xpath("//table[contains(@class, 'cheatsheet')]//tbody/tr[1]/td[@data-label='Apple M3 Ultra']")[0]
-    fastest = m3_cell.xpath(".//span[contains(@class, 'fastest')]")
+    fastest = m3_cell.xpath(".//li[contains(@class, 'fastest')]")
     assert len(fastest) == 1 and fastest[0].xpath("strong/a")[0].text_content().startswith("mlx ")
     assert fastest[0].xpath("span[@class='tag']")[0].text == "fastest"
-    assert not doc.xpath("//td[@data-label='RTX 4090']//span[contains(@class, 'fastest')]")
+    assert not doc.xpath("//td[@data-label='RTX 4090']//li[contains(@class, 'fastest')]")
     ok, report = validate_html(page.text, tmp_path)
     assert ok, report
 

@@ -129,7 +129,7 @@ def test_board_model_hw_account_and_index_twins_keep_the_query(server):
     check_twins(server, "/hardware?sort=decode&cursor=%r:rtx-4090" % (150.0 - 1e13), best,
                 lambda j: [r["best_id"] for r in j["rows"]], "best_id", unfiltered="/hardware")
 
-    cell = r'<a class="muted" href="/r/(r_[a-z0-9_-]{11})" title="The best unflagged run">'
+    cell = r'<a class="muted best" href="/r/(r_[a-z0-9_-]{11})" title="The best unflagged run">'
     sheet_ids = lambda j: [e["id"] for row in j["rows"] for c in row["cells"] for e in c["entries"]]
     sheet, links = check_twins(server, "/cheatsheet?backend=llama.cpp", cell, sheet_ids, "run_id",
                                unfiltered="/cheatsheet")
