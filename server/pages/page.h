@@ -246,6 +246,13 @@ void page_describe(struct buf *d, const char *name, const json_t *m);
  * redirect. */
 int page_serve(struct req *r, struct answer *a);
 
+/* page_examples.c: what a "Not found" page offers instead: {run, model,
+ * hw, model_hw} (each {href, name}, each a page that exists, never r's own
+ * address; missing when none), "any", and search {href, q} for the name r
+ * asked for when it reads as one.  A new reference; NULL out of memory. */
+json_t *page_examples(struct req *r);
+extern const char *const page_examples_sql[];
+
 /* Renders the error page (status, one sentence) for people into a; the
  * router hands it to the HTTP layer's responder as data. */
 void page_error(struct req *r, const struct err *e, struct answer *a);
