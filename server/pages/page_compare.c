@@ -212,7 +212,7 @@ static void base_label(const struct compare *c, size_t k, const struct differ *d
 	size_t at, len;
 
 	if (d->models)
-		textcut(b, member(row, "model", "name"), 28);
+		buf_puts(b, member(row, "model", "name"));   /* whole: the legend wraps */
 	else if (d->digests && d->quants && member(row, "model", "quantization"))
 		buf_puts(b, member(row, "model", "quantization"));
 	else if (d->digests)
@@ -566,6 +566,23 @@ static json_t *picker(struct compare *c)
 			 "same_model", other_hw, "same_hw", other_be);
 }
 
+/* Marks "best" on the run (or the runs, when tied) with the highest W1
+ * decode, the site's headline figure, when the runs differ in it: the
+ * one word the runs table carries (each figure row's best cell is only
+ * set in bold). */
+static void mark_best_runs(struct compare *c)
+{
+	double v[MAX_RUNS], best;
+	size_t k;
+	int mark;
+
+	for (k = 0; k < c->n; k++)
+		v[k] = value_of(c, k, "chat-short", "decode_tok_s");
+	mark = best_of(v, c->n, 0, &best);
+	for (k = 0; k < c->n; k++)
+		json_object_set_new(c->run[k].row, "best", json_boolean(mark && v[k] == best));
+}
+
 /* The view model of /compare, or NULL with c->b's failure set. */
 static json_t *compare_model(struct compare *c, struct req *r)
 {
@@ -599,6 +616,7 @@ static json_t *compare_model(struct compare *c, struct req *r)
 		return json_pack("{s:s, s:o, s:o, s:o, s:b, s:b}", "title", "Compare with…", "runs", runs,
 				 "pick", pick, "warnings", json_array(), "has_warnings", 0, "single", 1);
 	}
+	mark_best_runs(c);
 	m = json_pack("{s:s, s:o, s:o, s:o, s:b}", "title", "Compare runs", "runs", runs,
 		      "warnings", warnings(c), "figures", figures_view(c), "single", 0);
 	if (m)
