@@ -418,8 +418,8 @@ static int parse(struct req *r, struct fit_in *in, json_t **errors, struct err *
 			goto refused;
 		if (!strcmp(e->field, "model") || !strcmp(e->field, "format") || !strcmp(e->field, "kv"))
 			/* A list's field: its entries are the choices, on the form. */
-			snprintf(e->message, sizeof e->message, "\"%.200s\" is not one the calculator knows; choose one from the list.",
-				 http_query(r, e->field) ? http_query(r, e->field) : "");
+			snprintf(e->message, sizeof e->message, "The %s= value \"%.200s\" is not one the calculator knows; choose one from the list.",
+				 e->field, http_query(r, e->field) ? http_query(r, e->field) : "");
 		json_object_set_new(*errors, e->field, json_string(e->message));
 		/* The field's name: a static string of the query's arguments. */
 		in->skip[in->nskip++] = json_object_iter_key(json_object_iter_at(*errors, e->field));
