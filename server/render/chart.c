@@ -354,7 +354,8 @@ static int wrap_name(const char *name, double room, size_t at[LEGEND_LINES - 1])
 /* The lines legend item s takes (wrap_name), breaks into at. */
 static int legend_lines(const struct plot *p, size_t s, size_t at[LEGEND_LINES - 1])
 {
-	return wrap_name(series_name(p, s), CHART_WIDTH - MARGIN - p->left - 36, at);
+	/* A tenth kept back: a wrapped line is long, and fonts differ. */
+	return wrap_name(series_name(p, s), 0.9 * (CHART_WIDTH - MARGIN - p->left - 36), at);
 }
 
 /* Where legend item s goes: its x and its row, items laid left to right
@@ -404,10 +405,10 @@ static void legend_name(struct buf *b, const struct plot *p, size_t s, double x)
 
 	if (lines > 1) {
 		for (k = 0; k < lines; k++) {
+			/* The spaces a line breaks at end the line before it, so
+			 * the text reads as the name. */
 			size_t from = k ? at[k - 1] : 0, to = k + 1 < lines ? at[k] : n;
 
-			while (to > from && name[to - 1] == ' ')
-				to--;
 			buf_printf(b, "<tspan x=\"%.1f\" dy=\"%d\">", x, k ? LINE_H : 0);
 			html_txt_n(b, name + from, to - from);
 			buf_puts(b, "</tspan>");
