@@ -164,11 +164,11 @@ int export_snapshot(struct db *db, const char *dir, char *name, size_t namelen,
  * page's path, with r's query kept, to to and returns 1; else 0 (the page
  * answers, or its 404). */
 int page_search_moved(struct req *r, enum page_arg what, struct buf *to);
+struct dbconn;
 /* The names of kind ("model" or "hw") a search for q finds in suite, as
  * /search ranks them, at most max: a new array of {slug, name, runs}
  * (empty for a q without a letter or digit); NULL when the database did
  * not answer.  (The picker's candidates for what it cannot open.) */
-struct dbconn;
 json_t *page_search_names(struct req *r, struct dbconn *c, const char *suite, const char *q,
 			  const char *kind, size_t max);
 /* The same as the 301 of page view v (page_view_redirect). */
