@@ -357,6 +357,13 @@ extern const char *const page_fit_sql[];     /* page_fit.c */
 extern const char *const page_search_sql[];
 extern const char *const page_catalog_sql[];
 extern const char *const page_compare_sql[];  /* page_compare.c */
+/* page_compare_choose.c: /compare without r=, the form that picks runs
+ * from a model or a hardware (b's ?model= and ?hw=): the view model {title,
+ * choosing, choose {models, hardware, model, hw, chosen, rows, has_rows,
+ * max_rows}, ...}, a new reference; NULL with b's 503 on a database
+ * error. */
+json_t *page_compare_choose(struct browse *b);
+extern const char *const page_compare_choose_sql[];
 extern const char *const page_rank_sql[];     /* rank.c */
 extern const char *const page_cheatsheet_sql[]; /* page_cheatsheet.c */
 /* The key of the cheatsheet's i-th ?memory= class (smallest first, as

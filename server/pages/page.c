@@ -100,6 +100,8 @@ void page_error(struct req *r, const struct err *e, struct answer *a)
 
 	if (e->status != 404)
 		json_object_set_new(m, "title", json_string(e->status >= 500 ? "Server trouble" : "Request refused"));
+	else if (m)
+		json_object_set_new(m, "examples", page_examples(r));
 	if (page_render(r, "error", m, e->status, a) < 0)
 		err_nomem(&a->err);
 	json_decref(m);

@@ -164,6 +164,13 @@ int export_snapshot(struct db *db, const char *dir, char *name, size_t namelen,
  * page's path, with r's query kept, to to and returns 1; else 0 (the page
  * answers, or its 404). */
 int page_search_moved(struct req *r, enum page_arg what, struct buf *to);
+struct dbconn;
+/* The names of kind ("model" or "hw") a search for q finds in suite, as
+ * /search ranks them, at most max: a new array of {slug, name, runs}
+ * (empty for a q without a letter or digit); NULL when the database did
+ * not answer.  (The picker's candidates for what it cannot open.) */
+json_t *page_search_names(struct req *r, struct dbconn *c, const char *suite, const char *q,
+			  const char *kind, size_t max);
 /* The same as the 301 of page view v (page_view_redirect). */
 int page_search_canonical(struct page_view *v, enum page_arg what);
 /* page_model_hw.c: the two slugs of a model-on-hardware path (its .json
@@ -245,6 +252,13 @@ void page_describe(struct buf *d, const char *name, const json_t *m);
  * r->kind in r->format (kept as the builder allows), its refusal, or its
  * redirect. */
 int page_serve(struct req *r, struct answer *a);
+
+/* page_examples.c: what a "Not found" page offers instead: {run, model,
+ * hw, model_hw} (each {href, name}, each a page that exists, never r's own
+ * address; missing when none), "any", and search {href, q} for the name r
+ * asked for when it reads as one.  A new reference; NULL out of memory. */
+json_t *page_examples(struct req *r);
+extern const char *const page_examples_sql[];
 
 /* Renders the error page (status, one sentence) for people into a; the
  * router hands it to the HTTP layer's responder as data. */

@@ -87,7 +87,7 @@ static int load_name(struct hpage *p)
 	if (rc == SQLITE_DONE && rh)
 		return page_unmeasured(&p->b, p->m, NULL, NULL, p->slug);
 	if (rc == SQLITE_DONE)
-		return browse_error(&p->b, 404, "There is no hardware %s in %s. Hardware pages are named by slug, like /hw/m3-ultra or /hw/rtx-4090; the leaderboard links to every one.",
+		return browse_error(&p->b, 404, "There is no hardware %s in %s. Hardware pages are named by slug; the list of hardware links to every one.",
 				    p->slug, p->b.suite);
 	return rc == SQLITE_ROW ? 0 : db_fail(p);
 }
@@ -268,7 +268,7 @@ static json_t *hw_model(struct hpage *p, struct req *r)
 		return NULL;
 	p->slug = r->arg;
 	if (!slug_valid(p->slug)) {
-		browse_error(&p->b, 404, "Hardware pages are named by slug: lowercase letters and digits joined by single hyphens, like /hw/m3-ultra.");
+		browse_error(&p->b, 404, "Hardware pages are named by slug: lowercase letters and digits joined by single hyphens.");
 		return NULL;
 	}
 	if ((sort = browse_take_order(&p->b, &browse_board_orders)) < 0)

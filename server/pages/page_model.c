@@ -109,7 +109,7 @@ static int load_name(struct mpage *p)
 		return page_unmeasured(&p->b, p->m, p->slug, rm->name, NULL);
 	}
 	if (rc == SQLITE_DONE)
-		return browse_error(&p->b, 404, "There is no model %s in %s. Model pages are named by slug, like /m/qwen2-5-7b-instruct; the leaderboard links to every model.",
+		return browse_error(&p->b, 404, "There is no model %s in %s. Model pages are named by slug; the list of models links to every one.",
 				    p->slug, p->b.suite);
 	json_object_set_new(p->m, "unmeasured", json_null());
 	return rc == SQLITE_ROW ? 0 : browse_error(&p->b, 503, MSG_DB_DOWN);
@@ -429,7 +429,7 @@ static json_t *model_model(struct mpage *p, struct req *r)
 		return NULL;
 	p->slug = r->arg;
 	if (!slug_valid(p->slug)) {
-		browse_error(&p->b, 404, "Model pages are named by slug: lowercase letters and digits joined by single hyphens, like /m/qwen2-5-7b-instruct.");
+		browse_error(&p->b, 404, "Model pages are named by slug: lowercase letters and digits joined by single hyphens.");
 		return NULL;
 	}
 	if ((sort = browse_take_order(&p->b, &browse_board_orders)) < 0)

@@ -124,13 +124,13 @@ int page_model_hw_slugs(const char *path, char *model, char *hw)
 static int take_slugs(struct mhw *p, const char *path)
 {
 	if (strncmp(path, "/m/", 3) || !strchr(path + 3, '/') || !strstr(path + 3, "/hw/"))
-		return browse_error(&p->b, 404, "Model-on-hardware pages are named /m/<model slug>/hw/<hardware slug>, like /m/llama-3-1-8b/hw/rtx-4090.");
+		return browse_error(&p->b, 404, "Model-on-hardware pages are named /m/<model slug>/hw/<hardware slug>.");
 	if (page_model_hw_slugs(path, p->model, p->hw) < 0)
 		return browse_error(&p->b, 404, "A model or hardware slug is at most %d characters; this address holds a longer one.", SLUG_MAX);
 	if (!slug_valid(p->model))
-		return browse_error(&p->b, 404, "The model part of the address must be a model slug: lowercase letters and digits joined by single hyphens, like /m/llama-3-1-8b-instruct/hw/rtx-4090.");
+		return browse_error(&p->b, 404, "The model part of the address must be a model slug: lowercase letters and digits joined by single hyphens.");
 	if (!slug_valid(p->hw))
-		return browse_error(&p->b, 404, "The hardware part of the address must be a hardware slug: lowercase letters and digits joined by single hyphens, like /m/llama-3-1-8b-instruct/hw/rtx-4090.");
+		return browse_error(&p->b, 404, "The hardware part of the address must be a hardware slug: lowercase letters and digits joined by single hyphens.");
 	return 0;
 }
 

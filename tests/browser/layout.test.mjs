@@ -42,7 +42,10 @@ async function pageKinds(url, account) {
 	const kinds = kindPaths({ run: decodeURIComponent(run), model: decodeURIComponent(model),
 		hw: decodeURIComponent(hw), account,
 		'model-hw': [decodeURIComponent(pairPage[1]), decodeURIComponent(pairPage[2])] }, query);
-	return [...kinds.map((k) => k.path), '/m/llama-3-1-8b-instruct/hw/rtx-4090', '/?model=&hw=m3-ultra', '/no-such-page'];
+	// Issue 38: /compare's chooser with its runs, /fit's form with refused
+	// values, the picker's candidates.
+	return [...kinds.map((k) => k.path), '/m/llama-3-1-8b-instruct/hw/rtx-4090', '/?model=&hw=m3-ultra', '/no-such-page',
+		`/compare?model=${model}`, '/fit?context=8K&hw=m3-ultra', '/?model=Llama+3.3+70B+Instruct&hw=GeForce'];
 }
 
 before(async () => {

@@ -210,7 +210,7 @@ def test_search_csv_and_a_hostile_query_in_the_links(server, tmp_path):
     assert [r["slug"] for r in server.get(links["application/json"]).json()["results"]] == shown
     resp = server.get(links["text/csv"])
     header, rows = records(resp)
-    assert header == ["kind", "name", "slug", "runs", "best_decode_tok_s", "url"]
+    assert header == ["kind", "name", "slug", "runs", "median_decode_tok_s", "keys", "best_decode_tok_s", "url"]
     assert [r["slug"] for r in rows] == shown
     by_kind = {r["kind"]: r for r in rows}
     assert by_kind["model"]["name"] == "'" + EVIL_MODEL
