@@ -17,6 +17,7 @@ struct raster;
 struct access_log;
 struct refresh;
 struct netkey;
+struct builds;
 
 struct config {
 	const char *listen;           /* host:port, default 127.0.0.1:8080 */
@@ -70,6 +71,7 @@ struct app {
 	struct access_log *access_log;/* NULL without --access-log */
 	struct refresh *refresh;      /* the figures kept after writes (store/refresh.h) */
 	struct netkey *netkey;        /* the secret networks are hashed under (store/netkey.h) */
+	struct builds *builds;        /* the threads pages are built on (http/builds.h); NULL: on the request's */
 	double started;               /* when serving began, seconds since the epoch */
 };
 

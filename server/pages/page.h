@@ -246,6 +246,31 @@ void page_describe(struct buf *d, const char *name, const json_t *m);
  * redirect. */
 int page_serve(struct req *r, struct answer *a);
 
+/* page_kept.c: the response cache's answers with no request waiting for
+ * a build. */
+/* Fills a with r's answer on whatever thread builds it: r may be a
+ * copy with no connection (http_req_copy); a leads r's flight already
+ * (answer_lead), and the answer is kept as the builder says
+ * (answer_keep).  0, or -1 with a->err. */
+typedef int (*page_build_answer_fn)(struct req *r, struct answer *a);
+/* What a serving of a kept copy with a note does besides reading
+ * (kinds.h .visit). */
+typedef void (*page_visit_fn)(struct req *r, const char *note);
+/* The 503 when the build pool's queue is full. */
+#define MSG_BUILDS_BUSY "Too many pages are being built at once; try again in a moment."
+/* Answers r with what the cache keeps as (key, rep) and never waits on a
+ * serving thread: a fresh copy at once; a stale one (http/cache.h) at
+ * once too, its rebuild queued on the build pool (http/builds.h) from a
+ * copy of r when no build of it is under way; nothing kept: r is
+ * suspended while build runs on the pool (one build however many ask,
+ * the others suspended until it lands).  One client holds at most
+ * BUILDS_PER_HOLDER of the pool's threads; its other builds wait in the
+ * queue.  visit (NULL: none) is called on each serving of a kept copy
+ * that carries a note.  503 with Retry-After when the queue is full.
+ * Without a connection or a pool, builds on this thread. */
+int page_kept_serve(struct req *r, struct answer *a, const char *key, enum cache_rep rep,
+		    page_build_answer_fn build, page_visit_fn visit);
+
 /* Renders the error page (status, one sentence) for people into a; the
  * router hands it to the HTTP layer's responder as data. */
 void page_error(struct req *r, const struct err *e, struct answer *a);

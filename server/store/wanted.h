@@ -33,8 +33,9 @@
 #define WANTED_DONE_KEYS 3
 
 /* Counts one ask of model_slug on hw_slug in suite from peer_addr (any
- * string naming the client; NULL or "" counts as one address), unless this
- * address asked for it today already.  Slugs that are not slugs
+ * string naming the client; NULL or "": no client, a rebuild off the
+ * request path, which counts nothing), unless this address asked for it
+ * today already.  Slugs that are not slugs
  * (util/slug.h) are ignored.  Thread-safe, cheap, never fails. */
 void wanted_note(const char *peer_addr, const char *suite, const char *model_slug,
 		 const char *hw_slug);
