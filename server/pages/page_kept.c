@@ -197,3 +197,65 @@ int page_kept_serve(struct req *r, struct answer *a, const char *key, enum cache
 	r->retry_after = 2;
 	return err_unavailable(&a->err, MSG_BUILDS_BUSY);
 }
+
+/* ---- for handlers that build their own way (cards) ---- */
+
+/* A request suspended on another's build: again answers it once woken. */
+struct look_wait {
+	struct cache_waiter w;
+	struct req *r;
+	int (*again)(struct req *r, struct answer *a);
+};
+
+static void look_hold(struct cache_waiter *w)
+{
+	MHD_suspend_connection(container_of(w, struct look_wait, w)->r->conn);
+}
+
+static void look_wake(struct cache_waiter *w)
+{
+	MHD_resume_connection(container_of(w, struct look_wait, w)->r->conn);
+}
+
+/* r->resume of a woken waiter: the handler again, the wait gone. */
+static int look_resume(struct req *r, struct answer *a)
+{
+	struct look_wait *lw = r->job;
+	int (*again)(struct req *, struct answer *) = lw->again;
+
+	r->resume = NULL;
+	r->job = NULL;
+	r->job_free = NULL;
+	free(lw);
+	return again(r, a);
+}
+
+int page_kept_look(struct req *r, struct answer *a, const char *key, enum cache_rep rep,
+		   int (*again)(struct req *r, struct answer *a), struct http_kept **k,
+		   unsigned *lead)
+{
+	struct cache *c = r->app->cache;
+	struct look_wait *lw;
+
+	*k = NULL;
+	*lead = 0;
+	if (!r->conn || r->job || !(lw = calloc(1, sizeof *lw))) {
+		*k = cache_fetch(c, key, rep, lead);
+		return 0;
+	}
+	lw->r = r;
+	lw->again = again;
+	lw->w.hold = look_hold;
+	lw->w.wake = look_wake;
+	r->job = lw;                /* linked before the hold can be woken */
+	r->job_free = free;
+	*k = cache_fetch_async(c, key, rep, lead, &lw->w);
+	if (lw->w.waiting) {
+		r->resume = look_resume;
+		return answer_later(a) + 1;
+	}
+	r->job = NULL;
+	r->job_free = NULL;
+	free(lw);
+	return 0;
+}
