@@ -75,6 +75,7 @@ struct cache {
 	pthread_mutex_t flight_lock;
 	pthread_cond_t landed;          /* broadcast whenever a flight lands */
 	struct flight flights[CACHE_FLIGHTS];
+	unsigned waiting;               /* waiters linked to flights now */
 	struct bumps wbumps;            /* when wgen moved */
 };
 
@@ -447,6 +448,7 @@ struct http_kept *cache_fetch_async(struct cache *c, const char *id, enum cache_
 		w->hold(w);                 /* before any land can wake it */
 		w->next = f->waiters;
 		f->waiters = w;
+		c->waiting++;
 		w->waiting = 1;
 		w->waits++;
 		pthread_mutex_unlock(&c->flight_lock);
@@ -467,6 +469,16 @@ unsigned cache_flights(struct cache *c)
 	return n;
 }
 
+unsigned cache_waiting(struct cache *c)
+{
+	unsigned n;
+
+	pthread_mutex_lock(&c->flight_lock);
+	n = c->waiting;
+	pthread_mutex_unlock(&c->flight_lock);
+	return n;
+}
+
 void cache_land(struct cache *c, unsigned lead)
 {
 	struct cache_waiter *w, *next;
@@ -477,6 +489,8 @@ void cache_land(struct cache *c, unsigned lead)
 	c->flights[lead - 1].active = 0;
 	w = c->flights[lead - 1].waiters;
 	c->flights[lead - 1].waiters = NULL;
+	for (next = w; next; next = next->next)
+		c->waiting--;
 	pthread_cond_broadcast(&c->landed);
 	pthread_mutex_unlock(&c->flight_lock);
 	for (; w; w = next) {          /* each was held when it was linked */

@@ -129,6 +129,8 @@ struct cache_waiter {
  * w->wake says when to look again. */
 struct http_kept *cache_fetch_async(struct cache *c, const char *id, enum cache_rep rep,
 				    unsigned *lead, struct cache_waiter *w);
+/* Waiters (cache_fetch_async) suspended on flights now. */
+unsigned cache_waiting(struct cache *c);
 /* Flights under way now (builds led, not yet landed). */
 unsigned cache_flights(struct cache *c);
 /* Ends the flight lead (0: none) and wakes its waiters. */

@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <unistd.h>
 
 #include "app.h"
 #include "disputes/dispute.h"
@@ -307,17 +306,6 @@ static int refusal_answer(struct page_view *v, struct answer *a)
 	return answer_body(a, v->redirect.status, CT_TEXT, v->redirect.to.buf, v->redirect.to.len, &o);
 }
 
-/* Tests only (--test-hold-builds FILE): a list page's build that leads
- * its flight waits while FILE exists, 30 s at most. */
-static void hold_build(struct req *r, const struct answer *a, enum cache_rep rep)
-{
-	const char *f = r->app->cfg.test_hold_builds;
-	int i;
-
-	for (i = 0; f && a->lead && rep == REP_LIST_HTML && i < 3000 && access(f, F_OK) == 0; i++)
-		usleep(10000);
-}
-
 /* page_build_answer_fn of the page kinds: the builder's answer for r,
  * rendered in the route's form and kept as it says (under the key
  * keep_key gives), on whatever thread builds it (page_kept.c). */
@@ -329,7 +317,6 @@ static int page_build(struct req *r, struct answer *a)
 	int rc;
 
 	keep_key(&v);
-	hold_build(r, a, v.rep);
 	v.gen = cache_gen(r->app->cache);
 	if (!(m = v.kind->build(&v)))
 		rc = refusal_answer(&v, a);

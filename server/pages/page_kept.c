@@ -9,6 +9,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "app.h"
 #include "http/builds.h"
@@ -56,6 +57,20 @@ static void queued_conn(struct build_job *bj)
 	MHD_suspend_connection(container_of(bj, struct kept_job, bj)->r->conn);
 }
 
+/* Tests only (--test-hold-builds FILE): a build that leads its flight
+ * waits while FILE exists, 30 s at most; a list page's, a badge's or a
+ * card's, not a run page's (which the tests' own waits read). */
+static void hold_build(const struct req *r, unsigned lead, enum cache_rep rep)
+{
+	const char *f = r->app->cfg.test_hold_builds;
+	int i;
+
+	if (rep == REP_RUN_HTML || rep == REP_RUN_JSON)
+		return;
+	for (i = 0; f && lead && i < 3000 && access(f, F_OK) == 0; i++)
+		usleep(10000);
+}
+
 /* The build, on a pool thread: keeps what the builder said to keep and
  * lands the flight (answer_store), then answers nobody (a copy: freed)
  * or wakes r, whose resume answers with it. */
@@ -65,6 +80,7 @@ static void job_run(struct build_job *bj)
 	struct cache *c = j->r->app->cache;
 
 	answer_lead(&j->a, c, j->lead);
+	hold_build(j->r, j->lead, j->rep);
 	j->rc = j->build(j->r, &j->a);
 	if (j->rc < 0 && !j->a.err.status)
 		err_nomem(&j->a.err);
@@ -97,13 +113,14 @@ static int job_resume(struct req *r, struct answer *a)
 /* Has the stale page of r rebuilt on the pool from a copy of r, leading
  * flight lead; when it cannot be (out of memory, the queue full), the
  * flight lands and a later request leads the next. */
-static void rebuild(struct req *r, unsigned lead, page_build_answer_fn build)
+static void rebuild(struct req *r, unsigned lead, enum cache_rep rep, page_build_answer_fn build)
 {
 	struct kept_job *j = calloc(1, sizeof *j);
 
 	if (j && (j->r = http_req_copy(r))) {
 		j->a = (struct answer)ANSWER_INIT;
 		j->copy = 1;
+		j->rep = rep;
 		j->build = build;
 		j->lead = lead;
 		j->bj.run = job_run;
@@ -180,11 +197,12 @@ int page_kept_serve(struct req *r, struct answer *a, const char *key, enum cache
 		if (k->note[0] && visit)
 			visit(r, k->note);
 		if (lead)
-			rebuild(r, lead, build);
+			rebuild(r, lead, rep, build);
 		return answer_kept(a, k);
 	}
 	/* Nothing to answer with: built on the pool, r suspended meanwhile. */
 	j->lead = lead;
+	j->rep = rep;
 	j->build = build;
 	j->bj.run = job_run;
 	j->bj.queued = queued_conn;

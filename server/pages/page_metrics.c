@@ -173,6 +173,9 @@ static void gauges(struct buf *b, struct app *app)
 	metrics_gauge(b, "llmspeed_response_cache_builds", "gauge",
 		      "Kept pages being built now, one build each (the requests for them get the stale copy or wait).",
 		      app->cache ? (double)cache_flights(app->cache) : 0);
+	metrics_gauge(b, "llmspeed_response_cache_waiting", "gauge",
+		      "Requests suspended until the one build of what they asked for lands.",
+		      app->cache ? (double)cache_waiting(app->cache) : 0);
 	metrics_gauge(b, "llmspeed_page_builds_running", "gauge",
 		      "Page builds running on the build threads now.",
 		      (double)builds_running(app->builds));

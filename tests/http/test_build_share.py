@@ -75,3 +75,35 @@ def test_one_address_holds_at_most_two_build_threads(make_server, tmp_path):
         assert MODEL in got[hw].text
     assert metric(s, "llmspeed_page_builds_most_per_client") == 2
     wait_for(lambda: metric(s, "llmspeed_page_builds_running") == 0, what="the builds to end")
+
+
+def test_a_missing_badge_or_card_is_built_once(make_server, tmp_path):
+    """Concurrent requests for a badge or a card's SVG that is not kept
+    wait on one build (suspended, holding no thread) instead of each
+    building it."""
+    from conftest import make_payload, new_key, sign
+    hold = str(tmp_path / "hold")
+    s = make_server(["--test-hold-builds", hold])
+    r = s.upload(sign(make_payload(), new_key())[0])
+    assert r.status_code == 201, r.text
+    rid = r.json()["id"]
+    s.wait_logged(rid)
+    for path in ("/badge/%s.svg" % rid, "/badge/%s.json" % rid, "/card/%s.svg" % rid):
+        got, threads = [], []
+        open(hold, "w").close()
+        try:
+            for _ in range(6):
+                threads.append(threading.Thread(
+                    target=lambda: got.append(requests.get(s.url + path, timeout=60))))
+                threads[-1].start()
+            wait_for(lambda: metric(s, "llmspeed_page_builds_running") == 1 and
+                     metric(s, "llmspeed_response_cache_waiting") == 5,
+                     what="one build of %s, five requests waiting on it" % path)
+            assert metric(s, "llmspeed_response_cache_builds") == 1
+        finally:
+            os.unlink(hold)
+        for t in threads:
+            t.join(60)
+        assert [g.status_code for g in got] == [200] * 6, path
+        assert len({g.content for g in got}) == 1, path
+        wait_for(lambda: metric(s, "llmspeed_response_cache_builds") == 0, what="the build to land")
