@@ -109,7 +109,10 @@ void page_error(struct req *r, const struct err *e, struct answer *a)
 /* Every query argument some page reads (http_query compares names
  * ignoring ASCII case): the pages of the kinds table, browse.c's filters
  * and cursors, /fit's inputs, /search, /compare, the dispute thread's
- * ?after=.  A name not here is read by no page: it changes no answer. */
+ * ?after=.  A name not here is read by no page: it changes no answer.
+ * tests/http/test_query_known.py checks the list against every getter
+ * call in server/ (http_query and the functions that pass a name on to
+ * it), both ways. */
 static const char *const query_known[] = {
 	"after", "backend", "bandwidth_gb_s", "batch", "context", "cursor", "digest",
 	"digests_after", "format", "hw", "kv", "memory", "memory_gb", "model",
