@@ -48,7 +48,9 @@ struct config {
 	unsigned sitemap_page_urls;   /* --sitemap-page-urls, tests only; 0: SITEMAP_PAGE_URLS */
 	const char *test_clock;       /* --test-clock FILE, tests only (util/timefmt.h); NULL: the real clock */
 	const char *test_hold_builds; /* --test-hold-builds FILE, tests only (pages/page_kept.c); NULL: none */
-	unsigned test_stale_ms;       /* --test-stale-ms N, tests only (http/cache.h); 0: CACHE_STALE_MS */
+	long test_stale_ms;           /* --test-stale-ms N, tests only (http/cache.h): 0 serves no
+	                               * stale copy (a write shows on the next request, which
+	                               * waits for the rebuild); -1 (not given): CACHE_STALE_MS */
 	unsigned keys_per_network;    /* keys a network counts in a scope (store/netcap.h); 0: no cap */
 	unsigned new_keys_per_network;/* new keys a network may bring a day; 0 (or --upload-rate 0): no limit */
 	int serving;                  /* the server itself opens the database (not a command) */

@@ -186,9 +186,9 @@ void cache_set_clock(struct cache *c, int64_t (*now_ms)(void))
 	c->now_ms = now_ms ? now_ms : mono_ms;
 }
 
-void cache_set_stale_ms(struct cache *c, unsigned ms)
+void cache_set_stale_ms(struct cache *c, long ms)
 {
-	c->stale_ms = ms ? ms : CACHE_STALE_MS;
+	c->stale_ms = ms < 0 ? CACHE_STALE_MS : ms;
 }
 
 unsigned cache_count(struct cache *c)
@@ -292,7 +292,7 @@ static enum rep_state rep_state(struct cache *c, const struct rep *p, enum cache
 	    (rep != REP_LIST_HTML || atomic_load(&c->wgen) == p->wgen))
 		return ST_FRESH;
 	if (rep == REP_LIST_HTML && tags_fresh(c, p) && atomic_load(&c->rep_gen[rep]) == p->rep_gen &&
-	    missed_ms(c, p->wgen) <= c->stale_ms)
+	    c->stale_ms > 0 && missed_ms(c, p->wgen) <= c->stale_ms)
 		return ST_STALE;
 	return ST_NONE;
 }

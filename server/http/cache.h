@@ -68,8 +68,10 @@ unsigned cache_count(struct cache *c);
  * monotonic clock); for tests, before any thread uses the cache. */
 void cache_set_clock(struct cache *c, int64_t (*now_ms)(void));
 
-/* Changes the bound below (tests only: --test-stale-ms); 0 keeps it. */
-void cache_set_stale_ms(struct cache *c, unsigned ms);
+/* Changes the bound below (tests only: --test-stale-ms); 0 serves no
+ * stale copy at all (the request after a write waits for the rebuild);
+ * negative keeps it. */
+void cache_set_stale_ms(struct cache *c, long ms);
 /* How long ago the first write a stale list page misses may be and the
  * page still be served while its rebuild runs: the freshness bound of kept
  * pages (schema/API.md). */

@@ -73,7 +73,10 @@ def test_no_request_waits_for_a_rebuild(make_server, tmp_path):
     wait_for(lambda: metric(s, "llmspeed_response_cache_builds") == 0, what="the build to land")
 
 
-def test_a_kept_page_shows_a_write_within_the_bound(server):
+def test_a_kept_page_shows_a_write_within_the_bound(make_server):
+    # The bound a server has by default (the tests' servers serve no
+    # stale copy unless asked, conftest.py).
+    server = make_server(["--test-stale-ms", "1000"])
     rid = upload(server, 120.0)
     model = server.get("/r/%s.json" % rid).json()["model"]["slug"]
     for path in ("/", "/m/" + model, "/models"):
