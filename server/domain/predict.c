@@ -144,6 +144,20 @@ static int cmp1(const void *x, const void *y) { return order_cmp(PREDICT_SAME_HW
 static int cmp2(const void *x, const void *y) { return order_cmp(PREDICT_SAME_KIN, x, y); }
 static int cmp3(const void *x, const void *y) { return order_cmp(PREDICT_ALL_HW, x, y); }
 
+/* One model's efficiency in a cell: the geometric mean of its
+ * combinations' shares of the ceiling. */
+static double group_eff(const struct predict_group *g)
+{
+	return exp(g->s.e / g->s.n);
+}
+
+static int dbl_cmp(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+
+	return (a > b) - (a < b);
+}
+
 /* Fills lv from the evidence pointers p[0..m), sorted here.  lv's arrays
  * have room for m. */
 static void level_fill(enum predict_step step, const struct predict_combo **p, size_t m,
@@ -169,6 +183,10 @@ static void level_fill(enum predict_step step, const struct predict_combo **p, s
 		sums_add(&lv->group[ng - 1].s, &s, 1);
 		sums_add(&c->s, &s, 1);
 	}
+	for (i = 0; i < ng; i++)
+		lv->eff[i] = group_eff(&lv->group[i]);
+	for (i = 0; i < lv->ncells; i++)
+		qsort(lv->eff + lv->cell[i].first, lv->cell[i].ngroups, sizeof *lv->eff, dbl_cmp);
 }
 
 void predict_index_free(struct predict_index *ix)
@@ -178,6 +196,7 @@ void predict_index_free(struct predict_index *ix)
 	for (step = PREDICT_SAME_HW; step < PREDICT_STEPS; step++) {
 		free(ix->level[step].cell);
 		free(ix->level[step].group);
+		free(ix->level[step].eff);
 	}
 	memset(ix, 0, sizeof *ix);
 }
@@ -199,7 +218,8 @@ int predict_index_cells(const struct predict_combo *rows, size_t n, struct predi
 
 		lv->cell = calloc(m ? m : 1, sizeof *lv->cell);
 		lv->group = calloc(m ? m : 1, sizeof *lv->group);
-		if (!lv->cell || !lv->group)
+		lv->eff = calloc(m ? m : 1, sizeof *lv->eff);
+		if (!lv->cell || !lv->group || !lv->eff)
 			break;
 		level_fill((enum predict_step)step, p, m, lv);
 	}
@@ -248,11 +268,49 @@ static const struct predict_group *find_group(const struct predict_level *lv,
 		     : NULL;
 }
 
+/* The other models' efficiencies in a cell: their median. */
+struct predict_eff {
+	double median;
+};
+
+/* The median of cell c's models' efficiencies, the one at skip (or none
+ * when skip is c->ngroups) left out, into *e.  There is at least one. */
+static void others_eff(const struct predict_level *lv, const struct predict_cell *c, size_t skip,
+		       struct predict_eff *e)
+{
+	const double *v = lv->eff + c->first;
+	size_t n = c->ngroups - (skip < c->ngroups), mid = n / 2;
+	/* The k-th of the others: v without index skip. */
+#define OTHER(k) v[(k) < skip ? (k) : (k) + 1]
+
+	e->median = n % 2 ? OTHER(mid) : (OTHER(mid - 1) + OTHER(mid)) / 2;
+#undef OTHER
+}
+
+/* Where the model's own efficiency sits in c's sorted eff slice, or
+ * c->ngroups when g is NULL. */
+static size_t eff_slot(const struct predict_level *lv, const struct predict_cell *c,
+		       const struct predict_group *g)
+{
+	const double *v = lv->eff + c->first;
+	double x;
+	size_t i;
+
+	if (!g)
+		return c->ngroups;
+	x = group_eff(g);
+	for (i = 0; i < c->ngroups && v[i] != x; i++)
+		;
+	return i;
+}
+
 /* The sums of step's cell for q with q->model's combinations taken out,
- * into *out, and the other models in it into *models; 1 when they are
- * at least PREDICT_MIN_MODELS, else 0. */
+ * into *out, the other models' efficiencies into *eff, and the number of
+ * other models into *models; 1 when they are at least PREDICT_MIN_MODELS,
+ * else 0. */
 static int step_sums(const struct predict_index *ix, enum predict_step step,
-		      const struct predict_query *q, struct predict_sums *out, int *models)
+		      const struct predict_query *q, struct predict_sums *out,
+		      struct predict_eff *eff, int *models)
 {
 	const struct predict_combo key = { .model = q->model, .hw = q->hw, .kin = q->kin,
 					   .backend = q->backend, .cls = q->cls };
@@ -270,7 +328,10 @@ static int step_sums(const struct predict_index *ix, enum predict_step step,
 		sums_add(out, &g->s, -1);
 		--*models;
 	}
-	return *models >= PREDICT_MIN_MODELS;
+	if (*models < PREDICT_MIN_MODELS)
+		return 0;
+	others_eff(lv, c, eff_slot(lv, c, g), eff);
+	return 1;
 }
 
 /* ---- the two ways to a figure ---- */
@@ -290,20 +351,22 @@ static int time_fit(const struct predict_sums *s, double *a, double *b)
 }
 
 /* The unrounded figure of s at ceiling by method, into r's method,
- * efficiency and time fields; returns the figure. */
-static double figure(const struct predict_sums *s, enum predict_method method, double ceiling,
-		     struct predict_result *r)
+ * efficiency and time fields; returns the figure.  The ratio method takes
+ * the other models' median efficiency, so no one model sets it; the time
+ * model's fit stands only while it stays at or under the ceiling. */
+static double figure(const struct predict_sums *s, const struct predict_eff *eff,
+		     enum predict_method method, double ceiling, struct predict_result *r)
 {
-	double a, b;
+	double a, b, e;
 
-	if (method == PREDICT_TIME && time_fit(s, &a, &b)) {
+	if (method == PREDICT_TIME && time_fit(s, &a, &b) && (e = 1 / (a + b * ceiling)) <= 1) {
 		r->method = PREDICT_TIME;
 		r->time_a = a;
 		r->time_b = b;
-		r->efficiency = 1 / (a + b * ceiling);
+		r->efficiency = e;
 	} else {
 		r->method = PREDICT_RATIO;
-		r->efficiency = exp(s->e / s->n);
+		r->efficiency = eff->median;
 	}
 	return ceiling * r->efficiency;
 }
@@ -351,15 +414,16 @@ void predict_with(const struct predict_index *ix, const struct predict_query *q,
 	for (step = PREDICT_SAME_HW; ix && q->ceiling > 0 && isfinite(q->ceiling) &&
 	     q->cls >= 0 && q->cls < PREDICT_CLASSES && step < PREDICT_STEPS; step++) {
 		struct predict_sums s;
+		struct predict_eff eff;
 		double x;
 
-		if (!step_sums(ix, (enum predict_step)step, q, &s, &out->models))
+		if (!step_sums(ix, (enum predict_step)step, q, &s, &eff, &out->models))
 			continue;
 		out->step = (enum predict_step)step;
 		out->combos = s.n;
 		out->keys = s.keys;
 		out->runs = s.runs;
-		x = figure(&s, method[step], q->ceiling, out);
+		x = figure(&s, &eff, method[step], q->ceiling, out);
 		out->tok_s = round2(x);
 		interval(&ix->calib, out->step, x, out);
 		break;

@@ -150,11 +150,15 @@ struct predict_cell {
 	struct predict_sums s;
 };
 
-/* One step's cells, sorted by key. */
+/* One step's cells, sorted by key.  eff[first .. first + ngroups) holds
+ * a cell's models' efficiencies (each the geometric mean of that model's
+ * combinations in the cell), ascending: the ratio method takes their
+ * median, so no one model, however many combinations it has, sets it. */
 struct predict_level {
 	struct predict_cell *cell;
 	size_t ncells;
 	struct predict_group *group;
+	double *eff;
 };
 
 /* What the backtest decided and measured, that predictions use: per step

@@ -308,10 +308,30 @@ static json_t *hw_display_name(struct req *r, const struct fit_in *in)
 	return name ? name : json_string(in->hw_slug);
 }
 
+/* 1 when hardware in->hw_slug has a page: the reference data knows it or
+ * runs of it are stored. */
+static int hw_has_page(struct req *r, const struct fit_in *in)
+{
+	struct dbconn *c;
+	sqlite3_stmt *st;
+	int found = 0;
+
+	if (in->hw)
+		return 1;
+	if ((c = db_reader(r->app->db)) && (st = db_stmt(c, sql_hw_name))) {
+		db_bind_text(st, 1, in->hw_slug);
+		found = sqlite3_step(st) == SQLITE_ROW;
+		sqlite3_reset(st);
+	}
+	return found;
+}
+
 /* Under the ceiling, when nothing was measured for the model on the
  * hardware: the predicted decode (store/forecast.h) against this
  * page's own ceiling, labelled, never in the measured rows; and the visit
- * counted for /wanted.  NULL when there is nothing to predict for. */
+ * counted for /wanted when the hardware has a page (a typed slug that
+ * names nothing is not a wanted measurement).  NULL when there is nothing
+ * to predict for. */
 static json_t *prediction(struct req *r, const struct fit_in *in, json_t *m, int *failed)
 {
 	json_t *res = json_object_get(m, "result"), *o;
@@ -321,7 +341,8 @@ static json_t *prediction(struct req *r, const struct fit_in *in, json_t *m, int
 
 	if (!in->hw_slug || json_array_size(json_object_get(m, "runs")) > 0)
 		return json_null();
-	wanted_note(r->client, VALIDATE_SUITE, in->m->id, in->hw_slug);
+	if (hw_has_page(r, in))
+		wanted_note(r->client, VALIDATE_SUITE, in->m->id, in->hw_slug);
 	/* Where it does not fit, no speed is predicted as if it ran. */
 	if (json_is_false(json_object_get(res, "runs_here")))
 		return json_null();

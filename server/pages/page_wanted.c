@@ -82,7 +82,7 @@ static json_t *wanted_model(struct req *r, struct err *e)
 	json_t *rows, *row;
 	size_t i;
 
-	if (!c || wanted_list(c, VALIDATE_SUITE, WANTED_LIST_MAX, &rows) != DB_OK) {
+	if (!c || wanted_list(c, r->app->ref, VALIDATE_SUITE, WANTED_LIST_MAX, &rows) != DB_OK) {
 		err_unavailable(e, MSG_DB_DOWN);
 		return NULL;
 	}

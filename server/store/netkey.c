@@ -38,28 +38,36 @@ int netkey_load(const char *db_path, struct netkey *k, struct err *err)
 	return 0;
 }
 
-int netkey_of(const struct netkey *k, const char *addr, char out[NETKEY_HEX])
+size_t netkey_prefix(const char *addr, int host, unsigned char out[NETKEY_PREFIX_MAX])
 {
 	static const unsigned char mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
-	unsigned char a[16], msg[8], mac[crypto_auth_hmacsha256_BYTES];
-	size_t n;
+	unsigned char a[16];
+	size_t n4 = host ? 4 : 3, n6 = host ? 8 : 6;
+
+	if (inet_pton(AF_INET, addr, a) == 1) {
+		out[0] = 4;
+		memcpy(out + 1, a, n4);
+		return 1 + n4;
+	}
+	if (inet_pton(AF_INET6, addr, a) != 1)
+		return 0;
+	if (!memcmp(a, mapped, sizeof mapped)) {
+		out[0] = 4;
+		memcpy(out + 1, a + 12, n4);
+		return 1 + n4;
+	}
+	out[0] = 6;
+	memcpy(out + 1, a, n6);
+	return 1 + n6;
+}
+
+int netkey_of(const struct netkey *k, const char *addr, char out[NETKEY_HEX])
+{
+	unsigned char msg[NETKEY_PREFIX_MAX], mac[crypto_auth_hmacsha256_BYTES];
+	size_t n = netkey_prefix(addr, 0, msg);
 
 	out[0] = '\0';
-	if (inet_pton(AF_INET, addr, a) == 1) {
-		msg[0] = 4;
-		memcpy(msg + 1, a, 3);                   /* the /24 */
-		n = 4;
-	} else if (inet_pton(AF_INET6, addr, a) == 1) {
-		if (!memcmp(a, mapped, sizeof mapped)) {
-			msg[0] = 4;
-			memcpy(msg + 1, a + 12, 3);
-			n = 4;
-		} else {
-			msg[0] = 6;
-			memcpy(msg + 1, a, 6);           /* the /48 */
-			n = 7;
-		}
-	} else
+	if (!n)
 		return -1;
 	crypto_auth_hmacsha256(mac, msg, n, k->k);
 	sodium_bin2hex(out, NETKEY_HEX, mac, 16);

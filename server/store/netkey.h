@@ -28,6 +28,15 @@ void netkey_file(const char *db_path, char *out, size_t n);
  * with the reason in err. */
 int netkey_load(const char *db_path, struct netkey *k, struct err *err);
 
+/* Room for netkey_prefix(): a family byte and at most 8 address bytes. */
+#define NETKEY_PREFIX_MAX 9
+
+/* The bytes that name addr's network (host 0: a family byte, then the
+ * IPv4 /24 or the IPv6 /48; an IPv4-mapped address is its IPv4 one) or
+ * its visitor (host 1: the IPv4 address, or the IPv6 /64 one host is
+ * given), into out; their number, or 0 when addr is not an IP address. */
+size_t netkey_prefix(const char *addr, int host, unsigned char out[NETKEY_PREFIX_MAX]);
+
 /* The network of the address text addr (IPv4 or IPv6) under k, into out;
  * 0, or -1 (out "") when addr is not an IP address (a Unix socket). */
 int netkey_of(const struct netkey *k, const char *addr, char out[NETKEY_HEX]);

@@ -7,13 +7,17 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "domain/resolve.h"
 #include "store/names.h"
+#include "store/netcap.h"
+#include "store/netkey.h"
 #include "util/slug.h"
 #include "util/timefmt.h"
 
 static const char sql_add[] =
-	"INSERT INTO wanted(suite_version, model_slug, hw_slug, asks, last_at) VALUES (?1, ?2, ?3, ?4, ?5) "
-	"ON CONFLICT DO UPDATE SET asks = asks + excluded.asks, last_at = excluded.last_at";
+	"INSERT INTO wanted(suite_version, model_slug, hw_slug, asks, last_at, networks) "
+	"VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT DO UPDATE SET asks = asks + excluded.asks, "
+	"last_at = excluded.last_at, networks = networks + excluded.networks";
 /* The keys of a model's combinations on a hardware (the unique index of
  * combos, the model's rows). */
 #define KEYS_OF(s, m, h) "(SELECT coalesce(sum(c.keys), 0) FROM combos c WHERE c.suite_version = " \
@@ -24,38 +28,52 @@ static const char sql_done[] =
 static const char sql_count[] = "SELECT count(*) FROM wanted";
 static const char sql_trim[] =
 	"DELETE FROM wanted WHERE (suite_version, model_slug, hw_slug) IN (SELECT suite_version, "
-	"model_slug, hw_slug FROM wanted ORDER BY asks, last_at LIMIT ?1)";
+	"model_slug, hw_slug FROM wanted ORDER BY networks, asks, last_at LIMIT ?1)";
 static const char sql_list[] =
 	"SELECT w.model_slug, w.hw_slug, " NAMES_MODEL("w.model_slug", "w.model_slug") ", "
 	NAMES_HW("w.hw_slug", "w.hw_slug") ", w.asks, w.last_at, "
-	KEYS_OF("w.suite_version", "w.model_slug", "w.hw_slug") " AS k "
+	KEYS_OF("w.suite_version", "w.model_slug", "w.hw_slug") " AS k, w.networks, "
+	"EXISTS (SELECT 1 FROM search_names WHERE kind = 'model' AND slug = w.model_slug), "
+	"EXISTS (SELECT 1 FROM search_names WHERE kind = 'hw' AND slug = w.hw_slug) "
 	"FROM wanted w INDEXED BY wanted_asks WHERE w.suite_version = ?1 AND k < ?2 "
-	"ORDER BY w.asks DESC, w.last_at DESC, w.model_slug, w.hw_slug LIMIT ?3";
+	"ORDER BY w.asks DESC, w.last_at DESC, w.model_slug, w.hw_slug";
 
 const char *const wanted_sql[] = { sql_add, sql_done, sql_count, sql_trim, sql_list, NULL };
 
 struct pending {
 	uint64_t h;                    /* hash of the combination (0: free) */
 	char suite[64], model[129], hw[129];
-	long long n;
+	long long n, nets;             /* asks, and networks with an ask */
+};
+
+/* One of the day's counters: asks of a visitor for a combination, of a
+ * network for a combination, or of a network in all. */
+struct slot {
+	uint64_t h;                    /* 0: free */
+	unsigned n;
 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static long long day = -1;
 static unsigned char day_key[crypto_shorthash_KEYBYTES];
-static uint64_t seen[WANTED_SEEN_MAX];
+static struct slot seen[WANTED_SEEN_MAX];
 static unsigned seen_n;
 static struct pending pend[WANTED_PENDING_MAX];
 static unsigned pend_n;
 
-/* The keyed hash of the NUL-separated parts (with the day's key). */
-static uint64_t hash_parts(const char *const *parts, int n)
+/* The day's keyed hash of tag, the prefix bytes p[0..np) and the
+ * NUL-separated strings parts[0..n), cut to fit. */
+static uint64_t day_hash(char tag, const unsigned char *p, size_t np, const char *const *parts,
+			 int n)
 {
 	unsigned char msg[1024], out[crypto_shorthash_BYTES];
 	size_t len = 0, l;
 	uint64_t h;
 	int i;
 
+	msg[len++] = (unsigned char)tag;
+	memcpy(msg + len, p, np);
+	len += np;
 	for (i = 0; i < n; i++) {
 		l = strlen(parts[i]);
 		if (len + l + 1 > sizeof msg)
@@ -69,7 +87,7 @@ static uint64_t hash_parts(const char *const *parts, int n)
 	return h ? h : 1;
 }
 
-/* A new day: a new key, and yesterday's hashes forgotten. */
+/* A new day: a new key, and yesterday's counters forgotten. */
 static void roll_day(long long today)
 {
 	if (today == day)
@@ -80,29 +98,57 @@ static void roll_day(long long today)
 	seen_n = 0;
 }
 
-/* Adds h to the day's set; 1 when it was new, 0 when seen or full. */
-static int seen_add(uint64_t h)
+/* The day's counter of h; with add, made (at 0) when missing.  NULL when
+ * missing and not added, or when half the slots are taken. */
+static struct slot *slot_of(uint64_t h, int add)
 {
 	size_t i = (size_t)(h % WANTED_SEEN_MAX);
 
-	if (seen_n >= WANTED_SEEN_MAX / 2)
-		return 0;
-	while (seen[i]) {
-		if (seen[i] == h)
-			return 0;
+	while (seen[i].h) {
+		if (seen[i].h == h)
+			return &seen[i];
 		i = (i + 1) % WANTED_SEEN_MAX;
 	}
-	seen[i] = h;
+	if (!add || seen_n >= WANTED_SEEN_MAX / 2)
+		return NULL;
+	seen[i].h = h;
+	seen[i].n = 0;
 	seen_n++;
-	return 1;
+	return &seen[i];
+}
+
+/* The waiting counts of combination ch, made when missing; NULL when
+ * WANTED_PENDING_MAX combinations wait already. */
+static struct pending *pending_of(uint64_t ch, const char *suite, const char *model,
+				  const char *hw)
+{
+	struct pending *p;
+	unsigned i;
+
+	for (i = 0; i < pend_n && pend[i].h != ch; i++)
+		;
+	if (i < pend_n)
+		return &pend[i];
+	if (pend_n == WANTED_PENDING_MAX)
+		return NULL;
+	p = &pend[pend_n++];
+	p->h = ch;
+	snprintf(p->suite, sizeof p->suite, "%s", suite);
+	snprintf(p->model, sizeof p->model, "%s", model);
+	snprintf(p->hw, sizeof p->hw, "%s", hw);
+	p->n = p->nets = 0;
+	return p;
 }
 
 void wanted_note(const char *peer_addr, const char *suite, const char *model_slug,
 		 const char *hw_slug)
 {
-	const char *who[4] = { peer_addr ? peer_addr : "", suite, model_slug, hw_slug };
-	uint64_t h, ch;
-	unsigned i;
+	const char *combo[3] = { suite, model_slug, hw_slug };
+	unsigned char who[NETKEY_PREFIX_MAX], net[NETKEY_PREFIX_MAX];
+	size_t nwho = 0, nnet = 0;
+	unsigned cap = netcap_keys();
+	struct slot *asked, *in_net, *net_all = NULL;
+	struct pending *p;
 
 	if (!peer_addr || !*peer_addr)
 		return;                    /* a rebuild off the request path: nobody's visit */
@@ -110,25 +156,29 @@ void wanted_note(const char *peer_addr, const char *suite, const char *model_slu
 	    strlen(model_slug) >= sizeof pend[0].model || strlen(hw_slug) >= sizeof pend[0].hw ||
 	    !slug_valid(model_slug) || !slug_valid(hw_slug))
 		return;
+	if (peer_addr && peer_addr[0] && !(nwho = netkey_prefix(peer_addr, 1, who))) {
+		nwho = strlen(peer_addr) < sizeof who ? strlen(peer_addr) : sizeof who;
+		memcpy(who, peer_addr, nwho);          /* not an IP address: itself */
+	}
+	if (peer_addr && !(nnet = netkey_prefix(peer_addr, 0, net)))
+		memcpy(net, who, nnet = nwho);
 	pthread_mutex_lock(&lock);
 	roll_day(time_now() / 86400);
-	h = hash_parts(who, 4);
-	ch = hash_parts(who + 1, 3);
-	for (i = 0; i < pend_n && pend[i].h != ch; i++)
-		;
-	if (i == pend_n && pend_n == WANTED_PENDING_MAX)
-		goto out;                  /* no room to count a new combination */
-	if (!seen_add(h))
+	/* A network past its day's allowance adds nothing, not even a slot. */
+	if (cap && (net_all = slot_of(day_hash('n', net, nnet, NULL, 0), 0)) &&
+	    net_all->n >= WANTED_NET_ASKS)
 		goto out;
-	if (i == pend_n) {
-		pend[i].h = ch;
-		snprintf(pend[i].suite, sizeof pend[i].suite, "%s", suite);
-		snprintf(pend[i].model, sizeof pend[i].model, "%s", model_slug);
-		snprintf(pend[i].hw, sizeof pend[i].hw, "%s", hw_slug);
-		pend[i].n = 0;
-		pend_n++;
-	}
-	pend[i].n++;
+	if (!(asked = slot_of(day_hash('a', who, nwho, combo, 3), 1)) || asked->n ||
+	    !(in_net = slot_of(day_hash('c', net, nnet, combo, 3), 1)) || (cap && in_net->n >= cap) ||
+	    (cap && !net_all && !(net_all = slot_of(day_hash('n', net, nnet, NULL, 0), 1))) ||
+	    !(p = pending_of(day_hash('p', NULL, 0, combo, 3), suite, model_slug, hw_slug)))
+		goto out;
+	asked->n = 1;
+	if (net_all)
+		net_all->n++;
+	if (in_net->n++ == 0)
+		p->nets++;
+	p->n++;
 out:
 	pthread_mutex_unlock(&lock);
 }
@@ -148,8 +198,6 @@ void wanted_reset(void)
 	pthread_mutex_lock(&lock);
 	day = -1;
 	pend_n = 0;
-	seen_n = 0;
-	memset(seen, 0, sizeof seen);
 	pthread_mutex_unlock(&lock);
 }
 
@@ -182,6 +230,7 @@ int wanted_flush(struct dbconn *w)
 		db_bind_text(st, 3, batch[i].hw);
 		sqlite3_bind_int64(st, 4, batch[i].n);
 		sqlite3_bind_int64(st, 5, now);
+		sqlite3_bind_int64(st, 6, batch[i].nets);
 		if ((rc = step_done(st)) != DB_OK)
 			break;
 		if (!(st = db_stmt(w, sql_done)))
@@ -207,11 +256,48 @@ int wanted_flush(struct dbconn *w)
 	return step_done(st);
 }
 
-int wanted_list(struct dbconn *c, const char *suite, int limit, json_t **out)
+/* The name row's column col shows for kind's slug: the stored one when
+ * the slug has runs, else the reference's (resolve_shown_name). */
+static json_t *row_name(sqlite3_stmt *st, int col, int measured, const struct ceiling_ref *ref,
+			const char *kind, const char *slug)
+{
+	struct buf b = BUF_INIT;
+	json_t *name;
+
+	if (measured)
+		return json_string((const char *)sqlite3_column_text(st, col));
+	resolve_shown_name(ref, kind, slug, slug, &b);
+	name = json_string(!buf_error(&b) && b.buf ? b.buf : slug);
+	buf_release(&b);
+	return name;
+}
+
+/* Appends the row st is on to a, when its model and hardware both have
+ * a page: runs of theirs are stored, or the reference data knows them. */
+static void list_row(sqlite3_stmt *st, const struct ceiling_ref *ref, json_t *a)
+{
+	const char *model = (const char *)sqlite3_column_text(st, 0);
+	const char *hw = (const char *)sqlite3_column_text(st, 1);
+	int has_model = sqlite3_column_int(st, 8), has_hw = sqlite3_column_int(st, 9);
+
+	if ((!has_model && !ceiling_model(ref, model)) || (!has_hw && !ceiling_hw(ref, hw)))
+		return;
+	json_array_append_new(a, json_pack("{s:s, s:s, s:o, s:o, s:I, s:I, s:I, s:I}",
+		"model_slug", model, "hw_slug", hw,
+		"model_name", row_name(st, 2, has_model, ref, "model", model),
+		"hw_name", row_name(st, 3, has_hw, ref, "hw", hw),
+		"asks", (json_int_t)sqlite3_column_int64(st, 4),
+		"last_at", (json_int_t)sqlite3_column_int64(st, 5),
+		"keys", (json_int_t)sqlite3_column_int64(st, 6),
+		"networks", (json_int_t)sqlite3_column_int64(st, 7)));
+}
+
+int wanted_list(struct dbconn *c, const struct ceiling_ref *ref, const char *suite, int limit,
+		json_t **out)
 {
 	sqlite3_stmt *st = db_stmt(c, sql_list);
 	json_t *a = json_array();
-	int rc;
+	int rc = SQLITE_DONE;
 
 	*out = NULL;
 	if (!st || !a) {
@@ -222,16 +308,10 @@ int wanted_list(struct dbconn *c, const char *suite, int limit, json_t **out)
 		limit = WANTED_LIST_MAX;
 	db_bind_text(st, 1, suite);
 	sqlite3_bind_int(st, 2, WANTED_DONE_KEYS);
-	sqlite3_bind_int(st, 3, limit);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:s, s:I, s:I, s:I}",
-			"model_slug", (const char *)sqlite3_column_text(st, 0),
-			"hw_slug", (const char *)sqlite3_column_text(st, 1),
-			"model_name", (const char *)sqlite3_column_text(st, 2),
-			"hw_name", (const char *)sqlite3_column_text(st, 3),
-			"asks", (json_int_t)sqlite3_column_int64(st, 4),
-			"last_at", (json_int_t)sqlite3_column_int64(st, 5),
-			"keys", (json_int_t)sqlite3_column_int64(st, 6)));
+	while (json_array_size(a) < (size_t)limit && (rc = sqlite3_step(st)) == SQLITE_ROW)
+		list_row(st, ref, a);
+	if (json_array_size(a) == (size_t)limit)
+		rc = SQLITE_DONE;
 	sqlite3_reset(st);
 	if (rc != SQLITE_DONE) {
 		json_decref(a);

@@ -108,3 +108,101 @@ def test_alias_slugs_and_spellings_count_one_ask(server):
     assert other.get(server.url + "/m/qwen2-5-7b-instruct/hw/m3-ultra").status_code == 200
     wait_for(lambda: rows(server)[0]["asks"] == 2, what="the second address's ask")
     assert len(rows(server)) == 1
+
+
+# ---- issue 37, M1: asks per visitor (/64) and per network ----
+
+ROOT = __import__("os").path.join(__import__("os").path.dirname(__file__), "..", "..")
+
+
+def reference_ids(kind):
+    import json
+    import os
+    f = {"models": "models.json", "hardware": "hardware.json"}[kind]
+    with open(os.path.join(ROOT, "static", "reference", f)) as fh:
+        return list(json.load(fh)[kind])
+
+
+def ask(server, via, addr, model="qwen2-5-7b", hw="m3-ultra"):
+    """One visit of the unmeasured model-on-hardware page, sent by proxy
+    session via for the client addr (X-Forwarded-For)."""
+    r = via.get(server.url + "/m/%s/hw/%s.json" % (model, hw),
+                headers={"X-Forwarded-For": addr}, timeout=10)
+    assert r.status_code == 200, r.text
+
+
+def the_asks(server, model="qwen2-5-7b", hw="m3-ultra"):
+    got = [w for w in rows(server) if (w["model_slug"], w["hw_slug"]) == (model, hw)]
+    return (got[0]["asks"], got[0]["networks"]) if got else (0, 0)
+
+
+def settled(server):
+    """The list once the refresh thread has flushed what was asked (two
+    refresh passes: the asks are flushed in one, the kept list rebuilt)."""
+    server.wait_refreshed()
+    server.wait_refreshed()
+    return rows(server)
+
+
+def test_one_ipv6_slash_64_asks_once_and_a_network_counts_three_visitors(make_server):
+    """The probe counted 60 asks from one /64.  A visitor is an IPv4
+    address or an IPv6 /64; while the network cap is on, a network (IPv6
+    /48, IPv4 /24) counts at most three visitors a row, and the row keeps
+    how many networks asked."""
+    server = make_server(["--keys-per-network", "3", "--trust-proxy=127.0.0.1"])
+    proxy = client_from("127.0.0.1")
+    for i in range(60):                                # one /64, 60 addresses
+        ask(server, proxy, "2001:db8:1:1::%x" % (i + 1))
+    wait_for(lambda: the_asks(server) == (1, 1), what="one ask from one /64")
+    for i in range(2, 12):                             # ten /64s of that /48
+        ask(server, proxy, "2001:db8:1:%x::1" % i)
+    for net in ("2001:db8:2::1", "2001:db8:3::1", "198.51.100.7", "198.51.100.8",
+                "198.51.100.9", "198.51.100.10", "203.0.113.5"):
+        ask(server, proxy, net)
+    # The first /48: 3 visitors; 2001:db8:2::/48 and :3::/48: one each;
+    # 198.51.100.0/24: three of its four; 203.0.113.0/24: one.
+    wait_for(lambda: the_asks(server) == (3 + 2 + 3 + 1, 5), what="9 asks from 5 networks")
+    settled(server)
+    wait_for(lambda: the_asks(server) == (9, 5), what="no more asks")
+    page = server.get("/wanted").text
+    assert "Qwen2.5 7B" in page or "Qwen2.5-7B" in page    # a name, not the slug
+
+
+def test_a_network_counts_its_allowance_of_asks_a_day(make_server):
+    """One address froze /wanted for the day: its 32,942 GETs filled the
+    day's table, so later visits counted 0.  A network's asks count up to
+    its daily allowance (50); past it, nothing it asks takes a slot, and
+    another network's visit still counts."""
+    server = make_server(["--keys-per-network", "3", "--trust-proxy=127.0.0.1"])
+    proxy = client_from("127.0.0.1")
+    models = [m for m in reference_ids("models")][:12]
+    hws = ["rtx-4090", "rtx-3090", "m3-ultra", "m4-max", "radeon-rx-7900-xtx"]
+    assert set(hws) <= set(reference_ids("hardware"))   # page slugs, not aliases
+    combos = [(m, h) for m in models for h in hws][:60]
+    for m, h in combos:
+        ask(server, proxy, "192.0.2.1", m, h)
+    wait_for(lambda: sum(w["asks"] for w in rows(server)) == 50, what="50 asks")
+    settled(server)
+    got = wait_for(lambda: rows(server) if sum(w["asks"] for w in rows(server)) == 50 else None,
+                   what="still 50")
+    assert len(got) == 50 and all(w["networks"] == 1 for w in got)
+    m, h = combos[-1]                                  # past the allowance
+    assert the_asks(server, m, h) == (0, 0)
+    ask(server, proxy, "192.0.3.1", m, h)              # another network
+    wait_for(lambda: the_asks(server, m, h) == (1, 1), what="the other network's ask")
+
+
+def test_only_pages_that_exist_are_wanted_with_their_names(server):
+    """Issue 38, 16: /fit?hw=visit-spam-example-com put a public row on
+    /wanted linking to a 404.  Only a model and a hardware with pages are
+    counted, and rows show their names."""
+    server.wait_refreshed()
+    assert server.get("/fit?model=qwen2-5-7b&hw=visit-spam-example-com").status_code == 200
+    assert server.get("/fit?model=qwen2-5-7b&hw=m3-ultra").status_code == 200
+    (row,) = wait_for(lambda: rows(server), what="the wanted row")
+    assert row["hw_slug"] == "m3-ultra"
+    assert row["hw_name"] != "m3-ultra" and "M3" in row["hw_name"], row
+    assert row["model_name"] != "qwen2-5-7b", row
+    assert server.get(row["href"]).status_code == 200
+    settled(server)
+    wait_for(lambda: [w["hw_slug"] for w in rows(server)] == ["m3-ultra"], what="one row")
