@@ -1,8 +1,9 @@
 /* cache.h: rendered responses kept in memory, keyed by run id, so the
  * hottest reads (badges, run pages) touch no SQL and render nothing; and
  * the busiest list pages (the board, a model's and a hardware's page), kept
- * by a key of their path and query (REP_LIST_HTML) only until the next
- * write of any kind, since any upload may change what they list.
+ * by a key of their path and query (REP_LIST_HTML), fresh until the next
+ * write that changes what lists show (a stored run, new figures), since
+ * any upload may change what they list.
  *
  * Freshness: every write that changes what a run shows calls
  * cache_invalidate() for that run after its commit.  A reader takes
