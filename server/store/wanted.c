@@ -72,7 +72,8 @@ static uint64_t day_hash(char tag, const unsigned char *p, size_t np, const char
 	int i;
 
 	msg[len++] = (unsigned char)tag;
-	memcpy(msg + len, p, np);
+	if (np)                    /* p may be NULL then: memcpy's UB */
+		memcpy(msg + len, p, np);
 	len += np;
 	for (i = 0; i < n; i++) {
 		l = strlen(parts[i]);
