@@ -351,6 +351,7 @@ extern const char *const page_lists_sql[];
 extern const char *const page_lists_ruled_sql[];
 /* /u/<name> (page_account.c). */
 extern const char *const page_account_sql[];
+extern const char *const page_judges_sql[];
 /* The Atom feeds (page_feed.c): index scans in feed order, LIMIT 50. */
 extern const char *const page_feed_sql[];
 /* page_sitemap.c's statements, NULL-ended, for the same test. */

@@ -112,6 +112,7 @@ static const struct csv_col cheatsheet_cols[] = {
 	     .csv_tables = { TABLE("board.rows", CSV_URL_BEST_RUN, combo_cols) }) \
 	KIND(run, GIVEN, .path = "/r/*", .json = "/r/*.json", .arg = PAGE_ARG_RUN, \
 	     .sitemap = SITEMAP_EACH, .flags = PAGE_KEPT_RUN) \
+	KIND(judges, GIVEN, .path = "/r/*/judges", .json = "/r/*/judges.json", .arg = PAGE_ARG_RUN) \
 	KIND(model_hw, GIVEN, .path = "/m/*/hw/*", .json = "/m/*/hw/*.json", \
 	     .arg = PAGE_ARG_MODEL_HW, .sitemap = SITEMAP_EACH, .flags = PAGE_LISTED, \
 	     .visit = page_model_hw_visit) \

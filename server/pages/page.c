@@ -115,7 +115,7 @@ void page_error(struct req *r, const struct err *e, struct answer *a)
  * it), both ways. */
 static const char *const query_known[] = {
 	"after", "backend", "bandwidth_gb_s", "batch", "context", "cursor", "digest",
-	"digests_after", "format", "hw", "kv", "memory", "memory_gb", "model",
+	"digests_after", "format", "from", "hw", "kv", "memory", "memory_gb", "model",
 	"overhead_gb", "page", "q", "r", "sort", "state", "suite", "sustained", "with",
 };
 

@@ -102,6 +102,7 @@ static json_t *outlier_json(const json_t *row)
 	double mean = json_number_value(json_object_get(row, by_cluster ? "cluster_mean" : "combo_mean"));
 	double sd = json_number_value(json_object_get(row, by_cluster ? "cluster_stddev" : "combo_stddev"));
 	long long judging = by_cluster ? ckeys : wkeys;
+	char judges[64];
 	json_t *o;
 
 	o = json_pack("{s:b, s:b, s:s?, s:s, s:i, s:i}", "flagged", flagged,
@@ -127,6 +128,8 @@ static json_t *outlier_json(const json_t *row)
 	json_object_set_new(o, "sigma", counted && sd > 0 && (json_is_integer(n) || json_is_integer(wn))
 			    ? json_real((x - mean) / sd) : json_null());
 	json_object_set_new(o, "hw_class", json_string(s_of(row, "hw_class")));
+	snprintf(judges, sizeof judges, "/r/%s/judges", s_of(row, "id"));
+	json_object_set_new(o, "judges_url", json_string(judges));
 	return o;
 }
 

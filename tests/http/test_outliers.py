@@ -400,3 +400,45 @@ def test_flags_show_the_keys_behind_the_cluster_and_lists_agree(server):
     assert "12 signing keys, 10 of them new" in server.get("/r/%s" % far).text
     # A steady run's cached page follows its cluster too.
     assert server.get("/r/%s.json" % ids[0]).json()["outlier"]["cluster"]["n"] == 16
+
+
+def test_every_run_that_judged_a_run_is_reachable_from_its_page(server):
+    """Issue 37: a fingerprint cluster is (digest, this machine, backend)
+    whatever model name its runs were uploaded under, so runs named as
+    another model judged a run and appeared nowhere its page led.  Its
+    page links /r/<id>/judges, which lists every counted run of its
+    cluster a page at a time, whatever the name, and leaves out what does
+    not judge (a run above its ceiling)."""
+    digest = digest_for("judges-7b")
+    llama = "Meta-Llama-3.1-8B-Instruct"           # a reference model: it has a ceiling
+    names = [llama] * 3 + ["Someone-Else-7B"] * 3
+    ids = []
+    for i, name in enumerate(names + [llama] * 50):
+        p = make_payload()
+        p["model"].update({"name": name, "digest": digest})
+        p["workloads"]["chat-short"]["decode_tok_s"] = 100.0 + i * 0.1
+        r = server.upload(sign(p, new_key())[0])
+        assert r.status_code == 201, r.text
+        ids.append(r.json()["id"])
+    p = make_payload()
+    p["model"].update({"name": llama, "digest": digest})
+    p["workloads"]["chat-short"]["decode_tok_s"] = 5000.0          # far above the ceiling
+    far = server.upload(sign(p, new_key())[0]).json()["id"]
+    assert server.get("/r/%s.json" % far).json()["outlier"]["reason"] == "above_ceiling"
+    run = server.get("/r/%s.json" % ids[0]).json()
+    assert run["model"]["slug"] != server.get("/r/%s.json" % ids[3]).json()["model"]["slug"]
+    url = run["outlier"]["judges_url"]
+    assert url == "/r/%s/judges" % ids[0]
+    listed, page = [], url + ".json"
+    while page:
+        got = server.get(page)
+        assert got.status_code == 200, got.text
+        body = got.json()
+        listed += [x["id"] for x in body["list"]["runs"]]
+        page = body["list"]["next"]
+    assert sorted(listed) == sorted(ids)                     # all, once each, over pages
+    assert far not in listed
+    html = server.get("/r/%s" % ids[0]).text
+    assert 'href="%s"' % url in html
+    assert ids[3] in server.get(url).text                    # the other name's run, in HTML
+    assert server.get("/r/r_nosuchrun00/judges").status_code == 404

@@ -352,7 +352,7 @@ def test_flagged_outlier_shows_its_cluster(server, tmp_path):
     assert sec["Standard deviation"] == "%s tok/s" % fig(sd)
     assert sec["This run"] == "%s standard deviations above the mean" % fig(sigma)
     assert sec["Status"].startswith("\u2691 flagged")
-    link = [a for a in section(doc, "outlier").xpath(".//a") if "other runs" in text_of(a)][0]
+    link = [a for a in section(doc, "outlier").xpath(".//a") if "this combination" in text_of(a)][0]
     p = make_payload()
     assert link.get("href") == "/m/qwen3-coder-30b-a3b?digest=%s&hw=m3-ultra&backend=mlx" % (
         p["model"]["digest"].replace(":", "%3A"))
