@@ -83,9 +83,12 @@ int page_card_hw_svg(struct req *r, struct answer *a);       /* /card/hw/<slug>.
 /* Rasterizes svg (taken: emptied here) and answers r with the PNG into a,
  * or 304 / 503 as page_card_run_png; kept in the cache under a key of the
  * PNG's tag, if no write happened since gen.  The request is suspended
- * while it is drawn, and answered when it resumes (r->resume). */
+ * while it is drawn, and answered when it resumes (r->resume); one
+ * drawing of a PNG at a time: a request for one being drawn is suspended
+ * until it is kept, then again(r, a) (its route's handler) answers it. */
 struct buf;
-int page_card_png_of(struct req *r, struct buf *svg, uint64_t gen, struct answer *a);
+int page_card_png_of(struct req *r, struct buf *svg, uint64_t gen,
+		     int (*again)(struct req *, struct answer *), struct answer *a);
 
 /* page_wellknown.c */
 int page_robots(struct req *r, struct answer *a);       /* /robots.txt */
@@ -259,6 +262,43 @@ int page_serve(struct req *r, struct answer *a);
  * asked for when it reads as one.  A new reference; NULL out of memory. */
 json_t *page_examples(struct req *r);
 extern const char *const page_examples_sql[];
+
+/* page_kept.c: the response cache's answers with no request waiting for
+ * a build. */
+/* Fills a with r's answer on whatever thread builds it: r may be a
+ * copy with no connection (http_req_copy); a leads r's flight already
+ * (answer_lead), and the answer is kept as the builder says
+ * (answer_keep).  0, or -1 with a->err. */
+typedef int (*page_build_answer_fn)(struct req *r, struct answer *a);
+/* What a serving of a kept copy with a note does besides reading
+ * (kinds.h .visit). */
+typedef void (*page_visit_fn)(struct req *r, const char *note);
+/* The 503 when the build pool's queue is full. */
+#define MSG_BUILDS_BUSY "Too many pages are being built at once; try again in a moment."
+/* Answers r with what the cache keeps as (key, rep) and never waits on a
+ * serving thread: a fresh copy at once; a stale one (http/cache.h) at
+ * once too, its rebuild queued on the build pool (http/builds.h) from a
+ * copy of r when no build of it is under way; nothing kept: r is
+ * suspended while build runs on the pool (one build however many ask,
+ * the others suspended until it lands).  One client holds at most
+ * BUILDS_PER_HOLDER of the pool's threads; its other builds wait in the
+ * queue.  visit (NULL: none) is called on each serving of a kept copy
+ * that carries a note.  503 with Retry-After when the queue is full.
+ * Without a connection or a pool, builds on this thread. */
+int page_kept_serve(struct req *r, struct answer *a, const char *key, enum cache_rep rep,
+		    page_build_answer_fn build, page_visit_fn visit);
+
+/* For a handler that builds (id, rep) its own way (a card drawn on the
+ * raster pool): 0 with *k the kept copy (fresh, or stale while another
+ * builds it), or with *k NULL and *lead the caller's flight (0: build
+ * without one), which its answer must land (answer_lead, or
+ * cache_put_led and cache_land); or 1 with a "later" answer: r is
+ * suspended until another's build of it lands, then again(r, a)
+ * answers it.  Without a connection, or with r->job taken, it waits on
+ * this thread instead. */
+int page_kept_look(struct req *r, struct answer *a, const char *key, enum cache_rep rep,
+		   int (*again)(struct req *r, struct answer *a), struct http_kept **k,
+		   unsigned *lead);
 
 /* Renders the error page (status, one sentence) for people into a; the
  * router hands it to the HTTP layer's responder as data. */

@@ -151,6 +151,8 @@ void wanted_note(const char *peer_addr, const char *suite, const char *model_slu
 	struct slot *asked, *in_net, *net_all = NULL;
 	struct pending *p;
 
+	if (!peer_addr || !*peer_addr)
+		return;                    /* a rebuild off the request path: nobody's visit */
 	if (!suite || !model_slug || !hw_slug || strlen(suite) >= sizeof pend[0].suite ||
 	    strlen(model_slug) >= sizeof pend[0].model || strlen(hw_slug) >= sizeof pend[0].hw ||
 	    !slug_valid(model_slug) || !slug_valid(hw_slug))
