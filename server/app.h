@@ -17,6 +17,7 @@ struct raster;
 struct access_log;
 struct refresh;
 struct netkey;
+struct builds;
 
 struct config {
 	const char *listen;           /* host:port, default 127.0.0.1:8080 */
@@ -46,8 +47,10 @@ struct config {
 	int quiet;                    /* no request log */
 	unsigned sitemap_page_urls;   /* --sitemap-page-urls, tests only; 0: SITEMAP_PAGE_URLS */
 	const char *test_clock;       /* --test-clock FILE, tests only (util/timefmt.h); NULL: the real clock */
-	const char *test_hold_builds; /* --test-hold-builds FILE, tests only (pages/page.c); NULL: none */
-	unsigned test_stale_ms;       /* --test-stale-ms N, tests only (http/cache.h); 0: CACHE_STALE_MS */
+	const char *test_hold_builds; /* --test-hold-builds FILE, tests only (pages/page_kept.c); NULL: none */
+	long test_stale_ms;           /* --test-stale-ms N, tests only (http/cache.h): 0 serves no
+	                               * stale copy (a write shows on the next request, which
+	                               * waits for the rebuild); -1 (not given): CACHE_STALE_MS */
 	unsigned keys_per_network;    /* keys a network counts in a scope (store/netcap.h); 0: no cap */
 	unsigned new_keys_per_network;/* new keys a network may bring a day; 0 (or --upload-rate 0): no limit */
 	int serving;                  /* the server itself opens the database (not a command) */
@@ -70,6 +73,7 @@ struct app {
 	struct access_log *access_log;/* NULL without --access-log */
 	struct refresh *refresh;      /* the figures kept after writes (store/refresh.h) */
 	struct netkey *netkey;        /* the secret networks are hashed under (store/netkey.h) */
+	struct builds *builds;        /* the threads pages are built on (http/builds.h); NULL: on the request's */
 	double started;               /* when serving began, seconds since the epoch */
 };
 

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "app.h"
+#include "http/builds.h"
 #include "commands.h"
 #include "options.h"
 #include "http/cache.h"
@@ -124,7 +125,8 @@ static void wait_and_drain(struct MHD_Daemon *d, struct app *app, const sigset_t
 	 * write is waited for however long the write takes (each write ends
 	 * within the busy timeout), since libmicrohttpd must not be stopped
 	 * with a suspended connection. */
-	for (i = 0; router_in_flight() > 0 && (i < 1500 || db_pending(db) > 0); i++)
+	for (i = 0; router_in_flight() > 0 && (i < 1500 || db_pending(db) > 0 ||
+					      builds_running(app->builds) + builds_queued(app->builds) > 0); i++)
 		nanosleep(&tick, NULL);
 	MHD_stop_daemon(d);
 	if (ls != MHD_INVALID_SOCKET)
@@ -253,6 +255,7 @@ static int open_ops(struct app *app)
 
 static void app_free(struct app *app)
 {
+	builds_free(app->builds);      /* runs what is queued: before the database goes */
 	raster_free(app->raster);
 	guard_free(app->guard);
 	access_log_close(app->access_log);
@@ -308,6 +311,10 @@ static int serve(struct app *app)
 	    !app->refusal_rl || !app->moderator_rl) {
 		fprintf(stderr, "llm-speedd: out of memory setting up the %s\n",
 			!app->cache ? "response cache" : "rate limits");
+		return 1;
+	}
+	if (!(app->builds = builds_new(BUILDS_THREADS, BUILDS_PER_HOLDER))) {
+		fprintf(stderr, "llm-speedd: cannot start the threads that build pages\n");
 		return 1;
 	}
 	/* Link-preview cards: off (and said so once) without rsvg-convert. */

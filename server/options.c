@@ -210,6 +210,7 @@ void defaults(struct config *c)
 	c->metrics_allow = env_str("LLMSPEED_METRICS_ALLOW", NULL);
 	c->security_contact = env_str("LLMSPEED_SECURITY_CONTACT", NULL);
 	c->quiet = env_uint("LLMSPEED_QUIET", 0);
+	c->test_stale_ms = -1;        /* CACHE_STALE_MS unless --test-stale-ms */
 	c->keys_per_network = env_uint("LLMSPEED_KEYS_PER_NETWORK", NETCAP_KEYS_DEFAULT);
 	c->new_keys_per_network = env_uint("LLMSPEED_NEW_KEYS_PER_NETWORK", NETCAP_NEW_KEYS_DEFAULT);
 }
@@ -355,7 +356,7 @@ int parse_options(int argc, char **argv, struct config *c, int command)
 		case O_QUIET: c->quiet = 1; break;
 		case O_TESTCLOCK: c->test_clock = optarg; break;
 		case O_TESTHOLD: c->test_hold_builds = optarg; break;
-		case O_TESTSTALE: c->test_stale_ms = (unsigned)strtoul(optarg, NULL, 10); break;
+		case O_TESTSTALE: c->test_stale_ms = (long)strtoul(optarg, NULL, 10); break;
 		case O_SITEMAPURLS: c->sitemap_page_urls = flag_uint("sitemap-page-urls", optarg); break;
 		case O_HELP: fputs(usage, stdout); exit(0);
 		default: fputs(usage, stderr); return -1;

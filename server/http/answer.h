@@ -101,6 +101,11 @@ int answer_later(struct answer *a);
 /* Queues a for r (a is released): the one place a response is queued.
  * Returns the libmicrohttpd result. */
 enum MHD_Result answer_send(struct req *r, struct answer *a);
+/* Keeps a's body now as answer_keep() said, as answer_send() would (a
+ * then answers with the kept response); nothing when it said nothing or
+ * a is no body.  Either way the flight a leads lands.  For a build off
+ * the request path. */
+void answer_store(struct answer *a);
 /* Frees what a holds without sending it. */
 void answer_release(struct answer *a);
 

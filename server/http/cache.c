@@ -23,6 +23,7 @@ struct rep {
 	unsigned tag_gen[2];    /* those tags' generations when it was built */
 	unsigned rep_gen;       /* its rep's generation when it was kept */
 	uint64_t gen;           /* the cache's generation it was built at */
+	uint64_t wgen;          /* the list writes' generation it was built at */
 };
 
 /* A build under way of (id, rep): its leader alone builds it. */
@@ -32,6 +33,8 @@ struct flight {
 	int active;
 	int voided;             /* a drop of id happened since: keep nothing */
 	unsigned seq;           /* which flight of this slot */
+	uint64_t wgen;          /* the list writes' generation when it began */
+	struct cache_waiter *waiters; /* woken when it lands (cache_fetch_async) */
 };
 
 /* When the generation moved: gen became g at the cache clock's ms.  Not
@@ -45,6 +48,12 @@ struct bump {
 #define BUMPS 256        /* at BUMP_GAP_MS apart at least: 2.5 s of them */
 #define BUMP_GAP_MS 10
 
+/* The moves of one generation, a ring of struct bump; under the write lock. */
+struct bumps {
+	struct bump b[BUMPS];
+	unsigned n, last;
+};
+
 struct entry {
 	char id[CACHE_ID_MAX + 1];
 	struct rep reps[REP__MAX];
@@ -57,7 +66,8 @@ struct cache {
 	unsigned count, max;
 	size_t bytes, max_bytes;
 	unsigned evict_cursor;
-	atomic_uint_fast64_t gen;
+	atomic_uint_fast64_t gen;       /* any change: drops, bumps, list writes */
+	atomic_uint_fast64_t wgen;      /* writes that change what lists show */
 	atomic_uint tag_gen[NTAGS];
 	atomic_uint rep_gen[REP__MAX];
 	int64_t (*now_ms)(void);
@@ -65,8 +75,8 @@ struct cache {
 	pthread_mutex_t flight_lock;
 	pthread_cond_t landed;          /* broadcast whenever a flight lands */
 	struct flight flights[CACHE_FLIGHTS];
-	struct bump bumps[BUMPS];       /* a ring; under the write lock */
-	unsigned nbumps, last_bump;
+	unsigned waiting;               /* waiters linked to flights now */
+	struct bumps wbumps;            /* when wgen moved */
 };
 
 /* The default cache clock: monotonic milliseconds. */
@@ -107,6 +117,7 @@ struct cache *cache_new(unsigned max_ids)
 	c->max = max_ids ? max_ids : 1;
 	c->max_bytes = CACHE_MAX_BYTES;
 	atomic_init(&c->gen, 1);
+	atomic_init(&c->wgen, 1);
 	metrics_names(ML_REP, rep_names, REP__MAX);
 	return c;
 }
@@ -175,9 +186,9 @@ void cache_set_clock(struct cache *c, int64_t (*now_ms)(void))
 	c->now_ms = now_ms ? now_ms : mono_ms;
 }
 
-void cache_set_stale_ms(struct cache *c, unsigned ms)
+void cache_set_stale_ms(struct cache *c, long ms)
 {
-	c->stale_ms = ms ? ms : CACHE_STALE_MS;
+	c->stale_ms = ms < 0 ? CACHE_STALE_MS : ms;
 }
 
 unsigned cache_count(struct cache *c)
@@ -223,32 +234,43 @@ static int tags_fresh(struct cache *c, const struct rep *p)
 	return 1;
 }
 
-/* Moves the generation on and notes when; caller holds the write lock. */
+/* Moves the generation on; caller holds the write lock. */
 static void gen_bump(struct cache *c)
 {
-	uint64_t g = atomic_fetch_add(&c->gen, 1) + 1;
-	int64_t now = c->now_ms();
-	struct bump *b = &c->bumps[c->last_bump];
-
-	if (c->nbumps && now - b->ms < BUMP_GAP_MS)
-		return;
-	c->last_bump = c->nbumps ? (c->last_bump + 1) % BUMPS : 0;
-	c->bumps[c->last_bump] = (struct bump){ g, now };
-	if (c->nbumps < BUMPS)
-		c->nbumps++;
+	atomic_fetch_add(&c->gen, 1);
 }
 
-/* How long ago, at least, the first write after generation gen happened
- * (what a page built at gen has missed since), in ms; INT64_MAX when it
- * is older than the bumps written down.  Caller holds the lock. */
-static int64_t missed_ms(struct cache *c, uint64_t gen)
+/* Moves the list writes' generation on (and the generation) and notes
+ * when: not every move is written down, only the first after BUMP_GAP_MS
+ * without one, so a move not written happened less than BUMP_GAP_MS
+ * after the latest one that was.  Caller holds the write lock. */
+static void wgen_bump(struct cache *c)
 {
+	uint64_t g = atomic_fetch_add(&c->wgen, 1) + 1;
+	int64_t now = c->now_ms();
+	struct bumps *r = &c->wbumps;
+
+	gen_bump(c);
+	if (r->n && now - r->b[r->last].ms < BUMP_GAP_MS)
+		return;
+	r->last = r->n ? (r->last + 1) % BUMPS : 0;
+	r->b[r->last] = (struct bump){ g, now };
+	if (r->n < BUMPS)
+		r->n++;
+}
+
+/* How long ago, at least, the first list write after wgen happened (what
+ * a list page built at wgen has missed since), in ms; INT64_MAX when it
+ * is older than the moves written down.  Caller holds the lock. */
+static int64_t missed_ms(struct cache *c, uint64_t wgen)
+{
+	const struct bumps *r = &c->wbumps;
 	unsigned i, at;
 
-	for (i = 0; i < c->nbumps; i++) {
-		at = (c->last_bump + BUMPS - i) % BUMPS;
-		if (c->bumps[at].g <= gen + 1)
-			return c->now_ms() - c->bumps[at].ms;
+	for (i = 0; i < r->n; i++) {
+		at = (r->last + BUMPS - i) % BUMPS;
+		if (r->b[at].g <= wgen + 1)
+			return c->now_ms() - r->b[at].ms;
 	}
 	return INT64_MAX;
 }
@@ -257,17 +279,20 @@ static int64_t missed_ms(struct cache *c, uint64_t gen)
 enum rep_state { ST_NONE, ST_STALE, ST_FRESH };
 
 /* p's state as (rep): FRESH when nothing it shows changed since it was
- * built; STALE when only broad generations moved (a list page's: any
- * write) and the first write it misses is at most CACHE_STALE_MS old;
- * else NONE.  Caller holds the lock. */
+ * built; a list page STALE when only the list writes moved (a stored
+ * run, a refresh of the figures) and the first of them it misses is at
+ * most CACHE_STALE_MS old: other changes (a run's own page dropped, a
+ * new log checkpoint) do not touch it and do not age it; else NONE.
+ * Caller holds the lock. */
 static enum rep_state rep_state(struct cache *c, const struct rep *p, enum cache_rep rep)
 {
 	if (!p->k)
 		return ST_NONE;
 	if (tags_fresh(c, p) && atomic_load(&c->rep_gen[rep]) == p->rep_gen &&
-	    (rep != REP_LIST_HTML || atomic_load(&c->gen) == p->gen))
+	    (rep != REP_LIST_HTML || atomic_load(&c->wgen) == p->wgen))
 		return ST_FRESH;
-	if (rep == REP_LIST_HTML && missed_ms(c, p->gen) <= c->stale_ms)
+	if (rep == REP_LIST_HTML && tags_fresh(c, p) && atomic_load(&c->rep_gen[rep]) == p->rep_gen &&
+	    c->stale_ms > 0 && missed_ms(c, p->wgen) <= c->stale_ms)
 		return ST_STALE;
 	return ST_NONE;
 }
@@ -331,6 +356,8 @@ static unsigned flight_start(struct cache *c, const char *id, enum cache_rep rep
 		f->active = 1;
 		f->voided = 0;
 		f->seq++;
+		f->wgen = atomic_load(&c->wgen);
+		f->waiters = NULL;
 		return i + 1;
 	}
 	return 0;
@@ -351,36 +378,81 @@ static int flight_wait(struct cache *c, struct flight *f, unsigned seq)
 	return 0;
 }
 
+/* One look for fetch (below): the copy to answer with, or NULL with
+ * *lead set (the caller builds) or with *f the flight to wait for
+ * (flight_lock then held, and *seq its flight), or neither (build
+ * unshared). */
+static struct http_kept *fetch_step(struct cache *c, const char *id, enum cache_rep rep,
+				    unsigned *lead, int waited, struct flight **f, unsigned *seq)
+{
+	struct http_kept *k;
+	enum rep_state st;
+
+	*f = NULL;
+	k = look(c, id, rep, &st);
+	if (st == ST_FRESH)
+		return k;
+	pthread_mutex_lock(&c->flight_lock);
+	if (!(*f = flight_find(c, id, rep))) {
+		/* Nothing building it: the caller leads, and answers with the
+		 * stale copy when there is one (the build runs off its path). */
+		*lead = flight_start(c, id, rep);
+		pthread_mutex_unlock(&c->flight_lock);
+		return k;
+	}
+	if (k || waited >= CACHE_WAITS) {  /* stale; or flights that keep nothing */
+		*f = NULL;
+		pthread_mutex_unlock(&c->flight_lock);
+		return k;
+	}
+	*seq = (*f)->seq;
+	return NULL;                       /* flight_lock held */
+}
+
 struct http_kept *cache_fetch(struct cache *c, const char *id, enum cache_rep rep, unsigned *lead)
 {
 	struct http_kept *k;
 	struct flight *f;
-	enum rep_state st;
+	unsigned seq;
 	int waited = 0;
 
 	*lead = 0;
 	if (strlen(id) > CACHE_ID_MAX)
 		return NULL;
 	for (;;) {
-		k = look(c, id, rep, &st);
-		if (st == ST_FRESH)
+		k = fetch_step(c, id, rep, lead, waited, &f, &seq);
+		if (!f)
 			break;
-		pthread_mutex_lock(&c->flight_lock);
-		if (!(f = flight_find(c, id, rep))) {
-			*lead = flight_start(c, id, rep);
-			pthread_mutex_unlock(&c->flight_lock);
-			http_kept_unref(k);    /* the leader builds, stale copy or not */
-			k = NULL;
-			break;
-		}
-		if (k || waited >= CACHE_WAITS) {  /* stale; or flights that keep nothing */
-			pthread_mutex_unlock(&c->flight_lock);
-			break;
-		}
-		if (flight_wait(c, f, f->seq) < 0)
+		if (flight_wait(c, f, seq) < 0)
 			waited = CACHE_WAITS;       /* on the time limit: built unshared */
 		waited++;
 		pthread_mutex_unlock(&c->flight_lock);
+	}
+	metrics_cache(rep, k != NULL);
+	return k;
+}
+
+struct http_kept *cache_fetch_async(struct cache *c, const char *id, enum cache_rep rep,
+				    unsigned *lead, struct cache_waiter *w)
+{
+	struct http_kept *k;
+	struct flight *f;
+	unsigned seq;
+
+	*lead = 0;
+	w->waiting = 0;
+	if (strlen(id) > CACHE_ID_MAX)
+		return NULL;
+	k = fetch_step(c, id, rep, lead, w->waits, &f, &seq);
+	if (f) {
+		w->hold(w);                 /* before any land can wake it */
+		w->next = f->waiters;
+		f->waiters = w;
+		c->waiting++;
+		w->waiting = 1;
+		w->waits++;
+		pthread_mutex_unlock(&c->flight_lock);
+		return NULL;
 	}
 	metrics_cache(rep, k != NULL);
 	return k;
@@ -397,14 +469,34 @@ unsigned cache_flights(struct cache *c)
 	return n;
 }
 
+unsigned cache_waiting(struct cache *c)
+{
+	unsigned n;
+
+	pthread_mutex_lock(&c->flight_lock);
+	n = c->waiting;
+	pthread_mutex_unlock(&c->flight_lock);
+	return n;
+}
+
 void cache_land(struct cache *c, unsigned lead)
 {
+	struct cache_waiter *w, *next;
+
 	if (!lead || lead > CACHE_FLIGHTS)
 		return;
 	pthread_mutex_lock(&c->flight_lock);
 	c->flights[lead - 1].active = 0;
+	w = c->flights[lead - 1].waiters;
+	c->flights[lead - 1].waiters = NULL;
+	for (next = w; next; next = next->next)
+		c->waiting--;
 	pthread_cond_broadcast(&c->landed);
 	pthread_mutex_unlock(&c->flight_lock);
+	for (; w; w = next) {          /* each was held when it was linked */
+		next = w->next;
+		w->wake(w);
+	}
 }
 
 /* Marks the flights of id voided: what they build predates a drop of it
@@ -421,8 +513,10 @@ static void flights_void(struct cache *c, const char *id)
 }
 
 /* 1 when the leader lead may keep its build though the cache moved since
- * it read (a list page, its flight not voided); else 0. */
-static int flight_soft(struct cache *c, unsigned lead, const char *id, enum cache_rep rep)
+ * it read (a list page, its flight not voided), with *wgen the list
+ * writes' generation when its flight began; else 0. */
+static int flight_soft(struct cache *c, unsigned lead, const char *id, enum cache_rep rep,
+		       uint64_t *wgen)
 {
 	struct flight *f;
 	int ok;
@@ -432,6 +526,7 @@ static int flight_soft(struct cache *c, unsigned lead, const char *id, enum cach
 	pthread_mutex_lock(&c->flight_lock);
 	f = &c->flights[lead - 1];
 	ok = f->active && !f->voided && f->rep == rep && !strcmp(f->id, id);
+	*wgen = f->wgen;
 	pthread_mutex_unlock(&c->flight_lock);
 	return ok;
 }
@@ -461,9 +556,20 @@ void cache_bump_rep(struct cache *c, enum cache_rep rep)
 {
 	if ((unsigned)rep >= REP__MAX)
 		return;
+	if (rep == REP_LIST_HTML) {
+		cache_bump_lists(c);
+		return;
+	}
 	pthread_rwlock_wrlock(&c->lock);
 	gen_bump(c);
 	atomic_fetch_add(&c->rep_gen[rep], 1);
+	pthread_rwlock_unlock(&c->lock);
+}
+
+void cache_bump_lists(struct cache *c)
+{
+	pthread_rwlock_wrlock(&c->lock);
+	wgen_bump(c);
 	pthread_rwlock_unlock(&c->lock);
 }
 
@@ -471,7 +577,7 @@ void cache_bump_rep(struct cache *c, enum cache_rep rep)
  * cache has not moved since gen, or, when soft, over no copy of a later
  * snapshot.  Takes the caller's reference. */
 static void put(struct cache *c, const char *id, enum cache_rep rep, uint64_t gen,
-		struct cache_tags tags, struct http_kept *k, int soft)
+		struct cache_tags tags, struct http_kept *k, int soft, uint64_t wgen)
 {
 	unsigned b = bucket_of(id);
 	int i;
@@ -511,6 +617,9 @@ static void put(struct cache *c, const char *id, enum cache_rep rep, uint64_t ge
 		p->tag_gen[i] = tags.t[i] ? atomic_load(&c->tag_gen[slot_of(tags.t[i])]) : 0;
 	p->rep_gen = atomic_load(&c->rep_gen[rep]);
 	p->gen = gen;
+	/* Unsoft, nothing moved since gen: the list writes' generation is
+	 * today's. */
+	p->wgen = soft ? wgen : atomic_load(&c->wgen);
 	p->k = k;
 	c->bytes += k->bytes;
 	pthread_rwlock_unlock(&c->lock);
@@ -523,13 +632,16 @@ drop:
 void cache_put(struct cache *c, const char *id, enum cache_rep rep, uint64_t gen,
 	       struct cache_tags tags, struct http_kept *k)
 {
-	put(c, id, rep, gen, tags, k, 0);
+	put(c, id, rep, gen, tags, k, 0, 0);
 }
 
 void cache_put_led(struct cache *c, unsigned lead, const char *id, enum cache_rep rep,
 		   uint64_t gen, struct cache_tags tags, struct http_kept *k)
 {
-	put(c, id, rep, gen, tags, k, flight_soft(c, lead, id, rep));
+	uint64_t wgen = 0;
+	int soft = flight_soft(c, lead, id, rep, &wgen);
+
+	put(c, id, rep, gen, tags, k, soft, wgen);
 }
 
 void cache_invalidate(struct cache *c, const char *id)
@@ -556,7 +668,7 @@ void cache_clear(struct cache *c)
 
 	flights_void(c, NULL);
 	pthread_rwlock_wrlock(&c->lock);
-	gen_bump(c);
+	wgen_bump(c);
 	for (b = 0; b < NBUCKETS; b++)
 		drop_bucket(c, b);
 	pthread_rwlock_unlock(&c->lock);

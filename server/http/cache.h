@@ -1,8 +1,9 @@
 /* cache.h: rendered responses kept in memory, keyed by run id, so the
  * hottest reads (badges, run pages) touch no SQL and render nothing; and
  * the busiest list pages (the board, a model's and a hardware's page), kept
- * by a key of their path and query (REP_LIST_HTML) only until the next
- * write of any kind, since any upload may change what they list.
+ * by a key of their path and query (REP_LIST_HTML), fresh until the next
+ * write that changes what lists show (a stored run, new figures), since
+ * any upload may change what they list.
  *
  * Freshness: every write that changes what a run shows calls
  * cache_invalidate() for that run after its commit.  A reader takes
@@ -11,16 +12,20 @@
  * built from a snapshot older than a commit is never kept.
  *
  * List pages are served stale while they are rebuilt (cache_fetch): a
- * write that moves the cache's generation makes every kept list page
- * stale, not gone.  The first request for a stale page builds it (it
- * leads the page's one flight); every request for it meanwhile is answered
- * at once from the stale copy, as long as the first write that copy misses
- * is at most CACHE_STALE_MS old; past that, or when nothing is kept, they
- * wait for the one build instead of each making its own (single flight, as nginx's
- * proxy_cache_use_stale updating with proxy_cache_lock).  So a list page
- * served is at most about CACHE_STALE_MS behind the writes.  Drops
- * (cache_invalidate of an id, cache_clear) stay hard: nothing built before
- * one is served or kept after it. */
+ * write that changes what lists show (a stored run, the refresh thread's
+ * new figures: cache_bump_lists) makes every kept list page stale, not
+ * gone; other changes (a run's own page dropped, a new log checkpoint)
+ * leave them fresh.  The first request for a stale page leads the page's
+ * one flight and is answered from the stale copy at once like every
+ * other request for it, while the rebuild runs off the request path
+ * (pages/page_kept.c), as long as the first list write that copy misses
+ * is at most CACHE_STALE_MS old; past that, or when nothing is kept,
+ * they wait for the one build instead of each making its own (single
+ * flight, as nginx's proxy_cache_use_stale updating with
+ * proxy_cache_lock).  So a list page served is at most about
+ * CACHE_STALE_MS behind the writes that touch it.  Drops
+ * (cache_invalidate of an id, cache_clear) stay hard: nothing built
+ * before one is served or kept after it. */
 #ifndef LLMS_CACHE_H
 #define LLMS_CACHE_H
 
@@ -33,7 +38,7 @@ enum cache_rep {
 	REP_RUN_JSON,
 	REP_BADGE_SVG,
 	REP_BADGE_JSON,
-	REP_LIST_HTML,      /* a list page by path and query: stale after any write */
+	REP_LIST_HTML,      /* a list page by path and query: stale after a list write */
 	REP_CARD_PNG,       /* a run's link-preview card (pages/page_card.c) */
 	REP_CARD_SVG,       /* ... and the SVG it is drawn from */
 	REP__MAX
@@ -64,8 +69,10 @@ unsigned cache_count(struct cache *c);
  * monotonic clock); for tests, before any thread uses the cache. */
 void cache_set_clock(struct cache *c, int64_t (*now_ms)(void));
 
-/* Changes the bound below (tests only: --test-stale-ms); 0 keeps it. */
-void cache_set_stale_ms(struct cache *c, unsigned ms);
+/* Changes the bound below (tests only: --test-stale-ms); 0 serves no
+ * stale copy at all (the request after a write waits for the rebuild);
+ * negative keeps it. */
+void cache_set_stale_ms(struct cache *c, long ms);
 /* How long ago the first write a stale list page misses may be and the
  * page still be served while its rebuild runs: the freshness bound of kept
  * pages (schema/API.md). */
@@ -90,27 +97,51 @@ struct cache_tags {
 };
 #define CACHE_NO_TAGS ((struct cache_tags){ { 0, 0 } })
 
-/* The response to answer (id, rep) with, a new reference, or NULL with
+/* The response to answer (id, rep) with, a new reference, or NULL, and
  * *lead set when the caller is to build it:
- *   fresh: the kept copy;
- *   stale (a list page whose first missed write is at most
- *   CACHE_STALE_MS old) while
- *   another request builds it: the stale copy;
- *   stale with no build under way, or nothing kept and no build: NULL,
- *   and *lead is the caller's flight (not 0): it builds, keeps its answer
- *   with cache_put_led and must call cache_land(lead) after, kept or not;
+ *   fresh: the kept copy, *lead 0;
+ *   stale (a list page whose first missed list write is at most
+ *   CACHE_STALE_MS old): the stale copy; *lead 0 while another builds
+ *   it, else the caller's flight: the caller answers with the copy and
+ *   has it rebuilt off its path;
+ *   nothing usable and no build: NULL, and *lead is the caller's flight
+ *   (not 0): it builds;
  *   nothing usable while another builds: waits for that build (at most
  *   CACHE_WAIT_S) and looks again.
- * NULL with *lead 0: build without a flight (all slots taken, or the
- * wait ran out).  Counts the hit or miss for /metrics. */
+ * A leader keeps its answer with cache_put_led and must call
+ * cache_land(lead) after, kept or not.  NULL with *lead 0: build
+ * without a flight (all slots taken, or the waits ran out).  Counts the
+ * hit or miss for /metrics. */
 struct http_kept *cache_fetch(struct cache *c, const char *id, enum cache_rep rep, unsigned *lead);
+
+/* One who waits for a flight without sleeping (a suspended request):
+ * hold is called, under the flights' lock, when it is linked to the
+ * flight, and wake once that flight lands, on the lander's thread and
+ * after hold; then it looks again.  waits counts the flights waited for
+ * (0 at first; kept across looks). */
+struct cache_waiter {
+	void (*hold)(struct cache_waiter *w);
+	void (*wake)(struct cache_waiter *w);
+	struct cache_waiter *next;     /* the cache's */
+	int waits;
+	int waiting;                   /* set by cache_fetch_async */
+};
+
+/* As cache_fetch, but where that would sleep, w is linked to the flight
+ * (w->hold called) and NULL returned with *lead 0 and w->waiting set:
+ * w->wake says when to look again. */
+struct http_kept *cache_fetch_async(struct cache *c, const char *id, enum cache_rep rep,
+				    unsigned *lead, struct cache_waiter *w);
+/* Waiters (cache_fetch_async) suspended on flights now. */
+unsigned cache_waiting(struct cache *c);
 /* Flights under way now (builds led, not yet landed). */
 unsigned cache_flights(struct cache *c);
 /* Ends the flight lead (0: none) and wakes its waiters. */
 void cache_land(struct cache *c, unsigned lead);
 /* As cache_put, by the leader of a flight: a list page is kept even when
  * the cache moved during the build (it is stale at once, but newer than
- * the copy it replaces, and aged from the first write it missed), unless a drop
+ * the copy it replaces, and aged from the first list write after its
+ * flight began), unless a drop
  * (cache_invalidate of id, cache_clear) happened since the flight began. */
 void cache_put_led(struct cache *c, unsigned lead, const char *id, enum cache_rep rep,
 		   uint64_t gen, struct cache_tags tags, struct http_kept *k);
@@ -134,8 +165,12 @@ void cache_put(struct cache *c, const char *id, enum cache_rep rep, uint64_t gen
 void cache_bump_cluster(struct cache *c, unsigned tag);
 /* Every kept response of kind rep is stale, and puts begun before now are
  * dropped (a new log checkpoint: each /r/<id>.json carries a proof against
- * the latest one). */
+ * the latest one).  For REP_LIST_HTML, cache_bump_lists. */
 void cache_bump_rep(struct cache *c, enum cache_rep rep);
+/* A write that changes what list pages show (a stored run; the refresh
+ * thread's new figures): every kept list page is stale from now on, and
+ * its bound counts from the first of these it misses. */
+void cache_bump_lists(struct cache *c);
 /* The longest id the cache keeps (a run id, or a list page's key). */
 #define CACHE_ID_MAX 39
 

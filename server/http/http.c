@@ -197,6 +197,63 @@ void http_take_query(struct req *r)
 	MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, take_one, r);
 }
 
+/* The strings a copy of a request owns, after it in one allocation. */
+struct req_copy {
+	struct req r;
+	char strings[];
+};
+
+/* Appends the string v (NULL: none) to the copy's strings at *at;
+ * returns where it went. */
+static const char *copy_str(char **at, const char *v)
+{
+	char *p = *at;
+	size_t n;
+
+	if (!v)
+		return NULL;
+	n = strlen(v) + 1;
+	memcpy(p, v, n);
+	*at += n;
+	return p;
+}
+
+struct req *http_req_copy(const struct req *r)
+{
+	size_t n = strlen(r->path ? r->path : "/") + 1;
+	struct req_copy *c;
+	char *at;
+	int i;
+
+	for (i = 0; i < r->nquery; i++)
+		n += (r->query[i].key ? strlen(r->query[i].key) + 1 : 0) +
+		     (r->query[i].value ? strlen(r->query[i].value) + 1 : 0);
+	if (!(c = calloc(1, sizeof *c + n)))
+		return NULL;
+	at = c->strings;
+	c->r.app = r->app;
+	c->r.route = r->route;
+	c->r.html = r->html;
+	c->r.error_page = r->error_page;
+	c->r.format = r->format;
+	c->r.kind = r->kind;
+	c->r.method = r->method;
+	memcpy(c->r.arg, r->arg, sizeof c->r.arg);
+	c->r.path = copy_str(&at, r->path ? r->path : "/");
+	for (i = 0; i < r->nquery; i++)
+		c->r.query[i] = (struct http_pair){ copy_str(&at, r->query[i].key),
+						    copy_str(&at, r->query[i].value) };
+	c->r.nquery = r->nquery;
+	c->r.body = (struct buf)BUF_INIT;
+	c->r.target = (struct err)ERR_INIT;
+	return &c->r;
+}
+
+void http_req_copy_free(struct req *r)
+{
+	free(r);   /* the struct req_copy: r is its first member */
+}
+
 /* 1 when a and b are the same but for the case of ASCII letters. */
 static int ascii_caseeq(const char *a, const char *b)
 {
@@ -539,6 +596,33 @@ static enum MHD_Result send_keep(struct req *r, struct answer *a, const void *bo
 	ret = send_kept(r, k);
 	cache_put_led(a->keep, a->lead, a->keep_id, a->keep_rep, a->keep_gen, a->keep_tags, k);
 	return ret;
+}
+
+void answer_store(struct answer *a)
+{
+	const void *body = a->bytes ? a->bytes : a->body.buf;
+	struct http_kept *k = NULL;
+	char etag[40];
+
+	if (a->keep && a->status && !a->err.status && !a->kept && !a->built && !a->later &&
+	    a->status != 304 && !buf_error(&a->body) && !buf_error(&a->loc)) {
+		http_etag_of(body, a->len, etag);
+		k = http_kept_build(a->status, a->ctype, body, a->len, a->o.cache_control,
+				    a->status == 200 ? etag : NULL);
+	}
+	if (k) {
+		snprintf(k->etag, sizeof k->etag, "%s", etag);
+		snprintf(k->note, sizeof k->note, "%s", a->keep_note);
+		cache_put_led(a->keep, a->lead, a->keep_id, a->keep_rep, a->keep_gen, a->keep_tags,
+			      http_kept_ref(k));
+		buf_release(&a->body);
+		a->bytes = NULL;
+		a->keep = NULL;
+		a->kept = k;               /* answered as kept: 304 on its tag */
+	}
+	if (a->lead)
+		cache_land(a->lead_cache, a->lead);
+	a->lead = 0;
 }
 
 /* A message from a parser starts lower-case; a sentence does not, unless

@@ -207,6 +207,13 @@ const char *http_query(struct req *r, const char *name);
 void http_query_each(struct req *r, void (*fn)(void *ctx, const char *key, const char *value),
 		     void *ctx);
 
+/* A copy of r that outlives it, for a build off the request path: its
+ * route, kind, form, path, '*' argument and query (copied), no
+ * connection (no headers), no client (nobody's visit), no body.  NULL
+ * out of memory; freed with http_req_copy_free. */
+struct req *http_req_copy(const struct req *r);
+void http_req_copy_free(struct req *r);
+
 /* The public origin ("https://host") for absolute links: --base-url, else
  * the listen address; never the Host header.  Written to out. */
 void http_origin(struct req *r, char *out, size_t n);

@@ -310,7 +310,11 @@ static int add_synthetic(struct plan *pl, const struct dmodel *m, size_t h,
 	if (!it)
 		return -1;
 	synthetic_date(created);
-	snprintf(key, sizeof key, "%s %s %s", m->name, be->format, be->quant ? be->quant : "");
+	/* Ollama loads its own copy of the weights (a blob of its library),
+	 * another file than the GGUF llama.cpp loads, though both are
+	 * Q4_K_M: its digest is its own. */
+	snprintf(key, sizeof key, "%s %s %s%s", m->name, be->format, be->quant ? be->quant : "",
+		 strcmp(be->name, "ollama") ? "" : " ollama");
 	sample_digest(be->quant ? key : m->name, digest);
 	o.model = be->quant ? m->base : m->name;
 	o.digest = digest;

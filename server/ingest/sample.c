@@ -129,7 +129,8 @@ int sample_key(const char *path, unsigned char sk[crypto_sign_SECRETKEYBYTES])
 static void sample_usage(FILE *to)
 {
 	fputs("usage: llm-speedd sample-run [--key FILE] [--model NAME] [--hardware SUMMARY]\n"
-	      "         [--backend NAME] [--decode TOK_S] [--fingerprint HEX16] [--all]\n"
+	      "         [--backend NAME] [--backend-version V] [--decode TOK_S]\n"
+	      "         [--fingerprint HEX16] [--all]\n"
 	      "Prints a signed sample suite-v1 run (compact JWS) for trying an upload:\n"
 	      "  ./llm-speedd sample-run > run.jws\n"
 	      "  curl -H 'Content-Type: application/jose' --data-binary @run.jws \\\n"
@@ -144,6 +145,7 @@ int sample_main(int argc, char **argv)
 		{ "model", required_argument, NULL, 'm' },
 		{ "hardware", required_argument, NULL, 'w' },
 		{ "backend", required_argument, NULL, 'b' },
+		{ "backend-version", required_argument, NULL, 'v' },
 		{ "decode", required_argument, NULL, 'd' },
 		{ "fingerprint", required_argument, NULL, 'f' },
 		{ "all", no_argument, NULL, 'a' },
@@ -164,6 +166,7 @@ int sample_main(int argc, char **argv)
 		case 'm': o.model = optarg; break;
 		case 'w': o.accelerator = optarg; break;
 		case 'b': o.backend = optarg; break;
+		case 'v': o.backend_version = optarg; break;
 		case 'd': o.decode_tok_s = atof(optarg); break;
 		case 'f': o.fingerprint = optarg; break;
 		case 'a': o.all_workloads = 1; break;

@@ -63,6 +63,7 @@ static void upload_done(struct req *r, void *state)
 		cache_bump_cluster(c, u->n.cluster_tag);
 		cache_bump_cluster(c, u->n.other_tag);
 		cache_bump_cluster(c, u->n.combo_tag);
+		cache_bump_lists(c);           /* what lists show moved */
 	}
 }
 

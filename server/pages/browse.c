@@ -434,6 +434,24 @@ static void run_marks(const struct browse *b, sqlite3_stmt *st, json_t *o)
 	json_object_set_new(o, "marks", marks);
 }
 
+/* The page's words for a run's marks (run_marks): short enough that a
+ * mark fits on one line beside a figure; the JSON keeps the long ones.  A
+ * new array (empty when out of memory). */
+static json_t *marks_text(const json_t *marks)
+{
+	json_t *out = json_array();
+	const json_t *m;
+	size_t i;
+
+	json_array_foreach(marks, i, m) {
+		const char *s = json_string_value(m);
+
+		json_array_append_new(out, json_string(s && !strcmp(s, "above the bandwidth ceiling")
+						       ? "above ceiling" : s ? s : ""));
+	}
+	return out ? out : json_array();
+}
+
 json_t *browse_run(const struct browse *b, sqlite3_stmt *st)
 {
 	const char *id = (const char *)sqlite3_column_text(st, C_ID);
@@ -467,9 +485,11 @@ json_t *browse_run(const struct browse *b, sqlite3_stmt *st)
 	json_object_set_new(o, "demo", json_boolean(sqlite3_column_int(st, C_DEMO)));
 	run_marks(b, st, o);
 	if (b->html)
-		json_object_set_new(o, "text", json_pack("{s:o, s:o, s:o}",
+		json_object_set_new(o, "text", json_pack("{s:o, s:o, s:o, s:b, s:o}",
 			"decode", col_fig(st, C_DECODE), "prefill", col_fig(st, C_PREFILL),
-			"ttft", col_fig(st, C_TTFT)));
+			"ttft", col_fig(st, C_TTFT),
+			"marked", json_array_size(json_object_get(o, "marks")) > 0,
+			"marks", marks_text(json_object_get(o, "marks"))));
 	return o;
 }
 

@@ -241,7 +241,14 @@ json_t *combos_page(struct browse *b, const struct combos_q *q, enum browse_sort
  * null, above_ceiling, and for pages text {median, p25, p75, best,
  * prefill, ttft}.  A new reference; NULL when out of memory. */
 json_t *combos_item(const struct browse *b, sqlite3_stmt *st, int i);
-/* Adds to row o's "text" (a page's, not JSON's) what its figure rests on
+/* The middle half of row o's submitters as a page shows it under the
+ * median: "96.0â104.2" (its p25_decode_tok_s to p75_decode_tok_s), or a
+ * lone "â" when one submitter stands behind it ("keys" 1, or without a
+ * "keys" the two ends equal) or either end is missing.  A new reference;
+ * NULL when out of memory. */
+json_t *combos_spread_text(const json_t *o);
+/* Adds to row o's "text" (a page's, not JSON's) its "spread"
+ * (combos_spread_text) and what its figure rests on
  * (contract section 9, issue 35): "awaiting confirmation: N submitters"
  * for a row that is not confirmed, "disputed" for one whose figures hold a
  * run under open dispute. */
@@ -278,6 +285,17 @@ json_t *browse_link(const struct browse *b, const char *prefix, const char *segm
  * NULL when memory runs out. */
 json_t *browse_mhw_link(const struct browse *b, const char *model, const char *hw);
 extern const char *const page_model_hw_sql[];
+
+/* page_unmeasured.c: sets m's "unmeasured" for the page of a model (hw
+ * NULL) or of a hardware (model NULL) that the reference data knows and
+ * the suite has no run of: {command (to measure it with llm-speed, quoted
+ * as /wanted quotes it: for a hardware, with the suite's most-run model;
+ * null when there is none), asks (what /wanted counts for it, summed over
+ * its rows), asks_text, wanted_href, href (the model-on-hardware page of
+ * the command, or null)}.  0, or -1 with b's failure set (503). */
+int page_unmeasured(struct browse *b, json_t *m, const char *model, const char *model_name,
+		    const char *hw);
+extern const char *const page_unmeasured_sql[];
 extern const char *const page_pick_sql[];     /* page_pick.c */
 
 /* Appends "<decode>:<id>", the cursor after a row, to out (size >= 48). */
@@ -332,12 +350,20 @@ extern const char *const browse_sort_sql[];   /* browse_sort.c */
 extern const char *const page_home_sql[];
 extern const char *const page_model_sql[];
 extern const char *const page_model_digests_sql[];   /* page_model_digests.c */
+extern const char *const page_model_best_sql[];      /* page_model_best.c */
 extern const char *const page_hw_sql[];
 extern const char *const page_fit_sql[];     /* page_fit.c */
 /* /search (page_search.c), /models and /hardware (page_catalog.c). */
 extern const char *const page_search_sql[];
 extern const char *const page_catalog_sql[];
 extern const char *const page_compare_sql[];  /* page_compare.c */
+/* page_compare_choose.c: /compare without r=, the form that picks runs
+ * from a model or a hardware (b's ?model= and ?hw=): the view model {title,
+ * choosing, choose {models, hardware, model, hw, chosen, rows, has_rows,
+ * max_rows}, ...}, a new reference; NULL with b's 503 on a database
+ * error. */
+json_t *page_compare_choose(struct browse *b);
+extern const char *const page_compare_choose_sql[];
 extern const char *const page_rank_sql[];     /* rank.c */
 extern const char *const page_cheatsheet_sql[]; /* page_cheatsheet.c */
 /* The key of the cheatsheet's i-th ?memory= class (smallest first, as

@@ -176,7 +176,7 @@ json_t *combos_item(const struct browse *b, sqlite3_stmt *st, int i)
 			"median", browse_fig_of(o, "median_decode_tok_s"), "p25", browse_fig_of(o, "p25_decode_tok_s"),
 			"p75", browse_fig_of(o, "p75_decode_tok_s"), "best", browse_fig_of(o, "best_decode_tok_s"),
 			"prefill", browse_fig_of(o, "median_prefill_tok_s"), "ttft", browse_fig_of(o, "median_ttft_ms"),
-			"keys", count_text(json_integer_value(json_object_get(o, "keys")), "signing key", "signing keys"),
+			"keys", count_text(json_integer_value(json_object_get(o, "keys")), "submitter", "submitters"),
 			"runs", count_text(json_integer_value(json_object_get(o, "runs")), "run", "runs"),
 			"flagged", json_integer_value(json_object_get(o, "flagged_runs")) > 0
 				? count_text(json_integer_value(json_object_get(o, "flagged_runs")),
@@ -184,6 +184,26 @@ json_t *combos_item(const struct browse *b, sqlite3_stmt *st, int i)
 		combos_marks_text(o);
 	}
 	return o;
+}
+
+json_t *combos_spread_text(const json_t *o)
+{
+	const json_t *k = json_object_get(o, "keys");
+	double lo = json_number_value(json_object_get(o, "p25_decode_tok_s"));
+	double hi = json_number_value(json_object_get(o, "p75_decode_tok_s"));
+	struct buf b = BUF_INIT;
+	json_t *s;
+
+	if (!json_is_number(json_object_get(o, "p25_decode_tok_s")) ||
+	    !json_is_number(json_object_get(o, "p75_decode_tok_s")) ||
+	    (json_is_integer(k) && json_integer_value(k) <= 1) || (!json_is_integer(k) && lo == hi))
+		return json_string("\xe2\x80\x93");
+	numfmt_fig(&b, lo);
+	buf_puts(&b, "\xe2\x80\x93");
+	numfmt_fig(&b, hi);
+	s = buf_error(&b) ? NULL : json_string(b.buf);
+	buf_release(&b);
+	return s;
 }
 
 void combos_marks_text(json_t *o)
@@ -194,6 +214,7 @@ void combos_marks_text(json_t *o)
 
 	if (!json_is_object(t))
 		return;
+	json_object_set_new(t, "spread", combos_spread_text(o));
 	if (!json_is_true(json_object_get(o, "confirmed"))) {
 		snprintf(s, sizeof s, "awaiting confirmation: %lld %s", keys,
 			 keys == 1 ? "submitter" : "submitters");

@@ -64,6 +64,7 @@ static const struct csv_col dispute_cols[] = {
 /* /search: one row per name found (the results table). */
 static const struct csv_col search_cols[] = {
 	{ "kind", "kind" }, { "name", "name" }, { "slug", "slug" }, { "runs", "runs" },
+	{ "median_decode_tok_s", "median_decode_tok_s" }, { "keys", "keys" },
 	{ "best_decode_tok_s", "best_decode_tok_s" }, { "url", "url" },
 };
 /* /compare: one row per figure and run (twins_compare_rows()). */

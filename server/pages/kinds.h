@@ -61,7 +61,8 @@ struct page_csv {
 enum page_kind_flags {
 	PAGE_LISTED = 1,  /* its HTML and JSON follow from path, query and database
 	                   * alone: kept by path and query, served stale while it
-	                   * is rebuilt after a write (page.c, http/cache.h) */
+	                   * is rebuilt off the request path after a write
+	                   * (page_kept.c, http/cache.h) */
 	PAGE_KEPT_RUN = 2, /* kept under the run id of its path (REP_RUN_HTML,
 	                   * REP_RUN_JSON) until the run changes, unless ?after=
 	                   * asks for a later page of its dispute thread */

@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <unistd.h>
 
 #include "app.h"
 #include "disputes/dispute.h"
@@ -100,6 +99,8 @@ void page_error(struct req *r, const struct err *e, struct answer *a)
 
 	if (e->status != 404)
 		json_object_set_new(m, "title", json_string(e->status >= 500 ? "Server trouble" : "Request refused"));
+	else if (m)
+		json_object_set_new(m, "examples", page_examples(r));
 	if (page_render(r, "error", m, e->status, a) < 0)
 		err_nomem(&a->err);
 	json_decref(m);
@@ -110,7 +111,10 @@ void page_error(struct req *r, const struct err *e, struct answer *a)
 /* Every query argument some page reads (http_query compares names
  * ignoring ASCII case): the pages of the kinds table, browse.c's filters
  * and cursors, /fit's inputs, /search, /compare, the dispute thread's
- * ?after=.  A name not here is read by no page: it changes no answer. */
+ * ?after=.  A name not here is read by no page: it changes no answer.
+ * tests/http/test_query_known.py checks the list against every getter
+ * call in server/ (http_query and the functions that pass a name on to
+ * it), both ways. */
 static const char *const query_known[] = {
 	"after", "backend", "bandwidth_gb_s", "batch", "context", "cursor", "digest",
 	"digests_after", "format", "from", "hw", "kv", "memory", "memory_gb", "model",
@@ -307,52 +311,17 @@ static int refusal_answer(struct page_view *v, struct answer *a)
 	return answer_body(a, v->redirect.status, CT_TEXT, v->redirect.to.buf, v->redirect.to.len, &o);
 }
 
-/* Answers r from the kept copy k when there is one (fresh, or stale
- * while another request rebuilds it), doing what its note says (its
- * kind's visit: an unmeasured page counts the ask); else 0 with *lead
- * set when this request leads the page's one build (cache_fetch). */
-static int serve_kept(struct page_view *v, struct answer *a, unsigned *lead)
-{
-	struct cache *c = v->r->app->cache;
-	struct http_kept *k;
-
-	*lead = 0;
-	if (!keep_key(v) || !(k = cache_fetch(c, v->key, v->rep, lead))) {
-		answer_lead(a, c, *lead);     /* landed when a is sent */
-		return 0;
-	}
-	if (k->note[0] && v->kind->visit)
-		v->kind->visit(v->r, k->note);
-	answer_kept(a, k);
-	return 1;
-}
-
-/* Tests only (--test-hold-builds FILE): the leader of a list page's
- * build waits while FILE exists, 30 s at most. */
-static void hold_build(struct req *r, unsigned lead, enum cache_rep rep)
-{
-	const char *f = r->app->cfg.test_hold_builds;
-	int i;
-
-	for (i = 0; f && lead && rep == REP_LIST_HTML && i < 3000 && access(f, F_OK) == 0; i++)
-		usleep(10000);
-}
-
-/* The one handler of the page kinds: the kept answer when there is one,
- * else the builder's, rendered in the route's form and kept as it says.
- * A request that finds a stale list page while another rebuilds it gets
- * the stale copy; only one request builds a page at a time. */
-int page_serve(struct req *r, struct answer *a)
+/* page_build_answer_fn of the page kinds: the builder's answer for r,
+ * rendered in the route's form and kept as it says (under the key
+ * keep_key gives), on whatever thread builds it (page_kept.c). */
+static int page_build(struct req *r, struct answer *a)
 {
 	struct page_view v = { .r = r, .kind = &page_kinds[r->kind], .format = r->format,
 			       .err = ERR_INIT, .redirect.to = BUF_INIT, .status = 200 };
-	unsigned lead;
 	json_t *m;
 	int rc;
 
-	if (serve_kept(&v, a, &lead))
-		return 0;
-	hold_build(r, lead, v.rep);
+	keep_key(&v);
 	v.gen = cache_gen(r->app->cache);
 	if (!(m = v.kind->build(&v)))
 		rc = refusal_answer(&v, a);
@@ -365,4 +334,17 @@ int page_serve(struct req *r, struct answer *a)
 	json_decref(m);
 	buf_release(&v.redirect.to);
 	return rc;
+}
+
+/* The one handler of the page kinds: the kept answer when there is one
+ * (fresh, or stale while it is rebuilt off the request path), else the
+ * builder's, built once however many ask for it (page_kept_serve); a
+ * page not kept is built here. */
+int page_serve(struct req *r, struct answer *a)
+{
+	struct page_view v = { .r = r, .kind = &page_kinds[r->kind], .format = r->format };
+
+	if (!keep_key(&v))
+		return page_build(r, a);
+	return page_kept_serve(r, a, v.key, v.rep, page_build, v.kind->visit);
 }

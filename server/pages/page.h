@@ -83,9 +83,12 @@ int page_card_hw_svg(struct req *r, struct answer *a);       /* /card/hw/<slug>.
 /* Rasterizes svg (taken: emptied here) and answers r with the PNG into a,
  * or 304 / 503 as page_card_run_png; kept in the cache under a key of the
  * PNG's tag, if no write happened since gen.  The request is suspended
- * while it is drawn, and answered when it resumes (r->resume). */
+ * while it is drawn, and answered when it resumes (r->resume); one
+ * drawing of a PNG at a time: a request for one being drawn is suspended
+ * until it is kept, then again(r, a) (its route's handler) answers it. */
 struct buf;
-int page_card_png_of(struct req *r, struct buf *svg, uint64_t gen, struct answer *a);
+int page_card_png_of(struct req *r, struct buf *svg, uint64_t gen,
+		     int (*again)(struct req *, struct answer *), struct answer *a);
 
 /* page_wellknown.c */
 int page_robots(struct req *r, struct answer *a);       /* /robots.txt */
@@ -164,6 +167,13 @@ int export_snapshot(struct db *db, const char *dir, char *name, size_t namelen,
  * page's path, with r's query kept, to to and returns 1; else 0 (the page
  * answers, or its 404). */
 int page_search_moved(struct req *r, enum page_arg what, struct buf *to);
+struct dbconn;
+/* The names of kind ("model" or "hw") a search for q finds in suite, as
+ * /search ranks them, at most max: a new array of {slug, name, runs}
+ * (empty for a q without a letter or digit); NULL when the database did
+ * not answer.  (The picker's candidates for what it cannot open.) */
+json_t *page_search_names(struct req *r, struct dbconn *c, const char *suite, const char *q,
+			  const char *kind, size_t max);
 /* The same as the 301 of page view v (page_view_redirect). */
 int page_search_canonical(struct page_view *v, enum page_arg what);
 /* page_model_hw.c: the two slugs of a model-on-hardware path (its .json
@@ -245,6 +255,50 @@ void page_describe(struct buf *d, const char *name, const json_t *m);
  * r->kind in r->format (kept as the builder allows), its refusal, or its
  * redirect. */
 int page_serve(struct req *r, struct answer *a);
+
+/* page_examples.c: what a "Not found" page offers instead: {run, model,
+ * hw, model_hw} (each {href, name}, each a page that exists, never r's own
+ * address; missing when none), "any", and search {href, q} for the name r
+ * asked for when it reads as one.  A new reference; NULL out of memory. */
+json_t *page_examples(struct req *r);
+extern const char *const page_examples_sql[];
+
+/* page_kept.c: the response cache's answers with no request waiting for
+ * a build. */
+/* Fills a with r's answer on whatever thread builds it: r may be a
+ * copy with no connection (http_req_copy); a leads r's flight already
+ * (answer_lead), and the answer is kept as the builder says
+ * (answer_keep).  0, or -1 with a->err. */
+typedef int (*page_build_answer_fn)(struct req *r, struct answer *a);
+/* What a serving of a kept copy with a note does besides reading
+ * (kinds.h .visit). */
+typedef void (*page_visit_fn)(struct req *r, const char *note);
+/* The 503 when the build pool's queue is full. */
+#define MSG_BUILDS_BUSY "Too many pages are being built at once; try again in a moment."
+/* Answers r with what the cache keeps as (key, rep) and never waits on a
+ * serving thread: a fresh copy at once; a stale one (http/cache.h) at
+ * once too, its rebuild queued on the build pool (http/builds.h) from a
+ * copy of r when no build of it is under way; nothing kept: r is
+ * suspended while build runs on the pool (one build however many ask,
+ * the others suspended until it lands).  One client holds at most
+ * BUILDS_PER_HOLDER of the pool's threads; its other builds wait in the
+ * queue.  visit (NULL: none) is called on each serving of a kept copy
+ * that carries a note.  503 with Retry-After when the queue is full.
+ * Without a connection or a pool, builds on this thread. */
+int page_kept_serve(struct req *r, struct answer *a, const char *key, enum cache_rep rep,
+		    page_build_answer_fn build, page_visit_fn visit);
+
+/* For a handler that builds (id, rep) its own way (a card drawn on the
+ * raster pool): 0 with *k the kept copy (fresh, or stale while another
+ * builds it), or with *k NULL and *lead the caller's flight (0: build
+ * without one), which its answer must land (answer_lead, or
+ * cache_put_led and cache_land); or 1 with a "later" answer: r is
+ * suspended until another's build of it lands, then again(r, a)
+ * answers it.  Without a connection, or with r->job taken, it waits on
+ * this thread instead. */
+int page_kept_look(struct req *r, struct answer *a, const char *key, enum cache_rep rep,
+		   int (*again)(struct req *r, struct answer *a), struct http_kept **k,
+		   unsigned *lead);
 
 /* Renders the error page (status, one sentence) for people into a; the
  * router hands it to the HTTP layer's responder as data. */

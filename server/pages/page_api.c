@@ -148,18 +148,33 @@ static json_t *auth_of(json_t *spec, json_t *op)
 	return out;
 }
 
+/* The first paragraph of a description's blocks, taken out of them (the
+ * page shows it; the rest is folded with the reference); null when the
+ * blocks do not start with one. */
+static json_t *lead_of(json_t *blocks)
+{
+	json_t *first = json_array_get(blocks, 0), *p = json_object_get(first, "p");
+
+	if (!json_is_string(p))
+		return json_null();
+	json_incref(p);
+	json_array_remove(blocks, 0);
+	return p;
+}
+
 static json_t *operation_of(json_t *spec, const char *path, const char *method, json_t *op)
 {
+	json_t *blocks = blocks_of(str_of(op, "description")), *lead = lead_of(blocks);
 	char upper[16];
 	size_t i;
 
 	for (i = 0; method[i] && i < sizeof upper - 1; i++)
 		upper[i] = (char)(method[i] >= 'a' && method[i] <= 'z' ? method[i] - 32 : method[i]);
 	upper[i] = '\0';
-	return json_pack("{s:s, s:s, s:s, s:s, s:o, s:o, s:b, s:o, s:o, s:b, s:o}",
+	return json_pack("{s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:b, s:o, s:o, s:b, s:o}",
 			 "id", str_of(op, "operationId"), "method", upper, "path", path,
-			 "summary", str_of(op, "summary"),
-			 "blocks", blocks_of(str_of(op, "description")),
+			 "summary", str_of(op, "summary"), "lead", lead,
+			 "blocks", blocks,
 			 "params", params_of(spec, op),
 			 "has_params", json_array_size(json_object_get(op, "parameters")) > 0,
 			 "body", body_of(op), "auth", auth_of(spec, op),
@@ -183,8 +198,8 @@ static json_t *group_of(json_t *spec, json_t *tag)
 				json_array_append_new(ops, operation_of(spec, path, method, op));
 		}
 	}
-	return json_pack("{s:s, s:s, s:o}", "tag", want, "description", str_of(tag, "description"),
-			 "ops", ops);
+	return json_pack("{s:s, s:s, s:I, s:o}", "tag", want, "description", str_of(tag, "description"),
+			 "count", (json_int_t)json_array_size(ops), "ops", ops);
 }
 
 /* The error codes of the Error schema, with its description. */

@@ -142,30 +142,38 @@ static int from_db(struct req *r, const struct badge_kind *k, uint64_t gen, stru
 	return rc;
 }
 
+/* page_build_answer_fn of each form: the badge from the database, kept
+ * (found or not); the generation is taken before the read so a
+ * concurrent commit drops what it puts. */
+static int build_svg(struct req *r, struct answer *a)
+{
+	return from_db(r, &kind_svg, cache_gen(r->app->cache), a);
+}
+
+static int build_json(struct req *r, struct answer *a)
+{
+	return from_db(r, &kind_json, cache_gen(r->app->cache), a);
+}
+
 /* Both routes: a malformed id is a 404 badge at once (no SQL, nothing
- * cached for it); then the cache; then the database.  The generation is
- * taken before the read so a concurrent commit drops what we put. */
-static int serve(struct req *r, const struct badge_kind *k, struct answer *a)
+ * cached for it); then the cache; then the database, one build of a
+ * missing badge however many ask for it at once (page_kept_serve). */
+static int serve(struct req *r, const struct badge_kind *k, page_build_answer_fn build,
+		 struct answer *a)
 {
 	static const struct badge_in missing = { BADGE_NOT_FOUND, 0, NULL, NULL, 0 };
-	struct cache *c = r->app->cache;
-	struct http_kept *kept;
-	uint64_t gen;
 
 	if (!run_id_valid(r->arg))
 		return badge_answer(r, k, &missing, 0, 0, CACHE_NO_TAGS, a);
-	gen = cache_gen(c);
-	if ((kept = cache_get(c, r->arg, k->rep)))
-		return answer_kept(a, kept);
-	return from_db(r, k, gen, a);
+	return page_kept_serve(r, a, r->arg, k->rep, build, NULL);
 }
 
 int page_badge_svg(struct req *r, struct answer *a)
 {
-	return serve(r, &kind_svg, a);
+	return serve(r, &kind_svg, build_svg, a);
 }
 
 int page_badge_json(struct req *r, struct answer *a)
 {
-	return serve(r, &kind_json, a);
+	return serve(r, &kind_json, build_json, a);
 }

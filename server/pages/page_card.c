@@ -43,6 +43,7 @@ struct card_job {
 	struct req *r;
 	struct buf svg;
 	uint64_t gen;            /* the cache's generation before the read */
+	unsigned lead;           /* the flight of its PNG it leads (0: none) */
 	char etag[40];
 	char key[CACHE_ID_MAX + 1];  /* kept in the cache under this id */
 };
@@ -114,22 +115,17 @@ static int fail(unsigned status, const struct buf *svg, struct answer *a)
 	return buf_error(svg) ? err_nomem(&a->err) : err_unavailable(&a->err, MSG_DB_DOWN);
 }
 
-/* See card.h. */
-int page_card_run_svg(struct req *r, struct answer *a)
+/* page_build_answer_fn of the run card's SVG: drawn from the database,
+ * kept (the generation taken before the read). */
+static int build_run_svg(struct req *r, struct answer *a)
 {
 	struct http_opts o = { .cache_control = CC_BADGE };
 	struct cache *c = r->app->cache;
 	struct buf svg = BUF_INIT;
-	struct http_kept *k;
+	uint64_t gen = cache_gen(c);
 	unsigned status;
-	uint64_t gen;
 	int rc;
 
-	if (!run_id_valid(r->arg))
-		return err_set(&a->err, 404, "not_found", NULL, "%s", MSG_NO_RUN);
-	gen = cache_gen(c);
-	if ((k = cache_get(c, r->arg, REP_CARD_SVG)))
-		return answer_kept(a, k);
 	if ((status = draw_run(r, &svg))) {
 		rc = fail(status, &svg, a);
 		buf_release(&svg);
@@ -139,11 +135,22 @@ int page_card_run_svg(struct req *r, struct answer *a)
 	return answer_buf(a, 200, CT_SVG, &svg, &o);
 }
 
-/* Frees a card_job (r->job_free): the SVG, the PNG and the job. */
+/* See card.h: one build of a missing SVG however many ask at once. */
+int page_card_run_svg(struct req *r, struct answer *a)
+{
+	if (!run_id_valid(r->arg))
+		return err_set(&a->err, 404, "not_found", NULL, "%s", MSG_NO_RUN);
+	return page_kept_serve(r, a, r->arg, REP_CARD_SVG, build_run_svg, NULL);
+}
+
+/* Frees a card_job (r->job_free): the SVG, the PNG and the job (its
+ * flight landed, when it still leads one). */
 static void job_free(void *p)
 {
 	struct card_job *j = p;
 
+	if (j->lead && j->r)
+		cache_land(j->r->app->cache, j->lead);
 	buf_release(&j->rj.png);
 	buf_release(&j->svg);
 	free(j);
@@ -173,8 +180,12 @@ static void job_done(struct raster_job *rj)
 static int finish(struct req *r, struct answer *a)
 {
 	struct card_job *j = r->job;
+	struct cache *c = r->app->cache;
+	unsigned lead = j->lead;
 	struct http_kept *k;
 
+	j->lead = 0;
+	answer_lead(a, c, lead);      /* a refusal lands the flight when it is sent */
 	if (j->rj.status != RASTER_OK) {
 		if (j->rj.status == RASTER_FAILED)
 			log_error("card %s: %s %s", r->arg, RASTER_PROGRAM, j->rj.err.message);
@@ -183,7 +194,9 @@ static int finish(struct req *r, struct answer *a)
 	}
 	if (!(k = http_kept_build(200, CT_PNG, j->rj.png.buf, j->rj.png.len, CC_BADGE, j->etag)))
 		return err_nomem(&a->err);
-	cache_put(r->app->cache, j->key, REP_CARD_PNG, j->gen, CACHE_NO_TAGS, http_kept_ref(k));
+	cache_put_led(c, lead, j->key, REP_CARD_PNG, j->gen, CACHE_NO_TAGS, http_kept_ref(k));
+	answer_lead(a, c, 0);
+	cache_land(c, lead);          /* kept: its waiters look again */
 	return answer_kept(a, k);
 }
 
@@ -205,13 +218,17 @@ static void png_etag(struct raster *rs, const struct buf *svg, char out[40])
  * freed with it, or here): 503 without a rasterizer, 304 when
  * If-None-Match holds the PNG's tag; with key NULL, the PNG kept under a
  * key of that tag (a page's card: the same drawing is the same PNG,
- * whatever was written since), else under key.  The request is suspended
- * while it is drawn (finish answers). */
-static int png_start(struct req *r, struct card_job *j, const char *key, struct answer *a)
+ * whatever was written since), else under key (j->lead: the flight of it
+ * the caller leads).  The request is suspended while it is drawn (finish
+ * answers), or while another request's drawing of the same key is under
+ * way (then again(r, a) answers it). */
+static int png_start(struct req *r, struct card_job *j, const char *key,
+		     int (*again)(struct req *, struct answer *), struct answer *a)
 {
 	struct http_kept *k;
 	int rc;
 
+	j->r = r;
 	if (!raster_version(r->app->raster)) {   /* after the read: an unknown run is 404 */
 		r->retry_after = RETRY_OFF;
 		rc = err_unavailable(&a->err, MSG_NO_RASTER);
@@ -226,12 +243,12 @@ static int png_start(struct req *r, struct card_job *j, const char *key, struct 
 		snprintf(j->key, sizeof j->key, "%s", key);
 	else {
 		snprintf(j->key, sizeof j->key, "P%.32s", j->etag + 1);
-		if ((k = cache_get(r->app->cache, j->key, REP_CARD_PNG))) {
-			rc = answer_kept(a, k);
+		/* One drawing of a PNG however many ask for it at once. */
+		if ((rc = page_kept_look(r, a, j->key, REP_CARD_PNG, again, &k, &j->lead)) || k) {
+			rc = rc ? 0 : answer_kept(a, k);
 			goto out;
 		}
 	}
-	j->r = r;
 	j->rj.svg = j->svg.buf;
 	j->rj.len = j->svg.len;
 	j->rj.queued = job_queued;
@@ -276,23 +293,33 @@ int page_card_run_png(struct req *r, struct answer *a)
 	uint64_t gen;
 	int rc;
 
+	unsigned lead;
+
 	if (!run_id_valid(r->arg))
 		return err_set(&a->err, 404, "not_found", NULL, "%s", MSG_NO_RUN);
 	gen = cache_gen(c);
-	if ((k = cache_get(c, r->arg, REP_CARD_PNG)))
+	/* One drawing of a missing card however many ask for it at once. */
+	if ((rc = page_kept_look(r, a, r->arg, REP_CARD_PNG, page_card_run_png, &k, &lead)))
+		return 0;
+	if (k)
 		return answer_kept(a, k);
-	if (!(j = job_new(gen)))
+	if (!(j = job_new(gen))) {
+		cache_land(c, lead);
 		return err_nomem(&a->err);
+	}
+	j->r = r;
+	j->lead = lead;
 	if ((status = draw_run(r, &j->svg))) {
 		rc = fail(status, &j->svg, a);
 		job_free(j);
 		return rc;
 	}
-	return png_start(r, j, r->arg, a);
+	return png_start(r, j, r->arg, page_card_run_png, a);
 }
 
 /* See card.h. */
-int page_card_png_of(struct req *r, struct buf *svg, uint64_t gen, struct answer *a)
+int page_card_png_of(struct req *r, struct buf *svg, uint64_t gen,
+		     int (*again)(struct req *, struct answer *), struct answer *a)
 {
 	struct card_job *j;
 
@@ -302,7 +329,7 @@ int page_card_png_of(struct req *r, struct buf *svg, uint64_t gen, struct answer
 	}
 	j->svg = *svg;
 	buf_init(svg);
-	return png_start(r, j, NULL, a);
+	return png_start(r, j, NULL, again, a);
 }
 
 /* ---- the cards of model and hardware pages ---- */
@@ -331,7 +358,7 @@ static const struct kind model_kind = {
 	"GROUP BY hw_slug ORDER BY 2 DESC, hw_slug LIMIT " CARD_ROWS_MAX_STR,
 	"SELECT coalesce(sum(t_runs), 0), count(DISTINCT hw_slug) FROM combos "
 	"WHERE suite_version = ?1 AND model_slug = ?2 AND t_runs > 0",
-	"machine", "machines", 1,
+	"kind of hardware", "kinds of hardware", 1,
 	"No run names this model; its page is /m/<slug> with the slug of a model that was measured.",
 };
 
@@ -461,7 +488,8 @@ static int svg_answer(struct req *r, const struct kind *k, struct answer *a)
 }
 
 /* The PNG of k's card, kept in the cache by what it shows. */
-static int png_answer(struct req *r, const struct kind *k, struct answer *a)
+static int png_answer(struct req *r, const struct kind *k,
+		      int (*again)(struct req *, struct answer *), struct answer *a)
 {
 	struct buf svg = BUF_INIT;
 	uint64_t gen;
@@ -470,11 +498,11 @@ static int png_answer(struct req *r, const struct kind *k, struct answer *a)
 		buf_release(&svg);
 		return -1;
 	}
-	return page_card_png_of(r, &svg, gen, a);
+	return page_card_png_of(r, &svg, gen, again, a);
 }
 
 /* See card.h. */
-int page_card_model_png(struct req *r, struct answer *a) { return png_answer(r, &model_kind, a); }
+int page_card_model_png(struct req *r, struct answer *a) { return png_answer(r, &model_kind, page_card_model_png, a); }
 int page_card_model_svg(struct req *r, struct answer *a) { return svg_answer(r, &model_kind, a); }
-int page_card_hw_png(struct req *r, struct answer *a) { return png_answer(r, &hw_kind, a); }
+int page_card_hw_png(struct req *r, struct answer *a) { return png_answer(r, &hw_kind, page_card_hw_png, a); }
 int page_card_hw_svg(struct req *r, struct answer *a) { return svg_answer(r, &hw_kind, a); }

@@ -96,20 +96,6 @@ struct ipage {
 	int has_cursor;
 };
 
-/* "96.0–104.2": a combination's 25th to 75th percentile. */
-static json_t *spread_text(const json_t *t)
-{
-	struct buf b = BUF_INIT;
-	json_t *s;
-
-	numfmt_fig(&b, json_number_value(json_object_get(t, "p25_decode_tok_s")));
-	buf_puts(&b, "\xe2\x80\x93");
-	numfmt_fig(&b, json_number_value(json_object_get(t, "p75_decode_tok_s")));
-	s = buf_error(&b) ? NULL : json_string(b.buf);
-	buf_release(&b);
-	return s;
-}
-
 /* ?sort= into p->sort (the one parser, browse_take_order); -1 with a 400
  * when unknown. */
 static int take_sort(struct ipage *p)
@@ -215,7 +201,7 @@ static json_t *catalog_row(struct ipage *p, sqlite3_stmt *st)
 			"median", has ? browse_fig(json_number_value(json_object_get(t, "median_decode_tok_s")))
 				      : json_string(""),
 			"spread", has && json_is_number(json_object_get(t, "p25_decode_tok_s"))
-				? spread_text(t) : json_string(""),
+				? combos_spread_text(t) : json_string(""),
 			"best", best && bd >= 0 ? browse_fig(bd) : json_string("")));
 	/* The old name of the best figure, kept for the CSV twin and scripts. */
 	if (o)

@@ -13,6 +13,7 @@
 #include "app.h"
 #include "domain/changes.h"
 #include "ingest/validate.h"
+#include "pages/browse.h"
 #include "render/html.h"
 #include "store/versions.h"
 #include "util/buf.h"
@@ -24,8 +25,8 @@
 
 /* The rule, as /changes and /methodology state it. */
 #define CHANGES_RULE "A change is reported when two consecutive versions of a backend, each " \
-	"measured by at least 5 signing keys on the same weights and hardware, differ by the " \
-	"two-sided Mann-Whitney U test over one value per key (the key's own median decode) " \
+	"measured by at least 5 submitters on the same weights and hardware, differ by the " \
+	"two-sided Mann-Whitney U test over one value per submitter (their own median decode) " \
 	"at p < 0.01. Versions are ordered as each backend numbers them: llama.cpp by build " \
 	"(b6200), the others by PEP 440 (semantic versions, rc before the release)."
 
@@ -48,8 +49,9 @@ static int filters(struct req *r, const char **backend, const char **hw, struct 
 	return 0;
 }
 
-/* "llama.cpp b6200 is 12% faster than b6123 on RTX 4090 with
- * Qwen2.5-7B-Instruct Q4_K_M (9 vs 14 submitters)": plain text. */
+/* "llama.cpp b6200 is 12.4% faster than b6123 on RTX 4090 with
+ * Qwen2.5-7B-Instruct Q4_K_M (9 vs 14 submitters)": plain text, the
+ * change rounded as the page's column rounds it (change_text). */
 static void sentence(struct buf *b, const json_t *c)
 {
 	double pct = json_number_value(json_object_get(c, "change_pct"));
@@ -57,7 +59,7 @@ static void sentence(struct buf *b, const json_t *c)
 
 	buf_printf(b, "%s %s is ", json_string_value(json_object_get(c, "backend")),
 		   json_string_value(json_object_get(c, "to_version")));
-	numfmt_fixed(b, fabs(pct), fabs(pct) < 10 ? 1 : 0);
+	numfmt_fixed(b, fabs(pct), 1);
 	buf_printf(b, "%% %s than %s on %s with %s%s%s (",
 		   pct >= 0 ? "faster" : "slower",
 		   json_string_value(json_object_get(c, "from_version")),
@@ -103,6 +105,106 @@ static int decorate(json_t *a)
 	return 0;
 }
 
+/* A test's p as a page writes it: "p < 0.001" below a thousandth, else
+ * two significant digits ("p = 0.0042"). */
+static void p_text(struct buf *b, double p)
+{
+	if (!(p >= 0.001))
+		buf_puts(b, "p < 0.001");
+	else
+		buf_printf(b, "p = %.2g", p);
+}
+
+/* The page's words for change c, as "text": {"change" "+18.8%" (one
+ * decimal, as the sentence), "from" and "to" (the medians, numfmt_fig),
+ * "from_keys" and "to_keys" ("8 submitters"), "p" (p_text)}; -1 when out
+ * of memory. */
+static int change_text(json_t *c)
+{
+	struct buf b[6] = { BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT };
+	double pct = json_number_value(json_object_get(c, "change_pct"));
+	int rc = -1, i;
+
+	buf_puts(&b[0], pct > 0 ? "+" : pct < 0 ? "\xe2\x88\x92" : "");
+	numfmt_fixed(&b[0], fabs(pct), 1);
+	buf_puts(&b[0], "%");
+	numfmt_fig(&b[1], json_number_value(json_object_get(c, "from_median_tok_s")));
+	numfmt_fig(&b[2], json_number_value(json_object_get(c, "to_median_tok_s")));
+	numfmt_count(&b[3], json_integer_value(json_object_get(c, "from_keys")), "submitter", "submitters");
+	numfmt_count(&b[4], json_integer_value(json_object_get(c, "to_keys")), "submitter", "submitters");
+	p_text(&b[5], json_number_value(json_object_get(json_object_get(c, "statistic"), "p")));
+	for (i = 0; i < 6 && !buf_error(&b[i]); i++)
+		;
+	if (i == 6 && json_object_set_new(c, "text", json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}",
+			"change", b[0].buf, "from", b[1].buf, "to", b[2].buf,
+			"from_keys", b[3].buf, "to_keys", b[4].buf, "p", b[5].buf)) == 0)
+		rc = 0;
+	for (i = 0; i < 6; i++)
+		buf_release(&b[i]);
+	return rc;
+}
+
+/* Adds name (a string member of each change of a) to the sorted, distinct
+ * choices of out, as {"value", "name" (label_key's, else the value),
+ * "selected"}; sel is the filter's current value, kept as a choice even
+ * when no change has it. */
+static void add_choices(json_t *out, const json_t *a, const char *name, const char *label_key,
+			const char *sel)
+{
+	const json_t *c;
+	size_t i, j;
+	int seen = 0;
+
+	json_array_foreach(a, i, c) {
+		const char *v = json_string_value(json_object_get(c, name));
+		const char *l = label_key ? json_string_value(json_object_get(c, label_key)) : NULL;
+		const json_t *o;
+		int dup = 0;
+
+		if (!v)
+			continue;
+		json_array_foreach(out, j, o)
+			dup |= !strcmp(json_string_value(json_object_get(o, "value")), v);
+		if (dup)
+			continue;
+		seen |= sel && !strcmp(sel, v);
+		json_array_append_new(out, json_pack("{s:s, s:s, s:b}", "value", v, "name", l ? l : v,
+						     "selected", sel && !strcmp(sel, v)));
+	}
+	if (sel && !seen)
+		json_array_append_new(out, json_pack("{s:s, s:s, s:b}", "value", sel, "name", sel, "selected", 1));
+	browse_sort_by_name(out);
+}
+
+/* The page's filter choices into m: "backend_choices" (every backend a
+ * change names, else the known ones) and "hw_choices", from the newest
+ * CHANGES_SHOWN changes of every backend and hardware (all, a second read
+ * only when a filter narrowed m's list); 0, or -1 without the database. */
+static int choices(struct dbconn *c, json_t *m, const char *backend, const char *hw)
+{
+	json_t *all = json_object_get(m, "changes"), *bes = json_array(), *hws = json_array();
+	const char *const *k;
+	int own = 0;
+
+	if ((backend || hw) &&
+	    versions_changes(c, VALIDATE_SUITE, NULL, NULL, CHANGES_SHOWN, &all) != DB_OK) {
+		json_decref(bes);
+		json_decref(hws);
+		return -1;
+	}
+	own = backend || hw;
+	add_choices(bes, all, "backend", NULL, backend);
+	if (!json_array_size(bes))
+		for (k = validate_backends; *k; k++)
+			json_array_append_new(bes, json_pack("{s:s, s:s, s:b}", "value", *k, "name", *k, "selected", 0));
+	add_choices(hws, all, "hw_slug", "hw_name", hw);
+	if (own)
+		json_decref(all);
+	json_object_set_new(m, "backend_choices", bes);
+	json_object_set_new(m, "hw_choices", hws);
+	return 0;
+}
+
 /* The view model of the list, or NULL with e set. */
 static json_t *changes_model(struct req *r, struct err *e)
 {
@@ -135,7 +237,28 @@ static json_t *changes_model(struct req *r, struct err *e)
  * bad filter, a 503 without the database. */
 json_t *page_changes_view(struct page_view *v)
 {
-	return changes_model(v->r, &v->err);
+	json_t *m = changes_model(v->r, &v->err), *c;
+	const char *backend, *hw;
+	struct dbconn *db;
+	size_t i;
+
+	if (!m || v->format != HTTP_FMT_HTML)
+		return m;
+	json_array_foreach(json_object_get(m, "changes"), i, c)
+		if (change_text(c) < 0)
+			goto nomem;
+	backend = json_string_value(json_object_get(json_object_get(m, "filters"), "backend"));
+	hw = json_string_value(json_object_get(json_object_get(m, "filters"), "hw"));
+	if (!(db = db_reader(v->r->app->db)) || choices(db, m, backend, hw) < 0) {
+		json_decref(m);
+		err_unavailable(&v->err, MSG_DB_DOWN);
+		return NULL;
+	}
+	return m;
+nomem:
+	json_decref(m);
+	err_unavailable(&v->err, MSG_NOMEM);
+	return NULL;
 }
 
 /* <name>text</name>, escaped for XML. */

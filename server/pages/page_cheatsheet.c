@@ -340,10 +340,42 @@ static double entry_decode(const json_t *e)
 	return json_number_value(v ? v : json_object_get(e, "best_decode_tok_s"));
 }
 
+/* Says on each entry of a cell's entries whose backend has another entry
+ * there why it has two lines ("twice"): "another quantization" when their
+ * quantizations differ, else "another weights file <digest12>". */
+static void explain_twice(json_t *entries)
+{
+	json_t *e, *k;
+	size_t i, j;
+
+	json_array_foreach(entries, i, e) {
+		const char *be = json_string_value(json_object_get(e, "backend"));
+		const char *q = json_string_value(json_object_get(e, "quantization"));
+		const char *d = json_string_value(json_object_get(e, "digest"));
+		int twin = 0, same_quant = 0;
+
+		json_array_foreach(entries, j, k) {
+			const char *kq = json_string_value(json_object_get(k, "quantization"));
+
+			if (j == i || strcmp(be, json_string_value(json_object_get(k, "backend"))))
+				continue;
+			twin = 1;
+			same_quant |= q && kq ? !strcmp(q, kq) : !q && !kq;
+		}
+		if (!twin)
+			continue;
+		if (same_quant && d && strlen(d) > 19)
+			json_object_set_new(e, "twice", json_sprintf("another weights file %.12s", d + 7));
+		else
+			json_object_set_new(e, "twice", json_string(same_quant ? "another weights file" : "another quantization"));
+	}
+}
+
 /* A copy of cell c for the page: its hardware's name (each phone card's
- * label) and, when it holds two entries or more, "fastest" on the one with
- * the highest figure (the first of equals) among those that may lead (a
- * confirmed combination's). */
+ * label), why a backend has two lines (explain_twice) and, when it holds
+ * two entries or more, "fastest" on the one with the highest figure (the
+ * first of equals) among those that may lead (a confirmed
+ * combination's). */
 static json_t *page_cell(const json_t *c, const json_t *h)
 {
 	json_t *o = json_deep_copy(c), *e, *best = NULL;
@@ -352,6 +384,7 @@ static json_t *page_cell(const json_t *c, const json_t *h)
 	if (!o)
 		return NULL;
 	json_object_set(o, "hw_name", json_object_get(h, "name"));
+	explain_twice(json_object_get(o, "entries"));
 	json_array_foreach(json_object_get(o, "entries"), i, e)
 		if (combos_may_lead(e) && (!best || entry_decode(e) > entry_decode(best)))
 			best = e;

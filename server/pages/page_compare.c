@@ -76,15 +76,42 @@ static const struct figure figures[] = {
 };
 #define W5_FIRST 8
 
+/* Every r= of the query joined by commas (the chooser's checkboxes send
+ * one each: ?r=<id>&r=<id>); "too long" once past R_MAX. */
+struct ids_in {
+	char v[R_MAX + 2];
+	size_t len;
+	int over;
+};
+
+static void ids_one(void *ctx, const char *key, const char *value)
+{
+	struct ids_in *in = ctx;
+	size_t n = value ? strlen(value) : 0;
+
+	if (strcmp(key, "r") || !n || in->over)
+		return;
+	if (in->len + (in->len > 0) + n > R_MAX) {
+		in->over = 1;
+		return;
+	}
+	if (in->len)
+		in->v[in->len++] = ',';
+	memcpy(in->v + in->len, value, n + 1);
+	in->len += n;
+}
+
 /* Splits ?r= into the run ids; -1 with a 400 naming what to fix. */
 static int take_ids(struct compare *c)
 {
-	const char *v = http_query(c->b.r, "r"), *p;
+	struct ids_in in = { .len = 0 };
+	const char *v = in.v, *p;
 	size_t len;
 
-	if (!v || !*v)
+	http_query_each(c->b.r, ids_one, &in);
+	if (!in.len && !in.over)
 		return browse_error(&c->b, 400, "Name the runs to compare as ?r=<id>,<id>, two to four run ids separated by commas.");
-	if (strlen(v) > R_MAX)
+	if (in.over)
 		return browse_error(&c->b, 400, "The r= argument holds at most %d run ids separated by commas.", MAX_RUNS);
 	for (p = v; *p; p += len + (p[len] == ',')) {
 		len = strcspn(p, ",");
@@ -100,7 +127,7 @@ static int take_ids(struct compare *c)
 	}
 	return 0;
 bad:
-	return browse_error(&c->b, 400, "The r= argument must be run ids like r_y2_5y8oo97d separated by commas.");
+	return browse_error(&c->b, 400, "The r= argument must be run ids (r_ and 11 letters, digits, _ or -) separated by commas.");
 }
 
 /* Column i as text, "" when NULL. */
@@ -185,7 +212,7 @@ static void base_label(const struct compare *c, size_t k, const struct differ *d
 	size_t at, len;
 
 	if (d->models)
-		textcut(b, member(row, "model", "name"), 28);
+		buf_puts(b, member(row, "model", "name"));   /* whole: the legend wraps */
 	else if (d->digests && d->quants && member(row, "model", "quantization"))
 		buf_puts(b, member(row, "model", "quantization"));
 	else if (d->digests)
@@ -539,13 +566,34 @@ static json_t *picker(struct compare *c)
 			 "same_model", other_hw, "same_hw", other_be);
 }
 
+/* Marks "best" on the run (or the runs, when tied) with the highest W1
+ * decode, the site's headline figure, when the runs differ in it: the
+ * one word the runs table carries (each figure row's best cell is only
+ * set in bold). */
+static void mark_best_runs(struct compare *c)
+{
+	double v[MAX_RUNS], best;
+	size_t k;
+	int mark;
+
+	for (k = 0; k < c->n; k++)
+		v[k] = value_of(c, k, "chat-short", "decode_tok_s");
+	mark = best_of(v, c->n, 0, &best);
+	for (k = 0; k < c->n; k++)
+		json_object_set_new(c->run[k].row, "best", json_boolean(mark && v[k] == best));
+}
+
 /* The view model of /compare, or NULL with c->b's failure set. */
 static json_t *compare_model(struct compare *c, struct req *r)
 {
 	json_t *m, *runs;
 	size_t k;
 
-	if (browse_begin(&c->b, r) < 0 || over_rate(c) || take_ids(c) < 0)
+	if (browse_begin(&c->b, r) < 0 || over_rate(c))
+		return NULL;
+	if (!http_query(r, "r") && !c->b.csv)
+		return page_compare_choose(&c->b);
+	if (take_ids(c) < 0)
 		return NULL;
 	for (k = 0; k < c->n; k++)
 		if (load_run(c, k) < 0)
@@ -568,6 +616,7 @@ static json_t *compare_model(struct compare *c, struct req *r)
 		return json_pack("{s:s, s:o, s:o, s:o, s:b, s:b}", "title", "Compare with…", "runs", runs,
 				 "pick", pick, "warnings", json_array(), "has_warnings", 0, "single", 1);
 	}
+	mark_best_runs(c);
 	m = json_pack("{s:s, s:o, s:o, s:o, s:b}", "title", "Compare runs", "runs", runs,
 		      "warnings", warnings(c), "figures", figures_view(c), "single", 0);
 	if (m)

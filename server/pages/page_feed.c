@@ -213,7 +213,7 @@ static int slug_feed(struct req *r, const char *sql, const char *prefix,
 	struct feed f = { NULL, self, page, title, run_entry, 7 };
 
 	if (!slug_valid(r->arg))
-		return err_set(&a->err, 404, "not_found", NULL, "%s", "Feeds are named by slug: lowercase letters and digits joined by single hyphens, like /m/qwen2-5-7b.atom.");
+		return err_set(&a->err, 404, "not_found", NULL, "%s", "Feeds are named by slug: lowercase letters and digits joined by single hyphens, then .atom.");
 	if (!(f.st = stmt(r, sql)))
 		return err_unavailable(&a->err, MSG_DB_DOWN);
 	snprintf(self, sizeof self, "%s%s.atom", prefix, r->arg);

@@ -34,6 +34,7 @@
  * and editable through overhead_gb=. */
 #define FIT_OVERHEAD_GB 1.0
 #define FIT_RUNS      10    /* measured runs listed beside the ceiling */
+#define FIT_ARGS      10    /* the query arguments /fit reads */
 
 /* The hardware's display name, as search shows it. */
 static const char sql_hw_name[] = "SELECT name FROM search_names WHERE kind = 'hw' AND slug = ?1";
@@ -48,6 +49,10 @@ struct fit_in {
 	const struct ceiling_bits *f, *kv;
 	double memory_gb, peak_gb_s;      /* 0: unknown */
 	double sustained, context, batch, overhead_gb;
+	/* The arguments refused so far, read as absent (a page for people
+	 * shows the form with each one's sentence under its field). */
+	const char *skip[FIT_ARGS];
+	int nskip;
 };
 
 /* Why a query was refused: the argument, and a sentence naming the fix. */
@@ -112,12 +117,30 @@ static void id_list(const struct ceiling_ref *ref, enum fit_list list, char *out
 	buf_release(&b);
 }
 
-/* The query argument k, or def when absent or empty. */
-static const char *arg_or(struct req *r, const char *k, const char *def)
+/* 1 when argument k was refused and is read as absent. */
+static int skipped(const struct fit_in *in, const char *k)
 {
-	const char *v = http_query(r, k);
+	int i;
+
+	for (i = 0; i < in->nskip; i++)
+		if (!strcmp(in->skip[i], k))
+			return 1;
+	return 0;
+}
+
+/* The query argument k, or def when absent, empty or refused. */
+static const char *arg_or(struct req *r, const struct fit_in *in, const char *k, const char *def)
+{
+	const char *v = skipped(in, k) ? NULL : http_query(r, k);
 
 	return v && *v ? v : def;
+}
+
+/* page_fit_number, with a refused argument read as absent. */
+static int number(struct req *r, const struct fit_in *in, const char *name, double lo,
+		  double hi, int whole, double *out)
+{
+	return skipped(in, name) ? 0 : page_fit_number(r, name, lo, hi, whole, out);
 }
 
 /* The choices: hardware, model, weight format, KV type.  0, or -1 with e
@@ -129,21 +152,21 @@ static int parse_choices(struct req *r, struct fit_in *in, struct err *e)
 
 	/* Any spelling the resolver knows names a reference entry:
 	 * hw=NVIDIA GeForce RTX 4090, model=llama3.1:8b. */
-	in->hw_slug = arg_or(r, "hw", NULL);
+	in->hw_slug = arg_or(r, in, "hw", NULL);
 	if (in->hw_slug && !(in->hw = ceiling_hw(ref, in->hw_slug)) &&
 	    (in->hw = resolve_hw_name(ref, in->hw_slug)))
 		in->hw_slug = in->hw->slug;
 	if (in->hw_slug && !in->hw && !slug_valid(in->hw_slug))
 		return refuse(e, "hw", "The hw= argument must be a hardware slug such as m3-ultra or a hardware name the reference data knows, or empty to type memory and bandwidth.", NULL);
-	if (!(in->m = ceiling_model_by_slug(ref, arg_or(r, "model", FIT_MODEL)))) {
+	if (!(in->m = ceiling_model_by_slug(ref, arg_or(r, in, "model", FIT_MODEL)))) {
 		id_list(ref, L_MODEL, list, sizeof list);
 		return refuse(e, "model", "The model= argument must be one of: ", list);
 	}
-	if (!(in->f = ceiling_format(ref, arg_or(r, "format", FIT_FORMAT)))) {
+	if (!(in->f = ceiling_format(ref, arg_or(r, in, "format", FIT_FORMAT)))) {
 		id_list(ref, L_FORMAT, list, sizeof list);
 		return refuse(e, "format", "The format= argument must be one of: ", list);
 	}
-	if (!(in->kv = ceiling_kv(ref, arg_or(r, "kv", FIT_KV)))) {
+	if (!(in->kv = ceiling_kv(ref, arg_or(r, in, "kv", FIT_KV)))) {
 		id_list(ref, L_KV, list, sizeof list);
 		return refuse(e, "kv", "The kv= argument must be one of: ", list);
 	}
@@ -160,17 +183,17 @@ static int parse_figures(struct req *r, struct fit_in *in, struct err *e)
 	in->memory_gb = in->hw ? in->hw->memory_gb : 0;
 	in->peak_gb_s = in->hw ? in->hw->peak_gb_s : 0;
 	in->sustained = in->hw ? in->hw->sustained : FIT_SUSTAINED;
-	if (page_fit_number(r, "context", 1, 10000000, 1, &in->context) < 0)
+	if (number(r, in, "context", 1, 10000000, 1, &in->context) < 0)
 		return refuse(e, "context", "The context= argument must be a whole number of tokens from 1 to 10000000 (8K is 8192).", NULL);
-	if (page_fit_number(r, "batch", 1, 1024, 1, &in->batch) < 0)
+	if (number(r, in, "batch", 1, 1024, 1, &in->batch) < 0)
 		return refuse(e, "batch", "The batch= argument must be a whole number of streams from 1 to 1024.", NULL);
-	if (page_fit_number(r, "memory_gb", 0.001, 1e5, 0, &in->memory_gb) < 0)
+	if (number(r, in, "memory_gb", 0.001, 1e5, 0, &in->memory_gb) < 0)
 		return refuse(e, "memory_gb", "The memory_gb= argument must be the machine's memory in GB, a number above 0 and at most 100000, or empty.", NULL);
-	if (page_fit_number(r, "bandwidth_gb_s", 0.001, 1e5, 0, &in->peak_gb_s) < 0)
+	if (number(r, in, "bandwidth_gb_s", 0.001, 1e5, 0, &in->peak_gb_s) < 0)
 		return refuse(e, "bandwidth_gb_s", "The bandwidth_gb_s= argument must be the peak memory bandwidth in GB/s, a number above 0 and at most 100000, or empty.", NULL);
-	if (page_fit_number(r, "sustained", 0.01, 1, 0, &in->sustained) < 0)
+	if (number(r, in, "sustained", 0.01, 1, 0, &in->sustained) < 0)
 		return refuse(e, "sustained", "The sustained= argument must be the share of peak bandwidth decode reads at, a number above 0 and at most 1, such as 0.8.", NULL);
-	if (page_fit_number(r, "overhead_gb", 0, 1000, 0, &in->overhead_gb) < 0)
+	if (number(r, in, "overhead_gb", 0, 1000, 0, &in->overhead_gb) < 0)
 		return refuse(e, "overhead_gb", "The overhead_gb= argument must be the runtime overhead in GB, a number from 0 to 1000.", NULL);
 	return 0;
 }
@@ -392,20 +415,82 @@ static json_t *assumptions_json(const struct fit_in *in)
 		"units", "GB is 10^9 bytes, GB/s 10^9 bytes a second; K is 1,024 tokens.");
 }
 
+/* The inputs of r into in.  A page for people reads a refused argument
+ * as absent and goes on, with its sentence in *errors ({argument:
+ * sentence}, a new object: the form shows each under its field); JSON
+ * is refused at the first.  0, or -1 with e set. */
+static int parse(struct req *r, struct fit_in *in, json_t **errors, struct err *e)
+{
+	*errors = NULL;
+	for (;;) {
+		const char *skip[FIT_ARGS];
+		int nskip = in->nskip;
+
+		memcpy(skip, in->skip, sizeof skip);
+		memset(in, 0, sizeof *in);
+		memcpy(in->skip, skip, sizeof skip);
+		in->nskip = nskip;
+		if (parse_choices(r, in, e) == 0 && parse_figures(r, in, e) == 0)
+			return 0;
+		if (!r->html || e->status != 400 || !e->field[0] || in->nskip == FIT_ARGS ||
+		    skipped(in, e->field))
+			goto refused;
+		if (!*errors && !(*errors = json_object()))
+			goto refused;
+		if (!strcmp(e->field, "model") || !strcmp(e->field, "format") || !strcmp(e->field, "kv"))
+			/* A list's field: its entries are the choices, on the form. */
+			snprintf(e->message, sizeof e->message, "The %s= value \"%.200s\" is not one the calculator knows; choose one from the list.",
+				 e->field, http_query(r, e->field) ? http_query(r, e->field) : "");
+		json_object_set_new(*errors, e->field, json_string(e->message));
+		/* The field's name: a static string of the query's arguments. */
+		in->skip[in->nskip++] = json_object_iter_key(json_object_iter_at(*errors, e->field));
+		*e = (struct err)ERR_INIT;
+	}
+refused:
+	json_decref(*errors);
+	*errors = NULL;
+	return -1;
+}
+
+/* The text fields as the form shows them: what was typed where it was
+ * refused, else the inputs. */
+static json_t *values_json(struct req *r, const json_t *inputs, const json_t *errors)
+{
+	static const char *const k[] = { "memory_gb", "bandwidth_gb_s", "sustained", "overhead_gb",
+					 "context", "batch" };
+	const json_t *text = json_object_get(inputs, "text");
+	json_t *o = json_object();
+	size_t i;
+
+	for (i = 0; i < sizeof k / sizeof k[0]; i++) {
+		const char *typed = http_query(r, k[i]);
+
+		if (json_object_get(errors, k[i]) && typed)
+			json_object_set_new(o, k[i], json_string(typed));
+		else if (json_object_get(text, k[i]))
+			json_object_set(o, k[i], json_object_get(text, k[i]));
+		else
+			json_object_set(o, k[i], json_object_get(inputs, k[i]));
+	}
+	return o;
+}
+
 /* The view model of /fit, or NULL with e set (field NULL: no memory or
- * no database, a 503). */
-static json_t *fit_model(struct req *r, struct err *e)
+ * no database, a 503).  *status: 400 when a page for people shows the
+ * form with its refused arguments, else 200. */
+static json_t *fit_model(struct req *r, struct err *e, unsigned *status)
 {
 	const struct ceiling_ref *ref = r->app->ref;
 	struct fit_in in = { 0 };
-	json_t *m;
+	json_t *m, *errors;
 	int failed;
 
+	*status = 200;
 	if (!ref) {
 		err_unavailable(e, "The calculator's reference data is not loaded on this server; try again later.");
 		return NULL;
 	}
-	if (parse_choices(r, &in, e) < 0 || parse_figures(r, &in, e) < 0)
+	if (parse(r, &in, &errors, e) < 0)
 		return NULL;
 	m = json_pack("{s:s, s:o, s:o, s:o}", "title", "Will it fit?",
 		"inputs", inputs_json(&in), "result", result_json(&in),
@@ -420,8 +505,16 @@ static json_t *fit_model(struct req *r, struct err *e)
 		"active_params", in.m->active_params, "attention", in.m->pattern));
 	json_object_set_new(m, "runs", measured_runs(r, &in, &failed));
 	json_object_set_new(m, "has_runs", json_boolean(json_array_size(json_object_get(m, "runs")) > 0));
-	if (!failed)
+	if (errors) {
+		/* No answer to a question asked wrong: the form, to fix it. */
+		json_object_del(m, "result");
+		*status = 400;
+	} else if (!failed) {
 		json_object_set_new(m, "prediction", prediction(r, &in, m, &failed));
+	}
+	json_object_set_new(m, "values", values_json(r, json_object_get(m, "inputs"), errors));
+	json_object_set_new(m, "errors", errors ? errors : json_object());
+	json_object_set_new(m, "has_errors", json_boolean(errors != NULL));
 	json_object_set_new(m, "options", json_pack("{s:o, s:o, s:o, s:o}",
 		"hardware", options(ref, L_HW, in.hw_slug), "models", options(ref, L_MODEL, in.m->id),
 		"formats", options(ref, L_FORMAT, in.f->id), "kv_types", options(ref, L_KV, in.kv->id)));
@@ -433,10 +526,19 @@ static json_t *fit_model(struct req *r, struct err *e)
 	return m;
 }
 
-/* GET /fit and /fit.json: the form and the answer; NULL with a 400 naming
- * the argument that is malformed or unknown, a 503 without reference data
- * or database. */
+/* GET /fit and /fit.json: the form and the answer; for /fit.json NULL with
+ * a 400 naming the argument that is malformed or unknown; /fit answers
+ * that 400 with the form, each refused argument's sentence under its
+ * field and no answer; NULL with a 503 without reference data or
+ * database. */
 json_t *page_fit_view(struct page_view *v)
 {
-	return fit_model(v->r, &v->err);
+	unsigned status;
+	json_t *m = fit_model(v->r, &v->err, &status);
+
+	if (m && status != 200) {
+		v->tmpl = "fit";
+		v->status = status;
+	}
+	return m;
 }

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app.h"
+#include "domain/ceiling.h"
 #include "pages/browse.h"
 #include "store/db.h"
 #include "store/names.h"
@@ -56,11 +58,15 @@ static int db_fail(struct hpage *p)
 	return browse_error(&p->b, 503, MSG_DB_DOWN);
 }
 
-/* The hardware's shown name; 0,
- * or -1 with a 404 when the suite has no run on it. */
+/* The hardware's shown name, and what the reference data says of it
+ * ("memory_gb", "bandwidth_gb_s": null when it does not know it); 0, or
+ * -1 with a 404 when the suite has no run on it and the reference data
+ * does not know it.  Hardware only the reference data knows is named as
+ * it names it, with "measured" false (the empty state, page_unmeasured). */
 static int load_name(struct hpage *p)
 {
 	sqlite3_stmt *st = db_stmt(p->b.c, sql_name);
+	const struct ceiling_hw *rh = ceiling_hw(p->b.r->app->ref, p->slug);
 	int rc;
 
 	if (!st)
@@ -68,12 +74,20 @@ static int load_name(struct hpage *p)
 	db_bind_text(st, 1, p->b.suite);
 	db_bind_text(st, 2, p->slug);
 	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		json_object_set_new(p->m, "hardware", json_pack("{s:s, s:s}", "slug", p->slug,
-			"name", (const char *)sqlite3_column_text(st, 0)));
+	if (rc == SQLITE_ROW || (rc == SQLITE_DONE && rh))
+		json_object_set_new(p->m, "hardware", json_pack("{s:s, s:s, s:o, s:o, s:o*}", "slug", p->slug,
+			"name", rc == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : rh->name,
+			"memory_gb", rh ? json_real(rh->memory_gb) : json_null(),
+			"bandwidth_gb_s", rh ? json_real(rh->peak_gb_s) : json_null(),
+			"text", p->b.html && rh ? json_pack("{s:o, s:o}", "memory_gb", json_sprintf("%g", rh->memory_gb),
+				"bandwidth_gb_s", json_sprintf("%g", rh->peak_gb_s)) : NULL));
 	sqlite3_reset(st);
+	json_object_set_new(p->m, "measured", json_boolean(rc == SQLITE_ROW));
+	json_object_set_new(p->m, "unmeasured", json_null());
+	if (rc == SQLITE_DONE && rh)
+		return page_unmeasured(&p->b, p->m, NULL, NULL, p->slug);
 	if (rc == SQLITE_DONE)
-		return browse_error(&p->b, 404, "There is no hardware %s in %s. Hardware pages are named by slug, like /hw/m3-ultra or /hw/rtx-4090; the leaderboard links to every one.",
+		return browse_error(&p->b, 404, "There is no hardware %s in %s. Hardware pages are named by slug; the list of hardware links to every one.",
 				    p->slug, p->b.suite);
 	return rc == SQLITE_ROW ? 0 : db_fail(p);
 }
@@ -199,6 +213,52 @@ static int load_combos(struct hpage *p)
 	return 0;
 }
 
+/* "groups": the page's combinations by model, in the order of each
+ * model's first row (the combinations come best first, so each group's
+ * rows are its backends best first): [{model: {slug, name, href}, href
+ * (the model-on-hardware page), backends (their names, in order),
+ * median_decode_tok_s (the first row's), rows (pages only: the rows)}].
+ * Only for the default order; other orders and ?model= list rows flat. */
+static int add_groups(struct hpage *p)
+{
+	json_t *rows = json_object_get(json_object_get(p->m, "combos"), "rows"), *groups = json_array();
+	json_t *row, *g = NULL;
+	size_t i, k;
+
+	if (!groups)
+		return -1;
+	json_array_foreach(rows, i, row) {
+		const char *slug = json_string_value(json_object_get(row, "model_slug"));
+		json_t *have;
+
+		g = NULL;
+		json_array_foreach(groups, k, have)
+			if (!strcmp(json_string_value(json_object_get(json_object_get(have, "model"), "slug")), slug))
+				g = have;
+		if (!g) {
+			const json_t *mo = json_object_get(row, "model");
+
+			g = json_pack("{s:{s:s, s:O, s:o}, s:O, s:[], s:O, s:[]}", "model", "slug", slug,
+				"name", json_object_get(mo, "name"), "href", browse_link(&p->b, "/m/", slug, NULL),
+				"href", json_object_get(row, "pair_href"), "backends",
+				"median_decode_tok_s", json_object_get(row, "median_decode_tok_s"), "rows");
+			if (!g || json_array_append_new(groups, g) < 0) {
+				json_decref(groups);
+				return -1;
+			}
+		}
+		json_array_append(json_object_get(g, "backends"), json_object_get(row, "backend"));
+		if (p->b.html)
+			json_array_append(json_object_get(g, "rows"), row);
+	}
+	if (!p->b.html)
+		json_array_foreach(groups, i, g)
+			json_object_del(g, "rows");
+	json_object_set_new(p->m, "groups", groups);
+	json_object_set_new(p->m, "grouped", json_boolean(json_array_size(groups) > 0));
+	return 0;
+}
+
 /* The view model of /hw/<slug>, or NULL with p->b's failure set. */
 static json_t *hw_model(struct hpage *p, struct req *r)
 {
@@ -208,19 +268,23 @@ static json_t *hw_model(struct hpage *p, struct req *r)
 		return NULL;
 	p->slug = r->arg;
 	if (!slug_valid(p->slug)) {
-		browse_error(&p->b, 404, "Hardware pages are named by slug: lowercase letters and digits joined by single hyphens, like /hw/m3-ultra.");
+		browse_error(&p->b, 404, "Hardware pages are named by slug: lowercase letters and digits joined by single hyphens.");
 		return NULL;
 	}
 	if ((sort = browse_take_order(&p->b, &browse_board_orders)) < 0)
 		return NULL;
 	p->sort = (enum browse_sort)sort;
-	p->m = json_pack("{s:s, s:s, s:n, s:n, s:s, s:b, s:o}", "suite_version", p->b.suite,
-			 "slug", p->slug, "model", "list", "sort", browse_sort_key(p->sort),
+	p->m = json_pack("{s:s, s:s, s:n, s:n, s:[], s:b, s:s, s:b, s:o}", "suite_version", p->b.suite,
+			 "slug", p->slug, "model", "list", "groups", "grouped", 0, "sort", browse_sort_key(p->sort),
 			 "sorted_groups", p->sort != SORT_DECODE,
 			 "sort_param", p->sort ? json_string(browse_sort_key(p->sort)) : json_null());
 	if (!p->m || load_name(p) < 0 ||
 	    (p->b.model && p->sort == SORT_DECODE ? load_model_list(p) : load_combos(p)) < 0)
 		goto fail;
+	if (p->sort == SORT_DECODE && !p->b.model && add_groups(p) < 0) {
+		db_fail(p);
+		goto fail;
+	}
 	json_object_set_new(p->m, "sorts", browse_sort_links(p->sort, hw_sort_href, p));
 	json_object_set_new(p->m, "sort_by", browse_sort_by(json_object_get(p->m, "sorts")));
 	json_object_set_new(p->m, "title", browse_title(json_string_value(
@@ -234,12 +298,16 @@ fail:
 }
 
 /* GET /hw/<slug> and its .json and .csv: the hardware's view model; a
- * 301 when the slug is a name typed another way; NULL with a 404 for an
+ * 301 when the slug is a name typed another way; 200 with the empty state
+ * (page_unmeasured) for hardware only the reference data knows; NULL with
+ * a 404 for an
  * invalid or unknown slug, ?suite= or ?model=, a 400 for a malformed
  * argument (sort= included). */
 json_t *page_hw_view(struct page_view *v)
 {
 	struct hpage p = { 0 };
+	json_t *m;
+	int unmeasured;
 
 	if (page_search_canonical(v, PAGE_ARG_HW))
 		return NULL;
@@ -249,5 +317,11 @@ json_t *page_hw_view(struct page_view *v)
 	 * model column too. */
 	if (v->format == HTTP_FMT_HTML)
 		json_object_set_new(p.m, "cols", combos_cols(!p.b.model, 0));
-	return page_view_browsed(v, &p.b, p.m);
+	unmeasured = json_is_object(json_object_get(p.m, "unmeasured"));
+	m = page_view_browsed(v, &p.b, p.m);
+	/* The empty state says /wanted's count, which changes without a
+	 * write of runs: built each time (a few reads). */
+	if (unmeasured)
+		v->keep = 0;
+	return m;
 }

@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "app.h"
+#include "http/builds.h"
 #include "store/refresh.h"
 #include "http/cache.h"
 #include "http/guard.h"
@@ -170,8 +171,20 @@ static void gauges(struct buf *b, struct app *app)
 		      "Keys (run ids, list pages) the response cache holds responses under.",
 		      app->cache ? (double)cache_count(app->cache) : 0);
 	metrics_gauge(b, "llmspeed_response_cache_builds", "gauge",
-		      "Kept pages being built now, one request each (the others get the stale copy or wait).",
+		      "Kept pages being built now, one build each (the requests for them get the stale copy or wait).",
 		      app->cache ? (double)cache_flights(app->cache) : 0);
+	metrics_gauge(b, "llmspeed_response_cache_waiting", "gauge",
+		      "Requests suspended until the one build of what they asked for lands.",
+		      app->cache ? (double)cache_waiting(app->cache) : 0);
+	metrics_gauge(b, "llmspeed_page_builds_running", "gauge",
+		      "Page builds running on the build threads now.",
+		      (double)builds_running(app->builds));
+	metrics_gauge(b, "llmspeed_page_builds_queued", "gauge",
+		      "Page builds waiting for a build thread (or for their client's share).",
+		      (double)builds_queued(app->builds));
+	metrics_gauge(b, "llmspeed_page_builds_most_per_client", "gauge",
+		      "The most build threads one client address held at once since the start.",
+		      (double)builds_most_held(app->builds));
 	metrics_gauge(b, "llmspeed_open_connections", "gauge", "Connections open now.",
 		      guard_open_count(app->guard));
 	metrics_gauge(b, "llmspeed_connections_cut_total", "counter",

@@ -84,11 +84,14 @@ static void bind_md(struct mpage *p, sqlite3_stmt *st)
 	db_bind_text(st, 3, p->digest);
 }
 
-/* The model's shown name; 0, or -1
- * with a 404 when the suite has no run of it. */
+/* The model's shown name; 0, or -1 with a 404 when the suite has no run
+ * of it and the reference data does not know it.  A model only the
+ * reference data knows is named as it names it, with "measured" false
+ * (the page's empty state, page_unmeasured). */
 static int load_name(struct mpage *p)
 {
 	sqlite3_stmt *st = db_stmt(p->b.c, sql_name);
+	const struct ceiling_model *rm;
 	int rc;
 
 	if (!st)
@@ -100,9 +103,15 @@ static int load_name(struct mpage *p)
 		json_object_set_new(p->m, "model", json_pack("{s:s, s:s}", "slug", p->slug,
 			"name", (const char *)sqlite3_column_text(st, 0)));
 	sqlite3_reset(st);
+	json_object_set_new(p->m, "measured", json_boolean(rc == SQLITE_ROW));
+	if (rc == SQLITE_DONE && (rm = ceiling_model_by_slug(p->b.r->app->ref, p->slug))) {
+		json_object_set_new(p->m, "model", json_pack("{s:s, s:s}", "slug", p->slug, "name", rm->name));
+		return page_unmeasured(&p->b, p->m, p->slug, rm->name, NULL);
+	}
 	if (rc == SQLITE_DONE)
-		return browse_error(&p->b, 404, "There is no model %s in %s. Model pages are named by slug, like /m/qwen2-5-7b-instruct; the leaderboard links to every model.",
+		return browse_error(&p->b, 404, "There is no model %s in %s. Model pages are named by slug; the list of models links to every one.",
 				    p->slug, p->b.suite);
+	json_object_set_new(p->m, "unmeasured", json_null());
 	return rc == SQLITE_ROW ? 0 : browse_error(&p->b, 503, MSG_DB_DOWN);
 }
 
@@ -378,7 +387,8 @@ static json_t *efficiency(struct req *r, const struct mpage *p, json_t **note)
 static json_t *predictions(struct req *r, const struct mpage *p)
 {
 	const struct ceiling_hw *h;
-	json_t *rows = json_array(), *bars = json_object_get(json_object_get(p->m, "chart"), "bars");
+	/* Measured is on any weights file: the hardware of best_per_hw. */
+	json_t *rows = json_array(), *bars = json_object_get(p->m, "best_per_hw");
 	json_t *bar;
 	size_t i, j;
 	char quant[128];
@@ -398,7 +408,7 @@ static json_t *predictions(struct req *r, const struct mpage *p)
 		int measured = 0;
 
 		json_array_foreach(bars, j, bar)
-			measured |= !strcmp(json_string_value(json_object_get(bar, "hw")), h->slug);
+			measured |= !strcmp(json_string_value(json_object_get(bar, "hw_slug")), h->slug);
 		if (measured)
 			continue;
 		forecast_for_combo_quant(p->b.suite, p->slug, h->slug, NULL, quant, &pr);
@@ -411,7 +421,8 @@ static json_t *predictions(struct req *r, const struct mpage *p)
 		json_object_set_new(row, "text", forecast_text_json(&pr));
 		json_array_append_new(rows, row);
 	}
-	return json_pack("{s:o, s:b}", "rows", rows, "has_rows", json_array_size(rows) > 0);
+	return json_pack("{s:o, s:b, s:I}", "rows", rows, "has_rows", json_array_size(rows) > 0,
+			 "count", (json_int_t)json_array_size(rows));
 }
 
 static json_t *model_model(struct mpage *p, struct req *r)
@@ -424,7 +435,7 @@ static json_t *model_model(struct mpage *p, struct req *r)
 		return NULL;
 	p->slug = r->arg;
 	if (!slug_valid(p->slug)) {
-		browse_error(&p->b, 404, "Model pages are named by slug: lowercase letters and digits joined by single hyphens, like /m/qwen2-5-7b-instruct.");
+		browse_error(&p->b, 404, "Model pages are named by slug: lowercase letters and digits joined by single hyphens.");
 		return NULL;
 	}
 	if ((sort = browse_take_order(&p->b, &browse_board_orders)) < 0)
@@ -433,7 +444,8 @@ static json_t *model_model(struct mpage *p, struct req *r)
 	p->sort_given = p->b.sort_given;
 	p->m = json_pack("{s:s, s:s, s:s, s:b}", "suite_version", p->b.suite, "slug", p->slug,
 			 "sort", browse_sort_key(p->sort), "sorted_groups", p->sort_given);
-	if (!p->m || load_name(p) < 0 || model_load_digests(p) < 0 || load_digest_parts(p) < 0)
+	if (!p->m || load_name(p) < 0 || model_load_digests(p) < 0 || model_load_best(p) < 0 ||
+	    load_digest_parts(p) < 0)
 		goto fail;
 	json_object_set_new(p->m, "title", browse_title(json_string_value(
 		json_object_get(json_object_get(p->m, "model"), "name"))));
@@ -497,11 +509,15 @@ static void add_chart_svg(json_t *m)
 
 /* GET /m/<slug> and its .json and .csv (the run list, or the
  * combinations): the model's view model; a 301 when the slug is a name
- * typed another way; NULL with a 404 for an invalid or unknown slug, an
- * unknown ?digest= or ?suite=, a 400 for a malformed argument. */
+ * typed another way; 200 with the empty state (page_unmeasured) for a
+ * model only the reference data knows; NULL with a 404 for an invalid or
+ * unknown slug, an unknown ?digest= or ?suite=, a 400 for a malformed
+ * argument. */
 json_t *page_model_view(struct page_view *v)
 {
 	struct mpage p = { 0 };
+	json_t *m;
+	int unmeasured;
 
 	if (page_search_canonical(v, PAGE_ARG_MODEL))
 		return NULL;
@@ -512,5 +528,11 @@ json_t *page_model_view(struct page_view *v)
 		/* The table's model column would repeat the heading. */
 		json_object_set_new(p.m, "cols", combos_cols(0, 1));
 	}
-	return page_view_browsed(v, &p.b, p.m);
+	unmeasured = json_is_object(json_object_get(p.m, "unmeasured"));
+	m = page_view_browsed(v, &p.b, p.m);
+	/* The empty state says /wanted's count, which changes without a
+	 * write of runs: built each time (a few reads). */
+	if (unmeasured)
+		v->keep = 0;
+	return m;
 }

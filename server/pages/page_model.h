@@ -28,4 +28,15 @@ struct mpage {
  * (400 for a malformed ?digests_after=). */
 int model_load_digests(struct mpage *p);
 
+/* page_model_best.c: into p->m "best_per_hw": on each hardware the
+ * combination that ranks first across the listed digests within the
+ * ?backend= filter (a confirmed
+ * one before any other, then the highest median), each {the typical
+ * figures (store/typical.h), name (the hardware's), quantization, format,
+ * label ("mlx, MLX-4bit (mlx)"), digest_short, href (the
+ * model-on-hardware page), runs_href}, fastest first, with "has_best"
+ * and, for pages, "best_chart_svg" (a bar per hardware, what ran in its
+ * label).  0, or -1 with p->b's failure set. */
+int model_load_best(struct mpage *p);
+
 #endif

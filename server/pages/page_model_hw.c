@@ -46,6 +46,12 @@ static const char sql_hw[] =
 static const char sql_digests[] =
 	"SELECT model_digest, model_quant, model_format FROM digest_counts "
 	"WHERE suite_version = ?1 AND model_slug = ?2 LIMIT " MHW_DIGESTS_MAX_S;
+/* The backends that ran a weights file of the model, on any hardware (a
+ * backend once per hardware it ran on)
+ * (combos' unique key, a few rows). */
+static const char sql_digest_backends[] =
+	"SELECT backend_name FROM combos WHERE suite_version = ?1 AND model_slug = ?2 "
+	"AND model_digest = ?3";
 /* What is known instead: the fastest combinations of one weights file of
  * the model (combos_digest_med), and those on the hardware
  * (combos_med_hw), at most WALK rows each, in index order. */
@@ -61,7 +67,7 @@ static const char sql_hw_models[] =
 	"AND c.hw_slug = ?2 AND c.t_runs > 0 ORDER BY c.rank_med DESC, c.key_id DESC LIMIT " WALK;
 
 const char *const page_model_hw_sql[] = {
-	sql_model, sql_hw, sql_digests, sql_model_elsewhere, sql_hw_models, NULL
+	sql_model, sql_hw, sql_digests, sql_digest_backends, sql_model_elsewhere, sql_hw_models, NULL
 };
 
 /* Entries listed under "known instead", each kind. */
@@ -118,13 +124,13 @@ int page_model_hw_slugs(const char *path, char *model, char *hw)
 static int take_slugs(struct mhw *p, const char *path)
 {
 	if (strncmp(path, "/m/", 3) || !strchr(path + 3, '/') || !strstr(path + 3, "/hw/"))
-		return browse_error(&p->b, 404, "Model-on-hardware pages are named /m/<model slug>/hw/<hardware slug>, like /m/llama-3-1-8b/hw/rtx-4090.");
+		return browse_error(&p->b, 404, "Model-on-hardware pages are named /m/<model slug>/hw/<hardware slug>.");
 	if (page_model_hw_slugs(path, p->model, p->hw) < 0)
 		return browse_error(&p->b, 404, "A model or hardware slug is at most %d characters; this address holds a longer one.", SLUG_MAX);
 	if (!slug_valid(p->model))
-		return browse_error(&p->b, 404, "The model part of the address must be a model slug: lowercase letters and digits joined by single hyphens, like /m/llama-3-1-8b-instruct/hw/rtx-4090.");
+		return browse_error(&p->b, 404, "The model part of the address must be a model slug: lowercase letters and digits joined by single hyphens.");
 	if (!slug_valid(p->hw))
-		return browse_error(&p->b, 404, "The hardware part of the address must be a hardware slug: lowercase letters and digits joined by single hyphens, like /m/llama-3-1-8b-instruct/hw/rtx-4090.");
+		return browse_error(&p->b, 404, "The hardware part of the address must be a hardware slug: lowercase letters and digits joined by single hyphens.");
 	return 0;
 }
 
@@ -212,6 +218,23 @@ static json_t *count_text(long long n, const char *one, const char *many)
 	return s;
 }
 
+/* The middle half of a row's submitters as printed, "297.6–308.4", or
+ * "–" when one submitter's figure is all there is; a new JSON string. */
+static json_t *middle_text(const json_t *o)
+{
+	struct buf b = BUF_INIT;
+	json_t *s;
+
+	if (json_integer_value(json_object_get(o, "keys")) <= 1)
+		return json_string("\xe2\x80\x93");
+	numfmt_fig(&b, json_number_value(json_object_get(o, "p25_decode_tok_s")));
+	buf_puts(&b, "\xe2\x80\x93");
+	numfmt_fig(&b, json_number_value(json_object_get(o, "p75_decode_tok_s")));
+	s = json_string(buf_error(&b) ? "" : b.buf);
+	buf_release(&b);
+	return s;
+}
+
 /* The median's share of the ceiling c, "38%" or, for a range, "22–42%"
  * (against its top and its bottom). */
 static void pct_text(struct buf *b, double v, const struct ceiling_range *c)
@@ -262,6 +285,7 @@ static void finish_row(struct mhw *p, json_t *o)
 			? count_text(json_integer_value(json_object_get(o, "flagged_runs")),
 				     "outlier left out", "outliers left out") : NULL));
 	combos_marks_text(o);
+	json_object_set_new(json_object_get(o, "text"), "middle", middle_text(o));
 	if (json_is_object(ceil) && c.low.m && med > 0) {
 		pct_text(&label, med, &c);
 		json_object_set_new(o, "pct_text", json_string(buf_error(&label) ? "" : label.buf));
@@ -331,21 +355,190 @@ static json_t *weights_of(struct mhw *p, json_t *ws, const json_t *row)
 	return w;
 }
 
-/* The combinations, grouped by weights file in the order of their best
- * median (typical_model_hw() gives them highest median first); with
- * none, the model's weights files (from other hardware), each with its
- * ceiling here and no rows.  0, or -1 with p->b's failure set. */
-static int load_rows(struct mhw *p)
+/* What a weights file is, in words: "Q4_K_M (gguf)", "gguf, quantization
+ * not named", "weights not named"; a new JSON string. */
+static json_t *weights_label(const char *quant, const char *format)
 {
-	json_t *rows = NULL, *ws = json_array(), *row;
-	sqlite3_stmt *st;
+	if (quant && format)
+		return json_sprintf("%s (%s)", quant, format);
+	if (quant)
+		return json_string(quant);
+	if (format)
+		return json_sprintf("%s, quantization not named", format);
+	return json_string("weights not named");
+}
+
+/* One weights file of a backend row: the combination row's file and its
+ * own figures, {digest, digest_short, label, median_decode_tok_s, keys,
+ * runs, confirmed, href, text (pages)}. */
+static json_t *file_of(struct mhw *p, const json_t *row)
+{
+	const char *d = json_string_value(json_object_get(row, "digest"));
+	char shrt[BROWSE_DIGEST_SHORT];
+
+	browse_digest_short(p->b.c, p->b.suite, d, shrt);
+	return json_pack("{s:s?, s:s, s:o, s:O, s:O, s:O, s:O, s:O, s:o*}", "digest", d, "digest_short", shrt,
+		"label", weights_label(json_string_value(json_object_get(row, "quantization")),
+				       json_string_value(json_object_get(row, "format"))),
+		"median_decode_tok_s", json_object_get(row, "median_decode_tok_s"),
+		"keys", json_object_get(row, "keys"), "runs", json_object_get(row, "runs"),
+		"confirmed", json_object_get(row, "confirmed"), "href", json_object_get(row, "href"),
+		"text", p->b.html ? json_pack("{s:o, s:o}", "median", browse_fig_of(row, "median_decode_tok_s"),
+			"keys", count_text(json_integer_value(json_object_get(row, "keys")), "submitter", "submitters"))
+				  : NULL);
+}
+
+/* The row of backends for combination row (same backend and
+ * quantization), or NULL when it is the first of its kind. */
+static json_t *backend_row_of(json_t *bes, const json_t *row)
+{
+	const char *be = json_string_value(json_object_get(row, "backend"));
+	const char *q = json_string_value(json_object_get(row, "quantization"));
+	json_t *o;
 	size_t i;
+
+	json_array_foreach(bes, i, o) {
+		const char *oq = json_string_value(json_object_get(o, "quantization"));
+
+		if (!strcmp(json_string_value(json_object_get(o, "backend")), be) &&
+		    (q && oq ? !strcmp(q, oq) : !q && !oq))
+			return o;
+	}
+	return NULL;
+}
+
+/* Adds combination row (typical_model_hw's order: the first of each
+ * backend and quantization is its fastest) to the backends table: a new
+ * row, a copy of it with "weights" (its file, labelled) and "files" (every
+ * weights file of that backend and quantization here, fastest first), or
+ * one more file of the row it joins. */
+static int add_backend_row(struct mhw *p, json_t *bes, const json_t *row)
+{
+	json_t *o = backend_row_of(bes, row), *f = file_of(p, row);
+
+	if (!f)
+		return -1;
+	if (o)
+		return json_array_append_new(json_object_get(o, "files"), f);
+	if (!(o = json_deep_copy(row))) {
+		json_decref(f);
+		return -1;
+	}
+	json_object_set(o, "weights", f);
+	json_object_set_new(o, "files", json_pack("[o]", f));
+	return json_array_append_new(bes, o);
+}
+
+/* Says on each row of the backends table how many weights files are
+ * behind it ("files_count"; pages: "files_text", "2 weights files") and,
+ * where its backend has several rows, why ("twice": "llama.cpp is
+ * measured here with 2 quantizations: a row each"). */
+static void explain_backend_rows(json_t *bes)
+{
+	json_t *o, *k;
+	size_t i, j, n;
+
+	json_array_foreach(bes, i, o) {
+		const char *be = json_string_value(json_object_get(o, "backend"));
+
+		n = 0;
+		json_array_foreach(bes, j, k)
+			n += !strcmp(be, json_string_value(json_object_get(k, "backend")));
+		json_object_set_new(o, "files_count", json_integer((json_int_t)json_array_size(json_object_get(o, "files"))));
+		json_object_set_new(o, "twice", n > 1 ? json_sprintf("%s is measured here with %zu quantizations: a row each", be, n)
+						    : json_null());
+		if (json_array_size(json_object_get(o, "files")) > 1)
+			json_object_set_new(o, "files_text", json_sprintf("%zu weights files",
+						json_array_size(json_object_get(o, "files"))));
+	}
+}
+
+/* 1 when a weights file of the model can run on the hardware: some
+ * backend that ran it (anywhere) runs there by the reference data, or the
+ * data cannot tell; 0 when every backend that ran it cannot (an MLX file
+ * on an NVIDIA card); -1 on a database error. */
+static int digest_runs_here(struct mhw *p, const char *digest)
+{
+	const struct ceiling_hw *hw = ceiling_hw(p->b.r->app->ref, p->hw);
+	sqlite3_stmt *st = db_stmt(p->b.c, sql_digest_backends);
+	int rc, any = 0, ok = 0;
+
+	if (!st)
+		return -1;
+	db_bind_text(st, 1, p->b.suite);
+	db_bind_text(st, 2, p->model);
+	db_bind_text(st, 3, digest);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		any = 1;
+		ok |= ceiling_backend_runs(p->b.r->app->ref, (const char *)sqlite3_column_text(st, 0), hw) != 0;
+	}
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE)
+		return -1;
+	return !any || ok;
+}
+
+/* The model's weights files (at most MHW_DIGESTS_MAX), as new arrays
+ * [digest, quantization, format] in *out; 0, or -1 on a database error. */
+static int model_files(struct mhw *p, json_t **out)
+{
+	sqlite3_stmt *st = db_stmt(p->b.c, sql_digests);
 	int rc;
 
-	if (!ws || typical_model_hw(p->b.c, p->b.suite, p->model, p->hw, &rows) != DB_OK) {
-		json_decref(ws);
-		return db_fail(p);
+	if (!st || !(*out = json_array()))
+		return -1;
+	db_bind_text(st, 1, p->b.suite);
+	db_bind_text(st, 2, p->model);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		json_array_append_new(*out, json_pack("[s?, s?, s?]", (const char *)sqlite3_column_text(st, 0),
+			(const char *)sqlite3_column_text(st, 1), (const char *)sqlite3_column_text(st, 2)));
+	sqlite3_reset(st);
+	if (rc == SQLITE_DONE)
+		return 0;
+	json_decref(*out);
+	*out = NULL;
+	return -1;
+}
+
+/* With nothing measured here: the model's weights files measured
+ * elsewhere that can run on this hardware (digest_runs_here), each with
+ * its ceiling here and no rows, into ws.  0, or -1 on a database error. */
+static int load_other_files(struct mhw *p, json_t *ws)
+{
+	json_t *files, *d;
+	size_t i;
+	int rc = 0;
+
+	if (model_files(p, &files) < 0)
+		return -1;
+	json_array_foreach(files, i, d) {
+		const char *dg = json_string_value(json_array_get(d, 0));
+		int here = dg ? digest_runs_here(p, dg) : 0;
+
+		if (here < 0)
+			rc = -1;
+		if (here > 0)
+			json_array_append_new(ws, weights_block(p, dg, json_string_value(json_array_get(d, 1)),
+								json_string_value(json_array_get(d, 2))));
 	}
+	json_decref(files);
+	return rc;
+}
+
+/* The combinations: "backends", the table the page leads with (a row
+ * per backend and quantization, fastest first, its weights files as
+ * details: add_backend_row), and "weights", the same rows grouped by
+ * weights file in the order of their best median (typical_model_hw()
+ * gives them highest median first); with none, the model's weights files
+ * that can run here (load_other_files), each with its ceiling here and no
+ * rows.  0, or -1 with p->b's failure set. */
+static int load_rows(struct mhw *p)
+{
+	json_t *rows = NULL, *ws = json_array(), *bes = json_array(), *row;
+	size_t i;
+
+	if (!ws || !bes || typical_model_hw(p->b.c, p->b.suite, p->model, p->hw, &rows) != DB_OK)
+		goto fail;
 	json_array_foreach(rows, i, row) {
 		json_t *w;
 
@@ -356,36 +549,35 @@ static int load_rows(struct mhw *p)
 		json_object_set_new(row, "offloaded",
 				    json_boolean(json_is_false(json_object_get(json_object_get(w, "fit"), "fits"))));
 		json_array_append(json_object_get(w, "rows"), row);
+		if (add_backend_row(p, bes, row) < 0)
+			goto fail;
 	}
 	p->nrows = json_array_size(rows);
 	json_decref(rows);
-	if (p->b.html)
+	rows = NULL;
+	explain_backend_rows(bes);
+	if (p->b.html) {
+		combos_await_head(bes, 1);
 		json_array_foreach(ws, i, row)
 			combos_await_head(json_object_get(row, "rows"), 1);
-	if (!p->nrows && p->measured_model) {
-		if (!(st = db_stmt(p->b.c, sql_digests))) {
-			json_decref(ws);
-			return db_fail(p);
-		}
-		db_bind_text(st, 1, p->b.suite);
-		db_bind_text(st, 2, p->model);
-		while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-			json_array_append_new(ws, weights_block(p, (const char *)sqlite3_column_text(st, 0),
-				(const char *)sqlite3_column_text(st, 1), (const char *)sqlite3_column_text(st, 2)));
-		sqlite3_reset(st);
-		if (rc != SQLITE_DONE) {
-			json_decref(ws);
-			return db_fail(p);
-		}
 	}
-	/* A model only the reference data knows: its ceiling here as a GGUF
-	 * file would have it (the range of that format). */
-	if (!p->nrows && !p->measured_model)
+	if (!p->nrows && p->measured_model && load_other_files(p, ws) < 0)
+		goto fail;
+	/* A model only the reference data knows, or none of whose files
+	 * can run here: its ceiling here as a GGUF file would have it (the
+	 * range of that format). */
+	if (!p->nrows && !json_array_size(ws))
 		json_array_append_new(ws, weights_block(p, NULL, NULL, "gguf"));
+	json_object_set_new(p->m, "backends", bes);
 	json_object_set_new(p->m, "weights", ws);
 	json_object_set_new(p->m, "rows_count", json_integer((json_int_t)p->nrows));
 	json_object_set_new(p->m, "empty", json_boolean(!p->nrows));
 	return 0;
+fail:
+	json_decref(rows);
+	json_decref(ws);
+	json_decref(bes);
+	return db_fail(p);
 }
 
 /* Adds to list (at most INSTEAD_MAX, one per slug in seen) the rows st
@@ -418,13 +610,14 @@ static int walk_instead(struct mhw *p, sqlite3_stmt *st, int by_model, json_t *l
  * 0, or -1 with p->b's failure set. */
 static int load_instead(struct mhw *p)
 {
-	json_t *hws = json_array(), *models = json_array(), *seen = json_object(), *mseen = json_object(), *w;
+	json_t *hws = json_array(), *models = json_array(), *seen = json_object(), *mseen = json_object();
+	json_t *files = NULL, *w;
 	sqlite3_stmt *st;
 	size_t i;
-	int rc = 0;
+	int rc = p->measured_model ? model_files(p, &files) : 0;
 
-	json_array_foreach(json_object_get(p->m, "weights"), i, w) {
-		if (!json_is_string(json_object_get(w, "digest")))
+	json_array_foreach(files, i, w) {
+		if (rc < 0 || !json_is_string(json_array_get(w, 0)))
 			continue;
 		if (!(st = db_stmt(p->b.c, sql_model_elsewhere))) {
 			rc = -1;
@@ -432,9 +625,8 @@ static int load_instead(struct mhw *p)
 		}
 		db_bind_text(st, 1, p->b.suite);
 		db_bind_text(st, 2, p->model);
-		db_bind_text(st, 3, json_string_value(json_object_get(w, "digest")));
-		if ((rc = walk_instead(p, st, 0, hws, seen)) < 0)
-			break;
+		db_bind_text(st, 3, json_string_value(json_array_get(w, 0)));
+		rc = walk_instead(p, st, 0, hws, seen);
 	}
 	if (rc == 0 && (st = db_stmt(p->b.c, sql_hw_models))) {
 		db_bind_text(st, 1, p->b.suite);
@@ -446,6 +638,7 @@ static int load_instead(struct mhw *p)
 	json_object_set_new(p->m, "instead", json_pack("{s:b, s:b, s:o, s:o}",
 		"has_hardware", json_array_size(hws) > 0, "has_models", json_array_size(models) > 0,
 		"other_hardware", hws, "other_models", models));
+	json_decref(files);
 	json_decref(seen);
 	json_decref(mseen);
 	return rc < 0 ? db_fail(p) : 0;
@@ -519,6 +712,14 @@ static json_t *mhw_model(struct mhw *p, struct req *r)
 	hn = json_string_value(json_object_get(json_object_get(p->m, "hardware"), "name"));
 	buf_printf(&title, "%s on %s", mn, hn);
 	json_object_set_new(p->m, "title", browse_title(buf_error(&title) ? mn : title.buf));
+	buf_reset(&title);
+	/* The page's JSON twin, its query kept (the footer's last link). */
+	buf_printf(&title, "/m/%s/hw/%s.json", p->model, p->hw);
+	if (p->b.html && !buf_error(&title)) {
+		json_t *twin = browse_twin_href(&p->b, title.buf);
+
+		json_object_set_new(p->m, "json_href", twin ? twin : json_string(title.buf));
+	}
 	buf_release(&title);
 	/* Said once: the hardware is missing from the reference data. */
 	json_object_set_new(p->m, "ceiling_note", ceiling_hw(r->app->ref, p->hw) ? json_null() :

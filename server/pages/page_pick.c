@@ -13,6 +13,7 @@
 
 #include "app.h"
 #include "domain/ceiling.h"
+#include "ingest/validate.h"
 #include "domain/resolve.h"
 #include "render/html.h"
 #include "store/db.h"
@@ -22,6 +23,8 @@
 /* A typed value is at most this many bytes (a payload's names are 100
  * code points). */
 #define PICK_MAX 400
+/* Names offered for a field that names nothing known. */
+#define CANDIDATES_MAX 8
 
 /* Any suite's model or hardware of that slug (search_names, migration
  * 0012: its unique index on kind and slug). */
@@ -130,20 +133,81 @@ int page_pick_pair(struct req *r, const char *q, char *out, size_t n)
 	return 1;
 }
 
+/* Appends key=value to the picker's link b ("/?model=...&hw=..."). */
+static void link_arg(struct buf *b, const char *key, const char *value)
+{
+	buf_puts(b, b->len > 2 ? "&" : "");
+	buf_puts(b, key);
+	buf_putc(b, '=');
+	html_url_arg(b, value);
+}
+
+/* What search finds for field f (hw: the hardware's) when it names
+ * nothing known: [{name, href}], each href the pick of it with the other
+ * field (its page when the other is known); NULL when the database does
+ * not answer. */
+static json_t *candidates(struct req *r, const struct field *f, int hw, const struct field *other)
+{
+	struct dbconn *c = db_reader(r->app->db);
+	json_t *names, *out = json_array(), *n;
+	size_t i;
+
+	if (!out || !f->error[0] || !f->typed[0] || f->slug[0])
+		return out;
+	if (!c || !(names = page_search_names(r, c, VALIDATE_SUITE, f->typed, hw ? "hw" : "model",
+					      CANDIDATES_MAX))) {
+		json_decref(out);
+		return NULL;
+	}
+	json_array_foreach(names, i, n) {
+		const char *slug = json_string_value(json_object_get(n, "slug"));
+		struct buf b = BUF_INIT;
+
+		if (other->slug[0]) {
+			buf_printf(&b, "/m/%s/hw/%s", hw ? other->slug : slug, hw ? slug : other->slug);
+		} else {
+			buf_puts(&b, "/?");
+			link_arg(&b, "model", hw ? other->typed : slug);
+			link_arg(&b, "hw", hw ? slug : other->typed);
+		}
+		if (!buf_error(&b))
+			json_array_append_new(out, json_pack("{s:O, s:s}", "name", json_object_get(n, "name"),
+							     "href", b.buf));
+		buf_release(&b);
+	}
+	json_decref(names);
+	return out;
+}
+
 /* The form again with its errors, as the "pick" page's view model (a new
- * reference, NULL out of memory): 400 for an empty or overlong field, 404
- * when a field names nothing known. */
-static json_t *form_again(struct page_view *v, const struct field *m, const struct field *h)
+ * reference, NULL out of memory or when the database does not answer):
+ * 400 for an empty or overlong field, 404 when a field names nothing
+ * known, with the names search finds for it (links to their picks). */
+static json_t *form_again(struct page_view *v, struct field *m, struct field *h)
 {
 	/* Empty or too long (typed left empty) is a 400; else what was typed is unknown. */
 	int bad = (m->error[0] && !m->typed[0]) || (h->error[0] && !h->typed[0]);
+	json_t *mc = candidates(v->r, m, 0, h), *hc = candidates(v->r, h, 1, m);
 
+	if (!mc || !hc) {
+		json_decref(mc);
+		json_decref(hc);
+		return NULL;
+	}
 	v->tmpl = "pick";
 	v->status = bad ? 400 : 404;
-	return json_pack("{s:s, s:{s:s, s:s, s:s?, s:s?, s:b}}", "title", "Choose a model and a hardware",
+	/* With names to offer, the sentence leads to them. */
+	if (json_array_size(mc))
+		snprintf(m->error, sizeof m->error,
+			 "No model is called \"%s\" exactly; these match it:", m->typed);
+	if (json_array_size(hc))
+		snprintf(h->error, sizeof h->error,
+			 "No hardware is called \"%s\" exactly; these match it:", h->typed);
+	return json_pack("{s:s, s:{s:s, s:s, s:s?, s:s?, s:b, s:o, s:o, s:b, s:b}}", "title", "Choose a model and a hardware",
 		"pick", "model", m->typed, "hw", h->typed,
 		"model_error", m->error[0] ? m->error : NULL, "hw_error", h->error[0] ? h->error : NULL,
-		"failed", 1);
+		"failed", 1, "model_candidates", mc, "hw_candidates", hc,
+		"has_model_candidates", json_array_size(mc) > 0, "has_hw_candidates", json_array_size(hc) > 0);
 }
 
 int page_pick(struct page_view *v, json_t **out)
@@ -161,7 +225,8 @@ int page_pick(struct page_view *v, json_t **out)
 		return 1;
 	}
 	if (m.error[0] || h.error[0]) {
-		*out = form_again(v, &m, &h);
+		if (!(*out = form_again(v, &m, &h)))
+			err_unavailable(&v->err, MSG_DB_DOWN);
 		return 1;
 	}
 	buf_printf(&to, "/m/%s/hw/%s", m.slug, h.slug);

@@ -371,12 +371,12 @@ static json_t *cluster_url(const json_t *m)
 }
 
 /* Who stands behind a population, in words: "a cluster of 15 runs from 15
- * signing keys, 14 of them new" (new < 0: not told). */
+ * submitters, 14 of them new" (new < 0: not told). */
 static json_t *keys_text(const char *what, long long n, long long k, long long j)
 {
 	char s[200];
 
-	snprintf(s, sizeof s, "%s of %lld run%s from %lld signing key%s", what, n, n == 1 ? "" : "s",
+	snprintf(s, sizeof s, "%s of %lld run%s from %lld submitter%s", what, n, n == 1 ? "" : "s",
 		 k, k == 1 ? "" : "s");
 	if (j >= 0)
 		snprintf(s + strlen(s), sizeof s - strlen(s), ", %lld of them new", j);
@@ -403,12 +403,13 @@ static json_t *outlier_view(const json_t *m)
 		return s_of(o, "reason") && !strcmp(s_of(o, "reason"), "above_ceiling")
 			? json_pack("{s:b, s:b, s:o}", "ceiling", 1, "by_ceiling", 1, "factor",
 				    fmt_value(CEILING_FLAG_FACTOR, F_NUM)) : json_null();
+	/* What a check still needs, only for a run a check would judge. */
 	snprintf(needs, sizeof needs, "needs %d submitters to flag; %lld so far", OUTLIER_MIN_KEYS, keys);
 	return json_pack("{s:o, s:o*, s:b, s:o, s:o, s:o, s:o, s:s, s:b, s:b, s:s?, s:b, s:o*}",
 		"keys_text", keys_text("a cluster", json_integer_value(json_object_get(cl, "n")),
 				       json_integer_value(json_object_get(cl, "keys")),
 				       json_integer_value(json_object_get(cl, "new_keys"))),
-		"wide_text", json_is_object(wide) ? keys_text("the wider combination",
+		"wide_text", json_is_object(wide) ? keys_text("the combination",
 			json_integer_value(json_object_get(wide, "runs")),
 			json_integer_value(json_object_get(wide, "keys")), -1) : NULL,
 		"by_cluster", by_cluster,
@@ -418,9 +419,68 @@ static json_t *outlier_view(const json_t *m)
 		"sigma", fmt_value(fabs(sigma), F_NUM),
 		"side", sigma > 0 ? "above" : sigma < 0 ? "below" : "at",
 		"alone", json_integer_value(json_object_get(judge, "keys")) <= 1, "spread", n > 1 && sd > 0,
-		"needs", keys < OUTLIER_MIN_KEYS ? needs : NULL,
+		"needs", keys < OUTLIER_MIN_KEYS && !json_is_false(json_object_get(m, "counted")) ? needs : NULL,
 		"ceiling", s_of(o, "reason") && !strcmp(s_of(o, "reason"), "above_ceiling"),
 		"url", cluster_url(m));
+}
+
+/* The outlier check's verdict for the Status line, one finished clause:
+ * the flag and its reason first; a run that counts in no figure (upheld,
+ * withdrawn, capped) is not judged, whatever its population; else
+ * whether it was checked, and what a check still needs. */
+static json_t *status_text(const json_t *m)
+{
+	const json_t *o = json_object_get(m, "outlier");
+	long long keys = json_integer_value(json_object_get(o, "judging_keys"));
+	char s[160];
+
+	if (json_is_true(json_object_get(o, "flagged")))
+		snprintf(s, sizeof s, "flagged as an outlier: %s",
+			 s_of(o, "reason") && !strcmp(s_of(o, "reason"), "above_ceiling")
+			 ? "above the bandwidth ceiling" : "more than 3 standard deviations from the mean");
+	else if (json_is_false(json_object_get(m, "counted")))
+		snprintf(s, sizeof s, "not judged: this run counts in no figure, so no figure judges it");
+	else if (json_is_true(json_object_get(o, "checked")))
+		snprintf(s, sizeof s, "not flagged: within 3 standard deviations of the mean");
+	else if (keys < OUTLIER_MIN_KEYS)
+		snprintf(s, sizeof s, "not yet checked against other runs: needs %d submitters to flag; %lld so far",
+			 OUTLIER_MIN_KEYS, keys);
+	else
+		snprintf(s, sizeof s, "not yet checked against other runs");
+	return json_string(s);
+}
+
+/* The flag in one clause for the line under the figure: why the run
+ * stands out ("its decode is 4.2 standard deviations above the mean of
+ * its cluster's 15 submitters", "above the bandwidth ceiling, its decode
+ * more than 1.5 times what ..."); null when it is not flagged. */
+static json_t *flag_text(const json_t *m)
+{
+	const json_t *o = json_object_get(m, "outlier");
+	double sigma = json_number_value(json_object_get(o, "sigma"));
+	long long keys = json_integer_value(json_object_get(o, "judging_keys"));
+	struct buf b = BUF_INIT;
+	json_t *t;
+
+	if (!json_is_true(json_object_get(o, "flagged")))
+		return json_null();
+	if (s_of(o, "reason") && !strcmp(s_of(o, "reason"), "above_ceiling")) {
+		buf_puts(&b, "above the bandwidth ceiling, its decode more than ");
+		numfmt_fig(&b, CEILING_FLAG_FACTOR);
+		buf_puts(&b, " times what this hardware's memory bandwidth allows for these weights");
+	} else if (json_is_number(json_object_get(o, "sigma")) && sigma != 0) {
+		buf_puts(&b, "its decode is ");
+		numfmt_fig(&b, fabs(sigma));
+		buf_printf(&b, " standard deviations %s the mean of its %s's ", sigma > 0 ? "above" : "below",
+			   s_of(o, "decided_by") && !strcmp(s_of(o, "decided_by"), "cluster")
+			   ? "cluster" : "combination");
+		numfmt_count(&b, keys, "submitter", "submitters");
+	} else {
+		buf_puts(&b, "its decode is more than 3 standard deviations from the mean of the submitters around it");
+	}
+	t = buf_error(&b) ? NULL : json_string(b.buf);
+	buf_release(&b);
+	return t ? t : json_null();
 }
 
 /* The badge's embed snippets: the contract's Markdown, and HTML whose alt
@@ -616,6 +676,8 @@ static int add_view(json_t *m)
 		return -1;
 	}
 	json_object_set_new(v, "capped", json_boolean(st && !strcmp(st, "capped")));
+	json_object_set_new(v, "status_text", status_text(m));
+	json_object_set_new(v, "flag", flag_text(m));
 	json_object_set_new(v, "place", place_view(m));
 	json_object_set_new(v, "dispute", dispute_view(m));
 	json_object_set_new(v, "backend_term", term_of(s_of(json_object_get(m, "backend"), "name")));

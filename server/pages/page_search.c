@@ -45,19 +45,34 @@ static const char sql_prefix[] =
 static const char sql_fts[] =
 	"SELECT s.id, s.kind, s.slug, s.name, s.squash FROM search_fts f "
 	"JOIN search_names s ON s.id = f.rowid WHERE search_fts MATCH ?1 LIMIT ?2";
+/* A name's counted runs and best run, and its leading combination's
+ * typical figure (the median over submitters) with its submitters and
+ * its place in list order (confirmed first: typical_rank), as /models and
+ * /hardware show them: a primary-key seek in model_index or hw_index and
+ * one in combos. */
 static const char sql_model_count[] =
-	"SELECT runs, best_decode FROM model_index WHERE suite_version = ?1 AND model_slug = ?2";
+	"SELECT i.runs, i.best_decode, i.top_rank, c.med, c.t_keys FROM model_index i "
+	"LEFT JOIN combos c ON c.suite_version = i.suite_version AND c.model_slug = i.model_slug "
+	"AND c.model_digest = i.top_digest AND c.hw_slug = i.top_hw AND c.backend_name = i.top_backend "
+	"WHERE i.suite_version = ?1 AND i.model_slug = ?2";
 static const char sql_hw_count[] =
-	"SELECT runs, best_decode FROM hw_index WHERE suite_version = ?1 AND hw_slug = ?2";
+	"SELECT i.runs, i.best_decode, i.top_rank, c.med, c.t_keys FROM hw_index i "
+	"LEFT JOIN combos c ON c.suite_version = i.suite_version AND c.model_slug = i.top_model "
+	"AND c.model_digest = i.top_digest AND c.hw_slug = i.hw_slug AND c.backend_name = i.top_backend "
+	"WHERE i.suite_version = ?1 AND i.hw_slug = ?2";
 /* A backend's counted runs are the sum of its clusters' n (outlier.c keeps
  * n, the runs with status 'ok', current on write): a walk of the suite's
  * rows in its primary key, one per model digest, hardware class and
  * backend, never one per run.  Its best decode is the best run that can
  * stand of its highest-ranked combination (confirmed rows first, issue
- * 35): one seek in combos_best_be (migration 0028). */
+ * 35), its typical figure that of its highest-ranked combination by
+ * median: seeks in combos_best_be and combos_med_be (migration 0028). */
+#define BE_TOP(col) "(SELECT " col " FROM combos WHERE suite_version = ?1 AND backend_name = ?2 " \
+	"AND t_runs > 0 ORDER BY rank_med DESC, key_id DESC LIMIT 1)"
 static const char sql_be_count[] =
 	"SELECT total(n), (SELECT best_decode FROM combos WHERE suite_version = ?1 "
-	"AND backend_name = ?2 AND best_decode IS NOT NULL ORDER BY rank_best DESC LIMIT 1) "
+	"AND backend_name = ?2 AND best_decode IS NOT NULL ORDER BY rank_best DESC LIMIT 1), "
+	BE_TOP("rank_med") ", " BE_TOP("med") ", " BE_TOP("t_keys") " "
 	"FROM clusters WHERE suite_version = ?1 AND backend_name = ?2";
 static const char sql_runs[] =
 	"SELECT id, model_name, accelerator, backend_name, decode_tok_s FROM runs "
@@ -90,6 +105,9 @@ struct hit {
 	int match;                 /* 0 exact, 1 prefix, 2 substring */
 	long long runs;            /* in the suite; 0 when none there */
 	double best;
+	int has_med;               /* a typical figure: */
+	double med, rank;          /* its leading combination's median, list rank */
+	long long keys;            /* and submitters */
 };
 
 struct search {
@@ -256,6 +274,12 @@ static int add_counts(struct search *s)
 			h->runs = sqlite3_column_int64(st, 0);
 			h->best = sqlite3_column_double(st, 1);
 		}
+		if (rc == SQLITE_ROW && sqlite3_column_type(st, 3) != SQLITE_NULL) {
+			h->has_med = 1;
+			h->rank = sqlite3_column_double(st, 2);
+			h->med = sqlite3_column_double(st, 3);
+			h->keys = sqlite3_column_int64(st, 4);
+		}
 		sqlite3_reset(st);
 		if (rc != SQLITE_ROW && rc != SQLITE_DONE)
 			return -1;
@@ -268,13 +292,19 @@ static int kind_order(const char *k)
 	return !strcmp(k, "model") ? 0 : !strcmp(k, "hw") ? 1 : 2;
 }
 
-/* Ranks: better match, then more runs, then kind, then name. */
+/* Ranks: better match, then the typical figure as lists rank it
+ * (confirmed first, then by median; none last), then more runs, then
+ * kind, then name. */
 static int hit_cmp(const void *x, const void *y)
 {
 	const struct hit *a = x, *b = y;
 
 	if (a->match != b->match)
 		return a->match - b->match;
+	if (a->has_med != b->has_med)
+		return b->has_med - a->has_med;
+	if (a->has_med && a->rank != b->rank)
+		return a->rank > b->rank ? -1 : 1;
 	if (a->runs != b->runs)
 		return a->runs > b->runs ? -1 : 1;
 	if (kind_order(a->kind) != kind_order(b->kind))
@@ -291,12 +321,42 @@ static json_t *hit_json(const struct search *s, const struct hit *h)
 		     : k == 1 ? browse_link(&s->b, "/hw/", h->slug, NULL)
 		     : browse_link(&s->b, "/", NULL, "backend", h->slug, NULL);
 
-	return json_pack("{s:s, s:s, s:s, s:s, s:o, s:I, s:o, s:o}", "kind", h->kind,
+	return json_pack("{s:s, s:s, s:s, s:s, s:o, s:I, s:o, s:o, s:o, s:o, s:I, s:b}", "kind", h->kind,
 		"kind_label", labels[k], "name", h->name, "slug", h->slug, "href", href,
 		"runs", (json_int_t)h->runs, "best_decode_tok_s",
 		/* best < 0: every run there is flagged (migration 0020) */
 		h->runs && h->best >= 0 ? json_real(h->best) : json_null(),
-		"best_decode_text", h->runs && h->best >= 0 ? browse_fig(h->best) : json_string(""));
+		"best_decode_text", h->runs && h->best >= 0 ? browse_fig(h->best) : json_string(""),
+		"median_decode_tok_s", h->has_med ? json_real(h->med) : json_null(),
+		"median_text", h->has_med ? browse_fig(h->med) : json_string(""),
+		"keys", (json_int_t)(h->has_med ? h->keys : 0), "one_submitter", h->has_med && h->keys == 1);
+}
+
+json_t *page_search_names(struct req *r, struct dbconn *c, const char *suite, const char *q,
+			  const char *kind, size_t max)
+{
+	struct search s = { .b = { .r = r, .c = c } };
+	json_t *a = json_array();
+	size_t i;
+
+	snprintf(s.b.suite, sizeof s.b.suite, "%s", suite);
+	snprintf(s.q, sizeof s.q, "%s", q);
+	squash_of(s.q, s.squash, sizeof s.squash);
+	if (!a || !s.squash[0])
+		return a;
+	if (!(s.h = calloc(CANDIDATES, sizeof *s.h)) ||
+	    find_prefix(&s) < 0 || find_substring(&s) < 0 || add_counts(&s) < 0) {
+		free(s.h);
+		json_decref(a);
+		return NULL;
+	}
+	qsort(s.h, s.n, sizeof *s.h, hit_cmp);
+	for (i = 0; i < s.n && json_array_size(a) < max; i++)
+		if (!strcmp(s.h[i].kind, kind))
+			json_array_append_new(a, json_pack("{s:s, s:s, s:I}", "slug", s.h[i].slug,
+							   "name", s.h[i].name, "runs", (json_int_t)s.h[i].runs));
+	free(s.h);
+	return a;
 }
 
 /* q lowercased when it is a run id prefix ("r_" and id characters), else

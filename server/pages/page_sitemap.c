@@ -361,25 +361,37 @@ static void count_arg(void *ctx, const char *k, const char *v)
 		(*(int *)ctx)++;
 }
 
-/* GET /sitemap.xml and /sitemap-<n>.xml (r->arg: n, 1 or more).  404 for a
- * file the index does not name; 503 when the database does not answer.
- * Kept as key (served stale while one request rebuilds it after a write,
- * http/cache.h), unless the request has a query some page reads (?suite=
- * lists another suite; nothing links to one), which is built each time so
- * that it cannot stand in for the plain file; other arguments change
- * nothing. */
-static int sitemap_answer(struct req *r, long long n, const char *key, struct answer *a)
+/* The sitemap file r asks for: 0 for /sitemap.xml (r->arg empty), else
+ * n (1 or more) with its cache key; -1 for a file that cannot exist. */
+static long long sitemap_which(struct req *r, char key[CACHE_ID_MAX + 1])
+{
+	char *end;
+	long long n;
+
+	if (!r->arg[0]) {
+		snprintf(key, CACHE_ID_MAX + 1, "Smap");
+		return 0;
+	}
+	n = strtoll(r->arg, &end, 10);
+	if (*end || r->arg[0] < '1' || r->arg[0] > '9' || n < 1 || n > 100000000)
+		return -1;
+	snprintf(key, CACHE_ID_MAX + 1, "S%lld", n);
+	return n;
+}
+
+/* page_build_answer_fn of the sitemap files: builds r's file, kept under
+ * its key unless the request has a query some page reads (?suite= lists
+ * another suite; nothing links to one), which is built each time so that
+ * it cannot stand in for the plain file. */
+static int sitemap_build(struct req *r, struct answer *a)
 {
 	struct http_opts o = { .cache_control = CC_PAGE };
 	struct smap s = { .out = BUF_INIT };
-	struct http_kept *k;
+	char key[CACHE_ID_MAX + 1];
 	int found, rc, args = 0;
-	unsigned lead = 0;
+	long long n = sitemap_which(r, key);
 
 	http_query_each(r, count_arg, &args);
-	if (!args && (k = cache_fetch(r->app->cache, key, REP_LIST_HTML, &lead)))
-		return answer_kept(a, k);
-	answer_lead(a, r->app->cache, lead);   /* one build at a time; landed when sent */
 	s.per = r->app->cfg.sitemap_page_urls ? r->app->cfg.sitemap_page_urls : SITEMAP_PAGE_URLS;
 	http_origin(r, s.origin, sizeof s.origin);
 	if (browse_begin(&s.b, r) < 0) {
@@ -388,7 +400,7 @@ static int sitemap_answer(struct req *r, long long n, const char *key, struct an
 		return -1;
 	}
 	reference_lastmod(&s);
-	found = write_sitemap(&s, n);
+	found = n >= 0 && write_sitemap(&s, n);
 	browse_end(&s.b);
 	if (s.failed)
 		rc = http_db_err(&a->err, DB_ERR);
@@ -402,19 +414,31 @@ static int sitemap_answer(struct req *r, long long n, const char *key, struct an
 	return rc;
 }
 
+/* GET /sitemap.xml and /sitemap-<n>.xml (r->arg: n, 1 or more).  404 for a
+ * file the index does not name; 503 when the database does not answer.
+ * Kept as its key (served stale while it is rebuilt off the request path
+ * after a write, page_kept_serve), unless the request has a query some
+ * page reads, built each time (sitemap_build); other arguments change
+ * nothing. */
+static int sitemap_answer(struct req *r, struct answer *a)
+{
+	char key[CACHE_ID_MAX + 1];
+	int args = 0;
+
+	if (sitemap_which(r, key) < 0)
+		return err_set(&a->err, 404, "not_found", NULL, "%s", "No such sitemap file: /sitemap.xml names every one.");
+	http_query_each(r, count_arg, &args);
+	if (args)
+		return sitemap_build(r, a);
+	return page_kept_serve(r, a, key, REP_LIST_HTML, sitemap_build, NULL);
+}
+
 int page_sitemap(struct req *r, struct answer *a)
 {
-	return sitemap_answer(r, 0, "Smap", a);
+	return sitemap_answer(r, a);
 }
 
 int page_sitemap_file(struct req *r, struct answer *a)
 {
-	char key[CACHE_ID_MAX + 1], *end;
-	long long n;
-
-	n = strtoll(r->arg, &end, 10);
-	if (*end || r->arg[0] < '1' || r->arg[0] > '9' || n < 1 || n > 100000000)
-		return err_set(&a->err, 404, "not_found", NULL, "%s", "No such sitemap file: /sitemap.xml names every one.");
-	snprintf(key, sizeof key, "S%lld", n);
-	return sitemap_answer(r, n, key, a);
+	return sitemap_answer(r, a);
 }

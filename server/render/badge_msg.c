@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
+#include <strings.h>
 
 #define MIDDOT " \xc2\xb7 "        /* " · " between the message's parts */
 #define ELLIPSIS "\xe2\x80\xa6"    /* "…" ends a shortened name */
@@ -108,6 +109,24 @@ static struct span drop_org(struct span s)
 			return s;
 	i++;
 	s.p += i, s.n -= i;
+	return s;
+}
+
+/* s without a maker's name as its first word when more follows:
+ * "Meta-Llama-3.1-8B" is "Llama-3.1-8B" (the org of a Hugging Face id is
+ * drop_org's). */
+static struct span drop_vendor(struct span s)
+{
+	static const char *const vendors[] = { "meta", "mistralai", "microsoft", "google", "ibm", "nvidia" };
+	size_t i, w;
+
+	for (w = 0; w < s.n && s.p[w] != '-' && s.p[w] != ' '; w++)
+		;
+	if (w + 1 >= s.n)
+		return s;
+	for (i = 0; i < NELEM(vendors); i++)
+		if (w == strlen(vendors[i]) && !strncasecmp(s.p, vendors[i], w))
+			return (struct span){ s.p + w + 1, s.n - w - 1 };
 	return s;
 }
 
@@ -247,7 +266,7 @@ static struct span short_hw(struct span s)
 /* Form k of hardware name s, from the fullest to the barest, each keeping
  * its model number (the first word with a digit: "4090", "395", "M3"):
  *   0  the short name: "Ryzen AI Max+ 395 (Radeon 8060S)", "RTX 4090 Laptop"
- *   1  without its part in parentheses: "Ryzen AI Max+ 395"
+ *   1  without its part in parentheses or after " w/ ": "Ryzen AI Max+ 395"
  *   2  from the word before the number: "Max+ 395", "RTX 4090 Laptop"
  *   3  from the number: "395", "4090 Laptop", "M3 Ultra"
  * Forms 0 and 1 are the ones that tell one GPU from another. */
@@ -260,6 +279,12 @@ static struct span hw_form(struct span s, int k)
 		return s;
 	if ((paren = memchr(s.p, '(', s.n)) && paren > s.p)
 		s = trim((struct span){ s.p, (size_t)(paren - s.p) });
+	/* "Ryzen AI Max+ 395 w/ Radeon 8060S": the part after "w/" too. */
+	for (i = 1; i + 4 <= s.n; i++)
+		if (!memcmp(s.p + i, " w/ ", 4)) {
+			s = trim((struct span){ s.p, i });
+			break;
+		}
 	if (k == 1)
 		return s;
 	for (i = 0, num = s.n; i < s.n && num == s.n; i++)
@@ -276,11 +301,85 @@ static struct span hw_form(struct span s, int k)
 	return (struct span){ s.p + i, s.n - i };
 }
 
-/* The names as the badge shows them; a cut one is followed by "…". */
+/* The names as the badge shows them; a cut one is followed by "…".  A
+ * model cut in its middle is model, "…", then model_tail (its size). */
 struct fit {
 	struct span model, hw;
 	int model_cut, hw_cut;
+	struct span model_tail;
 };
+
+/* 1 if the word w[0..n) gives a model's size: "8B", "405b", "1.5B",
+ * "270M", and the active size of a mixture "A3B", "E4B". */
+static int is_size(const char *w, size_t n)
+{
+	size_t i = 0, d;
+
+	if (n && (w[0] == 'A' || w[0] == 'a' || w[0] == 'E' || w[0] == 'e'))
+		i = 1;
+	for (d = i; d < n && ((w[d] >= '0' && w[d] <= '9') || (d > i && w[d] == '.')); d++)
+		;
+	return d > i && d + 1 == n && strchr("BbMm", w[d]) && w[i] != '.';
+}
+
+/* Where the size words of s lie: from the start of the first to the end of
+ * the last, into *lo and *hi; 0 when s has none. */
+static int size_words(struct span s, size_t *lo, size_t *hi)
+{
+	size_t i = 0, start;
+	int found = 0;
+
+	while (i < s.n) {
+		start = i;
+		while (i < s.n && !word_sep(s.p[i]))
+			i++;
+		if (is_size(s.p + start, i - start)) {
+			if (!found)
+				*lo = start;
+			*hi = i;
+			found = 1;
+		}
+		while (i < s.n && word_sep(s.p[i]))
+			i++;
+	}
+	return found;
+}
+
+/* Cuts model m to room at word boundaries, keeping its size: the longest
+ * start of whole words that fits with "…" when it keeps every size word
+ * (or m has none); else its first words, "…" and its size words
+ * ("Qwen3…30B-A3B"); else the start that fits.  Sets f's model,
+ * model_tail and model_cut; the model is empty when not a word fits.
+ * Returns 1 when the cut keeps the size (or m gives none), else 0. */
+static int cut_model(struct fit *f, struct span m, unsigned long room)
+{
+	struct span head = word_prefix(m, room), tail;
+	size_t lo = 0, hi = 0, at, cand[2], i;
+	unsigned long tw;
+
+	f->model = head, f->model_tail = (struct span){ "", 0 }, f->model_cut = 1;
+	if (!size_words(m, &lo, &hi) || (size_t)(head.p + head.n - m.p) >= hi)
+		return head.n > 0;
+	/* The tail from the version before the size ("3.1-8B") when it fits,
+	 * else from the size ("8B"). */
+	for (at = lo; at && word_sep(m.p[at - 1]); at--)
+		;
+	while (at && !word_sep(m.p[at - 1]))
+		at--;
+	cand[0] = at && at < lo && m.p[at] >= '0' && m.p[at] <= '9' ? at : lo;
+	cand[1] = lo;
+	for (i = 0; i < 2; i++) {
+		tail = (struct span){ m.p + cand[i], hi - cand[i] };
+		if ((tw = span_cents(tail)) >= room)
+			continue;
+		head = word_prefix(trim((struct span){ m.p, cand[i] }), room - tw);
+		if (!head.n)
+			continue;
+		f->model = head, f->model_tail = tail;
+		return 1;
+	}
+	return 0;
+}
 
 /* Fits hardware h alone into room: its fullest form that fits, else its
  * number onwards cut after a word, or at a code point. */
@@ -307,10 +406,9 @@ static void fit_model(struct fit *f, struct span m, unsigned long room)
 		f->model = m;
 		return;
 	}
-	f->model = word_prefix(m, room);
+	cut_model(f, m, room);
 	if (!f->model.n)
 		f->model = char_prefix(m, room);
-	f->model_cut = 1;
 }
 
 /* The number of words in s. */
@@ -341,10 +439,10 @@ static const struct { int lo, hi, words; } tries[] = {
  * the room each, cut at a code point when need be. */
 static struct fit fit_names(struct span m, struct span h, unsigned long room)
 {
-	struct fit f = { m, h, 0, 0 };
+	struct fit f = { m, h, 0, 0, { "", 0 } };
 	unsigned long hw;
 	size_t t;
-	int k;
+	int k, pass, sized;
 
 	if (!h.n || !m.n) {
 		if (h.n)
@@ -353,20 +451,26 @@ static struct fit fit_names(struct span m, struct span h, unsigned long room)
 			fit_model(&f, m, room);
 		return f;
 	}
-	for (t = 0; t < NELEM(tries); t++)
-		for (k = tries[t].lo; k <= tries[t].hi; k++) {
-			if ((hw = span_cents(hw_form(h, k))) >= room)
-				continue;
-			f.hw = hw_form(h, k);
-			if (span_cents(m) <= room - hw)
-				return f.model = m, f;
-			f.model = word_prefix(m, room - hw);
-			if (tries[t].words && words_in(f.model) >= tries[t].words)
-				return f.model_cut = 1, f;
-		}
+	/* First only cuts that keep the model's size, then any. */
+	for (pass = 0; pass < 2; pass++)
+		for (t = 0; t < NELEM(tries); t++)
+			for (k = tries[t].lo; k <= tries[t].hi; k++) {
+				if ((hw = span_cents(hw_form(h, k))) >= room)
+					continue;
+				f.hw = hw_form(h, k);
+				if (span_cents(m) <= room - hw) {
+					f.model = m, f.model_cut = 0, f.model_tail = (struct span){ "", 0 };
+					return f;
+				}
+				sized = cut_model(&f, m, room - hw);
+				if (tries[t].words && (sized || pass) &&
+				    words_in(f.model) + words_in(f.model_tail) >= tries[t].words)
+					return f;
+			}
 	/* Neither fits as it should: the shorter name whole when it takes
 	 * at most half the room, the other cut to the rest; else half each. */
 	f.model_cut = f.hw_cut = 0;
+	f.model_tail = (struct span){ "", 0 };
 	if (span_cents(m) <= room / 2 || span_cents(hw_form(h, 3)) > room / 2) {
 		fit_model(&f, m, room / 2);
 		hw = span_cents(f.model) + (f.model_cut ? ELLIPSIS_CENTS : 0);
@@ -379,8 +483,9 @@ static struct fit fit_names(struct span m, struct span h, unsigned long room)
 	return f;
 }
 
-/* Appends " · " and s (with "…" when cut), or nothing for an empty s. */
-static void put_name(struct buf *out, struct span s, int cut)
+/* Appends " · " and s (with "…" when cut, then tail if any), or nothing
+ * for an empty s. */
+static void put_name(struct buf *out, struct span s, int cut, struct span tail)
 {
 	if (!s.n)
 		return;
@@ -388,6 +493,8 @@ static void put_name(struct buf *out, struct span s, int cut)
 	buf_add(out, s.p, s.n);
 	if (cut)
 		buf_puts(out, ELLIPSIS);
+	if (cut && tail.n)
+		buf_add(out, tail.p, tail.n);
 }
 
 /* Appends the figure and " tok/s" (formats in badge_message's comment). */
@@ -424,7 +531,7 @@ static struct span clean_name(const char *name, struct buf *clean, struct buf *t
 		return (struct span){ "", 0 };
 	s = trim((struct span){ clean->buf, clean->len });
 	if (model)
-		return trim(drop_inner_noise(trim(drop_noise(drop_org(s))), tight));
+		return trim(drop_inner_noise(trim(drop_noise(drop_vendor(drop_org(s)))), tight));
 	return short_hw(s);
 }
 
@@ -472,8 +579,8 @@ int badge_message(const struct badge_in *in, struct buf *out)
 	room = r > 0 ? (unsigned long)(r % 2 ? r + 1 : r) * 100 - 1 : 0;
 	room = room > head ? room - head : 0;
 	f = fit_names(m, h, room);
-	put_name(out, f.model, f.model_cut);
-	put_name(out, f.hw, f.hw_cut);
+	put_name(out, f.model, f.model_cut, f.model_tail);
+	put_name(out, f.hw, f.hw_cut, (struct span){ "", 0 });
 	ret = buf_error(out);
 out:
 	buf_release(&tight);
@@ -485,7 +592,7 @@ out:
 /* See badge_svg.h: the cleaned name, shortened to room when need be. */
 int badge_fit_name(struct buf *out, const char *name, int hw, unsigned long room)
 {
-	struct fit f = { { "", 0 }, { "", 0 }, 0, 0 };
+	struct fit f = { { "", 0 }, { "", 0 }, 0, 0, { "", 0 } };
 	struct buf clean = BUF_INIT;
 	struct span s, got;
 	int cut;
@@ -505,6 +612,8 @@ int badge_fit_name(struct buf *out, const char *name, int hw, unsigned long room
 	buf_add(out, got.p, got.n);
 	if (cut == 2)
 		buf_puts(out, ELLIPSIS);
+	if (cut == 2 && f.model_tail.n)
+		buf_add(out, f.model_tail.p, f.model_tail.n);
 	cut = buf_error(&clean) || buf_error(out) ? -1 : cut != 0;
 	buf_release(&clean);
 	return cut;

@@ -28,7 +28,7 @@
 #define C_MUTED "#5c6670"       /* --muted */
 #define C_SOFT "#f3f5f7"        /* --soft: the band */
 #define C_LINE "#d8dde2"        /* --line */
-#define C_BAR "#eef5fc"         /* --note-bg: a row's bar */
+#define C_BAR "#0072b2"         /* --accent: a row's bar, 5:1 on the card, under its texts */
 #define C_FLAG_BG "#fff3e6"     /* --flag-bg, -line, -fg */
 #define C_FLAG_LINE "#d97a1c"
 #define C_FLAG_FG "#8a4300"
@@ -51,8 +51,8 @@ static const struct card_ink inks[INK__MAX] = {
 	[INK_LABEL] = { C_MUTED, C_BG, "labels, units, the backend" },
 	[INK_BAND] = { C_FG, C_SOFT, "the site's name on the band" },
 	[INK_BAND_LABEL] = { C_MUTED, C_SOFT, "the kind of page on the band" },
-	[INK_ROW] = { C_FG, C_BAR, "a row's name and figure over its bar" },
-	[INK_ROW_LABEL] = { C_MUTED, C_BAR, "a row's name over a bar, muted" },
+	[INK_ROW] = { C_FG, C_BG, "a row's name and figure, above its bar" },
+	[INK_ROW_LABEL] = { C_MUTED, C_BG, "a row's name above its bar, muted" },
 	[INK_OUTLIER] = { C_FLAG_FG, C_FLAG_BG, "the outlier word" },
 	[INK_UPHELD] = { C_UPHELD_FG, C_UPHELD_BG, "the upheld word" },
 	[INK_WITHDRAWN] = { C_UPHELD_FG, C_UPHELD_BG, "the withdrawn word" },
@@ -382,7 +382,8 @@ out:
 
 #define ROW_Y 318     /* the first row's top */
 #define ROW_STEP 60   /* from one row's top to the next */
-#define ROW_H 50
+#define ROW_H 12      /* a row's bar, under its texts (never behind them) */
+#define ROW_BAR_Y 40  /* from a row's top to its bar's */
 #define ROW_PAD 16    /* px between a bar's edge and its texts */
 #define ROW_SIZE 32
 
@@ -399,23 +400,24 @@ static double rows_max(const struct card_page *in, size_t n)
 	return max;
 }
 
-/* Row i: its bar (value against max), its name cut to leave room for its
- * figure, and the figure at the right.  Appends ": name figure" (then
+/* Row i: its name cut to leave room for its figure, the figure at the
+ * right, and under both its bar (value against max) in the accent blue,
+ * which no text lies on.  Appends ": name figure" (then
  * "; name figure") to label.  Returns 0, or -1 out of memory. */
 static int put_row(struct buf *out, struct buf *label, const struct card_page *in,
 		    size_t i, double max)
 {
 	const struct card_row *row = &in->rows[i];
 	int top = ROW_Y + (int)i * ROW_STEP;
-	struct at name = { CARD_MARGIN + ROW_PAD, top + 36, ROW_SIZE, 0, INK_ROW, NULL };
-	struct at fig = { RIGHT - ROW_PAD, top + 36, ROW_SIZE, 1, INK_ROW, "end" };
+	struct at name = { CARD_MARGIN, top + 30, ROW_SIZE, 0, INK_ROW, NULL };
+	struct at fig = { RIGHT, top + 30, ROW_SIZE, 1, INK_ROW, "end" };
 	struct buf f = BUF_INIT, shown = BUF_INIT;
 	double share = max > 0 && isfinite(row->value) && row->value > 0 ? row->value / max : 0;
 	double room;
 	int ret;
 
 	buf_printf(out, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" rx=\"6\" fill=\"%s\"/>",
-		   CARD_MARGIN, top, (int)lround(share * TEXT_W) > 4 ? (int)lround(share * TEXT_W) : 4,
+		   CARD_MARGIN, top + ROW_BAR_Y, (int)lround(share * TEXT_W) > 4 ? (int)lround(share * TEXT_W) : 4,
 		   ROW_H, C_BAR);
 	put_fig(&f, row->value);
 	room = TEXT_W - 2 * ROW_PAD - text_px(f.buf, ROW_SIZE, 1) - 32;

@@ -300,24 +300,89 @@ static int has_legend(const struct chart *c)
 	return c->nseries > 1 || utf8_len(c->series[0].name);
 }
 
+/* The most lines one legend name wraps onto. */
+#define LEGEND_LINES 4
+
+/* The name of series s, "" for none. */
+static const char *series_name(const struct plot *p, size_t s)
+{
+	return p->c->series[s].name ? p->c->series[s].name : "";
+}
+
+/* How wide name[from..to) is drawn. */
+static double span_w(const char *name, size_t from, size_t to)
+{
+	struct buf t = BUF_INIT;
+	double w;
+
+	buf_add(&t, name + from, to - from);
+	w = buf_error(&t) ? 0 : text_w(t.buf);
+	buf_release(&t);
+	return w;
+}
+
+/* Wraps name into lines of at most room (its words whole: a line breaks
+ * after a space, a hyphen or a comma; a word wider than room stands on
+ * its own line): how many lines (1..LEGEND_LINES), each after the first
+ * starting at at[k - 1] (its leading spaces skipped). */
+static int wrap_name(const char *name, double room, size_t at[LEGEND_LINES - 1])
+{
+	size_t n = strlen(name), start = 0, i, fit;
+	int lines = 1;
+
+	while (lines < LEGEND_LINES && span_w(name, start, n) > room) {
+		fit = 0;
+		for (i = start + 1; i < n; i++) {
+			int brk = name[i] == ' ' || name[i - 1] == '-' || name[i - 1] == ',';
+
+			if (!brk)
+				continue;
+			if (fit && span_w(name, start, i) > room)
+				break;
+			fit = i;
+		}
+		if (!fit)
+			break;
+		while (name[fit] == ' ')
+			fit++;
+		at[lines - 1] = start = fit;
+		lines++;
+	}
+	return lines;
+}
+
+/* The lines legend item s takes (wrap_name), breaks into at. */
+static int legend_lines(const struct plot *p, size_t s, size_t at[LEGEND_LINES - 1])
+{
+	/* A tenth kept back: a wrapped line is long, and fonts differ. */
+	return wrap_name(series_name(p, s), 0.9 * (CHART_WIDTH - MARGIN - p->left - 36), at);
+}
+
 /* Where legend item s goes: its x and its row, items laid left to right
  * from the plot's left edge and onto a new row when one would pass the
- * drawing's right edge. */
+ * drawing's right edge; a name too long for one row wraps onto more
+ * (never cut), and the next item starts under it. */
 static void legend_at(const struct plot *p, size_t s, double *x, int *row)
 {
-	size_t i;
+	size_t i, at[LEGEND_LINES - 1];
 
 	*x = p->left;
 	*row = 0;
 	for (i = 0; i <= s; i++) {
-		double w = fmin(36 + text_w(p->c->series[i].name), CHART_WIDTH - MARGIN - p->left);
+		int lines = legend_lines(p, i, at);
+		double w = lines > 1 ? CHART_WIDTH - MARGIN - p->left
+				     : fmin(36 + text_w(series_name(p, i)), CHART_WIDTH - MARGIN - p->left);
 
 		if (*x > p->left && *x + w > CHART_WIDTH - MARGIN) {
 			*x = p->left;
 			(*row)++;
 		}
-		if (i < s)
+		if (i < s && lines > 1) {
+			*x = p->left;
+			*row += lines;
+		} else if (i < s) {
 			*x += w + 24;
+		}
 	}
 }
 
@@ -327,15 +392,29 @@ static double legend_y(const struct plot *p, int row)
 	return TITLE_Y + (p->title_cut ? LINE_H : 0) + 28 + row * LINE_H;
 }
 
-/* Appends the legend name of series s, cut with "…" at a code point when
- * it would run past the drawing's right edge from x. */
+/* Appends the legend name of series s drawn from x at baseline y: one
+ * line as it is, or its lines (wrap_name) as tspans under each other; a
+ * single word wider than the room left is cut with "…" at a code point. */
 static void legend_name(struct buf *b, const struct plot *p, size_t s, double x)
 {
-	const char *name = p->c->series[s].name ? p->c->series[s].name : "";
+	const char *name = series_name(p, s);
 	double room = CHART_WIDTH - MARGIN - x;
-	size_t i = 0, keep = 0, n = strlen(name);
+	size_t i = 0, keep = 0, n = strlen(name), at[LEGEND_LINES - 1];
 	struct buf t = BUF_INIT;
+	int lines = legend_lines(p, s, at), k;
 
+	if (lines > 1) {
+		for (k = 0; k < lines; k++) {
+			/* The spaces a line breaks at end the line before it, so
+			 * the text reads as the name. */
+			size_t from = k ? at[k - 1] : 0, to = k + 1 < lines ? at[k] : n;
+
+			buf_printf(b, "<tspan x=\"%.1f\" dy=\"%d\">", x, k ? LINE_H : 0);
+			html_txt_n(b, name + from, to - from);
+			buf_puts(b, "</tspan>");
+		}
+		return;
+	}
 	if (text_w(name) <= room) {
 		html_txt(b, name);
 		return;
@@ -599,8 +678,10 @@ static void lay_out(struct plot *p)
 	p->left = fmax(PAD_LEFT, Y_TITLE_X + 5 + Y_TITLE_GAP + y_labels_w(p) + 8);
 	p->title_cut = title_break(p->c->title);
 	if (has_legend(p->c)) {
+		size_t at[LEGEND_LINES - 1];
+
 		legend_at(p, p->c->nseries - 1, &x, &row);
-		p->top = legend_y(p, row) + 12;
+		p->top = legend_y(p, row + legend_lines(p, p->c->nseries - 1, at) - 1) + 12;
 	} else {
 		p->top = TOP_PLAIN + (p->title_cut ? LINE_H : 0);
 	}

@@ -72,7 +72,8 @@ static uint64_t day_hash(char tag, const unsigned char *p, size_t np, const char
 	int i;
 
 	msg[len++] = (unsigned char)tag;
-	memcpy(msg + len, p, np);
+	if (np)          /* p may be NULL with np 0: memcpy's arguments never are */
+		memcpy(msg + len, p, np);
 	len += np;
 	for (i = 0; i < n; i++) {
 		l = strlen(parts[i]);
@@ -150,6 +151,8 @@ void wanted_note(const char *peer_addr, const char *suite, const char *model_slu
 	struct slot *asked, *in_net, *net_all = NULL;
 	struct pending *p;
 
+	if (!peer_addr || !*peer_addr)
+		return;                    /* a rebuild off the request path: nobody's visit */
 	if (!suite || !model_slug || !hw_slug || strlen(suite) >= sizeof pend[0].suite ||
 	    strlen(model_slug) >= sizeof pend[0].model || strlen(hw_slug) >= sizeof pend[0].hw ||
 	    !slug_valid(model_slug) || !slug_valid(hw_slug))

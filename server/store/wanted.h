@@ -41,8 +41,9 @@
 #define WANTED_NET_ASKS 50          /* asks a network counts a day (cap on) */
 
 /* Counts one ask of model_slug on hw_slug in suite from peer_addr (any
- * string naming the client; NULL or "" counts as one address), unless this
- * address asked for it today already.  Slugs that are not slugs
+ * string naming the client; NULL or "": no client, a rebuild off the
+ * request path, which counts nothing), unless this address asked for it
+ * today already.  Slugs that are not slugs
  * (util/slug.h) are ignored.  Thread-safe, cheap, never fails. */
 void wanted_note(const char *peer_addr, const char *suite, const char *model_slug,
 		 const char *hw_slug);

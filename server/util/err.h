@@ -31,7 +31,7 @@ struct err {
 #define MSG_DB_DOWN "The database is not answering; try again shortly."
 #define MSG_NOMEM   "The server is out of memory; try again shortly."
 /* 404 for a run id no run has. */
-#define MSG_NO_RUN  "There is no run with this id; run ids look like r_y2_5y8oo97d. Check the link."
+#define MSG_NO_RUN  "There is no run with this id; a run id is r_ and 11 letters, digits, _ or -. Check the link."
 
 /* Fills e (status, code, field or NULL, printf-style sentence) and returns
  * -1, so a refusal is one line: return err_set(e, 404, ...). */

@@ -15,9 +15,12 @@ const MAX_WIDTH = 340;   // BADGE_MAX_WIDTH: "about 330"
 
 // Names a badge must shorten, and the words it must keep.
 const RUNS = [
-	{ model: 'Qwen/Qwen3-Coder-30B-A3B-Instruct', hardware: 'Apple M3 Ultra', keep: ['M3 Ultra'], shown: 'Qwen3-Coder 30B-A3B Instruct' },
+	{ model: 'Qwen/Qwen3-Coder-30B-A3B-Instruct', hardware: 'Apple M3 Ultra', keep: ['M3 Ultra', 'A3B'], shown: 'Qwen3-Coder 30B-A3B Instruct' },
 	{ model: 'Qwen/Qwen3-8B', hardware: 'AMD Ryzen AI Max+ 395 (Radeon 8060S)', keep: ['Ryzen AI Max+ 395', 'Qwen3 8B'], shown: 'Qwen3 8B' },
-	{ model: 'meta-llama/Meta-Llama-3.1-405B-Instruct-with-a-long-tail', hardware: 'AMD Ryzen AI Max+ 395 (Radeon 8060S)', keep: ['Max+ 395', 'Meta-Llama'] },
+	// Issue 38: the maker's prefix goes before the size does.
+	{ model: 'meta-llama/Meta-Llama-3.1-405B-Instruct-with-a-long-tail', hardware: 'AMD Ryzen AI Max+ 395 (Radeon 8060S)', keep: ['Max+ 395', 'Llama-3.1-405B'] },
+	// ... and a name after "w/" before the chip's own words.
+	{ model: 'Meta-Llama-3.1-8B-Instruct-Q4_K_M', hardware: 'AMD Ryzen AI Max+ 395 w/ Radeon 8060S', keep: ['8B', 'Max+ 395'], never: ['395 w/', 'Meta-'], decode: 30.5 },
 	{ model: 'deepseek-ai/DeepSeek-Coder-V2-Lite-Instruct', hardware: 'NVIDIA GeForce RTX 4090 Laptop GPU', keep: ['RTX 4090'] },
 	{ model: 'stabilityai/stable-code-instruct-3b', hardware: 'NVIDIA GeForce RTX 5090', keep: ['stable-code-3b', 'RTX 5090'], decode: 2345.6 },
 ];
@@ -99,18 +102,23 @@ describe('badge', () => {
 			assert.ok(width <= MAX_WIDTH, `${message}: ${width} px`);
 			for (const words of run.keep)
 				assert.ok(message.includes(words), `${message}: lost "${words}"`);
-			// A cut name ends after a whole word: no separator or part of a
-			// word before the ellipsis.
+			for (const words of run.never || [])
+				assert.ok(!message.includes(words), `${message}: shows "${words}"`);
+			// A cut name ends after a whole word, and what follows its
+			// ellipsis (the model's size) starts one: no separator or part
+			// of a word beside the ellipsis.
 			for (const part of message.split(' \u00b7 ').slice(1)) {
-				if (!part.endsWith('\u2026') || !run.model) continue;
-				const kept = part.slice(0, -1);
+				if (!part.includes('\u2026') || !run.model) continue;
+				const [kept, tail] = part.split('\u2026');
 				assert.ok(!/[-_ \/]$/.test(kept), `${part}: cut after a separator`);
+				assert.ok(!/^[-_ \/]/.test(tail), `${part}: resumes at a separator`);
 				// A name the reference data knows is shown by the reference's
 				// name (shown), else as uploaded.
 				const name = run.shown || run.model;
-				assert.ok((name.includes(kept + '-') || name.includes(kept + ' ') ||
-					name.includes(kept + '_') || run.hardware.includes(kept + ' ') || run.hardware.includes(kept + '-')),
-					`${part}: not cut at a word boundary`);
+				const at = (n, w) => [w + '-', w + ' ', w + '_'].some((x) => n.includes(x));
+				assert.ok(at(name, kept) || at(run.hardware, kept), `${part}: not cut at a word boundary`);
+				if (tail)
+					assert.ok(['-', ' ', '_'].some((x) => name.includes(x + tail)), `${part}: "${tail}" is not a whole word of ${name}`);
 			}
 		}
 	});

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
 
 import { launch } from './browser.mjs';
@@ -41,7 +42,10 @@ async function pageKinds(url, account) {
 	const kinds = kindPaths({ run: decodeURIComponent(run), model: decodeURIComponent(model),
 		hw: decodeURIComponent(hw), account,
 		'model-hw': [decodeURIComponent(pairPage[1]), decodeURIComponent(pairPage[2])] }, query);
-	return [...kinds.map((k) => k.path), '/m/llama-3-1-8b-instruct/hw/rtx-4090', '/?model=&hw=m3-ultra', '/no-such-page'];
+	// Issue 38: /compare's chooser with its runs, /fit's form with refused
+	// values, the picker's candidates.
+	return [...kinds.map((k) => k.path), '/m/llama-3-1-8b-instruct/hw/rtx-4090', '/?model=&hw=m3-ultra', '/no-such-page',
+		`/compare?model=${model}`, '/fit?context=8K&hw=m3-ultra', '/?model=Llama+3.3+70B+Instruct&hw=GeForce'];
 }
 
 before(async () => {
@@ -56,8 +60,33 @@ before(async () => {
 		body: JSON.stringify({ author: 'a reader with a rather long name', body: 'These figures look too good for this card.' }),
 	});
 	assert.equal(post.status, 201, await post.text());
+	await addChange(server);
+	// A visit to a page nobody measured puts a row on /wanted.
+	await fetch(server.url + '/m/llama-3-1-8b-instruct/hw/rtx-4090');
 	mkdirSync(SHOTS, { recursive: true });
 });
+
+/* Uploads eight fresh keys' runs of llama.cpp b6100 near 100 tok/s and
+ * eight of b6200 near 120, of a long model name on long hardware, so that
+ * /changes has a row (found by the refresh thread: waits for it). */
+async function addChange(srv) {
+	const bin = process.env.LLMSPEED_BIN || join(ROOT, 'llm-speedd');
+	for (const [ver, base] of [['b6100', 98], ['b6200', 118]])
+		for (let i = 0; i < 8; i++) {
+			const jws = execFileSync(bin, ['sample-run', '--model', 'DeepSeek-Coder-V2-Lite-Instruct-Long-Context-Edition',
+				'--hardware', 'NVIDIA GeForce RTX 4090 Laptop GPU', '--backend', 'llama.cpp', '--backend-version', ver,
+				'--decode', String(base + 0.5 * i)]);
+			const res = await fetch(`${srv.url}/api/v1/runs`, { method: 'POST', headers: { 'Content-Type': 'application/jose' }, body: jws });
+			assert.equal(res.status, 201, await res.text());
+		}
+	const deadline = Date.now() + 30000;
+	while (Date.now() < deadline) {
+		const j = await (await fetch(srv.url + '/changes.json')).json();
+		if (j.changes.length) return;
+		await new Promise((ok) => setTimeout(ok, 200));
+	}
+	assert.fail('no change on /changes.json after the uploads');
+}
 
 after(async () => {
 	await browser?.close();
@@ -149,3 +178,117 @@ describe('the badge is a reasonable width', () => {
 		}
 	});
 });
+
+/* Issue 38: what a visitor sees first, and nothing wider than its place. */
+
+/* Every element of main that sticks out of its container (the nearest
+ * block ancestor that is not itself scrolled sideways), and every
+ * .table-wrap that scrolls; each as "tag.class right/limit". */
+function overflowing() {
+	const out = [];
+	for (const w of document.querySelectorAll('main .table-wrap'))
+		if (w.scrollWidth > w.clientWidth + 1)
+			out.push(`table-wrap of "${(w.querySelector('caption, th')?.textContent || '').slice(0, 30)}" ${w.scrollWidth}/${w.clientWidth}`);
+	for (const e of document.querySelectorAll('main *')) {
+		if (e.closest('svg') && e.tagName.toLowerCase() !== 'svg') continue;
+		const box = e.parentElement?.closest('td, th, p, li, dd, dt, section, figure, form, div, main');
+		if (!box || getComputedStyle(e).position === 'absolute' || e.closest('.visually-hidden, thead')) continue;
+		const r = e.getBoundingClientRect(), b = box.getBoundingClientRect();
+		if (r.width && r.right > b.right + 1)
+			out.push(`${e.tagName.toLowerCase()}.${e.getAttribute('class') || ''} "${e.textContent.trim().slice(0, 30)}" ${Math.round(r.right)}/${Math.round(b.right)}`);
+	}
+	return out.slice(0, 8);
+}
+
+for (const [width, height] of [[390, 844], [1280, 800]]) {
+	for (const scheme of ['light', 'dark']) {
+		describe(`issue 38 at ${width}x${height}, ${scheme}`, () => {
+			let context;
+			before(async () => {
+				context = await browser.newContext({ viewport: { width, height }, colorScheme: scheme });
+			});
+			after(async () => { await context.close(); });
+
+			const visit = async (path, fn, ...args) => {
+				const page = await context.newPage();
+				try {
+					const res = await page.goto(server.url + path, { waitUntil: 'load' });
+					assert.equal(res.status(), 200, path);
+					return await page.evaluate(fn, ...args);
+				} finally {
+					await page.close();
+				}
+			};
+
+			test('the home page: one sentence, the picker, then the board\'s first row in the first screen; the tools after the board', async () => {
+				const m = await visit('/', () => {
+					const row = document.querySelector('table.combos tbody tr:not(.await-head)');
+					const fig = row.querySelector('td.fig');
+					const picker = document.querySelector('form.picker');
+					const tools = document.querySelector('nav.tools');
+					const lede = document.querySelector('p.lede').textContent.trim();
+					return { top: row.getBoundingClientRect().top, figBottom: fig.getBoundingClientRect().bottom,
+						inner: innerHeight, picker: picker.getBoundingClientRect().bottom,
+						toolsAfter: !!(row.compareDocumentPosition(tools) & Node.DOCUMENT_POSITION_FOLLOWING),
+						sentences: lede.split(/[.!?](\s|$)/).filter((x) => x && x.trim()).length };
+				});
+				assert.ok(m.figBottom <= m.inner, `the first row's figure ends at ${Math.round(m.figBottom)} px of ${m.inner}`);
+				assert.ok(m.picker < m.top, 'the picker comes before the board');
+				assert.ok(m.toolsAfter, 'the tool cards come after the board');
+				assert.equal(m.sentences, 1, 'the lede is one sentence');
+			});
+
+			test('no table or element wider than its container', async (t) => {
+				const run = paths.find((p) => p.startsWith('/r/'));
+				const user = paths.find((p) => p.startsWith('/u/'));
+				for (const path of ['/', '/outliers', '/changes', '/wanted', '/models', '/hardware', run, user, '/glossary']) {
+					await t.test(path, async () => {
+						assert.deepEqual(await visit(path, overflowing), [], `${path} at ${width} px`);
+					});
+				}
+			});
+
+			test('a mark never breaks inside, on its own line under its figure', async () => {
+				for (const path of ['/', paths.find((p) => p.startsWith('/u/')), '/outliers']) {
+					const bad = await visit(path, () => [...document.querySelectorAll('main span.flag, main a.flag')]
+						.filter((e) => getComputedStyle(e).display !== 'block')
+						.filter((e) => e.getClientRects().length > 1 || e.getBoundingClientRect().height > 2 * parseFloat(getComputedStyle(e).fontSize))
+						.map((e) => e.textContent.trim()));
+					assert.deepEqual(bad, [], `${path}: marks broken across lines`);
+				}
+			});
+
+			test('/changes: no raw float, p in words, the change first', async () => {
+				const m = await visit('/changes', () => ({
+					text: document.querySelector('main').innerText,
+					first: document.querySelector('table.changes tbody tr td')?.textContent.trim(),
+					inputs: document.querySelectorAll('form[action="/changes"] input[type="text"]').length,
+					selects: document.querySelectorAll('form[action="/changes"] select').length,
+				}));
+				const raw = (m.text.match(/\S*(\d\.\d{3,}|\de-\d)\S*/g) || []).filter((w) => w !== '0.001');
+				assert.deepEqual(raw, [], 'raw floats on /changes');
+				assert.match(m.text, /p (< 0\.001|= \d)/);
+				assert.match(m.first || '', /^[+\u2212]\d+\.\d%$/);
+				assert.equal(m.inputs, 0, 'a filter is free text');
+				assert.equal(m.selects, 2);
+			});
+
+			test('the run page: no empty sentence', async () => {
+				const flagged = (await (await fetch(server.url + '/outliers')).text()).match(/href="\/r\/([^"#?\/]+)"/)[1];
+				for (const path of [paths.find((p) => p.startsWith('/r/')), '/r/' + flagged]) {
+					const bad = await visit(path, () => [...document.querySelectorAll('main p, main dd, main li')]
+						.map((e) => e.textContent.replace(/\s+/g, ' ').trim())
+						.filter((s) => /:\s*[.)]|\bit \(|,\s*\.|\(\s*\)|\s[.,]$|:$/.test(s) && !/Markdown:$|HTML:$/.test(s)));
+					assert.deepEqual(bad, [], `${path}: empty sentences`);
+				}
+			});
+
+			test('the glossary defines median, middle half, submitter, predicted, cluster, combination', async () => {
+				const got = await visit('/glossary', () => ['median', 'middle-half', 'submitter', 'predicted', 'cluster', 'combination']
+					.map((id) => [id, document.getElementById(id)?.nextElementSibling?.textContent.trim().length || 0]));
+				for (const [id, n] of got)
+					assert.ok(n > 40, `no glossary entry #${id}`);
+			});
+		});
+	}
+}

@@ -30,7 +30,8 @@ before(async () => {
 	const top = home.board.rows[0];
 	pages = [['home', '/'], ['run', `/r/${top.best_run}`], ['model', `/m/${top.model.slug}`],
 		['hardware', `/hw/${top.hardware.slug}`], ['cheatsheet', '/cheatsheet'], ['fit', '/fit'],
-		['model-on-hardware', `/m/${top.model.slug}/hw/${top.hardware.slug}`]];
+		['model-on-hardware', `/m/${top.model.slug}/hw/${top.hardware.slug}`],
+		['compare-chooser', '/compare'], ['api', '/api']];
 });
 
 after(async () => {

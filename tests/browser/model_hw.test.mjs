@@ -144,3 +144,66 @@ describe('the picker', () => {
 		}
 	});
 });
+
+/* Issue 38: what each of the pages below holds at both widths. */
+function issue38() {
+	const wide = [];
+	for (const t of document.querySelectorAll('main table')) {
+		const holder = t.closest('.table-wrap') || t.parentElement;
+		if (t.getBoundingClientRect().width > holder.clientWidth + 1 || holder.scrollWidth > holder.clientWidth + 1)
+			wide.push(`${t.querySelector('caption')?.textContent?.slice(0, 60)}: ${Math.round(t.getBoundingClientRect().width)} in ${holder.clientWidth}`);
+	}
+	// A sentence that ends on nothing: "..., or ." or a dangling comma.
+	const empty = [...document.querySelectorAll('main p, main li, main figcaption')]
+		.map((p) => p.textContent.replace(/\s+/g, ' ').trim())
+		.filter((t) => /(,|\bor|\band|:)\s*\.$/.test(t) || /\(\s*\)/.test(t) || /,\s*$/.test(t));
+	const table = document.querySelector('main table.mhw');
+	const rows = table ? [...table.querySelectorAll('tbody tr:not(.await-head)')].map((tr) => ({
+		backend: tr.querySelector('td.backend strong')?.textContent,
+		file: tr.querySelector('td.backend .weights-name code')?.textContent || null,
+		middle: tr.querySelector('.spread')?.textContent.replace(/\s+/g, ' ').trim(),
+	})) : [];
+	return {
+		scroll: document.documentElement.scrollWidth, inner: innerWidth, wide, empty, rows,
+		backendTables: document.querySelectorAll('main table.mhw').length,
+		heading: document.querySelector('#backends-title')?.textContent,
+	};
+}
+
+describe('issue 38: one table per model and machine, nothing wider than its place', () => {
+	for (const width of [390, 1280]) {
+		test(`${width} px: the backends table, and no page of these wider than its box or with an empty sentence`, async () => {
+			const pages = [MEASURED, '/m/qwen2-5-7b/hw/rtx-4090', EMPTY, '/m/qwen2-5-7b', '/hw/rtx-4090',
+				'/cheatsheet', '/m/llama-3-2-3b', '/hw/rtx-3090'];
+			for (const path of pages) {
+				for (const scheme of ['light', 'dark']) {
+					const { context, page, res, problems } = await open(path, width, scheme);
+					try {
+						assert.equal(res.status(), 200, path);
+						const r = await page.evaluate(issue38);
+						assert.ok(r.scroll <= r.inner, `${path}: the page is ${r.scroll}px wide in ${r.inner}`);
+						assert.deepEqual(r.wide, [], `${path}: tables wider than their container`);
+						assert.deepEqual(r.empty, [], `${path}: sentences that end on nothing`);
+						assert.deepEqual(problems, []);
+						if (path.includes('/hw/rtx-') && path.startsWith('/m/qwen2-5-7b/')) {
+							// llama.cpp and ollama side by side in one table, each
+							// from its own weights file (demo: ollama loads its own).
+							assert.equal(r.backendTables, 1, `${path}: one backends table`);
+							assert.equal(r.heading, 'Backends on this machine, fastest first');
+							const lc = r.rows.find((x) => x.backend === 'llama.cpp');
+							const ol = r.rows.find((x) => x.backend === 'ollama');
+							assert.ok(lc && ol, `${path}: llama.cpp and ollama rows: ${JSON.stringify(r.rows)}`);
+							assert.ok(lc.file && ol.file && lc.file !== ol.file, `${path}: the two rows name different weights files`);
+							for (const x of r.rows)
+								assert.match(x.middle, /^middle half (–|[\d,.]+–[\d,.]+)$/, `${path}: ${x.backend}'s middle half`);
+						}
+						if (scheme === 'light')
+							await page.screenshot({ path: join(SHOTS, `issue38${path.replace(/[^a-z0-9]+/gi, '_')}_${width}.png`), fullPage: true });
+					} finally {
+						await context.close();
+					}
+				}
+			}
+		});
+	}
+});

@@ -52,7 +52,18 @@ describe('the cheatsheet', () => {
 					const marked = several.map((td) => [...td.querySelectorAll('.fastest')].map((f) => ({
 						words: f.querySelector('.tag')?.textContent, bold: getComputedStyle(f.querySelector('a')).fontWeight,
 					})));
-					return { tables: tables.length, page: document.documentElement.scrollWidth, wide, lines, marked };
+					// One line a backend (issue 38): each entry is its own list item,
+					// below the one before it, and a backend twice in a cell says why.
+					const runOn = cells.filter((td) => {
+						const items = [...td.querySelectorAll('ul.cell-lines > li')];
+						return items.some((li, i) => i && li.getBoundingClientRect().top < items[i - 1].getBoundingClientRect().bottom - 1);
+					}).length;
+					const unexplained = cells.filter((td) => {
+						const names = [...td.querySelectorAll('ul.cell-lines > li')].map((li) => li.querySelector('a').textContent.split(' ')[0]);
+						return names.some((n, i) => names.indexOf(n) !== i) && !td.querySelector('.twice');
+					}).length;
+					return { tables: tables.length, page: document.documentElement.scrollWidth, wide, lines, marked, runOn, unexplained,
+						items: document.querySelectorAll('main table.cheatsheet ul.cell-lines > li').length };
 				});
 				assert.ok(r.tables >= 2, 'the demo\'s hardware makes two tables');
 				assert.equal(r.page, 1280, 'the page scrolls sideways');
@@ -61,6 +72,9 @@ describe('the cheatsheet', () => {
 				for (const l of r.lines)
 					assert.ok(l.lines <= 2, `"${l.name}" wraps to ${l.lines} lines`);
 				assert.ok(r.marked.length > 5, 'no cell with several backends');
+				assert.ok(r.items > 20, 'cells are not lists of backends');
+				assert.equal(r.runOn, 0, 'a cell runs two backends into one line');
+				assert.equal(r.unexplained, 0, 'a backend twice in a cell without saying why');
 				for (const m of r.marked) {
 					assert.equal(m.length, 1, 'a cell of several backends marks exactly one fastest');
 					assert.equal(m[0].words, 'fastest');

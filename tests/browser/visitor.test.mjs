@@ -135,13 +135,22 @@ describe('the nav at 390 px', () => {
 		}
 	});
 
-	test('the home page shows its tools within two phone screens', async () => {
+	test('the home page shows its tools after the board, and every page links them in its header', async () => {
+		// Issue 38: the board's first rows come first; the tool cards
+		// follow it, and the header's menu reaches each tool from anywhere.
 		const { context, page } = await open('/', 390);
 		try {
-			const tools = await page.$$eval('main nav.tools a', (as) => as.map((a) => ({ href: a.getAttribute('href'), bottom: a.getBoundingClientRect().bottom + scrollY })));
-			assert.deepEqual(tools.map((t) => t.href), ['/cheatsheet', '/fit', '/explain/quantization']);
-			for (const t of tools)
-				assert.ok(t.bottom <= 2 * 844, `${t.href} ends at ${t.bottom}px`);
+			const got = await page.evaluate(() => {
+				const board = document.querySelector('table.combos');
+				const as = [...document.querySelectorAll('main nav.tools a')];
+				return { hrefs: as.map((a) => a.getAttribute('href')),
+					after: as.every((a) => board.compareDocumentPosition(a) & Node.DOCUMENT_POSITION_FOLLOWING),
+					header: [...document.querySelectorAll('header.site a')].map((a) => a.getAttribute('href')) };
+			});
+			assert.deepEqual(got.hrefs, ['/cheatsheet', '/fit', '/explain/quantization']);
+			assert.ok(got.after, 'a tool card comes before the board');
+			for (const h of got.hrefs)
+				assert.ok(got.header.includes(h), `the header does not link ${h}`);
 		} finally {
 			await context.close();
 		}

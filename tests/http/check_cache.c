@@ -173,9 +173,9 @@ START_TEST(test_got_responses_outlive_their_entry)
 	ck_assert_str_eq(MHD_get_response_header(got->resp, "ETag"), "\"x\"");
 	http_kept_unref(got);
 	http_kept_unref(k);
-	/* A list page is stale after any write, kept or not. */
+	/* A list page is stale after a list write, kept or not. */
 	put(c, "Lkey", REP_LIST_HTML, 100);
-	cache_invalidate(c, "r_other");
+	cache_bump_lists(c);
 	ck_assert_ptr_null(cache_get(c, "Lkey", REP_LIST_HTML));
 	cache_free(c);
 }
@@ -224,10 +224,11 @@ START_TEST(test_stale_list_is_served_while_one_request_rebuilds)
 	put(c, "Lkey", REP_LIST_HTML, 100);
 	ck_assert_uint_eq(fetched(c, "Lkey", REP_LIST_HTML, &lead), 100);   /* fresh */
 	ck_assert_uint_eq(lead, 0);
-	cache_invalidate(c, "r_other");          /* a write: the list is stale */
+	cache_bump_lists(c);                     /* a write: the list is stale */
 	ck_assert_ptr_null(cache_get(c, "Lkey", REP_LIST_HTML));  /* not fresh */
-	/* The first request leads the one rebuild ... */
-	ck_assert_uint_eq(fetched(c, "Lkey", REP_LIST_HTML, &lead), 0);
+	/* The first request leads the one rebuild, and is answered from the
+	 * stale copy all the same: the rebuild runs off its path ... */
+	ck_assert_uint_eq(fetched(c, "Lkey", REP_LIST_HTML, &lead), 100);
 	ck_assert_uint_ne(lead, 0);
 	gen = cache_gen(c);
 	/* ... every other one meanwhile gets the stale copy, building nothing. */
@@ -236,11 +237,12 @@ START_TEST(test_stale_list_is_served_while_one_request_rebuilds)
 	ck_assert_uint_eq(other, 0);
 	ck_assert_uint_eq(fetched(c, "Lkey", REP_LIST_HTML, &other), 100);
 	ck_assert_uint_eq(other, 0);
+	ck_assert_uint_eq(cache_flights(c), 1);
 	/* A write during the build: the build is kept all the same (newer than
-	 * the copy it replaces), stale at once, and rebuilt by the next one. */
-	cache_invalidate(c, "r_third");
+	 * the copy it replaces), stale at once, and the next one leads again. */
+	cache_bump_lists(c);
 	lead_put(c, lead, "Lkey", gen, 200);
-	ck_assert_uint_eq(fetched(c, "Lkey", REP_LIST_HTML, &lead), 0);
+	ck_assert_uint_eq(fetched(c, "Lkey", REP_LIST_HTML, &lead), 200);
 	ck_assert_uint_ne(lead, 0);
 	ck_assert_uint_eq(fetched(c, "Lkey", REP_LIST_HTML, &other), 200);
 	ck_assert_uint_eq(other, 0);
@@ -252,6 +254,43 @@ START_TEST(test_stale_list_is_served_while_one_request_rebuilds)
 }
 END_TEST
 
+/* The bound counts from the first write that changes what lists show:
+ * changes that do not (a run's own page dropped, a new log checkpoint,
+ * a cluster's run pages) leave a list page fresh and do not age it. */
+START_TEST(test_the_bound_counts_from_the_first_list_write)
+{
+	struct cache *c = cache_faked();
+	unsigned lead;
+
+	put(c, "Lkey", REP_LIST_HTML, 100);
+	cache_invalidate(c, "r_other");          /* a dispute post on a run */
+	cache_bump_rep(c, REP_RUN_JSON);         /* a new checkpoint */
+	cache_bump_cluster(c, 7);                /* run pages of a cluster */
+	ck_assert_uint_eq(fetched(c, "Lkey", REP_LIST_HTML, &lead), 100);
+	ck_assert_uint_eq(lead, 0);              /* fresh: nothing to rebuild */
+	/* Those changes long ago, and a list write just now: stale, and
+	 * served (its age is the list write's, not theirs). */
+	fake_now += 10 * CACHE_STALE_MS;
+	cache_invalidate(c, "r_third");
+	fake_now += 10 * CACHE_STALE_MS;
+	cache_bump_lists(c);
+	fake_now += CACHE_STALE_MS - 1;
+	ck_assert_uint_eq(fetched(c, "Lkey", REP_LIST_HTML, &lead), 100);
+	ck_assert_uint_ne(lead, 0);
+	cache_land(c, lead);
+	/* Past the bound from that write: no longer served. */
+	fake_now += 2;
+	ck_assert_uint_eq(fetched(c, "Lkey", REP_LIST_HTML, &lead), 0);
+	ck_assert_uint_ne(lead, 0);
+	cache_land(c, lead);
+	/* The refresh thread's new figures are a list write too. */
+	put(c, "Lkey", REP_LIST_HTML, 100);
+	cache_bump_rep(c, REP_LIST_HTML);
+	ck_assert_ptr_null(cache_get(c, "Lkey", REP_LIST_HTML));
+	cache_free(c);
+}
+END_TEST
+
 START_TEST(test_an_older_build_never_replaces_a_newer_copy)
 {
 	struct cache *c = cache_faked();
@@ -259,12 +298,13 @@ START_TEST(test_an_older_build_never_replaces_a_newer_copy)
 	uint64_t old;
 
 	put(c, "Lkey", REP_LIST_HTML, 100);
-	cache_invalidate(c, "r_other");
-	ck_assert_uint_eq(fetched(c, "Lkey", REP_LIST_HTML, &lead), 0);
+	cache_bump_lists(c);
+	ck_assert_uint_eq(fetched(c, "Lkey", REP_LIST_HTML, &lead), 100);
+	ck_assert_uint_ne(lead, 0);
 	old = cache_gen(c) - 1;                 /* a snapshot before the copy kept */
 	cache_put_led(c, lead, "Lkey", REP_LIST_HTML, old - 1, CACHE_NO_TAGS, body_of(50));
 	cache_land(c, lead);
-	ck_assert_uint_eq(fetched(c, "Lkey", REP_LIST_HTML, &lead), 0);   /* stale: leads again */
+	ck_assert_uint_eq(fetched(c, "Lkey", REP_LIST_HTML, &lead), 100);   /* stale: leads again */
 	ck_assert_uint_ne(lead, 0);
 	ck_assert_uint_eq(fetched(c, "Lkey", REP_LIST_HTML, &other), 100); /* the copy kept is 100's */
 	cache_land(c, lead);
@@ -295,8 +335,8 @@ START_TEST(test_stale_past_the_bound_or_dropped_is_never_served)
 	put(c, "Lkey", REP_LIST_HTML, 100);
 	fake_now += 60000;                       /* an old page ... */
 	ck_assert_uint_eq(fetched(c, "Lkey", REP_LIST_HTML, &lead), 100);   /* ... fresh still */
-	cache_invalidate(c, "r_other");          /* a write a moment ago */
-	ck_assert_uint_eq(fetched(c, "Lkey", REP_LIST_HTML, &lead), 0);
+	cache_bump_lists(c);                     /* a write a moment ago */
+	ck_assert_uint_eq(fetched(c, "Lkey", REP_LIST_HTML, &lead), 100);
 	ck_assert_uint_ne(lead, 0);
 	ck_assert_uint_eq(fetched(c, "Lkey", REP_LIST_HTML, &other), 100);  /* served stale */
 	ck_assert_uint_eq(other, 0);
@@ -309,13 +349,71 @@ START_TEST(test_stale_past_the_bound_or_dropped_is_never_served)
 	ck_assert_uint_ne(lead, 0);
 	cache_land(c, lead);
 	/* A drop during a build: the build is not kept, nothing stale stays. */
-	cache_invalidate(c, "r_other");
-	ck_assert_uint_eq(fetched(c, "Lkey", REP_LIST_HTML, &lead), 0);
+	cache_bump_lists(c);
+	ck_assert_uint_eq(fetched(c, "Lkey", REP_LIST_HTML, &lead), 200);
+	ck_assert_uint_ne(lead, 0);
 	ck_assert_uint_eq(fetched(c, "Lkey", REP_LIST_HTML, &other), 200);   /* stale meanwhile */
 	cache_clear(c);
 	lead_put(c, lead, "Lkey", cache_gen(c) - 1, 300);
 	ck_assert_uint_eq(fetched(c, "Lkey", REP_LIST_HTML, &lead), 0);
 	ck_assert_uint_ne(lead, 0);
+	cache_land(c, lead);
+	cache_free(c);
+}
+END_TEST
+
+/* A waiter that does not sleep (a suspended request): held when it is
+ * linked to the flight, woken once when the flight lands, never before
+ * it was held; then it looks again and gets the one build. */
+struct counted_waiter {
+	struct cache_waiter w;
+	int held, woken;
+};
+
+static void cw_hold(struct cache_waiter *w)
+{
+	((struct counted_waiter *)w)->held++;
+}
+
+static void cw_wake(struct cache_waiter *w)
+{
+	struct counted_waiter *cw = (struct counted_waiter *)w;
+
+	ck_assert_int_eq(cw->held, 1);
+	cw->woken++;
+}
+
+START_TEST(test_a_suspended_waiter_is_woken_by_the_one_build)
+{
+	struct cache *c = cache_faked();
+	struct counted_waiter a = { { cw_hold, cw_wake, NULL, 0, 0 }, 0, 0 };
+	struct counted_waiter b = a;
+	struct http_kept *k;
+	unsigned lead, other;
+
+	ck_assert_uint_eq(fetched(c, "Lnew", REP_LIST_HTML, &lead), 0);
+	ck_assert_uint_ne(lead, 0);
+	ck_assert_ptr_null(cache_fetch_async(c, "Lnew", REP_LIST_HTML, &other, &a.w));
+	ck_assert_ptr_null(cache_fetch_async(c, "Lnew", REP_LIST_HTML, &other, &b.w));
+	ck_assert_int_eq(a.w.waiting && b.w.waiting, 1);
+	ck_assert_uint_eq(other, 0);
+	ck_assert_int_eq(a.held + b.held, 2);
+	ck_assert_int_eq(a.woken + b.woken, 0);
+	lead_put(c, lead, "Lnew", cache_gen(c), 200);
+	ck_assert_int_eq(a.woken, 1);
+	ck_assert_int_eq(b.woken, 1);
+	k = cache_fetch_async(c, "Lnew", REP_LIST_HTML, &other, &a.w);
+	ck_assert_ptr_nonnull(k);
+	ck_assert_uint_eq(k->bytes, 200);
+	ck_assert_int_eq(a.w.waiting, 0);
+	http_kept_unref(k);
+	/* A stale copy: the first async look leads and gets the copy. */
+	cache_bump_lists(c);
+	k = cache_fetch_async(c, "Lnew", REP_LIST_HTML, &lead, &b.w);
+	ck_assert_ptr_nonnull(k);
+	ck_assert_uint_ne(lead, 0);
+	ck_assert_int_eq(b.w.waiting, 0);
+	http_kept_unref(k);
 	cache_land(c, lead);
 	cache_free(c);
 }
@@ -347,7 +445,7 @@ static void check_waiter_gets_the_build(const char *id, int stale_first)
 
 	if (stale_first) {                      /* a copy too old to be served */
 		put(c, id, REP_LIST_HTML, 100);
-		cache_invalidate(c, "r_other");
+		cache_bump_lists(c);
 		fake_now += CACHE_STALE_MS + 1;
 	}
 	ck_assert_uint_eq(fetched(c, id, REP_LIST_HTML, &lead), 0);
@@ -385,6 +483,8 @@ static Suite *suite_cache(void)
 	tcase_add_test(t, test_id_bound_still_holds);
 	tcase_add_test(t, test_got_responses_outlive_their_entry);
 	tcase_add_test(t, test_stale_list_is_served_while_one_request_rebuilds);
+	tcase_add_test(t, test_the_bound_counts_from_the_first_list_write);
+	tcase_add_test(t, test_a_suspended_waiter_is_woken_by_the_one_build);
 	tcase_add_test(t, test_an_older_build_never_replaces_a_newer_copy);
 	tcase_add_test(t, test_a_leader_that_keeps_nothing_hands_the_flight_on);
 	tcase_add_test(t, test_stale_past_the_bound_or_dropped_is_never_served);

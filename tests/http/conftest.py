@@ -124,6 +124,11 @@ class Server:
         args = [BIN, "--listen", "127.0.0.1:%d" % self.port, "--db", self.db,
                 "--assets", ROOT, "--upload-rate", "0", "--dispute-rate", "0",
                 "--max-per-ip", "512", "--keys-per-network", "0"] + self.extra_args
+        # A kept page shows a write on the next request (which waits for
+        # its rebuild) unless the test asks for the stale copies a
+        # server serves by default (about 1 s of them: test_cache_stale.py).
+        if "--test-stale-ms" not in self.extra_args:
+            args += ["--test-stale-ms", "0"]
         self.log = open(self.log_path, "ab")
         self.proc = subprocess.Popen(args, stdout=self.log, stderr=self.log, env=self.env)
 

@@ -210,7 +210,7 @@ def test_upheld_dispute_replaces_figure(server):
     db.close()
     server.start()
     b = parse(badge(server, run["id"]).content)
-    assert b["message"] == "disputed: upheld \u00b7 Qwen3-Coder\u2026 \u00b7 M3 Ultra"   # cut to fit
+    assert b["message"] == "disputed: upheld \u00b7 Qwen3\u202630B-A3B \u00b7 M3 Ultra"   # cut to fit, its size kept
     assert "tok/s" not in b["message"] and FLAG not in b["message"]
     assert b["msg_fill"] == "#c0392b"
     assert server.get("/badge/%s.json" % run["id"]).json()["color"] == "red"

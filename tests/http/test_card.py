@@ -301,3 +301,17 @@ def test_without_a_rasterizer_cards_are_503(make_server):
 
 def test_log_names_the_rasterizer(server):
     assert "link-preview cards: rsvg-convert version " in server.read_log()
+
+
+def test_model_card_counts_kinds_of_hardware(server):
+    """A model's card says what it counts (issue 38): runs on so many kinds
+    of hardware, not "machines" (two runs on one kind are one), and its
+    rows' bars stand out from the card, under their texts."""
+    run, _ = upload(server)
+    upload(server)
+    slug = server.get("/r/%s.json" % run["id"]).json()["model"]["slug"]
+    r = server.get("/card/m/%s.svg" % slug)
+    assert r.status_code == 200, r.text
+    assert "2 counted runs on 1 kind of hardware" in r.text, r.text[:2000]
+    assert "machine" not in r.text
+    assert 'fill="#eef5fc"' not in r.text

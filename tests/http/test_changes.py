@@ -5,8 +5,10 @@ b6200 in one combination make one change of about +20% on /changes.json,
 xmllint); two versions at the same speed make none; filters by backend and
 hardware; the version chart of the model on its hardware (versions_series)
 the figures against an exact recomputation are tests/store/check_versions.c's."""
+import re
 import statistics
 
+import lxml.html
 import pytest
 
 from conftest import make_payload, new_key, sign, wait_for
@@ -55,7 +57,8 @@ def test_a_faster_build_is_one_change(server, atom_rng, tmp_path):
     st = c["statistic"]
     assert st["test"] == "mann_whitney_u" and st["u"] == 64 and st["p"] < 0.01 and st["exact"]
     assert c["href"] == "/m/%s/hw/rtx-4090" % SLUG
-    assert c["sentence"].startswith("llama.cpp b6200 is 20% faster than b6100 on ")
+    # One rounding for the sentence and the page's column: one decimal.
+    assert re.match(r"llama\.cpp b6200 is 20\.\d% faster than b6100 on ", c["sentence"]), c["sentence"]
     assert c["sentence"].endswith("Q4_K_M (8 vs 8 submitters)")
     # Filters.
     assert len(changes(server, "?backend=llama.cpp")) == 1
@@ -68,15 +71,44 @@ def test_a_faster_build_is_one_change(server, atom_rng, tmp_path):
         assert r.status_code == 400 and r.json()["error"]["field"] == field
     # The page and the feed.
     page = server.get("/changes").text
-    assert "20% faster than b6100" in page
+    assert re.search(r"20\.\d% faster than b6100", page)
+    check_page_words(server, c)
     r = server.get("/changes.atom")
     assert r.status_code == 200 and r.headers["Content-Type"] == "application/atom+xml"
     root = valid(atom_rng, r.content, tmp_path)
     entries = root.findall("{http://www.w3.org/2005/Atom}entry")
     assert len(entries) == 1
-    assert "20% faster" in entries[0].find("{http://www.w3.org/2005/Atom}title").text
+    assert re.search(r"20\.\d% faster", entries[0].find("{http://www.w3.org/2005/Atom}title").text)
     empty = server.get("/changes.atom?backend=mlx")
     valid(atom_rng, empty.content, tmp_path)
+
+
+def check_page_words(server, c):
+    """/changes in words (issue 38): the change first in each row, in the
+    sentence's rounding; the medians in the site's one precision; p as
+    "p < 0.001" or two significant digits, never a raw float; the filters
+    as choices from the changes' own backends and hardware."""
+    doc = lxml.html.fromstring(server.get("/changes").text)
+    (row,) = doc.xpath("//table[contains(@class, 'changes')]/tbody/tr")
+    cells = [td.text_content().strip() for td in row.xpath("td")]
+    pct = re.search(r"(\d+\.\d)% faster", c["sentence"]).group(1)
+    assert cells[0] == "+%s%%" % pct, cells
+    assert cells[3].startswith("%.1f " % c["from_median_tok_s"]) and "(8 submitters)" in cells[3], cells
+    assert cells[4].startswith("%.1f " % c["to_median_tok_s"]), cells
+    p = c["statistic"]["p"]
+    assert cells[5] == ("p < 0.001" if p < 0.001 else "p = %s" % ("%.2g" % p)), cells
+    body = " ".join(doc.xpath("//main")[0].itertext())
+    raw = [w for w in re.findall(r"\S*(?:\d\.\d{3,}|\de-\d)\S*", body) if w != "0.001"]
+    assert raw == [], raw
+    # Filters: two selects whose options are the known values, nothing typed.
+    assert not doc.xpath("//form[@action='/changes']//input[@type='text']")
+    be = doc.xpath("//select[@name='backend']/option/@value")
+    hw = doc.xpath("//select[@name='hw']/option")
+    assert be == ["", "llama.cpp"] and [(o.get("value"), o.text) for o in hw] == [("", "All hardware"), ("rtx-4090", c["hw_name"])]
+    # A filtered page still offers every choice, the chosen one selected.
+    doc = lxml.html.fromstring(server.get("/changes?backend=mlx").text)
+    assert doc.xpath("//select[@name='backend']/option[@selected]/@value") == ["mlx"]
+    assert "rtx-4090" in doc.xpath("//select[@name='hw']/option/@value")
 
 
 def test_the_same_speed_is_no_change(server):
@@ -95,4 +127,4 @@ def test_the_same_speed_is_no_change(server):
         upload(server, 40.0 + v * 0.1, "b6200", model="Llama-3.1-8B-Instruct")
     (c,) = wait_for(lambda: changes(server), what="the later change")
     assert c["model_slug"] == "llama-3-1-8b" and c["change_pct"] < -15
-    assert c["sentence"].startswith("llama.cpp b6200 is 20% slower than b6100")
+    assert re.match(r"llama\.cpp b6200 is 19\.9% slower than b6100", c["sentence"]), c["sentence"]

@@ -104,7 +104,10 @@ def test_search_counts_a_backends_runs_and_best(srv, tmp_path):
     # The page shows the same figures in its table.
     doc = lxml.html.fromstring(srv.get("/search", params={"q": "llama.cpp"}).text)
     cells = [c.text_content().strip() for c in doc.xpath("//main//tr[td/a[@href='/?backend=llama.cpp']]/td")]
-    assert cells[1:] == ["Backend", "3", "80.0"], cells
+    # Its typical figure is its leading combination's median (one
+    # submitter, Alpha on the RTX 4090), then its submitters and runs.
+    assert cells[1:] == ["Backend", "80.0", "1", "3"], cells
+    assert (got_ll := row("llama.cpp", "llama.cpp"))["median_decode_tok_s"] == 80.0 and got_ll["keys"] == 1
     # A run that stops counting leaves the backend's figures.
     rule(srv, ids[1], "upheld")
     got = row("llama.cpp", "llama.cpp")
@@ -339,10 +342,14 @@ def test_compare_names_runs_by_what_differs_and_marks_each_rows_best(srv, tmp_pa
         legend = [t.text for t in svg.xpath(".//*[local-name()='g'][@class='legend']/*[local-name()='text']")]
         assert legend == heads[1:], legend
         assert "run 1" not in svg.xpath("string(.)")
-    # The best figure is marked in words, not only by weight or colour.
+    # Each row's best figure is in bold and said to screen readers; the
+    # word "best" shows once, on the run with the fastest W1 decode.
     (best,) = doc.xpath("//table[contains(@class, 'compare-figures')]//tr[th[starts-with(., 'W1 decode')]]"
                         "/td[contains(@class, 'is-best')]")
-    assert best.get("data-label") == "RTX 4090, mlx" and best.xpath(".//span[@class='best']/text()") == ["best"]
+    assert best.get("data-label") == "RTX 4090, mlx" and best.xpath("./strong")
+    assert best.xpath(".//span[@class='visually-hidden']/text()") == [" (best)"]
+    (mark,) = doc.xpath("//table[contains(@class, 'compare-runs')]//span[@class='best']")
+    assert mark.xpath("ancestor::th[1]/a/text()") == [b]
     ok, report = validate_html(page.text, tmp_path)
     assert ok, report
     # Same everything: "run 1", "run 2".
@@ -534,10 +541,10 @@ def test_cheatsheet_matrix_with_backends_side_by_side(srv, tmp_path):
     # The fastest backend of a cell with several is marked in words and
     # markup (bold, "fastest"), not by colour; a cell of one is not.
     m3_cell = doc.xpath("//table[contains(@class, 'cheatsheet')]//tbody/tr[1]/td[@data-label='Apple M3 Ultra']")[0]
-    fastest = m3_cell.xpath(".//span[contains(@class, 'fastest')]")
+    fastest = m3_cell.xpath(".//li[contains(@class, 'fastest')]")
     assert len(fastest) == 1 and fastest[0].xpath("strong/a")[0].text_content().startswith("mlx ")
     assert fastest[0].xpath("span[@class='tag']")[0].text == "fastest"
-    assert not doc.xpath("//td[@data-label='RTX 4090']//span[contains(@class, 'fastest')]")
+    assert not doc.xpath("//td[@data-label='RTX 4090']//li[contains(@class, 'fastest')]")
     ok, report = validate_html(page.text, tmp_path)
     assert ok, report
 

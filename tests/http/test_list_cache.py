@@ -2,14 +2,15 @@
 /hardware, the cheatsheet, /outliers and /disputes are kept in the
 response cache by their path and query until the next write of any kind: a kept page is
 served again as it was (same body, same ETag, 304 on revalidation), a page
-with another query is never served in its place, and every upload shows at
-once."""
+with another query is never served in its place, and every upload shows
+within the bound (schema/API.md: the first request after a write is
+answered from the stale copy while the page is rebuilt off its path)."""
 import re
 import sqlite3
 
 import pytest
 
-from conftest import make_payload, new_key, sign
+from conftest import make_payload, new_key, sign, wait_for
 
 
 def upload(server, decode, **over):
@@ -45,7 +46,7 @@ def test_kept_pages_are_served_again_until_an_upload(server, query):
     # lists it on the next request.
     second = upload(server, 250.0)
     for path in paths:
-        assert second in server.get(path).text, path
+        wait_for(lambda: second in server.get(path).text, timeout=5, what=path)
 
 
 def test_a_query_is_never_served_another_querys_page(server):
@@ -128,4 +129,5 @@ def test_twins_and_index_lists_are_kept_until_a_write(server):
     # Any write drops them all: a new run of the same combination.
     second = upload(server, 255.0)
     for path in [p for p in paths if not p.startswith(("/outliers", "/disputes"))]:
-        assert second in server.get(path).text or "255" in server.get(path).text, path
+        wait_for(lambda: second in server.get(path).text or "255" in server.get(path).text,
+                 timeout=5, what=path)

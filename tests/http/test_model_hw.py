@@ -5,13 +5,14 @@ bandwidth ceiling against the median, the outlier only as a marked run;
 an empty combination's 200 with what is known instead and the CLI
 command; 404s; the picker's redirects and its messages; the links from
 lists and search."""
+import re
 import statistics
 from urllib.parse import quote
 
 import lxml.html
 import pytest
 
-from conftest import digest_for, make_payload, new_key, sign, validate_html
+from conftest import digest_for, make_payload, new_key, sign, validate_html, wait_for
 
 MODEL = "Qwen3-Coder-30B-A3B-Instruct"
 SLUG = "qwen3-coder-30b-a3b"
@@ -330,3 +331,129 @@ def test_measured_page_charts_median_by_version(server, tmp_path):
     (sec,) = doc.xpath('//section[@class="versions"]')
     assert sec.xpath('.//svg[@class="barchart"]') and "b6200" in sec.text_content()
     assert page["command"] is None and page["empty"] is False
+
+
+# ---- issue 38: one table of backends, named weights, no empty sentence ----
+
+NV = "NVIDIA GeForce RTX 4090"
+NV_PAGE = "/m/%s/hw/rtx-4090" % SLUG
+
+
+def upload_file(server, decode, backend, quant, fmt, digest_seed, accel=NV, key=None):
+    """A run of MODEL with its own weights file (digest from digest_seed)."""
+    p = make_payload()
+    p["workloads"]["chat-short"]["decode_tok_s"] = decode
+    p["backend"]["name"] = backend
+    p["model"].update({"quantization": quant, "format": fmt, "digest": digest_for(digest_seed)})
+    p["hardware"]["accelerator_summary"] = accel
+    r = server.upload(sign(p, key or new_key())[0])
+    assert r.status_code == 201, r.text
+    return r.json()["id"]
+
+
+def sentences_end_full(doc):
+    """The paragraphs of main whose text ends with a comma or an empty
+    clause before the full stop ("..., or ."), as found."""
+    bad = []
+    for p in doc.xpath("//main//p"):
+        t = " ".join(p.text_content().split())
+        if t.endswith((", .", " or .", ": .", ", or .", " .")) or t.endswith(","):
+            bad.append(t)
+    return bad
+
+
+def test_one_table_of_backends_across_weights_files(server, tmp_path):
+    """llama.cpp and ollama ran different files of one quantization: one
+    table, a row each, fastest first, each naming its file; a backend with
+    two quantizations has a row per quantization and says why; a backend
+    with two files of one quantization has one row with both files."""
+    for v in (150.0, 152.0, 154.0):
+        upload_file(server, v, "llama.cpp", "Q4_K_M", "gguf", "bartowski Q4_K_M")
+    for v in (130.0, 131.0, 133.0):
+        upload_file(server, v, "ollama", "Q4_K_M", "gguf", "ollama blob")
+    upload_file(server, 90.0, "llama.cpp", "Q8_0", "gguf", "bartowski Q8_0")
+    upload_file(server, 120.0, "ollama", "Q4_K_M", "gguf", "another ollama blob")
+    page = server.get(NV_PAGE + ".json").json()
+    rows = [(b["backend"], b["weights"]["label"], b["files_count"]) for b in page["backends"]]
+    assert rows == [("llama.cpp", "Q4_K_M (gguf)", 1), ("ollama", "Q4_K_M (gguf)", 2),
+                    ("llama.cpp", "Q8_0 (gguf)", 1)], rows
+    lc, ol, q8 = page["backends"]
+    assert lc["weights"]["digest"] != ol["weights"]["digest"]
+    assert lc["median_decode_tok_s"] == 152.0 and ol["median_decode_tok_s"] == 131.0
+    assert [f["median_decode_tok_s"] for f in ol["files"]] == [131.0, 120.0]
+    assert "2 quantizations" in lc["twice"] and "2 quantizations" in q8["twice"] and ol["twice"] is None
+    # The per-file blocks stay (the contract's rows, digests never blended).
+    assert len(page["weights"]) == 4
+    html = server.get(NV_PAGE).text
+    ok, report = validate_html(html, tmp_path)
+    assert ok, report
+    doc = lxml.html.fromstring(html)
+    (table,) = doc.xpath('//table[contains(@class, "mhw")]')
+    assert doc.xpath('//h2[@id="backends-title"]')[0].text_content() == "Backends on this machine, fastest first"
+    names = [" ".join(td.text_content().split()) for td in table.xpath(".//td[contains(@class, 'backend')]")]
+    assert names[0].startswith("llama.cpp Q4_K_M (gguf)") and names[1].startswith("ollama Q4_K_M (gguf)")
+    assert "2 weights files" in names[1] and "a row each" in names[2]
+    # The middle half is labelled; the footer ends with the JSON link.
+    assert re.search(r"middle half [0-9.]+\u2013[0-9.]+", names and table.text_content()), table.text_content()
+    last = doc.xpath("//main//p")[-1]
+    assert last.xpath(".//a")[-1].get("href") == NV_PAGE + ".json"
+    assert sentences_end_full(doc) == []
+
+
+def test_one_submitter_has_no_middle_half(server):
+    upload_file(server, 400.0, "llama.cpp", "Q4_K_M", "gguf", "lone file")
+    doc = lxml.html.fromstring(server.get(NV_PAGE).text)
+    cell = " ".join(doc.xpath('//table[contains(@class, "mhw")]//td[contains(@class, "fig")]')[0].text_content().split())
+    assert "middle half \u2013" in cell and "400.0\u2013400.0" not in cell, cell
+
+
+def test_empty_page_leaves_out_files_that_cannot_run_here(server):
+    """An MLX file measured on Apple silicon is no block on an NVIDIA card
+    (nothing that ran it runs there); a GGUF file measured elsewhere is."""
+    upload_file(server, 80.0, "mlx", "4bit", "mlx", "mlx file", accel="M3 Ultra")
+    page = server.get(NV_PAGE + ".json").json()
+    assert page["empty"] is True
+    assert [w["format"] for w in page["weights"]] == ["gguf"] and page["weights"][0]["digest"] is None
+    assert "mlx" not in [p["backend"] for p in page["predicted"]]
+    upload_file(server, 60.0, "llama.cpp", "Q4_K_M", "gguf", "gguf file", accel="M3 Ultra")
+    page = server.get(NV_PAGE + ".json").json()
+    assert [(w["quantization"], w["digest"] is not None) for w in page["weights"]] == [("Q4_K_M", True)]
+    doc = lxml.html.fromstring(server.get(NV_PAGE).text)
+    assert sentences_end_full(doc) == []
+    assert "MLX" not in " ".join(x.text_content() for x in doc.xpath("//section[@class='weights']"))
+
+
+def test_known_but_unmeasured_model_and_hardware_answer_200(server, tmp_path):
+    """Issue 38: /m/ and /hw/ of a model or a hardware only the reference
+    data knows: 200 with the command to measure it, quoted as /wanted
+    quotes it, and its /wanted count, in HTML and JSON; unknown ones stay
+    404."""
+    server.wait_refreshed()
+    upload(server, 100.0)                 # something measured, so the suite exists
+    assert server.get("/fit?model=llama-3-2-3b&hw=rtx-3090").status_code == 200
+    wait_for(lambda: any(r["model_slug"] == "llama-3-2-3b" for r in server.get("/wanted.json").json()["rows"]),
+             what="the wanted row")
+    m = server.get("/m/llama-3-2-3b.json")
+    assert m.status_code == 200, m.text
+    m = m.json()
+    assert m["measured"] is False and m["model"]["name"]
+    u = m["unmeasured"]
+    assert u["asks"] == 1 and u["wanted_href"] == "/wanted"
+    assert u["command"].startswith("llm-speed bench --models 'Llama-3.2-3B' --backends ")
+    assert m["digests"] == [] and m["best_per_hw"] == []
+    h = server.get("/hw/rtx-3090.json")
+    assert h.status_code == 200, h.text
+    h = h.json()
+    assert h["measured"] is False and h["hardware"]["memory_gb"] == 24.0
+    assert h["unmeasured"]["asks"] == 1 and h["unmeasured"]["command"].startswith("llm-speed bench --models ")
+    for path, cmd in (("/m/llama-3-2-3b", u["command"]), ("/hw/rtx-3090", h["unmeasured"]["command"])):
+        r = server.get(path)
+        assert r.status_code == 200
+        ok, report = validate_html(r.text, tmp_path)
+        assert ok, report
+        doc = lxml.html.fromstring(r.text)
+        text = doc.text_content()
+        assert cmd in text and "counts 1 ask for it" in " ".join(text.split()), path
+        assert sentences_end_full(doc) == []
+    assert server.get("/m/no-such-model-at-all").status_code == 404
+    assert server.get("/hw/no-such-hardware-at-all.json").status_code == 404

@@ -385,7 +385,7 @@ def test_flags_show_the_keys_behind_the_cluster_and_lists_agree(server):
     assert o["cluster"]["n"] == 16
     assert (o["cluster"]["keys"], o["cluster"]["new_keys"]) == (12, 11)
     page = server.get("/r/%s" % far).text
-    assert "a cluster of 16 runs from 12 signing keys, 11 of them new" in page
+    assert "a cluster of 16 runs from 12 submitters, 11 of them new" in page
     # Lists compute sigma from the same figures as the run page.
     slug = server.get("/r/%s.json" % far).json()["model"]["slug"]
     item = find_run(server.get("/m/%s.json" % slug).json(), far)
@@ -397,7 +397,7 @@ def test_flags_show_the_keys_behind_the_cluster_and_lists_agree(server):
     assert server.upload(sign(p, swarm[0])[0]).status_code == 201
     o = server.get("/r/%s.json" % far).json()["outlier"]
     assert (o["cluster"]["keys"], o["cluster"]["new_keys"]) == (12, 10)
-    assert "12 signing keys, 10 of them new" in server.get("/r/%s" % far).text
+    assert "12 submitters, 10 of them new" in server.get("/r/%s" % far).text
     # A steady run's cached page follows its cluster too.
     assert server.get("/r/%s.json" % ids[0]).json()["outlier"]["cluster"]["n"] == 16
 
@@ -429,16 +429,20 @@ def test_every_run_that_judged_a_run_is_reachable_from_its_page(server):
     assert run["model"]["slug"] != server.get("/r/%s.json" % ids[3]).json()["model"]["slug"]
     url = run["outlier"]["judges_url"]
     assert url == "/r/%s/judges" % ids[0]
-    listed, page = [], url + ".json"
+    listed, page, first = [], url + ".json", None
     while page:
         got = server.get(page)
         assert got.status_code == 200, got.text
         body = got.json()
         listed += [x["id"] for x in body["list"]["runs"]]
+        first = first or body["list"]["runs"]
         page = body["list"]["next"]
     assert sorted(listed) == sorted(ids)                     # all, once each, over pages
     assert far not in listed
     html = server.get("/r/%s" % ids[0]).text
     assert 'href="%s"' % url in html
-    assert ids[3] in server.get(url).text                    # the other name's run, in HTML
+    text = server.get(url).text                              # the HTML holds the same page
+    assert all(x["id"] in text for x in first)
+    assert {x["model"]["slug"] for x in server.get(url + ".json").json()["list"]["runs"]} <= \
+        {run["model"]["slug"], server.get("/r/%s.json" % ids[3]).json()["model"]["slug"]}
     assert server.get("/r/r_nosuchrun00/judges").status_code == 404

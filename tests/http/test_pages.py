@@ -10,6 +10,7 @@ would (the JSON), and every page must pass html-validate.
 import concurrent.futures
 import html
 import os
+import re
 import sqlite3
 import subprocess
 
@@ -97,7 +98,7 @@ def rows(table):
         run = tds[-1].xpath(".//a")[0]
         out.append({
             "id": run.text_content().strip(),
-            "decode": float(tds[0].get("data-value")),
+            "decode": float(tr.xpath("./td[@data-value]")[0].get("data-value")),
             "shown": tds[0].xpath(".//a")[0].text_content().strip(),
             "flag": bool(tds[0].xpath(".//span[@class='flag']")),
             "demo": bool(tds[-1].xpath(".//span[@class='demo']")),
@@ -112,12 +113,12 @@ def combo_rows(table):
     median, "id" and "best" the best run's (None for "–"), "awaiting" true
     for the rows under the "Awaiting confirmation" heading."""
     out = []
-    for tr in table.xpath(".//tbody/tr[not(@class='await-head')]"):
+    for tr in table.xpath(".//tbody/tr[not(@class='await-head') and not(@class='group-head')]"):
         tds = tr.xpath("./td")
         best = tr.xpath("./td[@data-label='Best run']//a")
         out.append({
             "id": best[0].get("href").rsplit("/", 1)[1] if best else None,
-            "decode": float(tds[0].get("data-value")),
+            "decode": float(tr.xpath("./td[@data-value]")[0].get("data-value")),
             "best": float(best[0].text_content().replace(",", "")) if best else None,
             "awaiting": bool(tr.getprevious() is not None and tr.getprevious().get("class") == "await-head")
                         or (bool(out) and out[-1]["awaiting"]),
@@ -237,7 +238,14 @@ def test_home_shows_typical_and_best_per_model_hardware_backend(server, seen):
     j = server.get("/index.json").json()["board"]["rows"]
     assert [r["best_decode_tok_s"] for r in j] == [120.5, 200.25, 90.0, 50.0]
     assert [r["confirmed"] for r in j] == [True, False, False, False]
-    assert "3 signing keys" in b[0]["text"]
+    assert "3 submitters" in b[0]["text"]
+    # The range under each median is labelled "middle half"; one submitter
+    # has none, so "–", never "90.0–90.0" (issue 38).
+    spreads = [" ".join(sp.text_content().split()) for sp in
+               lxml.html.fromstring(text).xpath("//table[contains(@class,'combos')]//td[1]//span[@class='spread']")]
+    assert len(spreads) == 4 and re.fullmatch(r"middle half \d+\.\d\u2013\d+\.\d", spreads[0]), spreads
+    assert spreads[1:] == ["middle half \u2013"] * 3, spreads
+    assert "90.0\u201390.0" not in text
     assert ids[0] not in [r["id"] for r in b]
     assert "/m/model-a?digest=" in b[1]["links"][0]
     assert "/hw/rtx-4090" in b[1]["links"]
@@ -354,8 +362,14 @@ def test_model_page_sorts_across_backends_and_hardware(server, seen):
     got = only_table(text)
     assert [r["id"] for r in got] == [ids[2], ids[0], ids[3], ids[1]]
     assert "<h1>Qwen2.5 7B Instruct</h1>" in text
-    # The chart: best per hardware, drawn by the server, labelled.
-    svg = lxml.html.fromstring(text).xpath("//figure//svg")[0]
+    # The charts: first the fastest backend and weights on each hardware
+    # across the model's files (issue 38), each bar saying what ran; then
+    # the shown file's own, best per hardware.  Drawn by the server, labelled.
+    best, svg = lxml.html.fromstring(text).xpath("//figure//svg")[:2]
+    assert best.get("role") == "img" and "on each hardware" in best.get("aria-label")
+    labels = [t.text for t in best.xpath(".//text[@text-anchor='end']")]
+    assert [x.split(" \u00b7 ")[0] for x in labels] == ["RTX 4090", "M3 Ultra", "M3 Pro"], labels
+    assert labels[0].split(" \u00b7 ")[1].startswith("llama.cpp") and labels[1].split(" \u00b7 ")[1].startswith("mlx")
     assert svg.get("role") == "img" and "per hardware" in svg.get("aria-label")
     labels = [t.text for t in svg.xpath(".//text[@text-anchor='end']")]
     assert labels == ["RTX 4090", "M3 Ultra", "M3 Pro"]   # short names: never cut before the number
@@ -368,8 +382,10 @@ def test_model_page_sorts_across_backends_and_hardware(server, seen):
     assert [r["id"] for r in only_table(text)] == [ids[0]]
     # With a backend filter the chart keeps to that backend.
     text = page(server, "/m/qwen2-5-7b-instruct?backend=mlx", seen)
-    labels = [t.text for t in lxml.html.fromstring(text).xpath("//figure//svg//text[@text-anchor='end']")]
-    assert labels == ["M3 Ultra", "M3 Pro"]
+    best, own = lxml.html.fromstring(text).xpath("//figure//svg")[:2]
+    assert [t.text for t in own.xpath(".//text[@text-anchor='end']")] == ["M3 Ultra", "M3 Pro"]
+    assert [t.text for t in best.xpath(".//text[@text-anchor='end']")] == ["M3 Ultra \u00b7 mlx MLX-4bit",
+                                                                          "M3 Pro \u00b7 mlx MLX-4bit"]
 
 
 def test_model_page_pages_45_runs_in_3_pages(server, seen):
@@ -429,10 +445,17 @@ def test_model_page_keeps_digests_apart(server, seen):
     assert [bar["decode_tok_s"] for bar in m["chart"]["bars"]] == [11.0]
     text = page(server, "/m/acme-70b-instruct", seen)
     assert ids[3] not in [r["id"] for r in only_table(text)]
-    assert "Q4_K_M" in text and "30.0 tok/s</text>" not in text   # not in the bar chart
+    own = lambda t: lxml.html.tostring(lxml.html.fromstring(t).xpath("//figure//svg")[1]).decode()
+    assert "Q4_K_M" in text and "30.0 tok/s</text>" not in own(text)   # not in the file's bar chart
     text = page(server, "/m/acme-70b-instruct?digest=" + b, seen)
     assert [r["id"] for r in only_table(text)] == [ids[3]]
-    assert "30.0 tok/s</text>" in text and "11.0 tok/s</text>" not in text
+    assert "30.0 tok/s</text>" in own(text) and "11.0 tok/s</text>" not in own(text)
+    # Across the files, each hardware's answer is the confirmed MLX
+    # figure (three keys), named with what ran it; the faster GGUF row of
+    # one key is not it (issue 38).
+    m = server.get("/m/acme-70b-instruct.json").json()
+    assert [(x["backend"], x["median_decode_tok_s"], x["digest"]) for x in m["best_per_hw"]] == [("mlx", 11.0, a)]
+    assert [d["label"] for d in m["digests"]] == ["MLX-4bit (mlx), run with mlx", "Q4_K_M (gguf), run with mlx"]
     page(server, "/m/acme-70b-instruct?digest=sha256:" + "c" * 64, seen, 404)
     page(server, "/m/acme-70b-instruct?digest=md5:abc", seen, 400)
 
@@ -503,10 +526,14 @@ def test_hw_page_groups_by_model(server, seen):
     got = combo_rows(d.xpath("//table[contains(@class, 'combos')]")[0])
     assert [r["decode"] for r in got] == [203.0, 21.0]
     assert [r["id"] for r in got] == [ids[6], ids[2 + 7]]
-    assert "7 signing keys, 7 runs" in got[0]["text"]
+    assert "7 submitters, 7 runs" in got[0]["text"]
     assert ids[10] not in text       # the M3 Pro run
     j = server.get("/hw/m3-ultra.json").json()
-    assert j["hardware"] == {"slug": "m3-ultra", "name": "Apple M3 Ultra"}   # the reference's name
+    # The reference's name, and its memory and bandwidth said first (issue 38).
+    assert j["hardware"] == {"slug": "m3-ultra", "name": "Apple M3 Ultra", "memory_gb": 512.0,
+                             "bandwidth_gb_s": 819.0}, j["hardware"]
+    assert [(g["model"]["slug"], g["backends"]) for g in j["groups"]] == [("fast-model", ["mlx"]), ("slow-model", ["mlx"])]
+    assert "512 GB</strong> of memory" in text and "819 GB/s</strong>" in text
     rows_ = j["combos"]["rows"]
     assert [r["model"]["slug"] for r in rows_] == ["fast-model", "slow-model"]
     assert [(r["runs"], r["keys"], r["best_decode_tok_s"]) for r in rows_] == [(7, 7, 206.0), (3, 3, 22.0)]
@@ -827,7 +854,7 @@ def test_a_digest_that_reads_as_another_is_shown_in_full(server, seen):
     assert sorted(d["digest_short"] for d in m["digests"]) == sorted([twin[7:], honest[7:]])
     assert {r["model"]["digest_short"] for r in m["list"]["runs"]} <= {twin[7:], honest[7:]}
     text = page(server, "/m/acme-9b", seen)
-    codes = [c.text for c in lxml.html.fromstring(text).xpath("//ul/li/a/code")]
+    codes = [c.text for c in lxml.html.fromstring(text).xpath("//ul/li/code[@class='digest']")]
     assert sorted(codes) == sorted([twin[7:], honest[7:]]), codes
     j = server.get("/m/acme-9b/hw/m3-ultra.json").json()
     assert j["weights"][0]["digest_short"] in (twin[7:], honest[7:]), j["weights"]

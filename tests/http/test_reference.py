@@ -18,6 +18,8 @@ GLOSSARY_TERMS = [
     "llama-4-scout", "llama-4-maverick", "stable-code-instruct-3b",
     "qwen3-coder-30b-a3b-instruct", "gpt-oss-20b", "deepseek-coder-v2-lite-instruct",
     "qwen2-5-coder-32b-instruct-4bit", "m3-ultra", "m3-pro", "rtx-5090", "rtx-4090",
+    # Issue 38: one term per idea, each defined.
+    "median", "middle-half", "submitter", "predicted", "cluster", "combination", "typical-figure",
 ]
 
 METHODOLOGY_SECTIONS = ["suite-v1", "chat-short", "chat-long", "long-context-decay",
@@ -103,3 +105,28 @@ def test_favicon_is_served_where_browsers_look(server):
     assert r.headers["Content-Type"] == "image/x-icon"
     assert r.content[:4] == b"\x00\x00\x01\x00"
     assert 'rel="icon" href="/favicon.ico"' in server.get("/").text
+
+
+def test_pages_link_their_terms_to_glossary_entries(server):
+    """Issue 38: the words the lists use (median, middle half, submitter,
+    cluster, combination) link to entries that exist, and no page text
+    says "hardware class" or "signing keys" for the people who measured."""
+    from conftest import make_payload, sign
+    r = server.upload(sign(make_payload())[0])
+    assert r.status_code == 201, r.text
+    rid = r.json()["id"]
+    ids = ids_of(server, "/glossary")[0]
+    seen = set()
+    for path in ("/", "/outliers", "/changes", "/models", "/hardware", "/wanted", "/r/" + rid):
+        page = server.get(path)
+        assert page.status_code == 200, path
+        doc = lhtml.fromstring(page.content)
+        for href in doc.xpath("//a/@href"):
+            m = re.match(r"^/glossary#([\w-]+)$", href)
+            if m:
+                assert m.group(1) in ids, (path, href)
+                seen.add(m.group(1))
+        words = " ".join(doc.xpath("//main")[0].itertext())
+        assert "hardware class" not in words, path
+        assert "Mean of keys" not in words, path
+    assert {"median", "submitter", "combination", "cluster"} <= seen, seen

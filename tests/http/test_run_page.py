@@ -345,10 +345,18 @@ def test_flagged_outlier_shows_its_cluster(server, tmp_path):
     r, doc = page(server, ids[-1], tmp_path)
     banner = doc.xpath('//p[@class="flag"]')
     assert banner and "Flagged as an outlier" in text_of(banner[0])
+    # The flag sits right under the figure (issue 38), one sentence that
+    # says why and links to the check's details.
+    lede = doc.xpath('//p[@class="lede"]')[0]
+    assert lede.getnext() is banner[0] and banner[0].get("id") == "flag-line"
+    words = text_of(banner[0])
+    assert re.fullmatch(r"\u2691 Flagged as an outlier: its decode is [\d.,]+ standard deviations above "
+                        r"the mean of its (cluster|combination)'s 11 submitters \(the check\)\.", words), words
+    assert banner[0].xpath('.//a/@href') == ["#outlier"]
     sec = facts(section(doc, "outlier"))
     # Eleven keys, one run each: the cluster judges it, each key once.
     assert sec["Runs judged against"] == "11"
-    assert sec["Mean of the keys' medians"] == "%s tok/s" % fig(mean)
+    assert sec["Mean of the submitters' medians"] == "%s tok/s" % fig(mean)
     assert sec["Standard deviation"] == "%s tok/s" % fig(sd)
     assert sec["This run"] == "%s standard deviations above the mean" % fig(sigma)
     assert sec["Status"].startswith("\u2691 flagged")
@@ -392,7 +400,7 @@ def test_a_disputed_run_says_so_at_the_top_and_its_contents_reach_the_thread(ser
     r, doc = page(server, rid, tmp_path)
     assert text_of(doc.xpath('//*[@id="dispute-summary"]')[0]).startswith("Disputed: 3 posts, dismissed by a moderator on ")
     flag = text_of(doc.xpath('//p[@class="flag"]')[0])
-    assert "A moderator dismissed its dispute on " in flag and "keeps its place in the rankings" in flag
+    assert "a moderator dismissed its dispute on " in flag and "keeps its place in the rankings" in flag
     # One post: singular.
     assert server.post("/api/v1/runs/%s/disputes" % ids[0], json={"body": "Hm."}).status_code == 201
     r, doc = page(server, ids[0], tmp_path, validate=False)
@@ -404,10 +412,34 @@ def test_alone_in_its_cluster(server, tmp_path):
     r, doc = page(server, rid, tmp_path)
     sec = facts(section(doc, "outlier"))
     assert sec["Runs judged against"] == "1"
-    assert sec["This run"].startswith("its key is the only one so far")
+    assert sec["This run"].startswith("its submitter is the only one so far")
     # One key: nothing can check it yet, and the page says so.
     assert sec["Status"].startswith("not yet checked against other runs: needs 11 submitters to flag")
     assert "Not yet checked against other runs" in r.text
+
+
+EMPTY_CLAUSE = re.compile(r":\s*[.)]|\bit \(|,\s*\.|\(\s*\)")
+
+
+def test_an_upheld_run_in_a_full_cluster_reads_whole(server, tmp_path):
+    """An upheld run among 16 submitters (issue 38): no sentence that ends
+    on nothing ("...stands out: it (why 11).", "Status: not yet checked
+    against other runs: "), no count of submitters against the 11 a check
+    needs, and its Status says why it is not judged."""
+    values = [100.0 + i * 0.1 for i in range(15)] + [101.0]
+    ids = cluster_uploads(server, values)
+    r = server.post("/api/v1/runs/%s/disputes/resolve" % ids[-1], json={"resolution": "upheld", "note": "Bad log."},
+                    headers={"Authorization": "Bearer " + MODERATOR_TOKEN})
+    assert r.status_code == 200, r.text
+    r, doc = page(server, ids[-1], tmp_path)
+    assert "why 11" not in r.text and "so far" not in r.text
+    for p in doc.xpath("//main//p | //main//dd"):
+        assert not EMPTY_CLAUSE.search(text_of(p)), text_of(p)
+    for dd in doc.xpath("//main//dd"):
+        assert not text_of(dd).endswith(":"), text_of(dd)
+    sec = facts(section(doc, "outlier")) if section(doc, "outlier").xpath(".//dl") else {}
+    if sec:
+        assert sec["Status"] == "not judged: this run counts in no figure, so no figure judges it", sec
 
 
 def test_upheld_dispute_banner(server, tmp_path):
@@ -474,7 +506,7 @@ def test_headers_etag_and_cluster_change(server, tmp_path):
     assert after.headers["ETag"] != etag
     doc = lxml.html.fromstring(after.text)
     assert facts(section(doc, "outlier"))["Runs judged against"] == "2"
-    assert facts(section(doc, "outlier"))["Mean of the keys' medians"] == "116.1 tok/s"
+    assert facts(section(doc, "outlier"))["Mean of the submitters' medians"] == "116.1 tok/s"
 
 
 @pytest.mark.parametrize("rid", ["r_doesnotexis", "r_short", "nope", "r_" + "a" * 40, "r_%3Cscript%3E",

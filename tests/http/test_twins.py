@@ -129,7 +129,7 @@ def test_board_model_hw_account_and_index_twins_keep_the_query(server):
     check_twins(server, "/hardware?sort=decode&cursor=%r:rtx-4090" % (150.0 - 1e13), best,
                 lambda j: [r["best_id"] for r in j["rows"]], "best_id", unfiltered="/hardware")
 
-    cell = r'<a class="muted" href="/r/(r_[a-z0-9_-]{11})" title="The best unflagged run">'
+    cell = r'<a class="muted best" href="/r/(r_[a-z0-9_-]{11})" title="The best unflagged run">'
     sheet_ids = lambda j: [e["id"] for row in j["rows"] for c in row["cells"] for e in c["entries"]]
     sheet, links = check_twins(server, "/cheatsheet?backend=llama.cpp", cell, sheet_ids, "run_id",
                                unfiltered="/cheatsheet")
@@ -210,7 +210,7 @@ def test_search_csv_and_a_hostile_query_in_the_links(server, tmp_path):
     assert [r["slug"] for r in server.get(links["application/json"]).json()["results"]] == shown
     resp = server.get(links["text/csv"])
     header, rows = records(resp)
-    assert header == ["kind", "name", "slug", "runs", "best_decode_tok_s", "url"]
+    assert header == ["kind", "name", "slug", "runs", "median_decode_tok_s", "keys", "best_decode_tok_s", "url"]
     assert [r["slug"] for r in rows] == shown
     by_kind = {r["kind"]: r for r in rows}
     assert by_kind["model"]["name"] == "'" + EVIL_MODEL

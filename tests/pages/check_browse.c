@@ -11,6 +11,7 @@
 
 #include "render/barchart.h"
 #include "pages/browse.h"
+#include "pages/page.h"
 #include "store/db.h"
 
 static struct db *db;
@@ -58,10 +59,11 @@ static void check_plan(sqlite3 *h, const char *sql)
 
 START_TEST(every_query_uses_an_index)
 {
-	const char *const *sets[] = { browse_sql, browse_sort_sql, combos_sql, page_home_sql, page_model_sql, page_model_digests_sql, page_hw_sql,
+	const char *const *sets[] = { browse_sql, browse_sort_sql, combos_sql, page_home_sql, page_model_sql, page_model_digests_sql, page_model_best_sql, page_hw_sql,
 				      page_fit_sql, page_lists_sql, page_account_sql, page_judges_sql, page_search_sql,
 				      page_catalog_sql, page_compare_sql, page_rank_sql, page_cheatsheet_sql,
-				      page_model_hw_sql, page_pick_sql };
+				      page_model_hw_sql, page_pick_sql, page_unmeasured_sql, page_examples_sql,
+				      page_compare_choose_sql };
 	struct dbconn *c = db_reader(db);
 	size_t i, k, total = 0;
 

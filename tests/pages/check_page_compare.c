@@ -41,13 +41,24 @@ START_TEST(runs_side_by_side)
 }
 END_TEST
 
-/* No r=, ids that are not run ids, and an id no run has are refused: 400,
- * 400, 404 naming the id. */
+/* No r= at all is the form that picks runs (issue 38), by model or
+ * hardware; an empty r=, ids that are not run ids, and an id no run has
+ * are refused: 400, 400, 404 naming the id. */
 START_TEST(bad_run_lists_are_refused)
 {
 	struct page_req q;
 	json_t *m = pages_build(pages_get(&q, &P, "/compare.json"));
 
+	ck_assert_ptr_nonnull(m);
+	ck_assert(json_is_true(pages_at(m, "choosing")));
+	ck_assert_uint_eq(json_array_size(pages_at(m, "choose.rows")), 0);
+	pages_done(&q, m);
+	m = pages_build(pages_get(&q, &P, "/compare.json?hw=rtx-4090"));
+	ck_assert_ptr_nonnull(m);
+	ck_assert_uint_gt(json_array_size(pages_at(m, "choose.rows")), 0);
+	ck_assert_str_eq(pages_str(m, "choose.rows.0.hw_slug"), "rtx-4090");
+	pages_done(&q, m);
+	m = pages_build(pages_get(&q, &P, "/compare.json?r="));
 	ck_assert_ptr_null(m);
 	ck_assert_uint_eq(q.v.err.status, 400);
 	ck_assert_ptr_nonnull(strstr(q.v.err.message, "?r=<id>,<id>"));

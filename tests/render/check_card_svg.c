@@ -395,7 +395,7 @@ START_TEST(page_card_rows)
 		  { "Intel Arc B580 with a very very long name that goes on and on and on and on and on and on and on", 10, 1 } },
 		7, 0
 	};
-	char *svg = page_card(&in), *m;
+	char *svg = page_card(&in), *m, bar[8] = "";
 
 	ck_assert_int_eq(xmllint(svg), 0);
 	texts_use_inks(svg);
@@ -407,11 +407,17 @@ START_TEST(page_card_rows)
 	ck_assert(strstr(svg, "text-anchor=\"end\">decode tok/s</text>"));
 	/* nrows 7: five drawn, each with a bar whose width follows its value. */
 	ck_assert_int_eq(count(svg, "rx=\"6\""), CARD_ROWS_MAX);
-	ck_assert(strstr(svg, "<rect x=\"60\" y=\"318\" width=\"1080\""));
-	ck_assert(strstr(svg, "<rect x=\"60\" y=\"378\" width=\"540\""));
-	ck_assert(strstr(svg, "<rect x=\"60\" y=\"438\" width=\"270\""));
-	ck_assert(strstr(svg, "<rect x=\"60\" y=\"498\" width=\"5\""));
+	ck_assert(strstr(svg, "<rect x=\"60\" y=\"358\" width=\"1080\""));
+	ck_assert(strstr(svg, "<rect x=\"60\" y=\"418\" width=\"540\""));
+	ck_assert(strstr(svg, "<rect x=\"60\" y=\"478\" width=\"270\""));
+	ck_assert(strstr(svg, "<rect x=\"60\" y=\"538\" width=\"5\""));
 	ck_assert(strstr(svg, ">100.0</text>") && strstr(svg, ">0.50</text>"));
+	/* Issue 38: each bar stands out from the card (3:1 or more, WCAG
+	 * 1.4.11) and lies under its texts, not behind them. */
+	m = strstr(svg, "<rect x=\"60\" y=\"358\"");
+	ck_assert(m && strstr(m, "fill=\"#"));
+	memcpy(bar, strstr(m, "fill=\"#") + 6, 7);
+	ck_assert_msg(contrast(bar, "#ffffff") >= 3, "bar %s", bar);
 	ck_assert(!strstr(svg, "<script") && strstr(svg, "&lt;script&gt;"));
 	ck_assert(!strstr(svg, RLO));
 	/* The long hardware name is cut the badge's way, with room for its figure. */

@@ -139,6 +139,36 @@ START_TEST(layout_clears_text_at_phone_size)
 }
 END_TEST
 
+/* A legend name too long for one row wraps onto lines under each other,
+ * each inside the drawing, never cut; its text reads as the name, and the
+ * plot starts below its last line (issue 38: "Qwen3-Coder-30B-A3B-Instruc…"). */
+START_TEST(long_legend_names_wrap_whole)
+{
+	static const double bs[] = { 1, 2, 4 };
+	static const double a[] = { 70, 260, 470 };
+	static const double b[] = { 60, 200, 400 };
+	struct chart_series s[2] = {
+		{ "Qwen3-Coder-30B-A3B-Instruct-1M-Extended-Context, NVIDIA GeForce RTX 4090, llama.cpp b6123", a },
+		{ "M3 Ultra, mlx", b } };
+	struct chart c = { .kind = CHART_LINE, .title = "By batch", .x_label = "batch size",
+		.y_label = "aggregate tok/s", .x = bs, .n = 3, .series = s, .nseries = 2,
+		.x_scale = CHART_LOG2 };
+
+	check_chart(&c,
+		"W = lambda t: 0.62 * 18 * len(t)\n"
+		"assert legend() == ['Qwen3-Coder-30B-A3B-Instruct-1M-Extended-Context, NVIDIA GeForce RTX 4090, llama.cpp b6123', 'M3 Ultra, mlx'], legend()\n"
+		"assert '\u2026' not in ''.join(legend())\n"
+		"lt = [t for g in root.findall(ns + 'g') if 'legend' in cls(g) for t in g.findall(ns + 'text')]\n"
+		"spans = lt[0].findall(ns + 'tspan')\n"
+		"assert len(spans) >= 2, [T(x) for x in spans]\n"
+		"assert all(float(x.get('x')) + W(T(x).rstrip()) <= 560 for x in spans), [T(x) for x in spans]\n"
+		"rows = float(lt[0].get('y')) + 24 * (len(spans) - 1)\n"
+		"assert float(lt[1].get('y')) > rows, (lt[1].get('y'), rows)\n"
+		"top = min(float(y) for y in re.findall(r'M[0-9.]+ ([0-9.]+)V', root.find(ns + 'path[@class=\"axis\"]').get('d')))\n"
+		"assert top > float(lt[1].get('y')) + 6, top\n");
+}
+END_TEST
+
 START_TEST(line_log2_batch)
 {
 	static const double bs[] = { 1, 4, 8, 16 };
@@ -408,6 +438,7 @@ static Suite *suite_chart(void)
 	tcase_add_test(k, line_linear_sorted);
 	tcase_add_test(k, bar_known);
 	tcase_add_test(k, unnamed_single_series_has_no_legend);
+	tcase_add_test(k, long_legend_names_wrap_whole);
 	tcase_add_test(k, hostile_text_escaped);
 	tcase_add_test(k, no_style_attributes);
 	tcase_add_test(e, empty_chart_says_no_data);
