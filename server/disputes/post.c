@@ -155,8 +155,10 @@ static void post_done(struct req *r, void *state)
 
 	if (p->j.rc == DB_OK && p->opened)
 		cache_clear(r->app->cache);      /* every list, card and badge naming it */
-	else if (p->j.rc == DB_OK)
+	else if (p->j.rc == DB_OK) {
 		cache_invalidate(r->app->cache, p->run_id);
+		cache_bump_lists(r->app->cache); /* /outliers and /disputes count the posts */
+	}
 }
 
 /* The 201 body: the created post. */
