@@ -18,7 +18,6 @@
 #include "store/names.h"
 #include "store/typical.h"
 #include "util/buf.h"
-#include "util/numfmt.h"
 #include "util/textcut.h"
 #include "util/utf8.h"
 
@@ -74,23 +73,6 @@ static void keep_if_faster(struct mpage *p, json_t *best, sqlite3_stmt *st)
 	json_object_del(o, "first_at");
 	json_object_del(o, "key_id");
 	json_object_set_new(best, hw, o);
-}
-
-/* The middle half of a row's submitters as printed ("297.6–308.4"), or
- * "–" with one submitter; a new JSON string. */
-static json_t *middle_of(const json_t *o)
-{
-	struct buf b = BUF_INIT;
-	json_t *s;
-
-	if (json_integer_value(json_object_get(o, "keys")) <= 1)
-		return json_string("\xe2\x80\x93");
-	numfmt_fig(&b, json_number_value(json_object_get(o, "p25_decode_tok_s")));
-	buf_puts(&b, "\xe2\x80\x93");
-	numfmt_fig(&b, json_number_value(json_object_get(o, "p75_decode_tok_s")));
-	s = json_string(buf_error(&b) ? "" : b.buf);
-	buf_release(&b);
-	return s;
 }
 
 /* Adds backend to the array bes unless it is there. */
@@ -213,7 +195,7 @@ int model_load_best(struct mpage *p)
 		if (p->b.html) {
 			json_object_set_new(o, "text", json_pack("{s:o, s:o, s:o}",
 				"median", browse_fig_of(o, "median_decode_tok_s"),
-				"middle", middle_of(o),
+				"middle", combos_spread_text(o),
 				"keys", json_sprintf("%" JSON_INTEGER_FORMAT " submitter%s", json_integer_value(json_object_get(o, "keys")),
 						     json_integer_value(json_object_get(o, "keys")) == 1 ? "" : "s")));
 		}

@@ -218,23 +218,6 @@ static json_t *count_text(long long n, const char *one, const char *many)
 	return s;
 }
 
-/* The middle half of a row's submitters as printed, "297.6–308.4", or
- * "–" when one submitter's figure is all there is; a new JSON string. */
-static json_t *middle_text(const json_t *o)
-{
-	struct buf b = BUF_INIT;
-	json_t *s;
-
-	if (json_integer_value(json_object_get(o, "keys")) <= 1)
-		return json_string("\xe2\x80\x93");
-	numfmt_fig(&b, json_number_value(json_object_get(o, "p25_decode_tok_s")));
-	buf_puts(&b, "\xe2\x80\x93");
-	numfmt_fig(&b, json_number_value(json_object_get(o, "p75_decode_tok_s")));
-	s = json_string(buf_error(&b) ? "" : b.buf);
-	buf_release(&b);
-	return s;
-}
-
 /* The median's share of the ceiling c, "38%" or, for a range, "22–42%"
  * (against its top and its bottom). */
 static void pct_text(struct buf *b, double v, const struct ceiling_range *c)
@@ -285,7 +268,7 @@ static void finish_row(struct mhw *p, json_t *o)
 			? count_text(json_integer_value(json_object_get(o, "flagged_runs")),
 				     "outlier left out", "outliers left out") : NULL));
 	combos_marks_text(o);
-	json_object_set_new(json_object_get(o, "text"), "middle", middle_text(o));
+	json_object_set_new(json_object_get(o, "text"), "middle", combos_spread_text(o));
 	if (json_is_object(ceil) && c.low.m && med > 0) {
 		pct_text(&label, med, &c);
 		json_object_set_new(o, "pct_text", json_string(buf_error(&label) ? "" : label.buf));
