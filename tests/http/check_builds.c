@@ -6,6 +6,7 @@
 
 #include <pthread.h>
 #include <string.h>
+#include <unistd.h>
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t changed = PTHREAD_COND_INITIALIZER;
@@ -70,6 +71,11 @@ START_TEST(test_one_holder_has_at_most_its_share)
 	ck_assert_int_eq(running_a, BUILDS_PER_HOLDER);
 	ck_assert_int_eq(done_a, 0);
 	pthread_mutex_unlock(&lock);
+	/* B's thread counts as running until the pool takes its job back, a
+	 * moment after run_b returns: wait for that (A's stay blocked, so a
+	 * third of A's would hold this loop until the test's timeout). */
+	while (builds_running(b) > BUILDS_PER_HOLDER)
+		usleep(1000);
 	ck_assert_uint_eq(builds_queued(b), 8 - BUILDS_PER_HOLDER);
 	ck_assert_uint_eq(builds_running(b), BUILDS_PER_HOLDER);
 	pthread_mutex_lock(&lock);
