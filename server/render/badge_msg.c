@@ -539,10 +539,10 @@ static struct span clean_name(const char *name, struct buf *clean, struct buf *t
 int badge_message(const struct badge_in *in, struct buf *out)
 {
 	struct buf cm = BUF_INIT, ch = BUF_INIT, tight = BUF_INIT;
-	unsigned long room, head;
+	unsigned long room, head, all;
 	struct span m, h;
 	struct fit f;
-	size_t from = out->len;
+	size_t from = out->len, names;
 	long r;
 	int ret = -1;
 
@@ -577,10 +577,24 @@ int badge_message(const struct badge_in *in, struct buf *out)
 	head = badge_cents_of(out->buf + from) + (m.n ? badge_cents_of(MIDDOT) : 0) + (h.n ? badge_cents_of(MIDDOT) : 0);
 	r = BADGE_MAX_WIDTH - badge_box_px(badge_cents_of(badge_label(in))) - 2 * BADGE_HPAD;
 	room = r > 0 ? (unsigned long)(r % 2 ? r + 1 : r) * 100 - 1 : 0;
+	all = room;
 	room = room > head ? room - head : 0;
 	f = fit_names(m, h, room);
+	names = out->len;
 	put_name(out, f.model, f.model_cut, f.model_tail);
 	put_name(out, f.hw, f.hw_cut, (struct span){ "", 0 });
+	/* Whatever the cuts above made of odd text (replacement characters
+	 * measured apart from their neighbours), the message never takes
+	 * more than all: cut at a code point, with "…". */
+	if (!buf_error(out) && badge_cents_of(out->buf + from) > all) {
+		while (out->len > names && badge_cents_of(out->buf + from) + ELLIPSIS_CENTS > all) {
+			do
+				out->len--;
+			while (out->len > names && ((unsigned char)out->buf[out->len] & 0xc0) == 0x80);
+			out->buf[out->len] = '\0';
+		}
+		buf_puts(out, ELLIPSIS);
+	}
 	ret = buf_error(out);
 out:
 	buf_release(&tight);
