@@ -164,8 +164,10 @@ def test_one_ipv6_slash_64_asks_once_and_a_network_counts_three_visitors(make_se
     wait_for(lambda: the_asks(server) == (3 + 2 + 3 + 1, 5), what="9 asks from 5 networks")
     settled(server)
     wait_for(lambda: the_asks(server) == (9, 5), what="no more asks")
+    (row,) = [w for w in rows(server) if w["model_slug"] == "qwen2-5-7b"]
+    assert row["model_name"] != "qwen2-5-7b" and row["hw_name"] != "m3-ultra", row
     page = server.get("/wanted").text
-    assert "Qwen2.5 7B" in page or "Qwen2.5-7B" in page    # a name, not the slug
+    assert ">%s on %s</a>" % (row["model_name"], row["hw_name"]) in page   # names, not slugs
 
 
 def test_a_network_counts_its_allowance_of_asks_a_day(make_server):
