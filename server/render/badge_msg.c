@@ -588,9 +588,8 @@ int badge_message(const struct badge_in *in, struct buf *out)
 	 * more than all: cut at a code point, with "…". */
 	if (!buf_error(out) && badge_cents_of(out->buf + from) > all) {
 		while (out->len > names && badge_cents_of(out->buf + from) + ELLIPSIS_CENTS > all) {
-			do
-				out->len--;
-			while (out->len > names && ((unsigned char)out->buf[out->len] & 0xc0) == 0x80);
+			size_t n = out->len - names;
+			out->len = names + utf8_cut(out->buf + names, n, n - 1);
 			out->buf[out->len] = '\0';
 		}
 		buf_puts(out, ELLIPSIS);
