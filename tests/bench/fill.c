@@ -288,6 +288,7 @@ static int batch_run(struct dbconn *w, struct db_job *j)
 static void item_free(struct item *it)
 {
 	json_decref(it->n.affected);
+	buf_release(&it->n.packed);
 	json_decref(it->payload);
 	jws_free(&it->jws);
 	free(it->compact);
@@ -410,6 +411,7 @@ static int item_make(struct world *wd, struct item *it)
 	it->n.payload_len = it->jws.payload_len;
 	it->n.jws = it->compact;
 	it->n.jws_len = strlen(it->compact);
+	run_store_pack(&it->n);
 	it->n.thumbprint = it->jws.thumbprint;
 	it->n.alg = "EdDSA";
 	it->dispute = rnd() % 1000 == 0;
