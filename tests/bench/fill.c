@@ -1,7 +1,7 @@
 /* fill.c: builds a large database for `make bench-scale` through the write path the daemon uses.
  *
  *   build/bench/fill --db FILE --migrations DIR --runs N [--seed S] [--list FILE]
- *                    [--hot SHARE] [--old-data]
+ *                    [--hot SHARE] [--old-data] [--reference DIR]
  *
  * Each run is what an upload would bring: a suite-v1 payload (chat-short)
  * signed with Ed25519 by one of many keys, parsed and verified as a JWS,
@@ -51,7 +51,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "domain/ceiling.h"
 #include "store/db.h"
+#include "store/identity.h"
+#include "store/names.h"
 #include "ingest/jws.h"
 #include "util/log.h"
 #include "store/run_store.h"
@@ -254,6 +257,18 @@ static int tune_run(struct dbconn *w, struct db_job *j)
 {
 	return sqlite3_exec(w->h, "PRAGMA cache_size = -1000000",
 			    NULL, NULL, NULL) == SQLITE_OK ? DB_OK : DB_ERR;
+}
+
+/* db_after_migrate, on the writer before it starts: what the daemon's
+ * start does to the new database against the reference data (the names
+ * pass and the judged names recorded), so its first start on the filled
+ * one finds the runs resolved as their uploads resolved them, with no
+ * pass to make. */
+static int start_run(struct dbconn *w, struct err *err)
+{
+	int moved, rc = identity_refresh(w, &moved, err);
+
+	return rc == DB_OK ? names_refresh(w, err) : rc;
 }
 
 /* On the writer: stores the batch's runs, each as an upload's job would,
@@ -478,7 +493,9 @@ static int flag_report(const char *path)
 int main(int argc, char **argv)
 {
 	static struct world wd;
-	const char *path = NULL, *migrations = NULL, *list_path = NULL;
+	const char *path = NULL, *migrations = NULL, *list_path = NULL, *refdir = NULL;
+	char refbuf[4096];
+	const struct ceiling_ref *ref;
 	long runs = 0, done = 0, k;
 	struct db *db;
 	struct err err = ERR_INIT;
@@ -491,7 +508,8 @@ int main(int argc, char **argv)
 			{ "db", required_argument, NULL, 'd' }, { "migrations", required_argument, NULL, 'm' },
 			{ "runs", required_argument, NULL, 'n' }, { "seed", required_argument, NULL, 's' },
 			{ "list", required_argument, NULL, 'l' }, { "hot", required_argument, NULL, 'h' },
-			{ "old-data", no_argument, NULL, 'o' }, { 0, 0, 0, 0 } }, NULL)) != -1) {
+			{ "old-data", no_argument, NULL, 'o' },
+			{ "reference", required_argument, NULL, 'r' }, { 0, 0, 0, 0 } }, NULL)) != -1) {
 		if (c == 'd') path = optarg;
 		else if (c == 'm') migrations = optarg;
 		else if (c == 'n') runs = atol(optarg);
@@ -499,13 +517,26 @@ int main(int argc, char **argv)
 		else if (c == 'l') list_path = optarg;
 		else if (c == 'h') wd.hot = atof(optarg);
 		else if (c == 'o') wd.old_data = 1;
+		else if (c == 'r') refdir = optarg;
 		else return 2;
 	}
 	if (!path || !migrations || runs <= 0 || wd.hot < 0 || wd.hot > 1) {
 		fprintf(stderr, "usage: fill --db FILE --migrations DIR --runs N [--seed S] [--list FILE] "
-			"[--hot SHARE] [--old-data]\n");
+			"[--hot SHARE] [--old-data] [--reference DIR]\n");
 		return 2;
 	}
+	/* The daemon's reference data (static/reference beside migrations/):
+	 * runs resolve and meet their ceilings as uploads do. */
+	if (!refdir) {
+		snprintf(refbuf, sizeof refbuf, "%s/../static/reference", migrations);
+		refdir = refbuf;
+	}
+	if (!(ref = ceiling_load(refdir, &err))) {
+		fprintf(stderr, "fill: no reference data: %s\n", err.message);
+		return 1;
+	}
+	db_set_reference(ref);
+	db_after_migrate = start_run;
 	if (sodium_init() < 0)
 		return 1;
 	log_set_quiet(1);
