@@ -1,7 +1,6 @@
 /* jws_pack.c: a run's JWS packed for the disk and back (jws_pack.h). */
 #include "store/jws_pack.h"
 
-#include <sodium.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +11,12 @@
 /* Largest decoded JWS a packed value may hold: uploads are at most 64 KiB
  * of base64url, so a damaged value can never inflate past this. */
 #define PACK_MAX (64 * 1024)
+
+/* The compressor's window (4 KiB: the dictionary and a CLI upload's parts
+ * fit in it) and hash memory: a small state, quick to set up for each
+ * upload.  Any window up to 32 KiB unpacks. */
+#define DEFLATE_BITS 12
+#define DEFLATE_MEM 6
 
 /* The dictionary of JWS_PACK_V1: the strings the CLI's headers and
  * payloads are made of, most common last (DEFLATE reaches the end of a
@@ -105,43 +110,48 @@ static int put_segment(struct buf *out, const char *s, size_t n, int lead)
 /* Appends the base64url text of p[0..n) to out. */
 static void put_b64u(struct buf *out, const unsigned char *p, size_t n)
 {
-	size_t need = sodium_base64_ENCODED_LEN(n, sodium_base64_VARIANT_URLSAFE_NO_PADDING);
-
-	buf_grow(out, need);
+	buf_grow(out, B64U_LEN(n));
 	if (buf_error(out))
 		return;
-	sodium_bin2base64(out->buf + out->len, need, p, n,
-			  sodium_base64_VARIANT_URLSAFE_NO_PADDING);
-	out->len += strlen(out->buf + out->len);
+	out->len += b64u_encode(p, n, out->buf + out->len);
+	out->buf[out->len] = '\0';
 }
 
 /* Inflates packed value b[0..n) (tag included) into out, its checksum
- * checked; 0 or -1. */
+ * checked; 0 or -1.  out grows from about what a CLI upload's parts take
+ * (four times the packed bytes) to at most PACK_MAX. */
 static int inflate_v1(const unsigned char *b, size_t n, struct buf *out)
 {
+	size_t room = n * 4 + 256;
 	z_stream z;
-	int rc;
+	int rc = Z_OK;
 
 	memset(&z, 0, sizeof z);
 	if (inflateInit2(&z, 15) != Z_OK)
 		return -1;
-	buf_grow(out, PACK_MAX + 1);
-	if (buf_error(out)) {
-		inflateEnd(&z);
-		return -1;
-	}
 	z.next_in = (unsigned char *)b + 1;
 	z.avail_in = (uInt)(n - 1);
-	z.next_out = (unsigned char *)out->buf;
-	z.avail_out = PACK_MAX;
-	rc = inflate(&z, Z_FINISH);
-	if (rc == Z_NEED_DICT &&
-	    inflateSetDictionary(&z, (const Bytef *)dict_v1, sizeof dict_v1 - 1) == Z_OK)
-		rc = inflate(&z, Z_FINISH);
-	out->len = PACK_MAX - z.avail_out;
+	for (;;) {
+		room = room < PACK_MAX ? room : PACK_MAX;
+		buf_grow(out, room - out->len);
+		if (buf_error(out))
+			break;
+		z.next_out = (unsigned char *)out->buf + out->len;
+		z.avail_out = (uInt)(room - out->len);
+		rc = inflate(&z, Z_NO_FLUSH);
+		if (rc == Z_NEED_DICT)
+			rc = inflateSetDictionary(&z, (const Bytef *)dict_v1, sizeof dict_v1 - 1);
+		out->len = room - z.avail_out;
+		if (rc != Z_OK || (z.avail_out == 0 && room == PACK_MAX))
+			break;
+		if (z.avail_out == 0)
+			room *= 2;
+		else if (z.avail_in == 0)
+			break;          /* cut short: no end of stream */
+	}
 	out->buf[out->len] = '\0';
 	inflateEnd(&z);
-	return rc == Z_STREAM_END && z.avail_in == 0 ? 0 : -1;
+	return rc == Z_STREAM_END && z.avail_in == 0 && !buf_error(out) ? 0 : -1;
 }
 
 /* The three decoded parts of a packed value: header, payload, signature,
@@ -180,7 +190,7 @@ static int deflate_v1(const char *raw, size_t n, struct buf *out)
 	int rc;
 
 	memset(&z, 0, sizeof z);
-	if (deflateInit2(&z, 6, Z_DEFLATED, 15, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+	if (deflateInit2(&z, 6, Z_DEFLATED, DEFLATE_BITS, DEFLATE_MEM, Z_DEFAULT_STRATEGY) != Z_OK)
 		return -1;
 	bound = deflateBound(&z, (uLong)n);
 	buf_putc(out, JWS_PACK_V1);
@@ -216,8 +226,10 @@ int jws_pack(const char *s, size_t n, struct buf *out)
 		goto out;
 	if (deflate_v1(raw.buf, raw.len, out))
 		goto out;
-	/* what is stored must give back the very bytes uploaded */
-	if (jws_unpack(out->buf, out->len, &back) || back.len != n || memcmp(back.buf, s, n))
+	/* What is stored must give back the very bytes uploaded: the parts
+	 * inflate as they were, and strict base64url has one text each. */
+	if (inflate_v1((const unsigned char *)out->buf, out->len, &back) || back.len != raw.len ||
+	    memcmp(back.buf, raw.buf, raw.len))
 		goto out;
 	rc = 0;
 out:

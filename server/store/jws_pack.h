@@ -9,7 +9,7 @@
  * a varint length and the header, a varint length and the payload, and
  * the signature.  Strict
  * base64url (b64u.h) has one text for each byte string, so unpacking gives
- * back the exact bytes uploaded, and every pack is checked by unpacking it
+ * back the exact bytes uploaded, and every pack is checked by inflating it
  * before it is stored.  A compact JWS begins with a base64url character,
  * never the tag, so rows stored before packing read as they are. */
 #ifndef LLMS_JWS_PACK_H
