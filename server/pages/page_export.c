@@ -154,7 +154,7 @@ static json_t *jws_col(sqlite3_stmt *st, int col)
 	struct buf b = BUF_INIT;
 	json_t *v;
 
-	v = jws_unpack(sqlite3_column_blob(st, col), (size_t)sqlite3_column_bytes(st, col), &b)
+	v = jws_pack_unpack(sqlite3_column_blob(st, col), (size_t)sqlite3_column_bytes(st, col), &b)
 		? json_null() : json_stringn(b.buf, b.len);
 	buf_release(&b);
 	return v;

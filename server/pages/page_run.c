@@ -70,7 +70,7 @@ int page_run_jws(struct req *r, struct answer *a)
 		return err_unavailable(&a->err, MSG_DB_DOWN);
 	db_bind_text(st, 1, r->arg);
 	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW && jws_unpack(sqlite3_column_blob(st, 0),
+	if (rc == SQLITE_ROW && jws_pack_unpack(sqlite3_column_blob(st, 0),
 					   (size_t)sqlite3_column_bytes(st, 0), &b) == 0)
 		rc = answer_buf(a, 200, CT_JOSE, &b, &o);  /* the exact bytes uploaded */
 	else if (rc == SQLITE_DONE)

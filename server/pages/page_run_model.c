@@ -172,7 +172,7 @@ static json_t *payload_from_jws(struct req *r, const char *id)
 		return NULL;
 	db_bind_text(st, 1, id);
 	if (sqlite3_step(st) == SQLITE_ROW &&
-	    jws_stored_payload(sqlite3_column_blob(st, 0), (size_t)sqlite3_column_bytes(st, 0),
+	    jws_pack_payload(sqlite3_column_blob(st, 0), (size_t)sqlite3_column_bytes(st, 0),
 			       &bin, &got) == 0)
 		v = json_loadb((const char *)bin, got, JSON_DECODE_ANY, NULL);
 	sqlite3_reset(st);

@@ -108,7 +108,7 @@ static void sql_jws_payload(sqlite3_context *cx, int argc, sqlite3_value **argv)
 	(void)argc;
 	if (sqlite3_value_type(argv[0]) == SQLITE_NULL)
 		return;
-	if (jws_stored_payload(sqlite3_value_blob(argv[0]), (size_t)sqlite3_value_bytes(argv[0]),
+	if (jws_pack_payload(sqlite3_value_blob(argv[0]), (size_t)sqlite3_value_bytes(argv[0]),
 			       &bin, &got) == 0)
 		sqlite3_result_blob64(cx, bin, got, free);
 }

@@ -79,7 +79,7 @@ static int want_of(sqlite3_stmt *st, struct want *x)
 	json_t *payload;
 	char bin[16];
 
-	if (jws_stored_payload(sqlite3_column_blob(st, 2),
+	if (jws_pack_payload(sqlite3_column_blob(st, 2),
 			       (size_t)sqlite3_column_bytes(st, 2), &bytes, &len) < 0)
 		return 0;
 	payload = json_loadb((const char *)bytes, len, 0, NULL);

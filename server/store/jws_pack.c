@@ -240,7 +240,7 @@ out:
 	return rc;
 }
 
-int jws_unpack(const void *b, size_t n, struct buf *out)
+int jws_pack_unpack(const void *b, size_t n, struct buf *out)
 {
 	const unsigned char *u = b;
 	struct buf raw = BUF_INIT;
@@ -264,7 +264,7 @@ out:
 	return rc;
 }
 
-int jws_stored_payload(const void *b, size_t n, unsigned char **out, size_t *len)
+int jws_pack_payload(const void *b, size_t n, unsigned char **out, size_t *len)
 {
 	const unsigned char *u = b;
 	struct buf raw = BUF_INIT;

@@ -30,11 +30,11 @@ int jws_pack(const char *s, size_t n, struct buf *out);
 /* Appends to out the compact JWS that the stored value b[0..n) holds:
  * a packed value unpacked, anything else as it is.  Returns 0, or -1 when
  * a packed value is damaged or memory runs out. */
-int jws_unpack(const void *b, size_t n, struct buf *out);
+int jws_pack_unpack(const void *b, size_t n, struct buf *out);
 
 /* The payload (signed JSON) of the stored value b[0..n), packed or not,
  * into a malloc'd buffer *out of *len bytes plus a NUL, which the caller
  * frees.  Returns 0, or -1 (*out NULL) as b64u_jws_payload() does. */
-int jws_stored_payload(const void *b, size_t n, unsigned char **out, size_t *len);
+int jws_pack_payload(const void *b, size_t n, unsigned char **out, size_t *len);
 
 #endif

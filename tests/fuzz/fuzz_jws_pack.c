@@ -20,9 +20,9 @@ static void as_upload(const char *s, size_t n)
 	size_t an, bn;
 
 	if (jws_pack(s, n, &p) == 0) {
-		assert(jws_unpack(p.buf, p.len, &back) == 0);
+		assert(jws_pack_unpack(p.buf, p.len, &back) == 0);
 		assert(back.len == n && memcmp(back.buf, s, n) == 0);
-		assert(jws_stored_payload(p.buf, p.len, &a, &an) == 0);
+		assert(jws_pack_payload(p.buf, p.len, &a, &an) == 0);
 		assert(b64u_jws_payload(s, n, &b, &bn) == 0);
 		assert(an == bn && memcmp(a, b, an) == 0);
 	} else {
@@ -41,9 +41,9 @@ static void as_stored(const uint8_t *d, size_t n)
 	unsigned char *pl = NULL;
 	size_t pn;
 
-	if (jws_unpack(d, n, &back) == 0)
+	if (jws_pack_unpack(d, n, &back) == 0)
 		assert(back.buf[back.len] == '\0');
-	if (jws_stored_payload(d, n, &pl, &pn) == 0)
+	if (jws_pack_payload(d, n, &pl, &pn) == 0)
 		assert(pl[pn] == '\0');
 	else
 		assert(pl == NULL);

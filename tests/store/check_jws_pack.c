@@ -93,10 +93,10 @@ static size_t round_trip(const char *s)
 	ck_assert_int_eq(jws_pack(s, n, &p), 0);
 	ck_assert_uint_gt(p.len, 1);
 	ck_assert_uint_eq((unsigned char)p.buf[0], JWS_PACK_V1);
-	ck_assert_int_eq(jws_unpack(p.buf, p.len, &back), 0);
+	ck_assert_int_eq(jws_pack_unpack(p.buf, p.len, &back), 0);
 	ck_assert_uint_eq(back.len, n);
 	ck_assert(memcmp(back.buf, s, n) == 0);
-	ck_assert_int_eq(jws_stored_payload(p.buf, p.len, &pl, &pln), 0);
+	ck_assert_int_eq(jws_pack_payload(p.buf, p.len, &pl, &pln), 0);
 	ck_assert_int_eq(b64u_jws_payload(s, n, &want, &wantn), 0);
 	ck_assert_uint_eq(pln, wantn);
 	ck_assert(memcmp(pl, want, pln) == 0);
@@ -163,9 +163,9 @@ START_TEST(rows_before_packing_read_as_they_are)
 	unsigned char *pl = NULL;
 	size_t n;
 
-	ck_assert_int_eq(jws_unpack(a4, strlen(a4), &back), 0);
+	ck_assert_int_eq(jws_pack_unpack(a4, strlen(a4), &back), 0);
 	ck_assert_str_eq(back.buf, a4);
-	ck_assert_int_eq(jws_stored_payload(a4, strlen(a4), &pl, &n), 0);
+	ck_assert_int_eq(jws_pack_payload(a4, strlen(a4), &pl, &n), 0);
 	ck_assert_str_eq((char *)pl, "Example of Ed25519 signing");
 	free(pl);
 	buf_release(&back);
@@ -178,7 +178,7 @@ START_TEST(a_value_packed_before_still_unpacks)
 	char *a4 = vector_str("rfc8037_a4.json", "A.4_compact");
 	struct buf back = BUF_INIT;
 
-	ck_assert_int_eq(jws_unpack(pinned_a4, sizeof pinned_a4 - 1, &back), 0);
+	ck_assert_int_eq(jws_pack_unpack(pinned_a4, sizeof pinned_a4 - 1, &back), 0);
 	ck_assert_str_eq(back.buf, a4);
 	buf_release(&back);
 	free(a4);
@@ -196,15 +196,15 @@ START_TEST(damage_is_an_error_not_a_crash)
 	ck_assert_int_eq(jws_pack(s, strlen(s), &p), 0);
 	copy = malloc(p.len);
 	for (i = 1; i < p.len; i++) {           /* every cut is refused */
-		ck_assert_msg(jws_unpack(p.buf, i, &back) == -1, "cut at %zu", i);
-		ck_assert_int_eq(jws_stored_payload(p.buf, i, &pl, &n), -1);
+		ck_assert_msg(jws_pack_unpack(p.buf, i, &back) == -1, "cut at %zu", i);
+		ck_assert_int_eq(jws_pack_payload(p.buf, i, &pl, &n), -1);
 		ck_assert_ptr_null(pl);
 		buf_reset(&back);
 	}
 	for (i = 1; i < p.len; i++) {           /* a changed byte: never other bytes */
 		memcpy(copy, p.buf, p.len);
 		copy[i] ^= 0x5a;
-		if (jws_unpack(copy, p.len, &back) == -1)
+		if (jws_pack_unpack(copy, p.len, &back) == -1)
 			bad++;                  /* the checksum refuses it */
 		else                            /* only the last code's unused bits */
 			ck_assert_msg(!strcmp(back.buf, s), "byte %zu of %zu", i, p.len);
