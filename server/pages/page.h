@@ -255,6 +255,13 @@ void page_describe(struct buf *d, const char *name, const json_t *m);
  * r->kind in r->format (kept as the builder allows), its refusal, or its
  * redirect. */
 int page_serve(struct req *r, struct answer *a);
+/* The cache key of r's page as a list page is kept (REP_LIST_HTML): "L"
+ * and 32 hex digits of the SHA-256 of its path and the query arguments
+ * pages read, in the order sent; 0, or -1 when the page is not to be
+ * kept (a query with more than ?sort=, ?suite=, ?backend= and ?hw=, once
+ * each) or out of memory.  query 0: a page that reads no query, kept by
+ * its path alone. */
+int page_list_key(struct req *r, int query, char key[CACHE_ID_MAX + 1]);
 
 /* page_examples.c: what a "Not found" page offers instead: {run, model,
  * hw, model_hw} (each {href, name}, each a page that exists, never r's own

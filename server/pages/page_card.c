@@ -473,10 +473,25 @@ static int drawn(struct req *r, const struct kind *k, struct buf *svg, uint64_t 
 	return 0;
 }
 
-/* The SVG of k's card: 200, not kept (one read of a few rows). */
-static int svg_answer(struct req *r, const struct kind *k, struct answer *a)
+/* 1 when the SVG of r's card may be kept under its key (page_list_key):
+ * its query names nothing but ?suite=.  The card reads no other
+ * argument, so each value of ?sort=, ?hw= or ?backend= (which the key
+ * holds) would keep one more copy of the same drawing: those are built
+ * on the pool once however many ask at once, and not kept. */
+static int svg_keepable(struct req *r)
+{
+	return !http_query(r, "sort") && !http_query(r, "hw") && !http_query(r, "backend");
+}
+
+/* page_build_answer_fn of k's SVG, on whatever thread builds it: 200
+ * with CC_BADGE and the ETag of its bytes, kept as its page is (under
+ * its key as a list page, the generation taken before the read, so it
+ * goes stale with the page on the next list write); a refusal is not
+ * kept. */
+static int build_svg(struct req *r, const struct kind *k, struct answer *a)
 {
 	struct http_opts o = { .cache_control = CC_BADGE, .etag = 1 };
+	char key[CACHE_ID_MAX + 1];
 	struct buf svg = BUF_INIT;
 	uint64_t gen;
 
@@ -484,7 +499,29 @@ static int svg_answer(struct req *r, const struct kind *k, struct answer *a)
 		buf_release(&svg);
 		return -1;
 	}
+	if (svg_keepable(r) && page_list_key(r, 1, key) == 0)
+		answer_keep(a, r->app->cache, key, REP_LIST_HTML, gen, CACHE_NO_TAGS);
 	return answer_buf(a, 200, CT_SVG, &svg, &o);
+}
+
+static int build_model_svg(struct req *r, struct answer *a) { return build_svg(r, &model_kind, a); }
+static int build_hw_svg(struct req *r, struct answer *a) { return build_svg(r, &hw_kind, a); }
+
+/* The SVG of k's card: a malformed slug is a 404 at once; then the kept
+ * copy, fresh or stale while it is rebuilt off the request path, or one
+ * build however many ask at once (page_kept_serve), as its page is
+ * served; a query that makes no key (a cursor, a filter the card does
+ * not keep by) is drawn here, as such a page is built. */
+static int svg_answer(struct req *r, const struct kind *k, page_build_answer_fn build,
+		      struct answer *a)
+{
+	char key[CACHE_ID_MAX + 1];
+
+	if (!slug_valid(r->arg))
+		return err_set(&a->err, 404, "not_found", NULL, "%s", k->none);
+	if (page_list_key(r, 1, key) < 0)
+		return build(r, a);
+	return page_kept_serve(r, a, key, REP_LIST_HTML, build, NULL);
 }
 
 /* The PNG of k's card, kept in the cache by what it shows. */
@@ -503,6 +540,6 @@ static int png_answer(struct req *r, const struct kind *k,
 
 /* See card.h. */
 int page_card_model_png(struct req *r, struct answer *a) { return png_answer(r, &model_kind, page_card_model_png, a); }
-int page_card_model_svg(struct req *r, struct answer *a) { return svg_answer(r, &model_kind, a); }
+int page_card_model_svg(struct req *r, struct answer *a) { return svg_answer(r, &model_kind, build_model_svg, a); }
 int page_card_hw_png(struct req *r, struct answer *a) { return png_answer(r, &hw_kind, page_card_hw_png, a); }
-int page_card_hw_svg(struct req *r, struct answer *a) { return svg_answer(r, &hw_kind, a); }
+int page_card_hw_svg(struct req *r, struct answer *a) { return svg_answer(r, &hw_kind, build_hw_svg, a); }

@@ -9,6 +9,7 @@ fetch goes through xmllint (Server.get).
 """
 import json
 import os
+import re
 import sqlite3
 import struct
 import threading
@@ -315,3 +316,98 @@ def test_model_card_counts_kinds_of_hardware(server):
     assert "2 counted runs on 1 kind of hardware" in r.text, r.text[:2000]
     assert "machine" not in r.text
     assert 'fill="#eef5fc"' not in r.text
+
+
+# ---- the cards of model and hardware pages: kept as their pages are ----
+
+def metric(server, name, kind=None):
+    """A sample of /metrics: name, or name{kind="..."}."""
+    label = r'\{kind="%s"\}' % kind if kind else ""
+    m = re.search(r"^%s%s (\S+)$" % (name, label), server.get("/metrics").text, re.M)
+    assert m, name
+    return float(m.group(1))
+
+
+def page_cards(server, rid):
+    """The SVG paths of the model's and the hardware's card of run rid."""
+    j = server.get("/r/%s.json" % rid).json()
+    return ["/card/m/%s.svg" % j["model"]["slug"], "/card/hw/%s.svg" % j["hardware"]["slug"]]
+
+
+def test_page_card_svgs_are_kept(server):
+    """A model's and a hardware's card SVG are built once and then served
+    from the response cache (a hit of list_html, as their pages), with the
+    same bytes, ETag and Cache-Control, 304 on If-None-Match; arguments
+    the card does not read make no copy of their own."""
+    run, _ = upload(server)
+    server.wait_refreshed()
+    for path in page_cards(server, run["id"]):
+        first = server.get(path)
+        assert first.status_code == 200, first.text
+        assert first.headers["Cache-Control"] == CC_BADGE
+        hits = metric(server, "llmspeed_response_cache_hits_total", "list_html")
+        again = server.get(path)
+        assert metric(server, "llmspeed_response_cache_hits_total", "list_html") == hits + 1, path
+        assert again.content == first.content and again.headers["ETag"] == first.headers["ETag"]
+        assert again.headers["Cache-Control"] == CC_BADGE
+        same = server.get(path, headers={"If-None-Match": first.headers["ETag"]})
+        assert same.status_code == 304 and same.headers["ETag"] == first.headers["ETag"]
+        assert same.headers["Cache-Control"] == CC_BADGE
+        # ?x= no page reads is the card itself; ?sort= and ?hw= the card
+        # does not read are answered, the same drawing, and not kept.
+        n = metric(server, "llmspeed_response_cache_entries")
+        for q in ("?x=1", "?x=2", "?sort=date", "?sort=prefill", "?hw=m3-ultra"):
+            r = server.get(path + q)
+            assert r.status_code == 200 and r.content == first.content, path + q
+        assert metric(server, "llmspeed_response_cache_entries") == n, path
+    # A malformed slug or one no run names: 404, as before.
+    assert server.get("/card/m/Not_A_Slug.svg").status_code == 404
+    assert server.get("/card/hw/no-such-hardware.svg").status_code == 404
+
+
+def test_page_card_svg_follows_uploads_within_the_bound(make_server):
+    """Kept, a page card still shows an upload that changes its figures
+    within the bound of kept pages (about a second, schema/API.md): the
+    server's default stale copies, not the tests' none."""
+    s = make_server(["--test-stale-ms", "1000"])
+    run, _ = upload(s)
+    s.wait_refreshed()
+    model, hw = page_cards(s, run["id"])
+    assert "1 counted run on 1 kind of hardware" in s.get(model).text
+    assert "1 counted run of 1 model" in s.get(hw).text
+    before = s.get(model).headers["ETag"]
+    upload(s)
+    s.wait_refreshed()
+    for path, text in ((model, "2 counted runs on 1 kind of hardware"), (hw, "2 counted runs of 1 model")):
+        wait_for(lambda: text in s.get(path).text, timeout=5, what=text + " on " + path)
+    assert s.get(model).headers["ETag"] != before
+
+
+def test_a_page_card_is_built_once(make_server, tmp_path):
+    """Concurrent first requests for a page card's SVG wait on one build
+    (suspended, holding no thread) instead of each drawing it."""
+    hold = str(tmp_path / "hold")
+    s = make_server(["--test-hold-builds", hold])
+    run, _ = upload(s)
+    s.wait_refreshed()
+    for path in page_cards(s, run["id"]):
+        got, threads = [], []
+        open(hold, "w").close()
+        try:
+            for _ in range(6):
+                threads.append(threading.Thread(
+                    target=lambda: got.append(requests.get(s.url + path, timeout=60))))
+                threads[-1].start()
+            wait_for(lambda: metric(s, "llmspeed_page_builds_running") == 1 and
+                     metric(s, "llmspeed_response_cache_waiting") == 5,
+                     what="one build of %s, five requests waiting on it" % path)
+            assert metric(s, "llmspeed_response_cache_builds") == 1
+            assert metric(s, "llmspeed_page_builds_queued") == 0
+        finally:
+            os.unlink(hold)
+        for t in threads:
+            t.join(60)
+        assert [g.status_code for g in got] == [200] * 6, path
+        assert len({g.content for g in got}) == 1, path
+        assert len({g.headers["ETag"] for g in got}) == 1, path
+        wait_for(lambda: metric(s, "llmspeed_response_cache_builds") == 0, what="the build to land")
