@@ -72,9 +72,12 @@ int page_card_run_svg(struct req *r, struct answer *a);
  * PNG 1200 × 630 as page_card_run_png answers it (suspended while drawn; 503
  * and Retry-After the same), kept in the response cache under a key of
  * what it shows, so a write that changes nothing on the card costs no
- * drawing and one that does is never served stale; the SVG is drawn on
- * each request (one read of a few rows).  404 (JSON error) for a slug no
- * run names or a malformed one; 503 when the database does not answer. */
+ * drawing; the SVG is kept as its page is (page_list_key of its path and
+ * ?suite=, REP_LIST_HTML: stale on a list write, served stale while it is
+ * rebuilt off the request path, one build however many ask,
+ * page_kept_serve), with CC_BADGE and the ETag of its bytes.  404 (JSON
+ * error) for a slug no run names or a malformed one; 503 when the
+ * database does not answer. */
 int page_card_model_png(struct req *r, struct answer *a);    /* /card/m/<slug>.png */
 int page_card_model_svg(struct req *r, struct answer *a);    /* /card/m/<slug>.svg */
 int page_card_hw_png(struct req *r, struct answer *a);       /* /card/hw/<slug>.png */

@@ -3,7 +3,8 @@
  * connection is suspended), from the render cache like the badge; and a
  * model's and a hardware's page card (/card/m/<slug>, /card/hw/<slug>):
  * the page's name, its counts and its five fastest rows by typical
- * decode, rasterized the same way. */
+ * decode, its SVG kept as the page is (a list page's key, stale on a
+ * list write), rasterized the same way. */
 #include "pages/page.h"
 
 #include <math.h>

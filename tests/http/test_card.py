@@ -411,3 +411,29 @@ def test_a_page_card_is_built_once(make_server, tmp_path):
         assert len({g.content for g in got}) == 1, path
         assert len({g.headers["ETag"] for g in got}) == 1, path
         wait_for(lambda: metric(s, "llmspeed_response_cache_builds") == 0, what="the build to land")
+
+
+def test_a_stale_page_card_is_answered_while_it_is_rebuilt(make_server, tmp_path):
+    """After a write, the first request for a kept page card is answered
+    from the stale copy at once, as a kept page's is, while one rebuild
+    runs on a build thread (held open here); then the card shows it."""
+    hold = str(tmp_path / "hold")
+    s = make_server(["--test-hold-builds", hold, "--test-stale-ms", "60000"])
+    run, _ = upload(s)
+    s.wait_refreshed()
+    path = page_cards(s, run["id"])[0]
+    assert "1 counted run on" in s.get(path).text          # built and kept
+    open(hold, "w").close()
+    try:
+        upload(s)
+        s.wait_refreshed()
+        for _ in range(3):
+            r = requests.get(s.url + path, timeout=20)
+            assert r.status_code == 200 and "1 counted run on" in r.text
+        wait_for(lambda: metric(s, "llmspeed_page_builds_running") == 1,
+                 what="the rebuild to run on a build thread")
+        assert metric(s, "llmspeed_response_cache_builds") == 1
+        assert metric(s, "llmspeed_page_builds_queued") == 0
+    finally:
+        os.unlink(hold)
+    wait_for(lambda: "2 counted runs on" in s.get(path).text, timeout=5, what="the rebuilt card")
