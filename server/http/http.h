@@ -165,6 +165,7 @@ struct MHD_Response *http_build_stream(const char *ctype, MHD_ContentReaderCallb
 struct http_kept {
 	struct MHD_Response *resp;
 	unsigned status;
+	const void *body;             /* its body, read-only, alive while k is */
 	size_t bytes;                 /* its body's length */
 	char etag[40];                /* "" when it has none */
 	char cc[80];                  /* its Cache-Control, for a 304 */

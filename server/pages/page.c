@@ -165,12 +165,12 @@ static void key_arg(void *ctx, const char *k, const char *v)
 }
 
 /* See page.h. */
-int page_list_key(struct req *r, int query, char key[CACHE_ID_MAX + 1])
+int page_list_key(struct req *r, const char *path, int query, char key[CACHE_ID_MAX + 1])
 {
 	struct keyin ki = { .in = BUF_INIT };
 	unsigned char d[32];
 
-	buf_add(&ki.in, r->path, strlen(r->path) + 1);
+	buf_add(&ki.in, path, strlen(path) + 1);
 	if (query)
 		http_query_each(r, key_arg, &ki);
 	if (buf_error(&ki.in) || ki.other) {
@@ -239,7 +239,7 @@ static int keep_key(struct page_view *v)
 	struct req *r = v->r;
 
 	if ((v->kind->flags & PAGE_LISTED) && v->format != HTTP_FMT_CSV &&
-	    page_list_key(r, !(v->kind->flags & PAGE_NO_QUERY), v->key) == 0) {
+	    page_list_key(r, r->path, !(v->kind->flags & PAGE_NO_QUERY), v->key) == 0) {
 		v->rep = REP_LIST_HTML;
 		return 1;
 	}

@@ -259,12 +259,13 @@ void page_describe(struct buf *d, const char *name, const json_t *m);
  * redirect. */
 int page_serve(struct req *r, struct answer *a);
 /* The cache key of r's page as a list page is kept (REP_LIST_HTML): "L"
- * and 32 hex digits of the SHA-256 of its path and the query arguments
+ * and 32 hex digits of the SHA-256 of path (r->path, or the path of what
+ * r is drawn from: a card's PNG reads its SVG's) and the query arguments
  * pages read, in the order sent; 0, or -1 when the page is not to be
  * kept (a query with more than ?sort=, ?suite=, ?backend= and ?hw=, once
  * each) or out of memory.  query 0: a page that reads no query, kept by
  * its path alone. */
-int page_list_key(struct req *r, int query, char key[CACHE_ID_MAX + 1]);
+int page_list_key(struct req *r, const char *path, int query, char key[CACHE_ID_MAX + 1]);
 
 /* page_examples.c: what a "Not found" page offers instead: {run, model,
  * hw, model_hw} (each {href, name}, each a page that exists, never r's own
@@ -298,14 +299,22 @@ typedef void (*page_visit_fn)(struct req *r, const char *note);
 int page_kept_serve(struct req *r, struct answer *a, const char *key, enum cache_rep rep,
 		    page_build_answer_fn build, page_visit_fn visit);
 
+/* Has the stale copy of what r asks for rebuilt by build on the pool,
+ * from a copy of r, leading flight lead (the one cache_fetch gave with
+ * the stale copy), as page_kept_serve does; when it cannot be (out of
+ * memory, the queue full), the flight lands and a later request leads
+ * the next. */
+void page_kept_rebuild(struct req *r, unsigned lead, enum cache_rep rep, page_build_answer_fn build);
+
 /* For a handler that builds (id, rep) its own way (a card drawn on the
- * raster pool): 0 with *k the kept copy (fresh, or stale while another
- * builds it), or with *k NULL and *lead the caller's flight (0: build
- * without one), which its answer must land (answer_lead, or
- * cache_put_led and cache_land); or 1 with a "later" answer: r is
- * suspended until another's build of it lands, then again(r, a)
- * answers it.  Without a connection, or with r->job taken, it waits on
- * this thread instead. */
+ * raster pool), or reads a kept copy rather than answering with it: 0
+ * with *k the kept copy, fresh, or stale (*lead 0 while another builds
+ * it, else the caller's flight: page_kept_rebuild), or with *k NULL and
+ * *lead the caller's flight (0: build without one), which its answer
+ * must land (answer_lead, or cache_put_led and cache_land); or 1 with a
+ * "later" answer: r is suspended until another's build of it lands,
+ * then again(r, a) answers it.  Without a connection, or with r->job
+ * taken, it waits on this thread instead. */
 int page_kept_look(struct req *r, struct answer *a, const char *key, enum cache_rep rep,
 		   int (*again)(struct req *r, struct answer *a), struct http_kept **k,
 		   unsigned *lead);

@@ -437,3 +437,72 @@ def test_a_stale_page_card_is_answered_while_it_is_rebuilt(make_server, tmp_path
     finally:
         os.unlink(hold)
     wait_for(lambda: "2 counted runs on" in s.get(path).text, timeout=5, what="the rebuilt card")
+
+
+def test_a_page_card_png_is_drawn_from_the_kept_svg(server):
+    """A page card's PNG reads its SVG from the response cache (a list_html
+    hit, nothing read from the database), the SVG the SVG's route keeps;
+    asked for first, the PNG keeps that SVG for the SVG's route; and an
+    upload that changes the card changes the PNG."""
+    run, _ = upload(server)
+    server.wait_refreshed()
+    model, hw = page_cards(server, run["id"])
+    hits = lambda: metric(server, "llmspeed_response_cache_hits_total", "list_html")
+    # The SVG first, then the PNG drawn from the SVG kept.
+    assert server.get(model).status_code == 200
+    n = hits()
+    first = server.get(model[:-4] + ".png")
+    assert first.status_code == 200 and first.headers["Content-Type"] == "image/png"
+    assert hits() == n + 1
+    png_hits = metric(server, "llmspeed_response_cache_hits_total", "card_png")
+    again = server.get(model[:-4] + ".png")
+    assert again.content == first.content and again.headers["ETag"] == first.headers["ETag"]
+    assert hits() == n + 2
+    assert metric(server, "llmspeed_response_cache_hits_total", "card_png") == png_hits + 1
+    # The PNG first: the SVG it drew is the one the SVG's route then serves.
+    png = server.get(hw[:-4] + ".png")
+    assert png.status_code == 200
+    n = hits()
+    svg = server.get(hw)
+    assert svg.status_code == 200 and "1 counted run of 1 model" in svg.text
+    assert hits() == n + 1
+    # A write that changes the card: the next PNG shows it (the tests'
+    # servers keep no stale copy, conftest.py).
+    upload(server)
+    server.wait_refreshed()
+    after = server.get(model[:-4] + ".png")
+    assert after.status_code == 200 and after.headers["ETag"] != first.headers["ETag"]
+    assert "2 counted runs on" in server.get(model).text
+
+
+def test_png_requests_wait_on_the_one_build_of_the_svg(make_server, tmp_path):
+    """PNG requests that come while the card's SVG is being built wait on
+    that one build (suspended) instead of each reading the database."""
+    hold = str(tmp_path / "hold")
+    s = make_server(["--test-hold-builds", hold])
+    run, _ = upload(s)
+    s.wait_refreshed()
+    path = page_cards(s, run["id"])[0]
+    got, threads = [], []
+
+    def fetch(p):
+        got.append((p, requests.get(s.url + p, timeout=60)))
+
+    open(hold, "w").close()
+    try:
+        threads.append(threading.Thread(target=fetch, args=(path,)))
+        threads[-1].start()
+        wait_for(lambda: metric(s, "llmspeed_page_builds_running") == 1, what="the SVG's build")
+        for _ in range(5):
+            threads.append(threading.Thread(target=fetch, args=(path[:-4] + ".png",)))
+            threads[-1].start()
+        wait_for(lambda: metric(s, "llmspeed_response_cache_waiting") == 5,
+                 what="five PNG requests waiting on the SVG's build")
+        assert metric(s, "llmspeed_response_cache_builds") == 1
+    finally:
+        os.unlink(hold)
+    for t in threads:
+        t.join(60)
+    assert sorted(r.status_code for _, r in got) == [200] * 6
+    pngs = {r.content for p, r in got if p.endswith(".png")}
+    assert len(pngs) == 1 and next(iter(pngs))[:8] == b"\x89PNG\r\n\x1a\n"
