@@ -69,13 +69,14 @@ int page_card_run_svg(struct req *r, struct answer *a);
  * /m/<slug> and /hw/<slug>: the name, its counted runs and machines (or
  * models) in the newest suite, and its five fastest hardware (or models)
  * by their best combination's median decode over submitters, as bars.
- * PNG 1200 × 630 as page_card_run_png answers it (suspended while drawn; 503
- * and Retry-After the same), kept in the response cache under a key of
- * what it shows, so a write that changes nothing on the card costs no
- * drawing; the SVG is kept as its page is (page_list_key of its path and
- * ?suite=, REP_LIST_HTML: stale on a list write, served stale while it is
- * rebuilt off the request path, one build however many ask,
- * page_kept_serve), with CC_BADGE and the ETag of its bytes.  404 (JSON
+ * The SVG is kept as its page is (page_list_key of its path and ?suite=,
+ * REP_LIST_HTML: stale on a list write, served stale while it is rebuilt
+ * off the request path, one build however many ask, page_kept_serve),
+ * with CC_BADGE and the ETag of its bytes.  The PNG, 1200 × 630 as
+ * page_card_run_png answers it (suspended while drawn; 503 and
+ * Retry-After the same), is drawn from that kept SVG (its one build
+ * waited for), and kept under a key of what it shows, so a write that
+ * changes nothing on the card costs no drawing.  404 (JSON
  * error) for a slug no run names or a malformed one; 503 when the
  * database does not answer. */
 int page_card_model_png(struct req *r, struct answer *a);    /* /card/m/<slug>.png */

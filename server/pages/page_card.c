@@ -4,7 +4,7 @@
  * model's and a hardware's page card (/card/m/<slug>, /card/hw/<slug>):
  * the page's name, its counts and its five fastest rows by typical
  * decode, its SVG kept as the page is (a list page's key, stale on a
- * list write), rasterized the same way. */
+ * list write), and its PNG rasterized the same way from that kept SVG. */
 #include "pages/page.h"
 
 #include <math.h>
