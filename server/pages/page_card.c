@@ -555,6 +555,8 @@ static int svg_here(struct req *r, page_build_answer_fn build, unsigned lead, st
 	rc = build(r, &s);
 	answer_store(&s);               /* kept, and the flight lands */
 	if (rc < 0 || s.err.status) {
+		if (!s.err.status)
+			err_nomem(&s.err);
 		*a = s;                 /* the refusal is r's */
 		return -1;
 	}
