@@ -177,6 +177,7 @@ static int item_prepare(struct item *it, json_t *payload, const char *fixed_id)
 	it->n.payload_len = it->jws.payload_len;
 	it->n.jws = it->compact;
 	it->n.jws_len = strlen(it->compact);
+	run_store_pack(&it->n);
 	it->n.thumbprint = it->jws.thumbprint;
 	it->n.alg = "EdDSA";
 	it->n.demo = 1;
@@ -191,6 +192,7 @@ out:
 static void item_free(struct item *it)
 {
 	json_decref(it->n.affected);
+	buf_release(&it->n.packed);
 	json_decref(it->payload);
 	jws_free(&it->jws);
 	free(it->compact);

@@ -39,6 +39,7 @@ static void upload_release(void *state)
 	struct upload *u = state;
 
 	json_decref(u->n.affected);
+	buf_release(&u->n.packed);
 	json_decref(u->payload);
 	jws_free(&u->jws);
 }
@@ -188,6 +189,7 @@ static void prepare(struct req *r, struct upload *u)
 	u->n.payload_len = u->jws.payload_len;
 	u->n.jws = r->body.buf;
 	u->n.jws_len = r->body.len;
+	run_store_pack(&u->n);
 	u->n.thumbprint = u->jws.thumbprint;
 	u->n.alg = u->jws.alg == JWS_ALG_ES256 ? "ES256" : "EdDSA";
 }

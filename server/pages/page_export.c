@@ -21,6 +21,7 @@
 #include "util/buf.h"
 #include "util/jsonw.h"
 #include "util/nelem.h"
+#include "store/jws_pack.h"
 
 /* Rows per read transaction, and the most raw bytes one chunk gathers
  * (a JWS is at most 64 KiB): memory stays bounded by about
@@ -146,6 +147,19 @@ static json_t *text_col(sqlite3_stmt *st, int col)
 	return s ? json_stringn(s, (size_t)sqlite3_column_bytes(st, col)) : json_null();
 }
 
+/* The run's JWS, stored packed or as it came, as the JSON string of the
+ * bytes uploaded (store/jws_pack.h); null when it cannot be read. */
+static json_t *jws_col(sqlite3_stmt *st, int col)
+{
+	struct buf b = BUF_INIT;
+	json_t *v;
+
+	v = jws_unpack(sqlite3_column_blob(st, col), (size_t)sqlite3_column_bytes(st, col), &b)
+		? json_null() : json_stringn(b.buf, b.len);
+	buf_release(&b);
+	return v;
+}
+
 /* The current row as one line (with its LF) appended to raw. */
 static int add_line(struct buf *raw, sqlite3_stmt *st)
 {
@@ -167,7 +181,7 @@ static int add_line(struct buf *raw, sqlite3_stmt *st)
 		"withdrawal", withdrawn ? json_pack("{s:o, s:o, s:o}",
 			"withdrawn_at", text_col(st, 8), "reason", text_col(st, 9),
 			"jws", text_col(st, 10)) : json_null(),
-		"jws", text_col(st, 11));
+		"jws", jws_col(st, 11));
 	if (!o || !(s = jsonw_dumps(o, JSONW_ASCII))) {
 		json_decref(o);
 		return -1;

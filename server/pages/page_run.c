@@ -24,6 +24,7 @@
 #include "store/run_store.h"
 #include "util/jsonw.h"
 #include "util/nelem.h"
+#include "store/jws_pack.h"
 
 static const char sql_jws[] = "SELECT jws FROM runs WHERE id = ?";
 
@@ -58,6 +59,7 @@ static struct cache_tags tags_of(const json_t *m)
 int page_run_jws(struct req *r, struct answer *a)
 {
 	struct http_opts o = { .cache_control = CC_IMMUTABLE, .etag = 1 };
+	struct buf b = BUF_INIT;
 	struct dbconn *c;
 	sqlite3_stmt *st;
 	int rc;
@@ -68,14 +70,15 @@ int page_run_jws(struct req *r, struct answer *a)
 		return err_unavailable(&a->err, MSG_DB_DOWN);
 	db_bind_text(st, 1, r->arg);
 	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		rc = answer_body(a, 200, CT_JOSE, sqlite3_column_blob(st, 0),
-				 (size_t)sqlite3_column_bytes(st, 0), &o);
+	if (rc == SQLITE_ROW && jws_unpack(sqlite3_column_blob(st, 0),
+					   (size_t)sqlite3_column_bytes(st, 0), &b) == 0)
+		rc = answer_buf(a, 200, CT_JOSE, &b, &o);  /* the exact bytes uploaded */
 	else if (rc == SQLITE_DONE)
 		rc = not_found(a);
 	else
 		rc = err_unavailable(&a->err, MSG_DB_DOWN);
 	sqlite3_reset(st);
+	buf_release(&b);
 	return rc;
 }
 

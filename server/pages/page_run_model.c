@@ -16,7 +16,7 @@
 #include "store/netcap.h"
 #include "store/outlier.h"
 #include "store/run_store.h"
-#include "util/b64u.h"
+#include "store/jws_pack.h"
 #include "util/buf.h"
 
 static const char sql_jws[] = "SELECT jws FROM runs WHERE id = ?";
@@ -172,8 +172,8 @@ static json_t *payload_from_jws(struct req *r, const char *id)
 		return NULL;
 	db_bind_text(st, 1, id);
 	if (sqlite3_step(st) == SQLITE_ROW &&
-	    b64u_jws_payload(sqlite3_column_blob(st, 0), (size_t)sqlite3_column_bytes(st, 0),
-			     &bin, &got) == 0)
+	    jws_stored_payload(sqlite3_column_blob(st, 0), (size_t)sqlite3_column_bytes(st, 0),
+			       &bin, &got) == 0)
 		v = json_loadb((const char *)bin, got, JSON_DECODE_ANY, NULL);
 	sqlite3_reset(st);
 	free(bin);

@@ -9,7 +9,7 @@
 
 #include <sodium.h>
 
-#include "util/b64u.h"
+#include "store/jws_pack.h"
 #include "util/log.h"
 
 static const struct ceiling_ref *reference;
@@ -95,9 +95,9 @@ static void sql_sha256(sqlite3_context *cx, int argc, sqlite3_value **argv)
 	sqlite3_result_blob(cx, h, sizeof h, SQLITE_TRANSIENT);
 }
 
-/* jws_payload(X): the signed payload bytes of compact JWS X (its middle
- * segment, base64url-decoded) as a blob; NULL when X is NULL or not three
- * segments of base64url.  Migrations use it where runs keep the payload
+/* jws_payload(X): the signed payload bytes of stored JWS X (packed, or
+ * compact: its middle segment, base64url-decoded) as a blob; NULL when X
+ * is NULL, not three segments of base64url or a damaged pack.  Migrations use it where runs keep the payload
  * only inside the JWS (0006 on). */
 static void sql_jws_payload(sqlite3_context *cx, int argc, sqlite3_value **argv)
 {
@@ -107,8 +107,8 @@ static void sql_jws_payload(sqlite3_context *cx, int argc, sqlite3_value **argv)
 	(void)argc;
 	if (sqlite3_value_type(argv[0]) == SQLITE_NULL)
 		return;
-	if (b64u_jws_payload(sqlite3_value_blob(argv[0]), (size_t)sqlite3_value_bytes(argv[0]),
-			     &bin, &got) == 0)
+	if (jws_stored_payload(sqlite3_value_blob(argv[0]), (size_t)sqlite3_value_bytes(argv[0]),
+			       &bin, &got) == 0)
 		sqlite3_result_blob64(cx, bin, got, free);
 }
 

@@ -21,7 +21,7 @@
 #include "domain/resolve.h"
 #include "store/outlier.h"
 #include "store/run_store.h"
-#include "util/b64u.h"
+#include "store/jws_pack.h"
 #include "util/log.h"
 
 #define BATCH 512
@@ -79,8 +79,8 @@ static int want_of(sqlite3_stmt *st, struct want *x)
 	json_t *payload;
 	char bin[16];
 
-	if (b64u_jws_payload((const char *)sqlite3_column_blob(st, 2),
-			     (size_t)sqlite3_column_bytes(st, 2), &bytes, &len) < 0)
+	if (jws_stored_payload(sqlite3_column_blob(st, 2),
+			       (size_t)sqlite3_column_bytes(st, 2), &bytes, &len) < 0)
 		return 0;
 	payload = json_loadb((const char *)bytes, len, 0, NULL);
 	free(bytes);

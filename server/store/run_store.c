@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "store/netcap.h"
+#include "store/jws_pack.h"
 #include "store/outlier.h"
 #include "util/sha256.h"
 #include "util/timefmt.h"
@@ -110,7 +111,10 @@ static void bind_run(sqlite3_stmt *st, const struct run_new *n,
 	/* The payload is inside the JWS already (page_run.c decodes it from
 	 * there); storing it twice doubled the bytes written per upload. */
 	sqlite3_bind_text(st, 22, "", 0, SQLITE_STATIC);
-	sqlite3_bind_blob(st, 23, n->jws, (int)n->jws_len, SQLITE_STATIC);
+	if (n->packed.len)
+		sqlite3_bind_blob(st, 23, n->packed.buf, (int)n->packed.len, SQLITE_STATIC);
+	else
+		sqlite3_bind_blob(st, 23, n->jws, (int)n->jws_len, SQLITE_STATIC);
 	sqlite3_bind_blob(st, 24, n->sha, sizeof n->sha, SQLITE_STATIC);
 	sqlite3_bind_int(st, 25, n->demo);
 	sqlite3_bind_blob(st, 26, n->payload_sha, sizeof n->payload_sha, SQLITE_STATIC);
@@ -228,6 +232,11 @@ static int admit(struct dbconn *w, struct run_new *n)
 
 	n->capped = rc == DB_OK && !counted;
 	return rc;
+}
+
+void run_store_pack(struct run_new *n)
+{
+	jws_pack(n->jws, n->jws_len, &n->packed);
 }
 
 int run_store_run(struct dbconn *w, struct db_job *j)

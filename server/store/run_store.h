@@ -10,6 +10,7 @@
 #include "store/db.h"
 #include "store/names.h"
 #include "store/run_fields.h"
+#include "util/buf.h"
 
 #define RUN_ID_LEN 14   /* "r_" + 11 characters + NUL */
 
@@ -23,6 +24,10 @@ struct run_new {
 	size_t payload_len;
 	const char *jws;               /* the exact uploaded bytes */
 	size_t jws_len;
+	struct buf packed;             /* jws as stored (store/jws_pack.h), made by
+					* run_store_pack() off the writer thread;
+					* empty: the writer packs it (the caller
+					* frees it with buf_release) */
 	const char *thumbprint;        /* RFC 7638 thumbprint of the signing key */
 	const char *alg;               /* "EdDSA" or "ES256" */
 	long long account_id;          /* 0: not attributed */
@@ -73,6 +78,10 @@ void run_store_hw_class(const char *fingerprint, const char *hw_slug, char *out,
  * target (an uploaded name's own slug, resolved to a reference id), unless
  * slug is empty or target itself.  Returns a db_status. */
 int run_store_alias(struct dbconn *w, const char *kind, const char *slug, const char *target);
+
+/* Packs n->jws into n->packed for the writer, on the caller's thread
+ * (jws_pack.h); a JWS that does not pack is stored as it came. */
+void run_store_pack(struct run_new *n);
 
 /* The db_job run function of a struct run_new (its j.run), on the writer
  * thread: keys the run on the SHA-256 of its JWS bytes and of its payload

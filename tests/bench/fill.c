@@ -1,7 +1,7 @@
 /* fill.c: builds a large database for `make bench-scale` through the write path the daemon uses.
  *
  *   build/bench/fill --db FILE --migrations DIR --runs N [--seed S] [--list FILE]
- *                    [--hot SHARE] [--old-data]
+ *                    [--hot SHARE] [--old-data] [--reference DIR]
  *
  * Each run is what an upload would bring: a suite-v1 payload (chat-short)
  * signed with Ed25519 by one of many keys, parsed and verified as a JWS,
@@ -51,7 +51,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "domain/ceiling.h"
 #include "store/db.h"
+#include "store/identity.h"
+#include "store/names.h"
+#include "store/versions.h"
 #include "ingest/jws.h"
 #include "util/log.h"
 #include "store/run_store.h"
@@ -93,6 +97,7 @@ static int failed;
 static FILE *list;
 static double writer_s;          /* time the writer spent in the batches */
 static double writer_cpu;        /* its thread's CPU time in them */
+static double versions_cpu;      /* and in the versions passes after each batch */
 static double window_cpu[MAX_WINDOWS];  /* the writer's CPU in runs [k * WINDOW, (k + 1) * WINDOW) */
 static long stored_n;            /* runs the writer has stored */
 /* The planted runs' ids (to count their flags apart at the end). */
@@ -256,6 +261,18 @@ static int tune_run(struct dbconn *w, struct db_job *j)
 			    NULL, NULL, NULL) == SQLITE_OK ? DB_OK : DB_ERR;
 }
 
+/* db_after_migrate, on the writer before it starts: what the daemon's
+ * start does to the new database against the reference data (the names
+ * pass and the judged names recorded), so its first start on the filled
+ * one finds the runs resolved as their uploads resolved them, with no
+ * pass to make. */
+static int start_run(struct dbconn *w, struct err *err)
+{
+	int moved, rc = identity_refresh(w, &moved, err);
+
+	return rc == DB_OK ? names_refresh(w, err) : rc;
+}
+
 /* On the writer: stores the batch's runs, each as an upload's job would,
  * in a savepoint of its own as the writer gives each upload's job
  * (db.c's "job" savepoint is released and taken again between runs).
@@ -282,12 +299,20 @@ static int batch_run(struct dbconn *w, struct db_job *j)
 	if (stored_n / WINDOW < MAX_WINDOWS)
 		window_cpu[stored_n / WINDOW] += c1 - c0;
 	stored_n += (long)b->n;
+	/* The refresh thread's versions passes, as the daemon makes them
+	 * between commits (not in the writer's CPU per run above): the
+	 * versions the batch touched are recomputed, and version_dirty stays
+	 * as small as a running daemon keeps it. */
+	for (int left = 1; rc == DB_OK && left; )
+		rc = versions_pass(w, VERSIONS_PASS_MAX, &left);
+	versions_cpu += cpu_s() - c1;
 	return rc;
 }
 
 static void item_free(struct item *it)
 {
 	json_decref(it->n.affected);
+	buf_release(&it->n.packed);
 	json_decref(it->payload);
 	jws_free(&it->jws);
 	free(it->compact);
@@ -410,6 +435,7 @@ static int item_make(struct world *wd, struct item *it)
 	it->n.payload_len = it->jws.payload_len;
 	it->n.jws = it->compact;
 	it->n.jws_len = strlen(it->compact);
+	run_store_pack(&it->n);
 	it->n.thumbprint = it->jws.thumbprint;
 	it->n.alg = "EdDSA";
 	it->dispute = rnd() % 1000 == 0;
@@ -476,7 +502,9 @@ static int flag_report(const char *path)
 int main(int argc, char **argv)
 {
 	static struct world wd;
-	const char *path = NULL, *migrations = NULL, *list_path = NULL;
+	const char *path = NULL, *migrations = NULL, *list_path = NULL, *refdir = NULL;
+	char refbuf[4096];
+	const struct ceiling_ref *ref;
 	long runs = 0, done = 0, k;
 	struct db *db;
 	struct err err = ERR_INIT;
@@ -489,7 +517,8 @@ int main(int argc, char **argv)
 			{ "db", required_argument, NULL, 'd' }, { "migrations", required_argument, NULL, 'm' },
 			{ "runs", required_argument, NULL, 'n' }, { "seed", required_argument, NULL, 's' },
 			{ "list", required_argument, NULL, 'l' }, { "hot", required_argument, NULL, 'h' },
-			{ "old-data", no_argument, NULL, 'o' }, { 0, 0, 0, 0 } }, NULL)) != -1) {
+			{ "old-data", no_argument, NULL, 'o' },
+			{ "reference", required_argument, NULL, 'r' }, { 0, 0, 0, 0 } }, NULL)) != -1) {
 		if (c == 'd') path = optarg;
 		else if (c == 'm') migrations = optarg;
 		else if (c == 'n') runs = atol(optarg);
@@ -497,13 +526,26 @@ int main(int argc, char **argv)
 		else if (c == 'l') list_path = optarg;
 		else if (c == 'h') wd.hot = atof(optarg);
 		else if (c == 'o') wd.old_data = 1;
+		else if (c == 'r') refdir = optarg;
 		else return 2;
 	}
 	if (!path || !migrations || runs <= 0 || wd.hot < 0 || wd.hot > 1) {
 		fprintf(stderr, "usage: fill --db FILE --migrations DIR --runs N [--seed S] [--list FILE] "
-			"[--hot SHARE] [--old-data]\n");
+			"[--hot SHARE] [--old-data] [--reference DIR]\n");
 		return 2;
 	}
+	/* The daemon's reference data (static/reference beside migrations/):
+	 * runs resolve and meet their ceilings as uploads do. */
+	if (!refdir) {
+		snprintf(refbuf, sizeof refbuf, "%s/../static/reference", migrations);
+		refdir = refbuf;
+	}
+	if (!(ref = ceiling_load(refdir, &err))) {
+		fprintf(stderr, "fill: no reference data: %s\n", err.message);
+		return 1;
+	}
+	db_set_reference(ref);
+	db_after_migrate = start_run;
 	if (sodium_init() < 0)
 		return 1;
 	log_set_quiet(1);
@@ -567,6 +609,7 @@ int main(int argc, char **argv)
 	printf("filled %ld runs in %.1f s (%.0f runs/s)\n", done, t1 - t0, (double)done / (t1 - t0));
 	printf("writer jobs took %.1f s (%.0f runs/s), commits not counted; writer CPU %.0f us/run\n",
 	       writer_s, (double)done / writer_s, 1e6 * writer_cpu / (double)done);
+	printf("versions passes (the refresh thread's): %.0f us/run\n", 1e6 * versions_cpu / (double)done);
 	for (k = 0; k < MAX_WINDOWS && k * WINDOW < stored_n; k++) {
 		long end = (k + 1) * WINDOW;
 		if (end == 10000 || end == 100000 || end == 1000000 || end >= stored_n)

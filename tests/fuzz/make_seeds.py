@@ -116,6 +116,17 @@ def jws_seeds():
     put("jws", "cookbook_compact", cb["output"]["compact"])
 
 
+def jws_pack_seeds():
+    """The upload seeds, and a packed value (the one tests/store/check_jws_pack.c
+    pins: packing needs the daemon's dictionary, so it is read from there)."""
+    for f in sorted(os.listdir(os.path.join(CORPUS, "jws"))):
+        put("jws_pack", f, open(os.path.join(CORPUS, "jws", f), "rb").read())
+    src = open(os.path.join(ROOT, "tests", "store", "check_jws_pack.c")).read()
+    body = re.search(r"pinned_a4\[\] =\n((?:\t\"[^\n]*\"\n?)+);", src).group(1)
+    hexes = "".join(re.findall(r'"([^"]*)"', body))
+    put("jws_pack", "packed_a4", bytes(int(h, 16) for h in re.findall(r"\\x([0-9a-f]{2})", hexes)))
+
+
 def validate_seeds():
     put("validate", "payload", json.dumps(payload()))
     anon = payload()
@@ -197,9 +208,12 @@ def framing_seeds():
 
 
 def main():
-    targets = {"jws": jws_seeds, "validate": validate_seeds, "tmpl": tmpl_seeds, "router": router_seeds,
+    targets = {"jws": jws_seeds, "jws_pack": jws_pack_seeds, "validate": validate_seeds, "tmpl": tmpl_seeds, "router": router_seeds,
                "framing": framing_seeds}
+    only = os.environ.get("SEEDS")         # e.g. SEEDS=jws_pack: that target alone
     for name, fn in targets.items():
+        if only and name not in only.split(","):
+            continue
         d = os.path.join(CORPUS, name)
         shutil.rmtree(d, ignore_errors=True)
         os.makedirs(d)

@@ -66,10 +66,11 @@ def test_payload_dedup_survives_the_migration_backfill(tmp_path):
         s.stop()
         con = sqlite3.connect(s.db)
         # Back to the schema before migration 0008.
-        con.executescript("DROP INDEX runs_key_payload; ALTER TABLE runs DROP COLUMN payload_sha256;"
+        # (0034 replaced 0008's index; both run again.)
+        con.executescript("DROP INDEX runs_payload; ALTER TABLE runs DROP COLUMN payload_sha256;"
                           "DROP INDEX dispute_posts_signed; DROP INDEX dispute_posts_submitter;"
                           "ALTER TABLE dispute_posts DROP COLUMN signed_sha256;"
-                          "DELETE FROM schema_migrations WHERE version = 8;")
+                          "DELETE FROM schema_migrations WHERE version IN (8, 34);")
         con.close()
         s.start()
         again = s.upload(flip_s(token))

@@ -1,6 +1,7 @@
 /* check_b64u.c: the one base64url decoder and a compact JWS's payload
  * (server/util/b64u.c), against the RFC 7515 and RFC 8037 examples in
- * tests/vectors and against libsodium's encoder. */
+ * tests/vectors and against libsodium's encoder; its encoder against
+ * libsodium's. */
 #include <jansson.h>
 #include <sodium.h>
 
@@ -212,6 +213,31 @@ START_TEST(round_trips_libsodium_encodings)
 }
 END_TEST
 
+/* b64u_encode writes what libsodium's encoder writes, at every length
+ * (none included), B64U_LEN bytes and not one more. */
+START_TEST(encodes_as_libsodium)
+{
+	unsigned char bin[64];
+	char want[100], got[100];
+	size_t n, len;
+	int k;
+
+	srand(12);
+	for (k = 0; k < 2000; k++) {
+		n = (size_t)k % 65;
+		for (size_t i = 0; i < n; i++)
+			bin[i] = (unsigned char)rand();
+		sodium_bin2base64(want, sizeof want, bin, n, sodium_base64_VARIANT_URLSAFE_NO_PADDING);
+		memset(got, '#', sizeof got);
+		len = b64u_encode(bin, n, got);
+		ck_assert_uint_eq(len, strlen(want));
+		ck_assert_uint_eq(len, B64U_LEN(n));
+		ck_assert_mem_eq(got, want, len);
+		ck_assert_int_eq(got[len], '#');
+	}
+}
+END_TEST
+
 /* The strictness the header promises, one case each. */
 START_TEST(strict)
 {
@@ -256,6 +282,7 @@ static Suite *suite_b64u(void)
 	tcase_add_test(tc, jws_payload_of_the_rfc_examples);
 	tcase_add_test(tc, jws_payload_refusals);
 	tcase_add_test(tc, round_trips_libsodium_encodings);
+	tcase_add_test(tc, encodes_as_libsodium);
 	tcase_add_test(tc, strict);
 	suite_add_tcase(s, tc);
 	return s;
