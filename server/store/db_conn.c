@@ -2,6 +2,7 @@
  * use), its statement cache, and rows as JSON. */
 #include "store/db_int.h"
 
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,14 +113,24 @@ static void sql_jws_payload(sqlite3_context *cx, int argc, sqlite3_value **argv)
 		sqlite3_result_blob64(cx, bin, got, free);
 }
 
+/* Once, before SQLite's first connection: no memory statistics (nothing
+ * reads them, and with them every allocation of every connection takes
+ * one process-wide mutex). */
+static void library_init(void)
+{
+	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+}
+
 /* Opens one connection with the settings every connection shares, through
  * VFS vfs (NULL: the default). */
 struct dbconn *db_conn_open(const char *path, int readonly, unsigned busy_ms, const char *vfs)
 {
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	struct dbconn *c = calloc(1, sizeof *c);
 	int flags = readonly ? SQLITE_OPEN_READONLY
 			     : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
 
+	pthread_once(&once, library_init);
 	if (!c)
 		return NULL;
 	if (sqlite3_open_v2(path, &c->h, flags | SQLITE_OPEN_NOMUTEX, vfs) != SQLITE_OK) {
