@@ -48,12 +48,10 @@ void http_etag_of(const void *body, size_t len, char out[40])
 	out[34] = '\0';
 }
 
-struct MHD_Response *http_build(const char *ctype, const void *body, size_t len,
-				const char *cache_control, const char *etag)
+/* Adds to resp (NULL: nothing) the headers of http_build; returns resp. */
+static struct MHD_Response *dress(struct MHD_Response *resp, const char *ctype,
+				  const char *cache_control, const char *etag)
 {
-	struct MHD_Response *resp;
-
-	resp = MHD_create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY);
 	if (!resp)
 		return NULL;
 	add_common(resp, ctype);
@@ -62,6 +60,13 @@ struct MHD_Response *http_build(const char *ctype, const void *body, size_t len,
 	if (etag)
 		MHD_add_response_header(resp, "ETag", etag);
 	return resp;
+}
+
+struct MHD_Response *http_build(const char *ctype, const void *body, size_t len,
+				const char *cache_control, const char *etag)
+{
+	return dress(MHD_create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY),
+		     ctype, cache_control, etag);
 }
 
 struct MHD_Response *http_build_stream(const char *ctype, MHD_ContentReaderCallback cb,
@@ -99,21 +104,34 @@ const char *http_ctype_of_name(const char *name)
 	return CT_OCTETS;
 }
 
+/* The body is copied once, into a buffer the response owns (libmicrohttpd
+ * frees it with the response, which may outlive k while it is sent);
+ * k->body points at it, alive while k is. */
 struct http_kept *http_kept_build(unsigned status, const char *ctype, const void *body,
 				  size_t len, const char *cache_control, const char *etag)
 {
 	struct http_kept *k = calloc(1, sizeof *k);
+	char *copy = malloc(len ? len : 1);
 
-	if (!k || !(k->resp = http_build(ctype, body, len, cache_control, etag))) {
-		free(k);
-		return NULL;
-	}
+	if (!k || !copy)
+		goto fail;
+	if (len)
+		memcpy(copy, body, len);
+	k->resp = dress(MHD_create_response_from_buffer_with_free_callback(len, copy, free),
+			ctype, cache_control, etag);
+	if (!k->resp)
+		goto fail;
+	k->body = copy;
 	k->status = status;
 	k->bytes = len;
 	snprintf(k->etag, sizeof k->etag, "%s", etag ? etag : "");
 	snprintf(k->cc, sizeof k->cc, "%s", cache_control ? cache_control : "");
 	atomic_init(&k->refs, 1);
 	return k;
+fail:
+	free(copy);
+	free(k);
+	return NULL;
 }
 
 struct http_kept *http_kept_ref(struct http_kept *k)

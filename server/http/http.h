@@ -165,6 +165,7 @@ struct MHD_Response *http_build_stream(const char *ctype, MHD_ContentReaderCallb
 struct http_kept {
 	struct MHD_Response *resp;
 	unsigned status;
+	const void *body;             /* its body, read-only, alive while k is */
 	size_t bytes;                 /* its body's length */
 	char etag[40];                /* "" when it has none */
 	char cc[80];                  /* its Cache-Control, for a 304 */
@@ -173,7 +174,8 @@ struct http_kept {
 	atomic_int refs;
 };
 
-/* Builds a kept response (http_build) with one reference; NULL out of
+/* Builds a kept response (http_build's headers) with one reference, its
+ * body copied once into a buffer the response owns (k->body); NULL out of
  * memory. */
 struct http_kept *http_kept_build(unsigned status, const char *ctype, const void *body,
 				  size_t len, const char *cache_control, const char *etag);

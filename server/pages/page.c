@@ -164,17 +164,13 @@ static void key_arg(void *ctx, const char *k, const char *v)
 	buf_add(&ki->in, v ? v : "", (v ? strlen(v) : 0) + 1);
 }
 
-/* The cache key of r's page: "L" and 32 hex digits of the SHA-256 of its
- * path and the query arguments pages read, in the order sent; 0, or -1
- * when the page is not to be kept (a query with more than ?sort=,
- * ?suite=, ?backend= and ?hw=, once each) or out of memory.  query 0: a
- * page that reads no query, kept by its path alone. */
-static int list_key(struct req *r, int query, char key[CACHE_ID_MAX + 1])
+/* See page.h. */
+int page_list_key(struct req *r, const char *path, int query, char key[CACHE_ID_MAX + 1])
 {
 	struct keyin ki = { .in = BUF_INIT };
 	unsigned char d[32];
 
-	buf_add(&ki.in, r->path, strlen(r->path) + 1);
+	buf_add(&ki.in, path, strlen(path) + 1);
 	if (query)
 		http_query_each(r, key_arg, &ki);
 	if (buf_error(&ki.in) || ki.other) {
@@ -234,7 +230,7 @@ json_t *page_view_redirect(struct page_view *v, unsigned status, const char *cac
 
 /* Where v's answer is kept in the response cache, by its kind's flags
  * (once per request): a listed page by its path and query
- * (list_key; never a CSV twin, built each time), a run's page
+ * (page_list_key; never a CSV twin, built each time), a run's page
  * under its id unless ?after= asks for a later page of its thread.  1
  * with v->key and v->rep set (the builder still says whether its answer
  * is kept, v->keep), else 0 with v->key empty. */
@@ -243,7 +239,7 @@ static int keep_key(struct page_view *v)
 	struct req *r = v->r;
 
 	if ((v->kind->flags & PAGE_LISTED) && v->format != HTTP_FMT_CSV &&
-	    list_key(r, !(v->kind->flags & PAGE_NO_QUERY), v->key) == 0) {
+	    page_list_key(r, r->path, !(v->kind->flags & PAGE_NO_QUERY), v->key) == 0) {
 		v->rep = REP_LIST_HTML;
 		return 1;
 	}

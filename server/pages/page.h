@@ -69,12 +69,16 @@ int page_card_run_svg(struct req *r, struct answer *a);
  * /m/<slug> and /hw/<slug>: the name, its counted runs and machines (or
  * models) in the newest suite, and its five fastest hardware (or models)
  * by their best combination's median decode over submitters, as bars.
- * PNG 1200 × 630 as page_card_run_png answers it (suspended while drawn; 503
- * and Retry-After the same), kept in the response cache under a key of
- * what it shows, so a write that changes nothing on the card costs no
- * drawing and one that does is never served stale; the SVG is drawn on
- * each request (one read of a few rows).  404 (JSON error) for a slug no
- * run names or a malformed one; 503 when the database does not answer. */
+ * The SVG is kept as its page is (page_list_key of its path and ?suite=,
+ * REP_LIST_HTML: stale on a list write, served stale while it is rebuilt
+ * off the request path, one build however many ask, page_kept_serve),
+ * with CC_BADGE and the ETag of its bytes.  The PNG, 1200 × 630 as
+ * page_card_run_png answers it (suspended while drawn; 503 and
+ * Retry-After the same), is drawn from that kept SVG (its one build
+ * waited for), and kept under a key of what it shows, so a write that
+ * changes nothing on the card costs no drawing.  404 (JSON
+ * error) for a slug no run names or a malformed one; 503 when the
+ * database does not answer. */
 int page_card_model_png(struct req *r, struct answer *a);    /* /card/m/<slug>.png */
 int page_card_model_svg(struct req *r, struct answer *a);    /* /card/m/<slug>.svg */
 int page_card_hw_png(struct req *r, struct answer *a);       /* /card/hw/<slug>.png */
@@ -255,6 +259,14 @@ void page_describe(struct buf *d, const char *name, const json_t *m);
  * r->kind in r->format (kept as the builder allows), its refusal, or its
  * redirect. */
 int page_serve(struct req *r, struct answer *a);
+/* The cache key of r's page as a list page is kept (REP_LIST_HTML): "L"
+ * and 32 hex digits of the SHA-256 of path (r->path, or the path of what
+ * r is drawn from: a card's PNG reads its SVG's) and the query arguments
+ * pages read, in the order sent; 0, or -1 when the page is not to be
+ * kept (a query with more than ?sort=, ?suite=, ?backend= and ?hw=, once
+ * each) or out of memory.  query 0: a page that reads no query, kept by
+ * its path alone. */
+int page_list_key(struct req *r, const char *path, int query, char key[CACHE_ID_MAX + 1]);
 
 /* page_examples.c: what a "Not found" page offers instead: {run, model,
  * hw, model_hw} (each {href, name}, each a page that exists, never r's own
@@ -288,14 +300,22 @@ typedef void (*page_visit_fn)(struct req *r, const char *note);
 int page_kept_serve(struct req *r, struct answer *a, const char *key, enum cache_rep rep,
 		    page_build_answer_fn build, page_visit_fn visit);
 
+/* Has the stale copy of what r asks for rebuilt by build on the pool,
+ * from a copy of r, leading flight lead (the one cache_fetch gave with
+ * the stale copy), as page_kept_serve does; when it cannot be (out of
+ * memory, the queue full), the flight lands and a later request leads
+ * the next. */
+void page_kept_rebuild(struct req *r, unsigned lead, enum cache_rep rep, page_build_answer_fn build);
+
 /* For a handler that builds (id, rep) its own way (a card drawn on the
- * raster pool): 0 with *k the kept copy (fresh, or stale while another
- * builds it), or with *k NULL and *lead the caller's flight (0: build
- * without one), which its answer must land (answer_lead, or
- * cache_put_led and cache_land); or 1 with a "later" answer: r is
- * suspended until another's build of it lands, then again(r, a)
- * answers it.  Without a connection, or with r->job taken, it waits on
- * this thread instead. */
+ * raster pool), or reads a kept copy rather than answering with it: 0
+ * with *k the kept copy, fresh, or stale (*lead 0 while another builds
+ * it, else the caller's flight: page_kept_rebuild), or with *k NULL and
+ * *lead the caller's flight (0: build without one), which its answer
+ * must land (answer_lead, or cache_put_led and cache_land); or 1 with a
+ * "later" answer: r is suspended until another's build of it lands,
+ * then again(r, a) answers it.  Without a connection, or with r->job
+ * taken, it waits on this thread instead. */
 int page_kept_look(struct req *r, struct answer *a, const char *key, enum cache_rep rep,
 		   int (*again)(struct req *r, struct answer *a), struct http_kept **k,
 		   unsigned *lead);

@@ -3,7 +3,8 @@
  * connection is suspended), from the render cache like the badge; and a
  * model's and a hardware's page card (/card/m/<slug>, /card/hw/<slug>):
  * the page's name, its counts and its five fastest rows by typical
- * decode, rasterized the same way. */
+ * decode, its SVG kept as the page is (a list page's key, stale on a
+ * list write), and its PNG rasterized the same way from that kept SVG. */
 #include "pages/page.h"
 
 #include <math.h>
@@ -337,6 +338,7 @@ int page_card_png_of(struct req *r, struct buf *svg, uint64_t gen,
 /* What a page card lists: the model's hardware, or the hardware's
  * models, each by its best combination's median decode over submitters. */
 struct kind {
+	const char *svg;         /* its SVG's path before the slug */
 	const char *word;        /* the card's band: "model", "hardware" */
 	const char *names;       /* search_names.kind */
 	const char *heading;
@@ -352,7 +354,7 @@ struct kind {
 _Static_assert(CARD_ROWS_MAX == 5, "CARD_ROWS_MAX_STR is CARD_ROWS_MAX");
 
 static const struct kind model_kind = {
-	"model", "model", "Fastest hardware",
+	"/card/m/", "model", "model", "Fastest hardware",
 	"SELECT " NAMES_HW("hw_slug", "hw_slug") ", max(med) FROM combos "
 	"WHERE suite_version = ?1 AND model_slug = ?2 AND t_runs > 0 AND med IS NOT NULL AND confirmed = 1 "
 	"GROUP BY hw_slug ORDER BY 2 DESC, hw_slug LIMIT " CARD_ROWS_MAX_STR,
@@ -363,7 +365,7 @@ static const struct kind model_kind = {
 };
 
 static const struct kind hw_kind = {
-	"hardware", "hw", "Fastest models",
+	"/card/hw/", "hardware", "hw", "Fastest models",
 	"SELECT " NAMES_MODEL("model_slug", "model_slug") ", max(med) FROM combos "
 	"WHERE suite_version = ?1 AND hw_slug = ?2 AND t_runs > 0 AND med IS NOT NULL AND confirmed = 1 "
 	"GROUP BY model_slug ORDER BY 2 DESC, model_slug LIMIT " CARD_ROWS_MAX_STR,
@@ -473,10 +475,40 @@ static int drawn(struct req *r, const struct kind *k, struct buf *svg, uint64_t 
 	return 0;
 }
 
-/* The SVG of k's card: 200, not kept (one read of a few rows). */
-static int svg_answer(struct req *r, const struct kind *k, struct answer *a)
+/* The key k's SVG for r is kept under, whichever form r asks for:
+ * page_list_key of the SVG's path and r's query; 0, or -1 when the query
+ * makes none (or out of memory). */
+static int card_key(struct req *r, const struct kind *k, char key[CACHE_ID_MAX + 1])
+{
+	struct buf path = BUF_INIT;
+	int rc = -1;
+
+	buf_printf(&path, "%s%s.svg", k->svg, r->arg);
+	if (!buf_error(&path))
+		rc = page_list_key(r, path.buf, 1, key);
+	buf_release(&path);
+	return rc;
+}
+
+/* 1 when the SVG of r's card may be kept under its key (card_key): its
+ * query names nothing but ?suite=.  The card reads no other argument, so
+ * each value of ?sort=, ?hw= or ?backend= (which the key holds) would
+ * keep one more copy of the same drawing: those are built once however
+ * many ask at once, and not kept. */
+static int svg_keepable(struct req *r)
+{
+	return !http_query(r, "sort") && !http_query(r, "hw") && !http_query(r, "backend");
+}
+
+/* page_build_answer_fn of k's SVG, on whatever thread builds it: 200
+ * with CC_BADGE and the ETag of its bytes, kept as its page is (under
+ * card_key as a list page, the generation taken before the read, so it
+ * goes stale with the page on the next list write); a refusal is not
+ * kept. */
+static int build_svg(struct req *r, const struct kind *k, struct answer *a)
 {
 	struct http_opts o = { .cache_control = CC_BADGE, .etag = 1 };
+	char key[CACHE_ID_MAX + 1];
 	struct buf svg = BUF_INIT;
 	uint64_t gen;
 
@@ -484,25 +516,95 @@ static int svg_answer(struct req *r, const struct kind *k, struct answer *a)
 		buf_release(&svg);
 		return -1;
 	}
+	if (svg_keepable(r) && card_key(r, k, key) == 0)
+		answer_keep(a, r->app->cache, key, REP_LIST_HTML, gen, CACHE_NO_TAGS);
 	return answer_buf(a, 200, CT_SVG, &svg, &o);
 }
 
-/* The PNG of k's card, kept in the cache by what it shows. */
-static int png_answer(struct req *r, const struct kind *k,
+static int build_model_svg(struct req *r, struct answer *a) { return build_svg(r, &model_kind, a); }
+static int build_hw_svg(struct req *r, struct answer *a) { return build_svg(r, &hw_kind, a); }
+
+/* The SVG of k's card: a malformed slug is a 404 at once; then the kept
+ * copy, fresh or stale while it is rebuilt off the request path, or one
+ * build however many ask at once (page_kept_serve), as its page is
+ * served; a query that makes no key (a cursor, a filter the card does
+ * not keep by) is drawn here, as such a page is built. */
+static int svg_answer(struct req *r, const struct kind *k, page_build_answer_fn build,
+		      struct answer *a)
+{
+	char key[CACHE_ID_MAX + 1];
+
+	if (!slug_valid(r->arg))
+		return err_set(&a->err, 404, "not_found", NULL, "%s", k->none);
+	if (card_key(r, k, key) < 0)
+		return build(r, a);
+	return page_kept_serve(r, a, key, REP_LIST_HTML, build, NULL);
+}
+
+/* The SVG for r's PNG: build's answer for r built here as the SVG's
+ * route would build it, leading flight lead (landed here), kept as that
+ * route keeps it; 0 with its bytes appended to svg, or -1 with the
+ * refusal in a. */
+static int svg_here(struct req *r, page_build_answer_fn build, unsigned lead, struct buf *svg,
+		    struct answer *a)
+{
+	struct answer s = ANSWER_INIT;
+	int rc;
+
+	answer_lead(&s, r->app->cache, lead);
+	rc = build(r, &s);
+	answer_store(&s);               /* kept, and the flight lands */
+	if (rc < 0 || s.err.status) {
+		if (!s.err.status)
+			err_nomem(&s.err);
+		*a = s;                 /* the refusal is r's */
+		return -1;
+	}
+	if (s.kept)
+		buf_add(svg, s.kept->body, s.kept->bytes);
+	else
+		buf_add(svg, s.bytes ? s.bytes : s.body.buf, s.len);
+	answer_release(&s);
+	return 0;
+}
+
+/* The PNG of k's card, drawn from its SVG as the SVG's route keeps it,
+ * so a PNG asked for again reads nothing: the kept copy (fresh, or stale
+ * while build has it redrawn off the request path, page_kept_rebuild),
+ * or the one build of it under way waited for (r suspended, then again
+ * answers), or, with neither, drawn here and kept for both forms; then
+ * rasterized, the PNG kept under a key of what it shows
+ * (page_card_png_of). */
+static int png_answer(struct req *r, const struct kind *k, page_build_answer_fn build,
 		      int (*again)(struct req *, struct answer *), struct answer *a)
 {
+	char key[CACHE_ID_MAX + 1];
+	struct http_kept *kept = NULL;
 	struct buf svg = BUF_INIT;
-	uint64_t gen;
+	unsigned lead = 0;
 
-	if (drawn(r, k, &svg, &gen, a) < 0) {
+	if (!slug_valid(r->arg))
+		return err_set(&a->err, 404, "not_found", NULL, "%s", k->none);
+	if (card_key(r, k, key) == 0 && page_kept_look(r, a, key, REP_LIST_HTML, again, &kept, &lead))
+		return 0;               /* suspended on that one build */
+	if (kept) {
+		if (lead)
+			page_kept_rebuild(r, lead, REP_LIST_HTML, build);
+		buf_add(&svg, kept->body, kept->bytes);
+		http_kept_unref(kept);
+	} else if (svg_here(r, build, lead, &svg, a) < 0) {
 		buf_release(&svg);
 		return -1;
 	}
-	return page_card_png_of(r, &svg, gen, again, a);
+	if (buf_error(&svg)) {
+		buf_release(&svg);
+		return err_nomem(&a->err);
+	}
+	return page_card_png_of(r, &svg, cache_gen(r->app->cache), again, a);
 }
 
 /* See card.h. */
-int page_card_model_png(struct req *r, struct answer *a) { return png_answer(r, &model_kind, page_card_model_png, a); }
-int page_card_model_svg(struct req *r, struct answer *a) { return svg_answer(r, &model_kind, a); }
-int page_card_hw_png(struct req *r, struct answer *a) { return png_answer(r, &hw_kind, page_card_hw_png, a); }
-int page_card_hw_svg(struct req *r, struct answer *a) { return svg_answer(r, &hw_kind, a); }
+int page_card_model_png(struct req *r, struct answer *a) { return png_answer(r, &model_kind, build_model_svg, page_card_model_png, a); }
+int page_card_model_svg(struct req *r, struct answer *a) { return svg_answer(r, &model_kind, build_model_svg, a); }
+int page_card_hw_png(struct req *r, struct answer *a) { return png_answer(r, &hw_kind, build_hw_svg, page_card_hw_png, a); }
+int page_card_hw_svg(struct req *r, struct answer *a) { return svg_answer(r, &hw_kind, build_hw_svg, a); }

@@ -110,12 +110,10 @@ static int job_resume(struct req *r, struct answer *a)
 	return j->rc;
 }
 
-/* Has the stale page of r rebuilt on the pool from a copy of r, leading
- * flight lead; when it cannot be (out of memory, the queue full), the
- * flight lands and a later request leads the next. */
-static void rebuild(struct req *r, unsigned lead, enum cache_rep rep, page_build_answer_fn build)
+/* See page.h. */
+void page_kept_rebuild(struct req *r, unsigned lead, enum cache_rep rep, page_build_answer_fn build)
 {
-	struct kept_job *j = calloc(1, sizeof *j);
+	struct kept_job *j = r->app->builds ? calloc(1, sizeof *j) : NULL;
 
 	if (j && (j->r = http_req_copy(r))) {
 		j->a = (struct answer)ANSWER_INIT;
@@ -197,7 +195,7 @@ int page_kept_serve(struct req *r, struct answer *a, const char *key, enum cache
 		if (k->note[0] && visit)
 			visit(r, k->note);
 		if (lead)
-			rebuild(r, lead, rep, build);
+			page_kept_rebuild(r, lead, rep, build);
 		return answer_kept(a, k);
 	}
 	/* Nothing to answer with: built on the pool, r suspended meanwhile. */

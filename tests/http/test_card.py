@@ -9,6 +9,7 @@ fetch goes through xmllint (Server.get).
 """
 import json
 import os
+import re
 import sqlite3
 import struct
 import threading
@@ -315,3 +316,193 @@ def test_model_card_counts_kinds_of_hardware(server):
     assert "2 counted runs on 1 kind of hardware" in r.text, r.text[:2000]
     assert "machine" not in r.text
     assert 'fill="#eef5fc"' not in r.text
+
+
+# ---- the cards of model and hardware pages: kept as their pages are ----
+
+def metric(server, name, kind=None):
+    """A sample of /metrics: name, or name{kind="..."}."""
+    label = r'\{kind="%s"\}' % kind if kind else ""
+    m = re.search(r"^%s%s (\S+)$" % (name, label), server.get("/metrics").text, re.M)
+    assert m, name
+    return float(m.group(1))
+
+
+def page_cards(server, rid):
+    """The SVG paths of the model's and the hardware's card of run rid."""
+    j = server.get("/r/%s.json" % rid).json()
+    return ["/card/m/%s.svg" % j["model"]["slug"], "/card/hw/%s.svg" % j["hardware"]["slug"]]
+
+
+def test_page_card_svgs_are_kept(server):
+    """A model's and a hardware's card SVG are built once and then served
+    from the response cache (a hit of list_html, as their pages), with the
+    same bytes, ETag and Cache-Control, 304 on If-None-Match; arguments
+    the card does not read make no copy of their own."""
+    run, _ = upload(server)
+    server.wait_refreshed()
+    for path in page_cards(server, run["id"]):
+        first = server.get(path)
+        assert first.status_code == 200, first.text
+        assert first.headers["Cache-Control"] == CC_BADGE
+        hits = metric(server, "llmspeed_response_cache_hits_total", "list_html")
+        again = server.get(path)
+        assert metric(server, "llmspeed_response_cache_hits_total", "list_html") == hits + 1, path
+        assert again.content == first.content and again.headers["ETag"] == first.headers["ETag"]
+        assert again.headers["Cache-Control"] == CC_BADGE
+        same = server.get(path, headers={"If-None-Match": first.headers["ETag"]})
+        assert same.status_code == 304 and same.headers["ETag"] == first.headers["ETag"]
+        assert same.headers["Cache-Control"] == CC_BADGE
+        # ?x= no page reads is the card itself; ?sort= and ?hw= the card
+        # does not read are answered, the same drawing, and not kept.
+        n = metric(server, "llmspeed_response_cache_entries")
+        for q in ("?x=1", "?x=2", "?sort=date", "?sort=prefill", "?hw=m3-ultra"):
+            r = server.get(path + q)
+            assert r.status_code == 200 and r.content == first.content, path + q
+        assert metric(server, "llmspeed_response_cache_entries") == n, path
+    # A malformed slug or one no run names: 404, as before.
+    assert server.get("/card/m/Not_A_Slug.svg").status_code == 404
+    assert server.get("/card/hw/no-such-hardware.svg").status_code == 404
+
+
+def test_page_card_svg_follows_uploads_within_the_bound(make_server):
+    """Kept, a page card still shows an upload that changes its figures
+    within the bound of kept pages (about a second, schema/API.md): the
+    server's default stale copies, not the tests' none."""
+    s = make_server(["--test-stale-ms", "1000"])
+    run, _ = upload(s)
+    s.wait_refreshed()
+    model, hw = page_cards(s, run["id"])
+    assert "1 counted run on 1 kind of hardware" in s.get(model).text
+    assert "1 counted run of 1 model" in s.get(hw).text
+    before = s.get(model).headers["ETag"]
+    upload(s)
+    s.wait_refreshed()
+    for path, text in ((model, "2 counted runs on 1 kind of hardware"), (hw, "2 counted runs of 1 model")):
+        wait_for(lambda: text in s.get(path).text, timeout=5, what=text + " on " + path)
+    assert s.get(model).headers["ETag"] != before
+
+
+def test_a_page_card_is_built_once(make_server, tmp_path):
+    """Concurrent first requests for a page card's SVG wait on one build
+    (suspended, holding no thread) instead of each drawing it."""
+    hold = str(tmp_path / "hold")
+    s = make_server(["--test-hold-builds", hold])
+    run, _ = upload(s)
+    s.wait_refreshed()
+    for path in page_cards(s, run["id"]):
+        got, threads = [], []
+        open(hold, "w").close()
+        try:
+            for _ in range(6):
+                threads.append(threading.Thread(
+                    target=lambda: got.append(requests.get(s.url + path, timeout=60))))
+                threads[-1].start()
+            wait_for(lambda: metric(s, "llmspeed_page_builds_running") == 1 and
+                     metric(s, "llmspeed_response_cache_waiting") == 5,
+                     what="one build of %s, five requests waiting on it" % path)
+            assert metric(s, "llmspeed_response_cache_builds") == 1
+            assert metric(s, "llmspeed_page_builds_queued") == 0
+        finally:
+            os.unlink(hold)
+        for t in threads:
+            t.join(60)
+        assert [g.status_code for g in got] == [200] * 6, path
+        assert len({g.content for g in got}) == 1, path
+        assert len({g.headers["ETag"] for g in got}) == 1, path
+        wait_for(lambda: metric(s, "llmspeed_response_cache_builds") == 0, what="the build to land")
+
+
+def test_a_stale_page_card_is_answered_while_it_is_rebuilt(make_server, tmp_path):
+    """After a write, the first request for a kept page card is answered
+    from the stale copy at once, as a kept page's is, while one rebuild
+    runs on a build thread (held open here); then the card shows it."""
+    hold = str(tmp_path / "hold")
+    s = make_server(["--test-hold-builds", hold, "--test-stale-ms", "60000"])
+    run, _ = upload(s)
+    s.wait_refreshed()
+    path = page_cards(s, run["id"])[0]
+    assert "1 counted run on" in s.get(path).text          # built and kept
+    open(hold, "w").close()
+    try:
+        upload(s)
+        s.wait_refreshed()
+        for _ in range(3):
+            r = requests.get(s.url + path, timeout=20)
+            assert r.status_code == 200 and "1 counted run on" in r.text
+        wait_for(lambda: metric(s, "llmspeed_page_builds_running") == 1,
+                 what="the rebuild to run on a build thread")
+        assert metric(s, "llmspeed_response_cache_builds") == 1
+        assert metric(s, "llmspeed_page_builds_queued") == 0
+    finally:
+        os.unlink(hold)
+    wait_for(lambda: "2 counted runs on" in s.get(path).text, timeout=5, what="the rebuilt card")
+
+
+def test_a_page_card_png_is_drawn_from_the_kept_svg(server):
+    """A page card's PNG reads its SVG from the response cache (a list_html
+    hit, nothing read from the database), the SVG the SVG's route keeps;
+    asked for first, the PNG keeps that SVG for the SVG's route; and an
+    upload that changes the card changes the PNG."""
+    run, _ = upload(server)
+    server.wait_refreshed()
+    model, hw = page_cards(server, run["id"])
+    hits = lambda: metric(server, "llmspeed_response_cache_hits_total", "list_html")
+    # The SVG first, then the PNG drawn from the SVG kept.
+    assert server.get(model).status_code == 200
+    n = hits()
+    first = server.get(model[:-4] + ".png")
+    assert first.status_code == 200 and first.headers["Content-Type"] == "image/png"
+    assert hits() == n + 1
+    png_hits = metric(server, "llmspeed_response_cache_hits_total", "card_png")
+    again = server.get(model[:-4] + ".png")
+    assert again.content == first.content and again.headers["ETag"] == first.headers["ETag"]
+    assert hits() == n + 2
+    assert metric(server, "llmspeed_response_cache_hits_total", "card_png") == png_hits + 1
+    # The PNG first: the SVG it drew is the one the SVG's route then serves.
+    png = server.get(hw[:-4] + ".png")
+    assert png.status_code == 200
+    n = hits()
+    svg = server.get(hw)
+    assert svg.status_code == 200 and "1 counted run of 1 model" in svg.text
+    assert hits() == n + 1
+    # A write that changes the card: the next PNG shows it (the tests'
+    # servers keep no stale copy, conftest.py).
+    upload(server)
+    server.wait_refreshed()
+    after = server.get(model[:-4] + ".png")
+    assert after.status_code == 200 and after.headers["ETag"] != first.headers["ETag"]
+    assert "2 counted runs on" in server.get(model).text
+
+
+def test_png_requests_wait_on_the_one_build_of_the_svg(make_server, tmp_path):
+    """PNG requests that come while the card's SVG is being built wait on
+    that one build (suspended) instead of each reading the database."""
+    hold = str(tmp_path / "hold")
+    s = make_server(["--test-hold-builds", hold])
+    run, _ = upload(s)
+    s.wait_refreshed()
+    path = page_cards(s, run["id"])[0]
+    got, threads = [], []
+
+    def fetch(p):
+        got.append((p, requests.get(s.url + p, timeout=60)))
+
+    open(hold, "w").close()
+    try:
+        threads.append(threading.Thread(target=fetch, args=(path,)))
+        threads[-1].start()
+        wait_for(lambda: metric(s, "llmspeed_page_builds_running") == 1, what="the SVG's build")
+        for _ in range(5):
+            threads.append(threading.Thread(target=fetch, args=(path[:-4] + ".png",)))
+            threads[-1].start()
+        wait_for(lambda: metric(s, "llmspeed_response_cache_waiting") == 5,
+                 what="five PNG requests waiting on the SVG's build")
+        assert metric(s, "llmspeed_response_cache_builds") == 1
+    finally:
+        os.unlink(hold)
+    for t in threads:
+        t.join(60)
+    assert sorted(r.status_code for _, r in got) == [200] * 6
+    pngs = {r.content for p, r in got if p.endswith(".png")}
+    assert len(pngs) == 1 and next(iter(pngs))[:8] == b"\x89PNG\r\n\x1a\n"
