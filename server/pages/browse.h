@@ -296,6 +296,8 @@ extern const char *const page_model_hw_sql[];
 int page_unmeasured(struct browse *b, json_t *m, const char *model, const char *model_name,
 		    const char *hw);
 extern const char *const page_unmeasured_sql[];
+/* page_wanted.c: the backends a copy-paste command names. */
+extern const char *const page_wanted_sql[];
 extern const char *const page_pick_sql[];     /* page_pick.c */
 
 /* Appends "<decode>:<id>", the cursor after a row, to out (size >= 48). */

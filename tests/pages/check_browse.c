@@ -57,6 +57,30 @@ static void check_plan(sqlite3 *h, const char *sql)
 	ck_assert_msg(n > 0, "no plan for %s", sql);
 }
 
+/* The copy-paste command's backends (/wanted, the unmeasured pages) seek
+ * the hardware's own combinations, never every combination of the suite;
+ * their order by an aggregate is a sort of those alone. */
+START_TEST(wanted_command_seeks_its_hardware)
+{
+	struct dbconn *c = db_reader(db);
+	char q[4096];
+	sqlite3_stmt *st;
+	int seek = 0;
+
+	ck_assert_ptr_nonnull(c);
+	snprintf(q, sizeof q, "EXPLAIN QUERY PLAN %s", page_wanted_sql[0]);
+	ck_assert_int_eq(sqlite3_prepare_v2(c->h, q, -1, &st, NULL), SQLITE_OK);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *d = (const char *)sqlite3_column_text(st, 3);
+
+		ck_assert_msg(strncmp(d, "SCAN ", 5) != 0, "%s", d);
+		seek += !strncmp(d, "SEARCH ", 7) && strstr(d, "hw_slug=?") != NULL;
+	}
+	sqlite3_finalize(st);
+	ck_assert_int_eq(seek, 1);
+}
+END_TEST
+
 START_TEST(every_query_uses_an_index)
 {
 	const char *const *sets[] = { browse_sql, browse_sort_sql, combos_sql, page_home_sql, page_model_sql, page_model_digests_sql, page_model_best_sql, page_hw_sql,
@@ -641,6 +665,7 @@ static Suite *suite_browse(void)
 	/* Thousands of writes: room for the sanitizer build. */
 	tcase_set_timeout(t, 60);
 	tcase_add_test(t, every_query_uses_an_index);
+	tcase_add_test(t, wanted_command_seeks_its_hardware);
 	tcase_add_test(t, cheatsheet_cells_seek_their_combination);
 	tcase_add_test(t, feeds_read_an_index_in_order);
 	tcase_add_test(t, sitemap_seeks_the_runs);
