@@ -275,6 +275,9 @@ def test_made_up_form_token_does_not_drop_the_cached_page(server):
     # A checkpoint signed while the page renders keeps that render out of
     # the cache (its data may have moved); wait until the log covers the run.
     server.wait_logged(rid)
+    # And until the refresh thread's passes for it are done: their write
+    # makes the page stale, and its rebuild would read the change below.
+    server.wait_refreshed()
     token = form_token(server, rid)   # the page is cached now
     # Change the run behind the server's back: only a fresh render shows it.
     con = sqlite3.connect(server.db, timeout=10)
