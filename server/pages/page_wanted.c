@@ -21,12 +21,11 @@
 #define WANTED_DEFAULT_BACKENDS "llama.cpp"
 
 /* The backends measured on hw_slug, most runs first, comma-separated. */
-/* A seek in the hardware's combinations: without INDEXED BY, SQLite took
- * combos_best_be for the GROUP BY and read every combination of the suite
- * (132,651 at a million runs: 156 ms a page, seconds for /wanted). */
+/* The hardware's backends, most counted runs first: at most one row each
+ * in hw_backends (migration 0035), kept as combinations change. */
 static const char sql_hw_backends[] =
-	"SELECT backend_name FROM combos INDEXED BY combos_best_hw WHERE suite_version = ?1 AND hw_slug = ?2 "
-	"GROUP BY backend_name ORDER BY sum(runs) DESC, backend_name LIMIT 5";
+	"SELECT backend_name FROM hw_backends WHERE suite_version = ?1 AND hw_slug = ?2 "
+	"ORDER BY runs DESC, backend_name LIMIT 5";
 
 const char *const page_wanted_sql[] = { sql_hw_backends, NULL };
 

@@ -58,8 +58,8 @@ static void check_plan(sqlite3 *h, const char *sql)
 }
 
 /* The copy-paste command's backends (/wanted, the unmeasured pages) seek
- * the hardware's own combinations, never every combination of the suite;
- * their order by an aggregate is a sort of those alone. */
+ * the hardware's own rows of hw_backends, never the suite's combinations;
+ * their order by runs is a sort of those few (one per backend). */
 START_TEST(wanted_command_seeks_its_hardware)
 {
 	struct dbconn *c = db_reader(db);
@@ -454,6 +454,57 @@ static unsigned next_rand(unsigned *s)
 	return (*s >> 16) & 0x7fff;
 }
 
+/* hw_backends (migration 0035) is what summing combos by hardware and
+ * backend gives, after combinations come, change their runs, are renamed
+ * (the identity pass) and go. */
+START_TEST(hw_backends_follow_the_combinations)
+{
+	static const char diff[] =
+		"SELECT count(*) FROM (SELECT * FROM (SELECT suite_version, hw_slug, backend_name, "
+		"sum(runs), count(*) FROM combos GROUP BY 1, 2, 3) EXCEPT SELECT * FROM hw_backends "
+		"UNION ALL SELECT * FROM (SELECT * FROM hw_backends EXCEPT SELECT suite_version, hw_slug, "
+		"backend_name, sum(runs), count(*) FROM combos GROUP BY 1, 2, 3))";
+	static const char *const hws[] = { "rtx-4090", "m3-ultra", "rtx-3090" };
+	static const char *const bes[] = { "llama.cpp", "mlx", "vllm", "ollama" };
+	sqlite3 *h = raw_open();
+	unsigned seed = 7;
+	char sql[512];
+	int i;
+
+	for (i = 0; i < 600; i++) {
+		unsigned r = (seed = seed * 1103515245u + 12345u) >> 8;
+		const char *hw = hws[r % 3], *be = bes[(r >> 3) % 4];
+
+		switch ((r >> 6) % 5) {
+		case 0: case 1:
+			snprintf(sql, sizeof sql, "INSERT OR IGNORE INTO combos(suite_version, model_slug, "
+				 "model_digest, hw_slug, backend_name, key_id, first_at, runs) VALUES "
+				 "('suite-v1', 'm%u', 'sha256:%04u', '%s', '%s', 'r_%u', 0, %u)",
+				 r % 7, (r >> 9) % 5, hw, be, r, (r >> 12) % 40);
+			break;
+		case 2:
+			snprintf(sql, sizeof sql, "UPDATE combos SET runs = runs + %u - 3 WHERE cid = "
+				 "(SELECT cid FROM combos ORDER BY (cid * %u) %% 101 LIMIT 1)", (r >> 12) % 9, r % 97 + 1);
+			break;
+		case 3:
+			snprintf(sql, sizeof sql, "UPDATE OR IGNORE combos SET hw_slug = '%s', backend_name = '%s' "
+				 "WHERE cid = (SELECT cid FROM combos ORDER BY (cid * %u) %% 101 LIMIT 1)", hw, be, r % 97 + 1);
+			break;
+		default:
+			snprintf(sql, sizeof sql, "DELETE FROM combos WHERE cid = "
+				 "(SELECT cid FROM combos ORDER BY (cid * %u) %% 101 LIMIT 1)", r % 97 + 1);
+		}
+		exec_args(h, sql, 0, NULL);
+		if (i % 50 == 49)
+			ck_assert_msg(count_of(h, diff) == 0, "hw_backends wrong after %d changes", i + 1);
+	}
+	ck_assert_int_gt(count_of(h, "SELECT count(*) FROM hw_backends"), 3);
+	exec_args(h, "DELETE FROM combos", 0, NULL);
+	ck_assert_int_eq(count_of(h, "SELECT count(*) FROM hw_backends"), 0);
+	sqlite3_close(h);
+}
+END_TEST
+
 /* Makes one random change to runs: a new run, an uphold or its reversal, a
  * deletion, or a changed decode, digest, quantization or id. */
 static void random_change(sqlite3 *h, unsigned *seed, int *made)
@@ -666,6 +717,7 @@ static Suite *suite_browse(void)
 	tcase_set_timeout(t, 60);
 	tcase_add_test(t, every_query_uses_an_index);
 	tcase_add_test(t, wanted_command_seeks_its_hardware);
+	tcase_add_test(t, hw_backends_follow_the_combinations);
 	tcase_add_test(t, cheatsheet_cells_seek_their_combination);
 	tcase_add_test(t, feeds_read_an_index_in_order);
 	tcase_add_test(t, sitemap_seeks_the_runs);
