@@ -75,32 +75,21 @@ static int get_varint(const unsigned char *p, size_t n, size_t *at, size_t *v)
 	return -1;
 }
 
-/* Appends the strict base64url decoding of s[0..n) to out (with a varint
- * length before it when lead); -1 when it is not strict base64url. */
+/* Appends the strict base64url decoding of s[0..n) to out, with a varint
+ * of its length before it when lead (strict text of n characters decodes
+ * to exactly n * 3 / 4 bytes, so the length is known before decoding);
+ * -1 when it is not strict base64url. */
 static int put_segment(struct buf *out, const char *s, size_t n, int lead)
 {
-	size_t cap = n / 4 * 3 + 2, got;
+	size_t want = n * 3 / 4, got;
 
-	buf_grow(out, cap + 8);
-	if (buf_error(out) || n > PACK_MAX)
+	if (n > PACK_MAX)
 		return -1;
-	/* the varint goes first: decode after the room it takes */
-	if (lead) {
-		struct buf tmp = BUF_INIT;
-		unsigned char *dst;
-		int rc;
-
-		buf_grow(&tmp, cap);
-		dst = (unsigned char *)tmp.buf;
-		rc = buf_error(&tmp) || b64u_decode(s, n, dst, cap, &got) ? -1 : 0;
-		if (rc == 0) {
-			put_varint(out, got);
-			buf_add(out, dst, got);
-		}
-		buf_release(&tmp);
-		return rc;
-	}
-	if (b64u_decode(s, n, (unsigned char *)out->buf + out->len, cap, &got))
+	if (lead)
+		put_varint(out, want);
+	buf_grow(out, want + 2);
+	if (buf_error(out) || b64u_decode(s, n, (unsigned char *)out->buf + out->len, want + 2, &got) ||
+	    got != want)
 		return -1;
 	out->len += got;
 	out->buf[out->len] = '\0';

@@ -26,8 +26,8 @@ struct run_new {
 	size_t jws_len;
 	struct buf packed;             /* jws as stored (store/jws_pack.h), made by
 					* run_store_pack() off the writer thread;
-					* empty: the writer packs it (the caller
-					* frees it with buf_release) */
+					* empty: jws is stored as it came (the
+					* caller frees it with buf_release) */
 	const char *thumbprint;        /* RFC 7638 thumbprint of the signing key */
 	const char *alg;               /* "EdDSA" or "ES256" */
 	long long account_id;          /* 0: not attributed */
