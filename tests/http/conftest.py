@@ -64,6 +64,40 @@ def wait_for(cond, timeout=10, interval=0.05, what=None):
         time.sleep(interval)
 
 
+def built_once(server, path, hold):
+    """Six concurrent requests for path, while the build pool is held (the
+    server runs with --test-hold-builds hold): asserts one build runs, the
+    other five wait on it (suspended, holding no thread, nothing queued),
+    and once released all six get 200 with the same bytes and ETag."""
+    import threading
+
+    def sample(name):
+        m = re.search(r"^%s (\S+)$" % name, server.get("/metrics").text, re.M)
+        assert m, name
+        return float(m.group(1))
+
+    got, threads = [], []
+    open(hold, "w").close()
+    try:
+        for _ in range(6):
+            threads.append(threading.Thread(
+                target=lambda: got.append(requests.get(server.url + path, timeout=60))))
+            threads[-1].start()
+        wait_for(lambda: sample("llmspeed_page_builds_running") == 1 and
+                 sample("llmspeed_response_cache_waiting") == 5,
+                 what="one build of %s, five requests waiting on it" % path)
+        assert sample("llmspeed_response_cache_builds") == 1, path
+        assert sample("llmspeed_page_builds_queued") == 0, path
+    finally:
+        os.unlink(hold)
+    for t in threads:
+        t.join(60)
+    assert [g.status_code for g in got] == [200] * 6, path
+    assert len({g.content for g in got}) == 1, path
+    assert len({g.headers["ETag"] for g in got}) == 1, path
+    wait_for(lambda: sample("llmspeed_response_cache_builds") == 0, what="the build of %s to land" % path)
+
+
 class TestClock:
     """The daemon's clock under test (the hidden --test-clock FILE, read by
     util/timefmt.c at every time_now()): the real clock moved by offset

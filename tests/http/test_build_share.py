@@ -16,7 +16,7 @@ import threading
 
 import requests
 
-from conftest import client_from, wait_for
+from conftest import built_once, client_from, wait_for
 
 REFERENCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "static",
                          "reference", "hardware.json")
@@ -89,21 +89,4 @@ def test_a_missing_badge_or_card_is_built_once(make_server, tmp_path):
     rid = r.json()["id"]
     s.wait_logged(rid)
     for path in ("/badge/%s.svg" % rid, "/badge/%s.json" % rid, "/card/%s.svg" % rid):
-        got, threads = [], []
-        open(hold, "w").close()
-        try:
-            for _ in range(6):
-                threads.append(threading.Thread(
-                    target=lambda: got.append(requests.get(s.url + path, timeout=60))))
-                threads[-1].start()
-            wait_for(lambda: metric(s, "llmspeed_page_builds_running") == 1 and
-                     metric(s, "llmspeed_response_cache_waiting") == 5,
-                     what="one build of %s, five requests waiting on it" % path)
-            assert metric(s, "llmspeed_response_cache_builds") == 1
-        finally:
-            os.unlink(hold)
-        for t in threads:
-            t.join(60)
-        assert [g.status_code for g in got] == [200] * 6, path
-        assert len({g.content for g in got}) == 1, path
-        wait_for(lambda: metric(s, "llmspeed_response_cache_builds") == 0, what="the build to land")
+        built_once(s, path, hold)

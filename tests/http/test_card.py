@@ -17,7 +17,7 @@ import zlib
 
 import requests
 
-from conftest import ROOT, make_payload, sign, wait_for
+from conftest import ROOT, built_once, make_payload, sign, wait_for
 
 CC_BADGE = "public, max-age=14400, stale-while-revalidate=86400"
 HOSTILE = "<script>alert(1)</script>&\"'"
@@ -391,26 +391,7 @@ def test_a_page_card_is_built_once(make_server, tmp_path):
     run, _ = upload(s)
     s.wait_refreshed()
     for path in page_cards(s, run["id"]):
-        got, threads = [], []
-        open(hold, "w").close()
-        try:
-            for _ in range(6):
-                threads.append(threading.Thread(
-                    target=lambda: got.append(requests.get(s.url + path, timeout=60))))
-                threads[-1].start()
-            wait_for(lambda: metric(s, "llmspeed_page_builds_running") == 1 and
-                     metric(s, "llmspeed_response_cache_waiting") == 5,
-                     what="one build of %s, five requests waiting on it" % path)
-            assert metric(s, "llmspeed_response_cache_builds") == 1
-            assert metric(s, "llmspeed_page_builds_queued") == 0
-        finally:
-            os.unlink(hold)
-        for t in threads:
-            t.join(60)
-        assert [g.status_code for g in got] == [200] * 6, path
-        assert len({g.content for g in got}) == 1, path
-        assert len({g.headers["ETag"] for g in got}) == 1, path
-        wait_for(lambda: metric(s, "llmspeed_response_cache_builds") == 0, what="the build to land")
+        built_once(s, path, hold)
 
 
 def test_a_stale_page_card_is_answered_while_it_is_rebuilt(make_server, tmp_path):
