@@ -51,24 +51,26 @@ static void held_take(struct builds *b, const char *key)
 		b->most_held = h->n;
 }
 
-/* The first queued job whose holder may have one more thread, unlinked;
- * NULL when there is none.  Caller holds the lock.  A job with no
- * holder ("") counts as a holder of its own. */
+/* The first queued job, urgent ones first, whose holder may have one
+ * more thread, unlinked; NULL when there is none.  Caller holds the lock.
+ * A job with no holder ("") counts as a holder of its own. */
 static struct build_job *take(struct builds *b)
 {
 	struct build_job **pp, *j;
 	struct held *h;
+	int pass;
 
-	for (pp = &b->head; (j = *pp); pp = &j->next) {
-		h = j->holder[0] ? held_find(b, j->holder) : NULL;
-		if (h && h->n >= b->per_holder)
-			continue;
-		*pp = j->next;
-		if (!*pp)
-			b->tail = pp;
-		b->queued--;
-		return j;
-	}
+	for (pass = 1; pass >= 0; pass--)
+		for (pp = &b->head; (j = *pp); pp = &j->next) {
+			h = j->holder[0] ? held_find(b, j->holder) : NULL;
+			if ((j->urgent != 0) != pass || (h && h->n >= b->per_holder))
+				continue;
+			*pp = j->next;
+			if (!*pp)
+				b->tail = pp;
+			b->queued--;
+			return j;
+		}
 	return NULL;
 }
 

@@ -25,6 +25,10 @@ struct build_job {
 	 * run it (a request suspends itself there); NULL: nothing. */
 	void (*queued)(struct build_job *j);
 	char holder[80];
+	/* Taken before every job that is not (each kind in queue order): a
+	 * stale copy's rebuild, whose readers are answered already but whose
+	 * freshness bound is running, goes before first builds. */
+	int urgent;
 	struct build_job *next;          /* the pool's */
 };
 

@@ -72,6 +72,7 @@ struct cache {
 	atomic_uint rep_gen[REP__MAX];
 	int64_t (*now_ms)(void);
 	int64_t stale_ms;               /* CACHE_STALE_MS unless a test says */
+	int64_t settle_ms;              /* CACHE_SETTLE_MS, or less under a short bound */
 	pthread_mutex_t flight_lock;
 	pthread_cond_t landed;          /* broadcast whenever a flight lands */
 	struct flight flights[CACHE_FLIGHTS];
@@ -114,6 +115,7 @@ struct cache *cache_new(unsigned max_ids)
 	pthread_cond_init(&c->landed, NULL);
 	c->now_ms = mono_ms;
 	c->stale_ms = CACHE_STALE_MS;
+	c->settle_ms = CACHE_SETTLE_MS;
 	c->max = max_ids ? max_ids : 1;
 	c->max_bytes = CACHE_MAX_BYTES;
 	atomic_init(&c->gen, 1);
@@ -189,6 +191,8 @@ void cache_set_clock(struct cache *c, int64_t (*now_ms)(void))
 void cache_set_stale_ms(struct cache *c, long ms)
 {
 	c->stale_ms = ms < 0 ? CACHE_STALE_MS : ms;
+	/* A fifth of the bound at most: the rebuild has the rest to run. */
+	c->settle_ms = c->stale_ms / 5 < CACHE_SETTLE_MS ? c->stale_ms / 5 : CACHE_SETTLE_MS;
 }
 
 unsigned cache_count(struct cache *c)
@@ -281,10 +285,11 @@ enum rep_state { ST_NONE, ST_STALE, ST_FRESH };
 /* p's state as (rep): FRESH when nothing it shows changed since it was
  * built; a list page STALE when only the list writes moved (a stored
  * run, a refresh of the figures) and the first of them it misses is at
- * most CACHE_STALE_MS old: other changes (a run's own page dropped, a
- * new log checkpoint) do not touch it and do not age it; else NONE.
- * Caller holds the lock. */
-static enum rep_state rep_state(struct cache *c, const struct rep *p, enum cache_rep rep)
+ * most CACHE_STALE_MS old (*age: how old, in ms): other changes (a run's
+ * own page dropped, a new log checkpoint) do not touch it and do not age
+ * it; else NONE.  Caller holds the lock. */
+static enum rep_state rep_state(struct cache *c, const struct rep *p, enum cache_rep rep,
+				int64_t *age)
 {
 	if (!p->k)
 		return ST_NONE;
@@ -292,22 +297,23 @@ static enum rep_state rep_state(struct cache *c, const struct rep *p, enum cache
 	    (rep != REP_LIST_HTML || atomic_load(&c->wgen) == p->wgen))
 		return ST_FRESH;
 	if (rep == REP_LIST_HTML && tags_fresh(c, p) && atomic_load(&c->rep_gen[rep]) == p->rep_gen &&
-	    c->stale_ms > 0 && missed_ms(c, p->wgen) <= c->stale_ms)
+	    c->stale_ms > 0 && (*age = missed_ms(c, p->wgen)) <= c->stale_ms)
 		return ST_STALE;
 	return ST_NONE;
 }
 
 /* A new reference to the response kept as (id, rep) when it is fresh or
- * stale (*st says which), else NULL with *st ST_NONE. */
+ * stale (*st says which; *age, when stale, how old the first write it
+ * misses is), else NULL with *st ST_NONE. */
 static struct http_kept *look(struct cache *c, const char *id, enum cache_rep rep,
-			      enum rep_state *st)
+			      enum rep_state *st, int64_t *age)
 {
 	struct http_kept *k = NULL;
 	struct entry *e;
 
 	pthread_rwlock_rdlock(&c->lock);
 	e = find(c, id, bucket_of(id));
-	*st = e ? rep_state(c, &e->reps[rep], rep) : ST_NONE;
+	*st = e ? rep_state(c, &e->reps[rep], rep, age) : ST_NONE;
 	if (*st != ST_NONE)
 		k = http_kept_ref(e->reps[rep].k);
 	pthread_rwlock_unlock(&c->lock);
@@ -317,7 +323,8 @@ static struct http_kept *look(struct cache *c, const char *id, enum cache_rep re
 struct http_kept *cache_get(struct cache *c, const char *id, enum cache_rep rep)
 {
 	enum rep_state st;
-	struct http_kept *k = look(c, id, rep, &st);
+	int64_t age;
+	struct http_kept *k = look(c, id, rep, &st, &age);
 
 	if (k && st != ST_FRESH) {
 		http_kept_unref(k);
@@ -387,10 +394,14 @@ static struct http_kept *fetch_step(struct cache *c, const char *id, enum cache_
 {
 	struct http_kept *k;
 	enum rep_state st;
+	int64_t age = 0;
 
 	*f = NULL;
-	k = look(c, id, rep, &st);
-	if (st == ST_FRESH)
+	k = look(c, id, rep, &st, &age);
+	/* Fresh; or stale by writes younger than the settling time: answered,
+	 * and rebuilt only once they settle, so a burst of writes costs one
+	 * rebuild of each page asked for, not one a write. */
+	if (st == ST_FRESH || (st == ST_STALE && age < c->settle_ms))
 		return k;
 	pthread_mutex_lock(&c->flight_lock);
 	if (!(*f = flight_find(c, id, rep))) {

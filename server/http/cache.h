@@ -15,8 +15,10 @@
  * write that changes what lists show (a stored run, the refresh thread's
  * new figures: cache_bump_lists) makes every kept list page stale, not
  * gone; other changes (a run's own page dropped, a new log checkpoint)
- * leave them fresh.  The first request for a stale page leads the page's
- * one flight and is answered from the stale copy at once like every
+ * leave them fresh.  The first request for a stale page once the first
+ * write it misses is CACHE_SETTLE_MS old (before that the stale copy is
+ * answered and nothing rebuilt, so a burst of writes costs one rebuild
+ * of a page, not one a write) leads the page's one flight and is answered from the stale copy at once like every
  * other request for it, while the rebuild runs off the request path
  * (pages/page_kept.c), as long as the first list write that copy misses
  * is at most CACHE_STALE_MS old; past that, or when nothing is kept,
@@ -77,6 +79,11 @@ void cache_set_stale_ms(struct cache *c, long ms);
  * page still be served while its rebuild runs: the freshness bound of kept
  * pages (schema/API.md). */
 #define CACHE_STALE_MS 1000
+/* A stale copy is answered without a rebuild until the first write it
+ * misses is this old (a fifth of a shorter bound): the writes of a burst
+ * settle into one rebuild a page, and the rebuild still has the rest of
+ * the bound to land in. */
+#define CACHE_SETTLE_MS 200
 /* Builds under way at once, each of one (id, rep); past that, a request
  * builds without a flight. */
 #define CACHE_FLIGHTS 64

@@ -122,6 +122,7 @@ void page_kept_rebuild(struct req *r, unsigned lead, enum cache_rep rep, page_bu
 		j->build = build;
 		j->lead = lead;
 		j->bj.run = job_run;
+		j->bj.urgent = 1;           /* readers have the stale copy; its bound runs */
 		http_client_key(r, j->bj.holder, sizeof j->bj.holder);
 		if (builds_submit(r->app->builds, &j->bj) == 0)
 			return;

@@ -106,6 +106,68 @@ START_TEST(test_free_runs_what_is_queued)
 }
 END_TEST
 
+/* The order the recording jobs ran in, by their number. */
+static int order[8], norder;
+
+/* A job that notes its number when it runs. */
+struct noted {
+	struct build_job bj;        /* first: the pool's pointer is the job's */
+	int n;
+};
+
+static void run_note(struct build_job *bj)
+{
+	struct noted *j = (struct noted *)bj;
+
+	pthread_mutex_lock(&lock);
+	order[norder++] = j->n;
+	pthread_cond_broadcast(&changed);
+	pthread_mutex_unlock(&lock);
+	free(j);
+}
+
+/* A holder's rebuilds of stale copies (urgent) are taken before its first
+ * builds queued earlier, each kind in queue order. */
+START_TEST(test_urgent_jobs_go_first_within_a_holder)
+{
+	struct builds *b = builds_new(2, 1);
+	struct noted *j;
+	int i;
+
+	ck_assert_ptr_nonnull(b);
+	gate_open = 0;
+	running_a = done_a = norder = 0;
+	ck_assert_int_eq(builds_submit(b, job_of(run_a, "addr:127.0.0.1")), 0);
+	pthread_mutex_lock(&lock);
+	while (running_a < 1)
+		pthread_cond_wait(&changed, &lock);
+	pthread_mutex_unlock(&lock);
+	/* The holder's one thread is held (the other thread is free but may
+	 * not take the holder's jobs); queued behind it: 1, 2 (first builds),
+	 * 3, 4 (urgent), 5. */
+	for (i = 1; i <= 5; i++) {
+		ck_assert_ptr_nonnull(j = calloc(1, sizeof *j));
+		j->bj.run = run_note;
+		snprintf(j->bj.holder, sizeof j->bj.holder, "addr:127.0.0.1");
+		j->bj.urgent = i == 3 || i == 4;
+		j->n = i;
+		ck_assert_int_eq(builds_submit(b, &j->bj), 0);
+	}
+	ck_assert_uint_eq(builds_queued(b), 5);
+	pthread_mutex_lock(&lock);
+	gate_open = 1;
+	pthread_cond_broadcast(&changed);
+	pthread_mutex_unlock(&lock);
+	builds_free(b);
+	ck_assert_int_eq(norder, 5);
+	ck_assert_int_eq(order[0], 3);
+	ck_assert_int_eq(order[1], 4);
+	ck_assert_int_eq(order[2], 1);
+	ck_assert_int_eq(order[3], 2);
+	ck_assert_int_eq(order[4], 5);
+}
+END_TEST
+
 static Suite *suite_builds(void)
 {
 	Suite *s = suite_create("builds");
@@ -113,6 +175,7 @@ static Suite *suite_builds(void)
 
 	tcase_add_test(t, test_one_holder_has_at_most_its_share);
 	tcase_add_test(t, test_free_runs_what_is_queued);
+	tcase_add_test(t, test_urgent_jobs_go_first_within_a_holder);
 	suite_add_tcase(s, t);
 	return s;
 }

@@ -225,6 +225,7 @@ START_TEST(test_stale_list_is_served_while_one_request_rebuilds)
 	ck_assert_uint_eq(fetched(c, "Lkey", REP_LIST_HTML, &lead), 100);   /* fresh */
 	ck_assert_uint_eq(lead, 0);
 	cache_bump_lists(c);                     /* a write: the list is stale */
+	fake_now += CACHE_SETTLE_MS;            /* ... settled: the next look leads */
 	ck_assert_ptr_null(cache_get(c, "Lkey", REP_LIST_HTML));  /* not fresh */
 	/* The first request leads the one rebuild, and is answered from the
 	 * stale copy all the same: the rebuild runs off its path ... */
@@ -241,6 +242,7 @@ START_TEST(test_stale_list_is_served_while_one_request_rebuilds)
 	/* A write during the build: the build is kept all the same (newer than
 	 * the copy it replaces), stale at once, and the next one leads again. */
 	cache_bump_lists(c);
+	fake_now += CACHE_SETTLE_MS;            /* ... settled: the next look leads */
 	lead_put(c, lead, "Lkey", gen, 200);
 	ck_assert_uint_eq(fetched(c, "Lkey", REP_LIST_HTML, &lead), 200);
 	ck_assert_uint_ne(lead, 0);
@@ -291,6 +293,44 @@ START_TEST(test_the_bound_counts_from_the_first_list_write)
 }
 END_TEST
 
+/* Writes younger than the settling time leave a stale copy answered and
+ * rebuild nothing: a burst of writes costs one rebuild.  Once the first
+ * write the copy misses is that old, the next look leads the rebuild. */
+START_TEST(test_a_burst_of_writes_settles_into_one_rebuild)
+{
+	struct cache *c = cache_faked();
+	unsigned lead;
+	int i;
+
+	put(c, "Lkey", REP_LIST_HTML, 100);
+	for (i = 0; i < 10; i++) {              /* ten writes, 19 ms apart */
+		cache_bump_lists(c);
+		ck_assert_uint_eq(fetched(c, "Lkey", REP_LIST_HTML, &lead), 100);
+		ck_assert_uint_eq(lead, 0);
+		fake_now += (CACHE_SETTLE_MS - 10) / 10;
+	}
+	ck_assert_uint_eq(cache_flights(c), 0);
+	fake_now += 10;                          /* the first of them settled */
+	ck_assert_uint_eq(fetched(c, "Lkey", REP_LIST_HTML, &lead), 100);
+	ck_assert_uint_ne(lead, 0);
+	ck_assert_uint_eq(cache_flights(c), 1);
+	lead_put(c, lead, "Lkey", cache_gen(c), 200);
+	ck_assert_uint_eq(fetched(c, "Lkey", REP_LIST_HTML, &lead), 200);   /* fresh */
+	ck_assert_uint_eq(lead, 0);
+	/* A short bound (a test's) settles in a fifth of it. */
+	cache_set_stale_ms(c, 100);
+	cache_bump_lists(c);
+	fake_now += 19;
+	ck_assert_uint_eq(fetched(c, "Lkey", REP_LIST_HTML, &lead), 200);
+	ck_assert_uint_eq(lead, 0);
+	fake_now += 1;
+	ck_assert_uint_eq(fetched(c, "Lkey", REP_LIST_HTML, &lead), 200);
+	ck_assert_uint_ne(lead, 0);
+	cache_land(c, lead);
+	cache_free(c);
+}
+END_TEST
+
 START_TEST(test_an_older_build_never_replaces_a_newer_copy)
 {
 	struct cache *c = cache_faked();
@@ -299,6 +339,7 @@ START_TEST(test_an_older_build_never_replaces_a_newer_copy)
 
 	put(c, "Lkey", REP_LIST_HTML, 100);
 	cache_bump_lists(c);
+	fake_now += CACHE_SETTLE_MS;            /* ... settled: the next look leads */
 	ck_assert_uint_eq(fetched(c, "Lkey", REP_LIST_HTML, &lead), 100);
 	ck_assert_uint_ne(lead, 0);
 	old = cache_gen(c) - 1;                 /* a snapshot before the copy kept */
@@ -336,6 +377,7 @@ START_TEST(test_stale_past_the_bound_or_dropped_is_never_served)
 	fake_now += 60000;                       /* an old page ... */
 	ck_assert_uint_eq(fetched(c, "Lkey", REP_LIST_HTML, &lead), 100);   /* ... fresh still */
 	cache_bump_lists(c);                     /* a write a moment ago */
+	fake_now += CACHE_SETTLE_MS;            /* ... settled: the next look leads */
 	ck_assert_uint_eq(fetched(c, "Lkey", REP_LIST_HTML, &lead), 100);
 	ck_assert_uint_ne(lead, 0);
 	ck_assert_uint_eq(fetched(c, "Lkey", REP_LIST_HTML, &other), 100);  /* served stale */
@@ -350,6 +392,7 @@ START_TEST(test_stale_past_the_bound_or_dropped_is_never_served)
 	cache_land(c, lead);
 	/* A drop during a build: the build is not kept, nothing stale stays. */
 	cache_bump_lists(c);
+	fake_now += CACHE_SETTLE_MS;            /* ... settled: the next look leads */
 	ck_assert_uint_eq(fetched(c, "Lkey", REP_LIST_HTML, &lead), 200);
 	ck_assert_uint_ne(lead, 0);
 	ck_assert_uint_eq(fetched(c, "Lkey", REP_LIST_HTML, &other), 200);   /* stale meanwhile */
@@ -409,6 +452,7 @@ START_TEST(test_a_suspended_waiter_is_woken_by_the_one_build)
 	http_kept_unref(k);
 	/* A stale copy: the first async look leads and gets the copy. */
 	cache_bump_lists(c);
+	fake_now += CACHE_SETTLE_MS;            /* ... settled: the next look leads */
 	k = cache_fetch_async(c, "Lnew", REP_LIST_HTML, &lead, &b.w);
 	ck_assert_ptr_nonnull(k);
 	ck_assert_uint_ne(lead, 0);
@@ -484,6 +528,7 @@ static Suite *suite_cache(void)
 	tcase_add_test(t, test_got_responses_outlive_their_entry);
 	tcase_add_test(t, test_stale_list_is_served_while_one_request_rebuilds);
 	tcase_add_test(t, test_the_bound_counts_from_the_first_list_write);
+	tcase_add_test(t, test_a_burst_of_writes_settles_into_one_rebuild);
 	tcase_add_test(t, test_a_suspended_waiter_is_woken_by_the_one_build);
 	tcase_add_test(t, test_an_older_build_never_replaces_a_newer_copy);
 	tcase_add_test(t, test_a_leader_that_keeps_nothing_hands_the_flight_on);
