@@ -2,8 +2,7 @@
  * made from the page kinds' table (kinds.c, .sitemap): each SITEMAP_ONE
  * kind's one address, and for each SITEMAP_EACH kind one address per thing
  * its '*' names: every run, every model and hardware with runs in the
- * suite listed, every model-on-hardware pair of the combos table with
- * runs.  Up to the page size (SITEMAP_PAGE_URLS, or --sitemap-page-urls in
+ * suite listed, every model-on-hardware pair with runs (pair_index).  Up to the page size (SITEMAP_PAGE_URLS, or --sitemap-page-urls in
  * the tests) /sitemap.xml is that urlset; above it, a sitemap index of
  * /sitemap-<n>.xml files of at most that many addresses each.
  *
@@ -43,9 +42,7 @@ static const char sql_newest[] =
 	"ORDER BY received_at DESC, id DESC LIMIT 1";
 static const char sql_nmodels[] = "SELECT count(*) FROM model_index WHERE suite_version = ? AND runs > 0";
 static const char sql_nhw[] = "SELECT count(*) FROM hw_index WHERE suite_version = ? AND runs > 0";
-static const char sql_npairs[] =
-	"SELECT count(*) FROM (SELECT DISTINCT model_slug, hw_slug FROM combos "
-	"WHERE suite_version = ? AND runs > 0)";
+static const char sql_npairs[] = "SELECT count(*) FROM pair_index WHERE suite_version = ?";
 static const char sql_nruns[] = "SELECT n FROM row_counts WHERE name = 'runs'";
 /* Each page of models, hardware and pairs: slug order, ? ? the limit and offset. */
 static const char sql_models[] =
@@ -56,11 +53,11 @@ static const char sql_hws[] =
 	"SELECT h.hw_slug, NULL, (SELECT received_at FROM runs INDEXED BY runs_hw_recent "
 	"WHERE hw_slug = h.hw_slug AND status = 'ok' ORDER BY received_at DESC LIMIT 1) "
 	"FROM hw_index h WHERE h.suite_version = ? AND h.runs > 0 ORDER BY h.hw_slug LIMIT ? OFFSET ?";
+/* Pairs in key order with their newest run's time beside them
+ * (migration 0036): no run is read. */
 static const char sql_pairs[] =
-	"SELECT p.model_slug, p.hw_slug, (SELECT received_at FROM runs INDEXED BY runs_model_recent "
-	"WHERE model_slug = p.model_slug AND hw_slug = p.hw_slug AND status = 'ok' "
-	"ORDER BY received_at DESC LIMIT 1) FROM (SELECT DISTINCT model_slug, hw_slug FROM combos "
-	"WHERE suite_version = ? AND runs > 0) p ORDER BY p.model_slug, p.hw_slug LIMIT ? OFFSET ?";
+	"SELECT model_slug, hw_slug, last_at FROM pair_index WHERE suite_version = ? "
+	"ORDER BY model_slug, hw_slug LIMIT ? OFFSET ?";
 
 /* The statements, for the unit test of query plans. */
 const char *const page_sitemap_sql[] = { sql_max_rowid, sql_runs, sql_runs_last,

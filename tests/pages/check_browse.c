@@ -418,13 +418,24 @@ static int lists_diff(sqlite3 *h)
 	       memory_diff(h);
 }
 
+static int count_of(sqlite3 *h, const char *q);
+
 /* model_index and hw_index (migrations 0012, 0015) against a recount:
  * each model's and hardware's runs that count (their leaders and best
  * runs are the writer's, checked by tests/store/check_outlier.c's exact
- * recomputation since migration 0020). */
+ * recomputation since migration 0020); and pair_index (0036): each
+ * model-on-hardware pair's runs, its time never older than its newest
+ * run's. */
 static int find_index_diff(sqlite3 *h)
 {
 	return diff_of(h,
+		"SELECT suite_version, model_slug, hw_slug, count(*) FROM runs WHERE status = 'ok' "
+		"GROUP BY suite_version, model_slug, hw_slug",
+		"SELECT suite_version, model_slug, hw_slug, runs FROM pair_index") +
+	       count_of(h, "SELECT count(*) FROM pair_index p WHERE last_at < (SELECT max(received_at) "
+		"FROM runs r WHERE r.suite_version = p.suite_version AND r.model_slug = p.model_slug "
+		"AND r.hw_slug = p.hw_slug AND r.status = 'ok')") +
+	       diff_of(h,
 		"SELECT suite_version, model_slug, count(*) FROM runs WHERE status = 'ok' "
 		"GROUP BY suite_version, model_slug",
 		"SELECT suite_version, model_slug, runs FROM model_index") +
