@@ -292,6 +292,15 @@ for (const [width, height] of [[390, 844], [1280, 800]]) {
 				}
 			});
 
+			test('one word for the people who measured: submitters, never a count of keys', async () => {
+				for (const path of ['/', '/m/qwen2-5-7b', '/m/qwen2-5-7b/hw/rtx-4090', '/hw/rtx-4090', '/outliers',
+					'/cheatsheet', '/models', '/hardware', await flaggedRun()]) {
+					const text = await visit(path, () => document.querySelector('main').innerText);
+					const bad = text.match(/[^\n]{0,30}\b\d[\d,]* (signing )?keys?\b|\bMean of keys\b|\bhardware class\b/g) || [];
+					assert.deepEqual(bad, [], `${path}: people counted as keys`);
+				}
+			});
+
 			test('the glossary defines median, middle half, submitter, predicted, cluster, combination', async () => {
 				const got = await visit('/glossary', () => ['median', 'middle-half', 'submitter', 'predicted', 'cluster', 'combination']
 					.map((id) => [id, document.getElementById(id)?.nextElementSibling?.textContent.trim().length || 0]));
