@@ -197,6 +197,14 @@ function overflowing() {
 		if (r.width && r.right > b.right + 1)
 			out.push(`${e.tagName.toLowerCase()}.${e.getAttribute('class') || ''} "${e.textContent.trim().slice(0, 30)}" ${Math.round(r.right)}/${Math.round(b.right)}`);
 	}
+	// On a phone a table of cards has its caption across the page, not
+	// squeezed into its first card's column.
+	if (innerWidth < 640)
+		for (const c of document.querySelectorAll('main .table-wrap caption')) {
+			const w = c.closest('.table-wrap').clientWidth, cw = c.getBoundingClientRect().width;
+			if (c.checkVisibility() && cw < 0.6 * w)
+				out.push(`caption "${c.textContent.trim().slice(0, 30)}" ${Math.round(cw)} px in ${w}`);
+		}
 	return out.slice(0, 8);
 }
 
@@ -251,7 +259,8 @@ for (const [width, height] of [[390, 844], [1280, 800]]) {
 				// A flagged run's Status line carries the flag's tag (a tag
 				// never breaks, so it must stay short enough for a phone).
 				const flagged = await flaggedRun();
-				for (const path of ['/', '/outliers', '/changes', '/wanted', '/models', '/hardware', run, flagged, user, '/glossary']) {
+				for (const path of ['/', '/outliers', '/changes', '/wanted', '/models', '/hardware', run, flagged, user, '/glossary',
+					'/m/qwen2-5-7b', '/hw/rtx-4090', '/fit?model=qwen2-5-7b&hw=rtx-4090']) {
 					await t.test(path, async () => {
 						assert.deepEqual(await visit(path, overflowing), [], `${path} at ${width} px`);
 					});
