@@ -253,6 +253,35 @@ for (const [width, height] of [[390, 844], [1280, 800]]) {
 				assert.equal(m.sentences, 1, 'the lede is one sentence');
 			});
 
+			test('the model page: its numbers (the fastest on each hardware) in the first screen', async () => {
+				const m = await visit('/m/qwen2-5-7b', () => {
+					const bars = [...document.querySelectorAll('main figure svg text')].filter((t) => /\d tok\/s$/.test(t.textContent.trim()));
+					return { n: bars.length, bottom: bars.length ? bars[0].getBoundingClientRect().bottom : Infinity, inner: innerHeight };
+				});
+				assert.ok(m.n >= 2, `the model page draws ${m.n} figures`);
+				assert.ok(m.bottom <= m.inner, `the first figure ends at ${Math.round(m.bottom)} px of ${m.inner}`);
+			});
+
+			test('a flagged run: the flag right under the figure, one sentence linking the check', async () => {
+				const m = await visit(await flaggedRun(), () => {
+					const flag = document.querySelector('main p.flag#flag-line');
+					const lede = document.querySelector('main p.lede');
+					let between = 0;
+					for (let e = lede?.nextElementSibling; e && e !== flag; e = e.nextElementSibling)
+						if (!e.matches('.dispute-summary')) between++;
+					const text = flag?.textContent.replace(/\s+/g, ' ').trim() || '';
+					return { found: !!flag, bottom: flag?.getBoundingClientRect().bottom, inner: innerHeight, between, text,
+						href: flag?.querySelector('a[href="#outlier"]') !== null,
+						sentences: text.split(/[.!?](\s|$)/).filter((x) => x && x.trim()).length };
+				});
+				assert.ok(m.found, 'no flag line');
+				assert.equal(m.between, 0, 'something other than a dispute banner comes between the figure and the flag');
+				assert.ok(m.bottom <= m.inner, `the flag ends at ${Math.round(m.bottom)} px of ${m.inner}`);
+				assert.ok(m.href, 'the flag does not link the check');
+				assert.equal(m.sentences, 1, m.text);
+				assert.ok(m.text.split(' ').length <= 40, `the flag is ${m.text.split(' ').length} words: ${m.text}`);
+			});
+
 			test('no table or element wider than its container', async (t) => {
 				const run = paths.find((p) => p.startsWith('/r/'));
 				const user = paths.find((p) => p.startsWith('/u/'));
