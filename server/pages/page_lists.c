@@ -181,14 +181,14 @@ static void outlier_row(json_t *o)
 	if (ceiling)
 		snprintf(why, sizeof why, "far above the bandwidth ceiling");
 	else if (by_cluster)
-		snprintf(why, sizeof why, "its cluster: %lld keys, %lld runs", ckeys,
+		snprintf(why, sizeof why, "its cluster: %lld submitters, %lld runs", ckeys,
 			 (long long)json_integer_value(json_object_get(o, "cluster_n")));
 	else if (ckeys >= OUTLIER_MIN_KEYS)
-		snprintf(why, sizeof why, "same weights, hardware and backend: %lld keys, %lld runs",
+		snprintf(why, sizeof why, "same weights, hardware and backend: %lld submitters, %lld runs",
 			 (long long)json_integer_value(json_object_get(o, "combo_keys")),
 			 (long long)json_integer_value(json_object_get(o, "combo_runs")));
 	else
-		snprintf(why, sizeof why, "same weights, hardware and backend: %lld keys, %lld runs "
+		snprintf(why, sizeof why, "same weights, hardware and backend: %lld submitters, %lld runs "
 			 "(its cluster has %lld%s)",
 			 (long long)json_integer_value(json_object_get(o, "combo_keys")),
 			 (long long)json_integer_value(json_object_get(o, "combo_runs")), ckeys, needs);

@@ -87,7 +87,7 @@ static json_t *fig_or_null(double v)
 /* The digest item of st's row of sql_digests: digest, digest_short
  * (browse_digest_short: in full when another digest reads the same short),
  * runs, keys (its distinct signing keys; keys_text for pages: "3
- * signing keys"), the highest median of its combinations and its best
+ * submitters"), the highest median of its combinations and its best
  * unflagged run
  * (median_decode_tok_s, best_decode_tok_s, best_run; null when every run
  * is flagged), quantization and format (of the fastest run), href, and
@@ -103,7 +103,7 @@ static json_t *digest_item(struct mpage *p, sqlite3_stmt *st)
 	if (!digest)
 		return NULL;
 	browse_digest_short(p->b.c, p->b.suite, digest, shrt);
-	snprintf(keys_text, sizeof keys_text, "%lld signing key%s", keys, keys == 1 ? "" : "s");
+	snprintf(keys_text, sizeof keys_text, "%lld submitter%s", keys, keys == 1 ? "" : "s");
 	med = digest_figure(p, sql_top, digest, NULL);
 	best = digest_figure(p, sql_best, digest, best_id);
 	return json_pack("{s:s, s:s, s:I, s:I, s:s*, s:o, s:o, s:s?, s:o*, s:o*, s:f, s:o, s:o, s:o*}", "digest", digest,

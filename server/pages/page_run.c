@@ -428,9 +428,11 @@ static json_t *outlier_view(const json_t *m)
 }
 
 /* The outlier check's verdict for the Status line, one finished clause:
- * the flag and its reason first; a run that counts in no figure (upheld,
- * withdrawn, capped) is not judged, whatever its population; else
- * whether it was checked, and what a check still needs. */
+ * for a flagged run its reason alone (the page prints the flag's short
+ * tag before it, so the tag never breaks and never outgrows a phone);
+ * a run that counts in no figure (upheld, withdrawn, capped) is not
+ * judged, whatever its population; else whether it was checked, and
+ * what a check still needs. */
 static json_t *status_text(const json_t *m)
 {
 	const json_t *o = json_object_get(m, "outlier");
@@ -438,7 +440,7 @@ static json_t *status_text(const json_t *m)
 	char s[160];
 
 	if (json_is_true(json_object_get(o, "flagged")))
-		snprintf(s, sizeof s, "flagged as an outlier: %s",
+		snprintf(s, sizeof s, "%s",
 			 s_of(o, "reason") && !strcmp(s_of(o, "reason"), "above_ceiling")
 			 ? "above the bandwidth ceiling" : "more than 3 standard deviations from the mean");
 	else if (json_is_false(json_object_get(m, "counted")))

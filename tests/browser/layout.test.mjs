@@ -197,7 +197,22 @@ function overflowing() {
 		if (r.width && r.right > b.right + 1)
 			out.push(`${e.tagName.toLowerCase()}.${e.getAttribute('class') || ''} "${e.textContent.trim().slice(0, 30)}" ${Math.round(r.right)}/${Math.round(b.right)}`);
 	}
+	// On a phone a table of cards has its caption across the page, not
+	// squeezed into its first card's column.
+	if (innerWidth < 640)
+		for (const c of document.querySelectorAll('main .table-wrap caption')) {
+			const w = c.closest('.table-wrap').clientWidth, cw = c.getBoundingClientRect().width;
+			if (c.checkVisibility() && cw < 0.6 * w)
+				out.push(`caption "${c.textContent.trim().slice(0, 30)}" ${Math.round(cw)} px in ${w}`);
+		}
 	return out.slice(0, 8);
+}
+
+/* The page of the first run /outliers lists (the demo data flags some). */
+async function flaggedRun() {
+	const m = (await (await fetch(server.url + '/outliers')).text()).match(/href="\/r\/([^"#?\/]+)"/);
+	assert.ok(m, '/outliers lists no run');
+	return '/r/' + m[1];
 }
 
 for (const [width, height] of [[390, 844], [1280, 800]]) {
@@ -238,10 +253,43 @@ for (const [width, height] of [[390, 844], [1280, 800]]) {
 				assert.equal(m.sentences, 1, 'the lede is one sentence');
 			});
 
+			test('the model page: its numbers (the fastest on each hardware) in the first screen', async () => {
+				const m = await visit('/m/qwen2-5-7b', () => {
+					const bars = [...document.querySelectorAll('main figure svg text')].filter((t) => /\d tok\/s$/.test(t.textContent.trim()));
+					return { n: bars.length, bottom: bars.length ? bars[0].getBoundingClientRect().bottom : Infinity, inner: innerHeight };
+				});
+				assert.ok(m.n >= 2, `the model page draws ${m.n} figures`);
+				assert.ok(m.bottom <= m.inner, `the first figure ends at ${Math.round(m.bottom)} px of ${m.inner}`);
+			});
+
+			test('a flagged run: the flag right under the figure, one sentence linking the check', async () => {
+				const m = await visit(await flaggedRun(), () => {
+					const flag = document.querySelector('main p.flag#flag-line');
+					const lede = document.querySelector('main p.lede');
+					let between = 0;
+					for (let e = lede?.nextElementSibling; e && e !== flag; e = e.nextElementSibling)
+						if (!e.matches('.dispute-summary')) between++;
+					const text = flag?.textContent.replace(/\s+/g, ' ').trim() || '';
+					return { found: !!flag, bottom: flag?.getBoundingClientRect().bottom, inner: innerHeight, between, text,
+						href: flag?.querySelector('a[href="#outlier"]') !== null,
+						sentences: text.split(/[.!?](\s|$)/).filter((x) => x && x.trim()).length };
+				});
+				assert.ok(m.found, 'no flag line');
+				assert.equal(m.between, 0, 'something other than a dispute banner comes between the figure and the flag');
+				assert.ok(m.bottom <= m.inner, `the flag ends at ${Math.round(m.bottom)} px of ${m.inner}`);
+				assert.ok(m.href, 'the flag does not link the check');
+				assert.equal(m.sentences, 1, m.text);
+				assert.ok(m.text.split(' ').length <= 40, `the flag is ${m.text.split(' ').length} words: ${m.text}`);
+			});
+
 			test('no table or element wider than its container', async (t) => {
 				const run = paths.find((p) => p.startsWith('/r/'));
 				const user = paths.find((p) => p.startsWith('/u/'));
-				for (const path of ['/', '/outliers', '/changes', '/wanted', '/models', '/hardware', run, user, '/glossary']) {
+				// A flagged run's Status line carries the flag's tag (a tag
+				// never breaks, so it must stay short enough for a phone).
+				const flagged = await flaggedRun();
+				for (const path of ['/', '/outliers', '/changes', '/wanted', '/models', '/hardware', run, flagged, user, '/glossary',
+					'/m/qwen2-5-7b', '/hw/rtx-4090', '/fit?model=qwen2-5-7b&hw=rtx-4090']) {
 					await t.test(path, async () => {
 						assert.deepEqual(await visit(path, overflowing), [], `${path} at ${width} px`);
 					});
@@ -249,7 +297,7 @@ for (const [width, height] of [[390, 844], [1280, 800]]) {
 			});
 
 			test('a mark never breaks inside, on its own line under its figure', async () => {
-				for (const path of ['/', paths.find((p) => p.startsWith('/u/')), '/outliers']) {
+				for (const path of ['/', paths.find((p) => p.startsWith('/u/')), '/outliers', await flaggedRun()]) {
 					const bad = await visit(path, () => [...document.querySelectorAll('main span.flag, main a.flag')]
 						.filter((e) => getComputedStyle(e).display !== 'block')
 						.filter((e) => e.getClientRects().length > 1 || e.getBoundingClientRect().height > 2 * parseFloat(getComputedStyle(e).fontSize))
@@ -274,12 +322,20 @@ for (const [width, height] of [[390, 844], [1280, 800]]) {
 			});
 
 			test('the run page: no empty sentence', async () => {
-				const flagged = (await (await fetch(server.url + '/outliers')).text()).match(/href="\/r\/([^"#?\/]+)"/)[1];
-				for (const path of [paths.find((p) => p.startsWith('/r/')), '/r/' + flagged]) {
+				for (const path of [paths.find((p) => p.startsWith('/r/')), await flaggedRun()]) {
 					const bad = await visit(path, () => [...document.querySelectorAll('main p, main dd, main li')]
 						.map((e) => e.textContent.replace(/\s+/g, ' ').trim())
 						.filter((s) => /:\s*[.)]|\bit \(|,\s*\.|\(\s*\)|\s[.,]$|:$/.test(s) && !/Markdown:$|HTML:$/.test(s)));
 					assert.deepEqual(bad, [], `${path}: empty sentences`);
+				}
+			});
+
+			test('one word for the people who measured: submitters, never a count of keys', async () => {
+				for (const path of ['/', '/m/qwen2-5-7b', '/m/qwen2-5-7b/hw/rtx-4090', '/hw/rtx-4090', '/outliers',
+					'/cheatsheet', '/models', '/hardware', await flaggedRun()]) {
+					const text = await visit(path, () => document.querySelector('main').innerText);
+					const bad = text.match(/[^\n]{0,30}\b\d[\d,]* (signing )?keys?\b|\bMean of keys\b|\bhardware class\b/g) || [];
+					assert.deepEqual(bad, [], `${path}: people counted as keys`);
 				}
 			});
 

@@ -829,8 +829,8 @@ def test_weights_files_are_listed_by_signing_keys_not_runs(server, seen):
     text = page(server, "/m/acme-9b", seen)
     items = [li.text_content() for li in lxml.html.fromstring(text).xpath(
         "//h2[.='Weights files']/following-sibling::ul[1]/li")]
-    assert "20 signing keys, 20 runs" in items[0] and "(shown below)" in items[0], items
-    assert "1 signing key, 21 runs" in items[1], items
+    assert "20 submitters, 20 runs" in items[0] and "(shown below)" in items[0], items
+    assert "1 submitter, 21 runs" in items[1], items
     # The cursor carries the keys: a page after the first file lists the other.
     after = "20:20:%s:%s" % (m["digests"][0]["order_decode"], honest)
     m2 = server.get("/m/acme-9b.json", params={"digests_after": after}).json()

@@ -117,7 +117,11 @@ def test_pages_link_their_terms_to_glossary_entries(server):
     rid = r.json()["id"]
     ids = ids_of(server, "/glossary")[0]
     seen = set()
-    for path in ("/", "/outliers", "/changes", "/models", "/hardware", "/wanted", "/r/" + rid):
+    home = server.get("/").text
+    model = re.search(r'href="(/m/[^"?#/]+)', home).group(1)
+    hw = re.search(r'href="(/hw/[^"?#/]+)', home).group(1)
+    for path in ("/", "/outliers", "/changes", "/models", "/hardware", "/wanted", "/r/" + rid,
+                 model, hw, model + hw, "/cheatsheet"):
         page = server.get(path)
         assert page.status_code == 200, path
         doc = lhtml.fromstring(page.content)
@@ -129,4 +133,6 @@ def test_pages_link_their_terms_to_glossary_entries(server):
         words = " ".join(doc.xpath("//main")[0].itertext())
         assert "hardware class" not in words, path
         assert "Mean of keys" not in words, path
+        # People are counted as submitters: "20 signing keys" or "(13 keys)" is not.
+        assert not re.search(r"\b\d[\d,]* (signing )?keys?\b", words), (path, re.findall(r".{30}\d+ (?:signing )?keys?\b", words))
     assert {"median", "submitter", "combination", "cluster"} <= seen, seen
