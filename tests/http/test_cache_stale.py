@@ -15,6 +15,7 @@ timing."""
 import os
 import re
 import threading
+import time
 
 import requests
 
@@ -51,6 +52,10 @@ def test_no_request_waits_for_a_rebuild(make_server, tmp_path):
     open(hold, "w").close()
     try:
         upload(s, 333.0)                                   # a write: the page is stale
+        # Past the settling time (CACHE_SETTLE_MS, 200 ms; before it a stale
+        # copy is answered and nothing rebuilt, check_cache.c): the next
+        # request leads the rebuild.
+        time.sleep(0.25)
         # The first request after the write, which starts the rebuild, is
         # answered from the stale copy at once too: the rebuild runs off
         # its path, held open here (a request that waited for it would

@@ -13,6 +13,7 @@ import re
 import sqlite3
 import struct
 import threading
+import time
 import zlib
 
 import requests
@@ -408,6 +409,7 @@ def test_a_stale_page_card_is_answered_while_it_is_rebuilt(make_server, tmp_path
     try:
         upload(s)
         s.wait_refreshed()
+        time.sleep(0.25)                # past the settling time: the next request leads
         for _ in range(3):
             r = requests.get(s.url + path, timeout=20)
             assert r.status_code == 200 and "1 counted run on" in r.text
