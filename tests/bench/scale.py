@@ -665,18 +665,24 @@ class Pacer(threading.Thread):
             if c is None:
                 c = conns[src] = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60,
                                                             source_address=(src, 0))
-            t0 = time.monotonic()
-            try:
-                c.request("POST", "/api/v1/runs", body=body, headers={"Content-Type": "application/jose"})
-                r = c.getresponse()
-                answer = r.read()
-                # 200: a payload signed twice by one key (the generator can
-                # repeat one), answered as the run already stored.
-                if r.status not in (200, 201):
-                    self.errors.append("HTTP %d" % r.status)
-            except (OSError, http.client.HTTPException) as e:
-                self.errors.append(repr(e))
-                conns.pop(src, None)
+            t0, answer = time.monotonic(), None
+            for attempt in (0, 1):
+                try:
+                    c.request("POST", "/api/v1/runs", body=body, headers={"Content-Type": "application/jose"})
+                    r = c.getresponse()
+                    answer = r.read()
+                    # 200: a payload signed twice by one key (the generator
+                    # can repeat one), answered as the run already stored.
+                    if r.status not in (200, 201):
+                        self.errors.append("HTTP %d" % r.status)
+                    break
+                except (OSError, http.client.HTTPException) as e:
+                    # A connection the daemon closed while it sat idle (an
+                    # address sends one upload in 64): once more on a new one.
+                    c = conns[src] = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60,
+                                                                source_address=(src, 0))
+                    if attempt:
+                        self.errors.append(repr(e))
             t1 = time.monotonic()
             m = re.search(rb'"id":"(r_[A-Za-z0-9_-]+)"', answer) if answer else None
             with self.lock:
