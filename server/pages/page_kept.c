@@ -132,23 +132,21 @@ void page_kept_rebuild(struct req *r, unsigned lead, enum cache_rep rep, page_bu
 	cache_land(r->app->cache, lead);
 }
 
-/* Without a pool or a connection (a command, a unit test): the kept
+/* Without a pool or a connection (a command, a unit test): the fresh kept
  * copy, or the build on this thread, one at a time. */
 static int serve_here(struct req *r, struct answer *a, const char *key, enum cache_rep rep,
 		      page_build_answer_fn build, page_visit_fn visit)
 {
-	unsigned lead;
-	struct http_kept *k = cache_fetch(r->app->cache, key, rep, &lead);
+	unsigned lead = 0;
+	/* Fresh only: a stale copy has nobody to rebuild it but this thread. */
+	struct http_kept *k = cache_get(r->app->cache, key, rep);
 
-	if (k && lead) {            /* stale, and nobody to rebuild it: here */
-		http_kept_unref(k);
-		k = NULL;
-	}
 	if (k) {
 		if (k->note[0] && visit)
 			visit(r, k->note);
 		return answer_kept(a, k);
 	}
+	http_kept_unref(cache_fetch(r->app->cache, key, rep, &lead));
 	answer_lead(a, r->app->cache, lead);
 	return build(r, a);
 }
