@@ -496,6 +496,7 @@ static void add_chart_svg(json_t *m)
 		memcpy(names[n], name ? name + at : "", len);
 		names[n][len] = '\0';
 		v[n].label = names[n];
+		v[n].sub = NULL;
 		v[n++].value = json_real_value(json_object_get(bar, "decode_tok_s"));
 	}
 	buf_printf(&title, "Median chat-short decode tok/s per hardware, %s%s",

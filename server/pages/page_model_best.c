@@ -11,6 +11,7 @@
 
 #include <math.h>
 #include <string.h>
+#include <strings.h>
 
 #include "domain/quantile.h"
 #include "render/barchart.h"
@@ -124,31 +125,53 @@ static int by_rank(const void *x, const void *y)
 	return a < b ? 1 : a > b ? -1 : 0;
 }
 
-/* The bar chart of rows for pages: a bar per hardware, its short name
- * and what ran in the label ("RTX 5090 · exllamav2 EXL2-4.0bpw"). */
+/* Whether quant names its format already ("EXL2-4.0bpw" and exl2, "MLX-4bit"
+ * and mlx), so the chart need not say it twice. */
+static int names_format(const char *quant, const char *format)
+{
+	size_t n = strlen(format), i;
+
+	for (i = 0; n && quant[i]; i++)
+		if (!strncasecmp(quant + i, format, n))
+			return 1;
+	return 0;
+}
+
+/* The bar chart of rows for pages: a bar per hardware, its short name as
+ * the label and what ran as its second line ("exllamav2 EXL2-4.0bpw",
+ * "llama.cpp Q4_K_M (gguf)"), so the chart never cuts the weights off. */
 static void add_chart(json_t *m, json_t *rows)
 {
 	struct barchart_bar v[BARCHART_MAX_BARS];
 	char names[BARCHART_MAX_BARS][BARCHART_LABEL_MAX * 4 + 1];
+	char subs[BARCHART_MAX_BARS][BARCHART_LABEL_MAX * 4 + 1];
 	struct buf svg = BUF_INIT, label = BUF_INIT;
 	json_t *row;
 	size_t i, n = 0;
 
 	json_array_foreach(rows, i, row) {
 		const char *name = json_string_value(json_object_get(row, "name"));
+		const char *be = json_string_value(json_object_get(row, "backend"));
 		const char *q = json_string_value(json_object_get(row, "quantization"));
+		const char *f = json_string_value(json_object_get(row, "format"));
 		size_t len = 0, at = name ? textcut_hw(name, strlen(name), &len) : 0;
 
 		if (n == BARCHART_MAX_BARS)
 			break;
-		buf_reset(&label);
-		buf_add(&label, name ? name + at : "", len);
-		buf_printf(&label, " \xc2\xb7 %s%s%s", json_string_value(json_object_get(row, "backend")),
-			   q ? " " : "", q ? q : "");
-		len = buf_error(&label) ? 0 : utf8_cut(label.buf, label.len, sizeof names[n] - 1);
-		memcpy(names[n], len ? label.buf : "", len);
+		len = name ? utf8_cut(name + at, len, sizeof names[n] - 1) : 0;
+		memcpy(names[n], name ? name + at : "", len);
 		names[n][len] = '\0';
+		buf_reset(&label);
+		buf_puts(&label, be ? be : "");
+		if (q)
+			buf_printf(&label, " %s", q);
+		if (f && (!q || !names_format(q, f)))
+			buf_printf(&label, q ? " (%s)" : " %s", f);
+		len = buf_error(&label) ? 0 : utf8_cut(label.buf, label.len, sizeof subs[n] - 1);
+		memcpy(subs[n], len ? label.buf : "", len);
+		subs[n][len] = '\0';
 		v[n].label = names[n];
+		v[n].sub = subs[n];
 		v[n++].value = json_number_value(json_object_get(row, "median_decode_tok_s"));
 	}
 	if (barchart_svg(&svg, "Median chat-short decode tok/s, the fastest backend and weights on each hardware",

@@ -113,6 +113,7 @@ static int add_versions(struct mhw *p)
 			if (n == BARCHART_MAX_BARS)
 				break;
 			bars[n].label = json_string_value(json_object_get(pt, "version"));
+			bars[n].sub = NULL;
 			bars[n++].value = json_number_value(json_object_get(pt, "median_decode_tok_s"));
 			if (p->b.html)
 				json_object_set_new(pt, "text", json_pack("{s:o, s:o, s:o, s:o}",

@@ -18,10 +18,12 @@
 struct barchart_bar {
 	const char *label;   /* any bytes; escaped, cut to fit (see barchart_svg) */
 	double value;        /* drawn when finite and >= 0 */
+	const char *sub;     /* NULL, or a second line under the label (what ran: "exllamav2 EXL2-4.0bpw") */
 };
 
 #define BARCHART_WIDTH 430   /* drawn at this size: a 390 px phone scales its 14 px text no lower than 11 px */
 #define BARCHART_ROW 28
+#define BARCHART_ROW2 44   /* a row whose label has a second line */
 #define BARCHART_LABEL_MAX 40   /* code points of a label looked at, at most */
 #define BARCHART_MAX_BARS 64   /* bars past this are not drawn */
 
@@ -30,7 +32,10 @@ struct barchart_bar {
  * right-aligned before the bar, the bar's length in proportion to the
  * largest value, and the value with one decimal and unit after it; each
  * row carries a <title> "label: value unit".  No bars: a one-line "no
- * data" chart.  A label too wide for its column is cut after its last
+ * data" chart.  When any bar has a sub line, every row is BARCHART_ROW2
+ * tall and the sub line is drawn under its label, right-aligned in the
+ * same column, in smaller text (class "sub"); the row's <title> is
+ * "label · sub: value unit".  A label or sub line too wide for its column is cut after its last
  * whole word that fits, with "…" (after a code point when its first word
  * alone does not fit), and the longest bar leaves room for the widest
  * value, so no text leaves the drawing.  Returns 0, or -1 when out is in

@@ -654,8 +654,8 @@ END_TEST
 
 START_TEST(barchart_escapes_and_labels)
 {
-	struct barchart_bar bars[] = { { "<b>M3 & \"Ultra\"</b>", 192.5 }, { "M3 Pro", 19.4 },
-				       { "broken", NAN } };
+	struct barchart_bar bars[] = { { "<b>M3 & \"Ultra\"</b>", 192.5, NULL }, { "M3 Pro", 19.4, NULL },
+				       { "broken", NAN, NULL } };
 	struct buf b = BUF_INIT;
 
 	ck_assert_int_eq(barchart_svg(&b, "Best <decode>", "tok/s", bars, 3), 0);
@@ -686,7 +686,7 @@ START_TEST(barchart_cuts_long_labels_on_characters)
 {
 	struct barchart_bar bars[] = { { "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
 					 "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
-					 "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9", 1 } };
+					 "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9", 1, NULL } };
 	struct buf b = BUF_INIT;
 	const char *t;
 

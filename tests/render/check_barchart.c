@@ -30,7 +30,7 @@ static double rect_width(const char *svg, int n)
  * labelled with its value and unit. */
 START_TEST(bars_in_proportion)
 {
-	struct barchart_bar bars[] = { { "big", 200 }, { "half", 100 }, { "zero", 0 } };
+	struct barchart_bar bars[] = { { "big", 200, NULL }, { "half", 100, NULL }, { "zero", 0, NULL } };
 	char *svg = chart(bars, 3);
 	double w0 = rect_width(svg, 0), w1 = rect_width(svg, 1);
 
@@ -49,10 +49,10 @@ END_TEST
 START_TEST(labels_escaped_and_cut)
 {
 	struct barchart_bar bars[] = {
-		{ "<script>alert(1)</script>", 5 },
-		{ "A hardware name far longer than the label column", 4 },
-		{ "nan", NAN },
-		{ "neg", -1 },
+		{ "<script>alert(1)</script>", 5, NULL },
+		{ "A hardware name far longer than the label column", 4, NULL },
+		{ "nan", NAN, NULL },
+		{ "neg", -1, NULL },
 	};
 	char *svg = chart(bars, 4);
 
@@ -73,9 +73,9 @@ END_TEST
 START_TEST(labels_cut_at_words_and_everything_fits)
 {
 	struct barchart_bar bars[] = {
-		{ "Ryzen AI Max+ 395 (Radeon 8060S)", 1234.5 },
-		{ "RTX 4090 Laptop", 9.5 },
-		{ "Supercalifragilisticexpialidocious-GPU-9000", 1 },
+		{ "Ryzen AI Max+ 395 (Radeon 8060S)", 1234.5, NULL },
+		{ "RTX 4090 Laptop", 9.5, NULL },
+		{ "Supercalifragilisticexpialidocious-GPU-9000", 1, NULL },
 	};
 	char *svg = chart(bars, 3);
 	const char *p;
@@ -90,6 +90,30 @@ START_TEST(labels_cut_at_words_and_everything_fits)
 		p--;
 	ck_assert_double_le(strtod(p + 9, NULL) + badge_text_width("1,234 tok/s") * 14 / 11.0,
 			    BARCHART_WIDTH);
+	free(svg);
+}
+END_TEST
+
+/* A label with a second line (what ran on the hardware) shows both whole,
+ * each right-aligned inside the drawing, the title saying both; rows are
+ * taller, and bars without a sub line draw one line. */
+START_TEST(sub_lines_show_what_ran_whole)
+{
+	struct barchart_bar bars[] = {
+		{ "RTX 5090", 302.4, "exllamav2 EXL2-4.0bpw" },
+		{ "M3 Ultra", 150.0, "llama.cpp Q4_K_M (gguf)" },
+		{ "M3 Pro", 20.0, NULL },
+	};
+	char *svg = chart(bars, 3);
+
+	ck_assert_ptr_nonnull(strstr(svg, ">RTX 5090</text>"));
+	ck_assert_ptr_nonnull(strstr(svg, " font-size=\"13\" fill=\"currentColor\">exllamav2 EXL2-4.0bpw</text>"));
+	ck_assert_ptr_nonnull(strstr(svg, ">llama.cpp Q4_K_M (gguf)</text>"));
+	ck_assert_ptr_null(strstr(svg, "\xe2\x80\xa6"));
+	ck_assert_ptr_nonnull(strstr(svg, "<title>RTX 5090 \xc2\xb7 exllamav2 EXL2-4.0bpw: 302.4 tok/s</title>"));
+	ck_assert_ptr_nonnull(strstr(svg, "<title>M3 Pro: 20.0 tok/s</title>"));
+	ck_assert_ptr_nonnull(strstr(svg, "height=\"148\""));   /* 2 * 8 + 3 * 44 */
+	ck_assert_double_le(badge_text_width("llama.cpp Q4_K_M (gguf)") * 13 / 11.0, 194);
 	free(svg);
 }
 END_TEST
@@ -114,6 +138,7 @@ static Suite *suite_barchart(void)
 	tcase_add_test(tc, bars_in_proportion);
 	tcase_add_test(tc, labels_escaped_and_cut);
 	tcase_add_test(tc, labels_cut_at_words_and_everything_fits);
+	tcase_add_test(tc, sub_lines_show_what_ran_whole);
 	tcase_add_test(tc, no_bars_says_so);
 	suite_add_tcase(s, tc);
 	return s;
