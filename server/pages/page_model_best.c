@@ -11,7 +11,6 @@
 
 #include <math.h>
 #include <string.h>
-#include <strings.h>
 
 #include "domain/quantile.h"
 #include "render/barchart.h"
@@ -125,18 +124,6 @@ static int by_rank(const void *x, const void *y)
 	return a < b ? 1 : a > b ? -1 : 0;
 }
 
-/* Whether quant names its format already ("EXL2-4.0bpw" and exl2, "MLX-4bit"
- * and mlx), so the chart need not say it twice. */
-static int names_format(const char *quant, const char *format)
-{
-	size_t n = strlen(format), i;
-
-	for (i = 0; n && quant[i]; i++)
-		if (!strncasecmp(quant + i, format, n))
-			return 1;
-	return 0;
-}
-
 /* The bar chart of rows for pages: a bar per hardware, its short name as
  * the label and what ran as its second line ("exllamav2 EXL2-4.0bpw",
  * "llama.cpp Q4_K_M (gguf)"), so the chart never cuts the weights off. */
@@ -161,11 +148,14 @@ static void add_chart(json_t *m, json_t *rows)
 		len = name ? utf8_cut(name + at, len, sizeof names[n] - 1) : 0;
 		memcpy(names[n], name ? name + at : "", len);
 		names[n][len] = '\0';
+		q = q && *q ? q : NULL;     /* an empty label names nothing */
+		f = f && *f ? f : NULL;
 		buf_reset(&label);
 		buf_puts(&label, be ? be : "");
 		if (q)
 			buf_printf(&label, " %s", q);
-		if (f && (!q || !names_format(q, f)))
+		/* The format, unless the quantization names it ("EXL2-4.0bpw"). */
+		if (f && !(q && strcasestr(q, f)))
 			buf_printf(&label, q ? " (%s)" : " %s", f);
 		len = buf_error(&label) ? 0 : utf8_cut(label.buf, label.len, sizeof subs[n] - 1);
 		memcpy(subs[n], len ? label.buf : "", len);

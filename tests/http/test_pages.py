@@ -391,6 +391,22 @@ def test_model_page_sorts_across_backends_and_hardware(server, seen):
                                                                           "M3 Pro", "mlx MLX-4bit"]
 
 
+def test_model_chart_names_what_ran_with_empty_labels_left_out(server, seen):
+    """The best-per-hardware chart's second line says backend, quantization
+    and format as uploaded, the format once (not after a quantization that
+    names it), and an empty quantization or format adds nothing: no "()"
+    and no doubled space."""
+    upload(server, payload(model="Acme Chart 7B", accel="M3 Ultra", backend="llama.cpp",
+                           quant="Q4_K_M", fmt=""))
+    upload(server, payload(model="Acme Chart 7B", accel="RTX 4090", backend="llama.cpp",
+                           quant="", fmt="gguf", digest=digest_for("Acme Chart 7B b")))
+    upload(server, payload(model="Acme Chart 7B", accel="M3 Pro", backend="exllamav2",
+                           quant="EXL2-4.0bpw", fmt="exl2", digest=digest_for("Acme Chart 7B c")))
+    best = lxml.html.fromstring(page(server, "/m/acme-chart-7b", seen)).xpath("//figure//svg")[0]
+    subs = sorted(t.text for t in best.xpath(".//text[@class='sub']"))
+    assert subs == ["exllamav2 EXL2-4.0bpw", "llama.cpp Q4_K_M", "llama.cpp gguf"], subs
+
+
 def test_model_page_pages_45_runs_in_3_pages(server, seen):
     n = 45
     # Ties of three: the run id orders runs of equal decode.
