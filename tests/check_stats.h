@@ -601,6 +601,10 @@ static inline void check_typical(const struct mrun *m, int n, const int *flags)
 		keys = nd;
 		ck_assert_int_eq((int)q1(h, "SELECT t_runs FROM combos" WHERE_W, wa, 4, NULL, 0), runs);
 		ck_assert_int_eq((int)q1(h, "SELECT t_keys FROM combos" WHERE_W, wa, 4, NULL, 0), keys);
+		/* The board's count reads rank_med from combos_med*'s index
+		 * alone (pages/page_home.c): it is NULL exactly when med is. */
+		ck_assert_int_eq(isnan(q1(h, "SELECT rank_med FROM combos" WHERE_W, wa, 4, NULL, 0)),
+				 isnan(q1(h, "SELECT med FROM combos" WHERE_W, wa, 4, NULL, 0)));
 		if (!keys) {
 			ck_assert(isnan(q1(h, "SELECT med FROM combos" WHERE_W, wa, 4, NULL, 0)));
 			ck_assert(isnan(q1(h, "SELECT best_decode FROM combos" WHERE_W, wa, 4, NULL, 0)));
