@@ -27,9 +27,9 @@
  * by the median, is not NULL (the writer keeps it so,
  * store/outlier_pop.c; tests/check_stats.h checks it), and that rank is
  * in combos_med, combos_med_hw and combos_med_be: the count reads those
- * indexes alone, never a row (med is in no index: a row a combination
- * made 1,001 seeks of the table at 200,000 runs, a quarter of a
- * filtered board's build). */
+ * indexes alone, never a row (med is in no index: counting by it took a
+ * seek of the table per combination, up to 1,001, a quarter of a
+ * filtered board's build at 200,000 runs). */
 #define COUNT_OF(where) "SELECT count(*) FROM (SELECT 1 FROM combos WHERE suite_version = ?1 " \
 	"AND rank_med IS NOT NULL" where " LIMIT ?4)"
 static const char sql_count[] = COUNT_OF("");
