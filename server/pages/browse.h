@@ -382,6 +382,8 @@ extern const char *const page_account_sql[];
 extern const char *const page_judges_sql[];
 /* The Atom feeds (page_feed.c): index scans in feed order, LIMIT 50. */
 extern const char *const page_feed_sql[];
+/* The model and hardware cards' rows and counts (page_card.c). */
+extern const char *const page_card_sql[];
 /* page_sitemap.c's statements, NULL-ended, for the same test. */
 extern const char *const page_sitemap_sql[];
 

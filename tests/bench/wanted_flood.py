@@ -5,7 +5,7 @@ what kept `/` and uploads keep meanwhile (issue 37, C3).
 A benchmark, not a test: it prints figures and exits non-zero only when
 something is broken (the daemon did not start, an upload was refused).
 
-  /usr/bin/python3 tests/bench/wanted_flood.py --bin ./llm-speedd [--runs 2000] [--seconds 5]
+  /usr/bin/python3 tests/bench/wanted_flood.py --bin ./llm-speedd [--runs 2000] [--seconds 5] [--db PATH]
 
 The daemon is filled with --runs synthetic runs (bench.py's), then /wanted
 is given 100 rows by visits to 100 unmeasured model-on-hardware pages of
@@ -97,19 +97,24 @@ def main():
     ap.add_argument("--assets", default=ROOT, help="templates/, static/, migrations/ of that binary")
     ap.add_argument("--runs", type=int, default=2000)
     ap.add_argument("--seconds", type=int, default=5)
+    ap.add_argument("--db", help="a copy of this database instead of --runs synthetic runs "
+                    "(a fill's, say the 200,000 runs of tests/bench/fill.c)")
     a = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="llms-wflood-")
     children = Children()
     bench.ROOT = os.path.abspath(a.assets)
     try:
+        if a.db:
+            shutil.copy(a.db, os.path.join(tmp, "bench.db"))
         d = Daemon(children, os.path.abspath(a.bin), tmp, 2, ["--keys-per-network", "0"])
-        fill(d.port, a.runs)
+        if not a.db:
+            fill(d.port, a.runs)
         wanted_rows(d.port)
         time.sleep(2.5)                                  # the asks are flushed each second
         rows = len(json.loads(bench.fetch(d.port, "/wanted.json")[2])["rows"])
         quiet, quiet_up, _ = phase(d.port, a.seconds, False)
         loud, loud_up, fl = phase(d.port, a.seconds, True)
-        print("binary %s, %d runs, /wanted rows %d" % (a.bin, a.runs, rows))
+        print("binary %s, %s, /wanted rows %d" % (a.bin, a.db or "%d runs" % a.runs, rows))
         print("flood on /wanted: %.0f req/s, p99 %.1f ms %s" % (fl["rps"], fl["p99"], " ".join(fl["errors"])))
         print("kept /: quiet %.0f req/s (p99 %.1f ms), flooded %.0f req/s (p99 %.1f ms): %.2fx the quiet rate"
               % (quiet["rps"], quiet["p99"], loud["rps"], loud["p99"], loud["rps"] / quiet["rps"]))
