@@ -61,19 +61,19 @@ static const char sql_hw_count[] =
 	"AND c.model_digest = i.top_digest AND c.hw_slug = i.hw_slug AND c.backend_name = i.top_backend "
 	"WHERE i.suite_version = ?1 AND i.hw_slug = ?2";
 /* A backend's counted runs are the sum of its clusters' n (outlier.c keeps
- * n, the runs with status 'ok', current on write): a walk of the suite's
- * rows in its primary key, one per model digest, hardware class and
- * backend, never one per run.  Its best decode is the best run that can
- * stand of its highest-ranked combination (confirmed rows first, issue
- * 35), its typical figure that of its highest-ranked combination by
- * median: seeks in combos_best_be and combos_med_be (migration 0028). */
+ * n, the runs with status 'ok', current on write), kept in backend_runs
+ * (migration 0037): one seek, never a walk of the suite's clusters.  Its
+ * best decode is the best run that can stand of its highest-ranked
+ * combination (confirmed rows first, issue 35), its typical figure that
+ * of its highest-ranked combination by median: seeks in combos_best_be
+ * and combos_med_be (migration 0028). */
 #define BE_TOP(col) "(SELECT " col " FROM combos WHERE suite_version = ?1 AND backend_name = ?2 " \
 	"AND t_runs > 0 ORDER BY rank_med DESC, key_id DESC LIMIT 1)"
 static const char sql_be_count[] =
-	"SELECT total(n), (SELECT best_decode FROM combos WHERE suite_version = ?1 "
+	"SELECT coalesce((SELECT runs FROM backend_runs WHERE suite_version = ?1 AND backend_name = ?2), 0), "
+	"(SELECT best_decode FROM combos WHERE suite_version = ?1 "
 	"AND backend_name = ?2 AND best_decode IS NOT NULL ORDER BY rank_best DESC LIMIT 1), "
-	BE_TOP("rank_med") ", " BE_TOP("med") ", " BE_TOP("t_keys") " "
-	"FROM clusters WHERE suite_version = ?1 AND backend_name = ?2";
+	BE_TOP("rank_med") ", " BE_TOP("med") ", " BE_TOP("t_keys");
 static const char sql_runs[] =
 	"SELECT id, model_name, accelerator, backend_name, decode_tok_s FROM runs "
 	"WHERE id >= ?1 AND id < ?2 ORDER BY id LIMIT ?3";

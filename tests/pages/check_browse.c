@@ -45,7 +45,9 @@ static void check_plan(sqlite3 *h, const char *sql)
 		 * and LIMIT give, not a table: the capped counts read them. */
 		/* An FTS5 MATCH (search, migration 0012) is a seek in the
 		 * full-text index however SQLite names it. */
+		/* A SELECT without FROM reads one constant row, no table. */
 		ck_assert_msg(strncmp(d, "SCAN ", 5) != 0 || !strncmp(d, "SCAN (subquery-", 15) ||
+			      !strcmp(d, "SCAN CONSTANT ROW") ||
 			      (strstr(d, "VIRTUAL TABLE INDEX") && strstr(d, ":M")),
 			      "full scan in %s: %s", sql, d);
 		ck_assert_msg(!strstr(d, "TEMP B-TREE"), "sort in %s: %s", sql, d);
@@ -568,6 +570,58 @@ START_TEST(hw_backends_follow_the_combinations)
 }
 END_TEST
 
+/* backend_runs (migration 0037) is what summing clusters' n by suite and
+ * backend gives, after clusters come, are stored again with a new n (the
+ * store's upsert), move to another backend and go. */
+START_TEST(backend_runs_follow_the_clusters)
+{
+	static const char diff[] =
+		"SELECT count(*) FROM (SELECT * FROM (SELECT suite_version, backend_name, sum(n) FROM clusters "
+		"GROUP BY 1, 2 HAVING sum(n) <> 0) EXCEPT SELECT * FROM backend_runs WHERE runs <> 0 "
+		"UNION ALL SELECT * FROM (SELECT * FROM backend_runs WHERE runs <> 0 EXCEPT "
+		"SELECT suite_version, backend_name, sum(n) FROM clusters GROUP BY 1, 2 HAVING sum(n) <> 0))";
+	static const char *const suites[] = { "suite-v1", "suite-v2" };
+	static const char *const bes[] = { "llama.cpp", "mlx", "vllm", "ollama" };
+	sqlite3 *h = raw_open();
+	unsigned seed = 11;
+	char sql[512];
+	int i;
+
+	for (i = 0; i < 600; i++) {
+		unsigned r = (seed = seed * 1103515245u + 12345u) >> 8;
+		const char *su = suites[r % 2], *be = bes[(r >> 3) % 4];
+
+		switch ((r >> 6) % 5) {
+		case 0: case 1:         /* the store's write: upsert */
+			snprintf(sql, sizeof sql, "INSERT INTO clusters(suite_version, model_digest, hw_class, "
+				 "backend_name, n, mean, stddev) VALUES ('%s', 'sha256:%04u', 'c%u', '%s', %u, 0, 0) "
+				 "ON CONFLICT DO UPDATE SET n = excluded.n", su, (r >> 9) % 5, (r >> 12) % 3, be,
+				 (r >> 14) % 40);
+			break;
+		case 2:
+			snprintf(sql, sizeof sql, "UPDATE clusters SET n = n + %u WHERE "
+				 "model_digest = 'sha256:%04u'", (r >> 12) % 9, (r >> 9) % 5);
+			break;
+		case 3:
+			snprintf(sql, sizeof sql, "UPDATE OR IGNORE clusters SET backend_name = '%s', "
+				 "suite_version = '%s' WHERE model_digest = 'sha256:%04u' AND hw_class = 'c%u'",
+				 be, su, (r >> 9) % 5, (r >> 12) % 3);
+			break;
+		default:
+			snprintf(sql, sizeof sql, "DELETE FROM clusters WHERE model_digest = 'sha256:%04u' "
+				 "AND hw_class = 'c%u'", (r >> 9) % 5, (r >> 12) % 3);
+		}
+		exec_args(h, sql, 0, NULL);
+		if (i % 50 == 49)
+			ck_assert_msg(count_of(h, diff) == 0, "backend_runs wrong after %d changes", i + 1);
+	}
+	ck_assert_int_gt(count_of(h, "SELECT count(*) FROM backend_runs WHERE runs > 0"), 3);
+	exec_args(h, "DELETE FROM clusters", 0, NULL);
+	ck_assert_int_eq(count_of(h, "SELECT count(*) FROM backend_runs WHERE runs <> 0"), 0);
+	sqlite3_close(h);
+}
+END_TEST
+
 /* Makes one random change to runs: a new run, an uphold or its reversal, a
  * deletion, or a changed decode, digest, quantization or id. */
 static void random_change(sqlite3 *h, unsigned *seed, int *made)
@@ -783,6 +837,7 @@ static Suite *suite_browse(void)
 	tcase_add_test(t, cards_seek_their_slug);
 	tcase_add_test(t, wanted_command_seeks_its_hardware);
 	tcase_add_test(t, hw_backends_follow_the_combinations);
+	tcase_add_test(t, backend_runs_follow_the_clusters);
 	tcase_add_test(t, cheatsheet_cells_seek_their_combination);
 	tcase_add_test(t, feeds_read_an_index_in_order);
 	tcase_add_test(t, sitemap_seeks_the_runs);
