@@ -46,6 +46,7 @@ struct config {
 	int demo;                     /* fill an empty database with demo runs */
 	int quiet;                    /* no request log */
 	unsigned sitemap_page_urls;   /* --sitemap-page-urls, tests only; 0: SITEMAP_PAGE_URLS */
+	unsigned sitemap_file_urls;   /* --sitemap-file-urls, tests only; 0: SITEMAP_FILE_URLS */
 	const char *test_clock;       /* --test-clock FILE, tests only (util/timefmt.h); NULL: the real clock */
 	const char *test_hold_builds; /* --test-hold-builds FILE, tests only (pages/page_kept.c); NULL: none */
 	long test_stale_ms;           /* --test-stale-ms N, tests only (http/cache.h): 0 serves no

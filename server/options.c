@@ -283,7 +283,7 @@ int parse_options(int argc, char **argv, struct config *c, int command)
 	enum { O_LISTEN = 256, O_DB, O_ASSETS, O_BASE, O_THREADS, O_MAXC, O_MAXIP,
 	       O_TIMEOUT, O_URATE, O_DRATE, O_TRUST, O_DEMO, O_QUIET, O_HELP,
 	       O_REQTIMEOUT, O_HEADER, O_BUSY, O_DBGROUP, O_SRATE, O_RRATE, O_TESTCLOCK, O_TESTHOLD, O_TESTSTALE,
-	       O_ACCESSLOG, O_METRICSALLOW, O_SECCONTACT, O_SITEMAPURLS, O_KEYSNET, O_NEWKEYSNET };
+	       O_ACCESSLOG, O_METRICSALLOW, O_SECCONTACT, O_SITEMAPURLS, O_SITEMAPFILE, O_KEYSNET, O_NEWKEYSNET };
 	static const struct option opts[] = {
 		{ "listen", required_argument, NULL, O_LISTEN },
 		{ "db", required_argument, NULL, O_DB },
@@ -323,6 +323,9 @@ int parse_options(int argc, char **argv, struct config *c, int command)
 		/* Tests only: URLs per sitemap file (pages/page_sitemap.c), so
 		 * the index form is reached without 50,000 runs. */
 		{ "sitemap-page-urls", required_argument, NULL, O_SITEMAPURLS },
+		/* Tests only: addresses per file of the index, so that files
+		 * smaller than the index's threshold are reached with a few. */
+		{ "sitemap-file-urls", required_argument, NULL, O_SITEMAPFILE },
 		{ NULL, 0, NULL, 0 },
 	};
 	int o;
@@ -358,6 +361,7 @@ int parse_options(int argc, char **argv, struct config *c, int command)
 		case O_TESTHOLD: c->test_hold_builds = optarg; break;
 		case O_TESTSTALE: c->test_stale_ms = (long)strtoul(optarg, NULL, 10); break;
 		case O_SITEMAPURLS: c->sitemap_page_urls = flag_uint("sitemap-page-urls", optarg); break;
+		case O_SITEMAPFILE: c->sitemap_file_urls = flag_uint("sitemap-file-urls", optarg); break;
 		case O_HELP: fputs(usage, stdout); exit(0);
 		default: fputs(usage, stderr); return -1;
 		}

@@ -112,6 +112,29 @@ def test_index_of_paged_files_above_the_page_size(make_server, tmp_path):
         assert r.status_code == 404 and r.json()["error"]["code"] == "not_found", past
 
 
+def test_index_files_are_smaller_than_its_threshold(make_server, tmp_path):
+    """Files of the index hold at most the file size (10,000 by default;
+    --sitemap-file-urls here) while /sitemap.xml stays one urlset up to the
+    page size, so a file rebuilt after a write reads a fifth of the runs:
+    the files together list exactly what the one urlset lists."""
+    s = make_server(["--base-url", BASE, "--sitemap-file-urls", "3"])
+    for i in range(5):
+        upload(s, model__name="Model-%d" % i)
+    one = [u for u, _ in valid(s, "/sitemap.xml", tmp_path, "sitemap.xsd")]
+    assert len(one) > 8                       # past the file size, under the page size: no index
+    assert s.get("/sitemap-1.xml").status_code == 404
+    s.extra_args += ["--sitemap-page-urls", "8"]
+    s.restart()
+    index = valid(s, "/sitemap.xml", tmp_path, "siteindex.xsd")
+    seen = []
+    for n in range(1, len(index) + 1):
+        urls = valid(s, "/sitemap-%d.xml" % n, tmp_path, "sitemap.xsd")
+        assert 1 <= len(urls) <= 3, (n, urls)
+        seen += [u for u, _ in urls]
+    assert sorted(seen) == sorted(one)
+    assert len(index) >= (len(one) + 2) // 3
+
+
 def test_a_hostile_name_is_escaped(make_server, tmp_path):
     s = make_server(["--base-url", BASE])
     rid = upload(s, model__name=HOSTILE, hardware__accelerator_summary="RTX \u202e4090 <&>")
