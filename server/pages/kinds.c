@@ -149,7 +149,8 @@ static const struct csv_col cheatsheet_cols[] = {
 	KIND(log, NAMED, .sitemap = SITEMAP_ONE) \
 	KIND(account, GIVEN, TWINS("/u/*"), .feed = "/u/*.atom", .arg = PAGE_ARG_ACCOUNT, \
 	     .csv_tables = { TABLE("list.runs", CSV_URL_RUN, run_cols) }) \
-	KIND(changes, NAMED_JSON, .feed = "/changes.atom", .sitemap = SITEMAP_ONE, .flags = PAGE_NAV) \
+	KIND(changes, NAMED_JSON, .feed = "/changes.atom", .sitemap = SITEMAP_ONE, \
+	     .flags = PAGE_LISTED | PAGE_NAV) \
 	KIND(wanted, NAMED_JSON, .sitemap = SITEMAP_ONE, .flags = PAGE_LISTED | PAGE_NO_QUERY | PAGE_NAV)
 
 /* Each kind's builder, its enum and its row, from its name. */

@@ -234,7 +234,11 @@ static json_t *changes_model(struct req *r, struct err *e)
 }
 
 /* GET /changes and /changes.json: the list; NULL with a 400 naming a
- * bad filter, a 503 without the database. */
+ * bad filter, a 503 without the database.  Kept like the other lists
+ * (page.c) until a write or the refresh thread's versions pass moves
+ * them, unless ?hw= narrows it: any slug is a valid filter there, and a
+ * copy for each would be bounded by nothing that exists (?backend= is one
+ * of the known backends). */
 json_t *page_changes_view(struct page_view *v)
 {
 	json_t *m = changes_model(v->r, &v->err), *c;
@@ -242,6 +246,7 @@ json_t *page_changes_view(struct page_view *v)
 	struct dbconn *db;
 	size_t i;
 
+	v->keep = m && v->key[0] && !json_string_value(json_object_get(json_object_get(m, "filters"), "hw"));
 	if (!m || v->format != HTTP_FMT_HTML)
 		return m;
 	json_array_foreach(json_object_get(m, "changes"), i, c)

@@ -6,6 +6,7 @@ xmllint); two versions at the same speed make none; filters by backend and
 hardware; the version chart of the model on its hardware (versions_series)
 the figures against an exact recomputation are tests/store/check_versions.c's."""
 import re
+import sqlite3
 import statistics
 
 import lxml.html
@@ -81,6 +82,29 @@ def test_a_faster_build_is_one_change(server, atom_rng, tmp_path):
     assert re.search(r"20\.\d% faster", entries[0].find("{http://www.w3.org/2005/Atom}title").text)
     empty = server.get("/changes.atom?backend=mlx")
     valid(atom_rng, empty.content, tmp_path)
+    check_kept(server, c)
+
+
+def check_kept(server, c):
+    """/changes is kept like the other lists (issue 39): served again as
+    it was, so an edit behind the daemon's back is not seen; a ?hw= page is
+    built each time (any slug is a filter); the next write shows."""
+    server.wait_refreshed()
+    paths = ["/changes.json", "/changes.json?backend=llama.cpp", "/changes"]
+    first = {p: server.get(p) for p in paths}
+    for p in paths:
+        again = server.get(p)
+        assert again.text == first[p].text and again.headers["ETag"] == first[p].headers["ETag"], p
+    db = sqlite3.connect(server.db, timeout=10)
+    with db:
+        db.execute("UPDATE changes SET change_pct = 77.7")
+    db.close()
+    assert changes(server)[0]["change_pct"] == c["change_pct"]               # the kept copy
+    assert changes(server, "?backend=llama.cpp")[0]["change_pct"] == c["change_pct"]
+    assert "77.7" not in server.get("/changes").text
+    assert changes(server, "?hw=rtx-4090")[0]["change_pct"] == 77.7          # built each time
+    upload(server, 119.0, "b6200")                                           # a write, a ninth key
+    wait_for(lambda: changes(server)[0]["to_keys"] == 9, what="the kept list after a write")
 
 
 def check_page_words(server, c):
