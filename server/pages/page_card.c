@@ -357,20 +357,19 @@ _Static_assert(CARD_ROWS_MAX == 5, "CARD_ROWS_MAX_STR is CARD_ROWS_MAX");
  * the index named, as left to itself SQLite takes an index ordered for
  * the GROUP BY (combos_best_hw, combos_digest_best) and walks the whole
  * suite's combinations in it (75 ms a card at 200,000 runs). */
+#define CARD_ROWS(name, index, slug_col, row_col) \
+	"SELECT " name ", max(med) FROM combos INDEXED BY " index " WHERE suite_version = ?1 AND " \
+	slug_col " = ?2 AND t_runs > 0 AND med IS NOT NULL AND confirmed = 1 GROUP BY " row_col \
+	" ORDER BY 2 DESC, " row_col " LIMIT " CARD_ROWS_MAX_STR
+#define CARD_COUNT(slug_col, row_col) \
+	"SELECT coalesce(sum(t_runs), 0), count(DISTINCT " row_col ") FROM combos " \
+	"WHERE suite_version = ?1 AND " slug_col " = ?2 AND t_runs > 0"
 static const char sql_model_rows[] =
-	"SELECT " NAMES_HW("hw_slug", "hw_slug") ", max(med) FROM combos INDEXED BY combos_digest_med "
-	"WHERE suite_version = ?1 AND model_slug = ?2 AND t_runs > 0 AND med IS NOT NULL AND confirmed = 1 "
-	"GROUP BY hw_slug ORDER BY 2 DESC, hw_slug LIMIT " CARD_ROWS_MAX_STR;
-static const char sql_model_count[] =
-	"SELECT coalesce(sum(t_runs), 0), count(DISTINCT hw_slug) FROM combos "
-	"WHERE suite_version = ?1 AND model_slug = ?2 AND t_runs > 0";
+	CARD_ROWS(NAMES_HW("hw_slug", "hw_slug"), "combos_digest_med", "model_slug", "hw_slug");
+static const char sql_model_count[] = CARD_COUNT("model_slug", "hw_slug");
 static const char sql_hw_rows[] =
-	"SELECT " NAMES_MODEL("model_slug", "model_slug") ", max(med) FROM combos INDEXED BY combos_med_hw "
-	"WHERE suite_version = ?1 AND hw_slug = ?2 AND t_runs > 0 AND med IS NOT NULL AND confirmed = 1 "
-	"GROUP BY model_slug ORDER BY 2 DESC, model_slug LIMIT " CARD_ROWS_MAX_STR;
-static const char sql_hw_count[] =
-	"SELECT coalesce(sum(t_runs), 0), count(DISTINCT model_slug) FROM combos "
-	"WHERE suite_version = ?1 AND hw_slug = ?2 AND t_runs > 0";
+	CARD_ROWS(NAMES_MODEL("model_slug", "model_slug"), "combos_med_hw", "hw_slug", "model_slug");
+static const char sql_hw_count[] = CARD_COUNT("hw_slug", "model_slug");
 
 /* The cards' statements, for the unit test of query plans. */
 const char *const page_card_sql[] = { sql_model_rows, sql_model_count, sql_hw_rows, sql_hw_count, NULL };

@@ -519,6 +519,53 @@ static unsigned next_rand(unsigned *s)
 	return (*s >> 16) & 0x7fff;
 }
 
+/* Makes 600 random changes on h, each the statement change writes into
+ * sql for a random number, and after every 50 asserts that diff (the rows
+ * where a kept sum and the sum made again disagree) counts none. */
+static void follow_changes(sqlite3 *h, unsigned seed, void (*change)(unsigned r, char *sql, size_t n),
+			   const char *diff, const char *what)
+{
+	char sql[512];
+	int i;
+
+	for (i = 0; i < 600; i++) {
+		change((seed = seed * 1103515245u + 12345u) >> 8, sql, sizeof sql);
+		exec_args(h, sql, 0, NULL);
+		if (i % 50 == 49)
+			ck_assert_msg(count_of(h, diff) == 0, "%s wrong after %d changes", what, i + 1);
+	}
+}
+
+static const char *const bes4[] = { "llama.cpp", "mlx", "vllm", "ollama" };
+
+/* A combination comes, changes its runs, is renamed (the identity pass)
+ * or goes. */
+static void combo_change(unsigned r, char *sql, size_t n)
+{
+	static const char *const hws[] = { "rtx-4090", "m3-ultra", "rtx-3090" };
+	const char *hw = hws[r % 3], *be = bes4[(r >> 3) % 4];
+
+	switch ((r >> 6) % 5) {
+	case 0: case 1:
+		snprintf(sql, n, "INSERT OR IGNORE INTO combos(suite_version, model_slug, "
+			 "model_digest, hw_slug, backend_name, key_id, first_at, runs) VALUES "
+			 "('suite-v1', 'm%u', 'sha256:%04u', '%s', '%s', 'r_%u', 0, %u)",
+			 r % 7, (r >> 9) % 5, hw, be, r, (r >> 12) % 40);
+		break;
+	case 2:
+		snprintf(sql, n, "UPDATE combos SET runs = runs + %u - 3 WHERE cid = "
+			 "(SELECT cid FROM combos ORDER BY (cid * %u) %% 101 LIMIT 1)", (r >> 12) % 9, r % 97 + 1);
+		break;
+	case 3:
+		snprintf(sql, n, "UPDATE OR IGNORE combos SET hw_slug = '%s', backend_name = '%s' "
+			 "WHERE cid = (SELECT cid FROM combos ORDER BY (cid * %u) %% 101 LIMIT 1)", hw, be, r % 97 + 1);
+		break;
+	default:
+		snprintf(sql, n, "DELETE FROM combos WHERE cid = "
+			 "(SELECT cid FROM combos ORDER BY (cid * %u) %% 101 LIMIT 1)", r % 97 + 1);
+	}
+}
+
 /* hw_backends (migration 0035) is what summing combos by hardware and
  * backend gives, after combinations come, change their runs, are renamed
  * (the identity pass) and go. */
@@ -529,46 +576,44 @@ START_TEST(hw_backends_follow_the_combinations)
 		"sum(runs), count(*) FROM combos GROUP BY 1, 2, 3) EXCEPT SELECT * FROM hw_backends "
 		"UNION ALL SELECT * FROM (SELECT * FROM hw_backends EXCEPT SELECT suite_version, hw_slug, "
 		"backend_name, sum(runs), count(*) FROM combos GROUP BY 1, 2, 3))";
-	static const char *const hws[] = { "rtx-4090", "m3-ultra", "rtx-3090" };
-	static const char *const bes[] = { "llama.cpp", "mlx", "vllm", "ollama" };
 	sqlite3 *h = raw_open();
-	unsigned seed = 7;
-	char sql[512];
-	int i;
 
-	for (i = 0; i < 600; i++) {
-		unsigned r = (seed = seed * 1103515245u + 12345u) >> 8;
-		const char *hw = hws[r % 3], *be = bes[(r >> 3) % 4];
-
-		switch ((r >> 6) % 5) {
-		case 0: case 1:
-			snprintf(sql, sizeof sql, "INSERT OR IGNORE INTO combos(suite_version, model_slug, "
-				 "model_digest, hw_slug, backend_name, key_id, first_at, runs) VALUES "
-				 "('suite-v1', 'm%u', 'sha256:%04u', '%s', '%s', 'r_%u', 0, %u)",
-				 r % 7, (r >> 9) % 5, hw, be, r, (r >> 12) % 40);
-			break;
-		case 2:
-			snprintf(sql, sizeof sql, "UPDATE combos SET runs = runs + %u - 3 WHERE cid = "
-				 "(SELECT cid FROM combos ORDER BY (cid * %u) %% 101 LIMIT 1)", (r >> 12) % 9, r % 97 + 1);
-			break;
-		case 3:
-			snprintf(sql, sizeof sql, "UPDATE OR IGNORE combos SET hw_slug = '%s', backend_name = '%s' "
-				 "WHERE cid = (SELECT cid FROM combos ORDER BY (cid * %u) %% 101 LIMIT 1)", hw, be, r % 97 + 1);
-			break;
-		default:
-			snprintf(sql, sizeof sql, "DELETE FROM combos WHERE cid = "
-				 "(SELECT cid FROM combos ORDER BY (cid * %u) %% 101 LIMIT 1)", r % 97 + 1);
-		}
-		exec_args(h, sql, 0, NULL);
-		if (i % 50 == 49)
-			ck_assert_msg(count_of(h, diff) == 0, "hw_backends wrong after %d changes", i + 1);
-	}
+	follow_changes(h, 7, combo_change, diff, "hw_backends");
 	ck_assert_int_gt(count_of(h, "SELECT count(*) FROM hw_backends"), 3);
 	exec_args(h, "DELETE FROM combos", 0, NULL);
 	ck_assert_int_eq(count_of(h, "SELECT count(*) FROM hw_backends"), 0);
 	sqlite3_close(h);
 }
 END_TEST
+
+/* A cluster is stored (the store's upsert), gains runs, moves to another
+ * suite or backend, or goes. */
+static void cluster_change(unsigned r, char *sql, size_t n)
+{
+	static const char *const suites[] = { "suite-v1", "suite-v2" };
+	const char *su = suites[r % 2], *be = bes4[(r >> 3) % 4];
+
+	switch ((r >> 6) % 5) {
+	case 0: case 1:
+		snprintf(sql, n, "INSERT INTO clusters(suite_version, model_digest, hw_class, "
+			 "backend_name, n, mean, stddev) VALUES ('%s', 'sha256:%04u', 'c%u', '%s', %u, 0, 0) "
+			 "ON CONFLICT DO UPDATE SET n = excluded.n", su, (r >> 9) % 5, (r >> 12) % 3, be,
+			 (r >> 14) % 40);
+		break;
+	case 2:
+		snprintf(sql, n, "UPDATE clusters SET n = n + %u WHERE model_digest = 'sha256:%04u'",
+			 (r >> 12) % 9, (r >> 9) % 5);
+		break;
+	case 3:
+		snprintf(sql, n, "UPDATE OR IGNORE clusters SET backend_name = '%s', "
+			 "suite_version = '%s' WHERE model_digest = 'sha256:%04u' AND hw_class = 'c%u'",
+			 be, su, (r >> 9) % 5, (r >> 12) % 3);
+		break;
+	default:
+		snprintf(sql, n, "DELETE FROM clusters WHERE model_digest = 'sha256:%04u' "
+			 "AND hw_class = 'c%u'", (r >> 9) % 5, (r >> 12) % 3);
+	}
+}
 
 /* backend_runs (migration 0037) is what summing clusters' n by suite and
  * backend gives, after clusters come, are stored again with a new n (the
@@ -580,41 +625,9 @@ START_TEST(backend_runs_follow_the_clusters)
 		"GROUP BY 1, 2 HAVING sum(n) <> 0) EXCEPT SELECT * FROM backend_runs WHERE runs <> 0 "
 		"UNION ALL SELECT * FROM (SELECT * FROM backend_runs WHERE runs <> 0 EXCEPT "
 		"SELECT suite_version, backend_name, sum(n) FROM clusters GROUP BY 1, 2 HAVING sum(n) <> 0))";
-	static const char *const suites[] = { "suite-v1", "suite-v2" };
-	static const char *const bes[] = { "llama.cpp", "mlx", "vllm", "ollama" };
 	sqlite3 *h = raw_open();
-	unsigned seed = 11;
-	char sql[512];
-	int i;
 
-	for (i = 0; i < 600; i++) {
-		unsigned r = (seed = seed * 1103515245u + 12345u) >> 8;
-		const char *su = suites[r % 2], *be = bes[(r >> 3) % 4];
-
-		switch ((r >> 6) % 5) {
-		case 0: case 1:         /* the store's write: upsert */
-			snprintf(sql, sizeof sql, "INSERT INTO clusters(suite_version, model_digest, hw_class, "
-				 "backend_name, n, mean, stddev) VALUES ('%s', 'sha256:%04u', 'c%u', '%s', %u, 0, 0) "
-				 "ON CONFLICT DO UPDATE SET n = excluded.n", su, (r >> 9) % 5, (r >> 12) % 3, be,
-				 (r >> 14) % 40);
-			break;
-		case 2:
-			snprintf(sql, sizeof sql, "UPDATE clusters SET n = n + %u WHERE "
-				 "model_digest = 'sha256:%04u'", (r >> 12) % 9, (r >> 9) % 5);
-			break;
-		case 3:
-			snprintf(sql, sizeof sql, "UPDATE OR IGNORE clusters SET backend_name = '%s', "
-				 "suite_version = '%s' WHERE model_digest = 'sha256:%04u' AND hw_class = 'c%u'",
-				 be, su, (r >> 9) % 5, (r >> 12) % 3);
-			break;
-		default:
-			snprintf(sql, sizeof sql, "DELETE FROM clusters WHERE model_digest = 'sha256:%04u' "
-				 "AND hw_class = 'c%u'", (r >> 9) % 5, (r >> 12) % 3);
-		}
-		exec_args(h, sql, 0, NULL);
-		if (i % 50 == 49)
-			ck_assert_msg(count_of(h, diff) == 0, "backend_runs wrong after %d changes", i + 1);
-	}
+	follow_changes(h, 11, cluster_change, diff, "backend_runs");
 	ck_assert_int_gt(count_of(h, "SELECT count(*) FROM backend_runs WHERE runs > 0"), 3);
 	exec_args(h, "DELETE FROM clusters", 0, NULL);
 	ck_assert_int_eq(count_of(h, "SELECT count(*) FROM backend_runs WHERE runs <> 0"), 0);
