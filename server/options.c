@@ -320,8 +320,9 @@ int parse_options(int argc, char **argv, struct config *c, int command)
 		/* Tests only: how long a stale list page may be served (ms),
 		 * so that a test's own pace cannot pass the bound. */
 		{ "test-stale-ms", required_argument, NULL, O_TESTSTALE },
-		/* Tests only: URLs per sitemap file (pages/page_sitemap.c), so
-		 * the index form is reached without 50,000 runs. */
+		/* Tests only: addresses in /sitemap.xml before it is an index
+		 * (pages/page_sitemap.c), so the index form is reached without
+		 * 50,000 runs. */
 		{ "sitemap-page-urls", required_argument, NULL, O_SITEMAPURLS },
 		/* Tests only: addresses per file of the index, so that files
 		 * smaller than the index's threshold are reached with a few. */

@@ -235,10 +235,11 @@ static json_t *changes_model(struct req *r, struct err *e)
 
 /* GET /changes and /changes.json: the list; NULL with a 400 naming a
  * bad filter, a 503 without the database.  Kept like the other lists
- * (page.c) until a write or the refresh thread's versions pass moves
- * them, unless ?hw= narrows it: any slug is a valid filter there, and a
- * copy for each would be bounded by nothing that exists (?backend= is one
- * of the known backends). */
+ * (page.c) until the next write or the refresh thread's round after it,
+ * when its query names nothing but ?backend= (one of the known
+ * backends): any slug is a valid ?hw=, and ?suite= and ?sort=, which the
+ * key holds, are read by no part of this page, so a copy for each value
+ * would be bounded by nothing that exists; those are built each time. */
 json_t *page_changes_view(struct page_view *v)
 {
 	json_t *m = changes_model(v->r, &v->err), *c;
@@ -246,7 +247,8 @@ json_t *page_changes_view(struct page_view *v)
 	struct dbconn *db;
 	size_t i;
 
-	v->keep = m && v->key[0] && !json_string_value(json_object_get(json_object_get(m, "filters"), "hw"));
+	v->keep = m && v->key[0] && !http_query(v->r, "hw") && !http_query(v->r, "suite") &&
+		  !http_query(v->r, "sort");
 	if (!m || v->format != HTTP_FMT_HTML)
 		return m;
 	json_array_foreach(json_object_get(m, "changes"), i, c)

@@ -34,7 +34,10 @@
 /* Addresses per file of the index.  A fifth of the limit: every list
  * write makes each file stale, and a file of runs is built by reading
  * its rows of the table, so 10,000 runs (1 MB, about 20 ms at 200,000
- * runs) where 50,000 took 90-130 ms and 5 MB of the response cache. */
+ * runs) where 50,000 took 90-130 ms and 5 MB of the response cache.
+ * Under SITEMAP_PAGE_URLS, /sitemap.xml itself is still the one urlset,
+ * rebuilt whole after a write (up to 50,000 addresses: a site of that
+ * size pays that build for the protocol's one-file form). */
 #define SITEMAP_FILE_URLS 10000
 
 #define NS "http://www.sitemaps.org/schemas/sitemap/0.9"

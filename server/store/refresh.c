@@ -51,11 +51,15 @@ static int flush_fn(struct dbconn *w, struct fjob *f)
 	return wanted_flush(w);
 }
 
-int refresh_round(struct db *db, const struct ceiling_ref *ref, const char *suite)
+/* One round (refresh_round), *did set once it wrote or rebuilt anything,
+ * even when a later step fails: what was written stands, and the kept
+ * pages must still learn of it.  0, or a negative db_status. */
+static int round_of(struct db *db, const struct ceiling_ref *ref, const char *suite, int *did)
 {
 	struct dbconn *c = db_reader(db);
-	int rc, did = 0, guard = 0;
+	int rc, guard = 0;
 
+	*did = 0;
 	if (!c)
 		return DB_ERR;
 	while ((rc = versions_dirty(c)) == 1 && guard++ < 100000) {
@@ -63,7 +67,7 @@ int refresh_round(struct db *db, const struct ceiling_ref *ref, const char *suit
 
 		if ((rc = db_write(db, &f.j)) != DB_OK)
 			return rc;
-		did = 1;
+		*did = 1;
 		if (!f.left)
 			break;
 	}
@@ -74,11 +78,19 @@ int refresh_round(struct db *db, const struct ceiling_ref *ref, const char *suit
 
 		if ((rc = db_write(db, &f.j)) != DB_OK)
 			return rc;
-		did = 1;
+		*did = 1;
 	}
 	if ((rc = forecast_refresh(c, ref, suite)) < 0)
 		return rc;
-	return did || rc > 0;
+	*did |= rc > 0;
+	return 0;
+}
+
+int refresh_round(struct db *db, const struct ceiling_ref *ref, const char *suite)
+{
+	int did, rc = round_of(db, ref, suite, &did);
+
+	return rc < 0 ? rc : did;
 }
 
 /* Waits until ms from now or until stopped; with the lock held. */
@@ -100,7 +112,7 @@ static void *refresh_main(void *arg)
 {
 	struct refresh *r = arg;
 	unsigned long seen = (unsigned long)-1;
-	int rc;
+	int rc, did;
 
 	pthread_mutex_lock(&r->lock);
 	while (!r->stop) {
@@ -118,9 +130,9 @@ static void *refresh_main(void *arg)
 			forecast_owe();
 		seen = r->commits;
 		pthread_mutex_unlock(&r->lock);
-		rc = refresh_round(r->db, r->ref, r->suite);
-		if (rc > 0 && r->changed)
-			r->changed(r->arg);
+		rc = round_of(r->db, r->ref, r->suite, &did);
+		if (did && r->changed)
+			r->changed(r->arg);     /* also after a failed later step */
 		pthread_mutex_lock(&r->lock);
 		if (rc >= 0)
 			r->done = seen;

@@ -103,6 +103,7 @@ def check_kept(server, c):
     assert changes(server, "?backend=llama.cpp")[0]["change_pct"] == c["change_pct"]
     assert "77.7" not in server.get("/changes").text
     assert changes(server, "?hw=rtx-4090")[0]["change_pct"] == 77.7          # built each time
+    assert changes(server, "?sort=x%d" % len(first))[0]["change_pct"] == 77.7  # read by nothing here
     upload(server, 119.0, "b6200")                                           # a write, a ninth key
     wait_for(lambda: changes(server)[0]["to_keys"] == 9, what="the kept list after a write")
 
