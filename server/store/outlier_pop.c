@@ -11,6 +11,10 @@
 #include "store/netcap.h"
 #include "util/log.h"
 
+/* clusters is written by this upsert and the delete below only, never by
+ * REPLACE: with recursive_triggers off a REPLACE's delete fires no
+ * trigger, and row_counts (migration 0023) and backend_runs (0037) would
+ * drift from the table. */
 static const char sql_cl_get[] =
 	"SELECT n, sum_q, sum_qq, keys, new_keys, mean, stddev FROM clusters WHERE " WHERE_KEY;
 static const char sql_cl_put[] =
