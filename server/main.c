@@ -39,6 +39,7 @@
 #include "store/tlog_signer.h"
 #include "store/netkey.h"
 #include "store/refresh.h"
+#include "store/scope.h"
 #include "store/forecast.h"
 #include "ingest/validate.h"
 #include "store/tlog_store.h"
@@ -187,10 +188,14 @@ static void on_commit(void *arg)
 }
 
 /* After the refresh thread changed figures the list pages show
- * (predictions, versions): the kept list pages are stale. */
-static void figures_refreshed(void *arg)
+ * (predictions, versions, asks): the kept list pages of the scopes it
+ * touched, and every unscoped one, are stale. */
+static void figures_refreshed(void *arg, const struct scope_set *touched)
 {
-	cache_bump_rep(arg, REP_LIST_HTML);
+	if (touched->over)
+		cache_bump_lists(arg);
+	else
+		cache_bump_scopes(arg, touched->t, touched->n);
 }
 
 /* Opens the transparency log's signer (key and checkpoints beside the

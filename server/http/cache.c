@@ -24,6 +24,7 @@ struct rep {
 	unsigned rep_gen;       /* its rep's generation when it was kept */
 	uint64_t gen;           /* the cache's generation it was built at */
 	uint64_t wgen;          /* the list writes' generation it was built at */
+	uint64_t agen;          /* and the writes that stale every list page */
 };
 
 /* A build under way of (id, rep): its leader alone builds it. */
@@ -34,6 +35,7 @@ struct flight {
 	int voided;             /* a drop of id happened since: keep nothing */
 	unsigned seq;           /* which flight of this slot */
 	uint64_t wgen;          /* the list writes' generation when it began */
+	uint64_t agen;          /* and that of the writes that stale every list page */
 	struct cache_waiter *waiters; /* woken when it lands (cache_fetch_async) */
 };
 
@@ -68,6 +70,7 @@ struct cache {
 	unsigned evict_cursor;
 	atomic_uint_fast64_t gen;       /* any change: drops, bumps, list writes */
 	atomic_uint_fast64_t wgen;      /* writes that change what lists show */
+	atomic_uint_fast64_t agen;      /* ... on every list page, scoped or not */
 	atomic_uint tag_gen[NTAGS];
 	atomic_uint rep_gen[REP__MAX];
 	int64_t (*now_ms)(void);
@@ -279,25 +282,43 @@ static int64_t missed_ms(struct cache *c, uint64_t wgen)
 	return INT64_MAX;
 }
 
+/* 1 when p, a list page, was kept with tags (the scopes it shows,
+ * store/scope.h): list writes outside them leave it fresh. */
+static int scoped(const struct rep *p)
+{
+	return p->tags.t[0] || p->tags.t[1];
+}
+
+/* 1 when no list write that p shows happened since it was built. */
+static int lists_fresh(struct cache *c, const struct rep *p)
+{
+	if (scoped(p))
+		return atomic_load(&c->agen) == p->agen && tags_fresh(c, p);
+	return atomic_load(&c->wgen) == p->wgen;
+}
+
 /* What a kept response is worth to a reader. */
 enum rep_state { ST_NONE, ST_STALE, ST_FRESH };
 
 /* p's state as (rep): FRESH when nothing it shows changed since it was
- * built; a list page STALE when only the list writes moved (a stored
- * run, a refresh of the figures) and the first of them it misses is at
- * most CACHE_STALE_MS old (*age: how old, in ms): other changes (a run's
- * own page dropped, a new log checkpoint) do not touch it and do not age
- * it; else NONE.  Caller holds the lock. */
+ * built; a list page STALE when only the list writes it shows moved (a
+ * stored run, a refresh of the figures; for a scoped page, one in its
+ * scopes) and the first list write it misses is at most CACHE_STALE_MS
+ * old (*age: how old, in ms; for a scoped page the first list write of
+ * any scope since its build, which is at least as old as the first it
+ * shows): other changes (a run's own page dropped, a new log
+ * checkpoint) do not touch it and do not age it; else NONE.  Caller
+ * holds the lock. */
 static enum rep_state rep_state(struct cache *c, const struct rep *p, enum cache_rep rep,
 				int64_t *age)
 {
-	if (!p->k)
+	if (!p->k || atomic_load(&c->rep_gen[rep]) != p->rep_gen)
 		return ST_NONE;
-	if (tags_fresh(c, p) && atomic_load(&c->rep_gen[rep]) == p->rep_gen &&
-	    (rep != REP_LIST_HTML || atomic_load(&c->wgen) == p->wgen))
+	if (rep != REP_LIST_HTML)
+		return tags_fresh(c, p) ? ST_FRESH : ST_NONE;
+	if (lists_fresh(c, p))
 		return ST_FRESH;
-	if (rep == REP_LIST_HTML && tags_fresh(c, p) && atomic_load(&c->rep_gen[rep]) == p->rep_gen &&
-	    c->stale_ms > 0 && (*age = missed_ms(c, p->wgen)) <= c->stale_ms)
+	if (c->stale_ms > 0 && (*age = missed_ms(c, p->wgen)) <= c->stale_ms)
 		return ST_STALE;
 	return ST_NONE;
 }
@@ -364,6 +385,7 @@ static unsigned flight_start(struct cache *c, const char *id, enum cache_rep rep
 		f->voided = 0;
 		f->seq++;
 		f->wgen = atomic_load(&c->wgen);
+		f->agen = atomic_load(&c->agen);
 		f->waiters = NULL;
 		return i + 1;
 	}
@@ -524,10 +546,10 @@ static void flights_void(struct cache *c, const char *id)
 }
 
 /* 1 when the leader lead may keep its build though the cache moved since
- * it read (a list page, its flight not voided), with *wgen the list
- * writes' generation when its flight began; else 0. */
+ * it read (a list page, its flight not voided), with *wgen and *agen the
+ * list writes' generations when its flight began; else 0. */
 static int flight_soft(struct cache *c, unsigned lead, const char *id, enum cache_rep rep,
-		       uint64_t *wgen)
+		       uint64_t *wgen, uint64_t *agen)
 {
 	struct flight *f;
 	int ok;
@@ -538,6 +560,7 @@ static int flight_soft(struct cache *c, unsigned lead, const char *id, enum cach
 	f = &c->flights[lead - 1];
 	ok = f->active && !f->voided && f->rep == rep && !strcmp(f->id, id);
 	*wgen = f->wgen;
+	*agen = f->agen;
 	pthread_mutex_unlock(&c->flight_lock);
 	return ok;
 }
@@ -580,6 +603,19 @@ void cache_bump_rep(struct cache *c, enum cache_rep rep)
 void cache_bump_lists(struct cache *c)
 {
 	pthread_rwlock_wrlock(&c->lock);
+	atomic_fetch_add(&c->agen, 1);
+	wgen_bump(c);
+	pthread_rwlock_unlock(&c->lock);
+}
+
+void cache_bump_scopes(struct cache *c, const unsigned *tags, int n)
+{
+	int i;
+
+	pthread_rwlock_wrlock(&c->lock);
+	for (i = 0; i < n; i++)
+		if (tags[i])
+			atomic_fetch_add(&c->tag_gen[slot_of(tags[i])], 1);
 	wgen_bump(c);
 	pthread_rwlock_unlock(&c->lock);
 }
@@ -588,7 +624,7 @@ void cache_bump_lists(struct cache *c)
  * cache has not moved since gen, or, when soft, over no copy of a later
  * snapshot.  Takes the caller's reference. */
 static void put(struct cache *c, const char *id, enum cache_rep rep, uint64_t gen,
-		struct cache_tags tags, struct http_kept *k, int soft, uint64_t wgen)
+		struct cache_tags tags, struct http_kept *k, int soft, uint64_t wgen, uint64_t agen)
 {
 	unsigned b = bucket_of(id);
 	int i;
@@ -624,13 +660,18 @@ static void put(struct cache *c, const char *id, enum cache_rep rep, uint64_t ge
 	}
 	p = &e->reps[rep];
 	p->tags = tags;
+	/* Soft, a list write since the flight began: which scopes it touched
+	 * is not known here, so a scoped page is stale at once (one behind
+	 * its tags) and aged from that write, as an unscoped one is. */
 	for (i = 0; i < 2; i++)
-		p->tag_gen[i] = tags.t[i] ? atomic_load(&c->tag_gen[slot_of(tags.t[i])]) : 0;
+		p->tag_gen[i] = tags.t[i] ? atomic_load(&c->tag_gen[slot_of(tags.t[i])]) -
+				(soft && atomic_load(&c->wgen) != wgen) : 0;
 	p->rep_gen = atomic_load(&c->rep_gen[rep]);
 	p->gen = gen;
-	/* Unsoft, nothing moved since gen: the list writes' generation is
+	/* Unsoft, nothing moved since gen: the list writes' generations are
 	 * today's. */
 	p->wgen = soft ? wgen : atomic_load(&c->wgen);
+	p->agen = soft ? agen : atomic_load(&c->agen);
 	p->k = k;
 	c->bytes += k->bytes;
 	pthread_rwlock_unlock(&c->lock);
@@ -643,16 +684,16 @@ drop:
 void cache_put(struct cache *c, const char *id, enum cache_rep rep, uint64_t gen,
 	       struct cache_tags tags, struct http_kept *k)
 {
-	put(c, id, rep, gen, tags, k, 0, 0);
+	put(c, id, rep, gen, tags, k, 0, 0, 0);
 }
 
 void cache_put_led(struct cache *c, unsigned lead, const char *id, enum cache_rep rep,
 		   uint64_t gen, struct cache_tags tags, struct http_kept *k)
 {
-	uint64_t wgen = 0;
-	int soft = flight_soft(c, lead, id, rep, &wgen);
+	uint64_t wgen = 0, agen = 0;
+	int soft = flight_soft(c, lead, id, rep, &wgen, &agen);
 
-	put(c, id, rep, gen, tags, k, soft, wgen);
+	put(c, id, rep, gen, tags, k, soft, wgen, agen);
 }
 
 void cache_invalidate(struct cache *c, const char *id)

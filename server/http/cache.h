@@ -13,8 +13,11 @@
  *
  * List pages are served stale while they are rebuilt (cache_fetch): a
  * write that changes what lists show (a stored run, the refresh thread's
- * new figures: cache_bump_lists) makes every kept list page stale, not
- * gone; other changes (a run's own page dropped, a new log checkpoint)
+ * new figures: cache_bump_scopes, cache_bump_lists) makes the kept list
+ * pages it touches stale, not gone (a page kept with tags is scoped: a
+ * model's or a hardware's page, store/scope.h, is touched only by writes
+ * of its scopes and by cache_bump_lists; one kept without tags by every
+ * list write); other changes (a run's own page dropped, a new log checkpoint)
  * leave them fresh.  The first request for a stale page once the first
  * write it misses is CACHE_SETTLE_MS old (before that the stale copy is
  * answered and nothing rebuilt, so a burst of writes costs one rebuild
@@ -98,7 +101,8 @@ void cache_set_stale_ms(struct cache *c, long ms);
 struct http_kept *cache_get(struct cache *c, const char *id, enum cache_rep rep);
 
 /* The populations a response shows (each 0: none): a run page shows its
- * fingerprint cluster and its combination. */
+ * fingerprint cluster and its combination; for a list page
+ * (REP_LIST_HTML) they are its scopes instead (cache_bump_scopes). */
 struct cache_tags {
 	unsigned t[2];
 };
@@ -174,10 +178,20 @@ void cache_bump_cluster(struct cache *c, unsigned tag);
  * dropped (a new log checkpoint: each /r/<id>.json carries a proof against
  * the latest one).  For REP_LIST_HTML, cache_bump_lists. */
 void cache_bump_rep(struct cache *c, enum cache_rep rep);
-/* A write that changes what list pages show (a stored run; the refresh
- * thread's new figures): every kept list page is stale from now on, and
- * its bound counts from the first of these it misses. */
+/* A write that changes what list pages show beyond any scope (a dispute
+ * post, a run that moved outlier flags or renamed a model): every kept
+ * list page is stale from now on, and its bound counts from the first of
+ * these it misses. */
 void cache_bump_lists(struct cache *c);
+/* A write that changes what list pages show only within the scopes
+ * tags[0..n) (store/scope.h: a stored run's model and hardware, the
+ * refresh round's figures of them; 0s are skipped): every list page kept
+ * without tags is stale from now on, as after cache_bump_lists, and so is
+ * one kept with the tags of a scope named here (a list page's tags, unlike
+ * a run page's, are scopes: it stays fresh through list writes outside
+ * them).  A scoped page is aged, conservatively, from the first list
+ * write of any scope since its build. */
+void cache_bump_scopes(struct cache *c, const unsigned *tags, int n);
 /* The longest id the cache keeps (a run id, or a list page's key). */
 #define CACHE_ID_MAX 39
 

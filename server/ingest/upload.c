@@ -19,6 +19,7 @@
 #include "http/ratelimit.h"
 #include "http/store_err.h"
 #include "store/run_store.h"
+#include "store/scope.h"
 #include "ingest/validate.h"
 #include "util/timefmt.h"
 
@@ -44,6 +45,19 @@ static void upload_release(void *state)
 	jws_free(&u->jws);
 }
 
+/* What lists show moved: the pages of the run's model and hardware (and
+ * every list page kept without a scope), or every list page when the run
+ * changed more (run_new.wide). */
+static void bump_lists(struct cache *c, const struct run_new *n)
+{
+	unsigned tags[2] = { scope_tag('m', n->f.model_slug), scope_tag('h', n->f.hw_slug) };
+
+	if (n->wide)
+		cache_bump_lists(c);
+	else
+		cache_bump_scopes(c, tags, 2);
+}
+
 /* On the sync thread, after the commit (or its failure): drops the
  * cached pages the commit changed (the runs whose flag moved, and every
  * page showing the cluster's figures, by its generation) here, right
@@ -64,7 +78,7 @@ static void upload_done(struct req *r, void *state)
 		cache_bump_cluster(c, u->n.cluster_tag);
 		cache_bump_cluster(c, u->n.other_tag);
 		cache_bump_cluster(c, u->n.combo_tag);
-		cache_bump_lists(c);           /* what lists show moved */
+		bump_lists(c, &u->n);
 	}
 }
 

@@ -14,6 +14,7 @@
 #include "pages/browse.h"
 #include "store/db.h"
 #include "store/names.h"
+#include "store/scope.h"
 #include "util/slug.h"
 
 
@@ -323,5 +324,8 @@ json_t *page_hw_view(struct page_view *v)
 	 * write of runs: built each time (a few reads). */
 	if (unmeasured)
 		v->keep = 0;
+	/* Kept in the hardware's scope: a write of other hardware leaves it
+	 * fresh. */
+	v->tags = (struct cache_tags){ { scope_tag('h', p.slug), 0 } };
 	return m;
 }

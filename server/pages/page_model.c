@@ -18,6 +18,7 @@
 #include "domain/quantile.h"
 #include "store/db.h"
 #include "store/names.h"
+#include "store/scope.h"
 #include "store/forecast.h"
 #include "util/slug.h"
 #include "util/textcut.h"
@@ -535,5 +536,9 @@ json_t *page_model_view(struct page_view *v)
 	 * write of runs: built each time (a few reads). */
 	if (unmeasured)
 		v->keep = 0;
+	/* Kept in the model's scope, and a model with predictions also in
+	 * the snapshot's: a write of another model leaves it fresh. */
+	v->tags = (struct cache_tags){ { scope_tag('m', p.slug),
+		v->r->app->ref && forecast_model_known(p.slug) ? SCOPE_PREDICTED : 0 } };
 	return m;
 }

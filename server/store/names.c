@@ -62,6 +62,24 @@ static int shown(struct dbconn *c, const char *kind, const char *slug, struct na
 	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : db_status_of(rc);
 }
 
+/* See names.h. */
+int names_shown_of(struct dbconn *c, const char *kind, const char *slug, char *out, size_t n)
+{
+	sqlite3_stmt *st = db_stmt(c, sql_shown);
+	int rc;
+
+	out[0] = '\0';
+	if (!st)
+		return DB_ERR;
+	db_bind_text(st, 1, kind);
+	db_bind_text(st, 2, slug);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		snprintf(out, n, "%s", (const char *)sqlite3_column_text(st, 0));
+	sqlite3_reset(st);
+	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : db_status_of(rc);
+}
+
 /* The slug rules keys of kind are made with (confusable_keys). */
 static int (*slug_rule(const char *kind))(const char *, char *, size_t)
 {

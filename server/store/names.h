@@ -55,6 +55,13 @@ int names_lookalike(struct dbconn *c, const struct run_fields *f, struct names_c
  * enter name_skeletons for its page.  A db_status. */
 int names_register(struct dbconn *c, const struct run_fields *f);
 
+/* Bytes a shown name is compared in (names are far shorter). */
+#define NAME_SHOWN_MAX 512
+
+/* The shown name of (kind "model" or "hw", slug) into out (n bytes, cut
+ * there; "" when it has none): 1, 0 when none, or a negative DB_ status. */
+int names_shown_of(struct dbconn *c, const char *kind, const char *slug, char *out, size_t n);
+
 /* At start, on the writer (migration 0031): makes name_skeletons anew
  * with the reference data's names when ICU, the reference data or the
  * rules changed since they were made (every name is then judged again),

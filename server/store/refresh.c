@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "store/forecast.h"
+#include "store/scope.h"
 #include "store/versions.h"
 #include "store/wanted.h"
 #include "util/log.h"
@@ -16,7 +17,7 @@ struct refresh {
 	struct db *db;
 	const struct ceiling_ref *ref;
 	const char *suite;
-	void (*changed)(void *arg);
+	void (*changed)(void *arg, const struct scope_set *touched);
 	void *arg;
 	pthread_t thread;
 	pthread_mutex_t lock;
@@ -31,6 +32,7 @@ struct fjob {
 	struct db_job j;
 	int left;
 	int (*fn)(struct dbconn *w, struct fjob *f);
+	struct scope_set *touched;
 };
 
 static int fjob_run(struct dbconn *w, struct db_job *j)
@@ -42,7 +44,7 @@ static int fjob_run(struct dbconn *w, struct db_job *j)
 
 static int pass_fn(struct dbconn *w, struct fjob *f)
 {
-	return versions_pass(w, VERSIONS_PASS_MAX, &f->left);
+	return versions_pass(w, VERSIONS_PASS_MAX, &f->left, f->touched);
 }
 
 static int flush_fn(struct dbconn *w, struct fjob *f)
@@ -51,10 +53,15 @@ static int flush_fn(struct dbconn *w, struct fjob *f)
 	return wanted_flush(w);
 }
 
-/* One round (refresh_round), *did set once it wrote or rebuilt anything,
- * even when a later step fails: what was written stands, and the kept
- * pages must still learn of it.  0, or a negative db_status. */
-static int round_of(struct db *db, const struct ceiling_ref *ref, const char *suite, int *did)
+/* One round: versions passes until none is dirty, the asks flushed, the
+ * prediction snapshot rebuilt when due; *did set once it wrote or rebuilt
+ * anything, even when a later step fails: what was written stands, and the kept
+ * pages must still learn of it.  touched gets the scopes of what it
+ * rewrote (store/scope.h: the versions' models and hardware,
+ * SCOPE_PREDICTED for a new snapshot; the asks show on no scoped page).
+ * 0, or a negative db_status. */
+static int round_of(struct db *db, const struct ceiling_ref *ref, const char *suite, int *did,
+		    struct scope_set *touched)
 {
 	struct dbconn *c = db_reader(db);
 	int rc, guard = 0;
@@ -63,7 +70,7 @@ static int round_of(struct db *db, const struct ceiling_ref *ref, const char *su
 	if (!c)
 		return DB_ERR;
 	while ((rc = versions_dirty(c)) == 1 && guard++ < 100000) {
-		struct fjob f = { .j = { .run = fjob_run }, .fn = pass_fn };
+		struct fjob f = { .j = { .run = fjob_run }, .fn = pass_fn, .touched = touched };
 
 		if ((rc = db_write(db, &f.j)) != DB_OK)
 			return rc;
@@ -82,15 +89,10 @@ static int round_of(struct db *db, const struct ceiling_ref *ref, const char *su
 	}
 	if ((rc = forecast_refresh(c, ref, suite)) < 0)
 		return rc;
+	if (rc > 0)
+		scope_add(touched, SCOPE_PREDICTED);
 	*did |= rc > 0;
 	return 0;
-}
-
-int refresh_round(struct db *db, const struct ceiling_ref *ref, const char *suite)
-{
-	int did, rc = round_of(db, ref, suite, &did);
-
-	return rc < 0 ? rc : did;
 }
 
 /* Waits until ms from now or until stopped; with the lock held. */
@@ -112,6 +114,7 @@ static void *refresh_main(void *arg)
 {
 	struct refresh *r = arg;
 	unsigned long seen = (unsigned long)-1;
+	struct scope_set touched;
 	int rc, did;
 
 	pthread_mutex_lock(&r->lock);
@@ -130,9 +133,11 @@ static void *refresh_main(void *arg)
 			forecast_owe();
 		seen = r->commits;
 		pthread_mutex_unlock(&r->lock);
-		rc = round_of(r->db, r->ref, r->suite, &did);
+		touched = (struct scope_set){ .n = 0 };
+		rc = round_of(r->db, r->ref, r->suite, &did, &touched);
+		touched.over |= rc < 0;          /* a failed round: all it may have touched */
 		if (did && r->changed)
-			r->changed(r->arg);     /* also after a failed later step */
+			r->changed(r->arg, &touched);     /* also after a failed later step */
 		pthread_mutex_lock(&r->lock);
 		if (rc >= 0)
 			r->done = seen;
@@ -149,7 +154,7 @@ static void *refresh_main(void *arg)
 }
 
 struct refresh *refresh_start(struct db *db, const struct ceiling_ref *ref, const char *suite,
-			      void (*changed)(void *arg), void *arg)
+			      void (*changed)(void *arg, const struct scope_set *touched), void *arg)
 {
 	struct refresh *r = calloc(1, sizeof *r);
 

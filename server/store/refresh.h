@@ -11,8 +11,10 @@
  * the prediction snapshot.  Without commits it wakes every
  * REFRESH_IDLE_MS to flush asks.  A change therefore shows well within
  * 2 s of the commit that completes it.  After a round that changed
- * something, changed(arg) is called (the daemon drops its kept list pages
- * there). */
+ * something, changed(arg, touched) is called with the scopes it touched
+ * (store/scope.h; touched->over when it cannot say): the daemon marks
+ * the kept list pages of those scopes, and every unscoped one, stale
+ * there. */
 #ifndef LLMS_REFRESH_H
 #define LLMS_REFRESH_H
 
@@ -20,6 +22,7 @@
 
 struct ceiling_ref;
 struct refresh;
+struct scope_set;
 
 #define REFRESH_SETTLE_MS 100
 #define REFRESH_IDLE_MS 500
@@ -28,13 +31,9 @@ struct refresh;
  * predictions); changed (may be NULL) is called after a round that wrote
  * or rebuilt.  NULL when the thread cannot start. */
 struct refresh *refresh_start(struct db *db, const struct ceiling_ref *ref, const char *suite,
-			      void (*changed)(void *arg), void *arg);
+			      void (*changed)(void *arg, const struct scope_set *touched), void *arg);
 /* The commit hook: wakes the thread (arg is the struct refresh). */
 void refresh_notify(void *arg);
-/* Runs one round now on the calling thread (tests, and the thread itself);
- * returns 1 when it changed something, 0 when not, a negative db_status on
- * failure. */
-int refresh_round(struct db *db, const struct ceiling_ref *ref, const char *suite);
 /* 1 while the thread owes work: a commit whose round has not finished
  * (figures, and the kept pages it drops, not yet caught up), asks not yet
  * flushed, or a prediction rebuild not yet due; 0 when idle (and for NULL).

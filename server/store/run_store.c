@@ -239,11 +239,36 @@ void run_store_pack(struct run_new *n)
 	jws_pack(n->jws, n->jws_len, &n->packed);
 }
 
+/* The shown names of n's model and hardware (names_shown_of) into
+ * shown[0] and [1] ("" where none); a db_status. */
+static int shown_names(struct dbconn *w, const struct run_new *n, char shown[2][NAME_SHOWN_MAX])
+{
+	int rc = names_shown_of(w, "model", n->f.model_slug, shown[0], NAME_SHOWN_MAX);
+
+	if (rc >= 0)
+		rc = names_shown_of(w, "hw", n->f.hw_slug, shown[1], NAME_SHOWN_MAX);
+	return rc < 0 ? rc : DB_OK;
+}
+
+/* Sets n->wide when the run changed a shown name its model or hardware
+ * had before (shown, from shown_names): other pages print that name (a
+ * hardware's page names the models run on it).  A first name is shown
+ * nowhere else yet.  A db_status. */
+static int renamed(struct dbconn *w, struct run_new *n, char shown[2][NAME_SHOWN_MAX])
+{
+	char now[2][NAME_SHOWN_MAX];
+	int rc = shown_names(w, n, now), i;
+
+	for (i = 0; i < 2 && rc == DB_OK; i++)
+		n->wide |= shown[i][0] && strcmp(shown[i], now[i]) != 0;
+	return rc;
+}
+
 int run_store_run(struct dbconn *w, struct db_job *j)
 {
 	struct run_new *n = (struct run_new *)j;
 	struct outlier_run o;
-	char hw_class[160], received[32];
+	char hw_class[160], received[32], shown[2][NAME_SHOWN_MAX];
 	int rc;
 
 	sha256_digest(n->sha, n->jws, n->jws_len);
@@ -259,10 +284,12 @@ int run_store_run(struct dbconn *w, struct db_job *j)
 		return rc;       /* too many new keys from its network today */
 	if ((rc = admit(w, n)) != DB_OK)
 		return rc;
-	if ((rc = names_register(w, &n->f)) != DB_OK)
+	if ((rc = shown_names(w, n, shown)) != DB_OK || (rc = names_register(w, &n->f)) != DB_OK)
 		return rc;
 	run_store_hw_class(n->f.fingerprint_hash, n->f.hw_slug, hw_class, sizeof hw_class);
 	rc = insert_logged(w, n, hw_class, received);
+	if (rc == DB_OK)
+		rc = renamed(w, n, shown);
 	if (rc == DB_OK)
 		rc = run_store_alias(w, "model", n->f.res.name_slug, n->f.model_slug);
 	if (rc == DB_OK)
@@ -286,6 +313,9 @@ int run_store_run(struct dbconn *w, struct db_job *j)
 	if (rc != DB_OK)
 		return rc;
 	n->outlier = flagged_now(n);
+	/* Flags moved (their runs may list under another model slug of the
+	 * same digest), or another cluster's new keys: beyond its scopes. */
+	n->wide |= json_array_size(n->affected) > 0 || n->other_tag;
 	/* Anything else a stored run must write in the same transaction goes
 	 * here or beside insert_logged above, before the writer's group commit: a
 	 * status other than DB_OK rolls this upload back to its savepoint

@@ -54,6 +54,10 @@ struct run_new {
 	unsigned cluster_tag;          /* outlier_cluster_tag() of the run's cluster */
 	unsigned other_tag;            /* and of the cluster whose new keys changed, or 0 */
 	unsigned combo_tag;            /* the tag of the run's combination (run_store_combo_tag) */
+	int wide;                      /* 1: it changed what pages beyond its model's and
+					* its hardware's show (store/scope.h): outlier
+					* flags moved, another cluster's new keys, a
+					* shown name it renamed */
 };
 
 /* Writes a new unguessable run id: "r_" and 11 of [a-z0-9_-]. */

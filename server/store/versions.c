@@ -12,6 +12,7 @@
 #include "domain/quantile.h"
 #include "domain/version.h"
 #include "store/netcap.h"
+#include "store/scope.h"
 #include "util/buf.h"
 #include "util/jsonw.h"
 #include "util/timefmt.h"
@@ -464,7 +465,7 @@ struct dirty {
 	char raw[420];
 };
 
-int versions_pass(struct dbconn *w, int max, int *left)
+int versions_pass(struct dbconn *w, int max, int *left, struct scope_set *touched)
 {
 	sqlite3_stmt *st = db_stmt(w, sql_dirty);
 	struct dirty *d = NULL;
@@ -514,6 +515,10 @@ int versions_pass(struct dbconn *w, int max, int *left)
 		if (rc == DB_OK) {
 			sqlite3_bind_int64(st, 1, d[i].seq);
 			rc = exec_st(st);
+		}
+		if (touched) {
+			scope_add(touched, scope_tag('m', d[i].k.model));
+			scope_add(touched, scope_tag('h', d[i].k.hw));
 		}
 		for (j = 0; j < nd && !same(&done[j], &d[i].k); j++)
 			;

@@ -34,8 +34,10 @@
 
 /* On the writer thread (w): recomputes at most max dirty versions and the
  * changes of their combinations, removing them from version_dirty; *left
- * gets 1 when dirty versions remain.  A db_status. */
-int versions_pass(struct dbconn *w, int max, int *left);
+ * gets 1 when dirty versions remain, and touched (when not NULL) the
+ * scopes of their models and hardware (store/scope.h).  A db_status. */
+struct scope_set;
+int versions_pass(struct dbconn *w, int max, int *left, struct scope_set *touched);
 
 /* 1 when version_dirty holds a row (read on c), 0 when not, a negative
  * db_status on failure. */

@@ -304,7 +304,7 @@ static int batch_run(struct dbconn *w, struct db_job *j)
 	 * versions the batch touched are recomputed, and version_dirty stays
 	 * as small as a running daemon keeps it. */
 	for (int left = 1; rc == DB_OK && left; )
-		rc = versions_pass(w, VERSIONS_PASS_MAX, &left);
+		rc = versions_pass(w, VERSIONS_PASS_MAX, &left, NULL);
 	versions_cpu += cpu_s() - c1;
 	return rc;
 }

@@ -205,6 +205,23 @@ static void lead_put(struct cache *c, unsigned lead, const char *id, uint64_t ge
 	cache_land(c, lead);
 }
 
+/* 1 when the list page id is kept and fresh. */
+static int is_fresh(struct cache *c, const char *id)
+{
+	struct http_kept *k = cache_get(c, id, REP_LIST_HTML);
+
+	http_kept_unref(k);
+	return k != NULL;
+}
+
+/* lead_put of a page kept with tags. */
+static void lead_put_tagged(struct cache *c, unsigned lead, const char *id, uint64_t gen,
+			    struct cache_tags tags, size_t n)
+{
+	cache_put_led(c, lead, id, REP_LIST_HTML, gen, tags, body_of(n));
+	cache_land(c, lead);
+}
+
 /* The bytes of what fetch answers with (0: nothing), and its lead. */
 static size_t fetched(struct cache *c, const char *id, enum cache_rep rep, unsigned *lead)
 {
@@ -327,6 +344,55 @@ START_TEST(test_a_burst_of_writes_settles_into_one_rebuild)
 	ck_assert_uint_eq(fetched(c, "Lkey", REP_LIST_HTML, &lead), 200);
 	ck_assert_uint_ne(lead, 0);
 	cache_land(c, lead);
+	cache_free(c);
+}
+END_TEST
+
+/* A list page kept with tags is scoped: list writes of other scopes
+ * leave it fresh, one of its own (either tag) or a write of every list
+ * (cache_bump_lists) makes it stale, served while it is rebuilt; a page
+ * kept without tags follows every list write.  A build led while a list
+ * write happened is stale at once, whatever its scope. */
+START_TEST(test_a_scoped_list_page_follows_only_its_scopes)
+{
+	struct cache *c = cache_faked();
+	struct cache_tags mine = { { 11, 12 } };
+	unsigned other[2] = { 21, 22 }, one[1] = { 12 }, lead;
+	uint64_t gen;
+
+	cache_put(c, "Lmine", REP_LIST_HTML, cache_gen(c), mine, body_of(100));
+	put(c, "Lall", REP_LIST_HTML, 50);
+	cache_bump_scopes(c, other, 2);          /* an upload of other scopes */
+	ck_assert(is_fresh(c, "Lmine"));
+	ck_assert_ptr_null(cache_get(c, "Lall", REP_LIST_HTML));   /* unscoped: stale */
+	cache_bump_scopes(c, NULL, 0);           /* a refresh of no scope (asks) */
+	ck_assert(is_fresh(c, "Lmine"));
+	cache_bump_scopes(c, one, 1);            /* its second tag */
+	ck_assert_ptr_null(cache_get(c, "Lmine", REP_LIST_HTML));
+	fake_now += CACHE_SETTLE_MS;
+	ck_assert_uint_eq(fetched(c, "Lmine", REP_LIST_HTML, &lead), 100);   /* stale, led */
+	ck_assert_uint_ne(lead, 0);
+	gen = cache_gen(c);
+	lead_put_tagged(c, lead, "Lmine", gen, mine, 200);
+	ck_assert(is_fresh(c, "Lmine"));
+	/* A write of every list. */
+	cache_bump_lists(c);
+	ck_assert_ptr_null(cache_get(c, "Lmine", REP_LIST_HTML));
+	fake_now += CACHE_SETTLE_MS;
+	ck_assert_uint_eq(fetched(c, "Lmine", REP_LIST_HTML, &lead), 200);
+	ck_assert_uint_ne(lead, 0);
+	/* A list write of another scope while that build ran: it may have
+	 * read before or after, so what it keeps is stale at once. */
+	gen = cache_gen(c);
+	cache_bump_scopes(c, other, 2);
+	lead_put_tagged(c, lead, "Lmine", gen, mine, 300);
+	ck_assert_ptr_null(cache_get(c, "Lmine", REP_LIST_HTML));
+	ck_assert_uint_eq(fetched(c, "Lmine", REP_LIST_HTML, &lead), 300);   /* served stale */
+	cache_land(c, lead);
+	/* Cluster tags of run pages stay hard: a bump drops a run page. */
+	cache_put(c, "r_aaaaaaaaa01", REP_RUN_HTML, cache_gen(c), mine, body_of(10));
+	cache_bump_scopes(c, one, 1);
+	ck_assert_ptr_null(cache_get(c, "r_aaaaaaaaa01", REP_RUN_HTML));
 	cache_free(c);
 }
 END_TEST
@@ -531,6 +597,7 @@ static Suite *suite_cache(void)
 	tcase_add_test(t, test_a_burst_of_writes_settles_into_one_rebuild);
 	tcase_add_test(t, test_a_suspended_waiter_is_woken_by_the_one_build);
 	tcase_add_test(t, test_an_older_build_never_replaces_a_newer_copy);
+	tcase_add_test(t, test_a_scoped_list_page_follows_only_its_scopes);
 	tcase_add_test(t, test_a_leader_that_keeps_nothing_hands_the_flight_on);
 	tcase_add_test(t, test_stale_past_the_bound_or_dropped_is_never_served);
 	tcase_add_test(t, test_a_page_never_kept_is_built_once);

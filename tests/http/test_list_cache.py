@@ -1,16 +1,19 @@
 """The board, model and hardware pages, their JSON twins, /models,
 /hardware, the cheatsheet, /outliers and /disputes are kept in the
-response cache by their path and query until the next write of any kind: a kept page is
+response cache by their path and query until the next write that touches
+them (a model's and a hardware's page: a write of that model or hardware;
+the others: any write): a kept page is
 served again as it was (same body, same ETag, 304 on revalidation), a page
 with another query is never served in its place, and every upload shows
 within the bound (schema/API.md: the first request after a write is
 answered from the stale copy while the page is rebuilt off its path)."""
+import hashlib
 import re
 import sqlite3
 
 import pytest
 
-from conftest import make_payload, new_key, sign, wait_for
+from conftest import digest_for, make_payload, new_key, sign, wait_for
 
 
 def upload(server, decode, **over):
@@ -131,3 +134,107 @@ def test_twins_and_index_lists_are_kept_until_a_write(server):
     for path in [p for p in paths if not p.startswith(("/outliers", "/disputes"))]:
         wait_for(lambda: second in server.get(path).text or "255" in server.get(path).text,
                  timeout=5, what=path)
+
+
+def list_hits(server):
+    m = re.search(r'^llmspeed_response_cache_hits_total\{kind="list_html"\} (\S+)$',
+                  server.get("/metrics").text, re.M)
+    assert m
+    return float(m.group(1))
+
+
+def wait_kept(server, path):
+    """Until path is answered from the kept copy (a page is kept a moment
+    after it is sent)."""
+    def served_kept():
+        before = list_hits(server)
+        assert server.get(path).status_code == 200, path
+        return list_hits(server) > before
+    wait_for(served_kept, what=path + " kept")
+
+
+def scoped_upload(server, decode, model, accel):
+    """A run of model (a name the reference data does not know, so its
+    page shows no predictions) on hardware accel."""
+    return upload(server, decode, model__name=model, model__digest=digest_for(model),
+                  hardware__accelerator_summary=accel, hardware__gpu_name=accel,
+                  hardware__fingerprint_hash=hashlib.sha256(accel.encode()).hexdigest()[:16])
+
+
+def rename_behind(server, kind, slug, name):
+    """Changes the shown name of a model or hardware behind the daemon's
+    back (no trigger marks anything for the refresh round)."""
+    c = sqlite3.connect(server.db, timeout=10)
+    with c:
+        assert c.execute("UPDATE search_names SET name = ? WHERE kind = ? AND slug = ?",
+                         (name, kind, slug)).rowcount == 1
+    c.close()
+
+
+def test_a_write_leaves_other_models_and_hardware_kept(server):
+    """A model's and a hardware's page are kept in their scope: a write of
+    another model on other hardware leaves them fresh (a name changed
+    behind the daemon's back stays unseen), while the board, which lists
+    everything, follows it; a write of the model (on other hardware) makes
+    the model's page, not the hardware's, follow; a write of every list
+    makes them all follow."""
+    a = scoped_upload(server, 101.0, "Frobnicator-7B-Chat", "Obscure X1")
+    b = scoped_upload(server, 111.0, "Quuxinator-3B-Base", "Obscure Y2")
+    (ma, ha), (mb, hb) = slugs(server, a), slugs(server, b)
+    assert ma != mb and ha != hb
+    model_pages = ["/m/" + mb, "/m/%s.json" % mb]
+    hw_pages = ["/hw/" + hb, "/hw/%s?sort=date" % hb]
+    for path in model_pages + hw_pages + ["/"]:
+        assert "Obscure Y2" in server.get(path).text, path
+        wait_kept(server, path)
+    rename_behind(server, "hw", hb, "Renamed Behind")
+    scoped_upload(server, 102.0, "Frobnicator-7B-Chat", "Obscure X1")
+    for path in model_pages + hw_pages:
+        assert "Renamed Behind" not in server.get(path).text, path
+    assert "Renamed Behind" in server.get("/").text          # unscoped: rebuilt
+    # The model of b on a's hardware: b's model page follows, its
+    # hardware's page stays kept.
+    scoped_upload(server, 103.0, "Quuxinator-3B-Base", "Obscure X1")
+    for path in model_pages:
+        page = server.get(path).text
+        assert "103.0" in page and "Renamed Behind" in page, path
+    for path in hw_pages:
+        assert "Renamed Behind" not in server.get(path).text, path
+    # A write of every list (a dispute post: /outliers and /disputes count
+    # the posts) makes them all follow.
+    r = server.post("/api/v1/runs/%s/disputes" % a, json={"body": "Too fast for this card."})
+    assert r.status_code == 201, r.text
+    for path in hw_pages:
+        assert "Renamed Behind" in server.get(path).text, path
+
+
+def test_a_model_with_predictions_follows_the_snapshot(server):
+    """The page of a model the reference data knows shows predictions, so
+    the snapshot's rebuild after a write of any model makes it follow."""
+    rid = upload(server, 121.0)
+    model, hw = slugs(server, rid)
+    path = "/m/" + model
+    # The reference data knows it (its ceiling is reckoned on any hardware).
+    fit = server.get("/fit.json?model=%s&hw=%s" % (model, hw))
+    assert fit.status_code == 200 and fit.json()["result"]["ceiling_tok_s"], fit.text
+    wait_kept(server, path)
+    rename_behind(server, "hw", hw, "Renamed Behind")
+    scoped_upload(server, 104.0, "Frobnicator-7B-Chat", "Obscure X1")
+    assert "Renamed Behind" in server.get(path).text
+
+
+def test_a_write_that_renames_a_model_reaches_every_page(server):
+    """When most keys come to spell a model another way its shown name
+    changes, and other hardware's pages print that name: such a write
+    makes every kept list page follow, not just its scopes."""
+    scoped_upload(server, 105.0, "Frobnicator-7B-Chat", "Obscure Y2")
+    rid = scoped_upload(server, 106.0, "Quuxinator-3B-Base", "Obscure Y2")
+    _, hw = slugs(server, rid)
+    path = "/hw/" + hw
+    assert "Frobnicator-7B-Chat" in server.get(path).text
+    wait_kept(server, path)
+    # Two more keys spell it another way, on other hardware.
+    for decode in (107.0, 108.0):
+        scoped_upload(server, decode, "Frobnicator 7B Chat", "Obscure X1")
+    page = server.get(path).text
+    assert "Frobnicator 7B Chat" in page and "Frobnicator-7B-Chat" not in page

@@ -54,7 +54,7 @@ static int put_fn(struct dbconn *w, void *arg)
 static int pass_fn(struct dbconn *w, void *arg)
 {
 	int left;
-	int rc = versions_pass(w, 3, &left);     /* small passes: several are needed */
+	int rc = versions_pass(w, 3, &left, NULL);     /* small passes: several are needed */
 
 	*(int *)arg = left;
 	return rc;
