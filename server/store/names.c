@@ -39,29 +39,6 @@ static const char sql_forget[] =
 /* The upload's statements (names_refresh's run only at a start). */
 const char *const names_sql[] = { sql_shown, sql_key_hit, sql_key_add, sql_vote_add, NULL };
 
-/* Fills out from the shown name of (kind, slug) when there is one: 1, 0
- * when the slug has none, or a negative DB_ status. */
-static int shown(struct dbconn *c, const char *kind, const char *slug, struct names_clash *out)
-{
-	sqlite3_stmt *st = db_stmt(c, sql_shown);
-	struct buf b = BUF_INIT;
-	int rc;
-
-	if (!st)
-		return DB_ERR;
-	db_bind_text(st, 1, kind);
-	db_bind_text(st, 2, slug);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		textcut(&b, (const char *)sqlite3_column_text(st, 0), 60);
-		snprintf(out->name, sizeof out->name, "%s", b.buf ? b.buf : slug);
-		snprintf(out->slug, sizeof out->slug, "%s", slug);
-		buf_release(&b);
-	}
-	sqlite3_reset(st);
-	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : db_status_of(rc);
-}
-
 /* See names.h. */
 int names_shown_of(struct dbconn *c, const char *kind, const char *slug, char *out, size_t n)
 {
@@ -78,6 +55,23 @@ int names_shown_of(struct dbconn *c, const char *kind, const char *slug, char *o
 		snprintf(out, n, "%s", (const char *)sqlite3_column_text(st, 0));
 	sqlite3_reset(st);
 	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : db_status_of(rc);
+}
+
+/* Fills out from the shown name of (kind, slug) when there is one: 1, 0
+ * when the slug has none, or a negative DB_ status. */
+static int shown(struct dbconn *c, const char *kind, const char *slug, struct names_clash *out)
+{
+	char full[NAME_SHOWN_MAX];
+	struct buf b = BUF_INIT;
+	int rc = names_shown_of(c, kind, slug, full, sizeof full);
+
+	if (rc == 1) {
+		textcut(&b, full, 60);
+		snprintf(out->name, sizeof out->name, "%s", b.buf ? b.buf : slug);
+		snprintf(out->slug, sizeof out->slug, "%s", slug);
+		buf_release(&b);
+	}
+	return rc;
 }
 
 /* The slug rules keys of kind are made with (confusable_keys). */
