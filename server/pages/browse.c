@@ -239,6 +239,9 @@ static void snapshot_end(struct browse *b)
 	b->in_txn = 0;
 }
 
+/* browse_begin calls on this thread: each opens a new snapshot. */
+static _Thread_local unsigned long begun;
+
 int browse_begin(struct browse *b, struct req *r)
 {
 	memset(b, 0, sizeof *b);
@@ -250,6 +253,7 @@ int browse_begin(struct browse *b, struct req *r)
 	if (!(b->c = db_reader(r->app->db)))
 		return browse_error(b, 503, MSG_DB_DOWN);
 	b->gen = cache_gen(r->app->cache);
+	begun++;                   /* a new snapshot: browse_digest_short's memo is void */
 	snapshot_begin(b);
 	if (check_args(b) < 0)
 		return -1;
@@ -625,6 +629,16 @@ json_t *browse_title(const char *name)
 	return t;
 }
 
+/* The last short digest this thread made within one page's snapshot (a
+ * list names the same weights file row after row): valid while the
+ * thread's browse_begin count is still seq and for the same connection,
+ * suite and digest. */
+static _Thread_local struct {
+	unsigned long seq;
+	const struct dbconn *c;
+	char suite[64], digest[80], shrt[BROWSE_DIGEST_SHORT];
+} memo;
+
 void browse_digest_short(struct dbconn *c, const char *suite, const char *digest,
 			 char out[BROWSE_DIGEST_SHORT])
 {
@@ -635,6 +649,11 @@ void browse_digest_short(struct dbconn *c, const char *suite, const char *digest
 	out[0] = '\0';
 	if (!digest || strncmp(digest, "sha256:", 7) || strlen(digest) < 7 + 12)
 		return;
+	if (c && memo.seq == begun && memo.c == c && !strcmp(memo.suite, suite) &&
+	    !strcmp(memo.digest, digest)) {
+		memcpy(out, memo.shrt, BROWSE_DIGEST_SHORT);
+		return;
+	}
 	snprintf(lo, sizeof lo, "%.19s", digest);
 	snprintf(hi, sizeof hi, "%.19s~", digest);
 	if (st) {
@@ -650,4 +669,11 @@ void browse_digest_short(struct dbconn *c, const char *suite, const char *digest
 		sqlite3_reset(st);
 	}
 	snprintf(out, BROWSE_DIGEST_SHORT, "%.*s", twin ? 64 : 12, digest + 7);
+	if (st && strlen(suite) < sizeof memo.suite && strlen(digest) < sizeof memo.digest) {
+		memo.seq = begun;
+		memo.c = c;
+		strcpy(memo.suite, suite);
+		strcpy(memo.digest, digest);
+		memcpy(memo.shrt, out, BROWSE_DIGEST_SHORT);
+	}
 }

@@ -148,17 +148,18 @@ struct dbconn *db_conn_open(const char *path, int readonly, unsigned busy_ms, co
 	sqlite3_extended_result_codes(c->h, 1);
 	/* Page cache and memory-mapped reads keep the indexes an upload or a
 	 * page touches out of pread(): 32 MiB for the writer, whose batches
-	 * revisit the same index leaves; 8 MiB for each reader (one per
+	 * revisit the same index leaves; 2 MiB for each reader (one per
 	 * serving thread), since a page's reads are a few seeks that the
 	 * kernel's page cache serves as well, and each reader's cache is the
-	 * daemon's own memory (RssAnon; tests/bench/README.md).  The map
+	 * daemon's own memory (RssAnon; tests/bench/README.md: at a million
+	 * runs, past the map, 8 MiB each held 30 MB more for no speed).  The map
 	 * is as large as this SQLite allows (SQLITE_MAX_MMAP_SIZE, 2 GB on
 	 * Debian): mapped pages are the kernel's page cache (RssFile), not
 	 * the daemon's memory, and each page read through the map is no
 	 * pread() copy (a filtered board's build spent a fifth of its time
 	 * in the kernel copying pages at 200,000 runs, 1.1 GB, with 256 MB
 	 * mapped). */
-	db_exec(c, readonly ? "PRAGMA cache_size=-8192" : "PRAGMA cache_size=-32768");
+	db_exec(c, readonly ? "PRAGMA cache_size=-2048" : "PRAGMA cache_size=-32768");
 	db_exec(c, "PRAGMA mmap_size=2147418112");
 	if (readonly)
 		db_exec(c, "PRAGMA query_only=1");

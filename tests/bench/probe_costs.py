@@ -116,6 +116,8 @@ def main():
         m, h = rnd.choice(models), rnd.choice(hws)
         if (m, h) not in pairs:
             empty.append("/m/%s/hw/%s" % (m, h))
+    mpages = ["/m/%s" % m for m in rnd.sample(models, min(n, len(models)))]
+    hpages = ["/hw/%s" % h for h in rnd.sample(hws, min(n, len(hws)))]
     mcards = ["/card/m/%s.png" % m for m in rnd.sample(models, min(n, len(models)))]
     hcards = ["/card/hw/%s.png" % h for h in rnd.sample(hws, min(n, len(hws)))]
     p, port = start(os.path.abspath(a.bin), work, tmp)
@@ -136,6 +138,9 @@ def main():
             ("/wanted (100 rows), again", ["/wanted"] * n),
             ("/m/<m>/hw/<h> without runs, first", empty),
             ("/m/<m>/hw/<h> without runs, again", empty),
+            ("/m/<m>, first", mpages),
+            ("/m/<m>, again", mpages),
+            ("/hw/<h>, first", hpages),
             ("/card/m/<m>.png, first", mcards),
             ("/card/m/<m>.png, again", mcards),
             ("/card/hw/<h>.png, first", hcards),
