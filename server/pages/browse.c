@@ -34,11 +34,7 @@ static const char sql_demo[] = "SELECT 1 FROM runs WHERE demo = 1 LIMIT 1";
 /* A counted run of suite ?4 with another digest than ?3 in [?1, ?2):
  * below it, and above it, each one seek in runs_cluster_decode (0020)
  * however many runs ?3 has. */
-static const char sql_digest_twin[] =
-	"SELECT 1 FROM runs WHERE suite_version = ?4 AND status = 'ok' AND model_digest >= ?1 "
-	"AND model_digest < ?3 UNION ALL "
-	"SELECT 1 FROM runs WHERE suite_version = ?4 AND status = 'ok' AND model_digest > ?3 "
-	"AND model_digest < ?2 LIMIT 1";
+static const char sql_digest_twin[] = RUN_DIGEST_TWIN_SQL;
 const char *const browse_sql[] = { sql_suite_next, sql_suite_known, sql_demo, sql_digest_twin, NULL };
 
 #define MAX_SUITES 50

@@ -27,6 +27,7 @@ static const char sql_insert[] =
 	"VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
 /* An uploaded name's own slug that is not its page's (issue 32): the page
  * slug it redirects to.  The first run to bring it decides. */
+static const char sql_twin[] = RUN_DIGEST_TWIN_SQL;
 static const char sql_alias[] =
 	"INSERT OR IGNORE INTO slug_aliases(kind, slug, target) VALUES (?1, ?2, ?3)";
 
@@ -250,6 +251,32 @@ static int shown_names(struct dbconn *w, const struct run_new *n, char shown[2][
 	return rc < 0 ? rc : DB_OK;
 }
 
+/* Sets n->wide when another digest of the suite starts as the run's does
+ * (RUN_DIGEST_TWIN_SQL): both are then shown in full, on the other
+ * model's pages too.  A db_status. */
+static int twin_digest(struct dbconn *w, struct run_new *n)
+{
+	const char *d = n->f.model_digest;
+	sqlite3_stmt *st;
+	char lo[32], hi[32];
+	int rc;
+
+	if (strncmp(d, "sha256:", 7) || strlen(d) < 7 + 12)
+		return DB_OK;
+	if (!(st = db_stmt(w, sql_twin)))
+		return DB_ERR;
+	snprintf(lo, sizeof lo, "%.19s", d);
+	snprintf(hi, sizeof hi, "%.19s~", d);
+	db_bind_text(st, 1, lo);
+	db_bind_text(st, 2, hi);
+	db_bind_text(st, 3, d);
+	db_bind_text(st, 4, n->f.suite_version);
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	n->wide |= rc == SQLITE_ROW;
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? DB_OK : db_status_of(rc);
+}
+
 /* Sets n->wide when the run changed a shown name its model or hardware
  * had before (shown, from shown_names): other pages print that name (a
  * hardware's page names the models run on it).  A first name is shown
@@ -290,6 +317,8 @@ int run_store_run(struct dbconn *w, struct db_job *j)
 	rc = insert_logged(w, n, hw_class, received);
 	if (rc == DB_OK)
 		rc = renamed(w, n, shown);
+	if (rc == DB_OK)
+		rc = twin_digest(w, n);
 	if (rc == DB_OK)
 		rc = run_store_alias(w, "model", n->f.res.name_slug, n->f.model_slug);
 	if (rc == DB_OK)

@@ -57,8 +57,19 @@ struct run_new {
 	int wide;                      /* 1: it changed what pages beyond its model's and
 					* its hardware's show (store/scope.h): outlier
 					* flags moved, another cluster's new keys, a
-					* shown name it renamed */
+					* shown name it renamed, a digest that reads
+					* as another's (RUN_DIGEST_TWIN_SQL) */
 };
+
+/* A row when another digest than ?3 in suite ?4 has counted runs and
+ * starts with the same "sha256:" and 12 hex digits (?1 those 19
+ * characters, ?2 the same followed by '~'): such digests are shown in
+ * full wherever a short digest is (pages/browse.h, browse_digest_short). */
+#define RUN_DIGEST_TWIN_SQL \
+	"SELECT 1 FROM runs WHERE suite_version = ?4 AND status = 'ok' AND model_digest >= ?1 " \
+	"AND model_digest < ?3 UNION ALL " \
+	"SELECT 1 FROM runs WHERE suite_version = ?4 AND status = 'ok' AND model_digest > ?3 " \
+	"AND model_digest < ?2 LIMIT 1"
 
 /* Writes a new unguessable run id: "r_" and 11 of [a-z0-9_-]. */
 void run_id_new(char out[RUN_ID_LEN]);

@@ -153,10 +153,10 @@ def wait_kept(server, path):
     wait_for(served_kept, what=path + " kept")
 
 
-def scoped_upload(server, decode, model, accel):
+def scoped_upload(server, decode, model, accel, digest=None):
     """A run of model (a name the reference data does not know, so its
     page shows no predictions) on hardware accel."""
-    return upload(server, decode, model__name=model, model__digest=digest_for(model),
+    return upload(server, decode, model__name=model, model__digest=digest or digest_for(model),
                   hardware__accelerator_summary=accel, hardware__gpu_name=accel,
                   hardware__fingerprint_hash=hashlib.sha256(accel.encode()).hexdigest()[:16])
 
@@ -238,3 +238,18 @@ def test_a_write_that_renames_a_model_reaches_every_page(server):
         scoped_upload(server, decode, "Frobnicator 7B Chat", "Obscure X1")
     page = server.get(path).text
     assert "Frobnicator 7B Chat" in page and "Frobnicator-7B-Chat" not in page
+
+
+def test_a_digest_that_reads_as_another_reaches_its_pages(server):
+    """A digest that shares its first 12 hex digits with another model's
+    is shown in full on that other model's pages too (issue 37, H2): the
+    write that brings it marks every kept list page, not just its own
+    model's and hardware's."""
+    honest = "sha256:" + "ab12" * 16
+    rid = scoped_upload(server, 109.0, "Quuxinator-3B-Base", "Obscure Y2", digest=honest)
+    model, _ = slugs(server, rid)
+    path = "/m/%s.json" % model
+    assert server.get(path).json()["digest"]["digest_short"] == "ab12" * 3
+    wait_kept(server, path)
+    scoped_upload(server, 110.0, "Frobnicator-7B-Chat", "Obscure X1", digest=honest[:-1] + "0")
+    assert server.get(path).json()["digest"]["digest_short"] == honest[7:]
