@@ -25,6 +25,8 @@ struct rep {
 	uint64_t gen;           /* the cache's generation it was built at */
 	uint64_t wgen;          /* the list writes' generation it was built at */
 	uint64_t agen;          /* and the writes that stale every list page */
+	int behind;             /* a scoped list page led while a list write
+				 * happened: stale at once, aged from wgen */
 };
 
 /* A build under way of (id, rep): its leader alone builds it. */
@@ -72,6 +74,7 @@ struct cache {
 	atomic_uint_fast64_t wgen;      /* writes that change what lists show */
 	atomic_uint_fast64_t agen;      /* ... on every list page, scoped or not */
 	atomic_uint tag_gen[NTAGS];
+	uint64_t tag_wgen[NTAGS];       /* wgen of each slot's latest scope bump */
 	atomic_uint rep_gen[REP__MAX];
 	int64_t (*now_ms)(void);
 	int64_t stale_ms;               /* CACHE_STALE_MS unless a test says */
@@ -293,8 +296,36 @@ static int scoped(const struct rep *p)
 static int lists_fresh(struct cache *c, const struct rep *p)
 {
 	if (scoped(p))
-		return atomic_load(&c->agen) == p->agen && tags_fresh(c, p);
+		return !p->behind && atomic_load(&c->agen) == p->agen && tags_fresh(c, p);
 	return atomic_load(&c->wgen) == p->wgen;
+}
+
+/* missed_ms of a scoped page p: exact when each of its scopes that moved
+ * moved once since p was built (the list write of that bump), else, as
+ * for an unscoped page, from the first list write of any scope since its
+ * build, which is never younger.  Caller holds the lock. */
+static int64_t scoped_missed_ms(struct cache *c, const struct rep *p)
+{
+	int64_t age = -1, a;
+	unsigned s, moved;
+	int i;
+
+	if (p->behind || atomic_load(&c->agen) != p->agen)
+		return missed_ms(c, p->wgen);
+	for (i = 0; i < 2; i++) {
+		if (!p->tags.t[i])
+			continue;
+		s = slot_of(p->tags.t[i]);
+		if (!(moved = atomic_load(&c->tag_gen[s]) - p->tag_gen[i]))
+			continue;
+		/* Moved more than once, or by a cluster bump sharing the slot
+		 * (its last scope bump predates the page): not known exactly. */
+		if (moved != 1 || c->tag_wgen[s] <= p->wgen)
+			return missed_ms(c, p->wgen);
+		if ((a = missed_ms(c, c->tag_wgen[s] - 1)) > age)
+			age = a;
+	}
+	return age < 0 ? missed_ms(c, p->wgen) : age;
 }
 
 /* What a kept response is worth to a reader. */
@@ -304,9 +335,7 @@ enum rep_state { ST_NONE, ST_STALE, ST_FRESH };
  * built; a list page STALE when only the list writes it shows moved (a
  * stored run, a refresh of the figures; for a scoped page, one in its
  * scopes) and the first list write it misses is at most CACHE_STALE_MS
- * old (*age: how old, in ms; for a scoped page the first list write of
- * any scope since its build, which is at least as old as the first it
- * shows): other changes (a run's own page dropped, a new log
+ * old (*age: how old, in ms; for a scoped page, scoped_missed_ms): other changes (a run's own page dropped, a new log
  * checkpoint) do not touch it and do not age it; else NONE.  Caller
  * holds the lock. */
 static enum rep_state rep_state(struct cache *c, const struct rep *p, enum cache_rep rep,
@@ -318,7 +347,8 @@ static enum rep_state rep_state(struct cache *c, const struct rep *p, enum cache
 		return tags_fresh(c, p) ? ST_FRESH : ST_NONE;
 	if (lists_fresh(c, p))
 		return ST_FRESH;
-	if (c->stale_ms > 0 && (*age = missed_ms(c, p->wgen)) <= c->stale_ms)
+	if (c->stale_ms > 0 &&
+	    (*age = scoped(p) ? scoped_missed_ms(c, p) : missed_ms(c, p->wgen)) <= c->stale_ms)
 		return ST_STALE;
 	return ST_NONE;
 }
@@ -613,10 +643,12 @@ void cache_bump_scopes(struct cache *c, const unsigned *tags, int n)
 	int i;
 
 	pthread_rwlock_wrlock(&c->lock);
-	for (i = 0; i < n; i++)
-		if (tags[i])
-			atomic_fetch_add(&c->tag_gen[slot_of(tags[i])], 1);
 	wgen_bump(c);
+	for (i = 0; i < n; i++)
+		if (tags[i]) {
+			atomic_fetch_add(&c->tag_gen[slot_of(tags[i])], 1);
+			c->tag_wgen[slot_of(tags[i])] = atomic_load(&c->wgen);
+		}
 	pthread_rwlock_unlock(&c->lock);
 }
 
@@ -660,12 +692,12 @@ static void put(struct cache *c, const char *id, enum cache_rep rep, uint64_t ge
 	}
 	p = &e->reps[rep];
 	p->tags = tags;
-	/* Soft, a list write since the flight began: which scopes it touched
-	 * is not known here, so a scoped page is stale at once (one behind
-	 * its tags) and aged from that write, as an unscoped one is. */
 	for (i = 0; i < 2; i++)
-		p->tag_gen[i] = tags.t[i] ? atomic_load(&c->tag_gen[slot_of(tags.t[i])]) -
-				(soft && atomic_load(&c->wgen) != wgen) : 0;
+		p->tag_gen[i] = tags.t[i] ? atomic_load(&c->tag_gen[slot_of(tags.t[i])]) : 0;
+	/* Soft, a list write since the flight began: which scopes it touched
+	 * is not known here, so a scoped page is stale at once and aged from
+	 * that write, as an unscoped one is. */
+	p->behind = soft && atomic_load(&c->wgen) != wgen;
 	p->rep_gen = atomic_load(&c->rep_gen[rep]);
 	p->gen = gen;
 	/* Unsoft, nothing moved since gen: the list writes' generations are

@@ -45,17 +45,18 @@ static void upload_release(void *state)
 	jws_free(&u->jws);
 }
 
-/* What lists show moved: the pages of the run's model and hardware (and
- * every list page kept without a scope), or every list page when the run
- * changed more (run_new.wide). */
+/* What lists show moved: the pages of the run's model, hardware and
+ * digest (and every list page kept without a scope, store/scope.h), or
+ * every list page when the run changed more (run_new.wide). */
 static void bump_lists(struct cache *c, const struct run_new *n)
 {
-	unsigned tags[2] = { scope_tag('m', n->f.model_slug), scope_tag('h', n->f.hw_slug) };
+	unsigned tags[3] = { scope_tag('m', n->f.model_slug), scope_tag('h', n->f.hw_slug),
+			     scope_tag('d', n->f.model_digest) };
 
 	if (n->wide)
 		cache_bump_lists(c);
 	else
-		cache_bump_scopes(c, tags, 2);
+		cache_bump_scopes(c, tags, 3);
 }
 
 /* On the sync thread, after the commit (or its failure): drops the

@@ -536,9 +536,8 @@ json_t *page_model_view(struct page_view *v)
 	 * write of runs: built each time (a few reads). */
 	if (unmeasured)
 		v->keep = 0;
-	/* Kept in the model's scope, and a model with predictions also in
-	 * the snapshot's: a write of another model leaves it fresh. */
-	v->tags = (struct cache_tags){ { scope_tag('m', p.slug),
-		v->r->app->ref && forecast_model_known(p.slug) ? SCOPE_PREDICTED : 0 } };
+	/* Kept in the model's scope and in that of the digest it lists runs
+	 * of (store/scope.h): a write of another model leaves it fresh. */
+	v->tags = (struct cache_tags){ { scope_tag('m', p.slug), p.digest ? scope_tag('d', p.digest) : 0 } };
 	return m;
 }

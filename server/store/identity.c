@@ -170,9 +170,9 @@ static int names_of(struct dbconn *w, const struct want *x)
 			rc = db_step_done(st);
 	}
 	if (rc == DB_OK)
-		rc = run_store_alias(w, "model", x->n.name_slug, x->n.model_slug);
+		rc = run_store_alias(w, "model", x->n.name_slug, x->n.model_slug, NULL);
 	if (rc == DB_OK)
-		rc = run_store_alias(w, "hw", x->n.accel_slug, x->n.hw_slug);
+		rc = run_store_alias(w, "hw", x->n.accel_slug, x->n.hw_slug, NULL);
 	return rc;
 }
 

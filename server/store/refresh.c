@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "domain/ceiling.h"
 #include "store/forecast.h"
 #include "store/scope.h"
 #include "store/versions.h"
@@ -53,12 +54,24 @@ static int flush_fn(struct dbconn *w, struct fjob *f)
 	return wanted_flush(w);
 }
 
+/* The scopes of the pages a new prediction snapshot changes: every model
+ * the reference data knows (store/scope.h). */
+static void predicted_scopes(const struct ceiling_ref *ref, struct scope_set *touched)
+{
+	const struct ceiling_model *m;
+	size_t i;
+
+	for (i = 0; ref && (m = ceiling_model_at(ref, i)); i++)
+		scope_add(touched, scope_tag('m', m->id));
+}
+
 /* One round: versions passes until none is dirty, the asks flushed, the
  * prediction snapshot rebuilt when due; *did set once it wrote or rebuilt
  * anything, even when a later step fails: what was written stands, and the kept
  * pages must still learn of it.  touched gets the scopes of what it
- * rewrote (store/scope.h: the versions' models and hardware,
- * SCOPE_PREDICTED for a new snapshot; the asks show on no scoped page).
+ * rewrote (store/scope.h: the versions' models and hardware, and for a
+ * new snapshot every model the reference data knows; the asks show on
+ * no scoped page).
  * 0, or a negative db_status. */
 static int round_of(struct db *db, const struct ceiling_ref *ref, const char *suite, int *did,
 		    struct scope_set *touched)
@@ -90,7 +103,7 @@ static int round_of(struct db *db, const struct ceiling_ref *ref, const char *su
 	if ((rc = forecast_refresh(c, ref, suite)) < 0)
 		return rc;
 	if (rc > 0)
-		scope_add(touched, SCOPE_PREDICTED);
+		predicted_scopes(ref, touched);
 	*did |= rc > 0;
 	return 0;
 }

@@ -28,6 +28,8 @@ static const char sql_insert[] =
 /* An uploaded name's own slug that is not its page's (issue 32): the page
  * slug it redirects to.  The first run to bring it decides. */
 static const char sql_twin[] = RUN_DIGEST_TWIN_SQL;
+static const char sql_suite_has[] =
+	"SELECT 1 FROM runs WHERE suite_version = ?1 AND status = 'ok' LIMIT 1";
 static const char sql_alias[] =
 	"INSERT OR IGNORE INTO slug_aliases(kind, slug, target) VALUES (?1, ?2, ?3)";
 
@@ -187,9 +189,11 @@ void run_store_hw_class(const char *fingerprint, const char *hw_slug, char *out,
 		snprintf(out, n, "slug:%s", hw_slug);
 }
 
-int run_store_alias(struct dbconn *w, const char *kind, const char *slug, const char *target)
+int run_store_alias(struct dbconn *w, const char *kind, const char *slug, const char *target,
+		    int *added)
 {
 	sqlite3_stmt *st;
+	int rc;
 
 	if (!slug || !*slug || !strcmp(slug, target))
 		return DB_OK;
@@ -198,7 +202,10 @@ int run_store_alias(struct dbconn *w, const char *kind, const char *slug, const 
 		db_bind_text(st, 2, slug);
 		db_bind_text(st, 3, target);
 	}
-	return db_step_done(st);
+	rc = db_step_done(st);
+	if (rc == DB_OK && added)
+		*added |= sqlite3_changes(w->h) > 0;
+	return rc;
 }
 
 unsigned run_store_combo_tag(const char *suite, const char *digest, const char *hw_slug,
@@ -249,6 +256,23 @@ static int shown_names(struct dbconn *w, const struct run_new *n, char shown[2][
 	if (rc >= 0)
 		rc = names_shown_of(w, "hw", n->f.hw_slug, shown[1], NAME_SHOWN_MAX);
 	return rc < 0 ? rc : DB_OK;
+}
+
+/* Sets n->wide when the suite has no counted run yet: every model's and
+ * hardware's page lists the suites and, unasked, shows the newest.  Before
+ * the run is stored.  A db_status. */
+static int first_of_suite(struct dbconn *w, struct run_new *n)
+{
+	sqlite3_stmt *st = db_stmt(w, sql_suite_has);
+	int rc;
+
+	if (!st)
+		return DB_ERR;
+	db_bind_text(st, 1, n->f.suite_version);
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	n->wide |= rc == SQLITE_DONE;
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? DB_OK : db_status_of(rc);
 }
 
 /* Sets n->wide when another digest of the suite starts as the run's does
@@ -311,7 +335,8 @@ int run_store_run(struct dbconn *w, struct db_job *j)
 		return rc;       /* too many new keys from its network today */
 	if ((rc = admit(w, n)) != DB_OK)
 		return rc;
-	if ((rc = shown_names(w, n, shown)) != DB_OK || (rc = names_register(w, &n->f)) != DB_OK)
+	if ((rc = shown_names(w, n, shown)) != DB_OK || (rc = first_of_suite(w, n)) != DB_OK ||
+	    (rc = names_register(w, &n->f)) != DB_OK)
 		return rc;
 	run_store_hw_class(n->f.fingerprint_hash, n->f.hw_slug, hw_class, sizeof hw_class);
 	rc = insert_logged(w, n, hw_class, received);
@@ -319,10 +344,12 @@ int run_store_run(struct dbconn *w, struct db_job *j)
 		rc = renamed(w, n, shown);
 	if (rc == DB_OK)
 		rc = twin_digest(w, n);
+	/* A new alias turns the alias slug's page, which may be kept, into a
+	 * redirect: beyond the run's scopes. */
 	if (rc == DB_OK)
-		rc = run_store_alias(w, "model", n->f.res.name_slug, n->f.model_slug);
+		rc = run_store_alias(w, "model", n->f.res.name_slug, n->f.model_slug, &n->wide);
 	if (rc == DB_OK)
-		rc = run_store_alias(w, "hw", n->f.res.accel_slug, n->f.hw_slug);
+		rc = run_store_alias(w, "hw", n->f.res.accel_slug, n->f.hw_slug, &n->wide);
 	if (rc != DB_OK || n->capped)
 		return rc;       /* a capped run takes part in no figure */
 	if (!n->affected)

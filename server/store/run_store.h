@@ -58,7 +58,8 @@ struct run_new {
 					* its hardware's show (store/scope.h): outlier
 					* flags moved, another cluster's new keys, a
 					* shown name it renamed, a digest that reads
-					* as another's (RUN_DIGEST_TWIN_SQL) */
+					* as another's (RUN_DIGEST_TWIN_SQL), a new
+					* slug alias, the suite's first run */
 };
 
 /* A row when another digest than ?3 in suite ?4 has counted runs and
@@ -91,8 +92,10 @@ void run_store_hw_class(const char *fingerprint, const char *hw_slug, char *out,
 
 /* Records that pages of kind ("model", "hw") named by slug now live under
  * target (an uploaded name's own slug, resolved to a reference id), unless
- * slug is empty or target itself.  Returns a db_status. */
-int run_store_alias(struct dbconn *w, const char *kind, const char *slug, const char *target);
+ * slug is empty or target itself; *added (NULL: not asked) gets 1 when
+ * the alias is new.  Returns a db_status. */
+int run_store_alias(struct dbconn *w, const char *kind, const char *slug, const char *target,
+		    int *added);
 
 /* Packs n->jws into n->packed for the writer, on the caller's thread
  * (jws_pack.h); a JWS that does not pack is stored as it came. */

@@ -12,7 +12,7 @@ unsigned scope_tag(char kind, const char *slug)
 	h = (h ^ 0xff) * 16777619u;
 	for (p = slug ? slug : ""; *p; p++)
 		h = (h ^ (unsigned char)*p) * 16777619u;
-	return h <= SCOPE_PREDICTED ? h + 2 : h;
+	return h ? h : 1;
 }
 
 void scope_add(struct scope_set *s, unsigned tag)

@@ -389,10 +389,32 @@ START_TEST(test_a_scoped_list_page_follows_only_its_scopes)
 	ck_assert_ptr_null(cache_get(c, "Lmine", REP_LIST_HTML));
 	ck_assert_uint_eq(fetched(c, "Lmine", REP_LIST_HTML, &lead), 300);   /* served stale */
 	cache_land(c, lead);
-	/* Cluster tags of run pages stay hard: a bump drops a run page. */
-	cache_put(c, "r_aaaaaaaaa01", REP_RUN_HTML, cache_gen(c), mine, body_of(10));
+	/* A scoped page is aged from its own scope's write, not from the
+	 * writes of other scopes before it: built, another scope written half
+	 * a bound later, its own well past the bound after that; once its
+	 * own write settles it is served stale while one request rebuilds. */
+	lead_put_tagged(c, lead, "Lmine", cache_gen(c), mine, 400);
+	ck_assert(is_fresh(c, "Lmine"));
+	fake_now += CACHE_STALE_MS / 2;
+	cache_bump_scopes(c, other, 2);
+	fake_now += 2 * CACHE_STALE_MS;
 	cache_bump_scopes(c, one, 1);
+	fake_now += CACHE_SETTLE_MS;
+	ck_assert_uint_eq(fetched(c, "Lmine", REP_LIST_HTML, &lead), 400);
+	ck_assert_uint_ne(lead, 0);
+	cache_land(c, lead);                     /* (that rebuild kept nothing) */
+	/* Past the bound from its own write, it is no longer served. */
+	fake_now += CACHE_STALE_MS;
+	ck_assert_uint_eq(fetched(c, "Lmine", REP_LIST_HTML, &lead), 0);
+	ck_assert_uint_ne(lead, 0);
+	cache_land(c, lead);
+	/* A run page's tags are its populations, not scopes: a bump of one
+	 * of them leaves no copy to serve, stale or not. */
+	cache_put(c, "r_aaaaaaaaa01", REP_RUN_HTML, cache_gen(c), mine, body_of(10));
+	cache_bump_cluster(c, 11);
 	ck_assert_ptr_null(cache_get(c, "r_aaaaaaaaa01", REP_RUN_HTML));
+	ck_assert_uint_eq(fetched(c, "r_aaaaaaaaa01", REP_RUN_HTML, &lead), 0);
+	cache_land(c, lead);
 	cache_free(c);
 }
 END_TEST

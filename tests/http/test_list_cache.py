@@ -200,12 +200,18 @@ def test_a_write_leaves_other_models_and_hardware_kept(server):
         assert "103.0" in page and "Renamed Behind" in page, path
     for path in hw_pages:
         assert "Renamed Behind" not in server.get(path).text, path
-    # A write of every list (a dispute post: /outliers and /disputes count
-    # the posts) makes them all follow.
+    # A write of every list (a post on an open dispute thread: /outliers
+    # and /disputes count the posts; the first post, which opens the
+    # thread, drops the whole cache) makes them all follow.
     r = server.post("/api/v1/runs/%s/disputes" % a, json={"body": "Too fast for this card."})
     assert r.status_code == 201, r.text
     for path in hw_pages:
-        assert "Renamed Behind" in server.get(path).text, path
+        wait_kept(server, path)
+    r = server.post("/api/v1/runs/%s/disputes" % a, json={"body": "Same card here, half of it."})
+    assert r.status_code == 201, r.text
+    rename_behind(server, "hw", hb, "Renamed Again")
+    for path in hw_pages:
+        assert "Renamed Again" in server.get(path).text, path
 
 
 def test_a_model_with_predictions_follows_the_snapshot(server):
@@ -253,3 +259,19 @@ def test_a_digest_that_reads_as_another_reaches_its_pages(server):
     wait_kept(server, path)
     scoped_upload(server, 110.0, "Frobnicator-7B-Chat", "Obscure X1", digest=honest[:-1] + "0")
     assert server.get(path).json()["digest"]["digest_short"] == honest[7:]
+
+
+def test_one_digest_under_two_models_follows_both(server):
+    """Runs of one weights file under two model names share its outlier
+    clusters, whose figures the model pages' run lists show: a run of the
+    digest under one name reaches the kept page of the other."""
+    digest = digest_for("shared weights file")
+    rid = scoped_upload(server, 112.0, "Quuxinator-3B-Base", "Obscure Y2", digest=digest)
+    model, hw = slugs(server, rid)
+    path = "/m/" + model
+    wait_kept(server, path)
+    rename_behind(server, "hw", hw, "Renamed Behind")
+    scoped_upload(server, 113.0, "Frobnicator-7B-Chat", "Obscure X1", digest=digest_for("its own"))
+    assert "Renamed Behind" not in server.get(path).text     # another digest: kept
+    scoped_upload(server, 114.0, "Frobnicator-7B-Chat", "Obscure X1", digest=digest)
+    assert "Renamed Behind" in server.get(path).text
