@@ -179,18 +179,20 @@ void cache_bump_cluster(struct cache *c, unsigned tag);
  * the latest one).  For REP_LIST_HTML, cache_bump_lists. */
 void cache_bump_rep(struct cache *c, enum cache_rep rep);
 /* A write that changes what list pages show beyond any scope (a dispute
- * post, a run that moved outlier flags or renamed a model): every kept
+ * post; a run marked wide, store/run_store.h: moved flags, a rename, a
+ * twin digest, a new alias, a suite's first run): every kept
  * list page is stale from now on, and its bound counts from the first of
  * these it misses. */
 void cache_bump_lists(struct cache *c);
 /* A write that changes what list pages show only within the scopes
- * tags[0..n) (store/scope.h: a stored run's model and hardware, the
- * refresh round's figures of them; 0s are skipped): every list page kept
+ * tags[0..n) (store/scope.h: a stored run's model, hardware and digest,
+ * the refresh round's figures of them; 0s are skipped): every list page kept
  * without tags is stale from now on, as after cache_bump_lists, and so is
  * one kept with the tags of a scope named here (a list page's tags, unlike
  * a run page's, are scopes: it stays fresh through list writes outside
- * them).  A scoped page is aged, conservatively, from the first list
- * write of any scope since its build. */
+ * them).  A scoped page is aged from the bump of its own scope when that
+ * scope moved once since its build, else, conservatively, from the first
+ * list write of any scope since then. */
 void cache_bump_scopes(struct cache *c, const unsigned *tags, int n);
 /* The longest id the cache keeps (a run id, or a list page's key). */
 #define CACHE_ID_MAX 39
