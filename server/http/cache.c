@@ -25,8 +25,9 @@ struct rep {
 	uint64_t gen;           /* the cache's generation it was built at */
 	uint64_t wgen;          /* the list writes' generation it was built at */
 	uint64_t agen;          /* and the writes that stale every list page */
-	int behind;             /* a scoped list page led while a list write
-				 * happened: stale at once, aged from wgen */
+	int behind;             /* a scoped list page led while a write of
+				 * its scopes happened: stale at once, aged
+				 * from wgen */
 };
 
 /* A build under way of (id, rep): its leader alone builds it. */
@@ -652,6 +653,22 @@ void cache_bump_scopes(struct cache *c, const unsigned *tags, int n)
 	pthread_rwlock_unlock(&c->lock);
 }
 
+/* 1 when a list page of tags, whose build began at the list writes'
+ * generation wgen, may have missed a write it shows: any, for a page
+ * without tags; else a bump of one of its scopes since wgen (tag_wgen:
+ * each slot's latest scope bump).  Caller holds the write lock. */
+static int missed_own(struct cache *c, struct cache_tags tags, uint64_t wgen)
+{
+	int i;
+
+	if (!tags.t[0] && !tags.t[1])
+		return 1;
+	for (i = 0; i < 2; i++)
+		if (tags.t[i] && c->tag_wgen[slot_of(tags.t[i])] > wgen)
+			return 1;
+	return 0;
+}
+
 /* Keeps k as (id, rep) built from the snapshot of gen: only when the
  * cache has not moved since gen, or, when soft, over no copy of a later
  * snapshot.  Takes the caller's reference. */
@@ -694,10 +711,11 @@ static void put(struct cache *c, const char *id, enum cache_rep rep, uint64_t ge
 	p->tags = tags;
 	for (i = 0; i < 2; i++)
 		p->tag_gen[i] = tags.t[i] ? atomic_load(&c->tag_gen[slot_of(tags.t[i])]) : 0;
-	/* Soft, a list write since the flight began: which scopes it touched
-	 * is not known here, so a scoped page is stale at once and aged from
-	 * that write, as an unscoped one is. */
-	p->behind = soft && atomic_load(&c->wgen) != wgen;
+	/* Soft, a list write since the flight began: a scoped page is stale
+	 * at once (aged from that write, as an unscoped one is) only when it
+	 * was of one of its own scopes; writes of other scopes leave it
+	 * fresh, as they would have had it been built before them. */
+	p->behind = soft && atomic_load(&c->wgen) != wgen && missed_own(c, tags, wgen);
 	p->rep_gen = atomic_load(&c->rep_gen[rep]);
 	p->gen = gen;
 	/* Unsoft, nothing moved since gen: the list writes' generations are

@@ -150,9 +150,10 @@ unsigned cache_flights(struct cache *c);
 /* Ends the flight lead (0: none) and wakes its waiters. */
 void cache_land(struct cache *c, unsigned lead);
 /* As cache_put, by the leader of a flight: a list page is kept even when
- * the cache moved during the build (it is stale at once, but newer than
- * the copy it replaces, and aged from the first list write after its
- * flight began), unless a drop
+ * the cache moved during the build (newer than the copy it replaces; it
+ * is stale at once, aged from the first list write after its flight
+ * began, when that write may have been one it shows: any, for a page kept
+ * without tags, else one of its scopes or of every list), unless a drop
  * (cache_invalidate of id, cache_clear) happened since the flight began. */
 void cache_put_led(struct cache *c, unsigned lead, const char *id, enum cache_rep rep,
 		   uint64_t gen, struct cache_tags tags, struct http_kept *k);

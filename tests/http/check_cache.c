@@ -352,7 +352,8 @@ END_TEST
  * leave it fresh, one of its own (either tag) or a write of every list
  * (cache_bump_lists) makes it stale, served while it is rebuilt; a page
  * kept without tags follows every list write.  A build led while a list
- * write happened is stale at once, whatever its scope. */
+ * write of one of its scopes happened is stale at once; one of other
+ * scopes leaves it fresh. */
 START_TEST(test_a_scoped_list_page_follows_only_its_scopes)
 {
 	struct cache *c = cache_faked();
@@ -381,10 +382,21 @@ START_TEST(test_a_scoped_list_page_follows_only_its_scopes)
 	fake_now += CACHE_SETTLE_MS;
 	ck_assert_uint_eq(fetched(c, "Lmine", REP_LIST_HTML, &lead), 200);
 	ck_assert_uint_ne(lead, 0);
-	/* A list write of another scope while that build ran: it may have
-	 * read before or after, so what it keeps is stale at once. */
+	/* A list write of another scope while that build ran leaves what it
+	 * keeps fresh: the page shows nothing of that write, whether its
+	 * build read before or after it. */
 	gen = cache_gen(c);
 	cache_bump_scopes(c, other, 2);
+	lead_put_tagged(c, lead, "Lmine", gen, mine, 250);
+	ck_assert(is_fresh(c, "Lmine"));
+	cache_bump_lists(c);
+	fake_now += CACHE_SETTLE_MS;
+	ck_assert_uint_eq(fetched(c, "Lmine", REP_LIST_HTML, &lead), 250);
+	ck_assert_uint_ne(lead, 0);
+	/* One of its own scopes written while the build ran: it may have read
+	 * before or after, so what it keeps is stale at once. */
+	gen = cache_gen(c);
+	cache_bump_scopes(c, one, 1);
 	lead_put_tagged(c, lead, "Lmine", gen, mine, 300);
 	ck_assert_ptr_null(cache_get(c, "Lmine", REP_LIST_HTML));
 	ck_assert_uint_eq(fetched(c, "Lmine", REP_LIST_HTML, &lead), 300);   /* served stale */
