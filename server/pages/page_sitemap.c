@@ -13,7 +13,12 @@
  * or skips rows before it; models, hardware and pairs, which number in
  * the thousands, not the millions, page by their slug order.  Every file
  * is kept in the response cache (REP_LIST_HTML), served stale while it is
- * rebuilt after a write (http/cache.h). */
+ * rebuilt after a write (http/cache.h).  A file of runs whose range is
+ * sealed (below the highest rowid: new runs only ever go past it) is kept
+ * with the scope SITEMAP_SEALED, which no upload names: only what changes
+ * every list (cache_bump_lists) or drops a run (a ruling, a withdrawal:
+ * cache_clear) makes it stale, so a stream of uploads rebuilds the last
+ * file, not the hundred before it. */
 #include "pages/page.h"
 
 #include <stdio.h>
@@ -25,6 +30,7 @@
 #include "pages/browse.h"
 #include "render/html.h"
 #include "store/db.h"
+#include "store/scope.h"
 #include "util/buf.h"
 #include "util/timefmt.h"
 
@@ -83,7 +89,11 @@ struct smap {
 	long long per;                 /* addresses in /sitemap.xml before it is an index */
 	long long file_per;            /* addresses per file of the index */
 	int failed;                    /* a read failed: 503 */
+	int sealed;                    /* the file written is a sealed range of runs */
 };
+
+/* The scope of the sealed files of runs (none of a write's). */
+#define SITEMAP_SEALED scope_tag('s', "runs")
 
 /* The segments of the sitemap, one per kind listed (SITEMAP_ONE kinds all
  * in the first), in table order; each its number of things and files. */
@@ -335,9 +345,11 @@ static int write_sitemap(struct smap *s, long long n)
 			file++;
 			if (n && file != n)
 				continue;
-			if (n && segs[i].kind >= 0 && page_kinds[segs[i].kind].arg == PAGE_ARG_RUN &&
-			    !runs_lastmod(s, j * s->file_per + 1, (j + 1) * s->file_per, lastmod))
-				return 0;   /* a range of none: the index does not name it */
+			if (n && segs[i].kind >= 0 && page_kinds[segs[i].kind].arg == PAGE_ARG_RUN) {
+				if (!runs_lastmod(s, j * s->file_per + 1, (j + 1) * s->file_per, lastmod))
+					return 0;   /* a range of none: the index does not name it */
+				s->sealed = (j + 1) * s->file_per < segs[i].n;
+			}
 			write_file(s, &segs[i], j);
 		}
 	if (n > file)
@@ -419,7 +431,9 @@ static int sitemap_build(struct req *r, struct answer *a)
 	else if (!found)
 		rc = err_set(&a->err, 404, "not_found", NULL, "%s", "No such sitemap file: /sitemap.xml names every one.");
 	else {  /* with a query: under a key no request is served from */
-		answer_keep(a, r->app->cache, args ? "Squery" : key, REP_LIST_HTML, args ? 0 : s.b.gen, CACHE_NO_TAGS);
+		struct cache_tags tags = { { s.sealed ? SITEMAP_SEALED : 0, 0 } };
+
+		answer_keep(a, r->app->cache, args ? "Squery" : key, REP_LIST_HTML, args ? 0 : s.b.gen, tags);
 		rc = answer_buf(a, 200, CT_XML, &s.out, &o);
 	}
 	buf_release(&s.out);

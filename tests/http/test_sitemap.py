@@ -7,12 +7,13 @@ paged files, and a 404 past the last one.
 """
 import os
 import re
+import sqlite3
 import subprocess
 import xml.etree.ElementTree as ET
 
 import pytest
 
-from conftest import ROOT, make_payload, sign
+from conftest import ROOT, make_payload, sign, wait_for
 
 BASE = "https://speed.example.org"
 NS = "{http://www.sitemaps.org/schemas/sitemap/0.9}"
@@ -157,3 +158,46 @@ def test_a_query_does_not_stand_in_for_the_plain_file(site, tmp_path):
 
 def test_robots_names_the_sitemap(site):
     assert "Sitemap: %s/sitemap.xml" % BASE in site.get("/robots.txt").text.splitlines()
+
+
+def test_a_sealed_file_of_runs_stays_kept_through_uploads(make_server):
+    """A file of runs below the highest rowid (sealed: new runs only go
+    past it) is kept through uploads, while the last file, which they fill,
+    follows each: a time changed behind the daemon's back stays unseen in
+    the sealed file until a write of every list (a post on an open dispute
+    thread), after which it shows."""
+    s = make_server(["--base-url", BASE, "--sitemap-file-urls", "2", "--sitemap-page-urls", "3"])
+    ids = [upload(s, model__name="Model-%d" % i) for i in range(5)]
+    # Files of two: the reference pages first, then rowids 1-2, 3-4, 5-6.
+    files = re.findall(r"<loc>%s(/sitemap-\d+\.xml)</loc>" % re.escape(BASE), s.get("/sitemap.xml").text)
+    sealed = next(f for f in files if ids[0] in s.get(f).text)
+    last = next(f for f in files if ids[4] in s.get(f).text)
+    assert ids[1] in s.get(sealed).text and files.index(last) == files.index(sealed) + 2
+    for path in (sealed, last):
+        wait_for(lambda: kept(s, path), what=path + " kept")
+    c = sqlite3.connect(s.db, timeout=10)
+    with c:
+        assert c.execute("UPDATE runs SET received_at = '2020-01-02T03:04:05Z' WHERE id = ?",
+                         (ids[0],)).rowcount == 1
+    c.close()
+    new = upload(s, model__name="Model-9")
+    assert new in s.get(last).text                  # the last file follows
+    assert "2020-01-02" not in s.get(sealed).text   # the sealed one stays kept
+    r = s.post("/api/v1/runs/%s/disputes" % ids[4], json={"body": "Too fast for this card."})
+    assert r.status_code == 201, r.text
+    wait_for(lambda: kept(s, sealed), what=sealed + " kept again")
+    r = s.post("/api/v1/runs/%s/disputes" % ids[4], json={"body": "Same card, half of it."})
+    assert r.status_code == 201, r.text
+    assert "2020-01-02" in s.get(sealed).text
+
+
+def kept(s, path):
+    """1 when path is answered from the kept copy (a list page is kept a
+    moment after it is sent)."""
+    def hits():
+        m = re.search(r'^llmspeed_response_cache_hits_total\{kind="list_html"\} (\S+)$',
+                      s.get("/metrics").text, re.M)
+        return float(m.group(1))
+    before = hits()
+    assert s.get(path).status_code == 200, path
+    return hits() > before
