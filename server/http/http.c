@@ -14,6 +14,7 @@
 
 #include "app.h"
 #include "http/answer.h"
+#include "http/gzip.h"
 #include "util/jsonw.h"
 #include "util/nelem.h"
 
@@ -104,34 +105,121 @@ const char *http_ctype_of_name(const char *name)
 	return CT_OCTETS;
 }
 
-/* The body is copied once, into a buffer the response owns (libmicrohttpd
- * frees it with the response, which may outlive k while it is sent);
- * k->body points at it, alive while k is. */
+/* 1 when a body of ctype is text, which gzip shrinks. */
+static int compressible(const char *ctype)
+{
+	static const char *const text[] = { "text/", CT_JSON, CT_XML, CT_SVG, CT_ATOM };
+	size_t i;
+
+	for (i = 0; i < NELEM(text); i++)
+		if (!strncmp(ctype, text[i], strlen(text[i])))
+			return 1;
+	return 0;
+}
+
+/* A response of the n bytes at body, handed over (libmicrohttpd frees
+ * them with the response, which may outlive its kept response while it
+ * is sent), with http_build's headers and, when negotiated, Vary; NULL
+ * out of memory (body freed). */
+static struct MHD_Response *owned(void *body, size_t n, const char *ctype, const char *cc,
+				  const char *etag, int negotiated)
+{
+	struct MHD_Response *resp =
+		dress(MHD_create_response_from_buffer_with_free_callback(n, body, free), ctype, cc, etag);
+
+	if (!resp)
+		free(body);
+	else if (negotiated)
+		MHD_add_response_header(resp, "Vary", "Accept-Encoding");
+	return resp;
+}
+
+/* etag (a quoted tag) with "-gz" before its closing quote, into out[40]. */
+static void gz_etag(const char *etag, char out[40])
+{
+	size_t n = strlen(etag);
+
+	if (n >= 2 && n + 3 < 40)
+		snprintf(out, 40, "%.*s-gz\"", (int)(n - 1), etag);
+	else
+		snprintf(out, 40, "%s", etag);
+}
+
+/* Keeps body gzip-encoded in k (k->gz); 0, or -1 out of memory. */
+static int keep_gzip(struct http_kept *k, const void *body, size_t len, const char *cc,
+		     const char *etag)
+{
+	struct buf z = BUF_INIT;
+	char tag[40];
+	size_t n;
+	void *gz;
+
+	if (gz_compress(body, len, len >= KEPT_GZ_ONLY ? 4 : 6, &z) < 0) {
+		buf_release(&z);
+		return -1;
+	}
+	if (etag)
+		gz_etag(etag, tag);
+	gz = buf_detach(&z, &n);
+	if (!(k->gz = owned(gz, n, k->ctype, cc, etag ? tag : NULL, 1)))
+		return -1;
+	MHD_add_response_header(k->gz, "Content-Encoding", "gzip");
+	k->gzbody = gz;
+	k->gzbytes = n;
+	return 0;
+}
+
 struct http_kept *http_kept_build(unsigned status, const char *ctype, const void *body,
 				  size_t len, const char *cache_control, const char *etag)
 {
 	struct http_kept *k = calloc(1, sizeof *k);
-	char *copy = malloc(len ? len : 1);
+	int zip = len >= KEPT_GZ_MIN && compressible(ctype);
+	char *copy;
 
-	if (!k || !copy)
+	if (!k)
+		return NULL;
+	k->ctype = ctype;
+	if (zip && keep_gzip(k, body, len, cache_control, etag) < 0)
 		goto fail;
-	if (len)
-		memcpy(copy, body, len);
-	k->resp = dress(MHD_create_response_from_buffer_with_free_callback(len, copy, free),
-			ctype, cache_control, etag);
-	if (!k->resp)
-		goto fail;
-	k->body = copy;
+	if (!zip || len < KEPT_GZ_ONLY) {
+		if (!(copy = malloc(len ? len : 1)))
+			goto fail;
+		if (len)
+			memcpy(copy, body, len);
+		if (!(k->resp = owned(copy, len, ctype, cache_control, etag, zip)))
+			goto fail;
+		k->body = copy;
+	}
 	k->status = status;
-	k->bytes = len;
+	k->plain = len;
+	k->bytes = (k->resp ? len : 0) + k->gzbytes;
 	snprintf(k->etag, sizeof k->etag, "%s", etag ? etag : "");
 	snprintf(k->cc, sizeof k->cc, "%s", cache_control ? cache_control : "");
 	atomic_init(&k->refs, 1);
 	return k;
 fail:
-	free(copy);
+	if (k->gz)
+		MHD_destroy_response(k->gz);
 	free(k);
 	return NULL;
+}
+
+int http_kept_body(const struct http_kept *k, struct buf *out)
+{
+	if (k->body) {
+		buf_add(out, k->body, k->plain);
+		return buf_error(out);
+	}
+	buf_grow(out, k->plain);
+	if (buf_error(out))
+		return -1;
+	if (gz_expand(k->gzbody, k->gzbytes, out->buf + out->len, k->plain) < 0) {
+		out->err = 1;
+		return -1;
+	}
+	out->len += k->plain;
+	out->buf[out->len] = '\0';
+	return 0;
 }
 
 struct http_kept *http_kept_ref(struct http_kept *k)
@@ -144,7 +232,10 @@ void http_kept_unref(struct http_kept *k)
 {
 	if (!k || atomic_fetch_sub(&k->refs, 1) != 1)
 		return;
-	MHD_destroy_response(k->resp);
+	if (k->resp)
+		MHD_destroy_response(k->resp);
+	if (k->gz)
+		MHD_destroy_response(k->gz);
 	free(k);
 }
 
@@ -524,7 +615,8 @@ static enum MHD_Result queue(struct req *r, unsigned status, struct MHD_Response
 }
 
 /* Queues 304 Not Modified for etag. */
-static enum MHD_Result not_modified(struct req *r, const char *etag, const char *cache_control)
+static enum MHD_Result not_modified(struct req *r, const char *etag, const char *cache_control,
+				    int negotiated)
 {
 	struct MHD_Response *resp;
 
@@ -534,6 +626,8 @@ static enum MHD_Result not_modified(struct req *r, const char *etag, const char 
 	MHD_add_response_header(resp, "ETag", etag);
 	if (cache_control)
 		MHD_add_response_header(resp, "Cache-Control", cache_control);
+	if (negotiated)
+		MHD_add_response_header(resp, "Vary", "Accept-Encoding");
 	return queue(r, MHD_HTTP_NOT_MODIFIED, resp, 0);
 }
 
@@ -563,7 +657,7 @@ static enum MHD_Result send_body(struct req *r, unsigned status, const char *cty
 	if (all.etag && status == 200) {
 		http_etag_of(body, len, etag);
 		if (http_etag_matches(r, etag))
-			return not_modified(r, etag, cc);
+			return not_modified(r, etag, cc, 0);
 	}
 	resp = http_build(ctype, body, len, cc, all.etag && status == 200 ? etag : NULL);
 	if (!resp)
@@ -581,19 +675,40 @@ static enum MHD_Result send_body(struct req *r, unsigned status, const char *cty
 	return queue(r, status, resp, len);
 }
 
-/* Queues the kept response k (304 for a 200 whose ETag If-None-Match
- * names); our reference is dropped after. */
+/* Queues k's body decoded from its gzip copy, in a response of its own
+ * (k holds none as built). */
+static enum MHD_Result send_expanded(struct req *r, struct http_kept *k)
+{
+	struct MHD_Response *resp;
+	char *body = malloc(k->plain ? k->plain : 1);
+
+	if (!body || gz_expand(k->gzbody, k->gzbytes, body, k->plain) < 0) {
+		free(body);
+		return send_nomem(r);
+	}
+	if (!(resp = owned(body, k->plain, k->ctype, k->cc[0] ? k->cc : NULL,
+			   k->etag[0] && k->status == 200 ? k->etag : NULL, 1)))
+		return send_nomem(r);
+	return queue(r, k->status, resp, k->plain);
+}
+
+/* Queues the kept response k, gzip-encoded when it holds that copy and
+ * the request takes it (304 for a 200 whose ETag, of either copy,
+ * If-None-Match names: with the tag of the copy it would get). */
 static enum MHD_Result send_kept(struct req *r, struct http_kept *k)
 {
-	enum MHD_Result ret;
+	int zip = k->gz && gz_accepted(http_header(r, "Accept-Encoding"));
+	char tag[40];
 
-	if (k->status == 200 && k->etag[0] && http_etag_matches(r, k->etag))
-		ret = not_modified(r, k->etag, k->cc);
-	else {
-		ret = MHD_queue_response(r->conn, k->status, k->resp);
-		r->sent_bytes = k->bytes;
+	if (k->status == 200 && k->etag[0]) {
+		gz_etag(k->etag, tag);
+		if (http_etag_matches(r, k->etag) || (k->gz && http_etag_matches(r, tag)))
+			return not_modified(r, zip ? tag : k->etag, k->cc, k->gz != NULL);
 	}
-	return ret;
+	if (!zip && !k->resp)
+		return send_expanded(r, k);
+	r->sent_bytes = zip ? k->gzbytes : k->plain;
+	return MHD_queue_response(r->conn, k->status, zip ? k->gz : k->resp);
 }
 
 /* Queues a body and keeps it in a->keep (as its flight's when the
@@ -608,7 +723,7 @@ static enum MHD_Result send_keep(struct req *r, struct answer *a, const void *bo
 
 	http_etag_of(body, a->len, etag);
 	if (!(k = http_kept_build(a->status, a->ctype, body, a->len, cc, a->status == 200 ? etag : NULL)))
-		return a->status == 200 && http_etag_matches(r, etag) ? not_modified(r, etag, cc) : send_nomem(r);
+		return a->status == 200 && http_etag_matches(r, etag) ? not_modified(r, etag, cc, 0) : send_nomem(r);
 	snprintf(k->etag, sizeof k->etag, "%s", etag);   /* kept with its tag, 200 or not */
 	snprintf(k->note, sizeof k->note, "%s", a->keep_note);
 	ret = send_kept(r, k);
@@ -715,7 +830,7 @@ enum MHD_Result answer_send(struct req *r, struct answer *a)
 	} else if (!a->status || buf_error(&a->body) || buf_error(&a->loc))
 		ret = send_nomem(r);
 	else if (a->status == 304)
-		ret = not_modified(r, a->etag, a->o.cache_control);
+		ret = not_modified(r, a->etag, a->o.cache_control, 0);
 	else if (a->keep)
 		ret = send_keep(r, a, body);
 	else

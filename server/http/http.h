@@ -163,10 +163,16 @@ struct MHD_Response *http_build_stream(const char *ctype, MHD_ContentReaderCallb
  * response dropped while it is being queued lives until it is queued. */
 #define CACHE_NOTE_MAX 160
 struct http_kept {
-	struct MHD_Response *resp;
+	struct MHD_Response *resp;    /* as built; NULL when only gz is held */
+	struct MHD_Response *gz;      /* gzip-encoded, or NULL (see below) */
 	unsigned status;
-	const void *body;             /* its body, read-only, alive while k is */
-	size_t bytes;                 /* its body's length */
+	const char *ctype;            /* a CT_ constant, for a copy of resp */
+	const void *body;             /* resp's body (NULL with resp): read it
+	                               * with http_kept_body */
+	const void *gzbody;           /* gz's body, read-only, alive while k is */
+	size_t gzbytes;               /* ... and its length */
+	size_t plain;                 /* the body's length as built */
+	size_t bytes;                 /* what k holds: its bodies' lengths together */
 	char etag[40];                /* "" when it has none */
 	char cc[80];                  /* its Cache-Control, for a 304 */
 	char note[CACHE_NOTE_MAX];    /* what its keeper does on each serving of
@@ -175,10 +181,21 @@ struct http_kept {
 };
 
 /* Builds a kept response (http_build's headers) with one reference, its
- * body copied once into a buffer the response owns (k->body); NULL out of
- * memory. */
+ * body copied once into a buffer the response owns; NULL out of memory.
+ * A text body (HTML, JSON, XML, SVG, CSS, script, plain) of at least
+ * KEPT_GZ_MIN bytes is also kept gzip-encoded, for the clients whose
+ * Accept-Encoding takes it (both copies then say Vary: Accept-Encoding,
+ * and the gzip one's ETag is the body's with "-gz" before its closing
+ * quote); from KEPT_GZ_ONLY bytes on only that copy is held, and a
+ * client that does not take gzip is answered with it decoded, so a
+ * large page costs the cache a tenth of its size or so. */
+#define KEPT_GZ_MIN 1024
+#define KEPT_GZ_ONLY 32768
 struct http_kept *http_kept_build(unsigned status, const char *ctype, const void *body,
 				  size_t len, const char *cache_control, const char *etag);
+/* Appends k's body as built (decoded when k holds only its gzip copy)
+ * to out; 0, or -1 (out's error set) out of memory. */
+int http_kept_body(const struct http_kept *k, struct buf *out);
 /* Takes another reference to k; returns k. */
 struct http_kept *http_kept_ref(struct http_kept *k);
 /* Drops a reference (NULL: nothing); the last frees the response. */

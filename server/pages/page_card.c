@@ -576,7 +576,7 @@ static int svg_here(struct req *r, page_build_answer_fn build, unsigned lead, st
 		return -1;
 	}
 	if (s.kept)
-		buf_add(svg, s.kept->body, s.kept->bytes);
+		http_kept_body(s.kept, svg);
 	else
 		buf_add(svg, s.bytes ? s.bytes : s.body.buf, s.len);
 	answer_release(&s);
@@ -605,7 +605,7 @@ static int png_answer(struct req *r, const struct kind *k, page_build_answer_fn 
 	if (kept) {
 		if (lead)
 			page_kept_rebuild(r, lead, REP_LIST_HTML, build);
-		buf_add(&svg, kept->body, kept->bytes);
+		http_kept_body(kept, &svg);
 		http_kept_unref(kept);
 	} else if (svg_here(r, build, lead, &svg, a) < 0) {
 		buf_release(&svg);

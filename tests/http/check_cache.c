@@ -11,7 +11,7 @@ static struct http_kept *body_of(size_t n)
 	struct http_kept *k;
 
 	ck_assert_uint_le(n, sizeof zeros);
-	k = http_kept_build(200, CT_HTML, zeros, n, CC_PAGE, "\"x\"");
+	k = http_kept_build(200, CT_OCTETS, zeros, n, CC_PAGE, "\"x\"");   /* kept as it is */
 	ck_assert_ptr_nonnull(k);
 	return k;
 }

@@ -3,6 +3,7 @@
 #include "check_util.h"
 #include "http/http.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* A built response carries the content type, the security headers every
@@ -63,6 +64,66 @@ START_TEST(err_nomem_is_recognised)
 }
 END_TEST
 
+/* n bytes of text that compresses as pages do. */
+static char *text_of(size_t n)
+{
+	char *s = malloc(n + 1);
+	size_t i;
+
+	ck_assert_ptr_nonnull(s);
+	for (i = 0; i < n; i++)
+		s[i] = "<tr><td>Qwen3 8B</td><td class=\"n\">141.7</td></tr>\n"[i % 47] ^ (char)(i / 4093 % 2);
+	return s;
+}
+
+/* A kept text body: small, as built; from KEPT_GZ_MIN, gzipped beside it
+ * (Vary on both, the gzip copy's tag "-gz"); from KEPT_GZ_ONLY, gzipped
+ * only, a small part of its size held, read back whole.  A PNG is kept as
+ * it is, however large. */
+START_TEST(a_kept_text_body_is_held_gzipped)
+{
+	static const size_t sizes[] = { 200, 5000, 120000 };
+	struct http_kept *k;
+	struct buf back = BUF_INIT;
+	size_t i;
+	char *body;
+
+	for (i = 0; i < 3; i++) {
+		body = text_of(sizes[i]);
+		k = http_kept_build(200, CT_HTML, body, sizes[i], CC_PAGE, "\"abc\"");
+		ck_assert_ptr_nonnull(k);
+		ck_assert_uint_eq(k->plain, sizes[i]);
+		ck_assert_int_eq(k->resp != NULL, sizes[i] < KEPT_GZ_ONLY);
+		ck_assert_int_eq(k->gz != NULL, sizes[i] >= KEPT_GZ_MIN);
+		ck_assert_uint_eq(k->bytes, (k->resp ? sizes[i] : 0) + k->gzbytes);
+		if (k->gz) {
+			ck_assert_str_eq(MHD_get_response_header(k->gz, "Content-Encoding"), "gzip");
+			ck_assert_str_eq(MHD_get_response_header(k->gz, "Vary"), "Accept-Encoding");
+			ck_assert_str_eq(MHD_get_response_header(k->gz, "ETag"), "\"abc-gz\"");
+			ck_assert_str_eq(MHD_get_response_header(k->gz, "Content-Type"), CT_HTML);
+			ck_assert_uint_lt(k->gzbytes, sizes[i] / 4);
+		}
+		if (k->resp) {
+			ck_assert_ptr_null(MHD_get_response_header(k->resp, "Content-Encoding"));
+			ck_assert_int_eq(MHD_get_response_header(k->resp, "Vary") != NULL, k->gz != NULL);
+			ck_assert_str_eq(MHD_get_response_header(k->resp, "ETag"), "\"abc\"");
+		}
+		buf_reset(&back);
+		ck_assert_int_eq(http_kept_body(k, &back), 0);
+		ck_assert_uint_eq(back.len, sizes[i]);
+		ck_assert(memcmp(back.buf, body, sizes[i]) == 0);
+		http_kept_unref(k);
+		k = http_kept_build(200, CT_PNG, body, sizes[i], CC_BADGE, NULL);
+		ck_assert_ptr_nonnull(k->resp);
+		ck_assert_ptr_null(k->gz);
+		ck_assert_uint_eq(k->bytes, sizes[i]);
+		http_kept_unref(k);
+		free(body);
+	}
+	buf_release(&back);
+}
+END_TEST
+
 static Suite *suite_http(void)
 {
 	Suite *s = suite_create("http");
@@ -71,6 +132,7 @@ static Suite *suite_http(void)
 	tcase_add_test(tc, build_adds_the_common_headers);
 	tcase_add_test(tc, etag_follows_the_body);
 	tcase_add_test(tc, err_nomem_is_recognised);
+	tcase_add_test(tc, a_kept_text_body_is_held_gzipped);
 	suite_add_tcase(s, tc);
 	return s;
 }
