@@ -183,13 +183,14 @@ struct http_kept {
 /* Builds a kept response (http_build's headers) with one reference, its
  * body copied once into a buffer the response owns; NULL out of memory.
  * A text body (HTML, JSON, XML, SVG, CSS, script, plain) of at least
- * KEPT_GZ_MIN bytes is also kept gzip-encoded, for the clients whose
+ * KEPT_GZ_MIN bytes (not a badge: a second response of its own would
+ * cost more memory than gzip saves it) is also kept gzip-encoded, for the clients whose
  * Accept-Encoding takes it (both copies then say Vary: Accept-Encoding,
  * and the gzip one's ETag is the body's with "-gz" before its closing
  * quote); from KEPT_GZ_ONLY bytes on only that copy is held, and a
  * client that does not take gzip is answered with it decoded, so a
  * large page costs the cache a tenth of its size or so. */
-#define KEPT_GZ_MIN 1024
+#define KEPT_GZ_MIN 4096
 #define KEPT_GZ_ONLY 32768
 struct http_kept *http_kept_build(unsigned status, const char *ctype, const void *body,
 				  size_t len, const char *cache_control, const char *etag);
