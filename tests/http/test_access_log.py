@@ -76,7 +76,7 @@ def test_lines_are_combined_format_with_the_request_time(make_server, tmp_path):
     # A GET with it, as sent; the Referer as sent, escaped.
     g = parse(lines[2])
     assert g[2] == "GET /r/%s?after=0&sort=x HTTP/1.1" % rid
-    assert g[3] == str(page.status_code) and int(g[4]) == len(page.content)
+    assert g[3] == str(page.status_code) and int(g[4]) == int(page.headers["Content-Length"])
     assert g[5] == "https://example.org/a b"
     with open(path, "rb") as f:
         text = f.read()
