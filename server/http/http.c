@@ -160,8 +160,14 @@ static int keep_gzip(struct http_kept *k, const void *body, size_t len, const ch
 	}
 	if (etag)
 		gz_etag(etag, tag);
-	gz = buf_detach(&z, &n);
-	if (!(k->gz = owned(gz, n, k->ctype, cc, etag ? tag : NULL, 1)))
+	/* A copy of its own size: the buffer was made for the worst case,
+	 * about the body's, and would hold that much for as long as k. */
+	n = z.len;
+	gz = malloc(n ? n : 1);
+	if (gz)
+		memcpy(gz, z.buf, n);
+	buf_release(&z);
+	if (!gz || !(k->gz = owned(gz, n, k->ctype, cc, etag ? tag : NULL, 1)))
 		return -1;
 	MHD_add_response_header(k->gz, "Content-Encoding", "gzip");
 	k->gzbody = gz;

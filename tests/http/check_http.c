@@ -3,6 +3,7 @@
 #include "check_util.h"
 #include "http/http.h"
 
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -102,6 +103,9 @@ START_TEST(a_kept_text_body_is_held_gzipped)
 			ck_assert_str_eq(MHD_get_response_header(k->gz, "ETag"), "\"abc-gz\"");
 			ck_assert_str_eq(MHD_get_response_header(k->gz, "Content-Type"), CT_HTML);
 			ck_assert_uint_lt(k->gzbytes, sizes[i] / 4);
+			/* ... and it holds no more memory than that (the cache
+			 * counts k->bytes against its bound). */
+			ck_assert_uint_lt(malloc_usable_size((void *)k->gzbody), k->gzbytes + 64);
 		}
 		if (k->resp) {
 			ck_assert_ptr_null(MHD_get_response_header(k->resp, "Content-Encoding"));
