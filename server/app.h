@@ -49,6 +49,7 @@ struct config {
 	unsigned sitemap_file_urls;   /* --sitemap-file-urls, tests only; 0: SITEMAP_FILE_URLS */
 	const char *test_clock;       /* --test-clock FILE, tests only (util/timefmt.h); NULL: the real clock */
 	const char *test_hold_builds; /* --test-hold-builds FILE, tests only (pages/page_kept.c); NULL: none */
+	int test_no_warm;             /* --test-warm 0, tests only: no page built ahead */
 	long test_stale_ms;           /* --test-stale-ms N, tests only (http/cache.h): 0 serves no
 	                               * stale copy (a write shows on the next request, which
 	                               * waits for the rebuild); -1 (not given): CACHE_STALE_MS */
@@ -75,6 +76,7 @@ struct app {
 	struct refresh *refresh;      /* the figures kept after writes (store/refresh.h) */
 	struct netkey *netkey;        /* the secret networks are hashed under (store/netkey.h) */
 	struct builds *builds;        /* the threads pages are built on (http/builds.h); NULL: on the request's */
+	struct warm *warm;            /* the pages built ahead after start (pages/page_warm.c) */
 	double started;               /* when serving began, seconds since the epoch */
 };
 

@@ -282,7 +282,7 @@ int parse_options(int argc, char **argv, struct config *c, int command)
 {
 	enum { O_LISTEN = 256, O_DB, O_ASSETS, O_BASE, O_THREADS, O_MAXC, O_MAXIP,
 	       O_TIMEOUT, O_URATE, O_DRATE, O_TRUST, O_DEMO, O_QUIET, O_HELP,
-	       O_REQTIMEOUT, O_HEADER, O_BUSY, O_DBGROUP, O_SRATE, O_RRATE, O_TESTCLOCK, O_TESTHOLD, O_TESTSTALE,
+	       O_REQTIMEOUT, O_HEADER, O_BUSY, O_DBGROUP, O_SRATE, O_RRATE, O_TESTCLOCK, O_TESTHOLD, O_TESTSTALE, O_TESTWARM,
 	       O_ACCESSLOG, O_METRICSALLOW, O_SECCONTACT, O_SITEMAPURLS, O_SITEMAPFILE, O_KEYSNET, O_NEWKEYSNET };
 	static const struct option opts[] = {
 		{ "listen", required_argument, NULL, O_LISTEN },
@@ -320,6 +320,9 @@ int parse_options(int argc, char **argv, struct config *c, int command)
 		/* Tests only: how long a stale list page may be served (ms),
 		 * so that a test's own pace cannot pass the bound. */
 		{ "test-stale-ms", required_argument, NULL, O_TESTSTALE },
+		/* Tests only: 0 builds no page ahead after start
+		 * (pages/page_warm.c), so a test's first request is a build. */
+		{ "test-warm", required_argument, NULL, O_TESTWARM },
 		/* Tests only: addresses in /sitemap.xml before it is an index
 		 * (pages/page_sitemap.c), so the index form is reached without
 		 * 50,000 runs. */
@@ -361,6 +364,7 @@ int parse_options(int argc, char **argv, struct config *c, int command)
 		case O_TESTCLOCK: c->test_clock = optarg; break;
 		case O_TESTHOLD: c->test_hold_builds = optarg; break;
 		case O_TESTSTALE: c->test_stale_ms = (long)strtoul(optarg, NULL, 10); break;
+		case O_TESTWARM: c->test_no_warm = !strcmp(optarg, "0"); break;
 		case O_SITEMAPURLS: c->sitemap_page_urls = flag_uint("sitemap-page-urls", optarg); break;
 		case O_SITEMAPFILE: c->sitemap_file_urls = flag_uint("sitemap-file-urls", optarg); break;
 		case O_HELP: fputs(usage, stdout); exit(0);

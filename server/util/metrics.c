@@ -59,6 +59,8 @@ static const char *const counter_names[MC__MAX][2] = {
 				    "Access log lines dropped because the log's buffer was full." },
 	[MC_ACCESS_LOG_ERRORS] = { "llmspeed_access_log_write_errors_total",
 				   "Failed writes or reopens of the access log file." },
+	[MC_PAGES_AHEAD] = { "llmspeed_pages_built_ahead_total",
+			     "Pages built ahead after start, before any visitor asked for them." },
 };
 
 /* The calling thread's shard, given out round the table on first use. */

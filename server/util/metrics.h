@@ -51,6 +51,7 @@ enum metrics_counter {
 	MC_CONN_REFUSED,         /* connections refused over --max-per-ip */
 	MC_ACCESS_LOG_DROPPED,   /* access log lines dropped: the buffer was full */
 	MC_ACCESS_LOG_ERRORS,    /* failed writes of the access log */
+	MC_PAGES_AHEAD,          /* pages built ahead after start (pages/page_warm.c) */
 	MC__MAX
 };
 void metrics_inc(enum metrics_counter c);

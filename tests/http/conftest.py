@@ -163,6 +163,10 @@ class Server:
         # server serves by default (about 1 s of them: test_cache_stale.py).
         if "--test-stale-ms" not in self.extra_args:
             args += ["--test-stale-ms", "0"]
+        # Nothing is built ahead after a start (test_warm.py asks for it),
+        # so that a test's first request for a page builds it.
+        if "--test-warm" not in self.extra_args:
+            args += ["--test-warm", "0"]
         self.log = open(self.log_path, "ab")
         self.proc = subprocess.Popen(args, stdout=self.log, stderr=self.log, env=self.env)
 
