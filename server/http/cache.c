@@ -633,6 +633,7 @@ void cache_bump_rep(struct cache *c, enum cache_rep rep)
 
 void cache_bump_lists(struct cache *c)
 {
+	metrics_inc(MC_LIST_WRITES_ALL);
 	pthread_rwlock_wrlock(&c->lock);
 	atomic_fetch_add(&c->agen, 1);
 	wgen_bump(c);
@@ -643,6 +644,7 @@ void cache_bump_scopes(struct cache *c, const unsigned *tags, int n)
 {
 	int i;
 
+	metrics_inc(MC_LIST_WRITES_SCOPED);
 	pthread_rwlock_wrlock(&c->lock);
 	wgen_bump(c);
 	for (i = 0; i < n; i++)

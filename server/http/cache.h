@@ -180,7 +180,8 @@ void cache_bump_cluster(struct cache *c, unsigned tag);
  * the latest one).  For REP_LIST_HTML, cache_bump_lists. */
 void cache_bump_rep(struct cache *c, enum cache_rep rep);
 /* A write that changes what list pages show beyond any scope (a dispute
- * post; a run marked wide, store/run_store.h: moved flags, a rename, a
+ * post; a run marked wide, store/run_store.h: flags moved beyond its
+ * model, a rename, a
  * twin digest, a new alias, a suite's first run): every kept
  * list page is stale from now on, and its bound counts from the first of
  * these it misses. */

@@ -30,6 +30,7 @@ static const char sql_insert[] =
 static const char sql_twin[] = RUN_DIGEST_TWIN_SQL;
 static const char sql_suite_has[] =
 	"SELECT 1 FROM runs WHERE suite_version = ?1 AND status = 'ok' LIMIT 1";
+static const char sql_slug_of[] = "SELECT model_slug FROM runs WHERE id = ?";
 static const char sql_alias[] =
 	"INSERT OR IGNORE INTO slug_aliases(kind, slug, target) VALUES (?1, ?2, ?3)";
 
@@ -315,6 +316,41 @@ static int renamed(struct dbconn *w, struct run_new *n, char shown[2][NAME_SHOWN
 	return rc;
 }
 
+/* Flags a new run moves beyond which the scopes are not looked for: the
+ * run marks every list instead. */
+#define SCOPED_FLAGS_MAX 64
+
+/* Sets n->wide when the flags the run moved (n->affected) show beyond its
+ * scopes: on more than SCOPED_FLAGS_MAX runs, or on a run listed under
+ * another model's name.  Those runs share the new run's cluster, so its
+ * digest and hardware: a flag of one of its own model's runs shows on the
+ * pages of its model, its hardware and its digest (its scopes), and on
+ * the unscoped lists, which every upload marks.  A db_status. */
+static int flags_moved(struct dbconn *w, struct run_new *n)
+{
+	size_t i, k = json_array_size(n->affected);
+	sqlite3_stmt *st;
+	const char *slug;
+	int rc = SQLITE_DONE;
+
+	if (k > SCOPED_FLAGS_MAX) {
+		n->wide = 1;
+		return DB_OK;
+	}
+	if (!k || !(st = db_stmt(w, sql_slug_of)))
+		return k ? DB_ERR : DB_OK;
+	for (i = 0; i < k && !n->wide; i++) {
+		db_bind_text(st, 1, json_string_value(json_array_get(n->affected, i)));
+		rc = sqlite3_step(st);
+		slug = rc == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : NULL;
+		n->wide |= rc != SQLITE_ROW || !slug || strcmp(slug, n->f.model_slug) != 0;
+		sqlite3_reset(st);
+		if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+			return db_status_of(rc);
+	}
+	return DB_OK;
+}
+
 int run_store_run(struct dbconn *w, struct db_job *j)
 {
 	struct run_new *n = (struct run_new *)j;
@@ -369,9 +405,11 @@ int run_store_run(struct dbconn *w, struct db_job *j)
 	if (rc != DB_OK)
 		return rc;
 	n->outlier = flagged_now(n);
-	/* Flags moved (their runs may list under another model slug of the
-	 * same digest), or another cluster's new keys: beyond its scopes. */
-	n->wide |= json_array_size(n->affected) > 0 || n->other_tag;
+	/* Another cluster's new keys, or flags moved on runs listed under
+	 * another model's name: beyond its scopes. */
+	n->wide |= n->other_tag != 0;
+	if ((rc = flags_moved(w, n)) != DB_OK)
+		return rc;
 	/* Anything else a stored run must write in the same transaction goes
 	 * here or beside insert_logged above, before the writer's group commit: a
 	 * status other than DB_OK rolls this upload back to its savepoint

@@ -56,7 +56,8 @@ struct run_new {
 	unsigned combo_tag;            /* the tag of the run's combination (run_store_combo_tag) */
 	int wide;                      /* 1: it changed what pages beyond its model's and
 					* its hardware's show (store/scope.h): outlier
-					* flags moved, another cluster's new keys, a
+					* flags moved on runs of another model's name
+					* (or on many), another cluster's new keys, a
 					* shown name it renamed, a digest that reads
 					* as another's (RUN_DIGEST_TWIN_SQL), a new
 					* slug alias, the suite's first run */

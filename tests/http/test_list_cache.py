@@ -275,3 +275,30 @@ def test_one_digest_under_two_models_follows_both(server):
     assert "Renamed Behind" not in server.get(path).text     # another digest: kept
     scoped_upload(server, 114.0, "Frobnicator-7B-Chat", "Obscure X1", digest=digest)
     assert "Renamed Behind" in server.get(path).text
+
+
+def test_flags_moved_in_a_models_own_cluster_leave_other_models_kept(server):
+    """An upload that flags (or clears) an earlier run of its own model's
+    cluster changes what that model's, hardware's and digest's pages show,
+    which it marks, and not another model's page on other hardware: that
+    one stays kept through every upload, the one that moves the flag
+    included (tests/http/test_outliers.py's growing cluster), while the
+    model's own page shows the flag at once."""
+    from test_outliers import Clusters, outlier_ids
+    other = scoped_upload(server, 111.0, "Quuxinator-3B-Base", "Obscure Y2")
+    mo, _ = slugs(server, other)
+    c = Clusters(server)
+    first, _ = c.upload(200.0)
+    c.upload(100.0)
+    wait_kept(server, "/m/" + mo)
+    flagged = []
+    for v in [100.0 + ((i * 37) % 11 - 5) * 0.3 for i in range(11)] + [199.0, 201.0, 198.0]:
+        c.upload(v)
+        now = c.expected(first)[0]
+        flagged.append(now)
+        assert (first in outlier_ids(server)) is now     # the lists follow the flag
+        before = list_hits(server)
+        assert server.get("/m/" + mo).status_code == 200
+        assert list_hits(server) == before + 1, "the other model's page was rebuilt"
+    assert True in flagged and flagged[-1] is False      # moved both ways
+    assert server.get("/r/%s.json" % first).json()["outlier"]["flagged"] is False
