@@ -188,6 +188,7 @@ void cache_bump_rep(struct cache *c, enum cache_rep rep);
 void cache_bump_lists(struct cache *c);
 /* A write that changes what list pages show only within the scopes
  * tags[0..n) (store/scope.h: a stored run's model, hardware and digest,
+ * and those of the combination whose new keys it changed,
  * the refresh round's figures of them; 0s are skipped): every list page kept
  * without tags is stale from now on, as after cache_bump_lists, and so is
  * one kept with the tags of a scope named here (a list page's tags, unlike

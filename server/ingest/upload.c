@@ -46,17 +46,19 @@ static void upload_release(void *state)
 }
 
 /* What lists show moved: the pages of the run's model, hardware and
- * digest (and every list page kept without a scope, store/scope.h), or
- * every list page when the run changed more (run_new.wide). */
+ * digest, and of the combination whose count of new keys it changed
+ * (and every list page kept without a scope, store/scope.h), or every
+ * list page when the run changed more (run_new.wide). */
 static void bump_lists(struct cache *c, const struct run_new *n)
 {
-	unsigned tags[3] = { scope_tag('m', n->f.model_slug), scope_tag('h', n->f.hw_slug),
-			     scope_tag('d', n->f.model_digest) };
+	unsigned tags[6] = { scope_tag('m', n->f.model_slug), scope_tag('h', n->f.hw_slug),
+			     scope_tag('d', n->f.model_digest), n->other_scopes[0],
+			     n->other_scopes[1], n->other_scopes[2] };
 
 	if (n->wide)
 		cache_bump_lists(c);
 	else
-		cache_bump_scopes(c, tags, 3);
+		cache_bump_scopes(c, tags, 6);
 }
 
 /* On the sync thread, after the commit (or its failure): drops the

@@ -1,5 +1,6 @@
 /* run_store.c: the insert of one run and its cluster update, as a db job. */
 #include "store/run_store.h"
+#include "store/scope.h"
 
 #include <sodium.h>
 #include <stdio.h>
@@ -31,6 +32,13 @@ static const char sql_twin[] = RUN_DIGEST_TWIN_SQL;
 static const char sql_suite_has[] =
 	"SELECT 1 FROM runs WHERE suite_version = ?1 AND status = 'ok' LIMIT 1";
 static const char sql_slug_of[] = "SELECT model_slug FROM runs WHERE id = ?";
+/* The other run of a key that has two (?2 the new one): the one its first
+ * combination's count of new keys came from, as a cluster's row of the
+ * key names it (cluster_keys.mid_id; the new run last, when both count
+ * in one cluster and it is that row's). */
+static const char sql_key_first[] =
+	"SELECT r.id, r.model_slug, r.hw_slug, r.model_digest FROM cluster_keys k "
+	"JOIN runs r ON r.id = k.mid_id WHERE k.key_thumbprint = ?1 ORDER BY k.mid_id = ?2 LIMIT 1";
 static const char sql_alias[] =
 	"INSERT OR IGNORE INTO slug_aliases(kind, slug, target) VALUES (?1, ?2, ?3)";
 
@@ -351,6 +359,32 @@ static int flags_moved(struct dbconn *w, struct run_new *n)
 	return DB_OK;
 }
 
+/* The scopes of the combination that lost a new key to the run (its
+ * key's first run: n->other_tag set) into n->other_scopes; n->wide when
+ * that run is not found.  A db_status. */
+static int other_scopes(struct dbconn *w, struct run_new *n)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (!n->other_tag)
+		return DB_OK;
+	if (!(st = db_stmt(w, sql_key_first)))
+		return DB_ERR;
+	db_bind_text(st, 1, n->thumbprint);
+	db_bind_text(st, 2, n->id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && strcmp((const char *)sqlite3_column_text(st, 0), n->id) != 0) {
+		n->other_scopes[0] = scope_tag('m', (const char *)sqlite3_column_text(st, 1));
+		n->other_scopes[1] = scope_tag('h', (const char *)sqlite3_column_text(st, 2));
+		n->other_scopes[2] = scope_tag('d', (const char *)sqlite3_column_text(st, 3));
+	} else {
+		n->wide = 1;      /* the first run not found apart: every list */
+	}
+	sqlite3_reset(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? DB_OK : db_status_of(rc);
+}
+
 int run_store_run(struct dbconn *w, struct db_job *j)
 {
 	struct run_new *n = (struct run_new *)j;
@@ -405,10 +439,9 @@ int run_store_run(struct dbconn *w, struct db_job *j)
 	if (rc != DB_OK)
 		return rc;
 	n->outlier = flagged_now(n);
-	/* Another cluster's new keys, or flags moved on runs listed under
-	 * another model's name: beyond its scopes. */
-	n->wide |= n->other_tag != 0;
-	if ((rc = flags_moved(w, n)) != DB_OK)
+	/* Another combination's new keys: its scopes too; flags moved on
+	 * runs listed under another model's name: beyond its scopes. */
+	if ((rc = other_scopes(w, n)) != DB_OK || (rc = flags_moved(w, n)) != DB_OK)
 		return rc;
 	/* Anything else a stored run must write in the same transaction goes
 	 * here or beside insert_logged above, before the writer's group commit: a

@@ -53,12 +53,13 @@ struct run_new {
 	json_t *affected;              /* ids whose outlier flag changed (array, owned) */
 	unsigned cluster_tag;          /* outlier_cluster_tag() of the run's cluster */
 	unsigned other_tag;            /* and of the cluster whose new keys changed, or 0 */
+	unsigned other_scopes[3];      /* the scope tags (store/scope.h) of that
+					* combination's model, hardware and digest */
 	unsigned combo_tag;            /* the tag of the run's combination (run_store_combo_tag) */
 	int wide;                      /* 1: it changed what pages beyond its model's and
 					* its hardware's show (store/scope.h): outlier
 					* flags moved on runs of another model's name
-					* (or on many), another cluster's new keys, a
-					* shown name it renamed, a digest that reads
+					* (or on many), a shown name it renamed, a digest that reads
 					* as another's (RUN_DIGEST_TWIN_SQL), a new
 					* slug alias, the suite's first run */
 };

@@ -302,3 +302,34 @@ def test_flags_moved_in_a_models_own_cluster_leave_other_models_kept(server):
         assert list_hits(server) == before + 1, "the other model's page was rebuilt"
     assert True in flagged and flagged[-1] is False      # moved both ways
     assert server.get("/r/%s.json" % first).json()["outlier"]["flagged"] is False
+
+
+def keyed_upload(server, decode, model, accel, key):
+    p = make_payload(model__name=model, model__digest=digest_for(model),
+                     hardware__accelerator_summary=accel, hardware__gpu_name=accel,
+                     hardware__fingerprint_hash=hashlib.sha256(accel.encode()).hexdigest()[:16])
+    p["workloads"]["chat-short"]["decode_tok_s"] = decode
+    r = server.upload(sign(p, key)[0])
+    assert r.status_code == 201, r.text
+    server.wait_logged(r.json()["id"])
+    server.wait_refreshed()
+    return r.json()["id"]
+
+
+def test_a_keys_second_run_marks_its_first_runs_pages_only(server):
+    """A key is new while it has one run; its second run, of another model
+    on other hardware, changes the count of new keys of its first run's
+    combination: that model's and hardware's pages follow, a third
+    model's page on other hardware stays kept."""
+    key = new_key()
+    a = keyed_upload(server, 101.0, "Frobnicator-7B-Chat", "Obscure X1", key)
+    c = scoped_upload(server, 121.0, "Wibbler-2B-Base", "Obscure Z3")
+    (ma, ha), (mc, _) = slugs(server, a), slugs(server, c)
+    keyed_upload(server, 111.0, "Quuxinator-3B-Base", "Obscure Y2", new_key())  # its names first
+    for path in ("/m/" + ma, "/hw/" + ha, "/m/" + mc):
+        wait_kept(server, path)
+    keyed_upload(server, 112.0, "Quuxinator-3B-Base", "Obscure Y2", key)
+    for path, kept in (("/m/" + mc, True), ("/m/" + ma, False), ("/hw/" + ha, False)):
+        before = list_hits(server)
+        assert server.get(path).status_code == 200
+        assert (list_hits(server) == before + 1) is kept, path
