@@ -15,6 +15,7 @@
 #include <zlib.h>
 
 #include "app.h"
+#include "http/gzip.h"
 #include "util/timefmt.h"
 #include "http/ratelimit.h"
 #include "store/db.h"
@@ -283,21 +284,6 @@ static ssize_t export_read(void *cls, uint64_t pos, char *dst, size_t max)
 	return (ssize_t)n;
 }
 
-/* 1 when Accept-Encoding takes gzip: names it, without q=0. */
-static int wants_gzip(struct req *r)
-{
-	const char *ae = http_header(r, "Accept-Encoding"), *p, *q;
-	char tok[64];
-	size_t n;
-
-	if (!ae || !(p = strcasestr(ae, "gzip")))
-		return 0;
-	n = strcspn(p, ",");
-	snprintf(tok, sizeof tok, "%.*s", (int)(n < sizeof tok ? n : sizeof tok - 1), p);
-	q = strstr(tok, "q=");
-	return !q || strtod(q + 2, NULL) > 0;
-}
-
 int page_export(struct req *r, struct answer *a)
 {
 	struct MHD_Response *resp;
@@ -324,7 +310,7 @@ int page_export(struct req *r, struct answer *a)
 	snprintf(e->holder, sizeof e->holder, "%s", key);
 	buf_init(&e->out);
 	e->db = r->app->db;
-	e->gzip = wants_gzip(r);
+	e->gzip = gz_accepted(http_header(r, "Accept-Encoding"));
 	if (e->gzip && deflateInit2(&e->z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
 		e->gzip = 0;
 		export_done(e);
