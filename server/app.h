@@ -76,7 +76,7 @@ struct app {
 	struct refresh *refresh;      /* the figures kept after writes (store/refresh.h) */
 	struct netkey *netkey;        /* the secret networks are hashed under (store/netkey.h) */
 	struct builds *builds;        /* the threads pages are built on (http/builds.h); NULL: on the request's */
-	struct warm *warm;            /* the pages built ahead after start (pages/page_warm.c) */
+	struct warm *warm;            /* the pages built ahead after start (warm.c) */
 	double started;               /* when serving began, seconds since the epoch */
 };
 

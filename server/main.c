@@ -31,6 +31,7 @@
 #include "util/timefmt.h"
 #include "pages/kinds.h"
 #include "pages/page.h"
+#include "warm.h"
 #include "http/ratelimit.h"
 #include "router.h"
 #include "ingest/sample.h"
@@ -260,7 +261,7 @@ static int open_ops(struct app *app)
 
 static void app_free(struct app *app)
 {
-	page_warm_stop(app->warm);     /* builds on the cache and the database */
+	warm_stop(app->warm);     /* builds on the cache and the database */
 	builds_free(app->builds);      /* runs what is queued: before the database goes */
 	raster_free(app->raster);
 	guard_free(app->guard);
@@ -354,7 +355,7 @@ static int serve(struct app *app)
 		return 1;
 	}
 	log_info("serving on http://%s with database %s", app->cfg.listen, app->cfg.db_path);
-	app->warm = page_warm_start(app);
+	app->warm = warm_start(app);
 	sigemptyset(&set);
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGINT);

@@ -321,7 +321,7 @@ int parse_options(int argc, char **argv, struct config *c, int command)
 		 * so that a test's own pace cannot pass the bound. */
 		{ "test-stale-ms", required_argument, NULL, O_TESTSTALE },
 		/* Tests only: 0 builds no page ahead after start
-		 * (pages/page_warm.c), so a test's first request is a build. */
+		 * (warm.c), so a test's first request is a build. */
 		{ "test-warm", required_argument, NULL, O_TESTWARM },
 		/* Tests only: addresses in /sitemap.xml before it is an index
 		 * (pages/page_sitemap.c), so the index form is reached without

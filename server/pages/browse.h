@@ -350,7 +350,6 @@ int browse_has_demo(const struct browse *b);
 extern const char *const browse_sql[];
 extern const char *const browse_sort_sql[];   /* browse_sort.c */
 extern const char *const page_home_sql[];
-extern const char *const page_warm_sql[];
 extern const char *const page_model_sql[];
 extern const char *const page_model_digests_sql[];   /* page_model_digests.c */
 extern const char *const page_model_best_sql[];      /* page_model_best.c */

@@ -108,18 +108,6 @@ int page_metrics(struct req *r, struct answer *a);      /* /metrics: loopback an
 int page_static_init(const char *dir);
 void page_static_free(void);
 
-/* Builds ahead, once, on a thread of its own at the lowest priority and
- * from a second after start, the kept pages whose first visitors would
- * otherwise wait for a build: every hardware's page and the board
- * filtered to it, every model's page (most runs first), the sitemap and
- * its files; each is then kept as a visit would keep it, unless it is
- * kept already.  NULL (nothing built ahead) when the thread cannot start
- * or with --test-warm 0. */
-struct warm *page_warm_start(struct app *app);
-/* Stops the builds ahead (waits for the one under way) and frees w
- * (NULL: nothing).  Before the cache and the database go. */
-void page_warm_stop(struct warm *w);
-
 /* Builds the /api page's model from the OpenAPI description at path, once
  * at start; -1 with the reason in err. */
 int page_api_init(const char *path, struct err *err);

@@ -51,7 +51,7 @@ enum metrics_counter {
 	MC_CONN_REFUSED,         /* connections refused over --max-per-ip */
 	MC_ACCESS_LOG_DROPPED,   /* access log lines dropped: the buffer was full */
 	MC_ACCESS_LOG_ERRORS,    /* failed writes of the access log */
-	MC_PAGES_AHEAD,          /* pages built ahead after start (pages/page_warm.c) */
+	MC_PAGES_AHEAD,          /* pages built ahead after start (warm.c) */
 	MC_LIST_WRITES_ALL,      /* writes that made every kept list page stale */
 	MC_LIST_WRITES_SCOPED,   /* writes that made only their scopes' pages stale */
 	MC__MAX

@@ -2,7 +2,7 @@
 of its own, every hardware's page and the board filtered to it, every
 model's page and the sitemap, and keeps them, so their first visitor is
 answered from memory; they then follow writes like any kept page
-(server/pages/page_warm.c)."""
+(server/warm.c)."""
 import re
 
 from conftest import make_payload, sign, wait_for

@@ -89,7 +89,7 @@ START_TEST(every_query_uses_an_index)
 				      page_fit_sql, page_lists_sql, page_account_sql, page_judges_sql, page_search_sql,
 				      page_catalog_sql, page_compare_sql, page_rank_sql, page_cheatsheet_sql,
 				      page_model_hw_sql, page_pick_sql, page_unmeasured_sql, page_examples_sql,
-				      page_compare_choose_sql, page_warm_sql };
+				      page_compare_choose_sql };
 	struct dbconn *c = db_reader(db);
 	size_t i, k, total = 0;
 

@@ -1,4 +1,4 @@
-/* page_warm.c: the kept pages built ahead after start.  A model's or a
+/* warm.c: the kept pages built ahead after start.  A model's or a
  * hardware's page, the board filtered to a hardware and a sitemap file
  * take milliseconds to build at a million runs (a sitemap file tens), and
  * there are thousands of them: the first visitor of each would wait for
@@ -9,7 +9,7 @@
  * most visited kinds first.  After that they are kept (in their scopes,
  * http/cache.h) like any page a visitor asked for, and a write makes them
  * stale and rebuilt as it would have. */
-#include "pages/page.h"
+#include "warm.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "app.h"
+#include "pages/page.h"
 #include "pages/browse.h"
 #include "router.h"
 #include "store/db.h"
@@ -43,7 +44,7 @@ static const char sql_hws[] =
 	"ORDER BY runs DESC, hw_slug DESC LIMIT " HTTP_STR(WARM_MAX);
 
 /* The statements, for the unit test of query plans. */
-const char *const page_warm_sql[] = { sql_models, sql_hws, NULL };
+const char *const warm_sql[] = { sql_models, sql_hws, NULL };
 
 struct warm {
 	struct app *app;
@@ -219,7 +220,7 @@ out:
 	return NULL;
 }
 
-struct warm *page_warm_start(struct app *app)
+struct warm *warm_start(struct app *app)
 {
 	struct warm *w;
 
@@ -234,7 +235,7 @@ struct warm *page_warm_start(struct app *app)
 	return w;
 }
 
-void page_warm_stop(struct warm *w)
+void warm_stop(struct warm *w)
 {
 	if (!w)
 		return;
