@@ -167,8 +167,8 @@ struct http_kept {
 	struct MHD_Response *gz;      /* gzip-encoded, or NULL (see below) */
 	unsigned status;
 	const char *ctype;            /* a CT_ constant, for a copy of resp */
-	const void *body;             /* resp's body (NULL with resp): read it
-	                               * with http_kept_body */
+	const void *body;             /* resp's body (NULL without resp): read
+	                               * it with http_kept_body */
 	const void *gzbody;           /* gz's body, read-only, alive while k is */
 	size_t gzbytes;               /* ... and its length */
 	size_t plain;                 /* the body's length as built */

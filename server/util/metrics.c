@@ -62,7 +62,7 @@ static const char *const counter_names[MC__MAX][2] = {
 	[MC_PAGES_AHEAD] = { "llmspeed_pages_built_ahead_total",
 			     "Pages built ahead after start, before any visitor asked for them." },
 	[MC_LIST_WRITES_ALL] = { "llmspeed_list_writes_all_total",
-				 "Writes that made every kept list page stale (a dispute post, a run that renames, moves outlier flags or adds an alias)." },
+				 "Writes that made every kept list page stale (a dispute post; a run that renames, adds an alias, or moves outlier flags on runs of another model's name)." },
 	[MC_LIST_WRITES_SCOPED] = { "llmspeed_list_writes_scoped_total",
 				    "Writes that made stale only the kept pages of their model, hardware and weights file (and the unscoped lists)." },
 };
